@@ -91,6 +91,29 @@ typedef struct sl_slub_geometry {
 int sl_slub_calculate_geometry(uint32_t object_size, uint32_t align, uint32_t flags, unsigned nr_cpus,
                                sl_slub_geometry *out);
 
+/* A cache as a kernel describes it (sysfs or slabinfo), for checking the geometry. */
+typedef struct sl_slub_kcache {
+    char name[64];
+    uint32_t object_size, align, flags; /* model inputs */
+    uint32_t kernel[5]; /* the kernel's slab_size, order, objs_per_slab, min_partial, cpu_partial */
+    bool has[5];        /* which of them the source gave */
+} sl_slub_kcache;
+
+/*
+ * Reads every cache folder of a /sys/kernel/slab-like directory (symlinked
+ * aliases and plain files skipped), sorted by name, into a malloc'd array.
+ * Returns the count, or SL_EINVAL (cannot open) or SL_ENOMEM.
+ */
+int sl_slub_sysfs_read(const char *dir, sl_slub_kcache **out);
+/* The same for a /proc/slabinfo file (order and objs_per_slab known; align taken as 8). */
+int sl_slub_slabinfo_read(const char *file, sl_slub_kcache **out);
+/*
+ * Computes k's geometry for nr_cpus into *g and model[] (the five figures in
+ * the order of kernel[]).  Returns 1 if every figure the kernel gave
+ * matches, 0 if one differs, 2 if the kernel gave none, or a negative error.
+ */
+int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, sl_slub_geometry *g, uint32_t model[5]);
+
 /* ------------------------------------------------------------------ */
 /* Caches                                                              */
 
