@@ -114,13 +114,7 @@ static int run_slab_types(int argc, char **argv)
     } else {
         for (unsigned i = 0; i < SL_SLAB_NKMALLOC && rc == SL_OK; i++) {
             sl_slab_spec s = {.object_size = sl_slab_kmalloc_size(i), .flags = SL_SLAB_HWCACHE_ALIGN};
-            uint32_t sz = s.object_size;
-            if (sz >= (1u << 20))
-                snprintf(s.name, sizeof s.name, "kmalloc-%uM", sz >> 20);
-            else if (sz >= 1024)
-                snprintf(s.name, sizeof s.name, "kmalloc-%uk", sz >> 10);
-            else
-                snprintf(s.name, sizeof s.name, "kmalloc-%u", sz);
+            sl_slab_kmalloc_name(i, s.name, sizeof s.name);
             rc = sl_slab_spec_list_add(&list, &s);
         }
     }

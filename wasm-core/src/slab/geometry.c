@@ -30,6 +30,8 @@
  */
 #include "slab.h"
 
+#include <stdio.h>
+
 #define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
 
 static const char *const mgmt_names[SL_SLAB_NMGMT] = {"OBJFREELIST", "NORMAL(leftover)", "NORMAL", "OFF"};
@@ -45,6 +47,17 @@ uint32_t sl_slab_kmalloc_size(unsigned i)
     if (i < 6)
         return small[i];
     return i < SL_SLAB_NKMALLOC ? 512u << (i - 6) : 0;
+}
+
+void sl_slab_kmalloc_name(unsigned i, char *buf, size_t len)
+{
+    uint32_t sz = sl_slab_kmalloc_size(i);
+    if (sz >= (1u << 20))
+        snprintf(buf, len, "kmalloc-%uM", sz >> 20);
+    else if (sz >= 1024)
+        snprintf(buf, len, "kmalloc-%uk", sz >> 10);
+    else
+        snprintf(buf, len, "kmalloc-%u", sz);
 }
 
 int sl_slab_kmalloc_index(size_t size)

@@ -18,7 +18,7 @@
 #ifndef SL_SLAB_H
 #define SL_SLAB_H
 
-#include "../trace/trace.h"
+#include "../page/page.h"
 
 /* ------------------------------------------------------------------ */
 /* Geometry                                                            */
@@ -98,6 +98,8 @@ typedef struct sl_slab_kmalloc_table {
 void sl_slab_kmalloc_table_init(sl_slab_kmalloc_table *t, sl_slab_rules rules);
 /* Object size of kmalloc index i (0 .. SL_SLAB_NKMALLOC-1). */
 uint32_t sl_slab_kmalloc_size(unsigned i);
+/* "kmalloc-32" .. "kmalloc-4M", as the kernel names them. */
+void sl_slab_kmalloc_name(unsigned i, char *buf, size_t len);
 /* The kmalloc index serving `size` bytes (kmalloc_slab), or -1 for 0 or > 4 MiB. */
 int sl_slab_kmalloc_index(size_t size);
 
@@ -145,5 +147,118 @@ int sl_slab_caches_parse(const char *text, size_t len, sl_slab_spec_list *out, c
  * object_size) or SL_ENOMEM.
  */
 int sl_slab_caches_read_sysfs(const char *dir, sl_slab_spec_list *out, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------ */
+/* Runtime                                                             */
+
+/*
+ * Threads and CPUs.  Every call that acts takes the acting CPU; each CPU
+ * number must be used by one thread at a time (that thread owns the CPU's
+ * array_cache in every cache, as the kernel's code owns it with interrupts
+ * off).  Objects may be freed on any CPU (a remote free goes into the
+ * freeing CPU's array).  Node lists and the shared array are shared under
+ * the node's list_lock.  One memory node (no alien caches).
+ *
+ * Calls marked "quiescent" need every CPU idle (no call in flight), like
+ * the kernel's slab_mutex sections that IPI every CPU.
+ */
+#define SL_SLAB_MAX_CPUS 64
+#define SL_SLAB_MAX_CACHES 64
+
+typedef struct sl_slab sl_slab;
+typedef struct sl_slab_cache sl_slab_cache;
+
+typedef struct sl_slab_config {
+    unsigned ncpus;       /* 1 .. SL_SLAB_MAX_CPUS */
+    size_t arena_bytes;   /* page allocator arena; at least 8 MiB (room for kmalloc-4M) */
+    sl_slab_rules rules;  /* before/after OBJFREELIST_SLAB, for every cache */
+    sl_trace *trace;      /* event rings (may be NULL); needs ncpus rings */
+} sl_slab_config;
+
+/* Operation codes in OP_BEGIN/OP_END events of this model. */
+enum {
+    SL_SLAB_OP_ALLOC = 201,
+    SL_SLAB_OP_FREE = 202,
+    SL_SLAB_OP_KMALLOC = 203,
+    SL_SLAB_OP_KFREE = 204,
+    SL_SLAB_OP_SHRINK = 205,
+    SL_SLAB_OP_DRAIN = 206,
+};
+
+/*
+ * Creates the page allocator and the kmalloc caches (32 B .. 4 MiB).
+ * Returns 0, SL_EINVAL for a bad config, or SL_ENOMEM.
+ */
+int sl_slab_create(const sl_slab_config *cfg, sl_slab **out);
+/* Frees everything, objects still allocated included.  Quiescent. */
+void sl_slab_destroy(sl_slab *sl);
+sl_page_zone *sl_slab_zone(sl_slab *sl);
+
+/*
+ * kmem_cache_create: geometry by sl_slab_geometry_compute, array caches by
+ * enable_cpucache (limit 120/54/24/8/1 by size, batchcount (limit+1)/2,
+ * a shared array of 8 batches when size <= PAGE_SIZE and ncpus > 1).
+ * The CTOR flag only affects geometry: no constructor runs.  Returns 0,
+ * SL_EINVAL (bad spec, too many caches) or SL_ENOMEM.  Quiescent.
+ */
+int sl_slab_cache_create(sl_slab *sl, const sl_slab_spec *spec, sl_slab_cache **out);
+/*
+ * kmem_cache_destroy: drains and frees the cache.  Returns 0, or SL_EBUSY
+ * (cache kept) when objects are still allocated.  Quiescent.
+ */
+int sl_slab_cache_destroy(sl_slab_cache *c);
+
+/* kmem_cache_alloc on `cpu`: an object, or NULL when the arena is exhausted (or cpu is out of range). */
+void *sl_slab_cache_alloc(sl_slab_cache *c, unsigned cpu);
+/*
+ * kmem_cache_free on `cpu`.  Returns 0, or (debug builds) SL_EFOREIGN (not
+ * an object of this cache), SL_EMISALIGNED (inside one of its slabs but not
+ * at an object start), SL_EDOUBLEFREE (not allocated), SL_EINVAL (bad cpu).
+ * A rejected free changes nothing.
+ */
+int sl_slab_cache_free(sl_slab_cache *c, unsigned cpu, void *obj);
+
+/* kmalloc on `cpu`: NULL for size 0, size > 4 MiB, or an exhausted arena. */
+void *sl_slab_kmalloc(sl_slab *sl, unsigned cpu, size_t size);
+/* kfree on `cpu`: NULL is a no-op (0); otherwise as sl_slab_cache_free for the object's cache. */
+int sl_slab_kfree(sl_slab *sl, unsigned cpu, const void *ptr);
+/* The kmalloc cache serving `size` (kmalloc_slab), or NULL. */
+sl_slab_cache *sl_slab_kmalloc_cache(sl_slab *sl, size_t size);
+
+/* do_drain for every cache on `cpu`, by the thread acting as `cpu`: empties its array_caches. */
+void sl_slab_drain_cpu(sl_slab *sl, unsigned cpu);
+/*
+ * __kmem_cache_shrink for every cache: drains all CPU and shared arrays and
+ * destroys every free slab.  Returns the number of slabs destroyed.  Quiescent.
+ */
+unsigned sl_slab_shrink(sl_slab *sl);
+
+/* A cache's geometry and counters (counters read without locks: a snapshot). */
+typedef struct sl_slab_cache_info {
+    char name[SL_SLAB_NAME_MAX];
+    unsigned id;
+    uint32_t object_size;
+    sl_slab_geometry g;
+    unsigned limit, batchcount, shared_limit; /* shared_limit 0: no shared array */
+    unsigned long total_slabs, free_slabs, free_objects; /* node counters */
+    unsigned long active_objs; /* total_slabs * num - free_objects (includes array caches) */
+    unsigned long grown, destroyed, alloc_hit, alloc_miss, free_hit, free_miss;
+} sl_slab_cache_info;
+void sl_slab_cache_info_get(const sl_slab_cache *c, sl_slab_cache_info *out);
+/* Caches by id: 0 .. count-1 (kmalloc caches first); NULL past the end. */
+unsigned sl_slab_cache_count(sl_slab *sl);
+sl_slab_cache *sl_slab_cache_by_id(sl_slab *sl, unsigned id);
+
+/*
+ * Checks every invariant: each object is in exactly one place (a CPU array,
+ * the shared array, its slab's freelist, or allocated); freelist arrays hold
+ * distinct in-range indexes where the management type puts them (OBJFREELIST:
+ * in the free object at the array's last position, NULL when full); list
+ * membership matches fullness; node counters equal the walk; in debug
+ * builds the allocated set equals the live-object bitmap; and the page
+ * allocator's own sl_page_validate.  Returns 0 or SL_ECORRUPT (and a
+ * description in `why` when given).  Quiescent.
+ */
+int sl_slab_validate(sl_slab *sl, char *why, size_t whylen);
 
 #endif /* SL_SLAB_H */
