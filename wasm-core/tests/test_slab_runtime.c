@@ -238,6 +238,8 @@ static void test_off_slab_freelist_from_kmalloc(void)
 
 static void test_bad_frees(void)
 {
+    if (!SL_DEBUG)
+        SL_SKIP("benchmark build: no free checks");
     sl_slab *sl = world(2, 16 * MiB, SL_SLAB_RULES_AFTER, NULL);
     SL_REQUIRE(sl);
     char *p = sl_slab_kmalloc(sl, 0, 100), *q = sl_slab_kmalloc(sl, 0, 100);
@@ -326,6 +328,9 @@ static void test_validate_catches_corruption(void)
 
 static void test_events(void)
 {
+#if defined(SLABLAB_BENCH)
+    SL_SKIP("benchmark build: no events");
+#endif
     sl_trace tr;
     SL_REQUIRE(sl_trace_init(&tr, 1, 4096) == SL_OK);
     tr.enabled = true;
@@ -418,7 +423,7 @@ static void randomized(sl_slab_rules rules, uint64_t seed, unsigned steps)
             SL_REQUIRE(intact(&h[i]));
             int rc = h[i].c ? sl_slab_cache_free(h[i].c, cpu, h[i].p) : sl_slab_kfree(sl, cpu, h[i].p);
             SL_REQUIRE(rc == SL_OK);
-            if ((r >> 40) % 8 == 0) /* and again: must be refused */
+            if (SL_DEBUG && (r >> 40) % 8 == 0) /* and again: must be refused */
                 SL_REQUIRE(sl_slab_kfree(sl, (cpu + 1) % NCPU, h[i].p) == SL_EDOUBLEFREE);
             h[i] = h[--nh];
         } else if (what < 97) {

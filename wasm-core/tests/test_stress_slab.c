@@ -207,6 +207,8 @@ static void *race_run(void *arg)
 static void test_racing_double_free(void)
 {
     SL_SKIP_WITHOUT_THREADS();
+    if (!SL_DEBUG)
+        SL_SKIP("benchmark build: no double-free detection");
     sl_slab_config cfg = {.ncpus = 3, .arena_bytes = 16 * MiB, .rules = SL_SLAB_RULES_AFTER};
     SL_REQUIRE(sl_slab_create(&cfg, &race.sl) == SL_OK);
     race.rounds = (unsigned)sl_test_scale(1000);

@@ -190,15 +190,6 @@ static int free_check(sl_slab_cache *c, sl_page *pg, const void *obj)
 }
 #endif
 
-static void error_event(sl_slab_cache *c, unsigned cpu, int err)
-{
-#if defined(SLABLAB_BENCH)
-    (void)c, (void)cpu, (void)err;
-#else
-    SLI_EV(c, cpu, SL_EV_ERROR, SL_NONE32, SL_NONE32, (uint32_t)err, 0, 0);
-#endif
-}
-
 static void op_event(sl_slab *sl, unsigned cpu, unsigned kind, uint32_t op, uint32_t code, uint32_t cache, int rc)
 {
 #if defined(SLABLAB_BENCH)
@@ -225,7 +216,7 @@ SL_INLINE int free_common(sl_slab_cache *c, sl_page *pg, unsigned cpu, void *obj
 #if SL_DEBUG
     int rc = free_check(c, pg, obj);
     if (rc != SL_OK) {
-        error_event(c, cpu, rc);
+        SLI_EV(c, cpu, SL_EV_ERROR, SL_NONE32, SL_NONE32, (uint32_t)rc, 0, 0);
         op_event(sl, cpu, SL_EV_OP_END, op, opcode, c->id, rc);
         return rc;
     }
