@@ -232,10 +232,10 @@ SL_INLINE void *cache_alloc_inline(sl_slab_cache *c, unsigned cpu)
     if (SL_LIKELY(ac->avail)) {
         ac->touched = 1;
         obj = ac->entry[--ac->avail];
-        STAT_INC(c->stats.alloc_hit);
+        CPU_STAT_INC(ac->alloc_hit);
         SLI_EV(c, cpu, SL_EV_SLAB_ALLOC_HIT, SL_NONE32, SL_NONE32, ac->avail, 0, 0);
     } else {
-        STAT_INC(c->stats.alloc_miss);
+        CPU_STAT_INC(ac->alloc_miss);
         obj = cache_alloc_refill(c, cpu);
         if (!obj)
             return NULL;

@@ -273,8 +273,11 @@ void sl_slab_cache_info_get(const sl_slab_cache *c, sl_slab_cache_info *out)
     out->active_objs = out->total_slabs * c->num - out->free_objects;
     out->grown = RD(c->stats.grown);
     out->destroyed = RD(c->stats.destroyed);
-    out->alloc_hit = RD(c->stats.alloc_hit);
-    out->alloc_miss = RD(c->stats.alloc_miss);
-    out->free_hit = RD(c->stats.free_hit);
-    out->free_miss = RD(c->stats.free_miss);
+    for (unsigned i = 0; i < c->sl->ncpus; i++) {
+        const sl_slab_array *ac = c->cpu[i];
+        out->alloc_hit += RD(ac->alloc_hit);
+        out->alloc_miss += RD(ac->alloc_miss);
+        out->free_hit += RD(ac->free_hit);
+        out->free_miss += RD(ac->free_miss);
+    }
 }

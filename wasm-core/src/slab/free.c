@@ -157,9 +157,9 @@ SL_INLINE void cache_free(sl_slab_cache *c, unsigned cpu, void *obj)
 {
     sl_slab_array *ac = c->cpu[cpu];
     if (SL_LIKELY(ac->avail < ac->limit)) {
-        STAT_INC(c->stats.free_hit);
+        CPU_STAT_INC(ac->free_hit);
     } else {
-        STAT_INC(c->stats.free_miss);
+        CPU_STAT_INC(ac->free_miss);
         cache_flusharray(c, ac, cpu);
     }
     ac->entry[ac->avail++] = obj;

@@ -49,14 +49,22 @@ _Static_assert(sizeof(freelist_idx_t) == SL_SLAB_IDX_SIZE, "freelist_idx_t is on
 #define WR(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 #define STAT_INC(x) ((void)__atomic_fetch_add(&(x), 1, __ATOMIC_RELAXED))
 
-/* struct array_cache. */
+/*
+ * struct array_cache.  The hit/miss counters (the kernel's STATS, there
+ * global atomics under DEBUG) are per array here, written by the owning CPU
+ * with relaxed stores, so counting costs the fast path no locked
+ * instruction; sl_slab_cache_info_get sums them.
+ */
 typedef struct sl_slab_array {
     unsigned avail;
     unsigned limit;
     unsigned batchcount;
     unsigned touched;
+    unsigned long alloc_hit, alloc_miss, free_hit, free_miss;
     void *entry[];
 } sl_slab_array;
+/* Counts an event of the owning CPU (relaxed: remote readers only sum). */
+#define CPU_STAT_INC(x) WR(x, (x) + 1)
 
 /* The SLAB fields of struct page (head page's priv area). */
 typedef struct slab_page {
@@ -109,7 +117,7 @@ struct sl_slab_cache {
     sl_slab_array **cpu;       /* ncpus arrays, each cache-line aligned */
     sl_slab_node node;
     struct {
-        unsigned long grown, destroyed, alloc_hit, alloc_miss, free_hit, free_miss;
+        unsigned long grown, destroyed;
     } stats;
 };
 
