@@ -26,7 +26,8 @@
  *     belongs to the growing thread.
  *   - the freelist array: with its slab (OBJFREELIST: it lives inside a free
  *     object, which nobody else may touch while it is free in the slab).
- *   - stats: relaxed atomic counters.
+ *   - stats: grown/destroyed are relaxed atomic counters (slow paths); the
+ *     hit/miss counters sit in each CPU's array, written by its owner.
  *   - live bitmap (debug): one bit per 16-byte granule of the arena, set
  *     while the object starting there is held by a user; atomic fetch-or /
  *     fetch-and, so two racing frees of one object cannot both succeed.
