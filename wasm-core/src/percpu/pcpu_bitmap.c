@@ -27,7 +27,8 @@
  * starts just before a misplaced hint and runs over it leaves contig_bits
  * larger than any free run (the randomized test found 5597 hinted bits in a
  * chunk with 4466 free).  Allocation stays correct, because the bitmap
- * decides; the cost is scans of chunks that cannot fit.  The 2019 series
+ * decides; the cost is scans of chunks that cannot fit.  The freed-start
+ * pairing can also produce a hint that runs past the end of the map.  The 2019 series
  * replaced the test with pcpu_region_overlap (pcpu_scanhint.c).
  * first_free and first_bit are lower bounds of the first free bit.
  *
@@ -424,11 +425,13 @@ static int bm_validate(const sl_pcpu *pc, const sl_pcpu_chunk *c)
                                     first);
     }
     /*
-     * No bound on contig_bits but the map: v4.14 rescans the chunk only when
-     * an allocation *starts* inside the hinted run, so one that starts before
-     * it and runs over it leaves the hint standing (see the file comment).
+     * No bound on contig_bits but the map's size: v4.14 rescans the chunk
+     * only when an allocation *starts* inside the hinted run, and a small
+     * free pairs the freed start with the block's contig hint, which can
+     * even run past the map's end (see the file comment).
      */
-    if (c->contig_bits < 0 || c->contig_bits_start < 0 || c->contig_bits_start + c->contig_bits > map_bits(c))
+    if (c->contig_bits < 0 || c->contig_bits > map_bits(c) || c->contig_bits_start < 0 ||
+        c->contig_bits_start >= map_bits(c))
         return sli_pcpu_corrupt("bitmap chunk: contig_bits %d at %d outside the map", c->contig_bits,
                                 c->contig_bits_start);
     if (c->first_bit > sli_find_next_zero_bit(c->alloc_map, map_bits(c), 0))
