@@ -152,21 +152,28 @@ void sl_bench_opts_init(sl_bench_opts *o);
  * SL_CLI_USAGE after printing the usage error.
  */
 int sl_bench_opts_parse(const sl_cli_command *cmd, int argc, char **argv, int *i, sl_bench_opts *o);
-/* Applies --quick over the defaults the user did not set. */
-void sl_bench_opts_finish(sl_bench_opts *o);
+/* Fills what the user did not set: reps and min_time_us from `reps` and
+ * `min_time_us` (0: the standard 5 and 20 ms), or tiny ones under --quick. */
+void sl_bench_opts_finish(sl_bench_opts *o, unsigned reps, unsigned min_time_us);
 
 /* A command's own option parser: like sl_bench_opts_parse (1 taken, 0 not
  * its option, SL_CLI_USAGE after a usage error). */
 struct sl_bench_report;
 typedef int (*sl_bench_own_opt)(const sl_cli_command *cmd, int argc, char **argv, int *i, void *ctx);
 typedef int (*sl_bench_runner)(struct sl_bench_report *r, const struct sl_bench_opts *o, void *ctx);
+/* A command's defaults where they differ from the standard ones (`all`). */
+typedef struct sl_bench_defaults {
+    sl_cli_format format;
+    unsigned reps, min_time_us;
+} sl_bench_defaults;
 /*
  * The body of every experiment command: parses its own and the common
- * options, names the machine, calls run, and writes the report.  Returns the
- * exit status (0, 1 on a failure, SL_CLI_USAGE on a bad argument).
+ * options over the defaults (NULL: standard), names the machine, calls run,
+ * and writes the report.  Returns the exit status (0, 1 on a failure,
+ * SL_CLI_USAGE on a bad argument).
  */
 int sl_bench_command(const sl_cli_command *cmd, int argc, char **argv, sl_bench_own_opt own,
-                     sl_bench_runner run, void *ctx);
+                     sl_bench_runner run, void *ctx, const sl_bench_defaults *defaults);
 
 /* ------------------------------------------------------------------ */
 /* Report (bench_report.c)                                             */

@@ -71,20 +71,22 @@ int sl_bench_opts_parse(const sl_cli_command *cmd, int argc, char **argv, int *i
     return 1;
 }
 
-void sl_bench_opts_finish(sl_bench_opts *o)
+void sl_bench_opts_finish(sl_bench_opts *o, unsigned reps, unsigned min_time_us)
 {
     if (!o->reps)
-        o->reps = o->quick ? QUICK_REPS : DEFAULT_REPS;
+        o->reps = o->quick ? QUICK_REPS : reps ? reps : DEFAULT_REPS;
     if (!o->min_time_us)
-        o->min_time_us = o->quick ? QUICK_MIN_TIME_US : DEFAULT_MIN_TIME_US;
+        o->min_time_us = o->quick ? QUICK_MIN_TIME_US : min_time_us ? min_time_us : DEFAULT_MIN_TIME_US;
 }
 
 int sl_bench_command(const sl_cli_command *cmd, int argc, char **argv, sl_bench_own_opt own,
-                     sl_bench_runner run, void *ctx)
+                     sl_bench_runner run, void *ctx, const sl_bench_defaults *defaults)
 {
     sl_bench_report r;
     memset(&r, 0, sizeof r);
     sl_bench_opts_init(&r.opts);
+    if (defaults)
+        r.opts.format = defaults->format;
     for (int i = 1; i < argc; i++) {
         int rc = own ? own(cmd, argc, argv, &i, ctx) : 0;
         if (rc == 0)
@@ -94,7 +96,7 @@ int sl_bench_command(const sl_cli_command *cmd, int argc, char **argv, sl_bench_
         if (rc != 1)
             return rc;
     }
-    sl_bench_opts_finish(&r.opts);
+    sl_bench_opts_finish(&r.opts, defaults ? defaults->reps : 0, defaults ? defaults->min_time_us : 0);
     sl_bench_machine_probe(&r.machine, r.opts.cpu, r.opts.quick ? 2 : 50);
     int rc = run(&r, &r.opts, ctx);
     if (rc != 0) {

@@ -248,5 +248,5 @@ static int run_compare(int argc, char **argv)
 {
     compare_args c = {4096, true, true};
     sl_bench_allocators_prepare();
-    return sl_bench_command(&sl_cli_cmd_compare, argc, argv, own_opt, run, &c);
+    return sl_bench_command(&sl_cli_cmd_compare, argc, argv, own_opt, run, &c, NULL);
 }

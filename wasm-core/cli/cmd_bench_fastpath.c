@@ -99,5 +99,5 @@ SL_CLI_COMMAND(fastpath, .name = "fastpath",
 
 static int run_fastpath(int argc, char **argv)
 {
-    return sl_bench_command(&sl_cli_cmd_fastpath, argc, argv, NULL, run, NULL);
+    return sl_bench_command(&sl_cli_cmd_fastpath, argc, argv, NULL, run, NULL, NULL);
 }
