@@ -173,7 +173,7 @@ int sl_bench_compare_run(sl_bench_report *r, const sl_bench_opts *o, unsigned ma
     }
     for (unsigned b = 0; want_burst && b < 14; b++) {
         if (o->quick && b % 6)
-            continue; /* quick: 1, 30, 128 */
+            continue; /* quick: 1, 30, 158 */
         for (unsigned k = 0; k < SL_BENCH_NALLOCATORS; k++) {
             w[k].size = 256;
             w[k].burst = sl_bench_bulk_sizes[b];
