@@ -32,10 +32,10 @@
 #define TLS_TUNABLE "glibc.rtld.optional_static_tls"
 #define TLS_SURPLUS "16384"
 
-#if defined(__SANITIZE_ADDRESS__) || defined(SL_TSAN)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SANITIZED 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define SANITIZED 1
 #endif
 #endif
