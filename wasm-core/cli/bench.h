@@ -115,7 +115,9 @@ SL_INLINE void sl_bench_stop(sl_bench_rec *r, uint64_t ops)
  * the variant as failed).  `loops` counts iterations of fn's loop, whatever an
  * iteration does; ops are what fn reports.  available=false marks a variant
  * that cannot run here (an allocator that is not installed): it is reported
- * with `reason` and never called.
+ * with `reason` and never called.  fixed_loops, when not 0, is the loop count
+ * (a workload that is one long run, like percpu's million objects), else the
+ * harness chooses it (or takes --loops).
  */
 typedef int (*sl_bench_fn)(void *arg, uint64_t loops, sl_bench_rec *rec);
 typedef struct sl_bench_variant {
@@ -124,6 +126,7 @@ typedef struct sl_bench_variant {
     void *arg;
     bool available;
     const char *reason;
+    uint64_t fixed_loops;
 } sl_bench_variant;
 
 /* ------------------------------------------------------------------ */

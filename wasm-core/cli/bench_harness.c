@@ -121,9 +121,9 @@ static int run_once(const sl_bench_variant *v, uint64_t loops, sl_bench_rec *rec
 static int warm_up(const sl_bench_variant *v, const sl_bench_opts *o, uint64_t *loops)
 {
     sl_bench_rec rec;
-    uint64_t n = o->loops ? o->loops : 16;
+    uint64_t n = v->fixed_loops ? v->fixed_loops : o->loops ? o->loops : 16;
     int rc = run_once(v, n, &rec);
-    if (rc != SL_OK || o->loops) {
+    if (rc != SL_OK || v->fixed_loops || o->loops) {
         *loops = n;
         return rc;
     }

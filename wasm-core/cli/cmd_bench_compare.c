@@ -159,7 +159,7 @@ int sl_bench_compare_run(sl_bench_report *r, const sl_bench_opts *o, unsigned ma
     sl_bench_variant v[SL_BENCH_NALLOCATORS];
     for (unsigned k = 0; k < SL_BENCH_NALLOCATORS; k++) {
         w[k] = (work){.a = &al[k], .size = 256, .burst = 1};
-        v[k] = (sl_bench_variant){al[k].name, NULL, &w[k], al[k].available, al[k].reason};
+        v[k] = (sl_bench_variant){.name = al[k].name, .arg = &w[k], .available = al[k].available, .reason = al[k].reason};
     }
     int failures = 0;
     char row[32];

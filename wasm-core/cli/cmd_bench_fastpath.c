@@ -65,7 +65,7 @@ static int time_cas8(void *arg, uint64_t loops, sl_bench_rec *rec)
 
 static int instr_row(sl_bench_exp *e, const sl_bench_opts *o, const char *row, sl_bench_fn fn, void *arg)
 {
-    sl_bench_variant v = {"cost", fn, arg, true, NULL};
+    sl_bench_variant v = {.name = "cost", .fn = fn, .arg = arg, .available = true};
     return sl_bench_row(e, o, "instructions", row, &v, 1, NULL, NULL, 0);
 }
 
