@@ -117,7 +117,9 @@ SL_INLINE void sl_bench_stop(sl_bench_rec *r, uint64_t ops)
  * that cannot run here (an allocator that is not installed): it is reported
  * with `reason` and never called.  fixed_loops, when not 0, is the loop count
  * (a workload that is one long run, like percpu's million objects), else the
- * harness chooses it (or takes --loops).
+ * harness chooses it (or takes --loops), never below min_loops: a variant
+ * with a fixed cost per run (starting threads) sets min_loops so that cost
+ * cannot pass for the cost of its operations while the count is chosen.
  */
 typedef int (*sl_bench_fn)(void *arg, uint64_t loops, sl_bench_rec *rec);
 typedef struct sl_bench_variant {
@@ -127,6 +129,7 @@ typedef struct sl_bench_variant {
     bool available;
     const char *reason;
     uint64_t fixed_loops;
+    uint64_t min_loops;
 } sl_bench_variant;
 
 /* ------------------------------------------------------------------ */

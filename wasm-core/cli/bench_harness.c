@@ -115,13 +115,13 @@ static int run_once(const sl_bench_variant *v, uint64_t loops, sl_bench_rec *rec
 /*
  * Warm-up, and the loop count.  The first run is discarded (it pays for
  * first-touch page faults and lazy initialisation); then the count doubles
- * from 16 until a run lasts an eighth of the target and is scaled to the
- * target.  Returns the status.
+ * from 16 (or the variant's min_loops) until a run lasts an eighth of the
+ * target and is scaled to the target.  Returns the status.
  */
 static int warm_up(const sl_bench_variant *v, const sl_bench_opts *o, uint64_t *loops)
 {
     sl_bench_rec rec;
-    uint64_t n = v->fixed_loops ? v->fixed_loops : o->loops ? o->loops : 16;
+    uint64_t n = v->fixed_loops ? v->fixed_loops : o->loops ? o->loops : v->min_loops > 16 ? v->min_loops : 16;
     int rc = run_once(v, n, &rec);
     if (rc != SL_OK || v->fixed_loops || o->loops) {
         *loops = n;
@@ -136,6 +136,8 @@ static int warm_up(const sl_bench_variant *v, const sl_bench_opts *o, uint64_t *
         if (t >= target / 8 || n >= (1ull << 31)) {
             double scaled = (double)n * (double)target / (double)(t ? t : 1);
             *loops = scaled < 1 ? 1 : scaled > 4e9 ? 4000000000ull : (uint64_t)scaled;
+            if (*loops < v->min_loops)
+                *loops = v->min_loops;
             return SL_OK;
         }
         n *= 2;

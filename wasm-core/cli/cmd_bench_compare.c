@@ -21,6 +21,8 @@
 
 #define MAX_BURST 250
 #define RING 1024 /* slots of the producer/consumer ring, a power of two */
+/* Enough objects that starting the consumer thread is not what is timed. */
+#define PRODCONS_MIN_LOOPS(o) ((o)->quick ? 2000u : 50000u)
 
 typedef struct work {
     const sl_bench_allocator *a;
@@ -188,6 +190,7 @@ int sl_bench_compare_run(sl_bench_report *r, const sl_bench_opts *o, unsigned ma
             w[k].size = 256;
             w[k].consumer_cpu = (int)(((unsigned)(o->cpu < 0 ? 0 : o->cpu) + 1) % cpus);
             v[k].fn = time_prodcons;
+            v[k].min_loops = PRODCONS_MIN_LOOPS(o);
             if (cpus < 2) {
                 v[k].available = false;
                 v[k].reason = "needs two CPUs";
