@@ -175,7 +175,8 @@ typedef struct sl_bench_defaults {
 /*
  * The body of every experiment command: parses its own and the common
  * options over the defaults (NULL: standard), names the machine, calls run,
- * and writes the report.  Returns the exit status (0, 1 on a failure,
+ * and writes the report (also when run failed: failed rows say why).
+ * Returns the exit status (0, 1 when run or the writing failed,
  * SL_CLI_USAGE on a bad argument).
  */
 int sl_bench_command(const sl_cli_command *cmd, int argc, char **argv, sl_bench_own_opt own,
@@ -287,7 +288,13 @@ extern const unsigned sl_bench_bulk_sizes[14];
 
 /* Each adds its experiment to r and returns 0 or an exit status. */
 int sl_bench_fastpath_run(sl_bench_report *r, const sl_bench_opts *o);
+int sl_bench_bulk_run(sl_bench_report *r, const sl_bench_opts *o);
+int sl_bench_kmalloc_run(sl_bench_report *r, const sl_bench_opts *o);
+/* objects per run; budget_s bounds one run (a run over it is reported as failed) */
+int sl_bench_percpu_run(sl_bench_report *r, const sl_bench_opts *o, unsigned long objects, unsigned budget_s);
 int sl_bench_compare_run(sl_bench_report *r, const sl_bench_opts *o, unsigned max_size,
                          bool want_burst, bool want_prodcons);
+/* 1..max_threads threads; every remote_every-th object is freed by the next CPU */
+int sl_bench_scale_run(sl_bench_report *r, const sl_bench_opts *o, unsigned max_threads, unsigned remote_every);
 
 #endif

@@ -98,10 +98,8 @@ int sl_bench_command(const sl_cli_command *cmd, int argc, char **argv, sl_bench_
     }
     sl_bench_opts_finish(&r.opts, defaults ? defaults->reps : 0, defaults ? defaults->min_time_us : 0);
     sl_bench_machine_probe(&r.machine, r.opts.cpu, r.opts.quick ? 2 : 50);
+    /* A failed row is in the report with its reason: write it either way. */
     int rc = run(&r, &r.opts, ctx);
-    if (rc != 0) {
-        sl_bench_report_free(&r);
-        return rc;
-    }
-    return sl_bench_report_finish(&r, cmd->name);
+    int wrc = sl_bench_report_finish(&r, cmd->name);
+    return rc ? 1 : wrc;
 }
