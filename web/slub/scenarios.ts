@@ -1,0 +1,188 @@
+// scenarios.ts - the five guided stories of the SLUB view.  Each builds a
+// driver script for the chosen CPU count (the number of objects per slab
+// depends on it, as calculate_order makes it) with one caption per
+// operation.  Objects are named symbolically ("the 3rd object op 2
+// allocated"), resolved to places by the session, so the stories stay
+// deterministic and linkable: the same URL always shows the same states.
+
+import type { WorldConfig } from './protocol';
+import { PreemptPoint, type AnyRef, type Script, type ScriptOp } from './script';
+import type { BulkForm, Fastpath } from './snapshot';
+
+export interface StoryContext {
+  cpus: number;
+  /** Objects per slab for this cache and CPU count. */
+  objects: number;
+}
+
+export interface Story {
+  script: Script<AnyRef>;
+  /** One caption per op. */
+  captions: string[];
+  intro: string;
+  /** Said at the end; may mention figures the page fills in. */
+  outro: string;
+}
+
+export interface Scenario {
+  id: string;
+  title: string;
+  objectSize: number;
+  defaultFastpath: Fastpath;
+  defaultBulk: BulkForm;
+  /** The variant switch the story invites (shown as a button at the end). */
+  contrast?: { fastpath?: Fastpath; bulkFree?: BulkForm; label: string };
+  build(ctx: StoryContext): Story;
+}
+
+const sym = (allocOf: number, nth = 0): AnyRef => ({ allocOf, nth });
+
+class StoryBuilder {
+  readonly ops: ScriptOp<AnyRef>[] = [];
+  readonly captions: string[] = [];
+  readonly irqs: Script<AnyRef>['irqs'] = [];
+  op(o: ScriptOp<AnyRef>, caption: string): number {
+    this.ops.push(o);
+    this.captions.push(caption);
+    return this.ops.length - 1;
+  }
+  story(intro: string, outro: string): Story {
+    return { script: { ops: this.ops, irqs: this.irqs }, captions: this.captions, intro, outro };
+  }
+}
+
+const fastPath: Scenario = {
+  id: 'fast-path',
+  title: 'The fast path',
+  objectSize: 512,
+  defaultFastpath: 'cmpxchg',
+  defaultBulk: 'detached',
+  build() {
+    const b = new StoryBuilder();
+    const first = b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocates. Its freelist is empty, so this first alloc takes the slow path: a new slab from the page allocator becomes the CPU slab and its freelist moves to the CPU.');
+    const a = b.op({ kind: 'alloc', cpu: 0 }, 'The fast path: read tid and the freelist head, then one this_cpu_cmpxchg_double swaps (head, tid) for (next, tid + TID_STEP). No lock, no interrupt disabling.');
+    b.op({ kind: 'alloc', cpu: 0 }, 'Again: the head object leaves the CPU freelist and tid advances by one TID_STEP (a power of two at least the CPU count, so tid % TID_STEP is always the CPU).');
+    b.op({ kind: 'free', cpu: 0, refs: [sym(a)] }, 'CPU 0 frees an object of its own CPU slab: the fast-path free pushes it on the CPU freelist with the same double-word cmpxchg, and tid advances again.');
+    b.op({ kind: 'alloc', cpu: 0 }, 'The freelist is LIFO: the object just freed comes straight back, still hot in the cache.');
+    b.op({ kind: 'free', cpu: 0, refs: [sym(first)] }, 'Every fast-path operation, alloc or free, moves tid on: that is what lets a cmpxchg notice that anything happened on this CPU in between.');
+    return b.story(
+      'One CPU allocating and freeing 512-byte objects. Watch CPU 0\'s lane: the freelist head, the tid, and the chain of free objects in its CPU slab (blue arrows).',
+      'Each operation was one cmpxchg on (freelist, tid). The next story shows why the tid is in that double word.',
+    );
+  },
+};
+
+const whyTid: Scenario = {
+  id: 'why-tid',
+  title: 'Why the tid',
+  objectSize: 512,
+  defaultFastpath: 'cmpxchg',
+  defaultBulk: 'detached',
+  contrast: { fastpath: 'plain', label: 'Replay with the RFC\'s plain writes' },
+  build() {
+    const b = new StoryBuilder();
+    b.op({ kind: 'alloc', cpu: 0 }, 'Set-up: CPU 0 gets a CPU slab (slow path).');
+    b.op({ kind: 'alloc', cpu: 0 }, 'A plain fast-path alloc, for reference.');
+    const hit = b.op(
+      { kind: 'alloc', cpu: 0 },
+      'CPU 0 allocates again. Micro-step into it: it has read tid, the head object X and X\'s next pointer Y; an interrupt arrives before the cmpxchg, and the handler allocates on the same CPU, taking X.',
+    );
+    b.irqs.push({ atOp: hit, point: PreemptPoint.ALLOC_BEFORE_CAS, nth: 0, handler: { kind: 'alloc' } });
+    b.op({ kind: 'alloc', cpu: 0 }, 'Back in the interrupted code the outcome depends on the variant. With cmpxchg, tid had moved on, the cmpxchg failed and the alloc retried (one CMPXCHG_DOUBLE_CPU_FAIL), so everyone got a different object. With plain writes the stale head X was handed out a second time, and the checker reports the corrupt freelist.');
+    return b.story(
+      'Seed 001 asked whether SLUB\'s fast path could use plain writes instead of this_cpu_cmpxchg_double. Here an interrupt lands between reading the freelist and the cmpxchg.',
+      'The tid is a sequence number for the CPU\'s freelist: a handler that ran in between changes it, so the interrupted cmpxchg cannot succeed on stale data. Plain writes have no such check.',
+    );
+  },
+};
+
+const slowPath: Scenario = {
+  id: 'slow-path',
+  title: 'Slow path',
+  objectSize: 512,
+  defaultFastpath: 'cmpxchg',
+  defaultBulk: 'detached',
+  build({ objects: n, cpus }) {
+    const b = new StoryBuilder();
+    const a0 = b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocates: no CPU slab yet, so ___slab_alloc takes a new slab (A) and freezes it.');
+    b.op({ kind: 'allocBulk', cpu: 0, count: n - 1 }, `CPU 0 takes the remaining ${n - 1} objects of A: its freelist is now empty.`);
+    b.op({ kind: 'alloc', cpu: 0 }, 'Freelist exhausted. A has no free object left, no CPU partial slab, no node partial slab: refill from a new slab (B). A is now full and on no list at all (the kernel does not track full slabs).');
+    b.op({ kind: 'free', cpu: 0, refs: [sym(a0)] }, 'CPU 0 frees an object of full slab A. A is not its CPU slab, so this is __slab_free; A was full, so it goes onto CPU 0\'s per-CPU partial list (put_cpu_partial).');
+    b.op({ kind: 'free', cpu: 0, refs: [sym(1, 0)] }, 'A second free into A: A stays on the CPU partial list, its slab freelist grows.');
+    b.op({ kind: 'allocBulk', cpu: 0, count: n - 1 }, 'CPU 0 uses up B.');
+    b.op({ kind: 'alloc', cpu: 0 }, 'Freelist exhausted again: this time the refill comes from the CPU partial list. A becomes the CPU slab, its slab freelist becomes the CPU freelist.');
+    const other = cpus > 1 ? 1 : 0;
+    b.op({ kind: 'alloc', cpu: other }, `CPU ${other} allocates and gets a slab (C) of its own.`);
+    b.op({ kind: 'flush', cpu: other }, `CPU ${other} is flushed (as on CPU hot-unplug or cache shrinking): deactivate_slab puts C, which has free objects, on the node partial list.`);
+    b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 takes A\'s last free object (fast path).');
+    b.op({ kind: 'alloc', cpu: 0 }, 'Exhausted, nothing on the CPU partial list: get_partial_node takes C from the node partial list under the node\'s list_lock and freezes it for CPU 0.');
+    return b.story(
+      'The slow path ___slab_alloc runs when the CPU freelist is empty. It refills, in order, from the CPU slab\'s own freelist, the CPU partial list, the node partial list, and finally a new slab.',
+      'Three refill sources in one story: a new slab, the CPU partial list and the node partial list. The timeline names the source of each refill.',
+    );
+  },
+};
+
+const remoteFrees: Scenario = {
+  id: 'remote-frees',
+  title: 'Remote frees',
+  objectSize: 512,
+  defaultFastpath: 'cmpxchg',
+  defaultBulk: 'detached',
+  build({ objects: n, cpus }) {
+    const b = new StoryBuilder();
+    const r = cpus > 1 ? 1 : 0;
+    b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 gets a CPU slab A.');
+    const bulk = b.op({ kind: 'allocBulk', cpu: 0, count: 3 }, 'CPU 0 allocates three more objects.');
+    b.op({ kind: 'free', cpu: r, refs: [sym(bulk, 0)] }, `CPU ${r} frees one of them: a remote free. A is CPU 0's frozen CPU slab, so the object goes onto A's own slab freelist (orange) with a cmpxchg on the slab, not onto CPU 0's freelist.`);
+    b.op({ kind: 'free', cpu: r, refs: [sym(bulk, 1)] }, `Another remote free from CPU ${r}: A's slab freelist now has two objects; CPU 0's freelist is untouched.`);
+    b.op({ kind: 'allocBulk', cpu: 0, count: n - 4 }, 'CPU 0 empties its CPU freelist.');
+    b.op({ kind: 'alloc', cpu: 0 }, 'Slow path, first source: the CPU slab\'s own freelist. get_freelist takes the remotely freed objects in one cmpxchg.');
+    b.op({ kind: 'alloc', cpu: 0 }, 'The other one, on the fast path.');
+    b.op({ kind: 'alloc', cpu: 0 }, 'A is fully used: CPU 0 moves to a new slab B; A is full and on no list.');
+    b.op({ kind: 'free', cpu: r, refs: [sym(bulk, 2)] }, `CPU ${r} frees an object of the full slab A: A moves onto CPU ${r}'s partial list. The slab has changed hands.`);
+    b.op({ kind: 'flush', cpu: r }, `CPU ${r} is flushed: A moves to the node partial list.`);
+    b.op({ kind: 'alloc', cpu: r }, `CPU ${r} allocates: it takes A back from the node partial list as its CPU slab.`);
+    return b.story(
+      'Any CPU may free any object. A free into a slab that is not the freeing CPU\'s CPU slab goes through __slab_free, lock-free on the slab\'s freelist and counters, and may move the slab between lists.',
+      `Slab A went from CPU 0's slab to no list (full), to CPU ${r}'s partial list, to the node, to CPU ${r}'s slab.`,
+    );
+  },
+};
+
+const bulkFree: Scenario = {
+  id: 'bulk-free',
+  title: 'Bulk free, detached freelist',
+  objectSize: 512,
+  defaultFastpath: 'cmpxchg',
+  defaultBulk: 'detached',
+  contrast: { bulkFree: 'fallback', label: 'Replay with the fallback (one free per object)' },
+  build({ objects: n }) {
+    const b = new StoryBuilder();
+    const all = b.op({ kind: 'allocBulk', cpu: 0, count: 2 * n }, `CPU 0 bulk-allocates ${2 * n} objects: two whole slabs.`);
+    // Objects of the two slabs, interleaved as callers free them: runs of the same slab broken up.
+    const lo = (k: number) => sym(all, k);
+    const hi = (k: number) => sym(all, n + k);
+    const p = [lo(0), hi(0), lo(1), lo(2), hi(1), hi(2), lo(3), hi(3), hi(4), lo(4), lo(5), hi(5)];
+    b.op(
+      { kind: 'freeBulk', cpu: 0, refs: p },
+      `kmem_cache_free_bulk of ${p.length} objects from the two slabs, interleaved. The detached form scans p[] from the end and gathers objects of one slab into a private freelist (purple arrows), looking ahead past up to three objects of other slabs, then frees each group with one cmpxchg. Micro-step to watch each group form.`,
+    );
+    return b.story(
+      'Seed 000 added build_detached_freelist: instead of one kmem_cache_free per object, group the objects of a bulk free by slab and free each group at once.',
+      'The counts below compare the cmpxchgs of the two forms for the same p[].',
+    );
+  },
+};
+
+export const SCENARIOS: readonly Scenario[] = [fastPath, whyTid, slowPath, remoteFrees, bulkFree];
+export const SCENARIO_IDS = SCENARIOS.map((s) => s.id);
+
+export function scenarioById(id: string): Scenario | undefined {
+  return SCENARIOS.find((s) => s.id === id);
+}
+
+/** The world a scenario runs in. */
+export function scenarioConfig(s: Scenario | undefined, cpus: number, fastpath: Fastpath, bulkFree: BulkForm): WorldConfig {
+  return { cpus, objectSize: s?.objectSize ?? 512, fastpath, bulkFree, seed: 1, arenaBytes: 4 << 20 };
+}

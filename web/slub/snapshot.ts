@@ -1,0 +1,316 @@
+// snapshot.ts - decodes the SLUB snapshot (sl_slub_snapshot, wasm-core/src/slub/snapshot.c;
+// format: docs/snapshot-format.md, version 1) into typed arrays the renderers
+// draw from directly: one entry per slab and per object slot, no per-object
+// JavaScript objects, so 16k objects decode and draw within a frame.
+//
+// Layout (all little-endian; offsets of each section are in the header, so a
+// section that grows does not move the others):
+//   header 96 B   magic "SLUB", version, total, ncpus, nslabs, nobj, nnode, nstats,
+//                 offsets of geom, node, cpu, slab, obj, list, stats; last op; tracked; npages
+//   geom   64 B   16 u32: object_size align inuse offset red_left_pad size order objects
+//                 min_partial cpu_partial cpu_partial_slabs flags fastpath bulk_free tid_step id
+//   node   16 B   nr_partial nr_slabs total_objects
+//   cpu    32 B   freelist (pfn, index), tid lo, tid hi, cpu slab pfn, partial count,
+//                 first partial pfn, cpu freelist length
+//   slab   32 B   pfn u32, order u8, list u8, cpu u8, frozen u8, objects u16, inuse u16,
+//                 slab freelist head u32, next pfn on its list u32, first object record u32,
+//                 slab freelist length u16, cpu freelist length u16, position on its list u16
+//   obj    16 B   state u8, alloc cpu u8, free cpu u8, tracked u8, next index u32,
+//                 last alloc op u32, last free op u32
+//   list   4 B    the node partial list in order (pfns)
+//   stats  8 B    nstats u64 counters per CPU
+
+export const SNAP_MAGIC = 0x42554c53;
+export const SNAP_VERSION = 1;
+export const NONE32 = 0xffffffff;
+/** A freelist pointer that does not name an object of its slab (a corrupt freelist). */
+export const NEXT_CORRUPT = 0xfffffffe;
+
+const HDR_SIZE = 96;
+const CPU_SIZE = 32;
+const SLAB_SIZE = 32;
+const OBJ_SIZE = 16;
+
+/** Which list a slab is on (snapshot `list`). Full slabs are on none. */
+export const SlabList = { NONE: 0, CPU_SLAB: 1, CPU_PARTIAL: 2, NODE_PARTIAL: 3 } as const;
+export type SlabListValue = (typeof SlabList)[keyof typeof SlabList];
+
+/** Object state (snapshot `state`). */
+export const ObjState = { SLAB_FREE: 0, CPU_FREE: 1, ALLOCATED: 2, POISON_BAD: 3, REDZONE_BAD: 4, DUP: 5 } as const;
+export type ObjStateValue = (typeof ObjState)[keyof typeof ObjState];
+
+export const FASTPATHS = ['cmpxchg', 'locked', 'plain'] as const;
+export type Fastpath = (typeof FASTPATHS)[number];
+export const BULK_FORMS = ['detached', 'fallback'] as const;
+export type BulkForm = (typeof BULK_FORMS)[number];
+
+/** The kernel's stat_item names, in the snapshot's order (SL_SLUB_STATS in slub.h). */
+export const STAT_NAMES = [
+  'ALLOC_FASTPATH', 'ALLOC_SLOWPATH', 'FREE_FASTPATH', 'FREE_SLOWPATH', 'FREE_FROZEN',
+  'FREE_ADD_PARTIAL', 'FREE_REMOVE_PARTIAL', 'ALLOC_FROM_PARTIAL', 'ALLOC_SLAB', 'ALLOC_REFILL',
+  'FREE_SLAB', 'CPUSLAB_FLUSH', 'DEACTIVATE_FULL', 'DEACTIVATE_EMPTY', 'DEACTIVATE_TO_HEAD',
+  'DEACTIVATE_TO_TAIL', 'DEACTIVATE_REMOTE_FREES', 'DEACTIVATE_BYPASS',
+  'CMPXCHG_DOUBLE_CPU_FAIL', 'CMPXCHG_DOUBLE_FAIL', 'CPU_PARTIAL_ALLOC', 'CPU_PARTIAL_FREE',
+  'CPU_PARTIAL_NODE', 'CPU_PARTIAL_DRAIN', 'BULK_ALLOC_CALLS', 'BULK_FREE_CALLS',
+  'BULK_FREE_CAS', 'BULK_FREE_GROUPS', 'ERRORS',
+] as const;
+export type StatName = (typeof STAT_NAMES)[number];
+
+export interface SlubGeometry {
+  objectSize: number;
+  align: number;
+  inuse: number;
+  offset: number;
+  redLeftPad: number;
+  size: number;
+  order: number;
+  objects: number;
+  minPartial: number;
+  cpuPartial: number;
+  cpuPartialSlabs: number;
+  flags: number;
+  fastpath: Fastpath;
+  bulkFree: BulkForm;
+  tidStep: number;
+  id: number;
+}
+
+export interface CpuState {
+  cpu: number;
+  /** The CPU freelist head: slab pfn and object index, NONE32 when empty (index NEXT_CORRUPT: outside its slab). */
+  freelistPfn: number;
+  freelistIndex: number;
+  /** tid (low 32 bits are enough for the model's counts; hi kept for completeness). */
+  tid: number;
+  tidHi: number;
+  /** pfn of the CPU slab, NONE32 for none. */
+  slabPfn: number;
+  partialCount: number;
+  firstPartialPfn: number;
+  freelistLength: number;
+}
+
+/** One decoded snapshot; per-slab and per-object fields are parallel typed arrays. */
+export interface SlubSnapshot {
+  ncpus: number;
+  nslabs: number;
+  nobj: number;
+  /** Last operation number the trace handed out (0: none yet). */
+  lastOp: number;
+  /** Objects carry state and last alloc/free (the cache tracks them). */
+  tracked: boolean;
+  npages: number;
+  geometry: SlubGeometry;
+  node: { nrPartial: number; nrSlabs: number; totalObjects: number };
+  cpus: CpuState[];
+  /** The node partial list, in list order, as slab record indices. */
+  nodePartial: number[];
+  slab: {
+    pfn: Uint32Array;
+    list: Uint8Array;
+    /** Owning CPU (CPU slab or CPU partial list), 0xff for none. */
+    cpu: Uint8Array;
+    frozen: Uint8Array;
+    objects: Uint16Array;
+    inuse: Uint16Array;
+    freelistHead: Uint32Array;
+    /** pfn of the next slab on the same list, NONE32 at the end. */
+    next: Uint32Array;
+    firstObj: Uint32Array;
+    slabFreeCount: Uint16Array;
+    cpuFreeCount: Uint16Array;
+    position: Uint16Array;
+  };
+  obj: {
+    state: Uint8Array;
+    allocCpu: Uint8Array;
+    freeCpu: Uint8Array;
+    /** Next object index on its freelist (CPU or slab), NONE32 at the end, NEXT_CORRUPT for a bad pointer. */
+    next: Uint32Array;
+    allocOp: Uint32Array;
+    freeOp: Uint32Array;
+  };
+  /** stats[cpu * STAT_NAMES.length + i]. */
+  stats: Float64Array;
+  nstats: number;
+}
+
+export class SnapshotError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SnapshotError';
+  }
+}
+
+function need(cond: boolean, what: string): void {
+  if (!cond) throw new SnapshotError(`bad SLUB snapshot: ${what}`);
+}
+
+/** Decodes a snapshot; throws SnapshotError for a buffer that is not one (or is truncated). */
+export function decodeSnapshot(bytes: ArrayBuffer | Uint8Array): SlubSnapshot {
+  const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  const v = new DataView(u8.buffer, u8.byteOffset, u8.byteLength);
+  need(u8.byteLength >= HDR_SIZE, `${u8.byteLength} bytes is shorter than its ${HDR_SIZE}-byte header`);
+  const h = (i: number) => v.getUint32(4 * i, true);
+  need(h(0) === SNAP_MAGIC, `magic 0x${h(0).toString(16)} is not "SLUB"`);
+  need(h(1) === SNAP_VERSION, `version ${h(1)}, this decoder reads ${SNAP_VERSION}`);
+  const total = h(2);
+  need(total <= u8.byteLength, `it says ${total} bytes, only ${u8.byteLength} given`);
+  const [ncpus, nslabs, nobj, nnode, nstats] = [h(3), h(4), h(5), h(6), h(7)];
+  const [offGeom, offNode, offCpu, offSlab, offObj, offList, offStats] = [h(8), h(9), h(10), h(11), h(12), h(13), h(14)];
+  need(ncpus >= 1 && ncpus <= 64, `${ncpus} CPUs`);
+  need(offCpu + CPU_SIZE * ncpus <= total, 'CPU records past the end');
+  need(offSlab + SLAB_SIZE * nslabs <= total, 'slab records past the end');
+  need(offObj + OBJ_SIZE * nobj <= total, 'object records past the end');
+  need(offList + 4 * nnode <= total, 'node list past the end');
+  need(offStats + 8 * nstats * ncpus <= total, 'counters past the end');
+
+  const g = (i: number) => v.getUint32(offGeom + 4 * i, true);
+  const geometry: SlubGeometry = {
+    objectSize: g(0),
+    align: g(1),
+    inuse: g(2),
+    offset: g(3),
+    redLeftPad: g(4),
+    size: g(5),
+    order: g(6),
+    objects: g(7),
+    minPartial: g(8),
+    cpuPartial: g(9),
+    cpuPartialSlabs: g(10),
+    flags: g(11),
+    fastpath: FASTPATHS[g(12)] ?? 'cmpxchg',
+    bulkFree: BULK_FORMS[g(13)] ?? 'detached',
+    tidStep: g(14),
+    id: g(15),
+  };
+  need(nobj === nslabs * geometry.objects, `${nobj} objects for ${nslabs} slabs of ${geometry.objects}`);
+
+  const cpus: CpuState[] = [];
+  for (let k = 0; k < ncpus; k++) {
+    const at = offCpu + CPU_SIZE * k;
+    const c = (i: number) => v.getUint32(at + 4 * i, true);
+    cpus.push({
+      cpu: k,
+      freelistPfn: c(0),
+      freelistIndex: c(1),
+      tid: c(2),
+      tidHi: c(3),
+      slabPfn: c(4),
+      partialCount: c(5),
+      firstPartialPfn: c(6),
+      freelistLength: c(7),
+    });
+  }
+
+  const slab = {
+    pfn: new Uint32Array(nslabs),
+    list: new Uint8Array(nslabs),
+    cpu: new Uint8Array(nslabs),
+    frozen: new Uint8Array(nslabs),
+    objects: new Uint16Array(nslabs),
+    inuse: new Uint16Array(nslabs),
+    freelistHead: new Uint32Array(nslabs),
+    next: new Uint32Array(nslabs),
+    firstObj: new Uint32Array(nslabs),
+    slabFreeCount: new Uint16Array(nslabs),
+    cpuFreeCount: new Uint16Array(nslabs),
+    position: new Uint16Array(nslabs),
+  };
+  for (let i = 0; i < nslabs; i++) {
+    const at = offSlab + SLAB_SIZE * i;
+    slab.pfn[i] = v.getUint32(at, true);
+    slab.list[i] = u8[at + 5] ?? 0;
+    slab.cpu[i] = u8[at + 6] ?? 0xff;
+    slab.frozen[i] = u8[at + 7] ?? 0;
+    slab.objects[i] = v.getUint16(at + 8, true);
+    slab.inuse[i] = v.getUint16(at + 10, true);
+    slab.freelistHead[i] = v.getUint32(at + 12, true);
+    slab.next[i] = v.getUint32(at + 16, true);
+    slab.firstObj[i] = v.getUint32(at + 20, true);
+    slab.slabFreeCount[i] = v.getUint16(at + 24, true);
+    slab.cpuFreeCount[i] = v.getUint16(at + 26, true);
+    slab.position[i] = v.getUint16(at + 28, true);
+  }
+
+  const obj = {
+    state: new Uint8Array(nobj),
+    allocCpu: new Uint8Array(nobj),
+    freeCpu: new Uint8Array(nobj),
+    next: new Uint32Array(nobj),
+    allocOp: new Uint32Array(nobj),
+    freeOp: new Uint32Array(nobj),
+  };
+  for (let i = 0; i < nobj; i++) {
+    const at = offObj + OBJ_SIZE * i;
+    obj.state[i] = u8[at] ?? 0;
+    obj.allocCpu[i] = u8[at + 1] ?? 0xff;
+    obj.freeCpu[i] = u8[at + 2] ?? 0xff;
+    obj.next[i] = v.getUint32(at + 4, true);
+    obj.allocOp[i] = v.getUint32(at + 8, true);
+    obj.freeOp[i] = v.getUint32(at + 12, true);
+  }
+
+  const slabByPfn = new Map<number, number>();
+  for (let i = 0; i < nslabs; i++) slabByPfn.set(slab.pfn[i] ?? 0, i);
+  const nodePartial: number[] = [];
+  for (let i = 0; i < nnode; i++) {
+    const rec = slabByPfn.get(v.getUint32(offList + 4 * i, true));
+    if (rec !== undefined) nodePartial.push(rec);
+  }
+
+  const stats = new Float64Array(nstats * ncpus);
+  for (let i = 0; i < nstats * ncpus; i++) stats[i] = Number(v.getBigUint64(offStats + 8 * i, true));
+
+  return {
+    ncpus,
+    nslabs,
+    nobj,
+    lastOp: h(15),
+    tracked: h(16) !== 0,
+    npages: h(17),
+    geometry,
+    node: { nrPartial: v.getUint32(offNode, true), nrSlabs: v.getUint32(offNode + 4, true), totalObjects: v.getUint32(offNode + 8, true) },
+    cpus,
+    nodePartial,
+    slab,
+    obj,
+    stats,
+    nstats,
+  };
+}
+
+/** Slab record index of pfn, or -1 (records are sorted by pfn). */
+export function slabIndexOf(s: SlubSnapshot, pfn: number): number {
+  let lo = 0;
+  let hi = s.nslabs;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((s.slab.pfn[mid] ?? 0) < pfn) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < s.nslabs && s.slab.pfn[lo] === pfn ? lo : -1;
+}
+
+/** Counter `name` of one CPU, or summed over all CPUs (cpu = -1). */
+export function stat(s: SlubSnapshot, name: StatName, cpu = -1): number {
+  const i = STAT_NAMES.indexOf(name);
+  if (i < 0 || i >= s.nstats) return 0;
+  if (cpu >= 0) return s.stats[cpu * s.nstats + i] ?? 0;
+  let sum = 0;
+  for (let k = 0; k < s.ncpus; k++) sum += s.stats[k * s.nstats + i] ?? 0;
+  return sum;
+}
+
+/** The slab records of the CPU partial list of `cpu`, in list order. */
+export function cpuPartialSlabs(s: SlubSnapshot, cpu: number): number[] {
+  const out: number[] = [];
+  let pfn = s.cpus[cpu]?.firstPartialPfn ?? NONE32;
+  while (pfn !== NONE32 && out.length < s.nslabs) {
+    const i = slabIndexOf(s, pfn);
+    if (i < 0) break;
+    out.push(i);
+    pfn = s.slab.next[i] ?? NONE32;
+  }
+  return out;
+}
