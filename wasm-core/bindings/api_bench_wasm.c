@@ -1,0 +1,232 @@
+/*
+ * api_bench_wasm.c - work the browser runs on CPU threads: the free-running
+ * workloads of the SLUB view, and the `fastpath` and `bulk` benchmark loops
+ * of the Benchmarks page.
+ *
+ * Free-running.  sl_api_slub_workload (api_slub.c) runs a workload as CPU k
+ * on the calling thread.  The bridge worker cannot call it on a pthread
+ * itself, so sl_api_freerun_start starts one thread per simulated CPU (a
+ * pthread is a web worker sharing the module's memory; the pool has eight
+ * ready, so no thread waits for the event loop) that calls it in rounds until
+ * sl_api_freerun_stop.  Each thread is the only one acting as its CPU, as the
+ * model requires.  `fr` belongs to the bridge worker between start and stop;
+ * while the threads run, only their per-CPU counters (single writer, relaxed
+ * atomics) and the stop flag are shared.  One free-run at a time.
+ *
+ * Benchmarks.  One loop per call, timed with sl_time_ns (performance.now(),
+ * whose resolution the page's isolation decides: the caller sizes `loops` so
+ * a call lasts tens of milliseconds).  The cache is the seeds' 256-byte
+ * HWCACHE_ALIGN cache on one CPU, made with no trace, so the preemption points
+ * compiled into this (non-benchmark) build cost a test of a NULL pointer.  In
+ * the threads build the loop runs on a CPU thread, joined before returning.
+ */
+#include "export.h"
+
+#include "../src/slub/slub.h"
+
+#include <string.h>
+
+/* api_slub.c's world is opaque here: its workload entry points are all this file uses. */
+typedef struct sl_api_slub_world sl_api_slub_world;
+int sl_api_slub_workload(sl_api_slub_world *w, uint32_t cpu, uint32_t kind, uint32_t nops, uint32_t seed);
+void sl_api_slub_workload_stop(sl_api_slub_world *w, uint32_t stop);
+int sl_api_slub_workload_drain(sl_api_slub_world *w, uint32_t cpu);
+
+#define ROUND_OPS 1024
+
+typedef struct fr_cpu {
+    sl_thread thread;
+    unsigned cpu;
+    bool started;
+    _Atomic uint64_t ops;       /* written by this CPU's thread only */
+    _Atomic uint64_t thread_id; /* the thread (web worker) acting as this CPU */
+} fr_cpu;
+
+static struct {
+    sl_api_slub_world *w;
+    unsigned ncpus, kind, seed;
+    atomic_uint stop;
+    bool running;
+    fr_cpu cpu[SL_SLUB_MAX_CPUS];
+} fr;
+
+static void *fr_main(void *arg)
+{
+    fr_cpu *c = arg;
+    atomic_store_explicit(&c->thread_id, sl_thread_self_id(), memory_order_relaxed);
+    for (uint32_t round = 0; !atomic_load_explicit(&fr.stop, memory_order_relaxed); round++) {
+        int n = sl_api_slub_workload(fr.w, c->cpu, fr.kind, ROUND_OPS, fr.seed + round);
+        if (n <= 0)
+            break; /* out of memory with nothing to give back, or stopped */
+        atomic_store_explicit(&c->ops, atomic_load_explicit(&c->ops, memory_order_relaxed) + (uint64_t)n,
+                              memory_order_relaxed);
+    }
+    return NULL;
+}
+
+/*
+ * Starts one thread per CPU running workload `kind` (see sl_api_slub_workload)
+ * on world w.  Returns 0, SL_ENOTHREADS in the single-threaded build, SL_EBUSY
+ * if a free-run is already going, SL_EINVAL for bad arguments, or the error of
+ * a thread that could not start (the others are stopped again).
+ */
+SL_EXPORT int sl_api_freerun_start(sl_api_slub_world *w, uint32_t ncpus, uint32_t kind, uint32_t seed)
+{
+    if (!SL_HAVE_THREADS)
+        return SL_ENOTHREADS;
+    if (fr.running)
+        return SL_EBUSY;
+    if (!w || ncpus < 1 || ncpus > SL_SLUB_MAX_CPUS || kind > 2)
+        return SL_EINVAL;
+    memset(&fr.cpu, 0, sizeof fr.cpu);
+    fr.w = w;
+    fr.ncpus = ncpus;
+    fr.kind = kind;
+    fr.seed = seed;
+    atomic_store(&fr.stop, 0);
+    sl_api_slub_workload_stop(w, 0);
+    fr.running = true;
+    for (unsigned k = 0; k < ncpus; k++) {
+        fr.cpu[k].cpu = k;
+        int rc = sl_thread_start(&fr.cpu[k].thread, fr_main, &fr.cpu[k]);
+        if (rc != SL_OK) {
+            atomic_store(&fr.stop, 1);
+            sl_api_slub_workload_stop(w, 1);
+            for (unsigned j = 0; j < k; j++)
+                sl_thread_join(fr.cpu[j].thread);
+            fr.running = false;
+            return rc;
+        }
+        fr.cpu[k].started = true;
+    }
+    return SL_OK;
+}
+
+/*
+ * Stops the threads, joins them and frees every object the workloads still
+ * hold.  Returns the operations done by all CPUs, or 0 when none was running.
+ */
+SL_EXPORT double sl_api_freerun_stop(sl_api_slub_world *w)
+{
+    if (!fr.running || w != fr.w)
+        return 0;
+    atomic_store(&fr.stop, 1);
+    sl_api_slub_workload_stop(w, 1);
+    double total = 0;
+    for (unsigned k = 0; k < fr.ncpus; k++) {
+        if (fr.cpu[k].started)
+            sl_thread_join(fr.cpu[k].thread);
+        total += (double)atomic_load(&fr.cpu[k].ops);
+    }
+    sl_api_slub_workload_stop(w, 0);
+    for (unsigned k = 0; k < fr.ncpus; k++)
+        sl_api_slub_workload_drain(w, k);
+    fr.running = false;
+    return total;
+}
+
+/* Operations CPU `cpu` has done in this free-run (a double is exact to 2^53). */
+SL_EXPORT double sl_api_freerun_ops(uint32_t cpu)
+{
+    return cpu < SL_SLUB_MAX_CPUS ? (double)atomic_load_explicit(&fr.cpu[cpu].ops, memory_order_relaxed) : 0;
+}
+
+/* The id of the thread acting as CPU `cpu`, 0 before it started. */
+SL_EXPORT double sl_api_freerun_thread(uint32_t cpu)
+{
+    return cpu < SL_SLUB_MAX_CPUS ? (double)atomic_load_explicit(&fr.cpu[cpu].thread_id, memory_order_relaxed) : 0;
+}
+
+/* ---- benchmark loops ------------------------------------------------ */
+
+enum { BENCH_FASTPATH = 0, BENCH_BULK = 1, BENCH_MAX_BULK = 1024 };
+
+typedef struct bench_job {
+    unsigned what, fastpath, form, bulk;
+    uint32_t loops;
+    double ns; /* out: nanoseconds per object (alloc+free pair) */
+    int rc;    /* out */
+} bench_job;
+
+static void bench_loop(bench_job *j)
+{
+    sl_page_zone zone;
+    memset(&zone, 0, sizeof zone);
+    j->rc = sl_page_zone_init(&zone, 8u << 20, NULL);
+    if (j->rc != SL_OK)
+        return;
+    sl_slub_config cfg = {.object_size = 256, .flags = SL_SLUB_HWCACHE_ALIGN, .fastpath = (uint8_t)j->fastpath,
+                          .bulk_free = (uint8_t)j->form, .seed = 1, .id = 1};
+    sl_slub_cache *s = NULL;
+    j->rc = sl_slub_cache_create(&zone, NULL, 1, &cfg, &s);
+    if (j->rc == SL_OK) {
+        void *p[BENCH_MAX_BULK];
+        void *o = NULL;
+        /* Warm up: the slabs the loop cycles through exist before timing. */
+        for (unsigned i = 0; i < 4 && j->rc == SL_OK; i++)
+            if (sl_slub_alloc_bulk(s, 0, j->bulk, p) == (int)j->bulk)
+                sl_slub_free_bulk(s, 0, j->bulk, p, NULL);
+        uint64_t t0 = sl_time_ns();
+        if (j->what == BENCH_FASTPATH) {
+            for (uint32_t i = 0; i < j->loops && j->rc == SL_OK; i++) {
+                j->rc = sl_slub_alloc(s, 0, &o);
+                if (j->rc == SL_OK)
+                    j->rc = sl_slub_free(s, 0, o);
+            }
+        } else {
+            for (uint32_t i = 0; i < j->loops && j->rc == SL_OK; i++) {
+                if (sl_slub_alloc_bulk(s, 0, j->bulk, p) != (int)j->bulk)
+                    j->rc = SL_ENOMEM;
+                else if (sl_slub_free_bulk(s, 0, j->bulk, p, NULL) < 0)
+                    j->rc = SL_ECORRUPT;
+            }
+        }
+        uint64_t t1 = sl_time_ns();
+        j->ns = (double)(t1 - t0) / ((double)j->loops * (j->what == BENCH_FASTPATH ? 1 : j->bulk));
+        sl_slub_cache_destroy(s);
+    }
+    sl_page_zone_destroy(&zone);
+}
+
+static void *bench_main(void *arg)
+{
+    bench_loop(arg);
+    return NULL;
+}
+
+static double bench_run(bench_job *j, uint32_t on_thread)
+{
+    sl_thread t;
+    if (on_thread && SL_HAVE_THREADS && sl_thread_start(&t, bench_main, j) == SL_OK)
+        sl_thread_join(t);
+    else
+        bench_loop(j);
+    return j->rc == SL_OK ? j->ns : (double)j->rc;
+}
+
+/*
+ * `loops` alloc+free pairs of one object with fast-path variant `fastpath`
+ * (sl_slub_fastpath), on a CPU thread when on_thread and the build has
+ * threads.  Returns nanoseconds per pair, or a negative sl_err.
+ */
+SL_EXPORT double sl_api_bench_fastpath(uint32_t fastpath, uint32_t loops, uint32_t on_thread)
+{
+    if (fastpath > SL_SLUB_FP_PLAIN || loops == 0)
+        return SL_EINVAL;
+    bench_job j = {.what = BENCH_FASTPATH, .fastpath = fastpath, .bulk = 1, .loops = loops};
+    return bench_run(&j, on_thread);
+}
+
+/*
+ * `loops` rounds of kmem_cache_alloc_bulk + kmem_cache_free_bulk of `bulk`
+ * objects with free form `form` (sl_slub_bulk_free), as seed 000's
+ * slab_bulk_test01.  Returns nanoseconds per object (an alloc+free pair), or
+ * a negative sl_err.
+ */
+SL_EXPORT double sl_api_bench_bulk(uint32_t form, uint32_t bulk, uint32_t loops, uint32_t on_thread)
+{
+    if (form > SL_SLUB_BULK_FALLBACK || bulk == 0 || bulk > BENCH_MAX_BULK || loops == 0)
+        return SL_EINVAL;
+    bench_job j = {.what = BENCH_BULK, .form = form, .bulk = bulk, .loops = loops};
+    return bench_run(&j, on_thread);
+}
