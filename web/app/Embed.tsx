@@ -5,6 +5,8 @@
 
 import { useCore } from '../core/use-core';
 import { SelftestPanel } from '../lab/SelftestPanel';
+import { SlubView } from '../slub/SlubView';
+import { SLUB_KEYS } from '../slub/url';
 import { CoreLoadAlert, CoreStatus } from './CoreStatus';
 import { UrlProblems } from './UrlProblems';
 import { EMBED_KEYS, toSearch, type UrlState } from './url-state';
@@ -12,7 +14,7 @@ import { useUrlState } from './use-url-state';
 
 function labUrl(state: UrlState): string {
   const url = new URL('./', window.location.href);
-  url.search = toSearch({ ...state, page: 'lab' }, ['page', 'cpus', 'iters', 'seed']);
+  url.search = toSearch({ ...state, page: 'lab', mode: state.view === 'slub' ? 'slub' : 'selftest' }, ['page', 'cpus', 'iters', 'seed', ...SLUB_KEYS]);
   return url.toString();
 }
 
@@ -31,6 +33,7 @@ export function Embed() {
       <UrlProblems problems={problems} />
       <CoreLoadAlert core={core} />
       {state.view === 'selftest' && <SelftestPanel core={core} state={state} update={update} />}
+      {state.view === 'slub' && <SlubView core={core} state={state} update={update} embedded />}
     </div>
   );
 }

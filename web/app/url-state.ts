@@ -8,10 +8,12 @@
 // PARAMS with a parser from the helpers below; its value appears in
 // UrlState, is validated on load and written back by toSearch().
 
+import { SLUB_KEYS, SLUB_PARAMS } from '../slub/url';
+
 export const PAGES = ['lab', 'benchmarks', 'about'] as const;
 export type Page = (typeof PAGES)[number];
 
-export const EMBED_VIEWS = ['selftest'] as const;
+export const EMBED_VIEWS = ['selftest', 'slub'] as const;
 export type EmbedView = (typeof EMBED_VIEWS)[number];
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; expected: string };
@@ -51,6 +53,7 @@ const PARAMS = {
   cpus: wholeNumber(1, MAX_CPUS, 4),
   iters: wholeNumber(1, 1_000_000, 100_000),
   seed: wholeNumber(0, 0xffffffff, 1),
+  ...SLUB_PARAMS,
 };
 
 export type UrlState = { [K in keyof typeof PARAMS]: (typeof PARAMS)[K]['fallback'] };
@@ -95,5 +98,5 @@ export function toSearch(state: UrlState, keys: readonly Key[]): string {
 }
 
 /** Parameters each entry point writes back to its URL. */
-export const APP_KEYS: readonly Key[] = ['page', 'cpus', 'iters', 'seed'];
-export const EMBED_KEYS: readonly Key[] = ['view', 'cpus', 'iters', 'seed'];
+export const APP_KEYS: readonly Key[] = ['page', 'cpus', 'iters', 'seed', ...SLUB_KEYS];
+export const EMBED_KEYS: readonly Key[] = ['view', 'cpus', 'iters', 'seed', ...SLUB_KEYS];

@@ -14,6 +14,8 @@
 // UI.  The C side of it is a SL_EXPORT function in wasm-core/bindings/api_<area>.c,
 // called only through CoreApi (core-api.ts).
 
+import type { SlubRequests } from '../slub/protocol';
+
 /** Which build of the core the worker loaded. */
 export type CoreMode = 'threads' | 'single';
 
@@ -50,8 +52,8 @@ export interface SelftestReply {
   elapsedMs: number;
 }
 
-/** Every request type: its params and the result it resolves to. */
-export interface Requests {
+/** Every request type: its params and the result it resolves to (the SLUB view's: web/slub/protocol.ts). */
+export interface Requests extends SlubRequests {
   /** Loads the core (once) and describes it. */
   hello: { params: Record<string, never>; result: CoreInfo };
   /** Runs the CPU self-test. */

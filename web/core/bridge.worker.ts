@@ -25,6 +25,9 @@ import {
 } from './bridge-protocol';
 import { CoreApi, CoreError, EXPECTED_ABI_VERSION } from './core-api';
 import { CoreLoadError, loadCore } from './load-core';
+import { SessionError } from '../slub/session';
+import { SlubError } from '../slub/slub-api';
+import { bindSlubHandlers, SlubBadRequest } from '../slub/worker-handlers';
 
 interface WorkerScope {
   crossOriginIsolated?: boolean;
@@ -39,6 +42,8 @@ class BadRequest extends Error {}
 interface Loaded {
   api: CoreApi;
   info: CoreInfo;
+  /** The Emscripten module itself, for the SLUB view's handlers (web/slub/worker-handlers.ts). */
+  module: unknown;
 }
 
 const mode: CoreMode = scope.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function' ? 'threads' : 'single';
@@ -57,7 +62,7 @@ function load(): Promise<Loaded> {
       eventSize: api.eventSize,
       hostCpus: scope.navigator.hardwareConcurrency ?? 1,
     };
-    return { api, info };
+    return { api, info, module: m };
   });
   return loaded;
 }
@@ -75,6 +80,10 @@ function wholeNumber(name: string, v: unknown, min: number, max: number): number
 }
 
 const handlers: Handlers = {
+  ...bindSlubHandlers<Loaded>(
+    (core) => core.module,
+    (core) => core.api.hasThreads,
+  ),
   hello: (_params, core) => ({ result: core.info }),
   selftest: (params, core) => {
     const cpus = wholeNumber('cpus', params.cpus, 1, core.info.maxCpus);
@@ -93,7 +102,8 @@ const handlers: Handlers = {
 function toErrorData(e: unknown): BridgeErrorData {
   if (e instanceof CoreLoadError) return { code: 'core-load', message: e.message };
   if (e instanceof CoreError) return { code: 'core-error', message: e.message, coreCode: e.code };
-  if (e instanceof BadRequest) return { code: 'bad-request', message: e.message };
+  if (e instanceof BadRequest || e instanceof SlubBadRequest || e instanceof SessionError) return { code: 'bad-request', message: e.message };
+  if (e instanceof SlubError) return { code: 'core-error', message: e.message, coreCode: e.code };
   return { code: 'worker-failed', message: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
 }
 

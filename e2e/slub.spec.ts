@@ -1,0 +1,248 @@
+// The SLUB view end to end: each scenario played to its end through the
+// controls, checked through what a reader sees (caption, inspector text,
+// checker alert) and the test hook that exposes the state the canvas draws
+// (window.__slablabSlub).  Screenshots of each scenario's last step go to
+// docs/screenshots/ when SCREENSHOTS=1.
+import { expect, test, type Page } from '@playwright/test';
+import { ISOLATED_URL, PLAIN_URL } from './servers';
+import type { SlubTestHook } from '../web/slub/SlubView';
+
+const SHOTS = process.env.SCREENSHOTS === '1';
+const LIST = { NONE: 0, CPU_SLAB: 1, CPU_PARTIAL: 2, NODE_PARTIAL: 3 };
+
+async function hook(page: Page): Promise<SlubTestHook> {
+  return page.evaluate(() => {
+    const h = window.__slablabSlub;
+    if (!h) throw new Error('no test hook');
+    return h;
+  });
+}
+
+async function ready(page: Page, stop?: number): Promise<SlubTestHook> {
+  await page.waitForFunction((s) => {
+    const h = window.__slablabSlub;
+    return !!h && h.ready && h.stops > 0 && (s === undefined || h.stop === s);
+  }, stop);
+  return hook(page);
+}
+
+/** Clicks Step until the end, waiting for each new state. */
+async function playToEnd(page: Page): Promise<SlubTestHook> {
+  let h = await ready(page);
+  const step = page.getByRole('button', { name: 'Step', exact: true });
+  while (await step.isEnabled()) {
+    const before = h.stop;
+    await step.click();
+    await page.waitForFunction((b) => (window.__slablabSlub?.stop ?? b) > b && window.__slablabSlub?.ready, before);
+    h = await hook(page);
+  }
+  return ready(page, h.stops - 1);
+}
+
+async function open(page: Page, query: string): Promise<void> {
+  await page.goto(`${ISOLATED_URL}?${query}`);
+  await expect(page.getByTestId('core-mode')).toContainText('threads');
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  if (SHOTS) await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
+}
+
+test.describe('SLUB scenarios', () => {
+  test.use({ viewport: { width: 1280, height: 900 } });
+
+  test('1. the fast path: tid advances by TID_STEP on every fast-path operation', async ({ page }) => {
+    await open(page, 'scenario=fast-path&cpus=2');
+    const start = await ready(page, 0);
+    expect(start.cpus.map((c) => c.tid)).toEqual([0, 1]);
+    await expect(page.getByTestId('slub-caption')).toContainText('One CPU allocating');
+    const end = await playToEnd(page);
+    // 1 slow alloc, 3 fast allocs and 2 fast frees; TID_STEP is 2 for two CPUs.
+    expect(end.stats.ALLOC_FASTPATH).toBe(3);
+    expect(end.stats.FREE_FASTPATH).toBe(2);
+    expect(end.cpus[0]?.tid).toBe(0 + 2 * 6);
+    expect(end.check).toBe('');
+    await expect(page.getByTestId('slub-caption')).toContainText('Step 6 of 6');
+    // The inspector describes the CPU freelist's head object.
+    await page.getByTestId('slub-canvas').focus();
+    await page.keyboard.press('ArrowDown');
+    await expect(page.getByTestId('inspector')).toContainText("CPU 0's CPU slab");
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByTestId('inspector')).toContainText('Object 0 of slab pfn');
+    await expect(page.getByTestId('inspector')).toContainText('Last allocated by step');
+    await shot(page, 'scenario-1-fast-path');
+  });
+
+  test('2. why the tid: cmpxchg retries, plain writes corrupt and the checker says so', async ({ page }) => {
+    await open(page, 'scenario=why-tid&cpus=2');
+    await ready(page, 0);
+    // Micro-step to the interrupt: the caption names the preemption point.
+    const micro = page.getByRole('button', { name: 'Micro-step', exact: true });
+    let h = await hook(page);
+    while (!/interrupt handler/.test(h.caption)) {
+      const b = h.stop;
+      await micro.click();
+      await page.waitForFunction((x) => (window.__slablabSlub?.stop ?? x) > x, b);
+      h = await hook(page);
+    }
+    await expect(page.getByTestId('slub-caption')).toContainText('in the interrupt handler');
+    await shot(page, 'scenario-2-why-tid-interrupt');
+    const good = await playToEnd(page);
+    expect(good.stats.CMPXCHG_DOUBLE_CPU_FAIL).toBe(1);
+    expect(good.check).toBe('');
+    expect(good.dupObjects).toBe(0);
+
+    await page.getByRole('button', { name: "Replay with the RFC's plain writes" }).click();
+    await expect(page).toHaveURL(/variant=plain/);
+    const bad = await playToEnd(page);
+    expect(bad.stats.CMPXCHG_DOUBLE_CPU_FAIL).toBe(0);
+    expect(bad.check).toMatch(/checker/);
+    await expect(page.getByTestId('slub-check')).toContainText('flags a corruption');
+    expect(bad.dupObjects).toBeGreaterThan(0);
+    await shot(page, 'scenario-2-why-tid-plain');
+  });
+
+  test('3. slow path: refills from a new slab, the CPU partial list and the node partial list', async ({ page }) => {
+    await open(page, 'scenario=slow-path&cpus=2');
+    const end = await playToEnd(page);
+    expect(end.stats.ALLOC_SLAB).toBeGreaterThanOrEqual(3);
+    expect(end.stats.CPU_PARTIAL_ALLOC).toBe(1);
+    expect(end.stats.ALLOC_FROM_PARTIAL).toBe(1);
+    expect(end.check).toBe('');
+    await expect(page.getByTestId('timeline')).toContainText('refill from the CPU partial list');
+    await expect(page.getByTestId('timeline')).toContainText('refill from the node partial list');
+    await expect(page.getByTestId('timeline')).toContainText('refill from a new slab');
+    await shot(page, 'scenario-3-slow-path');
+  });
+
+  test('4. remote frees: the slab moves from CPU 0 to CPU 1 via the node', async ({ page }) => {
+    await open(page, 'scenario=remote-frees&cpus=2');
+    const h0 = await ready(page, 0);
+    expect(h0.slabs.length).toBe(0);
+    // Jump to the op boundary after step 9 (CPU 1's free into the full slab).
+    let h = await ready(page);
+    const step = page.getByRole('button', { name: 'Step', exact: true });
+    for (let i = 0; i < 9; i++) {
+      const b = h.stop;
+      await step.click();
+      await page.waitForFunction((x) => (window.__slablabSlub?.stop ?? x) > x, b);
+      h = await hook(page);
+    }
+    const moved = h.slabs.find((s) => s.list === LIST.CPU_PARTIAL);
+    expect(moved?.cpu).toBe(1);
+    expect(h.stats.FREE_FROZEN).toBe(2);
+    const end = await playToEnd(page);
+    const a = end.slabs.find((s) => s.pfn === moved?.pfn);
+    expect(a?.list).toBe(LIST.CPU_SLAB);
+    expect(a?.cpu).toBe(1);
+    expect(end.check).toBe('');
+    await shot(page, 'scenario-4-remote-frees');
+  });
+
+  test('5. bulk free: the detached freelist takes one cmpxchg per group, the fallback one per object', async ({ page }) => {
+    await open(page, 'scenario=bulk-free&cpus=2');
+    // Micro-step into the bulk free until a detached group is on screen.
+    await ready(page, 0);
+    await page.getByRole('button', { name: 'Step', exact: true }).click();
+    await page.getByRole('button', { name: 'Micro-step', exact: true }).click();
+    await expect(page.getByTestId('slub-caption')).toContainText('a detached freelist is built');
+    await shot(page, 'scenario-5-bulk-free-group');
+    const end = await playToEnd(page);
+    const detached = end.opResults[1] ?? -1;
+    const fallback = end.otherBulkResults[1] ?? -1;
+    expect(detached).toBeGreaterThan(0);
+    expect(fallback).toBe(12);
+    expect(detached).toBeLessThan(fallback);
+    await expect(page.getByTestId('bulk-compare')).toContainText(`detached form ${detached} cmpxchg`);
+    await expect(page.getByTestId('bulk-compare')).toContainText('fallback form 12 cmpxchgs');
+    expect(end.stats.BULK_FREE_CAS).toBe(detached);
+    await shot(page, 'scenario-5-bulk-free');
+  });
+});
+
+test.describe('SLUB view driving', () => {
+  test('Back replays to an earlier state; keyboard shortcuts step; the URL holds the step', async ({ page }) => {
+    await open(page, 'scenario=fast-path&cpus=2&step=0');
+    await ready(page, 0);
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    const two = await page.waitForFunction(() => (window.__slablabSlub?.caption ?? '').startsWith('Step 2 of'));
+    expect(two).toBeTruthy();
+    const tid2 = (await hook(page)).cpus[0]?.tid;
+    await page.keyboard.press('ArrowRight');
+    await page.waitForFunction(() => (window.__slablabSlub?.caption ?? '').startsWith('Step 3 of'));
+    await page.getByRole('button', { name: 'Back' }).click();
+    await page.waitForFunction(() => (window.__slablabSlub?.caption ?? '').startsWith('Step 2 of'));
+    expect((await hook(page)).cpus[0]?.tid).toBe(tid2);
+    const url = page.url();
+    expect(url).toMatch(/step=\d+/);
+    // The same URL in a fresh page shows the same moment.
+    const again = await page.context().newPage();
+    await again.goto(url);
+    await again.waitForFunction(() => (window.__slablabSlub?.caption ?? '').startsWith('Step 2 of'));
+    expect((await hook(again)).cpus[0]?.tid).toBe(tid2);
+  });
+
+  test('operations by hand: alloc, remote free of the selected object, an injected interrupt', async ({ page }) => {
+    await open(page, 'scenario=sandbox&cpus=2');
+    await ready(page, 0);
+    await page.getByRole('button', { name: 'Alloc on CPU 0', exact: true }).click();
+    await expect(page).toHaveURL(/ops=a0/);
+    await page.getByRole('button', { name: 'Alloc on CPU 0', exact: true }).click();
+    await page.waitForFunction(() => (window.__slablabSlub?.stats.ALLOC_FASTPATH ?? 0) === 1);
+    // Select the first object of the slab and free it from CPU 1.
+    await page.getByTestId('slub-canvas').focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByTestId('inspector')).toContainText('is allocated');
+    await page.getByLabel('As CPU').selectOption('1');
+    await page.getByRole('button', { name: /Free selected from CPU 1 \(remote\)/ }).click();
+    await page.waitForFunction(() => window.__slablabSlub?.stats.FREE_FROZEN === 1);
+    // Micro-step back into the last alloc and inject an interrupt there.
+    await page.getByLabel('As CPU').selectOption('0');
+    await page.getByRole('button', { name: 'Alloc on CPU 0', exact: true }).click();
+    await page.waitForFunction(() => (window.__slablabSlub?.stats.ALLOC_FASTPATH ?? 0) === 2);
+    await page.keyboard.press(',');
+    await expect(page.getByRole('button', { name: 'Interrupt here: alloc' })).toBeEnabled();
+    await page.getByRole('button', { name: 'Interrupt here: alloc' }).click();
+    await expect(page).toHaveURL(/\.i\d+-1-0-a/);
+    await page.getByRole('button', { name: 'Step', exact: true }).click();
+    await page.waitForFunction(() => window.__slablabSlub?.stats.CMPXCHG_DOUBLE_CPU_FAIL === 1);
+    expect((await hook(page)).check).toBe('');
+  });
+
+  test('a bad URL parameter gets a clear message', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?scenario=nope&cpus=2`);
+    await expect(page.getByTestId('url-problems')).toContainText('scenario="nope" is not valid');
+    await expect(page.getByTestId('url-problems')).toContainText('fast-path');
+    await page.goto(`${ISOLATED_URL}?scenario=fast-path&step=999`);
+    await expect(page.getByTestId('step-problem')).toContainText('step=999 is past the end');
+    await page.goto(`${ISOLATED_URL}?scenario=sandbox&ops=a0.q9`);
+    await expect(page.getByTestId('url-problems')).toContainText('"q9" is not an operation');
+  });
+});
+
+test.describe('SLUB embed', () => {
+  test('embed.html?view=slub works in a non-isolated page with the single-threaded build', async ({ page }) => {
+    await page.goto(`${PLAIN_URL}embed.html?view=slub&scenario=why-tid&step=3&cpus=2`);
+    await expect(page.getByTestId('core-mode')).toHaveText('single-threaded');
+    const h = await ready(page, 3);
+    expect(h.stops).toBeGreaterThan(3);
+    await expect(page.getByRole('button', { name: 'Micro-step', exact: true })).toBeVisible();
+    await expect(page.getByLabel('Scenario')).toHaveCount(0); // minimal controls: no pickers
+    const link = page.getByRole('link', { name: 'Open in slablab' });
+    await expect(link).toHaveAttribute('href', /scenario=why-tid/);
+    await expect(link).toHaveAttribute('href', /step=3/);
+    await shot(page, 'embed-why-tid');
+  });
+
+  test('the embed inside an iframe of a plain page', async ({ page }) => {
+    await page.goto(`${PLAIN_URL}`);
+    await page.setContent(
+      `<h1>docs</h1><iframe title="slablab" src="${PLAIN_URL}embed.html?view=slub&scenario=fast-path&step=3&cpus=2" width="1000" height="700"></iframe>`,
+    );
+    const frame = page.frameLocator('iframe[title=slablab]');
+    await expect(frame.getByTestId('core-mode')).toHaveText('single-threaded');
+    await expect(frame.getByTestId('slub-caption')).toContainText('Step 2 of 6');
+  });
+});

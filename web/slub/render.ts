@@ -1,0 +1,192 @@
+// render.ts - paints a SLUB snapshot into a 2D canvas from its typed arrays
+// and a layout (layout.ts).  One pass per object state colour (one fillStyle
+// change per colour, not per slot), so 16k slots cost a few milliseconds.
+// Freelist chains are arcs from slot to slot: CPU freelists above the strip
+// (blue), slab freelists below (orange), a detached freelist being built by a
+// bulk free below in purple.
+
+import type { Layout } from './layout';
+import type { ObjRef } from './script';
+import { NEXT_CORRUPT, NONE32, SlabList, type SlubSnapshot } from './snapshot';
+
+export const COLORS = {
+  background: '#0f1420',
+  text: '#d7deea',
+  dim: '#8190a8',
+  lane: '#161d2c',
+  laneAlt: '#131929',
+  allocated: '#5d6b86',
+  cpuFree: '#3b82f6',
+  slabFree: '#f59e0b',
+  poison: '#d946ef',
+  redzone: '#ef4444',
+  dup: '#ff2d55',
+  detached: '#a78bfa',
+  selected: '#fde047',
+  corrupt: '#ff2d55',
+} as const;
+
+/** Colour of each object state (ObjState order). */
+export const STATE_COLORS = [COLORS.slabFree, COLORS.cpuFree, COLORS.allocated, COLORS.poison, COLORS.redzone, COLORS.dup] as const;
+export const STATE_NAMES = ['on the slab freelist', 'on a CPU freelist', 'allocated', 'poisoned (overwritten while free)', 'red zone overwritten', 'handed out twice'] as const;
+
+export interface Overlay {
+  selected: { slab: number; index: number } | null;
+  /** Extra selected objects (for a bulk free). */
+  marked: ReadonlySet<string>;
+  /** The chain of a detached freelist being built (head first). */
+  detached: ObjRef[] | null;
+  /** Draw freelist arrows for every slab (detailed) or only the selected one. */
+  arrows: 'all' | 'selected';
+}
+
+export const refKey = (pfn: number, index: number) => `${pfn}:${index}`;
+
+function arc(ctx: CanvasRenderingContext2D, x0: number, x1: number, y: number, up: boolean, slotW: number): void {
+  const span = Math.abs(x1 - x0);
+  const h = Math.min(13, 4 + span / (slotW * 1.5)) * (up ? -1 : 1);
+  ctx.moveTo(x0, y);
+  ctx.quadraticCurveTo((x0 + x1) / 2, y + 2 * h, x1, y);
+  // arrowhead at x1
+  const dir = x1 >= x0 ? 1 : -1;
+  ctx.moveTo(x1, y);
+  ctx.lineTo(x1 - 3 * dir, y + (up ? -4 : 4));
+  ctx.moveTo(x1, y);
+  ctx.lineTo(x1 + 1 * dir, y + (up ? -5 : 5));
+}
+
+export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: Layout, o: Overlay): void {
+  const objects = s.geometry.objects;
+  ctx.fillStyle = COLORS.background;
+  ctx.fillRect(0, 0, l.width, l.height);
+  ctx.textBaseline = 'top';
+
+  // Lanes and section titles.
+  l.sections.forEach((sec, i) => {
+    ctx.fillStyle = i % 2 ? COLORS.laneAlt : COLORS.lane;
+    ctx.fillRect(0, sec.y, l.width, sec.h - 2);
+    ctx.fillStyle = COLORS.text;
+    ctx.font = l.compact ? 'bold 11px system-ui, sans-serif' : 'bold 13px system-ui, sans-serif';
+    ctx.fillText(sec.title, 8, sec.y + 4);
+    ctx.font = l.compact ? '10px ui-monospace, monospace' : '11px ui-monospace, monospace';
+    ctx.fillStyle = COLORS.dim;
+    sec.lines.forEach((line, k) => {
+      ctx.fillStyle = line.includes('CORRUPT') ? COLORS.corrupt : COLORS.dim;
+      ctx.fillText(line, 8, sec.y + 20 + 14 * k, l.labelW - 12);
+    });
+  });
+
+  // Slots, one colour at a time.
+  for (let st = 0; st < STATE_COLORS.length; st++) {
+    ctx.fillStyle = STATE_COLORS[st] ?? COLORS.allocated;
+    for (const b of l.boxes) {
+      const first = s.slab.firstObj[b.slab] ?? 0;
+      const gap = b.slotW > 4 ? 1 : 0;
+      for (let i = 0; i < objects; i++)
+        if (s.obj.state[first + i] === st) ctx.fillRect(b.x + i * b.slotW, b.stripY, b.slotW - gap, b.stripH);
+    }
+  }
+
+  // Labels (detailed only).
+  if (!l.compact) {
+    ctx.font = '10px ui-monospace, monospace';
+    for (const b of l.boxes) {
+      const i = b.slab;
+      const frozen = s.slab.frozen[i] ? ' frozen' : '';
+      const role = b.role === 'cpu-slab' ? 'CPU slab' : b.role === 'cpu-partial' ? 'partial' : b.role === 'node-partial' ? 'node' : 'full';
+      ctx.fillStyle = COLORS.dim;
+      ctx.fillText(`${role} pfn ${s.slab.pfn[i]} · ${s.slab.inuse[i]}/${s.slab.objects[i]}${frozen}`, b.x, b.y + 2, objects * b.slotW + 8);
+    }
+  }
+
+  // Freelist arrows.
+  const chain = (b: (typeof l.boxes)[number], head: number, up: boolean) => {
+    const first = s.slab.firstObj[b.slab] ?? 0;
+    const y = up ? b.stripY - 1 : b.stripY + b.stripH + 1;
+    let at = head;
+    for (let n = 0; at !== NONE32 && at < objects && n < objects; n++) {
+      const next = s.obj.next[first + at] ?? NONE32;
+      if (next === NEXT_CORRUPT) {
+        ctx.save();
+        ctx.fillStyle = COLORS.corrupt;
+        ctx.fillText('✕', b.x + at * b.slotW + b.slotW / 2 - 3, y + (up ? -12 : 2));
+        ctx.restore();
+        break;
+      }
+      if (next === NONE32 || next >= objects) break;
+      arc(ctx, b.x + (at + 0.5) * b.slotW, b.x + (next + 0.5) * b.slotW, y, up, b.slotW);
+      at = next;
+    }
+  };
+  ctx.lineWidth = 1.2;
+  for (const b of l.boxes) {
+    if (o.arrows === 'selected' && o.selected?.slab !== b.slab) continue;
+    const i = b.slab;
+    ctx.beginPath();
+    ctx.strokeStyle = COLORS.slabFree;
+    chain(b, s.slab.freelistHead[i] ?? NONE32, false);
+    ctx.stroke();
+    if (s.slab.list[i] === SlabList.CPU_SLAB) {
+      const c = s.cpus[s.slab.cpu[i] ?? 0];
+      if (c && c.freelistPfn === s.slab.pfn[i]) {
+        ctx.beginPath();
+        ctx.strokeStyle = COLORS.cpuFree;
+        chain(b, c.freelistIndex, true);
+        ctx.stroke();
+        // the head marker
+        const hx = b.x + (c.freelistIndex + 0.5) * b.slotW;
+        ctx.fillStyle = COLORS.cpuFree;
+        ctx.beginPath();
+        ctx.moveTo(hx - 4, b.stripY - 9);
+        ctx.lineTo(hx + 4, b.stripY - 9);
+        ctx.lineTo(hx, b.stripY - 3);
+        ctx.fill();
+      }
+    }
+  }
+
+  // A detached freelist being built.
+  if (o.detached && o.detached.length) {
+    ctx.strokeStyle = COLORS.detached;
+    ctx.lineWidth = 2;
+    ctx.setLineDash([4, 2]);
+    ctx.beginPath();
+    const pos = o.detached.map((r) => {
+      const b = l.boxes[l.boxOf[slabPos(s, r.pfn)] ?? -1];
+      return b ? { b, x: b.x + (r.index + 0.5) * b.slotW } : null;
+    });
+    for (let k = 0; k + 1 < pos.length; k++) {
+      const a = pos[k];
+      const c = pos[k + 1];
+      if (a && c && a.b === c.b) arc(ctx, a.x, c.x, a.b.stripY + a.b.stripH + 1, false, a.b.slotW);
+    }
+    ctx.stroke();
+    ctx.setLineDash([]);
+    for (const p of pos) {
+      if (!p) continue;
+      ctx.strokeRect(p.x - p.b.slotW / 2 + 0.5, p.b.stripY + 0.5, p.b.slotW - 2, p.b.stripH - 1);
+    }
+  }
+
+  // Marked and selected.
+  ctx.lineWidth = 2;
+  if (o.marked.size) {
+    ctx.strokeStyle = COLORS.detached;
+    for (const b of l.boxes)
+      for (let i = 0; i < objects; i++)
+        if (o.marked.has(refKey(s.slab.pfn[b.slab] ?? 0, i))) ctx.strokeRect(b.x + i * b.slotW + 1, b.stripY + 1, b.slotW - 3, b.stripH - 2);
+  }
+  if (o.selected) {
+    const b = l.boxes[l.boxOf[o.selected.slab] ?? -1];
+    if (b) {
+      ctx.strokeStyle = COLORS.selected;
+      if (o.selected.index < 0) ctx.strokeRect(b.x - 3, b.stripY - 3, objects * b.slotW + 5, b.stripH + 6);
+      else ctx.strokeRect(b.x + o.selected.index * b.slotW, b.stripY - 1, b.slotW - 1, b.stripH + 2);
+    }
+  }
+}
+
+function slabPos(s: SlubSnapshot, pfn: number): number {
+  for (let i = 0; i < s.nslabs; i++) if (s.slab.pfn[i] === pfn) return i;
+  return -1;
+}
