@@ -12,6 +12,10 @@
  * model requires.  `fr` belongs to the bridge worker between start and stop;
  * while the threads run, only their per-CPU counters (single writer, relaxed
  * atomics) and the stop flag are shared.  One free-run at a time.
+ * With `duty` below 100 each thread sleeps after every round so that it runs
+ * only that share of the time: eight simulated CPUs on a two-core host would
+ * otherwise leave the page's main thread a fifth of a core, and the view
+ * could not draw at display rate.
  *
  * Benchmarks.  One loop per call, timed with sl_time_ns (performance.now(),
  * whose resolution the page's isolation decides: the caller sizes `loops` so
@@ -25,6 +29,7 @@
 #include "../src/slub/slub.h"
 
 #include <string.h>
+#include <time.h>
 
 /* api_slub.c's world is opaque here: its workload entry points are all this file uses. */
 typedef struct sl_api_slub_world sl_api_slub_world;
@@ -44,7 +49,7 @@ typedef struct fr_cpu {
 
 static struct {
     sl_api_slub_world *w;
-    unsigned ncpus, kind, seed;
+    unsigned ncpus, kind, seed, duty;
     atomic_uint stop;
     bool running;
     fr_cpu cpu[SL_SLUB_MAX_CPUS];
@@ -55,7 +60,13 @@ static void *fr_main(void *arg)
     fr_cpu *c = arg;
     atomic_store_explicit(&c->thread_id, sl_thread_self_id(), memory_order_relaxed);
     for (uint32_t round = 0; !atomic_load_explicit(&fr.stop, memory_order_relaxed); round++) {
+        uint64_t t0 = sl_time_ns();
         int n = sl_api_slub_workload(fr.w, c->cpu, fr.kind, ROUND_OPS, fr.seed + round);
+        if (fr.duty < 100) {
+            uint64_t rest = (sl_time_ns() - t0) * (100 - fr.duty) / fr.duty;
+            struct timespec ts = {.tv_sec = (time_t)(rest / 1000000000u), .tv_nsec = (long)(rest % 1000000000u)};
+            nanosleep(&ts, NULL);
+        }
         if (n <= 0)
             break; /* out of memory with nothing to give back, or stopped */
         atomic_store_explicit(&c->ops, atomic_load_explicit(&c->ops, memory_order_relaxed) + (uint64_t)n,
@@ -66,23 +77,24 @@ static void *fr_main(void *arg)
 
 /*
  * Starts one thread per CPU running workload `kind` (see sl_api_slub_workload)
- * on world w.  Returns 0, SL_ENOTHREADS in the single-threaded build, SL_EBUSY
+ * on world w, each busy `duty` percent of the time (1..100).  Returns 0, SL_ENOTHREADS in the single-threaded build, SL_EBUSY
  * if a free-run is already going, SL_EINVAL for bad arguments, or the error of
  * a thread that could not start (the others are stopped again).
  */
-SL_EXPORT int sl_api_freerun_start(sl_api_slub_world *w, uint32_t ncpus, uint32_t kind, uint32_t seed)
+SL_EXPORT int sl_api_freerun_start(sl_api_slub_world *w, uint32_t ncpus, uint32_t kind, uint32_t seed, uint32_t duty)
 {
     if (!SL_HAVE_THREADS)
         return SL_ENOTHREADS;
     if (fr.running)
         return SL_EBUSY;
-    if (!w || ncpus < 1 || ncpus > SL_SLUB_MAX_CPUS || kind > 2)
+    if (!w || ncpus < 1 || ncpus > SL_SLUB_MAX_CPUS || kind > 2 || duty < 1 || duty > 100)
         return SL_EINVAL;
     memset(&fr.cpu, 0, sizeof fr.cpu);
     fr.w = w;
     fr.ncpus = ncpus;
     fr.kind = kind;
     fr.seed = seed;
+    fr.duty = duty;
     atomic_store(&fr.stop, 0);
     sl_api_slub_workload_stop(w, 0);
     fr.running = true;

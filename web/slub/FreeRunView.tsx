@@ -44,6 +44,10 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
   const [running, setRunning] = useState(false);
   const [live, setLive] = useState<Live | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const hostCpus = core.status === 'ready' ? core.info.hostCpus : 2;
+  const [paced, setPaced] = useState(true);
+  // Paced: all CPU workers together use at most the host's cores but one, left for the page.
+  const duty = paced && cpus >= hostCpus ? Math.max(5, Math.floor((100 * Math.max(1, hostCpus - 1)) / cpus)) : 100;
   const prev = useRef<{ t: number; ops: number[] } | null>(null);
 
   useEffect(() => {
@@ -53,7 +57,7 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
     const bridge = getBridge();
     const loop = async () => {
       try {
-        await bridge.request('freerunStart', { cpus, objectSize: 256, workload: state.workload, prefillSlabs: state.slabs, seed: 1 });
+        await bridge.request('freerunStart', { cpus, objectSize: 256, workload: state.workload, prefillSlabs: state.slabs, seed: 1, duty });
         prev.current = null;
         while (on) {
           const s = await bridge.request('freerunSample', {});
@@ -78,7 +82,7 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
     return () => {
       on = false;
     };
-  }, [running, cpus, state.workload, state.slabs]);
+  }, [running, cpus, state.workload, state.slabs, duty]);
 
   useEffect(() => {
     window.__slablabFreeRun = {
@@ -125,6 +129,9 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
           Background slabs{' '}
           <input type="number" min={0} max={2048} value={state.slabs} disabled={running} onChange={(e) => update({ slabs: Math.max(0, Math.min(2048, Number(e.target.value) || 0)) })} />
         </label>
+        <label title="Eight busy CPU workers on a host with fewer cores would starve the page's main thread; paced, each sleeps between rounds so that together they leave one core free.">
+          <input type="checkbox" checked={paced} disabled={running} onChange={(e) => setPaced(e.target.checked)} /> pace the workers to leave the page a core
+        </label>
         <button type="button" onClick={() => setRunning((r) => !r)}>
           {running ? 'Stop' : 'Start'}
         </button>
@@ -138,7 +145,7 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
         <>
           <table className="freerun-table" data-testid="freerun-table">
             <caption>
-              {live.mode === 'threads' ? `threads: ${distinct} CPU workers` : 'interleaved on the bridge worker'} · {(live.elapsedMs / 1000).toFixed(1)} s · {live.samples} samples
+              {live.mode === 'threads' ? `threads: ${distinct} CPU workers${duty < 100 ? `, each busy ${duty}% of the time` : ', full speed'}` : 'interleaved on the bridge worker'} · {(live.elapsedMs / 1000).toFixed(1)} s · {live.samples} samples
             </caption>
             <thead>
               <tr>

@@ -71,6 +71,8 @@ export interface FreerunStartParams {
   /** Slabs to fill before starting (objects left allocated as a background). */
   prefillSlabs: number;
   seed: number;
+  /** Share of the time (1..100 %) each CPU thread runs; below 100 it sleeps between rounds to leave the page a core. */
+  duty: number;
 }
 
 export interface FreerunCpu {
@@ -113,7 +115,7 @@ export interface SlubRequests {
   slubGeometry: { params: { objectSize: number; cpus: number }; result: { objects: number; order: number; size: number } };
   slubLoad: { params: { config: WorldConfig; script: Script<AnyRef> }; result: LoadReply };
   slubAt: { params: { stop: number }; result: AtReply };
-  freerunStart: { params: FreerunStartParams; result: { mode: 'threads' | 'interleaved' } };
+  freerunStart: { params: FreerunStartParams; result: { mode: 'threads' | 'interleaved'; duty: number } };
   freerunSample: { params: Record<string, never>; result: FreerunSample };
   freerunStop: { params: Record<string, never>; result: { ok: true } };
   benchRow: { params: BenchRowParams; result: BenchRowReply };

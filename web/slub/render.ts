@@ -57,12 +57,18 @@ function arc(ctx: CanvasRenderingContext2D, x0: number, x1: number, y: number, u
 
 export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: Layout, o: Overlay): void {
   const objects = s.geometry.objects;
-  ctx.fillStyle = COLORS.background;
-  ctx.fillRect(0, 0, l.width, l.height);
   ctx.textBaseline = 'top';
 
-  // Lanes and section titles.
+  // Lanes and section titles.  The lanes tile the canvas (a full-canvas clear
+  // first would double the pixels written, which software rasterising feels).
+  const top = l.sections[0]?.y ?? 0;
+  const last = l.sections[l.sections.length - 1];
+  ctx.fillStyle = COLORS.background;
+  ctx.fillRect(0, 0, l.width, top);
+  if (last) ctx.fillRect(0, last.y + last.h - 2, l.width, l.height - (last.y + last.h - 2));
   l.sections.forEach((sec, i) => {
+    ctx.fillStyle = COLORS.background;
+    ctx.fillRect(0, sec.y + sec.h - 2, l.width, 2);
     ctx.fillStyle = i % 2 ? COLORS.laneAlt : COLORS.lane;
     ctx.fillRect(0, sec.y, l.width, sec.h - 2);
     ctx.fillStyle = COLORS.text;
@@ -76,8 +82,9 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
     });
   });
 
-  // Slots, one colour at a time.
-  for (let st = 0; st < STATE_COLORS.length; st++) {
+  // Slots: compact drawings write pixels directly (16k fillRects would take most of a frame).
+  if (l.compact && l.boxes.length) paintCompactSlots(ctx, s, l);
+  else for (let st = 0; st < STATE_COLORS.length; st++) {
     ctx.fillStyle = STATE_COLORS[st] ?? COLORS.allocated;
     for (const b of l.boxes) {
       const first = s.slab.firstObj[b.slab] ?? 0;
@@ -184,6 +191,31 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
       else ctx.strokeRect(b.x + o.selected.index * b.slotW, b.stripY - 1, b.slotW - 1, b.stripH + 2);
     }
   }
+}
+
+/**
+ * Compact slots: runs of neighbouring slots in one state become one rectangle,
+ * batched by colour, so a frame with 16k slots issues a few thousand
+ * fillRects rather than 16k.
+ */
+function paintCompactSlots(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: Layout): void {
+  const objects = s.geometry.objects;
+  const runs: number[][] = STATE_COLORS.map(() => []);
+  for (const b of l.boxes) {
+    const first = s.slab.firstObj[b.slab] ?? 0;
+    let i = 0;
+    while (i < objects) {
+      const st = s.obj.state[first + i] ?? 2;
+      let j = i + 1;
+      while (j < objects && s.obj.state[first + j] === st) j++;
+      runs[st]?.push(b.x + i * b.slotW, b.stripY, (j - i) * b.slotW, b.stripH);
+      i = j;
+    }
+  }
+  runs.forEach((r, st) => {
+    ctx.fillStyle = STATE_COLORS[st] ?? COLORS.allocated;
+    for (let k = 0; k < r.length; k += 4) ctx.fillRect(r[k] ?? 0, r[k + 1] ?? 0, r[k + 2] ?? 0, r[k + 3] ?? 0);
+  });
 }
 
 function slabPos(s: SlubSnapshot, pfn: number): number {

@@ -39,7 +39,7 @@ export interface SlubModule {
   ): number;
   _sl_api_slub_workload(w: number, cpu: number, kind: number, nops: number, seed: number): number;
   _sl_api_slub_workload_drain(w: number, cpu: number): number;
-  _sl_api_freerun_start(w: number, ncpus: number, kind: number, seed: number): number;
+  _sl_api_freerun_start(w: number, ncpus: number, kind: number, seed: number, duty: number): number;
   _sl_api_freerun_stop(w: number): number;
   _sl_api_freerun_ops(cpu: number): number;
   _sl_api_freerun_thread(cpu: number): number;

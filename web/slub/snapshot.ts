@@ -241,14 +241,29 @@ export function decodeSnapshot(bytes: ArrayBuffer | Uint8Array): SlubSnapshot {
     allocOp: new Uint32Array(nobj),
     freeOp: new Uint32Array(nobj),
   };
-  for (let i = 0; i < nobj; i++) {
-    const at = offObj + OBJ_SIZE * i;
-    obj.state[i] = u8[at] ?? 0;
-    obj.allocCpu[i] = u8[at + 1] ?? 0xff;
-    obj.freeCpu[i] = u8[at + 2] ?? 0xff;
-    obj.next[i] = v.getUint32(at + 4, true);
-    obj.allocOp[i] = v.getUint32(at + 8, true);
-    obj.freeOp[i] = v.getUint32(at + 12, true);
+  // Object records are 16-byte aligned (every section before them is a multiple of 16):
+  // read them through word views rather than a DataView per field (16k objects per frame).
+  if ((u8.byteOffset + offObj) % 4 === 0) {
+    const w = new Uint32Array(u8.buffer, u8.byteOffset + offObj, 4 * nobj);
+    for (let i = 0; i < nobj; i++) {
+      const w0 = w[4 * i] ?? 0;
+      obj.state[i] = w0 & 0xff;
+      obj.allocCpu[i] = (w0 >>> 8) & 0xff;
+      obj.freeCpu[i] = (w0 >>> 16) & 0xff;
+      obj.next[i] = w[4 * i + 1] ?? 0;
+      obj.allocOp[i] = w[4 * i + 2] ?? 0;
+      obj.freeOp[i] = w[4 * i + 3] ?? 0;
+    }
+  } else {
+    for (let i = 0; i < nobj; i++) {
+      const at = offObj + OBJ_SIZE * i;
+      obj.state[i] = u8[at] ?? 0;
+      obj.allocCpu[i] = u8[at + 1] ?? 0xff;
+      obj.freeCpu[i] = u8[at + 2] ?? 0xff;
+      obj.next[i] = v.getUint32(at + 4, true);
+      obj.allocOp[i] = v.getUint32(at + 8, true);
+      obj.freeOp[i] = v.getUint32(at + 12, true);
+    }
   }
 
   const slabByPfn = new Map<number, number>();

@@ -78,19 +78,20 @@ class FreeRun {
   }
 }
 
-/** Fills about `slabs` slabs, then frees every third object from another CPU, so every list has members. */
+/** Fills `slabs` slabs, then frees every third object from another CPU, so every list has members. */
 function prefill(api: SlubApi, w: number, cpus: number, objects: number, slabs: number): void {
   const m = api.m;
   let left = slabs * objects;
+  const taken: { cpu: number; pairs: Uint32Array }[] = [];
   for (let round = 0; left > 0; round++) {
     const cpu = round % cpus;
-    const n = Math.min(left, 2048);
-    const got = m._sl_api_slub_alloc_bulk(w, cpu, n);
+    const got = m._sl_api_slub_alloc_bulk(w, cpu, Math.min(left, 2048));
     if (got <= 0) break;
     left -= got;
-    const pairs = new Uint32Array(api.copy(m._sl_api_slub_scratch(w, cpu), 8 * got).buffer);
-    for (let i = 0; i < got; i += 3) m._sl_api_slub_free(w, (cpu + 1) % cpus, pairs[2 * i] ?? 0, pairs[2 * i + 1] ?? 0);
+    taken.push({ cpu, pairs: new Uint32Array(api.copy(m._sl_api_slub_scratch(w, cpu), 8 * got).buffer) });
   }
+  for (const { cpu, pairs } of taken)
+    for (let i = 0; i < pairs.length / 2; i += 3) m._sl_api_slub_free(w, (cpu + 1) % cpus, pairs[2 * i] ?? 0, pairs[2 * i + 1] ?? 0);
 }
 
 let session: SlubSession | undefined;
@@ -107,7 +108,7 @@ function startFreerun(api: SlubApi, p: FreerunStartParams, threads: boolean): Fr
   api.m._sl_api_slub_trace_enable(w, 0);
   prefill(api, w, cpus, objects, slabs);
   if (threads) {
-    const rc = api.m._sl_api_freerun_start(w, cpus, kind, p.seed);
+    const rc = api.m._sl_api_freerun_start(w, cpus, kind, p.seed, whole('duty', p.duty, 1, 100));
     if (rc !== 0) {
       api.destroyWorld(w);
       throw new SlubError(rc, `could not start the CPU threads: ${api.strerror(rc)}`);
@@ -139,7 +140,7 @@ export function bindSlubHandlers<C>(module: (core: C) => unknown, hasThreads: (c
       freerun?.stop();
       freerun = undefined;
       freerun = startFreerun(apiOf(c), p, hasThreads(c));
-      return { result: { mode: freerun.mode } };
+      return { result: { mode: freerun.mode, duty: p.duty } };
     },
     freerunSample: (_p, c) => {
       if (!freerun) throw new SlubBadRequest('no free-run is going');

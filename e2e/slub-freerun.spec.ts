@@ -1,0 +1,44 @@
+// Free-running mode: with cross-origin isolation every simulated CPU runs on
+// its own CPU worker (distinct thread ids, each with operations done), and
+// the view keeps sampling; without it the page says so and runs the CPUs
+// interleaved on the bridge worker.
+import { expect, test, type Page } from '@playwright/test';
+import { ISOLATED_URL, PLAIN_URL } from './servers';
+import type { FreeRunHook } from '../web/slub/FreeRunView';
+
+async function hook(page: Page): Promise<FreeRunHook> {
+  return page.evaluate(() => {
+    const h = window.__slablabFreeRun;
+    if (!h) throw new Error('no test hook');
+    return h;
+  });
+}
+
+test('free-running on 4 CPU workers, sampled at display rate', async ({ page }) => {
+  await page.goto(`${ISOLATED_URL}?mode=free&cpus=4&workload=prodcons&slabs=32`);
+  await expect(page.getByTestId('core-mode')).toContainText('threads');
+  await page.getByRole('button', { name: 'Start' }).click();
+  await page.waitForFunction(() => (window.__slablabFreeRun?.samples ?? 0) >= 20);
+  const a = await hook(page);
+  expect(a.mode).toBe('threads');
+  expect(a.slabs).toBeGreaterThanOrEqual(32);
+  const ids = a.threadIds.filter((t) => t !== 0);
+  expect(ids.length).toBe(4);
+  expect(new Set(ids).size).toBe(4);
+  await page.waitForFunction((before) => window.__slablabFreeRun?.ops.every((o, k) => o > (before[k] ?? 0)) ?? false, a.ops);
+  await expect(page.getByTestId('freerun-table')).toContainText('threads: 4 CPU workers');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await page.waitForFunction(() => window.__slablabFreeRun?.running === false);
+});
+
+test('free-running without isolation runs interleaved and says why', async ({ page }) => {
+  await page.goto(`${PLAIN_URL}?mode=free&cpus=2&slabs=8`);
+  await expect(page.getByTestId('core-mode')).toHaveText('single-threaded');
+  await expect(page.getByTestId('freerun-view')).toContainText('not cross-origin isolated');
+  await page.getByRole('button', { name: 'Start' }).click();
+  await page.waitForFunction(() => (window.__slablabFreeRun?.samples ?? 0) >= 5);
+  const h = await hook(page);
+  expect(h.mode).toBe('interleaved');
+  expect(h.ops.every((o) => o > 0)).toBe(true);
+  await expect(page.getByTestId('freerun-table')).toContainText('interleaved on the bridge worker');
+});

@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+// frame-bench.mjs - frame times of the SLUB view in free-running mode with
+// 8 CPUs, 512 background slabs and 16k objects, in headless Chromium, from the
+// browser's performance timeline.
+//
+//   npx vite build && node scripts/frame-bench.mjs [--seconds 8] [--cpus 8] [--slabs 512] [--full-speed]
+//
+// Serves dist/ with `vite preview` (COOP/COEP, so the threads build runs the
+// CPUs on CPU workers), opens ?mode=free, starts the workload, then records
+// for --seconds: every animation frame's interval (requestAnimationFrame
+// timestamps), the canvas paint of each sample ('slub-draw' measures made by
+// SlabCanvas), and long tasks.  Prints p50/p95/max; the target is a frame-time
+// p95 under 16.7 ms (60 Hz).  A benchmark, not a test: it prints figures.
+// By default the page paces the CPU workers when there are more simulated CPUs
+// than host cores (FreeRunView); --full-speed measures them unpaced.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chromium } from '@playwright/test';
+
+function arg(name, dflt) {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return dflt;
+  const v = Number(process.argv[i + 1]);
+  if (!Number.isFinite(v) || v <= 0) {
+    console.error(`frame-bench: --${name} needs a positive number, got ${process.argv[i + 1]}`);
+    process.exit(2);
+  }
+  return v;
+}
+const seconds = arg('seconds', 8);
+const cpus = arg('cpus', 8);
+const slabs = arg('slabs', 512);
+const port = arg('port', 4390);
+const unpaced = process.argv.includes('--full-speed');
+
+if (!existsSync('dist/index.html')) {
+  console.error('frame-bench: dist/ is missing: run `npx vite build` first');
+  process.exit(2);
+}
+
+const server = spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const stopServer = () => server.kill('SIGTERM');
+process.on('exit', stopServer);
+await new Promise((resolve, reject) => {
+  const t = setTimeout(() => reject(new Error('vite preview did not start within 30 s')), 30_000);
+  server.stdout.on('data', (d) => {
+    if (String(d).includes(String(port))) {
+      clearTimeout(t);
+      resolve();
+    }
+  });
+  server.on('exit', (code) => reject(new Error(`vite preview exited with ${code}`)));
+});
+
+const pct = (xs, p) => {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const f = (x) => x.toFixed(2);
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+try {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  await page.goto(`http://localhost:${port}/?mode=free&cpus=${cpus}&slabs=${slabs}&workload=local`);
+  if (unpaced) await page.getByLabel('pace the workers to leave the page a core').uncheck();
+  await page.getByRole('button', { name: 'Start' }).click();
+  await page.waitForFunction(() => (window.__slablabFreeRun?.samples ?? 0) >= 10, undefined, { timeout: 60_000 });
+  const r = await page.evaluate(async (ms) => {
+    performance.clearMeasures('slub-draw');
+    const longTasks = [];
+    const obs = new PerformanceObserver((l) => longTasks.push(...l.getEntries().map((e) => e.duration)));
+    try {
+      obs.observe({ type: 'longtask', buffered: false });
+    } catch {
+      /* not supported */
+    }
+    const frames = [];
+    const s0 = window.__slablabFreeRun?.samples ?? 0;
+    await new Promise((done) => {
+      let last = 0;
+      const t0 = performance.now();
+      const tick = (t) => {
+        if (last) frames.push(t - last);
+        last = t;
+        if (t - t0 < ms) requestAnimationFrame(tick);
+        else done();
+      };
+      requestAnimationFrame(tick);
+    });
+    obs.disconnect();
+    const h = window.__slablabFreeRun;
+    return {
+      frames,
+      draws: performance.getEntriesByName('slub-draw').map((e) => e.duration),
+      longTasks,
+      samples: (h?.samples ?? 0) - s0,
+      slabs: h?.slabs ?? 0,
+      objects: h?.objects ?? 0,
+      mode: h?.mode ?? '',
+      workers: new Set((h?.threadIds ?? []).filter((t) => t !== 0)).size,
+    };
+  }, seconds * 1000);
+  await page.getByRole('button', { name: 'Stop' }).click();
+  const caption = await page.getByTestId('freerun-table').locator('caption').textContent();
+  console.log(`frame-bench: ${cpus} CPUs (${r.mode}, ${r.workers} CPU workers), ${r.slabs} slabs, ${r.objects} object slots, ${seconds} s`);
+  console.log(`  ${caption?.trim()}`);
+  console.log(`  frame time   p50 ${f(pct(r.frames, 50))} ms  p95 ${f(pct(r.frames, 95))} ms  max ${f(Math.max(...r.frames))} ms  (${r.frames.length} frames; target p95 < 16.7 ms)`);
+  console.log(`  canvas paint p50 ${f(pct(r.draws, 50))} ms  p95 ${f(pct(r.draws, 95))} ms  (${r.draws.length} paints)`);
+  console.log(`  state samples ${(r.samples / seconds).toFixed(1)}/s; long tasks ${r.longTasks.length}${r.longTasks.length ? ` (max ${f(Math.max(...r.longTasks))} ms)` : ''}`);
+} finally {
+  await browser.close();
+  stopServer();
+}
