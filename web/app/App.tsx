@@ -62,7 +62,7 @@ export function App() {
         <UrlProblems problems={problems} />
         <CoreLoadAlert core={core} />
         {state.page === 'lab' && <LabPage core={core} state={state} update={update} />}
-        {state.page === 'benchmarks' && <BenchmarksPage />}
+        {state.page === 'benchmarks' && <BenchmarksPage core={core} />}
         {state.page === 'about' && <AboutPage core={core} />}
       </main>
       <HelpPanel open={help} onClose={() => setHelp(false)} />

@@ -1,13 +1,220 @@
-/** Benchmarks: no experiment runs in the browser yet; says where the native ones are. */
-export function BenchmarksPage() {
+// BenchmarksPage.tsx - the `fastpath` and `bulk` experiments of the native CLI
+// run in the WebAssembly build (on a CPU worker in the threads build), with
+// progress and cancel, charted with uPlot; a native JSON result can be loaded
+// to plot native and WebAssembly side by side.  Run logic: web/slub/bench.ts.
+
+import { useEffect, useMemo, useRef, useState } from 'react';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import '../slub/slub.css';
+import { getBridge } from '../core/bridge';
+import type { CoreState } from '../core/use-core';
+import { BULK_VARIANTS, FASTPATH_VARIANTS, FULL_PLAN, parseNative, runPlan, SHORT_PLAN, type BenchPoint, type NativeResult } from '../slub/bench';
+
+const SERIES_COLORS: Record<string, string> = { fallback: '#d9480f', detached: '#1c7ed6', irqoff: '#7048e8' };
+
+function Chart({ opts, data, label }: { opts: uPlot.Options; data: uPlot.AlignedData; label: string }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const plot = new uPlot({ ...opts, width: Math.max(320, el.clientWidth) }, data, el);
+    return () => plot.destroy();
+  }, [opts, data]);
+  return <div ref={ref} role="img" aria-label={label} className="bench-chart" />;
+}
+
+function bulkChart(points: BenchPoint[], native: NativeResult | null): { opts: uPlot.Options; data: uPlot.AlignedData } {
+  const sizes = [...new Set([...points.filter((p) => p.experiment === 'bulk').map((p) => p.row), ...(native?.points.filter((p) => p.experiment === 'bulk').map((p) => p.row) ?? [])])].sort((a, b) => a - b);
+  const series: uPlot.Series[] = [{ label: 'bulk size' }];
+  const data: (number | null)[][] = [sizes];
+  for (const v of BULK_VARIANTS) {
+    series.push({ label: `wasm ${v}`, stroke: SERIES_COLORS[v] ?? '#333', width: 2, spanGaps: true, points: { show: true } });
+    data.push(sizes.map((b) => points.find((p) => p.experiment === 'bulk' && p.row === b && p.variant === v)?.ns ?? null));
+  }
+  if (native)
+    for (const v of [...BULK_VARIANTS, 'irqoff']) {
+      if (!native.points.some((p) => p.experiment === 'bulk' && p.variant === v)) continue;
+      series.push({ label: `native ${v}`, stroke: SERIES_COLORS[v] ?? '#333', width: 2, dash: [6, 4], spanGaps: true, points: { show: true } });
+      data.push(sizes.map((b) => native.points.find((p) => p.experiment === 'bulk' && p.row === b && p.variant === v)?.ns ?? null));
+    }
+  return {
+    opts: {
+      width: 800,
+      height: 320,
+      title: 'bulk: nanoseconds per object (alloc+free pair) against bulk size',
+      scales: { x: { time: false, distr: 3 }, y: { range: (_u, _min, max) => [0, max * 1.1] } },
+      axes: [{ label: 'bulk size (log)' }, { label: 'ns per object' }],
+      series,
+    },
+    data: data as uPlot.AlignedData,
+  };
+}
+
+function fastpathChart(points: BenchPoint[], native: NativeResult | null): { opts: uPlot.Options; data: uPlot.AlignedData } {
+  const xs = FASTPATH_VARIANTS.map((_, i) => i);
+  const wasm = FASTPATH_VARIANTS.map((v) => points.find((p) => p.experiment === 'fastpath' && p.variant === v)?.ns ?? null);
+  const bars = uPlot.paths.bars?.({ size: [0.35, 60], align: native ? -1 : 0 });
+  const series: uPlot.Series[] = [{ label: 'variant' }, { label: 'wasm', fill: '#1c7ed6', stroke: '#1c7ed6', ...(bars ? { paths: bars } : {}), points: { show: false } }];
+  const data: (number | null)[][] = [xs, wasm];
+  if (native) {
+    const nbars = uPlot.paths.bars?.({ size: [0.35, 60], align: 1 });
+    series.push({ label: 'native', fill: '#868e96', stroke: '#868e96', ...(nbars ? { paths: nbars } : {}), points: { show: false } });
+    data.push(FASTPATH_VARIANTS.map((v) => native.points.find((p) => p.experiment === 'fastpath' && p.variant === v)?.ns ?? null));
+  }
+  return {
+    opts: {
+      width: 500,
+      height: 280,
+      title: 'fastpath: nanoseconds per alloc+free pair, by fast-path variant',
+      scales: { x: { time: false, range: [-0.5, 2.5] }, y: { range: (_u, _min, max) => [0, max * 1.15] } },
+      axes: [{ values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? (FASTPATH_VARIANTS[t] ?? '') : '')), splits: () => xs }, { label: 'ns per pair' }],
+      series,
+    },
+    data: data as uPlot.AlignedData,
+  };
+}
+
+export interface BenchHook {
+  running: boolean;
+  done: number;
+  total: number;
+  points: BenchPoint[];
+  native: number;
+}
+declare global {
+  interface Window {
+    __slablabBench?: BenchHook;
+  }
+}
+
+export function BenchmarksPage({ core }: { core: CoreState }) {
+  const [points, setPoints] = useState<BenchPoint[]>([]);
+  const [progress, setProgress] = useState<[number, number]>([0, 0]);
+  const [running, setRunning] = useState(false);
+  const [status, setStatus] = useState('');
+  const [native, setNative] = useState<NativeResult | null>(null);
+  const [nativeError, setNativeError] = useState('');
+  const cancel = useRef(false);
+
+  useEffect(() => {
+    window.__slablabBench = { running, done: progress[0], total: progress[1], points, native: native?.points.length ?? 0 };
+  });
+
+  const start = async (short: boolean) => {
+    cancel.current = false;
+    setPoints([]);
+    setRunning(true);
+    setStatus('');
+    const bridge = getBridge();
+    try {
+      const finished = await runPlan(
+        short ? SHORT_PLAN : FULL_PLAN,
+        (p) => bridge.request('benchRow', p),
+        (p) => setPoints((ps) => [...ps, p]),
+        (d, t) => setProgress([d, t]),
+        () => cancel.current,
+      );
+      setStatus(finished ? 'Finished.' : 'Cancelled.');
+    } catch (e) {
+      setStatus(`The run failed: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      setRunning(false);
+    }
+  };
+
+  const loadFile = async (file: File | undefined) => {
+    if (!file) return;
+    try {
+      setNative(parseNative(await file.text()));
+      setNativeError('');
+    } catch (e) {
+      setNative(null);
+      setNativeError(`${file.name}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+
+  const bulk = useMemo(() => bulkChart(points, native), [points, native]);
+  const fast = useMemo(() => fastpathChart(points, native), [points, native]);
+  const threads = core.status === 'ready' && core.info.mode === 'threads';
+
   return (
     <section className="panel" aria-labelledby="bench-title">
       <h2 id="bench-title">Benchmarks</h2>
       <p>
-        No benchmark runs in the browser yet: the allocator models are not in this build. The native benchmark
-        command line is built and run with <code>npm run bench -- ARGS</code> (for example{' '}
-        <code>npm run bench -- --help</code>).
+        The SLUB model's <code>fastpath</code> (seed 001: one alloc+free pair of a 256-byte object per fast-path variant) and <code>bulk</code> (seed 000:
+        kmem_cache_alloc_bulk + kmem_cache_free_bulk, fallback against the detached freelist) experiments, run here in WebAssembly{' '}
+        {threads ? 'on a CPU worker thread' : 'on the bridge worker (single-threaded build)'}. Each point is calibrated to about{' '}
+        {FULL_PLAN.targetMs} ms per timed call, variants interleaved, median of {FULL_PLAN.reps} (a short run: 1 repetition, 3 bulk sizes). The
+        browser's clock is coarse (5 µs isolated, 100 µs not) and WebAssembly has no CMPXCHG16B: the double-word compare-and-swap is a 64-bit one on
+        wasm32, so the variants differ less than natively. Native numbers: <code>npm run bench -- all --out bench.json</code>, then load the file below.
       </p>
+      <div className="slub-controls">
+        <button type="button" disabled={running || core.status !== 'ready'} onClick={() => void start(false)}>
+          Run
+        </button>
+        <button type="button" disabled={running || core.status !== 'ready'} onClick={() => void start(true)}>
+          Short run
+        </button>
+        <button type="button" disabled={!running} onClick={() => (cancel.current = true)}>
+          Cancel
+        </button>
+        <progress max={progress[1] || 1} value={progress[0]} aria-label="Benchmark progress" />
+        <span data-testid="bench-status" aria-live="polite">
+          {running ? `${progress[0]} of ${progress[1]} timed calls` : status}
+        </span>
+      </div>
+      <div
+        className="bench-drop"
+        onDragOver={(e) => e.preventDefault()}
+        onDrop={(e) => {
+          e.preventDefault();
+          void loadFile(e.dataTransfer.files[0]);
+        }}
+      >
+        <label>
+          Native result (<code>slablab ... --format json</code>): <input type="file" accept=".json,application/json" onChange={(e) => void loadFile(e.target.files?.[0])} />
+        </label>{' '}
+        or drop it here.
+        {native && <span data-testid="bench-native"> Loaded: {native.points.length} native points from {native.machine}.</span>}
+        {nativeError && (
+          <span role="alert" className="fail">
+            {' '}
+            {nativeError}
+          </span>
+        )}
+      </div>
+      <div className="bench-charts">
+        <Chart opts={fast.opts} data={fast.data} label="Fast-path variants: nanoseconds per alloc+free pair (the table below has the figures)" />
+        <Chart opts={bulk.opts} data={bulk.data} label="Bulk: nanoseconds per object against bulk size (the table below has the figures)" />
+      </div>
+      {points.length > 0 && (
+        <table className="per-cpu" data-testid="bench-table">
+          <caption>WebAssembly results (ns per object, median [min..max])</caption>
+          <thead>
+            <tr>
+              <th scope="col">experiment</th>
+              <th scope="col">row</th>
+              <th scope="col">variant</th>
+              <th scope="col">ns</th>
+              <th scope="col">native ns</th>
+            </tr>
+          </thead>
+          <tbody>
+            {points.map((p) => (
+              <tr key={`${p.experiment}-${p.row}-${p.variant}`}>
+                <td>{p.experiment}</td>
+                <td>{p.experiment === 'bulk' ? `bulk ${p.row}` : 'alloc+free'}</td>
+                <td>{p.variant}</td>
+                <td>
+                  {p.ns.toFixed(2)} [{p.min.toFixed(2)}..{p.max.toFixed(2)}]
+                </td>
+                <td>{native?.points.find((n) => n.experiment === p.experiment && n.row === p.row && n.variant === p.variant)?.ns.toFixed(2) ?? '–'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
     </section>
   );
 }

@@ -1,0 +1,34 @@
+// The Benchmarks page: a short run of the fastpath and bulk experiments
+// completes in the WebAssembly build with every point measured, a native
+// result loads beside it, Cancel stops a run, and a wrong file is refused
+// with a message.
+import { expect, test } from '@playwright/test';
+import { ISOLATED_URL } from './servers';
+
+test('a short benchmark run completes, with a native result side by side', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.goto(`${ISOLATED_URL}?page=benchmarks`);
+  await expect(page.getByTestId('core-mode')).toContainText('threads');
+  await page.getByLabel(/Native result/).setInputFiles('e2e/bench-native.fixture.json');
+  await expect(page.getByTestId('bench-native')).toContainText('native points');
+  await page.getByRole('button', { name: 'Short run' }).click();
+  await expect(page.getByTestId('bench-status')).toHaveText('Finished.', { timeout: 100_000 });
+  const h = await page.evaluate(() => window.__slablabBench);
+  expect(h?.points.length).toBe(3 + 2 * 3);
+  for (const p of h?.points ?? []) expect(p.ns).toBeGreaterThan(0);
+  await expect(page.getByTestId('bench-table')).toContainText('detached');
+  // The native column is filled where the native result has the same row.
+  await expect(page.getByTestId('bench-table').locator('tr', { hasText: 'bulk 158' }).first()).not.toContainText('–');
+  await page.screenshot({ path: 'test-results/bench.png', fullPage: true });
+});
+
+test('Cancel stops a run; a file that is not a result is refused', async ({ page }) => {
+  await page.goto(`${ISOLATED_URL}?page=benchmarks`);
+  await expect(page.getByTestId('core-mode')).toContainText('threads');
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await page.waitForFunction(() => (window.__slablabBench?.done ?? 0) >= 2);
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.getByTestId('bench-status')).toHaveText('Cancelled.', { timeout: 30_000 });
+  await page.getByLabel(/Native result/).setInputFiles({ name: 'x.json', mimeType: 'application/json', buffer: Buffer.from('{"a":1}') });
+  await expect(page.getByRole('alert')).toContainText('x.json: not a slablab benchmark result');
+});
