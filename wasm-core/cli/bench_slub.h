@@ -1,0 +1,31 @@
+/*
+ * bench_slub.h - a SLUB model cache on a zone of its own, set up the way the
+ * seeds' kernel modules set theirs up (no debugging, no tracking), for the experiments that
+ * time it.  `bulk` and `fastpath` use SLAB_HWCACHE_ALIGN as the seeds did;
+ * `compare` and `kmalloc` use kmalloc-style caches (word alignment).
+ * Benchmark builds (SLABLAB_BENCH) compile the model's tracing and
+ * preemption points out; the cache is given no trace either way.
+ */
+#ifndef SL_BENCH_SLUB_H
+#define SL_BENCH_SLUB_H
+
+#include "../src/slub/slub.h"
+
+typedef struct sl_bench_slub {
+    sl_page_zone zone;
+    sl_slub_cache *cache;
+} sl_bench_slub;
+
+/*
+ * Creates a cache of `size`-byte objects with SL_SLUB_* `flags` for `ncpus`
+ * CPUs on a new zone of zone_mb MiB, with the given fast path and bulk-free
+ * form.  Returns 0,
+ * SL_EINVAL or SL_ENOMEM.
+ */
+int sl_bench_slub_open(sl_bench_slub *b, unsigned ncpus, uint32_t size, uint32_t flags,
+                       sl_slub_fastpath fp, sl_slub_bulk_free bf, unsigned zone_mb);
+void sl_bench_slub_close(sl_bench_slub *b);
+/* "cmpxchg", "locked" or "plain". */
+const char *sl_bench_slub_fastpath_name(sl_slub_fastpath fp);
+
+#endif
