@@ -108,7 +108,7 @@ static uint64_t stat_sum(sl_slub_cache *s, unsigned a, unsigned b)
 static int time_scale(void *arg, uint64_t loops, sl_bench_rec *rec)
 {
     const scale_arg *a = arg;
-    scale_run *r = aligned_alloc(SL_CACHELINE, sizeof *r);
+    scale_run *r = calloc(1, sizeof *r);
     ring *rings = aligned_alloc(SL_CACHELINE, sizeof *rings * a->nthreads);
     scale_thread th[SL_SLUB_MAX_CPUS];
     sl_thread tid[SL_SLUB_MAX_CPUS];
@@ -117,7 +117,6 @@ static int time_scale(void *arg, uint64_t loops, sl_bench_rec *rec)
         free(rings);
         return SL_ENOMEM;
     }
-    memset(r, 0, sizeof *r);
     memset(rings, 0, sizeof *rings * a->nthreads);
     r->s = a->s;
     r->nthreads = a->nthreads;
