@@ -1,14 +1,14 @@
 /*
  * cmd_bench_all.c - `slablab all`: every experiment with short defaults
- * (5 repetitions of 10 ms; percpu with 65536 objects; well under a minute
- * on two cores), written as one JSON document (--out FILE, or stdout)
+ * (11 repetitions of 2 ms; percpu with 65536 objects; under a minute on
+ * two cores), written as one JSON document (--out FILE, or stdout)
  * for the web UI to load beside its in-browser figures.
  */
 #include "bench.h"
 #include "bench_allocators.h"
 
-#define ALL_REPS 5
-#define ALL_MIN_TIME_US 10000
+#define ALL_REPS 11
+#define ALL_MIN_TIME_US 2000
 #define ALL_PCPU_OBJECTS 65536
 #define ALL_PCPU_BUDGET_S 10
 
@@ -29,7 +29,7 @@ static int run(sl_bench_report *r, const sl_bench_opts *o, void *ctx)
 static int run_all(int argc, char **argv);
 SL_CLI_COMMAND(all, .name = "all",
                .summary = "every experiment with short defaults, as one JSON document",
-               .usage = "slablab all " SL_BENCH_OPTS_USAGE " (default --format json --reps 5 --min-time-us 10000)",
+               .usage = "slablab all " SL_BENCH_OPTS_USAGE " (default --format json --reps 11 --min-time-us 2000)",
                .run = run_all)
 
 static int run_all(int argc, char **argv)
