@@ -28,6 +28,12 @@ static void world_fini(world *w)
     sl_trace_destroy(&w->tr);
 }
 
+#if defined(SLABLAB_BENCH)
+#define SKIP_IN_BENCH() SL_SKIP("preemption points and events are compiled out in benchmark builds")
+#else
+#define SKIP_IN_BENCH() ((void)0)
+#endif
+
 static const sl_sched_op warmup[] = {
     {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 0, 0, 0}};
 
@@ -46,6 +52,7 @@ static void run_alloc_interrupted(world *w, int32_t results[4], sl_sched_run *r)
 
 static void test_alloc_interrupted_cmpxchg_and_locked(void)
 {
+    SKIP_IN_BENCH();
     for (int fp = SL_SLUB_FP_CMPXCHG; fp <= SL_SLUB_FP_LOCKED; fp++) {
         world w;
         SL_REQUIRE(world_init(&w, (sl_slub_fastpath)fp));
@@ -87,6 +94,7 @@ static void test_alloc_interrupted_cmpxchg_and_locked(void)
 
 static void test_alloc_interrupted_plain_corrupts(void)
 {
+    SKIP_IN_BENCH();
     world w;
     SL_REQUIRE(world_init(&w, SL_SLUB_FP_PLAIN));
     int32_t res[4];
@@ -105,6 +113,7 @@ static void test_alloc_interrupted_plain_corrupts(void)
 
 static void test_free_interrupted(void)
 {
+    SKIP_IN_BENCH();
     for (int fp = SL_SLUB_FP_CMPXCHG; fp <= SL_SLUB_FP_PLAIN; fp++) {
         world w;
         SL_REQUIRE(world_init(&w, (sl_slub_fastpath)fp));
@@ -141,6 +150,7 @@ static void test_free_interrupted(void)
 
 static void test_microstep_stop_and_determinism(void)
 {
+    SKIP_IN_BENCH();
     sl_sched_op ops[8] = {{SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 1, 0, 0},
                           {SL_SCHED_ALLOC_BULK, 1, 20, 0}, {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_FREE, 1, 0, 0},
                           {SL_SCHED_FREE_BULK, 0, 3, 1}, {SL_SCHED_FLUSH, 1, 0, 0}};

@@ -460,8 +460,7 @@ int sl_slub_cache_destroy(sl_slub_cache *s)
     for (unsigned c = 0; c < s->ncpus; c++)
         sl_slub_flush_cpu(s, c);
     /* Every slab is now on the node partial list or full; give them all back. */
-    sli_act a;
-    sli_slub_begin(s, 0, &a);
+    sli_act a = {.s = s, .c = &s->cpu[0], .op = SL_OP_BEGIN(s->trace), .cpu = 0};
     int rc = SL_OK;
     sl_page_zone *z = s->zone;
     for (uint32_t pfn = 0; pfn < z->npages; pfn++) {

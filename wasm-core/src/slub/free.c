@@ -144,16 +144,15 @@ void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist)
         sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_FAIL, 1);
         SLI_EV(a, SLUB_SLAB_CAS_FAIL, slab, NULL, 3, 0, 0);
     }
-    uint32_t inuse = sli_inuse(new_.hi), outcome;
+    uint32_t inuse = sli_inuse(new_.hi);
+    /* Event arg1: 0 stays full, 1 node list head, 2 node list tail, 3 discarded. */
     if (!inuse && __atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED) >= s->g.min_partial) {
-        outcome = 3;
-        SLI_EV(a, SLUB_DEACTIVATE, slab, NULL, free_delta, outcome, inuse);
+        SLI_EV(a, SLUB_DEACTIVATE, slab, NULL, free_delta, 3, inuse);
         sli_stat(a, SL_SLUB_DEACTIVATE_EMPTY, 1);
         sli_slub_discard_slab(a, slab);
         sli_stat(a, SL_SLUB_FREE_SLAB, 1);
     } else if (new_.lo) {
-        outcome = tail ? 2 : 1;
-        SLI_EV(a, SLUB_DEACTIVATE, slab, NULL, free_delta, outcome, inuse);
+        SLI_EV(a, SLUB_DEACTIVATE, slab, NULL, free_delta, tail ? 2 : 1, inuse);
         sl_spin_lock(&n->list_lock);
         sli_slub_add_partial(a, slab, tail);
         sl_spin_unlock(&n->list_lock);
