@@ -111,6 +111,8 @@ int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, co
     s->bulk_free = cfg->bulk_free;
     s->flags = cfg->flags;
     s->ncpus = ncpus;
+    s->slab_limit = g.objects * g.size;
+    s->size_mask = (g.size & (g.size - 1)) ? 0 : g.size - 1;
     s->zone = zone;
     s->trace = trace;
     s->tid_step = 1;
@@ -371,9 +373,9 @@ sli_slub_slab *sli_slub_free_check(sli_act *a, void *obj, int *err)
         sli_slub_error(a, *err, NULL, NULL);
         return NULL;
     }
-    uintptr_t off = (uintptr_t)obj - (uintptr_t)sli_slab_base(s, slab);
-    if (off < s->g.red_left_pad || (off - s->g.red_left_pad) % s->g.size ||
-        (off - s->g.red_left_pad) / s->g.size >= s->g.objects) {
+    /* A slab is at most 4 MiB: 32-bit arithmetic, and a mask for power-of-two sizes. */
+    uint32_t off = (uint32_t)((uintptr_t)obj - (uintptr_t)sli_slab_base(s, slab)) - s->g.red_left_pad;
+    if (off >= s->slab_limit || (s->size_mask ? off & s->size_mask : off % s->g.size)) {
         *err = SL_EMISALIGNED;
         sli_slub_error(a, *err, slab, NULL);
         return NULL;

@@ -100,6 +100,8 @@ struct sl_slub_cache {
     uint8_t bulk_free;
     uint32_t flags;
     unsigned ncpus;
+    uint32_t slab_limit;       /* objects * size: offsets past it are no object */
+    uint32_t size_mask;        /* size - 1 for a power-of-two size, else 0 */
     uintptr_t tid_step;        /* TID_STEP = roundup_pow_of_two(NR_CPUS) (CONFIG_PREEMPTION) */
     uintptr_t random;          /* s->random for FREELIST_HARDENED */
     uint32_t *random_seq;      /* FREELIST_RANDOM: a shuffled 0..objects-1 */
