@@ -285,6 +285,12 @@ int sl_slub_validate(sl_slub_cache *s, char *msg, size_t msg_len);
  * bytes needed (so a caller can allocate and call again).
  */
 long sl_slub_snapshot(sl_slub_cache *s, void *buf, size_t cap);
+/*
+ * The same, taken at a preemption point inside a free (points 2, 3, 4): the
+ * chain being freed (ctx->next .. ctx->tail, ctx->cnt objects) is marked in
+ * flight with its links, so a detached freelist shows as its own chain.
+ */
+long sl_slub_snapshot_inflight(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_ctx *inflight);
 
 /* The object's place: pfn of its slab and index there; false for a non-object. */
 bool sl_slub_object_index(const sl_slub_cache *s, const void *obj, uint32_t *pfn, uint32_t *index);
