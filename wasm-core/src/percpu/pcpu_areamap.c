@@ -1,0 +1,264 @@
+/*
+ * pcpu_areamap.c - the area map allocator percpu used until 2017 (v4.12
+ * mm/percpu.c: pcpu_alloc_area, pcpu_free_area, pcpu_need_to_extend).
+ *
+ * Data structure.  chunk->map[0..map_used] is a sorted array of area start
+ * offsets in bytes; bit 0 of an entry says the area is in use (offsets are
+ * even: sizes and alignments are rounded to 2).  Area i spans
+ * [map[i] & ~1, map[i + 1] & ~1).  map[map_used] is the sentinel
+ * unit_size | 1.  first_free is a map index with no free area before it;
+ * contig_hint (bytes) is never smaller than the largest free area, but may
+ * be larger until an allocation scans the whole map; free_size counts free
+ * bytes.
+ *
+ * Cost.  An allocation scans from first_free and, when it splits an area,
+ * memmoves the rest of the map up by one or two entries; a free binary
+ * searches and, when it merges with a neighbour, memmoves the rest of the
+ * map down.  With 4-byte objects a 256 KiB unit holds 65536 entries, so a
+ * free in the middle of a full chunk moves up to 256 KiB: the seed's 4.7 s.
+ * A chunk whose only holes are too small or wrongly aligned keeps a
+ * contig_hint that admits the request, so every allocation rescans its
+ * whole map and fails: the seed's 52-minute 8-byte-aligned run.
+ *
+ * All functions run under pcpu_lock.
+ */
+#include "pcpu_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int am_chunk_init(sl_pcpu *pc, sl_pcpu_chunk *c)
+{
+    c->map = malloc(sizeof(int) * SLI_PCPU_DFL_MAP_ALLOC);
+    if (!c->map)
+        return SL_ENOMEM;
+    c->map_alloc = SLI_PCPU_DFL_MAP_ALLOC;
+    c->map[0] = 0;
+    c->map[1] = pc->unit_size | 1;
+    c->map_used = 1;
+    c->contig_hint = c->free_bytes = pc->unit_size;
+    c->first_free = 0;
+    return SL_OK;
+}
+
+static void am_chunk_fini(sl_pcpu_chunk *c) { free(c->map); }
+
+static int am_chunk_slot(const sl_pcpu *pc, const sl_pcpu_chunk *c)
+{
+    if (c->free_bytes < (int)sizeof(int) || c->contig_hint < (int)sizeof(int))
+        return 0;
+    return sli_pcpu_size_to_slot(pc, c->free_bytes);
+}
+
+/* The contig_hint test of pcpu_alloc's walk, then pcpu_need_to_extend (non-atomic margin). */
+static int am_find_fit(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align)
+{
+    (void)pc;
+    (void)align;
+    if (size > c->contig_hint)
+        return -1;
+    if (c->map_alloc >= c->map_used + SLI_PCPU_MAP_MARGIN_HIGH)
+        return 0;
+    int new_alloc = SLI_PCPU_DFL_MAP_ALLOC;
+    while (new_alloc < c->map_used + SLI_PCPU_MAP_MARGIN_HIGH)
+        new_alloc *= 2;
+    return -2 - new_alloc;
+}
+
+static int am_alloc_area(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align, int start)
+{
+    (void)start;
+    int oslot = am_chunk_slot(pc, c);
+    int max_contig = 0;
+    int i, off;
+    bool seen_free = false;
+    int *p;
+
+    for (i = c->first_free, p = c->map + i; i < c->map_used; i++, p++) {
+        int head, tail, this_size;
+
+        off = *p;
+        if (off & 1)
+            continue;
+        this_size = (p[1] & ~1) - off;
+
+        head = sli_align_up(off, align) - off; /* pcpu_fit_in_area without pop_only */
+        if (this_size < head + size) {
+            if (!seen_free) {
+                c->first_free = i;
+                seen_free = true;
+            }
+            max_contig = sli_max(this_size, max_contig);
+            continue;
+        }
+
+        /* A head smaller than an int, or one after a free area, merges backwards. */
+        if (head && (head < (int)sizeof(int) || !(p[-1] & 1))) {
+            *p = off += head;
+            if (p[-1] & 1)
+                c->free_bytes -= head;
+            else
+                max_contig = sli_max(*p - p[-1], max_contig);
+            this_size -= head;
+            head = 0;
+        }
+
+        /* A tail smaller than an int stays with the allocation. */
+        tail = this_size - head - size;
+        if (tail < (int)sizeof(int)) {
+            tail = 0;
+            size = this_size - head;
+        }
+
+        if (head || tail) {
+            int nr_extra = !!head + !!tail;
+            memmove(p + nr_extra + 1, p + 1, sizeof(c->map[0]) * (size_t)(c->map_used - i));
+            c->map_used += nr_extra;
+            if (head) {
+                if (!seen_free) {
+                    c->first_free = i;
+                    seen_free = true;
+                }
+                *++p = off += head;
+                ++i;
+                max_contig = sli_max(head, max_contig);
+            }
+            if (tail) {
+                p[1] = off + size;
+                max_contig = sli_max(tail, max_contig);
+            }
+        }
+
+        if (!seen_free)
+            c->first_free = i + 1;
+
+        if (i + 1 == c->map_used)
+            c->contig_hint = max_contig; /* fully scanned */
+        else
+            c->contig_hint = sli_max(c->contig_hint, max_contig);
+
+        c->free_bytes -= size;
+        *p |= 1;
+        sli_pcpu_chunk_relocate(pc, c, oslot);
+        return off;
+    }
+
+    c->contig_hint = max_contig; /* fully scanned */
+    sli_pcpu_chunk_relocate(pc, c, oslot);
+    return -1;
+}
+
+static int am_free_area(sl_pcpu *pc, sl_pcpu_chunk *c, int freeme)
+{
+    int oslot = am_chunk_slot(pc, c);
+    int off = 0, to_free = 0, freed;
+    unsigned i = 0, j = (unsigned)c->map_used;
+    int *p;
+
+    if (freeme < 0 || freeme >= pc->unit_size)
+        return SL_EMISALIGNED;
+    freeme |= 1; /* we search for the <offset, in use> pair */
+    while (i != j) {
+        unsigned k = (i + j) / 2;
+        off = c->map[k];
+        if (off < freeme)
+            i = k + 1;
+        else if (off > freeme)
+            j = k;
+        else
+            i = j = k;
+    }
+    if (off != freeme) /* the kernel BUG()s here */
+        return i > 0 && c->map[i - 1] == (freeme & ~1) ? SL_EDOUBLEFREE : SL_EMISALIGNED;
+
+    if ((int)i < c->first_free)
+        c->first_free = (int)i;
+
+    p = c->map + i;
+    *p = off &= ~1;
+    freed = (p[1] & ~1) - off;
+    c->free_bytes += freed;
+
+    if (!(p[1] & 1)) /* merge with next? */
+        to_free++;
+    if (i > 0 && !(p[-1] & 1)) { /* merge with previous? */
+        to_free++;
+        i--;
+        p--;
+    }
+    if (to_free) {
+        c->map_used -= to_free;
+        memmove(p + 1, p + 1 + to_free, (size_t)(c->map_used - (int)i) * sizeof(c->map[0]));
+    }
+
+    c->contig_hint = sli_max(c->map[i + 1] - c->map[i] - 1, c->contig_hint);
+    sli_pcpu_chunk_relocate(pc, c, oslot);
+    return freed;
+}
+
+static int am_validate(const sl_pcpu *pc, const sl_pcpu_chunk *c)
+{
+    const int *m = c->map;
+    if (c->map_used < 1 || c->map_used + 1 > c->map_alloc)
+        return sli_pcpu_corrupt("area map: map_used %d, map_alloc %d", c->map_used, c->map_alloc);
+    if ((m[0] & ~1) != 0 || m[c->map_used] != (pc->unit_size | 1))
+        return sli_pcpu_corrupt("area map: first entry %d or sentinel %d wrong", m[0], m[c->map_used]);
+    int free_size = 0, largest = 0, first_free_idx = c->map_used, in_use = 0;
+    for (int i = 0; i < c->map_used; i++) {
+        int size = (m[i + 1] & ~1) - (m[i] & ~1);
+        if (size <= 0)
+            return sli_pcpu_corrupt("area map: entry %d (%d) not below entry %d (%d)", i, m[i], i + 1, m[i + 1]);
+        if (m[i] & 1) {
+            in_use++;
+            continue;
+        }
+        if (i > 0 && !(m[i - 1] & 1))
+            return sli_pcpu_corrupt("area map: free areas %d and %d were not merged", i - 1, i);
+        if (first_free_idx == c->map_used)
+            first_free_idx = i;
+        free_size += size;
+        largest = sli_max(largest, size);
+    }
+    if (free_size != c->free_bytes)
+        return sli_pcpu_corrupt("area map: free_size %d, map says %d", c->free_bytes, free_size);
+    if (in_use != c->nr_alloc)
+        return sli_pcpu_corrupt("area map: nr_alloc %d, map holds %d", c->nr_alloc, in_use);
+    if (c->contig_hint < largest || c->contig_hint > pc->unit_size)
+        return sli_pcpu_corrupt("area map: contig_hint %d, largest free area %d", c->contig_hint, largest);
+    if (c->first_free < 0 || c->first_free > first_free_idx)
+        return sli_pcpu_corrupt("area map: first_free %d after the first free area %d", c->first_free,
+                                first_free_idx);
+    return SL_OK;
+}
+
+static int am_granules(const sl_pcpu *pc, const sl_pcpu_chunk *c, uint8_t *out, unsigned max)
+{
+    unsigned n = (unsigned)pc->unit_size / SL_PCPU_MIN_ALLOC_SIZE;
+    if (n > max)
+        n = max;
+    memset(out, 0, n);
+    for (int i = 0; i < c->map_used; i++) {
+        if (!(c->map[i] & 1))
+            continue;
+        unsigned s = (unsigned)(c->map[i] & ~1), e = (unsigned)(c->map[i + 1] & ~1);
+        for (unsigned g = s / SL_PCPU_MIN_ALLOC_SIZE; g <= (e - 1) / SL_PCPU_MIN_ALLOC_SIZE && g < n; g++)
+            if (!out[g])
+                out[g] = g == s / SL_PCPU_MIN_ALLOC_SIZE ? 1 : 2;
+    }
+    return (int)n;
+}
+
+static int am_contig_bytes(const sl_pcpu_chunk *c) { return c->contig_hint; }
+
+const sli_pcpu_ops sli_pcpu_areamap_ops = {
+    .name = "areamap",
+    .chunk_init = am_chunk_init,
+    .chunk_fini = am_chunk_fini,
+    .chunk_slot = am_chunk_slot,
+    .find_fit = am_find_fit,
+    .alloc_area = am_alloc_area,
+    .free_area = am_free_area,
+    .validate = am_validate,
+    .granules = am_granules,
+    .contig_bytes = am_contig_bytes,
+};

@@ -1,0 +1,147 @@
+/*
+ * pcpu_internal.h - what the files of the percpu model share: the chunk,
+ * the allocator interface, and the bitmap helpers of lib/bitmap.c.
+ *
+ * A chunk's fields are all under sl_pcpu.lock (pcpu_lock).  Only the fields
+ * of the chunk's allocator are used; the others stay zero.
+ *
+ * The allocator interface mirrors the kernel's call sequence in
+ * pcpu_alloc(): for each chunk in the slots from the size's slot upward,
+ * `find_fit` (pcpu_find_block_fit, or the area map's contig_hint and map
+ * extension check) says where to start, then `alloc_area` takes the area or
+ * reports that the chunk had nothing after all.
+ */
+#ifndef SLI_PCPU_INTERNAL_H
+#define SLI_PCPU_INTERNAL_H
+
+#include "percpu.h"
+
+#include <stdio.h>
+
+/* PCPU_BITMAP_BLOCK_SIZE = PAGE_SIZE: one metadata block per page. */
+#define SLI_PCPU_BLOCK_BITS ((int)(SL_PAGE_SIZE / SL_PCPU_MIN_ALLOC_SIZE))
+/* PCPU_SLOT_BASE_SHIFT */
+#define SLI_PCPU_SLOT_BASE_SHIFT 5
+/* Area map: PCPU_DFL_MAP_ALLOC and PCPU_ATOMIC_MAP_MARGIN_HIGH. */
+#define SLI_PCPU_DFL_MAP_ALLOC 16
+#define SLI_PCPU_MAP_MARGIN_HIGH 64
+
+/* struct pcpu_block_md (scan_hint and nr_bits are the 2019 additions). */
+typedef struct sli_pcpu_block_md {
+    int scan_hint;
+    int scan_hint_start;
+    int contig_hint;
+    int contig_hint_start;
+    int left_free;
+    int right_free;
+    int first_free;
+    int nr_bits;
+} sli_pcpu_block_md;
+
+typedef struct sl_pcpu_chunk {
+    sl_pcpu_list list;       /* in pc->slots[slot] */
+    char *base;              /* unit 0; unit u at base + u * unit_size */
+    int free_bytes;          /* area map: free_size */
+    int nr_alloc;            /* live allocations */
+    int nr_pages;
+    uint64_t *populated;     /* one bit per page of a unit */
+    int nr_populated;
+    int nr_empty_pop_pages;  /* scanhint only */
+
+    /* area map (before 2017) */
+    int contig_hint;         /* bytes; an upper bound of the largest free area */
+    int map_used, map_alloc; /* entries in use (sentinel excluded), entries allocated */
+    int *map;
+    int first_free;          /* map index: no free area before it */
+
+    /* bitmaps (2017 and 2019) */
+    uint64_t *alloc_map;     /* nr_bits bits */
+    uint64_t *bound_map;     /* nr_bits + 1 bits */
+    sli_pcpu_block_md *md_blocks;
+    int contig_bits, contig_bits_start, first_bit; /* 2017 chunk hints */
+    sli_pcpu_block_md chunk_md;                     /* 2019 chunk hints */
+} sl_pcpu_chunk;
+
+typedef struct sli_pcpu_ops {
+    const char *name;
+    /* Sets up an empty chunk's metadata.  Returns SL_OK or SL_ENOMEM. */
+    int (*chunk_init)(sl_pcpu *pc, sl_pcpu_chunk *c);
+    void (*chunk_fini)(sl_pcpu_chunk *c);
+    /* pcpu_chunk_slot */
+    int (*chunk_slot)(const sl_pcpu *pc, const sl_pcpu_chunk *c);
+    /*
+     * Called under lock.  Returns where alloc_area should start, -1 when the
+     * chunk cannot hold the request, or -2 - n when the area map must grow
+     * to n entries first (the caller drops the lock to allocate).
+     */
+    int (*find_fit)(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align);
+    /* Returns the byte offset taken, or -1. */
+    int (*alloc_area)(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align, int start);
+    /* Returns the bytes freed, or SL_EDOUBLEFREE / SL_EMISALIGNED. */
+    int (*free_area)(sl_pcpu *pc, sl_pcpu_chunk *c, int off);
+    /* Returns SL_OK or SL_ECORRUPT after printing the broken invariant. */
+    int (*validate)(const sl_pcpu *pc, const sl_pcpu_chunk *c);
+    /* Writes granule states (see sl_pcpu_chunk_granules); returns the count. */
+    int (*granules)(const sl_pcpu *pc, const sl_pcpu_chunk *c, uint8_t *out, unsigned max);
+    /* The chunk's contig hint in bytes, for the info call. */
+    int (*contig_bytes)(const sl_pcpu_chunk *c);
+} sli_pcpu_ops;
+
+extern const sli_pcpu_ops sli_pcpu_areamap_ops;
+extern const sli_pcpu_ops sli_pcpu_bitmap_ops;
+extern const sli_pcpu_ops sli_pcpu_scanhint_ops;
+
+/* pcpu_chunk_addr_search: the chunk whose units contain p and the unit, or NULL; under lock. */
+sl_pcpu_chunk *sli_pcpu_chunk_lookup(const sl_pcpu *pc, const void *p, unsigned *unit);
+/* pcpu_size_to_slot: by highest bit of the size; a whole unit is the last slot. */
+int sli_pcpu_size_to_slot(const sl_pcpu *pc, int size);
+/* pcpu_chunk_relocate: moves c to the slot its state now calls for. */
+void sli_pcpu_chunk_relocate(sl_pcpu *pc, sl_pcpu_chunk *c, int oslot);
+/* Adds nr to the chunk's and the global count of empty populated pages. */
+void sli_pcpu_update_empty_pages(sl_pcpu *pc, sl_pcpu_chunk *c, int nr);
+/* Prints "percpu validate: <what>" to stderr; returns SL_ECORRUPT. */
+int sli_pcpu_corrupt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Shared by the two bitmap allocators (pcpu_bitmap.c). */
+/* Returns SL_OK when off starts a live allocation, else SL_EDOUBLEFREE or SL_EMISALIGNED. */
+int sli_pcpu_bitmap_check_free(const sl_pcpu *pc, const sl_pcpu_chunk *c, int off);
+/* Every allocated run is delimited in bound_map.  Returns SL_OK or SL_ECORRUPT. */
+int sli_pcpu_bitmap_validate_maps(const sl_pcpu_chunk *c);
+/* The exact left_free, right_free, largest run and first free bit of block i. */
+void sli_pcpu_block_truth(const sl_pcpu_chunk *c, int i, int *left, int *right, int *largest, int *first);
+int sli_pcpu_bitmap_granules(const sl_pcpu *pc, const sl_pcpu_chunk *c, uint8_t *out, unsigned max);
+
+/* ------------------------------------------------------------------ */
+/* Bitmaps of 64-bit words, bit i in word i / 64 (lib/bitmap.c, lib/find_bit.c). */
+
+SL_INLINE bool sli_test_bit(const uint64_t *map, int i) { return (map[i >> 6] >> (i & 63)) & 1; }
+SL_INLINE void sli_set_bit(uint64_t *map, int i) { map[i >> 6] |= 1ull << (i & 63); }
+SL_INLINE void sli_clear_bit(uint64_t *map, int i) { map[i >> 6] &= ~(1ull << (i & 63)); }
+SL_INLINE int sli_bitmap_words(int bits) { return (bits + 63) / 64; }
+
+/* First set (or clear) bit in [start, size), or size. */
+int sli_find_next_bit(const uint64_t *map, int size, int start);
+int sli_find_next_zero_bit(const uint64_t *map, int size, int start);
+/* Last set bit in [0, size), or size when there is none. */
+int sli_find_last_bit(const uint64_t *map, int size);
+void sli_bitmap_set(uint64_t *map, int start, int n);
+void sli_bitmap_clear(uint64_t *map, int start, int n);
+/* Set bits in [0, size). */
+int sli_bitmap_weight(const uint64_t *map, int size);
+/*
+ * bitmap_find_next_zero_area: the first run of n zero bits at or after
+ * start whose start satisfies align_mask, within [0, size).  Returns its
+ * start, or a value > size - n when there is none.
+ */
+int sli_bitmap_find_next_zero_area(const uint64_t *map, int size, int start, int n, int align_mask);
+
+SL_INLINE int sli_ffs0(int x) { return __builtin_ctz((unsigned)x); } /* __ffs, x != 0 */
+SL_INLINE int sli_align_up(int x, int a) { return (x + a - 1) & ~(a - 1); }
+SL_INLINE int sli_align_down(int x, int a) { return x & ~(a - 1); }
+SL_INLINE int sli_min(int a, int b) { return a < b ? a : b; }
+SL_INLINE int sli_max(int a, int b) { return a > b ? a : b; }
+
+/* Largest zero run in [start, end) of map, and where (lowest start wins). */
+int sli_largest_zero_run(const uint64_t *map, int start, int end, int *run_start);
+
+#endif /* SLI_PCPU_INTERNAL_H */
