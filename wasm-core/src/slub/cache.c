@@ -23,8 +23,6 @@
 #define RED_INACTIVE 0xbb
 #define RED_ACTIVE 0xcc
 
-enum { OPC_ALLOC = 1, OPC_FREE = 2, OPC_ALLOC_BULK = 3, OPC_FREE_BULK = 4, OPC_FLUSH = 5 };
-
 static const char *const stat_names[] = {
 #define SL_SLUB_STAT_NAME(n) #n,
     SL_SLUB_STATS(SL_SLUB_STAT_NAME)
@@ -45,6 +43,18 @@ void sli_slub_event(const sli_act *a, unsigned kind, const sli_slub_slab *slab, 
                    .obj = slab && obj ? sli_obj_index(a->s, slab, obj) : SL_NONE32,
                    .arg0 = a0, .arg1 = a1, .arg2 = a2};
     sl_trace_emit(tr, &ev);
+}
+#endif
+
+#if !defined(SLABLAB_BENCH)
+void sli_slub_op_event(const sli_act *a, unsigned kind, unsigned opcode, int32_t arg1)
+{
+    sl_trace *tr = a->s->trace;
+    if (tr && tr->enabled) {
+        sl_event ev = {.op = a->op, .cpu = a->cpu, .kind = (uint16_t)kind, .cache = a->s->id,
+                       .slab = SL_NONE32, .obj = SL_NONE32, .arg0 = opcode, .arg1 = (uint32_t)arg1};
+        sl_trace_emit(tr, &ev);
+    }
 }
 #endif
 

@@ -16,22 +16,6 @@
  */
 #include "slub_internal.h"
 
-enum { OPC_FREE = 2, OPC_FREE_BULK = 4, OPC_FLUSH = 5 };
-
-static void op_event(sli_act *a, unsigned kind, unsigned opcode, int32_t arg1)
-{
-#if !defined(SLABLAB_BENCH)
-    sl_trace *tr = a->s->trace;
-    if (tr && tr->enabled) {
-        sl_event ev = {.op = a->op, .cpu = a->cpu, .kind = (uint16_t)kind, .cache = a->s->id,
-                       .slab = SL_NONE32, .obj = SL_NONE32, .arg0 = opcode, .arg1 = (uint32_t)arg1};
-        sl_trace_emit(tr, &ev);
-    }
-#else
-    (void)a, (void)kind, (void)opcode, (void)arg1;
-#endif
-}
-
 static bool has_cpu_partial(const sl_slub_cache *s) { return s->g.cpu_partial != 0; }
 
 /*
@@ -307,9 +291,9 @@ int sl_slub_free(sl_slub_cache *s, unsigned cpu, void *obj)
     sli_act a;
     if (!sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    op_event(&a, SL_EV_OP_BEGIN, OPC_FREE, 1);
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_FREE, 1);
     int rc = free_one(&a, obj);
-    op_event(&a, SL_EV_OP_END, OPC_FREE, rc);
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FREE, rc);
     return rc;
 }
 
@@ -374,7 +358,7 @@ int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsign
         *cas_out = 0;
     if ((!p && n) || !sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    op_event(&a, SL_EV_OP_BEGIN, OPC_FREE_BULK, (int32_t)n);
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_FREE_BULK, (int32_t)n);
     sli_stat(&a, SL_SLUB_BULK_FREE_CALLS, 1);
     int first_err = 0;
     if (s->bulk_free == SL_SLUB_BULK_FALLBACK) {
@@ -407,7 +391,7 @@ int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsign
     if (cas_out)
         *cas_out = a.cas;
     int rc = first_err ? first_err : (int)a.cas;
-    op_event(&a, SL_EV_OP_END, OPC_FREE_BULK, rc);
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FREE_BULK, rc);
     return rc;
 }
 
@@ -416,7 +400,7 @@ int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu)
     sli_act a;
     if (!sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    op_event(&a, SL_EV_OP_BEGIN, OPC_FLUSH, 0);
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_FLUSH, 0);
     sli_slub_cpu *c = a.c;
     /* flush_slab */
     sli_slub_slab *slab = c->slab;
@@ -434,6 +418,6 @@ int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu)
     sli_slub_slab *partial = c->partial;
     c->partial = NULL;
     sli_slub_put_partials(&a, partial);
-    op_event(&a, SL_EV_OP_END, OPC_FLUSH, 0);
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FLUSH, 0);
     return SL_OK;
 }

@@ -131,6 +131,15 @@ void sli_slub_event(const sli_act *a, unsigned kind, const sli_slub_slab *slab, 
 #define SLI_EV(a, kind, slab, obj, a0, a1, a2) sli_slub_event((a), SL_EV_##kind, (slab), (obj), (a0), (a1), (a2))
 #endif
 
+/* Operation codes in OP_BEGIN/OP_END events (arg0). */
+enum { SLI_OPC_ALLOC = 1, SLI_OPC_FREE = 2, SLI_OPC_ALLOC_BULK = 3, SLI_OPC_FREE_BULK = 4, SLI_OPC_FLUSH = 5 };
+/* OP_BEGIN / OP_END (kind) of operation a; arg1 = size or count, or the result. */
+#if defined(SLABLAB_BENCH)
+#define sli_slub_op_event(a, kind, opcode, arg1) ((void)0)
+#else
+void sli_slub_op_event(const sli_act *a, unsigned kind, unsigned opcode, int32_t arg1);
+#endif
+
 SL_INLINE void sli_stat(sli_act *a, unsigned item, uint64_t n)
 {
     uint64_t *p = &a->c->stat[item];
