@@ -110,6 +110,23 @@ static void test_fast_path_and_tid(void)
     SL_CHECK_EQ(tid, 1 + 4 * 2);
     memcpy(&tid, snap + off_cpu + 8, 4);
     SL_CHECK_EQ(tid, 0);
+#if !defined(SLABLAB_BENCH)
+    /* OP_END of an alloc names the object; the first alloc went through a new slab. */
+    sl_event ev[64];
+    unsigned ne = sl_trace_drain(&w.tr, 1, ev, 64), ends = 0, new_slabs = 0;
+    uint32_t pfn, idx;
+    SL_REQUIRE(sl_slub_object_index(w.s, a, &pfn, &idx));
+    for (unsigned i = 0; i < ne; i++) {
+        new_slabs += ev[i].kind == SL_EV_SLUB_NEW_SLAB;
+        if (ev[i].kind == SL_EV_OP_END && ev[i].arg0 == 1 && ends++ == 0) {
+            SL_CHECK_EQ(ev[i].slab, pfn);
+            SL_CHECK_EQ(ev[i].obj, idx);
+            SL_CHECK_EQ(ev[i].op, 1);
+        }
+    }
+    SL_CHECK_EQ(ends, 3);
+    SL_CHECK_EQ(new_slabs, 1);
+#endif
     SL_CHECK_EQ(sl_slub_free(w.s, 1, a), SL_OK);
     SL_CHECK_EQ(sl_slub_free(w.s, 1, c), SL_OK);
     SL_CHECK_EQ(valid(&w), SL_OK);

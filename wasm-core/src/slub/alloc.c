@@ -217,13 +217,13 @@ int sl_slub_alloc(sl_slub_cache *s, unsigned cpu, void **obj)
     sli_act a;
     if (!obj || !sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_ALLOC, 1);
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_ALLOC, 1, NULL);
     void *p = slab_alloc(&a);
     int rc = p ? SL_OK : SL_ENOMEM;
     if (p && (s->info || (s->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE))))
         rc = sli_slub_alloc_hook(&a, p);
     *obj = rc == SL_OK ? p : NULL;
-    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_ALLOC, rc);
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_ALLOC, rc, *obj);
     return rc;
 }
 
@@ -239,7 +239,7 @@ int sl_slub_alloc_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p)
     sli_act a;
     if ((!p && n) || n > (1u << 20) || !sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_ALLOC_BULK, (int32_t)n);
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_ALLOC_BULK, (int32_t)n, NULL);
     sli_stat(&a, SL_SLUB_BULK_ALLOC_CALLS, 1);
     bool hook = s->info || (s->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE));
     sl_dword cur = sl_dw_read(&a.c->fl_tid);
@@ -272,6 +272,6 @@ int sl_slub_alloc_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p)
         got = 0;
     }
     SLI_EV(&a, SLUB_BULK_ALLOC, NULL, NULL, (uint32_t)n, (uint32_t)got, 0);
-    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_ALLOC_BULK, got);
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_ALLOC_BULK, got, NULL);
     return got;
 }

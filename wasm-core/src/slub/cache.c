@@ -47,12 +47,15 @@ void sli_slub_event(const sli_act *a, unsigned kind, const sli_slub_slab *slab, 
 #endif
 
 #if !defined(SLABLAB_BENCH)
-void sli_slub_op_event(const sli_act *a, unsigned kind, unsigned opcode, int32_t arg1)
+void sli_slub_op_event(const sli_act *a, unsigned kind, unsigned opcode, int32_t arg1, const void *obj)
 {
     sl_trace *tr = a->s->trace;
     if (tr && tr->enabled) {
+        uint32_t pfn = SL_NONE32, idx = SL_NONE32;
+        if (obj && !sl_slub_object_index(a->s, obj, &pfn, &idx))
+            pfn = idx = SL_NONE32;
         sl_event ev = {.op = a->op, .cpu = a->cpu, .kind = (uint16_t)kind, .cache = a->s->id,
-                       .slab = SL_NONE32, .obj = SL_NONE32, .arg0 = opcode, .arg1 = (uint32_t)arg1};
+                       .slab = pfn, .obj = idx, .arg0 = opcode, .arg1 = (uint32_t)arg1};
         sl_trace_emit(tr, &ev);
     }
 }

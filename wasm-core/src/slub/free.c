@@ -291,9 +291,9 @@ int sl_slub_free(sl_slub_cache *s, unsigned cpu, void *obj)
     sli_act a;
     if (!sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_FREE, 1);
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_FREE, 1, obj);
     int rc = free_one(&a, obj);
-    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FREE, rc);
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FREE, rc, NULL);
     return rc;
 }
 
@@ -358,7 +358,7 @@ int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsign
         *cas_out = 0;
     if ((!p && n) || !sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_FREE_BULK, (int32_t)n);
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_FREE_BULK, (int32_t)n, NULL);
     sli_stat(&a, SL_SLUB_BULK_FREE_CALLS, 1);
     int first_err = 0;
     if (s->bulk_free == SL_SLUB_BULK_FALLBACK) {
@@ -391,7 +391,7 @@ int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsign
     if (cas_out)
         *cas_out = a.cas;
     int rc = first_err ? first_err : (int)a.cas;
-    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FREE_BULK, rc);
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FREE_BULK, rc, NULL);
     return rc;
 }
 
@@ -400,7 +400,7 @@ int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu)
     sli_act a;
     if (!sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_FLUSH, 0);
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_FLUSH, 0, NULL);
     sli_slub_cpu *c = a.c;
     /* flush_slab */
     sli_slub_slab *slab = c->slab;
@@ -418,6 +418,6 @@ int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu)
     sli_slub_slab *partial = c->partial;
     c->partial = NULL;
     sli_slub_put_partials(&a, partial);
-    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FLUSH, 0);
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FLUSH, 0, NULL);
     return SL_OK;
 }

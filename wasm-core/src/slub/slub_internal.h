@@ -133,11 +133,15 @@ void sli_slub_event(const sli_act *a, unsigned kind, const sli_slub_slab *slab, 
 
 /* Operation codes in OP_BEGIN/OP_END events (arg0). */
 enum { SLI_OPC_ALLOC = 1, SLI_OPC_FREE = 2, SLI_OPC_ALLOC_BULK = 3, SLI_OPC_FREE_BULK = 4, SLI_OPC_FLUSH = 5 };
-/* OP_BEGIN / OP_END (kind) of operation a; arg1 = size or count, or the result. */
+/*
+ * OP_BEGIN / OP_END (kind) of operation a; arg1 = size or count, or the
+ * result; obj (may be NULL) names the object allocated (OP_END of an alloc)
+ * or to be freed (OP_BEGIN of a free) in the event's slab/obj fields.
+ */
 #if defined(SLABLAB_BENCH)
-#define sli_slub_op_event(a, kind, opcode, arg1) ((void)0)
+#define sli_slub_op_event(a, kind, opcode, arg1, obj) ((void)0)
 #else
-void sli_slub_op_event(const sli_act *a, unsigned kind, unsigned opcode, int32_t arg1);
+void sli_slub_op_event(const sli_act *a, unsigned kind, unsigned opcode, int32_t arg1, const void *obj);
 #endif
 
 SL_INLINE void sli_stat(sli_act *a, unsigned item, uint64_t n)
