@@ -180,10 +180,21 @@ int sl_slub_alloc(sl_slub_cache *s, unsigned cpu, void **obj);
 /*
  * kmem_cache_free.  A free into a slab other than the CPU's current slab is
  * a remote free (__slab_free).  Returns 0, SL_EFOREIGN (not in a slab of this
- * cache), SL_EMISALIGNED (not at an object start), SL_EDOUBLEFREE (with
- * CONSISTENCY_CHECKS, or when the slab's count shows it), SL_EREDZONE (red zone
- * overwritten: the object is quarantined, not freed), SL_EINVAL.
- * After an error nothing changed except the quarantine.
+ * cache; also a pointer into a slab since discarded), SL_EMISALIGNED (not
+ * at an object start), SL_EDOUBLEFREE (with CONSISTENCY_CHECKS; with
+ * FREELIST_HARDENED when the object is the CPU freelist's head; or when the
+ * slab's in-use count would go below zero), SL_EREDZONE (red zone
+ * overwritten: the object is quarantined, not freed), SL_EINVAL.  After an
+ * error nothing changed except the quarantine.  Without CONSISTENCY_CHECKS a
+ * double free is otherwise accepted, as in the kernel, and validate()
+ * reports the corruption.
+ *
+ * Minimal use (one CPU, no tracing):
+ *     sl_page_zone z; sl_page_zone_init(&z, 64 << 20, NULL);
+ *     sl_slub_config cfg = {.object_size = 256, .flags = SL_SLUB_HWCACHE_ALIGN};
+ *     sl_slub_cache *s; sl_slub_cache_create(&z, NULL, 1, &cfg, &s);
+ *     void *o; sl_slub_alloc(s, 0, &o); sl_slub_free(s, 0, o);
+ *     sl_slub_cache_destroy(s); sl_page_zone_destroy(&z);
  */
 int sl_slub_free(sl_slub_cache *s, unsigned cpu, void *obj);
 /*
