@@ -93,12 +93,20 @@ uint32_t sl_trace_op_begin(sl_trace *tr);
 #define SL_PREEMPT_POINT(tr, cpu, point, ctx) ((void)0)
 #define SL_OP_BEGIN(tr) ((uint32_t)0)
 #else
-/* SL_EVENT(tr, .op = .., .cpu = .., .kind = SL_EV_X, ...): unnamed fields default as below. */
+/*
+ * SL_EVENT(tr, .op = .., .cpu = .., .kind = SL_EV_X, ...): fields not named
+ * default to "none" (cache 0xffff, slab and obj SL_NONE32, the rest 0).  The
+ * defaults are designated first and overridden by the caller's, which the
+ * override-init warning would flag; that is the intent here.
+ */
 #define SL_EVENT(tr, ...)                                                                          \
     do {                                                                                           \
         sl_trace *sl_ev_tr_ = (tr);                                                                \
         if (sl_ev_tr_ && sl_ev_tr_->enabled) {                                                     \
+            _Pragma("GCC diagnostic push")                                                         \
+            _Pragma("GCC diagnostic ignored \"-Woverride-init\"")                                  \
             sl_event sl_ev_ = {.cache = 0xffff, .slab = SL_NONE32, .obj = SL_NONE32, __VA_ARGS__};   \
+            _Pragma("GCC diagnostic pop")                                                          \
             sl_trace_emit(sl_ev_tr_, &sl_ev_);                                                     \
         }                                                                                          \
     } while (0)

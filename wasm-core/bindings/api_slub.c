@@ -1,0 +1,357 @@
+/*
+ * api_slub.c - the SLUB model for the browser bridge.  Every export is
+ * documented in docs/snapshot-format.md ("Bridge API"), with the layouts of
+ * the buffers it reads and writes.
+ *
+ * A world is one simulated machine: an event trace, a page zone (the arena)
+ * and one SLUB cache, for 1..8 CPUs.  Operations name the acting CPU; the
+ * worker that calls as CPU k must be the only one doing so (it owns CPU k's
+ * per-CPU state), as in the C API.  Objects cross the bridge as (slab pfn,
+ * object index) pairs, never as pointers.  Each CPU has its own scratch area
+ * in the world for those pairs, so workers acting as different CPUs never
+ * share a buffer.
+ *
+ * Free-running workloads (sl_api_slub_workload) run on the calling worker as
+ * CPU k until they have done their operations or sl_api_slub_workload_stop
+ * is called; objects handed to another CPU travel through one single-
+ * producer single-consumer ring per ordered CPU pair.
+ */
+#include "export.h"
+
+#include "../src/sched/sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SCRATCH_PAIRS 4096
+#define WL_RING 4096
+#define WL_HELD 256
+
+typedef struct wl_ring {
+    atomic_uint head; /* producer: the sending CPU */
+    atomic_uint tail; /* consumer: the receiving CPU */
+    void *slot[WL_RING];
+} wl_ring;
+
+typedef struct sl_api_slub_world {
+    sl_trace trace;
+    sl_page_zone zone;
+    sl_slub_cache *cache;
+    unsigned ncpus;
+    atomic_uint stop;
+    char msg[256];
+    uint32_t scratch[SL_SLUB_MAX_CPUS][2 * SCRATCH_PAIRS];
+    void *ptrs[SL_SLUB_MAX_CPUS][SCRATCH_PAIRS];
+    wl_ring *rings; /* rings[from * ncpus + to] */
+    void *held[SL_SLUB_MAX_CPUS][WL_HELD];
+    unsigned nheld[SL_SLUB_MAX_CPUS];
+} sl_api_slub_world;
+
+static int last_error;
+
+/* The error of the last world_create that returned NULL. */
+SL_EXPORT int sl_api_slub_last_error(void) { return last_error; }
+
+SL_EXPORT sl_api_slub_world *sl_api_slub_world_create(uint32_t arena_bytes, uint32_t ncpus, uint32_t object_size,
+                                                      uint32_t align, uint32_t flags, uint32_t fastpath,
+                                                      uint32_t bulk_free, uint32_t track, uint32_t seed)
+{
+    last_error = SL_EINVAL;
+    if (ncpus < 1 || ncpus > SL_SLUB_MAX_CPUS || arena_bytes < SL_PAGE_SIZE || fastpath > SL_SLUB_FP_PLAIN ||
+        bulk_free > SL_SLUB_BULK_FALLBACK)
+        return NULL;
+    sl_api_slub_world *w = calloc(1, sizeof *w);
+    if (!w) {
+        last_error = SL_ENOMEM;
+        return NULL;
+    }
+    w->ncpus = ncpus;
+    int rc = sl_trace_init(&w->trace, ncpus, 1u << 15);
+    if (rc == SL_OK)
+        rc = sl_page_zone_init(&w->zone, arena_bytes, &w->trace);
+    if (rc == SL_OK) {
+        sl_slub_config cfg = {.object_size = object_size, .align = align, .flags = flags,
+                              .fastpath = (uint8_t)fastpath, .bulk_free = (uint8_t)bulk_free,
+                              .track = (uint8_t)(track != 0), .seed = seed, .id = 1};
+        rc = sl_slub_cache_create(&w->zone, &w->trace, ncpus, &cfg, &w->cache);
+    }
+    if (rc == SL_OK && !(w->rings = calloc((size_t)ncpus * ncpus, sizeof(wl_ring))))
+        rc = SL_ENOMEM;
+    if (rc != SL_OK) {
+        last_error = rc;
+        if (w->cache)
+            sl_slub_cache_destroy(w->cache);
+        if (w->zone.base)
+            sl_page_zone_destroy(&w->zone);
+        sl_trace_destroy(&w->trace);
+        free(w->rings);
+        free(w);
+        return NULL;
+    }
+    last_error = SL_OK;
+    return w;
+}
+
+/* Call with no operation running on any CPU. */
+SL_EXPORT void sl_api_slub_world_destroy(sl_api_slub_world *w)
+{
+    if (!w)
+        return;
+    sl_slub_cache_destroy(w->cache);
+    sl_page_zone_destroy(&w->zone);
+    sl_trace_destroy(&w->trace);
+    free(w->rings);
+    free(w);
+}
+
+SL_EXPORT uint32_t *sl_api_slub_scratch(sl_api_slub_world *w, uint32_t cpu)
+{
+    return w && cpu < w->ncpus ? w->scratch[cpu] : NULL;
+}
+
+SL_EXPORT uint32_t sl_api_slub_scratch_pairs(void) { return SCRATCH_PAIRS; }
+
+static void put_ref(sl_api_slub_world *w, uint32_t *dst, void *obj)
+{
+    if (!obj || !sl_slub_object_index(w->cache, obj, &dst[0], &dst[1]))
+        dst[0] = dst[1] = SL_NONE32;
+}
+
+static void *get_ref(sl_api_slub_world *w, const uint32_t *src)
+{
+    void *o = sl_slub_object_at(w->cache, src[0], src[1]);
+    return o ? o : (void *)(uintptr_t)1; /* the model reports a foreign pointer */
+}
+
+SL_EXPORT int sl_api_slub_alloc(sl_api_slub_world *w, uint32_t cpu)
+{
+    if (!w || cpu >= w->ncpus)
+        return SL_EINVAL;
+    void *o;
+    int rc = sl_slub_alloc(w->cache, cpu, &o);
+    put_ref(w, w->scratch[cpu], rc == SL_OK ? o : NULL);
+    return rc;
+}
+
+SL_EXPORT int sl_api_slub_free(sl_api_slub_world *w, uint32_t cpu, uint32_t pfn, uint32_t index)
+{
+    if (!w || cpu >= w->ncpus)
+        return SL_EINVAL;
+    const uint32_t ref[2] = {pfn, index};
+    return sl_slub_free(w->cache, cpu, get_ref(w, ref));
+}
+
+SL_EXPORT int sl_api_slub_alloc_bulk(sl_api_slub_world *w, uint32_t cpu, uint32_t n)
+{
+    if (!w || cpu >= w->ncpus || n > SCRATCH_PAIRS)
+        return SL_EINVAL;
+    int got = sl_slub_alloc_bulk(w->cache, cpu, n, w->ptrs[cpu]);
+    for (int i = 0; i < got; i++)
+        put_ref(w, &w->scratch[cpu][2 * i], w->ptrs[cpu][i]);
+    return got;
+}
+
+/* Frees the n pairs in CPU cpu's scratch; returns the CAS count or the first error. */
+SL_EXPORT int sl_api_slub_free_bulk(sl_api_slub_world *w, uint32_t cpu, uint32_t n)
+{
+    if (!w || cpu >= w->ncpus || n > SCRATCH_PAIRS)
+        return SL_EINVAL;
+    for (uint32_t i = 0; i < n; i++)
+        w->ptrs[cpu][i] = get_ref(w, &w->scratch[cpu][2 * i]);
+    return sl_slub_free_bulk(w->cache, cpu, n, w->ptrs[cpu], NULL);
+}
+
+SL_EXPORT int sl_api_slub_flush(sl_api_slub_world *w, uint32_t cpu)
+{
+    return w ? sl_slub_flush_cpu(w->cache, cpu) : SL_EINVAL;
+}
+
+SL_EXPORT int sl_api_slub_set_variant(sl_api_slub_world *w, uint32_t fastpath, uint32_t bulk_free)
+{
+    if (!w || fastpath > SL_SLUB_FP_PLAIN || bulk_free > SL_SLUB_BULK_FALLBACK)
+        return SL_EINVAL;
+    sl_slub_set_fastpath(w->cache, (sl_slub_fastpath)fastpath);
+    sl_slub_set_bulk_free(w->cache, (sl_slub_bulk_free)bulk_free);
+    return SL_OK;
+}
+
+/* Snapshot into buf: bytes written, or minus the bytes needed. */
+SL_EXPORT int sl_api_slub_snapshot(sl_api_slub_world *w, void *buf, uint32_t cap)
+{
+    return w ? (int)sl_slub_snapshot(w->cache, buf, cap) : SL_EINVAL;
+}
+
+SL_EXPORT uint32_t sl_api_slub_drain(sl_api_slub_world *w, uint32_t cpu, sl_event *out, uint32_t max)
+{
+    return w ? sl_trace_drain(&w->trace, cpu, out, max) : 0;
+}
+
+SL_EXPORT uint32_t sl_api_slub_events_dropped(sl_api_slub_world *w, uint32_t cpu)
+{
+    return w && cpu < w->ncpus ? atomic_load(&w->trace.rings[cpu].dropped) : 0;
+}
+
+/* Turns event recording on (1) or off (0), e.g. off for free-running speed. */
+SL_EXPORT void sl_api_slub_trace_enable(sl_api_slub_world *w, uint32_t on)
+{
+    if (w)
+        w->trace.enabled = on != 0;
+}
+
+SL_EXPORT uint32_t sl_api_slub_stat_count(void) { return SL_SLUB_NR_STATS; }
+SL_EXPORT const char *sl_api_slub_stat_name(uint32_t i) { return sl_slub_stat_name(i); }
+/* Counter i of one CPU, or of all (cpu = -1); a double is exact up to 2^53. */
+SL_EXPORT double sl_api_slub_stat(sl_api_slub_world *w, int32_t cpu, uint32_t i)
+{
+    return w ? (double)sl_slub_stat_get(w->cache, cpu, i) : 0;
+}
+
+SL_EXPORT int sl_api_slub_validate(sl_api_slub_world *w)
+{
+    return w ? sl_slub_validate(w->cache, w->msg, sizeof w->msg) : SL_EINVAL;
+}
+SL_EXPORT const char *sl_api_slub_validate_message(sl_api_slub_world *w) { return w ? w->msg : ""; }
+
+/* Geometry for the given inputs into out[12] (the sl_slub_geometry fields in order). */
+SL_EXPORT int sl_api_slub_geometry(uint32_t object_size, uint32_t align, uint32_t flags, uint32_t ncpus,
+                                   uint32_t *out)
+{
+    sl_slub_geometry g;
+    int rc = sl_slub_calculate_geometry(object_size, align, flags, ncpus, &g);
+    if (rc == SL_OK)
+        memcpy(out, &g, sizeof g);
+    return rc;
+}
+
+/*
+ * Runs a driver script (sched.h): ops (8-byte records), refs (pfn, index
+ * pairs), irqs (16-byte records); stop_at = micro-step to snapshot at, 0 for
+ * none.  results (nops int32, may be 0).  out[8] = {ops_done, microsteps,
+ * snap_len, stop_op, irqs_fired, irq_result0, irq_result1, irq_result2}.
+ */
+SL_EXPORT int sl_api_slub_run(sl_api_slub_world *w, const sl_sched_op *ops, uint32_t nops, const sl_sched_ref *refs,
+                              uint32_t nrefs, const sl_sched_irq *irqs, uint32_t nirqs, uint32_t stop_at,
+                              void *snap_buf, uint32_t snap_cap, int32_t *results, int32_t *out)
+{
+    if (!w || !out)
+        return SL_EINVAL;
+    sl_sched_run r = {.cache = w->cache, .trace = &w->trace, .ops = ops, .nops = nops, .refs = refs,
+                      .nrefs = nrefs, .irqs = irqs, .nirqs = nirqs,
+                      .stop_at_microstep = stop_at ? stop_at : SL_SCHED_NO_STOP, .snap_buf = snap_buf,
+                      .snap_cap = snap_cap, .results = results};
+    int rc = sl_sched_execute(&r);
+    out[0] = (int32_t)r.ops_done;
+    out[1] = (int32_t)r.microsteps;
+    out[2] = (int32_t)r.snap_len;
+    out[3] = (int32_t)r.stop_op;
+    out[4] = (int32_t)r.irqs_fired;
+    for (unsigned i = 0; i < 3; i++)
+        out[5 + i] = r.irq_results[i];
+    return rc;
+}
+
+/* ---- free-running workloads ------------------------------------------ */
+
+enum { WL_LOCAL = 0, WL_PRODUCER_CONSUMER = 1, WL_BURSTS = 2 };
+
+static bool ring_put(wl_ring *r, void *p)
+{
+    unsigned h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    if (h - atomic_load_explicit(&r->tail, memory_order_acquire) == WL_RING)
+        return false;
+    r->slot[h % WL_RING] = p;
+    atomic_store_explicit(&r->head, h + 1, memory_order_release);
+    return true;
+}
+
+static void *ring_get(wl_ring *r)
+{
+    unsigned t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    if (t == atomic_load_explicit(&r->head, memory_order_acquire))
+        return NULL;
+    void *p = r->slot[t % WL_RING];
+    atomic_store_explicit(&r->tail, t + 1, memory_order_release);
+    return p;
+}
+
+/* Frees one object sent to `cpu` by any CPU; false if none is waiting. */
+static bool free_incoming(sl_api_slub_world *w, unsigned cpu)
+{
+    for (unsigned from = 0; from < w->ncpus; from++) {
+        void *p = ring_get(&w->rings[from * w->ncpus + cpu]);
+        if (p) {
+            sl_slub_free(w->cache, cpu, p);
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * Runs `nops` operations of workload `kind` as CPU cpu on the calling worker
+ * (0 local churn: alloc/free of its own objects; 1 producer/consumer: objects
+ * go to the next CPU, which frees them remotely; 2 bursts: up to 64 allocs
+ * then as many frees).  Returns the operations done (fewer after
+ * sl_api_slub_workload_stop), or an error.  Objects it still holds stay
+ * held for its next run; sl_api_slub_workload_drain frees them.
+ */
+SL_EXPORT int sl_api_slub_workload(sl_api_slub_world *w, uint32_t cpu, uint32_t kind, uint32_t nops, uint32_t seed)
+{
+    if (!w || cpu >= w->ncpus || kind > WL_BURSTS)
+        return SL_EINVAL;
+    uint64_t rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)seed << 8) ^ cpu;
+    void **held = w->held[cpu];
+    unsigned *nheld = &w->nheld[cpu];
+    unsigned peer = (cpu + 1) % w->ncpus;
+    uint32_t done = 0;
+    bool filling = true;
+    while (done < nops && !atomic_load_explicit(&w->stop, memory_order_relaxed)) {
+        rng ^= rng >> 12, rng ^= rng << 25, rng ^= rng >> 27;
+        unsigned r = (unsigned)((rng * 0x2545F4914F6CDD1Dull) >> 40) % 100;
+        if (kind == WL_PRODUCER_CONSUMER && r < 50 && free_incoming(w, cpu)) {
+            done++;
+            continue;
+        }
+        if (kind == WL_BURSTS && (filling ? *nheld >= 64 : *nheld == 0))
+            filling = !filling;
+        bool alloc = kind == WL_BURSTS ? filling : (r % 2 == 0 || *nheld == 0);
+        if (alloc && *nheld < WL_HELD) {
+            void *p;
+            if (sl_slub_alloc(w->cache, cpu, &p) != SL_OK) {
+                filling = false;
+                if (!*nheld && !free_incoming(w, cpu))
+                    break; /* out of memory with nothing to give back */
+                continue;
+            }
+            done++;
+            if (kind == WL_PRODUCER_CONSUMER && w->ncpus > 1 && ring_put(&w->rings[cpu * w->ncpus + peer], p))
+                continue;
+            held[(*nheld)++] = p;
+        } else if (*nheld) {
+            sl_slub_free(w->cache, cpu, held[--*nheld]);
+            done++;
+        }
+    }
+    return (int)done;
+}
+
+SL_EXPORT void sl_api_slub_workload_stop(sl_api_slub_world *w, uint32_t stop)
+{
+    if (w)
+        atomic_store(&w->stop, stop != 0);
+}
+
+/* Frees everything CPU cpu holds or was sent (call as that CPU, after the others stopped sending). */
+SL_EXPORT int sl_api_slub_workload_drain(sl_api_slub_world *w, uint32_t cpu)
+{
+    if (!w || cpu >= w->ncpus)
+        return SL_EINVAL;
+    int n = 0;
+    while (w->nheld[cpu]) {
+        sl_slub_free(w->cache, cpu, w->held[cpu][--w->nheld[cpu]]);
+        n++;
+    }
+    while (free_incoming(w, cpu))
+        n++;
+    return n;
+}

@@ -1,0 +1,134 @@
+/*
+ * cmd_geometry.c - `slablab geometry`: the SLUB model's cache geometry
+ * (slab_size, order, objs_per_slab, min_partial, cpu_partial) for every
+ * cache of a /sys/kernel/slab-like directory or a /proc/slabinfo file,
+ * beside the kernel's own figures where the source has them.
+ */
+#include "cli.h"
+
+#include "../src/slub/slub.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int run_geometry(int argc, char **argv);
+SL_CLI_COMMAND(geometry, .name = "geometry",
+               .summary = "compute SLUB cache geometry as Linux 6.x does and compare it with a kernel's",
+               .usage = "slablab geometry (--sysfs DIR | --slabinfo FILE) [--cpus N (default: present CPUs)]\n"
+                        "                 [--format table|json]",
+               .run = run_geometry)
+
+static const char *const fields[5] = {"slab_size", "order", "objs_per_slab", "min_partial", "cpu_partial"};
+
+static void print_json(const sl_slub_kcache *v, int n, unsigned cpus)
+{
+    printf("[");
+    for (int i = 0; i < n; i++) {
+        sl_slub_geometry g;
+        uint32_t model[5];
+        int m = sl_slub_kcache_compare(&v[i], cpus, &g, model);
+        printf("%s\n  {\"name\": ", i ? "," : "");
+        sl_cli_json_string(stdout, v[i].name);
+        if (m < 0) {
+            printf(", \"model\": null, \"kernel\": null, \"match\": null}");
+            continue;
+        }
+        printf(", \"model\": {");
+        for (unsigned f = 0; f < 5; f++)
+            printf("%s\"%s\": %u", f ? ", " : "", fields[f], model[f]);
+        printf("}, \"kernel\": ");
+        if (m == 2) {
+            printf("null, \"match\": null}");
+            continue;
+        }
+        printf("{");
+        for (unsigned f = 0; f < 5; f++) {
+            printf("%s\"%s\": ", f ? ", " : "", fields[f]);
+            if (v[i].has[f])
+                printf("%u", v[i].kernel[f]);
+            else
+                printf("null");
+        }
+        printf("}, \"match\": %s}", m == 1 ? "true" : "false");
+    }
+    printf("\n]\n");
+}
+
+static void print_table(const sl_slub_kcache *v, int n, unsigned cpus, const char *source)
+{
+    printf("SLUB geometry (Linux 6.x rules) for %u CPUs, kernel figures from %s\n", cpus, source);
+    printf("%-28s %7s | %6s %5s %5s %4s %5s | %6s %5s %5s %4s %5s | %s\n", "cache", "objsize", "size", "order",
+           "objs", "minp", "cpup", "k.size", "order", "objs", "minp", "cpup", "match");
+    int matched = 0, compared = 0;
+    for (int i = 0; i < n; i++) {
+        sl_slub_geometry g;
+        uint32_t model[5];
+        int m = sl_slub_kcache_compare(&v[i], cpus, &g, model);
+        if (m < 0) {
+            printf("%-28s %7u | (the model refuses this size: %s)\n", v[i].name, v[i].object_size, sl_strerror(m));
+            continue;
+        }
+        printf("%-28s %7u | %6u %5u %5u %4u %5u |", v[i].name, v[i].object_size, model[0], model[1], model[2],
+               model[3], model[4]);
+        static const int width[5] = {6, 5, 5, 4, 5};
+        for (unsigned f = 0; f < 5; f++) {
+            if (v[i].has[f])
+                printf(" %*u", width[f], v[i].kernel[f]);
+            else
+                printf(" %*s", width[f], "-");
+        }
+        printf(" | %s\n", m == 1 ? "yes" : m == 0 ? "NO" : "-");
+        if (m != 2) {
+            compared++;
+            matched += m == 1;
+        }
+    }
+    printf("%d caches, %d compared with the kernel: %d match, %d differ\n", n, compared, matched, compared - matched);
+}
+
+static int run_geometry(int argc, char **argv)
+{
+    const char *sysfs = NULL, *slabinfo = NULL;
+    unsigned long cpus = 0;
+    sl_cli_format fmt = SL_FMT_TABLE;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help")) {
+            printf("usage: %s\n", sl_cli_cmd_geometry.usage);
+            return 0;
+        } else if (!strcmp(argv[i], "--sysfs") && i + 1 < argc) {
+            sysfs = argv[++i];
+        } else if (!strcmp(argv[i], "--slabinfo") && i + 1 < argc) {
+            slabinfo = argv[++i];
+        } else if (!strcmp(argv[i], "--cpus") && i + 1 < argc) {
+            if (!sl_cli_parse_ulong(argv[++i], 1, 8192, &cpus))
+                return sl_cli_usage_error(&sl_cli_cmd_geometry, "--cpus takes 1 to 8192");
+        } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
+            if (!sl_cli_parse_format(argv[++i], &fmt) || fmt == SL_FMT_CSV)
+                return sl_cli_usage_error(&sl_cli_cmd_geometry, "--format takes table or json");
+        } else {
+            return sl_cli_usage_error(&sl_cli_cmd_geometry, "unknown argument '%s'", argv[i]);
+        }
+    }
+    if (!sysfs == !slabinfo)
+        return sl_cli_usage_error(&sl_cli_cmd_geometry, "give exactly one of --sysfs DIR and --slabinfo FILE");
+    if (!cpus)
+        cpus = sl_host_cpus();
+    sl_slub_kcache *v;
+    int n = sysfs ? sl_slub_sysfs_read(sysfs, &v) : sl_slub_slabinfo_read(slabinfo, &v);
+    if (n < 0) {
+        fprintf(stderr, "slablab geometry: cannot read %s: %s\n", sysfs ? sysfs : slabinfo,
+                n == SL_EINVAL ? "no such directory or file, or not readable" : sl_strerror(n));
+        return 1;
+    }
+    if (n == 0) {
+        fprintf(stderr, "slablab geometry: no caches found in %s\n", sysfs ? sysfs : slabinfo);
+        free(v);
+        return 1;
+    }
+    if (fmt == SL_FMT_JSON)
+        print_json(v, n, (unsigned)cpus);
+    else
+        print_table(v, n, (unsigned)cpus, sysfs ? sysfs : slabinfo);
+    free(v);
+    return 0;
+}

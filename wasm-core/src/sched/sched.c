@@ -1,0 +1,154 @@
+/*
+ * sched.c - the deterministic driver (see sched.h).
+ *
+ * One run owns the trace's preemption hook while it executes.  The hook
+ * counts micro-steps, emits a PREEMPT_POINT event for each, takes the stop
+ * snapshot, and fires an injected handler when the outer operation (depth 1)
+ * reaches the chosen point for the chosen time.  Handlers run at depth 2 and
+ * never get interrupts of their own, as an interrupt handler runs with
+ * interrupts off.
+ */
+#include "sched.h"
+
+#include <string.h>
+
+#define MAX_BULK 1024
+
+typedef struct run_state {
+    sl_sched_run *r;
+    uint32_t cur_op;   /* index of the outer op running */
+    unsigned depth;    /* 1 in an outer op, 2 in a handler */
+    uint16_t arrivals[8][5]; /* per irq: arrivals of cur_op at each point id 0..4 */
+    bool stopped;
+} run_state;
+
+static int check_op(const sl_sched_run *r, const sl_sched_op *op)
+{
+    unsigned ncpus = sl_slub_cache_ncpus(r->cache);
+    if (op->cpu >= ncpus)
+        return SL_EINVAL;
+    switch (op->kind) {
+    case SL_SCHED_ALLOC:
+    case SL_SCHED_FLUSH:
+        return SL_OK;
+    case SL_SCHED_ALLOC_BULK:
+        return op->count <= MAX_BULK ? SL_OK : SL_EINVAL;
+    case SL_SCHED_FREE:
+        return op->first < r->nrefs ? SL_OK : SL_EINVAL;
+    case SL_SCHED_FREE_BULK:
+        return op->count <= MAX_BULK && (uint64_t)op->first + op->count <= r->nrefs ? SL_OK : SL_EINVAL;
+    }
+    return SL_EINVAL;
+}
+
+/* Runs one operation as CPU `cpu`; returns its result. */
+static int32_t do_op(const sl_sched_run *r, const sl_sched_op *op, unsigned cpu)
+{
+    sl_slub_cache *s = r->cache;
+    void *objs[MAX_BULK];
+    switch (op->kind) {
+    case SL_SCHED_ALLOC: {
+        void *o;
+        return sl_slub_alloc(s, cpu, &o);
+    }
+    case SL_SCHED_FREE: {
+        const sl_sched_ref *ref = &r->refs[op->first];
+        void *o = sl_slub_object_at(s, ref->pfn, ref->index);
+        /* A reference to no object of this cache frees a pointer the model will call foreign. */
+        return sl_slub_free(s, cpu, o ? o : (void *)(uintptr_t)1);
+    }
+    case SL_SCHED_ALLOC_BULK:
+        return sl_slub_alloc_bulk(s, cpu, op->count, objs);
+    case SL_SCHED_FREE_BULK:
+        for (unsigned i = 0; i < op->count; i++) {
+            const sl_sched_ref *ref = &r->refs[op->first + i];
+            void *o = sl_slub_object_at(s, ref->pfn, ref->index);
+            objs[i] = o ? o : (void *)(uintptr_t)1;
+        }
+        return sl_slub_free_bulk(s, cpu, op->count, objs, NULL);
+    case SL_SCHED_FLUSH:
+        return sl_slub_flush_cpu(s, cpu);
+    }
+    return SL_EINVAL;
+}
+
+static void emit(sl_trace *tr, unsigned cpu, unsigned kind, uint32_t arg0, uint32_t arg1)
+{
+#if !defined(SLABLAB_BENCH)
+    if (tr && tr->enabled && cpu < tr->ncpus) {
+        sl_event ev = {.op = 0, .cpu = (uint16_t)cpu, .kind = (uint16_t)kind, .cache = 0xffff,
+                       .slab = SL_NONE32, .obj = SL_NONE32, .arg0 = arg0, .arg1 = arg1};
+        sl_trace_emit(tr, &ev);
+    }
+#else
+    (void)tr, (void)cpu, (void)kind, (void)arg0, (void)arg1;
+#endif
+}
+
+static void hook(sl_trace *tr, unsigned cpu, unsigned point, const void *ctx, void *user)
+{
+    run_state *st = user;
+    sl_sched_run *r = st->r;
+    const sl_slub_pp_ctx *pc = ctx;
+    r->microsteps++;
+    emit(tr, cpu, SL_EV_PREEMPT_POINT, point, pc ? pc->op : 0);
+    if (r->microsteps == r->stop_at_microstep) {
+        r->snap_len = sl_slub_snapshot(r->cache, r->snap_buf, r->snap_cap);
+        r->stop_op = st->cur_op;
+        st->stopped = true;
+    }
+    if (st->depth != 1)
+        return;
+    for (uint32_t i = 0; i < r->nirqs && i < 8; i++) {
+        const sl_sched_irq *irq = &r->irqs[i];
+        if (irq->at_op != st->cur_op || irq->point != point || point >= 5)
+            continue;
+        if (st->arrivals[i][point]++ != irq->nth)
+            continue;
+        emit(tr, cpu, SL_EV_INTERRUPT_BEGIN, point, 0);
+        st->depth = 2;
+        int32_t rc = do_op(r, &irq->handler, cpu);
+        st->depth = 1;
+        if (r->irqs_fired < 8)
+            r->irq_results[r->irqs_fired] = rc;
+        r->irqs_fired++;
+        emit(tr, cpu, SL_EV_INTERRUPT_END, point, (uint32_t)rc);
+    }
+}
+
+int sl_sched_execute(sl_sched_run *r)
+{
+    if (!r || !r->cache || !r->trace || (r->nops && !r->ops) || (r->nrefs && !r->refs) || (r->nirqs && !r->irqs) ||
+        r->nirqs > 8)
+        return SL_EINVAL;
+    for (uint32_t i = 0; i < r->nops; i++)
+        if (check_op(r, &r->ops[i]) != SL_OK)
+            return SL_EINVAL;
+    for (uint32_t i = 0; i < r->nirqs; i++) {
+        sl_sched_op h = r->irqs[i].handler;
+        h.cpu = 0;
+        if (check_op(r, &h) != SL_OK)
+            return SL_EINVAL;
+    }
+    run_state st;
+    memset(&st, 0, sizeof st);
+    st.r = r;
+    r->ops_done = 0;
+    r->microsteps = 0;
+    r->snap_len = 0;
+    r->irqs_fired = 0;
+    sl_preempt_hook_fn old_fn = r->trace->preempt_hook;
+    void *old_user = r->trace->preempt_user;
+    sl_trace_set_preempt_hook(r->trace, hook, &st);
+    for (uint32_t i = 0; i < r->nops && !st.stopped; i++) {
+        st.cur_op = i;
+        st.depth = 1;
+        int32_t rc = do_op(r, &r->ops[i], r->ops[i].cpu);
+        st.depth = 0;
+        if (r->results)
+            r->results[i] = rc;
+        r->ops_done = i + 1;
+    }
+    sl_trace_set_preempt_hook(r->trace, old_fn, old_user);
+    return SL_OK;
+}

@@ -1,0 +1,87 @@
+/*
+ * sched.h - a deterministic driver for the SLUB model: runs a list of
+ * operations one after another on the calling thread, can inject
+ * "interrupts" (another operation on the same CPU) at a named preemption
+ * point of a chosen operation, and can capture a snapshot at global
+ * micro-step k (the k-th preemption point reached, counting those inside
+ * handlers).
+ *
+ * The browser's Step / Micro-step / Back are built on it: the same script
+ * run against a freshly created world gives the same states, operation
+ * numbers and events every time (the model has no other source of
+ * nondeterminism: its randomness is seeded per cache and CPU), so going back
+ * is replaying from the start to an earlier step.
+ *
+ * Objects are named by (slab pfn, object index): in a replay the same pair
+ * denotes the same object, which a pointer from an earlier run would not.
+ */
+#ifndef SL_SCHED_H
+#define SL_SCHED_H
+
+#include "../slub/slub.h"
+
+typedef enum sl_sched_kind {
+    SL_SCHED_ALLOC = 1,      /* sl_slub_alloc on cpu */
+    SL_SCHED_FREE = 2,       /* sl_slub_free of refs[first] */
+    SL_SCHED_ALLOC_BULK = 3, /* sl_slub_alloc_bulk of count objects */
+    SL_SCHED_FREE_BULK = 4,  /* sl_slub_free_bulk of refs[first .. first+count-1] */
+    SL_SCHED_FLUSH = 5,      /* sl_slub_flush_cpu */
+} sl_sched_kind;
+
+/* 8 bytes; the bridge writes arrays of these. */
+typedef struct sl_sched_op {
+    uint8_t kind;   /* sl_sched_kind */
+    uint8_t cpu;
+    uint16_t count; /* bulk: objects */
+    uint32_t first; /* free, bulk free: first entry in the run's refs */
+} sl_sched_op;
+
+/* An object by place; 8 bytes. */
+typedef struct sl_sched_ref {
+    uint32_t pfn;
+    uint32_t index;
+} sl_sched_ref;
+
+/* 16 bytes: run `handler` on the interrupted operation's CPU when operation `at_op` reaches `point`. */
+typedef struct sl_sched_irq {
+    uint32_t at_op;     /* index into ops */
+    uint16_t point;     /* SL_SLUB_PP_* */
+    uint16_t nth;       /* at the nth arrival of that op at that point (0 = first) */
+    sl_sched_op handler; /* its cpu field is ignored */
+} sl_sched_irq;
+
+#define SL_SCHED_NO_STOP UINT64_MAX
+
+typedef struct sl_sched_run {
+    /* in */
+    sl_slub_cache *cache;
+    sl_trace *trace;            /* the cache's trace (its preemption hook is borrowed for the run) */
+    const sl_sched_op *ops;
+    uint32_t nops;
+    const sl_sched_ref *refs;
+    uint32_t nrefs;
+    const sl_sched_irq *irqs;
+    uint32_t nirqs;
+    uint64_t stop_at_microstep; /* 1-based; SL_SCHED_NO_STOP to run every op */
+    void *snap_buf;             /* where the stop snapshot goes (sl_slub_snapshot layout) */
+    size_t snap_cap;
+    int32_t *results;           /* nops entries, may be NULL: each op's return value */
+    /* out */
+    uint32_t ops_done;          /* operations completed */
+    uint64_t microsteps;        /* preemption points reached */
+    long snap_len;              /* sl_slub_snapshot's result at the stop, 0 if none was taken */
+    uint32_t stop_op;           /* index of the op during which the stop snapshot was taken */
+    uint32_t irqs_fired;
+    int32_t irq_results[8];     /* results of the first 8 handlers fired */
+} sl_sched_run;
+
+/*
+ * Runs r->ops in order.  With a stop micro-step, the operation during which
+ * it is reached completes and the run ends there.  Returns 0, or SL_EINVAL
+ * for a bad op (unknown kind, cpu out of range, refs out of range, bulk count
+ * over 1024); a failing operation is not an error of the run: its result is
+ * in results[].  Installs its own preemption hook on r->trace for the run.
+ */
+int sl_sched_execute(sl_sched_run *r);
+
+#endif /* SL_SCHED_H */

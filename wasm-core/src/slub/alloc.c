@@ -1,0 +1,293 @@
+/*
+ * alloc.c - allocation: the lockless fast path (slab_alloc_node), the slow
+ * path (___slab_alloc with get_freelist, freeze_slab, get_partial_node) and
+ * kmem_cache_alloc_bulk, following Linux 6.8+ (where CPU partial slabs are no
+ * longer frozen; the 4.4 code of the seeds froze them, see docs/slub.md).
+ *
+ * The CPU freelist+tid double word is read without a lock and replaced with
+ * one double-word CAS that fails if an interrupt on this CPU (or anything
+ * else) changed either word in between: that is why the tid exists.  The
+ * slow path runs "with interrupts off": no preemption point sits inside it,
+ * so its updates of c->fl_tid are CASes that cannot fail.  A slab's
+ * freelist+counters may be changed by remote frees at any moment and is
+ * changed only by sl_dw_cas (cmpxchg_double_slab).
+ */
+#include "slub_internal.h"
+
+enum { OPC_ALLOC = 1, OPC_ALLOC_BULK = 3 };
+
+/* Sets this CPU's freelist and tid (the slow path's writes, irqs off: the CAS cannot fail). */
+static void cpu_store(sli_act *a, void *freelist, uintptr_t tid)
+{
+    sl_dword cur = sl_dw_read(&a->c->fl_tid);
+    a->cas++;
+    bool ok = sl_dw_cas_local(&a->c->fl_tid, cur, (sl_dword){(uintptr_t)freelist, tid});
+    sl_assert(ok);
+    (void)ok;
+}
+
+/*
+ * get_freelist (freeze = false) / freeze_slab (freeze = true): takes the
+ * slab's whole freelist with one CAS, marking every object in use.  With
+ * get_freelist the slab stays frozen only if it had free objects.  *taken
+ * gets the number of objects taken.  Returns the freelist (may be NULL).
+ */
+static void *take_slab_freelist(sli_act *a, sli_slub_slab *slab, bool freeze, uint32_t *taken)
+{
+    for (;;) {
+        sl_dword old = sl_dw_read(&slab->fc);
+        uint32_t objects = sli_objects(old.hi);
+        uint32_t frozen = freeze ? 1u : old.lo != 0;
+        sl_dword new_ = {0, sli_counters(objects, objects, frozen)};
+        a->cas++;
+        if (sl_dw_cas(&slab->fc, old, new_)) {
+            *taken = objects - sli_inuse(old.hi);
+            if (frozen)
+                slab->cpu = a->cpu;
+            return (void *)old.lo;
+        }
+        sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_FAIL, 1);
+        SLI_EV(a, SLUB_SLAB_CAS_FAIL, slab, NULL, freeze ? 2 : 1, 0, 0);
+    }
+}
+
+/*
+ * get_partial_node: the first node partial slab is returned (removed from the
+ * list); further ones go to this CPU's partial list until more than
+ * cpu_partial_slabs / 2 were moved.  Returns NULL when the list is empty.
+ */
+static sli_slub_slab *get_partial_node(sli_act *a)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_node *n = &s->node;
+    if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
+        return NULL;
+    sli_slub_slab *partial = NULL;
+    unsigned partial_slabs = 0;
+    sl_spin_lock(&n->list_lock);
+    for (sli_slub_slab *slab = n->partial_head, *next; slab; slab = next) {
+        next = slab->lnext;
+        sli_slub_remove_partial(a, slab);
+        if (!partial) {
+            partial = slab;
+            sli_stat(a, SL_SLUB_ALLOC_FROM_PARTIAL, 1);
+            if (s->g.cpu_partial == 0) /* !kmem_cache_has_cpu_partial */
+                break;
+        } else {
+            sli_slub_put_cpu_partial(a, slab, false);
+            sli_stat(a, SL_SLUB_CPU_PARTIAL_NODE, 1);
+            SLI_EV(a, SLUB_CPU_PARTIAL_NODE, slab, NULL, 0, 0, 0);
+            if (++partial_slabs > s->g.cpu_partial_slabs / 2)
+                break;
+        }
+    }
+    sl_spin_unlock(&n->list_lock);
+    return partial;
+}
+
+void *sli_slub_slab_alloc_slow(sli_act *a)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_cpu *c = a->c;
+    sli_slub_slab *slab;
+    void *freelist;
+    uint32_t taken;
+    sli_stat(a, SL_SLUB_ALLOC_SLOWPATH, 1);
+    SLI_EV(a, SLUB_ALLOC_SLOWPATH, c->slab, NULL, 0, 0, 0);
+
+    slab = c->slab;
+    if (!slab)
+        goto new_slab;
+    freelist = (void *)sl_dw_read(&c->fl_tid).lo;
+    if (freelist)
+        goto load_freelist;
+    /* Objects freed remotely into our frozen slab wait on the slab's own freelist. */
+    freelist = take_slab_freelist(a, slab, false, &taken);
+    if (!freelist) {
+        c->slab = NULL;
+        cpu_store(a, NULL, sli_next_tid(s, sl_dw_read(&c->fl_tid).hi));
+        sli_stat(a, SL_SLUB_DEACTIVATE_BYPASS, 1);
+        SLI_EV(a, SLUB_DEACTIVATE_BYPASS, slab, NULL, 0, 0, 0);
+        goto new_slab;
+    }
+    sli_stat(a, SL_SLUB_ALLOC_REFILL, 1);
+    SLI_EV(a, SLUB_REFILL_FREELIST, slab, freelist, taken, 0, 0);
+
+load_freelist:
+    cpu_store(a, sli_get_fp(s, freelist), sli_next_tid(s, sl_dw_read(&c->fl_tid).hi));
+    return freelist;
+
+new_slab:
+    if (c->partial) {
+        slab = c->partial;
+        c->partial = slab->next; /* slub_set_percpu_partial */
+        slab->next = NULL;
+        c->slab = slab;
+        freelist = take_slab_freelist(a, slab, false, &taken);
+        sl_assert(freelist); /* VM_BUG_ON(!freelist): CPU partial slabs have free objects */
+        sli_stat(a, SL_SLUB_CPU_PARTIAL_ALLOC, 1);
+        SLI_EV(a, SLUB_REFILL_CPU_PARTIAL, slab, freelist, taken, 0, 0);
+        if (!freelist) {
+            c->slab = NULL;
+            goto new_slab;
+        }
+        goto load_freelist;
+    }
+
+    slab = get_partial_node(a);
+    if (slab) {
+        freelist = take_slab_freelist(a, slab, true, &taken);
+        SLI_EV(a, SLUB_REFILL_NODE_PARTIAL, slab, freelist, taken, 0, 0);
+        goto retry_load_slab;
+    }
+
+    slab = sli_slub_new_slab(a);
+    if (!slab)
+        return NULL;
+    sli_stat(a, SL_SLUB_ALLOC_SLAB, 1);
+    /* No other reference to the slab yet: no CAS needed. */
+    freelist = (void *)slab->fc.lo;
+    slab->fc = (sl_dword){0, sli_counters(s->g.objects, s->g.objects, 1)};
+    SLI_EV(a, SLUB_NEW_SLAB, slab, freelist, s->g.order, s->g.objects, 0);
+
+retry_load_slab:
+    if (c->slab) {
+        /* Someone (an interrupt, in the kernel) installed a CPU slab meanwhile: flush it. */
+        sli_slub_slab *flush_slab = c->slab;
+        void *flush_freelist = (void *)sl_dw_read(&c->fl_tid).lo;
+        c->slab = NULL;
+        cpu_store(a, NULL, sli_next_tid(s, sl_dw_read(&c->fl_tid).hi));
+        sli_slub_deactivate_slab(a, flush_slab, flush_freelist);
+        sli_stat(a, SL_SLUB_CPUSLAB_FLUSH, 1);
+        SLI_EV(a, SLUB_CPUSLAB_FLUSH, flush_slab, NULL, 0, 0, 0);
+        goto retry_load_slab;
+    }
+    c->slab = slab;
+    slab->cpu = a->cpu;
+    goto load_freelist;
+}
+
+/* __update_cpu_freelist_fast in the cache's variant: true if the new pair is installed. */
+SL_INLINE bool update_cpu_freelist(sli_act *a, void *old_fl, uintptr_t tid, void *new_fl)
+{
+    sl_slub_cache *s = a->s;
+    sl_dword old = {(uintptr_t)old_fl, tid}, new_ = {(uintptr_t)new_fl, sli_next_tid(s, tid)};
+    switch (s->fastpath) {
+    case SL_SLUB_FP_CMPXCHG:
+        a->cas++;
+        return sl_dw_cas_local(&a->c->fl_tid, old, new_);
+    case SL_SLUB_FP_LOCKED:
+        a->cas++;
+        return sl_dw_cas(&a->c->fl_tid, old, new_);
+    default:
+        /* The RFC: c->freelist = next; c->tid = next_tid(tid); with no check at all. */
+        sl_dw_write_plain(&a->c->fl_tid, new_);
+        return true;
+    }
+}
+
+/* slab_alloc_node: the fast path, or ___slab_alloc.  Returns the object or NULL (no memory). */
+static void *slab_alloc(sli_act *a)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_cpu *c = a->c;
+    for (;;) {
+        sl_dword cur = sl_dw_read(&c->fl_tid);
+        void *object = (void *)cur.lo;
+        uintptr_t tid = cur.hi;
+        if (SL_UNLIKELY(!object || !c->slab))
+            return sli_slub_slab_alloc_slow(a);
+        void *next = sli_get_fp(s, object);
+#if !defined(SLABLAB_BENCH)
+        sl_slub_pp_ctx ctx = {.cache = s, .op = a->op, .cpu = a->cpu, .tid = tid, .freelist = object,
+                              .next = next};
+        SL_PREEMPT_POINT(s->trace, a->cpu, SL_SLUB_PP_ALLOC_BEFORE_CAS, &ctx);
+#endif
+        if (SL_LIKELY(update_cpu_freelist(a, object, tid, next))) {
+            sli_stat(a, SL_SLUB_ALLOC_FASTPATH, 1);
+            SLI_EV(a, SLUB_ALLOC_FASTPATH, c->slab, object, (uint32_t)tid, (uint32_t)sli_next_tid(s, tid), 0);
+            return object;
+        }
+        sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL, 1);
+        SLI_EV(a, SLUB_CPU_CAS_FAIL, c->slab, object, 0, (uint32_t)tid,
+               (uint32_t)sl_dw_read(&c->fl_tid).hi);
+    }
+}
+
+static void op_event(sli_act *a, unsigned kind, unsigned opcode, int32_t arg1)
+{
+#if !defined(SLABLAB_BENCH)
+    sl_trace *tr = a->s->trace;
+    if (tr && tr->enabled) {
+        sl_event ev = {.op = a->op, .cpu = a->cpu, .kind = (uint16_t)kind, .cache = a->s->id,
+                       .slab = SL_NONE32, .obj = SL_NONE32, .arg0 = opcode, .arg1 = (uint32_t)arg1};
+        sl_trace_emit(tr, &ev);
+    }
+#else
+    (void)a, (void)kind, (void)opcode, (void)arg1;
+#endif
+}
+
+int sl_slub_alloc(sl_slub_cache *s, unsigned cpu, void **obj)
+{
+    sli_act a;
+    if (!obj || !sli_slub_begin(s, cpu, &a))
+        return SL_EINVAL;
+    op_event(&a, SL_EV_OP_BEGIN, OPC_ALLOC, 1);
+    void *p = slab_alloc(&a);
+    int rc = p ? SL_OK : SL_ENOMEM;
+    if (p && (s->info || (s->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE))))
+        rc = sli_slub_alloc_hook(&a, p);
+    *obj = rc == SL_OK ? p : NULL;
+    op_event(&a, SL_EV_OP_END, OPC_ALLOC, rc);
+    return rc;
+}
+
+/*
+ * kmem_cache_alloc_bulk (6.x __kmem_cache_alloc_bulk): with interrupts off,
+ * pop objects off the CPU freelist, calling ___slab_alloc when it runs dry;
+ * the tid is bumped before each slow path and once at the end.  The model
+ * keeps the freelist in a local while "interrupts are off" and stores it
+ * with one CAS, which is the same as the kernel's plain writes there.
+ */
+int sl_slub_alloc_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p)
+{
+    sli_act a;
+    if ((!p && n) || n > (1u << 20) || !sli_slub_begin(s, cpu, &a))
+        return SL_EINVAL;
+    op_event(&a, SL_EV_OP_BEGIN, OPC_ALLOC_BULK, (int32_t)n);
+    sli_stat(&a, SL_SLUB_BULK_ALLOC_CALLS, 1);
+    bool hook = s->info || (s->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE));
+    sl_dword cur = sl_dw_read(&a.c->fl_tid);
+    size_t i;
+    for (i = 0; i < n; i++) {
+        void *object = (void *)cur.lo;
+        if (SL_UNLIKELY(!object || !a.c->slab)) {
+            cpu_store(&a, object, sli_next_tid(s, cur.hi));
+            p[i] = sli_slub_slab_alloc_slow(&a);
+            if (!p[i])
+                break;
+            cur = sl_dw_read(&a.c->fl_tid);
+        } else {
+            cur.lo = (uintptr_t)sli_get_fp(s, object);
+            p[i] = object;
+            sli_stat(&a, SL_SLUB_ALLOC_FASTPATH, 1);
+            SLI_EV(&a, SLUB_ALLOC_FASTPATH, a.c->slab, object, (uint32_t)cur.hi, (uint32_t)cur.hi, 1);
+        }
+        if (hook && sli_slub_alloc_hook(&a, p[i]) != SL_OK)
+            break; /* quarantined or corrupt: give up like an allocation failure */
+    }
+    /* cur is the CPU freelist unless the slow path just failed (then c already is). */
+    if (i == n || p[i])
+        cpu_store(&a, (void *)cur.lo, sli_next_tid(s, sl_dw_read(&a.c->fl_tid).hi));
+    int got = (int)i;
+    if (i < n) {
+        /* Out of memory (or a bad object) part way: give back what we took, return 0 as the kernel does. */
+        unsigned cas;
+        sl_slub_free_bulk(s, cpu, i, p, &cas);
+        got = 0;
+    }
+    SLI_EV(&a, SLUB_BULK_ALLOC, NULL, NULL, (uint32_t)n, (uint32_t)got, 0);
+    op_event(&a, SL_EV_OP_END, OPC_ALLOC_BULK, got);
+    return got;
+}

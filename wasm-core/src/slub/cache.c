@@ -1,0 +1,480 @@
+/*
+ * cache.c - creating and destroying a SLUB cache, making and discarding
+ * slabs (allocate_slab, shuffle_freelist, discard_slab), the node partial
+ * list (add_partial, remove_partial), the debug hooks run around every
+ * allocation and free, events and counters.
+ *
+ * See slub_internal.h for which lock or atomic protects which field.
+ * Debug hooks: the kernel sends debug caches through a separate locked path
+ * (free_to_partial_list, alloc_single_from_partial); the model keeps its
+ * per-CPU paths for them and runs the same checks (check_object: poison and
+ * red zones; on_freelist-style double-free detection, here by the object's
+ * tracked state) at the start of a free and the end of an allocation.  A
+ * failed check leaves the object where it is (quarantined, never handed out
+ * again), as the kernel's slab_fix leaves such an object leaked.
+ */
+#include "slub_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define POISON_FREE 0x6b
+#define POISON_END 0xa5
+#define RED_INACTIVE 0xbb
+#define RED_ACTIVE 0xcc
+
+enum { OPC_ALLOC = 1, OPC_FREE = 2, OPC_ALLOC_BULK = 3, OPC_FREE_BULK = 4, OPC_FLUSH = 5 };
+
+static const char *const stat_names[] = {
+#define SL_SLUB_STAT_NAME(n) #n,
+    SL_SLUB_STATS(SL_SLUB_STAT_NAME)
+#undef SL_SLUB_STAT_NAME
+};
+
+const char *sl_slub_stat_name(unsigned stat) { return stat < SL_SLUB_NR_STATS ? stat_names[stat] : NULL; }
+
+#if !defined(SLABLAB_BENCH)
+void sli_slub_event(const sli_act *a, unsigned kind, const sli_slub_slab *slab, const void *obj, uint32_t a0,
+                    uint32_t a1, uint32_t a2)
+{
+    sl_trace *tr = a->s->trace;
+    if (!tr || !tr->enabled)
+        return;
+    sl_event ev = {.op = a->op, .cpu = a->cpu, .kind = (uint16_t)kind, .cache = a->s->id, .flags = 0,
+                   .slab = slab ? sli_slab_pfn(a->s, slab) : SL_NONE32,
+                   .obj = slab && obj ? sli_obj_index(a->s, slab, obj) : SL_NONE32,
+                   .arg0 = a0, .arg1 = a1, .arg2 = a2};
+    sl_trace_emit(tr, &ev);
+}
+#endif
+
+bool sli_slub_begin(sl_slub_cache *s, unsigned cpu, sli_act *a)
+{
+    if (!s || cpu >= s->ncpus)
+        return false;
+    a->s = s;
+    a->c = &s->cpu[cpu];
+    a->cpu = (uint16_t)cpu;
+    a->op = SL_OP_BEGIN(s->trace);
+    a->cas = 0;
+    return true;
+}
+
+void sli_slub_error(sli_act *a, int err, const sli_slub_slab *slab, const void *obj)
+{
+    sli_stat(a, SL_SLUB_ERRORS, 1);
+#if !defined(SLABLAB_BENCH)
+    sl_trace *tr = a->s->trace;
+    if (tr && tr->enabled) {
+        sl_event ev = {.op = a->op, .cpu = a->cpu, .kind = SL_EV_ERROR, .cache = a->s->id,
+                       .slab = slab ? sli_slab_pfn(a->s, slab) : SL_NONE32,
+                       .obj = slab && obj ? sli_obj_index(a->s, slab, obj) : SL_NONE32,
+                       .arg0 = (uint32_t)err};
+        sl_trace_emit(tr, &ev);
+    }
+#else
+    (void)err, (void)slab, (void)obj;
+#endif
+}
+
+static uint64_t xorshift(uint64_t *st)
+{
+    uint64_t x = *st;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *st = x;
+    return x * 0x2545F4914F6CDD1Dull;
+}
+
+int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, const sl_slub_config *cfg,
+                         sl_slub_cache **out)
+{
+    *out = NULL;
+    if (!zone || !cfg || ncpus == 0 || ncpus > SL_SLUB_MAX_CPUS || cfg->fastpath > SL_SLUB_FP_PLAIN ||
+        cfg->bulk_free > SL_SLUB_BULK_FALLBACK || (trace && trace->ncpus < ncpus))
+        return SL_EINVAL;
+    sl_slub_geometry g;
+    int rc = sl_slub_calculate_geometry(cfg->object_size, cfg->align, cfg->flags, ncpus, &g);
+    if (rc != SL_OK)
+        return rc;
+    /* A slab must hold at least one object and its objects must be addressable in 16 bits. */
+    if (g.order > SL_PAGE_MAX_ORDER || g.objects > SLI_INUSE_MASK || g.object_size < sizeof(uintptr_t))
+        return SL_EINVAL;
+    sl_slub_cache *s = sl_os_alloc_aligned(sizeof *s, SL_CACHELINE);
+    if (!s)
+        return SL_ENOMEM;
+    memset(s, 0, sizeof *s);
+    s->g = g;
+    s->id = cfg->id;
+    s->fastpath = cfg->fastpath;
+    s->bulk_free = cfg->bulk_free;
+    s->flags = cfg->flags;
+    s->ncpus = ncpus;
+    s->zone = zone;
+    s->trace = trace;
+    s->tid_step = 1;
+    while (s->tid_step < ncpus)
+        s->tid_step <<= 1;
+    uint64_t rng = 0x9E3779B97F4A7C15ull ^ cfg->seed;
+    s->random = (uintptr_t)xorshift(&rng);
+    if (cfg->flags & SL_SLUB_FREELIST_RANDOM) {
+        /* init_cache_random_seq: a Fisher-Yates shuffle of the object indices. */
+        s->random_seq = malloc(sizeof(uint32_t) * g.objects);
+        if (!s->random_seq) {
+            sl_os_free(s);
+            return SL_ENOMEM;
+        }
+        for (uint32_t i = 0; i < g.objects; i++)
+            s->random_seq[i] = i;
+        for (uint32_t i = g.objects - 1; i > 0; i--) {
+            uint32_t j = (uint32_t)(xorshift(&rng) % (i + 1)), t = s->random_seq[i];
+            s->random_seq[i] = s->random_seq[j];
+            s->random_seq[j] = t;
+        }
+    }
+    if (cfg->track || (cfg->flags & SL_SLUB_CONSISTENCY_CHECKS)) {
+        s->info_len = (size_t)(zone->npages >> g.order) * g.objects;
+        s->info = calloc(s->info_len ? s->info_len : 1, sizeof(sli_slub_objinfo));
+        if (!s->info) {
+            free(s->random_seq);
+            sl_os_free(s);
+            return SL_ENOMEM;
+        }
+    }
+    for (unsigned c = 0; c < ncpus; c++) {
+        s->cpu[c].fl_tid = (sl_dword){0, c}; /* init_tid(cpu) */
+        s->cpu[c].rng = rng ^ (0x100000001B3ull * (c + 1));
+    }
+    *out = s;
+    return SL_OK;
+}
+
+const sl_slub_geometry *sl_slub_cache_geometry(const sl_slub_cache *s) { return &s->g; }
+unsigned sl_slub_cache_ncpus(const sl_slub_cache *s) { return s->ncpus; }
+void sl_slub_set_fastpath(sl_slub_cache *s, sl_slub_fastpath fp)
+{
+    if (fp <= SL_SLUB_FP_PLAIN)
+        s->fastpath = (uint8_t)fp;
+}
+void sl_slub_set_bulk_free(sl_slub_cache *s, sl_slub_bulk_free form)
+{
+    if (form <= SL_SLUB_BULK_FALLBACK)
+        s->bulk_free = (uint8_t)form;
+}
+
+uint64_t sl_slub_stat_get(const sl_slub_cache *s, int cpu, unsigned stat)
+{
+    if (!s || stat >= SL_SLUB_NR_STATS || cpu >= (int)s->ncpus)
+        return 0;
+    uint64_t sum = 0;
+    for (unsigned c = 0; c < s->ncpus; c++)
+        if (cpu < 0 || (unsigned)cpu == c)
+            sum += __atomic_load_n(&s->cpu[c].stat[stat], __ATOMIC_RELAXED);
+    return sum;
+}
+
+void sl_slub_node_info_get(sl_slub_cache *s, sl_slub_node_info *out)
+{
+    out->nr_partial = __atomic_load_n(&s->node.nr_partial, __ATOMIC_RELAXED);
+    out->nr_slabs = atomic_load_explicit(&s->node.nr_slabs, memory_order_relaxed);
+    out->total_objects = atomic_load_explicit(&s->node.total_objects, memory_order_relaxed);
+}
+
+/* ---- slabs ----------------------------------------------------------- */
+
+static void set_redzones(const sl_slub_cache *s, unsigned char *obj, int red)
+{
+    memset(obj - s->g.red_left_pad, red, s->g.red_left_pad);
+    memset(obj + s->g.object_size, red, s->g.inuse - s->g.object_size);
+}
+
+/* init_object(): a free object is poisoned and its red zones say "inactive". */
+static void init_object(const sl_slub_cache *s, unsigned char *obj, int red)
+{
+    if (s->flags & SL_SLUB_POISON) {
+        memset(obj, POISON_FREE, s->g.object_size - 1);
+        obj[s->g.object_size - 1] = POISON_END;
+    }
+    if (s->flags & SL_SLUB_RED_ZONE)
+        set_redzones(s, obj, red);
+}
+
+/*
+ * allocate_slab + shuffle_freelist: a new slab with every object on its
+ * freelist, counters inuse 0, not frozen; nobody else can see it yet.
+ * Returns NULL when the zone has no block of the cache's order.
+ */
+sli_slub_slab *sli_slub_new_slab(sli_act *a)
+{
+    sl_slub_cache *s = a->s;
+    sl_page *pg = sl_page_alloc(s->zone, s->g.order, a->cpu);
+    if (!pg)
+        return NULL;
+    sli_slub_slab *slab = SL_PAGE_PRIV(pg, sli_slub_slab);
+    uint32_t n = s->g.objects;
+    if (s->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE))
+        for (uint32_t i = 0; i < n; i++)
+            init_object(s, sli_obj_at(s, slab, i), RED_INACTIVE);
+    if (s->info)
+        memset(sli_info(s, slab, 0), 0, sizeof(sli_slub_objinfo) * n);
+    void *first;
+    if (s->random_seq) {
+        uint32_t pos = (uint32_t)(xorshift(&a->c->rng) % n);
+        first = sli_obj_at(s, slab, s->random_seq[pos]);
+        void *cur = first;
+        for (uint32_t k = 1; k < n; k++) {
+            pos = pos + 1 == n ? 0 : pos + 1;
+            void *next = sli_obj_at(s, slab, s->random_seq[pos]);
+            sli_set_fp(s, cur, next);
+            cur = next;
+        }
+        sli_set_fp(s, cur, NULL);
+    } else {
+        first = sli_obj_at(s, slab, 0);
+        for (uint32_t i = 0; i < n; i++)
+            sli_set_fp(s, sli_obj_at(s, slab, i), i + 1 < n ? sli_obj_at(s, slab, i + 1) : NULL);
+    }
+    slab->fc = (sl_dword){(uintptr_t)first, sli_counters(0, n, 0)};
+    slab->cpu = a->cpu;
+    atomic_fetch_add_explicit(&s->node.nr_slabs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->node.total_objects, n, memory_order_relaxed);
+    __atomic_store_n(&slab->cache, s, __ATOMIC_RELEASE);
+    return slab;
+}
+
+void sli_slub_discard_slab(sli_act *a, sli_slub_slab *slab)
+{
+    sl_slub_cache *s = a->s;
+    SLI_EV(a, SLUB_DISCARD_SLAB, slab, NULL, s->g.order, 0, 0);
+    atomic_fetch_sub_explicit(&s->node.nr_slabs, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&s->node.total_objects, sli_objects(slab->fc.hi), memory_order_relaxed);
+    __atomic_store_n(&slab->cache, NULL, __ATOMIC_RELAXED);
+    sl_page_free(s->zone, sli_slab_page(slab), a->cpu);
+}
+
+/* add_partial / remove_partial: the caller holds the node's list_lock. */
+void sli_slub_add_partial(sli_act *a, sli_slub_slab *slab, bool tail)
+{
+    sli_slub_node *n = &a->s->node;
+    slab->on_node_partial = 1;
+    if (tail) {
+        slab->lnext = NULL;
+        slab->lprev = n->partial_tail;
+        if (n->partial_tail)
+            n->partial_tail->lnext = slab;
+        else
+            n->partial_head = slab;
+        n->partial_tail = slab;
+    } else {
+        slab->lprev = NULL;
+        slab->lnext = n->partial_head;
+        if (n->partial_head)
+            n->partial_head->lprev = slab;
+        else
+            n->partial_tail = slab;
+        n->partial_head = slab;
+    }
+    __atomic_store_n(&n->nr_partial, n->nr_partial + 1, __ATOMIC_RELAXED);
+    SLI_EV(a, SLUB_NODE_PARTIAL_ADD, slab, NULL, tail, n->nr_partial, 0);
+}
+
+void sli_slub_remove_partial(sli_act *a, sli_slub_slab *slab)
+{
+    sli_slub_node *n = &a->s->node;
+    if (slab->lprev)
+        slab->lprev->lnext = slab->lnext;
+    else
+        n->partial_head = slab->lnext;
+    if (slab->lnext)
+        slab->lnext->lprev = slab->lprev;
+    else
+        n->partial_tail = slab->lprev;
+    slab->lprev = slab->lnext = NULL;
+    slab->on_node_partial = 0;
+    __atomic_store_n(&n->nr_partial, n->nr_partial - 1, __ATOMIC_RELAXED);
+    SLI_EV(a, SLUB_NODE_PARTIAL_REMOVE, slab, NULL, 0, n->nr_partial, 0);
+}
+
+/* ---- debug hooks ----------------------------------------------------- */
+
+static bool bytes_are(const unsigned char *p, int v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != v)
+            return false;
+    return true;
+}
+
+/* check_object(): poison and red zones as the object's state says they must be. */
+static int check_object(const sl_slub_cache *s, const unsigned char *obj, int red, bool poison)
+{
+    if (s->flags & SL_SLUB_RED_ZONE) {
+        if (!bytes_are(obj - s->g.red_left_pad, red, s->g.red_left_pad) ||
+            !bytes_are(obj + s->g.object_size, red, s->g.inuse - s->g.object_size))
+            return SL_EREDZONE;
+    }
+    if (poison && (s->flags & SL_SLUB_POISON)) {
+        if (!bytes_are(obj, POISON_FREE, s->g.object_size - 1) || obj[s->g.object_size - 1] != POISON_END)
+            return SL_EPOISON;
+    }
+    return SL_OK;
+}
+
+static void quarantine(sli_act *a, sli_slub_slab *slab, void *obj, int err, uint8_t state)
+{
+    if (a->s->info)
+        __atomic_store_n(&sli_info(a->s, slab, sli_obj_index(a->s, slab, obj))->state, state, __ATOMIC_RELAXED);
+    sli_slub_error(a, err, slab, obj);
+    SLI_EV(a, SLUB_QUARANTINE, slab, obj, (uint32_t)err, 0, 0);
+}
+
+int sli_slub_alloc_hook(sli_act *a, void *obj)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_slab *slab = sli_slab_of(s, obj);
+    if (!slab) {
+        /* Only a corrupt CPU freelist (plain fast path) can hand out a non-object. */
+        sli_slub_error(a, SL_EFREELIST, NULL, NULL);
+        return SL_EFREELIST;
+    }
+    if (s->info) {
+        sli_slub_objinfo *oi = sli_info(s, slab, sli_obj_index(s, slab, obj));
+        uint8_t old = __atomic_exchange_n(&oi->state, SLI_OBJ_ALLOCATED, __ATOMIC_ACQ_REL);
+        if (old != SLI_OBJ_FREE) {
+            /* Handed out while allocated (or quarantined): the CPU freelist is corrupt. */
+            __atomic_store_n(&oi->state, SLI_OBJ_DUP, __ATOMIC_RELAXED);
+            sli_slub_error(a, SL_EFREELIST, slab, obj);
+            return SL_EFREELIST;
+        }
+        oi->alloc_op = a->op;
+        oi->alloc_cpu = (uint8_t)a->cpu;
+    }
+    if (s->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE)) {
+        int rc = check_object(s, obj, RED_INACTIVE, true);
+        if (rc != SL_OK) {
+            quarantine(a, slab, obj, rc, rc == SL_EPOISON ? SLI_OBJ_POISON_BAD : SLI_OBJ_REDZONE_BAD);
+            return rc;
+        }
+        if (s->flags & SL_SLUB_RED_ZONE)
+            set_redzones(s, obj, RED_ACTIVE);
+    }
+    return SL_OK;
+}
+
+sli_slub_slab *sli_slub_free_check(sli_act *a, void *obj, int *err)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_slab *slab = obj ? sli_slab_of(s, obj) : NULL;
+    if (!slab) {
+        *err = SL_EFOREIGN;
+        sli_slub_error(a, *err, NULL, NULL);
+        return NULL;
+    }
+    uintptr_t off = (uintptr_t)obj - (uintptr_t)sli_slab_base(s, slab);
+    if (off < s->g.red_left_pad || (off - s->g.red_left_pad) % s->g.size ||
+        (off - s->g.red_left_pad) / s->g.size >= s->g.objects) {
+        *err = SL_EMISALIGNED;
+        sli_slub_error(a, *err, slab, NULL);
+        return NULL;
+    }
+    if (s->info) {
+        sli_slub_objinfo *oi = sli_info(s, slab, sli_obj_index(s, slab, obj));
+        bool checks = s->flags & SL_SLUB_CONSISTENCY_CHECKS;
+        if (checks && __atomic_load_n(&oi->state, __ATOMIC_ACQUIRE) != SLI_OBJ_ALLOCATED) {
+            *err = SL_EDOUBLEFREE;
+            sli_slub_error(a, *err, slab, obj);
+            return NULL;
+        }
+        if (s->flags & SL_SLUB_RED_ZONE) {
+            int rc = check_object(s, obj, RED_ACTIVE, false);
+            if (rc != SL_OK) {
+                uint8_t expect = SLI_OBJ_ALLOCATED;
+                if (__atomic_compare_exchange_n(&oi->state, &expect, SLI_OBJ_REDZONE_BAD, false,
+                                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                    quarantine(a, slab, obj, rc, SLI_OBJ_REDZONE_BAD);
+                else
+                    sli_slub_error(a, rc = SL_EDOUBLEFREE, slab, obj);
+                *err = rc;
+                return NULL;
+            }
+        }
+        if (checks) {
+            uint8_t expect = SLI_OBJ_ALLOCATED;
+            if (!__atomic_compare_exchange_n(&oi->state, &expect, SLI_OBJ_FREE, false, __ATOMIC_ACQ_REL,
+                                             __ATOMIC_ACQUIRE)) {
+                *err = SL_EDOUBLEFREE; /* lost a race with another free of the same object */
+                sli_slub_error(a, *err, slab, obj);
+                return NULL;
+            }
+        } else {
+            __atomic_store_n(&oi->state, SLI_OBJ_FREE, __ATOMIC_RELEASE);
+        }
+        oi->free_op = a->op;
+        oi->free_cpu = (uint8_t)a->cpu;
+    } else if (s->flags & SL_SLUB_RED_ZONE) {
+        int rc = check_object(s, obj, RED_ACTIVE, false);
+        if (rc != SL_OK) {
+            quarantine(a, slab, obj, rc, SLI_OBJ_REDZONE_BAD);
+            *err = rc;
+            return NULL;
+        }
+    }
+    if (s->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE))
+        init_object(s, obj, RED_INACTIVE);
+    *err = SL_OK;
+    return slab;
+}
+
+/* ---- object addressing ----------------------------------------------- */
+
+bool sl_slub_object_index(const sl_slub_cache *s, const void *obj, uint32_t *pfn, uint32_t *index)
+{
+    sli_slub_slab *slab = obj ? sli_slab_of(s, obj) : NULL;
+    if (!slab)
+        return false;
+    uintptr_t off = (uintptr_t)obj - (uintptr_t)sli_slab_base(s, slab);
+    if (off < s->g.red_left_pad || (off - s->g.red_left_pad) % s->g.size ||
+        (off - s->g.red_left_pad) / s->g.size >= s->g.objects)
+        return false;
+    *pfn = sli_slab_pfn(s, slab);
+    *index = (uint32_t)((off - s->g.red_left_pad) / s->g.size);
+    return true;
+}
+
+void *sl_slub_object_at(const sl_slub_cache *s, uint32_t pfn, uint32_t index)
+{
+    sl_page *pg = sl_page_from_pfn(s->zone, pfn);
+    if (!pg || index >= s->g.objects || sl_page_from_addr(s->zone, sl_page_address(s->zone, pg)) != pg)
+        return NULL;
+    sli_slub_slab *slab = SL_PAGE_PRIV(pg, sli_slub_slab);
+    return slab->cache == s ? sli_obj_at(s, slab, index) : NULL;
+}
+
+/* ---- destroy ----------------------------------------------------------- */
+
+int sl_slub_cache_destroy(sl_slub_cache *s)
+{
+    if (!s)
+        return SL_EINVAL;
+    for (unsigned c = 0; c < s->ncpus; c++)
+        sl_slub_flush_cpu(s, c);
+    /* Every slab is now on the node partial list or full; give them all back. */
+    sli_act a;
+    sli_slub_begin(s, 0, &a);
+    int rc = SL_OK;
+    sl_page_zone *z = s->zone;
+    for (uint32_t pfn = 0; pfn < z->npages; pfn++) {
+        sl_page *pg = &z->pages[pfn];
+        if (pg->flags != SL_PG_HEAD || SL_PAGE_PRIV(pg, sli_slub_slab)->cache != s)
+            continue;
+        sli_slub_slab *slab = SL_PAGE_PRIV(pg, sli_slub_slab);
+        if (sli_inuse(slab->fc.hi))
+            rc = SL_EBUSY;
+        sli_slub_discard_slab(&a, slab);
+    }
+    free(s->info);
+    free(s->random_seq);
+    sl_os_free(s);
+    return rc;
+}

@@ -1,0 +1,440 @@
+/*
+ * free.c - freeing: the lockless fast path (do_slab_free), the remote/slow
+ * path (__slab_free), the per-CPU partial list (put_cpu_partial,
+ * __put_partials), deactivate_slab and flushing a CPU, and
+ * kmem_cache_free_bulk in its two forms (Linux 6.8+; see alloc.c).
+ *
+ * __slab_free runs from any CPU without a lock: one sl_dw_cas on the slab's
+ * freelist+counters pushes the chain.  Only when the slab may have to change
+ * lists (it becomes empty, or it was full) does it take the node list_lock
+ * before that CAS, so that the list decision and the counters agree.  A full
+ * slab that gets its first free back goes to the freeing CPU's partial list
+ * without the lock (6.8+: unfrozen, not on the node list).
+ *
+ * Every walk of a freelist is bounded by the slab's object count, so a
+ * corrupt (cyclic) freelist is reported, never looped on.
+ */
+#include "slub_internal.h"
+
+enum { OPC_FREE = 2, OPC_FREE_BULK = 4, OPC_FLUSH = 5 };
+
+static void op_event(sli_act *a, unsigned kind, unsigned opcode, int32_t arg1)
+{
+#if !defined(SLABLAB_BENCH)
+    sl_trace *tr = a->s->trace;
+    if (tr && tr->enabled) {
+        sl_event ev = {.op = a->op, .cpu = a->cpu, .kind = (uint16_t)kind, .cache = a->s->id,
+                       .slab = SL_NONE32, .obj = SL_NONE32, .arg0 = opcode, .arg1 = (uint32_t)arg1};
+        sl_trace_emit(tr, &ev);
+    }
+#else
+    (void)a, (void)kind, (void)opcode, (void)arg1;
+#endif
+}
+
+static bool has_cpu_partial(const sl_slub_cache *s) { return s->g.cpu_partial != 0; }
+
+/*
+ * __put_partials: moves a detached CPU partial chain to the node list; empty
+ * slabs beyond min_partial are discarded instead.
+ */
+void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_node *n = &s->node;
+    sli_slub_slab *discard = NULL;
+    if (!chain)
+        return;
+    sl_spin_lock(&n->list_lock);
+    while (chain) {
+        sli_slub_slab *slab = chain;
+        chain = slab->next;
+        slab->next = NULL;
+        if (!sli_inuse(sl_dw_read(&slab->fc).hi) && n->nr_partial >= s->g.min_partial) {
+            slab->next = discard;
+            discard = slab;
+        } else {
+            sli_slub_add_partial(a, slab, true);
+            sli_stat(a, SL_SLUB_FREE_ADD_PARTIAL, 1);
+        }
+    }
+    sl_spin_unlock(&n->list_lock);
+    while (discard) {
+        sli_slub_slab *slab = discard;
+        discard = slab->next;
+        sli_stat(a, SL_SLUB_DEACTIVATE_EMPTY, 1);
+        sli_slub_discard_slab(a, slab);
+        sli_stat(a, SL_SLUB_FREE_SLAB, 1);
+    }
+}
+
+/*
+ * put_cpu_partial: pushes an unfrozen slab with free objects on this CPU's
+ * partial list.  With `drain` (a free put it here) a list already holding
+ * cpu_partial_slabs slabs is first moved to the node.
+ */
+void sli_slub_put_cpu_partial(sli_act *a, sli_slub_slab *slab, bool drain)
+{
+    sli_slub_cpu *c = a->c;
+    sli_slub_slab *oldslab = c->partial, *to_put = NULL;
+    uint32_t slabs = 0;
+    if (oldslab) {
+        if (drain && oldslab->slabs >= a->s->g.cpu_partial_slabs) {
+            to_put = oldslab;
+            oldslab = NULL;
+        } else {
+            slabs = oldslab->slabs;
+        }
+    }
+    slabs++;
+    slab->slabs = slabs;
+    slab->next = oldslab;
+    slab->cpu = a->cpu;
+    c->partial = slab;
+    SLI_EV(a, SLUB_CPU_PARTIAL_ADD, slab, NULL, slabs, drain, 0);
+    if (to_put) {
+        SLI_EV(a, SLUB_CPU_PARTIAL_DRAIN, NULL, NULL, to_put->slabs, 0, 0);
+        sli_slub_put_partials(a, to_put);
+        sli_stat(a, SL_SLUB_CPU_PARTIAL_DRAIN, 1);
+    }
+}
+
+/*
+ * deactivate_slab: gives a CPU slab back.  Stage one counts the CPU
+ * freelist and finds its tail; stage two splices it onto the slab's freelist
+ * and unfreezes with one CAS; stage three discards an empty slab beyond
+ * min_partial, puts one with free objects on the node list, or leaves a full
+ * one untracked.
+ */
+void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_node *n = &s->node;
+    bool tail = false;
+    uint32_t free_delta = 0;
+    void *freelist_tail = NULL;
+    if (sl_dw_read(&slab->fc).lo) {
+        sli_stat(a, SL_SLUB_DEACTIVATE_REMOTE_FREES, 1);
+        tail = true;
+    }
+    uint32_t limit = sli_objects(sl_dw_read(&slab->fc).hi);
+    for (void *it = freelist; it; it = sli_get_fp(s, it)) {
+        if (free_delta == limit || sli_slab_of(s, it) != slab) {
+            /* freelist_corrupted(): isolate the rest rather than follow it. */
+            sli_slub_error(a, SL_EFREELIST, slab, NULL);
+            break;
+        }
+        freelist_tail = it;
+        free_delta++;
+    }
+    sl_dword old, new_;
+    for (;;) {
+        old = sl_dw_read(&slab->fc);
+        uint32_t inuse = sli_inuse(old.hi);
+        new_.lo = old.lo;
+        if (freelist_tail) {
+            inuse -= free_delta;
+            sli_set_fp(s, freelist_tail, (void *)old.lo);
+            new_.lo = (uintptr_t)freelist;
+        }
+        new_.hi = sli_counters(inuse, sli_objects(old.hi), 0);
+        a->cas++;
+        if (sl_dw_cas(&slab->fc, old, new_))
+            break;
+        sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_FAIL, 1);
+        SLI_EV(a, SLUB_SLAB_CAS_FAIL, slab, NULL, 3, 0, 0);
+    }
+    uint32_t inuse = sli_inuse(new_.hi), outcome;
+    if (!inuse && __atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED) >= s->g.min_partial) {
+        outcome = 3;
+        SLI_EV(a, SLUB_DEACTIVATE, slab, NULL, free_delta, outcome, inuse);
+        sli_stat(a, SL_SLUB_DEACTIVATE_EMPTY, 1);
+        sli_slub_discard_slab(a, slab);
+        sli_stat(a, SL_SLUB_FREE_SLAB, 1);
+    } else if (new_.lo) {
+        outcome = tail ? 2 : 1;
+        SLI_EV(a, SLUB_DEACTIVATE, slab, NULL, free_delta, outcome, inuse);
+        sl_spin_lock(&n->list_lock);
+        sli_slub_add_partial(a, slab, tail);
+        sl_spin_unlock(&n->list_lock);
+        sli_stat(a, tail ? SL_SLUB_DEACTIVATE_TO_TAIL : SL_SLUB_DEACTIVATE_TO_HEAD, 1);
+    } else {
+        SLI_EV(a, SLUB_DEACTIVATE, slab, NULL, free_delta, 0, inuse);
+        sli_stat(a, SL_SLUB_DEACTIVATE_FULL, 1);
+    }
+}
+
+/* __slab_free: frees the chain head..tail (cnt objects) into a slab that is not this CPU's slab. */
+static int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_node *n = &s->node;
+    bool locked = false, on_node_partial = false, was_frozen;
+    sl_dword old, new_;
+    sli_stat(a, SL_SLUB_FREE_SLOWPATH, 1);
+    for (;;) {
+        if (locked) {
+            sl_spin_unlock(&n->list_lock);
+            locked = false;
+        }
+#if !defined(SLABLAB_BENCH)
+        sl_slub_pp_ctx ctx = {.cache = s, .op = a->op, .cpu = a->cpu, .freelist = (void *)sl_dw_read(&slab->fc).lo,
+                              .next = head, .tail = tail, .cnt = cnt};
+        SL_PREEMPT_POINT(s->trace, a->cpu, SL_SLUB_PP_SLAB_FREE, &ctx);
+#endif
+        old = sl_dw_read(&slab->fc);
+        void *prior = (void *)old.lo;
+        uint32_t inuse = sli_inuse(old.hi);
+        if (SL_UNLIKELY(inuse < cnt)) {
+            /* More frees than objects in use: a double free the counters reveal. Change nothing. */
+            sli_slub_error(a, SL_EDOUBLEFREE, slab, head);
+            return SL_EDOUBLEFREE;
+        }
+        sli_set_fp(s, tail, prior);
+        was_frozen = sli_frozen(old.hi);
+        inuse -= cnt;
+        new_ = (sl_dword){(uintptr_t)head, sli_counters(inuse, sli_objects(old.hi), was_frozen)};
+        if ((!inuse || !prior) && !was_frozen) {
+            if (!has_cpu_partial(s) || prior) {
+                sl_spin_lock(&n->list_lock);
+                locked = true;
+                on_node_partial = slab->on_node_partial;
+            }
+        }
+        a->cas++;
+        if (sl_dw_cas(&slab->fc, old, new_))
+            break;
+        sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_FAIL, 1);
+        SLI_EV(a, SLUB_SLAB_CAS_FAIL, slab, NULL, 0, 0, 0);
+    }
+    void *prior = (void *)old.lo;
+    uint32_t inuse = sli_inuse(new_.hi);
+    SLI_EV(a, SLUB_FREE_SLOWPATH, slab, head, cnt, inuse, was_frozen);
+    if (!locked) {
+        if (was_frozen) {
+            sli_stat(a, SL_SLUB_FREE_FROZEN, 1);
+            SLI_EV(a, SLUB_FREE_FROZEN, slab, head, cnt, 0, 0);
+        } else if (has_cpu_partial(s) && !prior) {
+            /* The slab was full: it goes to this CPU's partial list. */
+            sli_slub_put_cpu_partial(a, slab, true);
+            sli_stat(a, SL_SLUB_CPU_PARTIAL_FREE, 1);
+        }
+        return SL_OK;
+    }
+    /* Partly free but not on the node list (on some CPU's partial list): nothing to do. */
+    if (prior && !on_node_partial) {
+        sl_spin_unlock(&n->list_lock);
+        return SL_OK;
+    }
+    if (!inuse && n->nr_partial >= s->g.min_partial)
+        goto slab_empty;
+    if (!has_cpu_partial(s) && !prior) {
+        sli_slub_add_partial(a, slab, true);
+        sli_stat(a, SL_SLUB_FREE_ADD_PARTIAL, 1);
+    }
+    sl_spin_unlock(&n->list_lock);
+    return SL_OK;
+
+slab_empty:
+    if (prior) {
+        sli_slub_remove_partial(a, slab);
+        sli_stat(a, SL_SLUB_FREE_REMOVE_PARTIAL, 1);
+    }
+    sl_spin_unlock(&n->list_lock);
+    sli_stat(a, SL_SLUB_FREE_SLAB, 1);
+    sli_slub_discard_slab(a, slab);
+    return SL_OK;
+}
+
+int sli_slub_do_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_cpu *c = a->c;
+    for (;;) {
+        sl_dword cur = sl_dw_read(&c->fl_tid);
+        uintptr_t tid = cur.hi;
+        if (SL_UNLIKELY(slab != c->slab)) {
+            return slab_free_slow(a, slab, head, tail, cnt);
+        }
+        void *freelist = (void *)cur.lo;
+        if (SL_UNLIKELY((s->flags & SL_SLUB_FREELIST_HARDENED) && freelist == tail)) {
+            /* set_freepointer's naive double-free check (BUG_ON(object == fp)). */
+            sli_slub_error(a, SL_EDOUBLEFREE, slab, tail);
+            return SL_EDOUBLEFREE;
+        }
+        sli_set_fp(s, tail, freelist);
+#if !defined(SLABLAB_BENCH)
+        sl_slub_pp_ctx ctx = {.cache = s, .op = a->op, .cpu = a->cpu, .tid = tid, .freelist = freelist,
+                              .next = head, .tail = tail, .cnt = cnt};
+        SL_PREEMPT_POINT(s->trace, a->cpu, SL_SLUB_PP_FREE_BEFORE_CAS, &ctx);
+#endif
+        sl_dword old = {(uintptr_t)freelist, tid}, new_ = {(uintptr_t)head, sli_next_tid(s, tid)};
+        bool ok;
+        switch (s->fastpath) {
+        case SL_SLUB_FP_CMPXCHG:
+            a->cas++;
+            ok = sl_dw_cas_local(&c->fl_tid, old, new_);
+            break;
+        case SL_SLUB_FP_LOCKED:
+            a->cas++;
+            ok = sl_dw_cas(&c->fl_tid, old, new_);
+            break;
+        default:
+            sl_dw_write_plain(&c->fl_tid, new_);
+            ok = true;
+        }
+        if (SL_LIKELY(ok)) {
+            sli_stat(a, SL_SLUB_FREE_FASTPATH, cnt);
+            SLI_EV(a, SLUB_FREE_FASTPATH, slab, head, cnt, (uint32_t)new_.hi, 0);
+            return SL_OK;
+        }
+        sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL, 1);
+        SLI_EV(a, SLUB_CPU_CAS_FAIL, slab, head, 1, (uint32_t)tid, (uint32_t)sl_dw_read(&c->fl_tid).hi);
+    }
+}
+
+/* kmem_cache_free of one object within operation a: checks, then do_slab_free. */
+static int free_one(sli_act *a, void *obj)
+{
+    int err;
+    sli_slub_slab *slab = sli_slub_free_check(a, obj, &err);
+    if (!slab)
+        return err;
+    return sli_slub_do_slab_free(a, slab, obj, obj, 1);
+}
+
+int sl_slub_free(sl_slub_cache *s, unsigned cpu, void *obj)
+{
+    sli_act a;
+    if (!sli_slub_begin(s, cpu, &a))
+        return SL_EINVAL;
+    op_event(&a, SL_EV_OP_BEGIN, OPC_FREE, 1);
+    int rc = free_one(&a, obj);
+    op_event(&a, SL_EV_OP_END, OPC_FREE, rc);
+    return rc;
+}
+
+typedef struct detached_freelist {
+    sli_slub_slab *slab;
+    void *tail;
+    void *freelist;
+    uint32_t cnt;
+} detached_freelist;
+
+/*
+ * build_detached_freelist (6.x): takes p[size-1], then scans downwards for
+ * objects of the same slab, linking each onto a private freelist and
+ * swapping it to the tail of the unscanned part; gives up after three
+ * objects of other slabs (the look-ahead).  Returns how many entries remain
+ * to be scanned.  An object that fails its checks is consumed without being
+ * linked (its error goes to *first_err).
+ */
+static size_t build_detached_freelist(sli_act *a, size_t size, void **p, detached_freelist *df, int *first_err)
+{
+    sl_slub_cache *s = a->s;
+    int lookahead = 3, err;
+    void *object = p[--size];
+    df->slab = sli_slub_free_check(a, object, &err);
+    if (!df->slab) {
+        if (!*first_err)
+            *first_err = err;
+        return size;
+    }
+    df->tail = df->freelist = object;
+    df->cnt = 1;
+    sli_set_fp(s, object, NULL);
+    size_t same = size;
+    while (size) {
+        object = p[--size];
+        if (object && sli_slab_of(s, object) == df->slab) {
+            if (sli_slub_free_check(a, object, &err)) {
+                sli_set_fp(s, object, df->freelist);
+                df->freelist = object;
+                df->cnt++;
+            } else if (!*first_err) {
+                *first_err = err;
+            }
+            same--;
+            if (size != same) {
+                void *t = p[size];
+                p[size] = p[same];
+                p[same] = t;
+            }
+            continue;
+        }
+        if (!--lookahead)
+            break;
+    }
+    return same;
+}
+
+int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsigned *cas_out)
+{
+    sli_act a;
+    if (cas_out)
+        *cas_out = 0;
+    if ((!p && n) || !sli_slub_begin(s, cpu, &a))
+        return SL_EINVAL;
+    op_event(&a, SL_EV_OP_BEGIN, OPC_FREE_BULK, (int32_t)n);
+    sli_stat(&a, SL_SLUB_BULK_FREE_CALLS, 1);
+    int first_err = 0;
+    if (s->bulk_free == SL_SLUB_BULK_FALLBACK) {
+        for (size_t i = 0; i < n; i++) {
+            int rc = free_one(&a, p[i]);
+            if (rc && !first_err)
+                first_err = rc;
+        }
+    } else {
+        size_t size = n;
+        while (size) {
+            detached_freelist df;
+            size = build_detached_freelist(&a, size, p, &df, &first_err);
+            if (!df.slab)
+                continue;
+            SLI_EV(&a, SLUB_DETACHED_FREELIST, df.slab, df.freelist, df.cnt, (uint32_t)size, 0);
+#if !defined(SLABLAB_BENCH)
+            sl_slub_pp_ctx ctx = {.cache = s, .op = a.op, .cpu = a.cpu, .freelist = df.freelist,
+                                  .next = df.freelist, .tail = df.tail, .cnt = df.cnt};
+            SL_PREEMPT_POINT(s->trace, a.cpu, SL_SLUB_PP_BULK_GROUP, &ctx);
+#endif
+            sli_stat(&a, SL_SLUB_BULK_FREE_GROUPS, 1);
+            int rc = sli_slub_do_slab_free(&a, df.slab, df.freelist, df.tail, df.cnt);
+            if (rc && !first_err)
+                first_err = rc;
+        }
+    }
+    sli_stat(&a, SL_SLUB_BULK_FREE_CAS, a.cas);
+    SLI_EV(&a, SLUB_BULK_FREE, NULL, NULL, (uint32_t)n, s->bulk_free, a.cas);
+    if (cas_out)
+        *cas_out = a.cas;
+    int rc = first_err ? first_err : (int)a.cas;
+    op_event(&a, SL_EV_OP_END, OPC_FREE_BULK, rc);
+    return rc;
+}
+
+int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu)
+{
+    sli_act a;
+    if (!sli_slub_begin(s, cpu, &a))
+        return SL_EINVAL;
+    op_event(&a, SL_EV_OP_BEGIN, OPC_FLUSH, 0);
+    sli_slub_cpu *c = a.c;
+    /* flush_slab */
+    sli_slub_slab *slab = c->slab;
+    void *freelist = (void *)sl_dw_read(&c->fl_tid).lo;
+    c->slab = NULL;
+    sl_dword cur = sl_dw_read(&c->fl_tid);
+    a.cas++;
+    sl_dw_cas_local(&c->fl_tid, cur, (sl_dword){0, sli_next_tid(s, cur.hi)});
+    SLI_EV(&a, SLUB_FLUSH_CPU, slab, NULL, 0, 0, 0);
+    if (slab) {
+        sli_slub_deactivate_slab(&a, slab, freelist);
+        sli_stat(&a, SL_SLUB_CPUSLAB_FLUSH, 1);
+    }
+    /* put_partials_cpu */
+    sli_slub_slab *partial = c->partial;
+    c->partial = NULL;
+    sli_slub_put_partials(&a, partial);
+    op_event(&a, SL_EV_OP_END, OPC_FLUSH, 0);
+    return SL_OK;
+}

@@ -1,0 +1,147 @@
+/*
+ * geometry.c - a cache's layout as Linux 6.x computes it (mm/slub.c:
+ * calculate_alignment, calculate_sizes, calculate_order, calc_slab_order,
+ * set_min_partial, set_cpu_partial / slub_set_cpu_partial).
+ *
+ * The code follows the kernel's line by line; the differences are inputs the
+ * kernel has and sysfs does not show: freeptr_offset for RCU caches (6.13+
+ * lets such a cache keep its free pointer inside the object; we assume it
+ * does not) and KASAN's extra metadata (off in distribution kernels).
+ * Word-sized quantities are those of x86-64 in every build, so that the
+ * WebAssembly build predicts the same figures as a 64-bit kernel.
+ */
+#include "slub.h"
+
+#define MIN_PARTIAL 5
+#define MAX_PARTIAL 10
+#define MAX_OBJS_PER_PAGE 32767u /* the 15-bit objects field of the slab counters */
+#define ARCH_SLAB_MINALIGN 8u    /* __alignof__(unsigned long long) */
+
+static uint32_t align_up(uint32_t x, uint32_t a) { return (x + a - 1) & ~(a - 1); }
+static uint32_t align_down(uint32_t x, uint32_t a) { return x & ~(a - 1); }
+
+static unsigned fls32(uint32_t x) { return x ? 32 - (unsigned)__builtin_clz(x) : 0; }
+static unsigned ilog2_32(uint32_t x) { return fls32(x) - 1; }
+
+/* get_order(): the smallest order whose block holds `size` bytes. */
+static unsigned get_order(uint64_t size)
+{
+    unsigned order = 0;
+    while (((uint64_t)SL_PAGE_SIZE << order) < size)
+        order++;
+    return order;
+}
+
+static uint32_t order_objects(unsigned order, uint32_t size)
+{
+    return (uint32_t)(((uint64_t)SL_PAGE_SIZE << order) / size);
+}
+
+static uint32_t calculate_alignment(uint32_t flags, uint32_t align, uint32_t size)
+{
+    if (flags & SL_SLUB_HWCACHE_ALIGN) {
+        uint32_t ralign = SL_SLUB_CACHE_LINE;
+        while (size <= ralign / 2)
+            ralign /= 2;
+        align = align > ralign ? align : ralign;
+    }
+    if (align < ARCH_SLAB_MINALIGN)
+        align = ARCH_SLAB_MINALIGN;
+    return align_up(align, SL_SLUB_WORD);
+}
+
+/* calc_slab_order(): the first order in [min_order, max_order] wasting at most 1/fract. */
+static unsigned calc_slab_order(uint32_t size, unsigned min_order, unsigned max_order, unsigned fract)
+{
+    unsigned order;
+    for (order = min_order; order <= max_order; order++) {
+        uint32_t slab_size = (uint32_t)(SL_PAGE_SIZE << order);
+        if (slab_size % size <= slab_size / fract)
+            break;
+    }
+    return order;
+}
+
+/* calculate_order() (6.x, after the min_objects loop was removed in 6.8). Returns -1 if none. */
+static int calculate_order(uint32_t size, unsigned nr_cpus)
+{
+    unsigned min_objects = 4 * (fls32(nr_cpus) + 1); /* nr_cpus <= 1 would use nr_cpu_ids: same here */
+    uint32_t max_objects = order_objects(SL_SLUB_MAX_ORDER, size);
+    if (max_objects < 1)
+        max_objects = 1;
+    if (min_objects > max_objects)
+        min_objects = max_objects;
+    unsigned min_order = get_order((uint64_t)min_objects * size); /* slub_min_order = 0 */
+    if (order_objects(min_order, size) > MAX_OBJS_PER_PAGE)
+        return (int)get_order((uint64_t)size * MAX_OBJS_PER_PAGE) - 1;
+    for (unsigned fraction = 16; fraction > 1; fraction /= 2) {
+        unsigned order = calc_slab_order(size, min_order, SL_SLUB_MAX_ORDER, fraction);
+        if (order <= SL_SLUB_MAX_ORDER)
+            return (int)order;
+    }
+    unsigned order = get_order(size);
+    return order <= SL_PAGE_MAX_ORDER ? (int)order : -1;
+}
+
+int sl_slub_calculate_geometry(uint32_t object_size, uint32_t align, uint32_t flags, unsigned nr_cpus,
+                               sl_slub_geometry *g)
+{
+    if (object_size == 0 || object_size > (8u << 20) || (align & (align - 1)) || align > (1u << 22) ||
+        nr_cpus == 0)
+        return SL_EINVAL;
+    *g = (sl_slub_geometry){.object_size = object_size, .flags = flags};
+    g->align = calculate_alignment(flags, align, object_size);
+
+    /* calculate_sizes() */
+    uint32_t size = align_up(object_size, SL_SLUB_WORD);
+    if ((flags & SL_SLUB_RED_ZONE) && size == object_size)
+        size += SL_SLUB_WORD; /* room for the right red zone */
+    g->inuse = size;
+    bool orig_size = (flags & SL_SLUB_STORE_USER) && (flags & SL_SLUB_KMALLOC); /* slub_debug_orig_size */
+    if ((flags & SL_SLUB_TYPESAFE_BY_RCU) || (flags & SL_SLUB_POISON) || (flags & SL_SLUB_CTOR) ||
+        ((flags & SL_SLUB_RED_ZONE) && (object_size < SL_SLUB_WORD || orig_size))) {
+        g->offset = size; /* the free pointer may not overwrite the object: put it after */
+        size += SL_SLUB_WORD;
+    } else {
+        g->offset = align_down(object_size / 2, SL_SLUB_WORD); /* middle of the object */
+    }
+    if (flags & SL_SLUB_STORE_USER) {
+        size += 2 * SL_SLUB_TRACK_SIZE;
+        if (flags & SL_SLUB_KMALLOC)
+            size += 4; /* orig_size */
+    }
+    if (flags & SL_SLUB_RED_ZONE) {
+        size += SL_SLUB_WORD;
+        g->red_left_pad = align_up(SL_SLUB_WORD, g->align);
+        size += g->red_left_pad;
+    }
+    size = align_up(size, g->align);
+    g->size = size;
+    int order = calculate_order(size, nr_cpus);
+    if (order < 0)
+        return SL_EINVAL;
+    g->order = (uint32_t)order;
+    g->objects = order_objects(g->order, size);
+    if (g->objects == 0)
+        return SL_EINVAL;
+
+    /* set_min_partial() */
+    uint32_t mp = ilog2_32(size) / 2;
+    g->min_partial = mp < MIN_PARTIAL ? MIN_PARTIAL : mp > MAX_PARTIAL ? MAX_PARTIAL : mp;
+
+    /* set_cpu_partial(): none for debug caches (kmem_cache_has_cpu_partial). */
+    uint32_t nr;
+    if (flags & SL_SLUB_DEBUG_FLAGS)
+        nr = 0;
+    else if (size >= SL_PAGE_SIZE)
+        nr = 6;
+    else if (size >= 1024)
+        nr = 24;
+    else if (size >= 256)
+        nr = 52;
+    else
+        nr = 120;
+    g->cpu_partial = nr;
+    g->cpu_partial_slabs = (nr * 2 + g->objects - 1) / g->objects;
+    return SL_OK;
+}

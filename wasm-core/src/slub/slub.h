@@ -1,0 +1,294 @@
+/*
+ * slub.h - a model of the Linux kernel's SLUB allocator (mm/slub.c, 6.x).
+ *
+ * What is modelled (docs/slub.md says how faithfully):
+ *   - cache geometry exactly as calculate_alignment / calculate_sizes /
+ *     calculate_order / set_min_partial / set_cpu_partial compute it;
+ *   - kmem_cache_cpu per simulated CPU: freelist and tid in one double word
+ *     changed only by a double-word CAS, the CPU slab, the per-CPU partial
+ *     list;
+ *   - the lockless fast paths (slab_alloc_node, do_slab_free) in three
+ *     variants (SL_SLUB_FP_*), the slow paths (___slab_alloc with its four
+ *     refill sources, __slab_free for remote frees, put_cpu_partial,
+ *     deactivate_slab, discard beyond min_partial), the node partial list
+ *     under its list_lock, kmem_cache_alloc_bulk and kmem_cache_free_bulk
+ *     (fallback and detached-freelist forms);
+ *   - debug checks and hardening per cache (off by default).
+ *
+ * Concurrency.  Every operation names the CPU it acts as.  The thread that
+ * acts as CPU k owns CPU k's per-CPU state for its whole life (it never
+ * migrates), as a kernel thread pinned to k would, or a web worker in the
+ * browser.  Any CPU may free any object (a remote free is lock-free, as in
+ * the kernel); the node partial list is guarded by its spin lock.
+ * Two threads must never act as the same CPU at once.  Snapshots and
+ * validate() read everything and are exact only while no operation runs.
+ *
+ * Interrupts.  SL_PREEMPT_POINT()s (ids SL_SLUB_PP_*, context
+ * sl_slub_pp_ctx) sit inside the fast paths where the kernel could take an
+ * interrupt.  A hook may run another operation on the same CPU there (an
+ * "interrupt handler").  With cmpxchg/locked the changed tid makes the
+ * interrupted operation retry; with plain the same interleaving corrupts the
+ * CPU freelist and validate() (and, with tracking, the next allocation)
+ * reports SL_EFREELIST.  Benchmark builds (SLABLAB_BENCH) compile the points
+ * and all events out.
+ */
+#ifndef SL_SLUB_H
+#define SL_SLUB_H
+
+#include "../page/page.h"
+
+/* ------------------------------------------------------------------ */
+/* Geometry                                                            */
+
+/* Cache flags: the kernel's SLAB_* values where it has one. */
+enum {
+    SL_SLUB_CONSISTENCY_CHECKS = 0x00000100u, /* double-free detection (needs tracking; forces it on) */
+    SL_SLUB_RED_ZONE = 0x00000400u,           /* red zones around each object, checked */
+    SL_SLUB_POISON = 0x00000800u,             /* poison free objects, checked on allocation */
+    SL_SLUB_KMALLOC = 0x00001000u,            /* a kmalloc cache (orig_size with STORE_USER/RED_ZONE) */
+    SL_SLUB_HWCACHE_ALIGN = 0x00002000u,      /* align objects to the cache line */
+    SL_SLUB_CACHE_DMA = 0x00004000u,          /* geometry only */
+    SL_SLUB_STORE_USER = 0x00010000u,         /* room for two struct track after the object */
+    SL_SLUB_RECLAIM_ACCOUNT = 0x00020000u,    /* geometry only */
+    SL_SLUB_TYPESAFE_BY_RCU = 0x00080000u,    /* free pointer after the object */
+    SL_SLUB_CTOR = 0x40000000u,               /* the cache has a constructor (free pointer after) */
+    /* Model-only hardening (the kernel's are config options, per cache here). */
+    SL_SLUB_FREELIST_HARDENED = 0x01000000u,  /* free pointers stored as ptr ^ random ^ swab(&ptr) */
+    SL_SLUB_FREELIST_RANDOM = 0x02000000u,    /* new slabs' freelists in a shuffled order */
+};
+/* Flags that make kmem_cache_debug() true in the kernel (no CPU partial lists then). */
+#define SL_SLUB_DEBUG_FLAGS (SL_SLUB_CONSISTENCY_CHECKS | SL_SLUB_RED_ZONE | SL_SLUB_POISON | SL_SLUB_STORE_USER)
+
+#define SL_SLUB_CACHE_LINE 64      /* cache_line_size() on x86-64 */
+#define SL_SLUB_MAX_ORDER 3        /* slub_max_order = PAGE_ALLOC_COSTLY_ORDER */
+#define SL_SLUB_TRACK_SIZE 32      /* sizeof(struct track) on x86-64 with STACKDEPOT */
+#define SL_SLUB_WORD 8             /* sizeof(void *) of the modelled kernel (x86-64) */
+
+typedef struct sl_slub_geometry {
+    uint32_t object_size;   /* what the user asked for */
+    uint32_t align;         /* calculate_alignment() */
+    uint32_t inuse;         /* bytes used by the object and its right red zone */
+    uint32_t offset;        /* free pointer offset within the object slot */
+    uint32_t red_left_pad;  /* left red zone; user pointer = slot + red_left_pad */
+    uint32_t size;          /* slot size (sysfs slab_size) */
+    uint32_t order;         /* slab order (sysfs order) */
+    uint32_t objects;       /* objects per slab (sysfs objs_per_slab) */
+    uint32_t min_partial;   /* sysfs min_partial */
+    uint32_t cpu_partial;   /* sysfs cpu_partial (objects) */
+    uint32_t cpu_partial_slabs; /* slabs a CPU partial list holds */
+    uint32_t flags;         /* flags as given */
+} sl_slub_geometry;
+
+/*
+ * Computes a cache's geometry as Linux 6.x does for `nr_cpus` present CPUs
+ * (object_size, align and flags as kmem_cache_create gets them; for sysfs
+ * input pass its `align`, which calculate_alignment leaves unchanged).
+ * Pointer-size quantities are those of x86-64 (8-byte words), in every build,
+ * so the figures match a 64-bit kernel.  Returns 0, or SL_EINVAL when
+ * object_size is 0 or over 8 MiB, align is not a power of two, nr_cpus is 0,
+ * or no order up to 10 fits one object.
+ */
+int sl_slub_calculate_geometry(uint32_t object_size, uint32_t align, uint32_t flags, unsigned nr_cpus,
+                               sl_slub_geometry *out);
+
+/* A cache as a kernel describes it (sysfs or slabinfo), for checking the geometry. */
+typedef struct sl_slub_kcache {
+    char name[64];
+    uint32_t object_size, align, flags; /* model inputs */
+    uint32_t kernel[5]; /* the kernel's slab_size, order, objs_per_slab, min_partial, cpu_partial */
+    bool has[5];        /* which of them the source gave */
+} sl_slub_kcache;
+
+/*
+ * Reads every cache folder of a /sys/kernel/slab-like directory (symlinked
+ * aliases and plain files skipped), sorted by name, into a malloc'd array.
+ * Returns the count, or SL_EINVAL (cannot open) or SL_ENOMEM.
+ */
+int sl_slub_sysfs_read(const char *dir, sl_slub_kcache **out);
+/* The same for a /proc/slabinfo file (order and objs_per_slab known; align taken as 8). */
+int sl_slub_slabinfo_read(const char *file, sl_slub_kcache **out);
+/*
+ * Computes k's geometry for nr_cpus into *g and model[] (the five figures in
+ * the order of kernel[]).  Returns 1 if every figure the kernel gave
+ * matches, 0 if one differs, 2 if the kernel gave none, or a negative error.
+ */
+int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, sl_slub_geometry *g, uint32_t model[5]);
+
+/* ------------------------------------------------------------------ */
+/* Caches                                                              */
+
+#define SL_SLUB_MAX_CPUS 8
+
+typedef enum sl_slub_fastpath {
+    SL_SLUB_FP_CMPXCHG = 0, /* this_cpu_cmpxchg_double: sl_dw_cas_local (unlocked CMPXCHG16B) */
+    SL_SLUB_FP_LOCKED = 1,  /* a full atomic CAS: sl_dw_cas (LOCK CMPXCHG16B) */
+    SL_SLUB_FP_PLAIN = 2,   /* seed 001's RFC: plain writes, unsafe against interrupts */
+} sl_slub_fastpath;
+
+typedef enum sl_slub_bulk_free {
+    SL_SLUB_BULK_DETACHED = 0, /* build_detached_freelist: one free (one CAS) per group */
+    SL_SLUB_BULK_FALLBACK = 1, /* __kmem_cache_free_bulk: one kmem_cache_free per object */
+} sl_slub_bulk_free;
+
+typedef struct sl_slub_config {
+    uint32_t object_size;
+    uint32_t align;      /* 0 for the default (word) alignment */
+    uint32_t flags;      /* SL_SLUB_* cache flags */
+    uint8_t fastpath;    /* sl_slub_fastpath */
+    uint8_t bulk_free;   /* sl_slub_bulk_free */
+    uint8_t track;       /* 1: keep per-object state and last alloc/free (snapshots, validate) */
+    uint8_t pad_;
+    uint32_t seed;       /* seeds s->random and the freelist shuffles (deterministic) */
+    uint16_t id;         /* cache id in events */
+} sl_slub_config;
+
+typedef struct sl_slub_cache sl_slub_cache;
+
+/*
+ * Creates a cache for `ncpus` (1..SL_SLUB_MAX_CPUS) CPUs taking slabs from
+ * `zone`, reporting to `trace` (may be NULL; then no preemption points run
+ * either).  Geometry as sl_slub_calculate_geometry for ncpus.  Returns 0,
+ * SL_EINVAL for a bad config or SL_ENOMEM.
+ */
+int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, const sl_slub_config *cfg,
+                         sl_slub_cache **out);
+/*
+ * Flushes every CPU's slabs and discards every empty slab, then frees the
+ * cache.  Call with no operation running.  Returns 0, or SL_EBUSY if objects
+ * were still allocated (their slabs go back to the zone all the same).
+ */
+int sl_slub_cache_destroy(sl_slub_cache *s);
+
+const sl_slub_geometry *sl_slub_cache_geometry(const sl_slub_cache *s);
+unsigned sl_slub_cache_ncpus(const sl_slub_cache *s);
+/* Changes the fast-path variant or bulk-free form; call with no operation running. */
+void sl_slub_set_fastpath(sl_slub_cache *s, sl_slub_fastpath fp);
+void sl_slub_set_bulk_free(sl_slub_cache *s, sl_slub_bulk_free form);
+
+/* ------------------------------------------------------------------ */
+/* Operations: each acts as CPU `cpu` and is called by that CPU's thread */
+
+/*
+ * kmem_cache_alloc.  Returns 0 with *obj set, SL_ENOMEM when the zone has no
+ * page for a new slab, SL_EINVAL for a bad cpu, or (debug caches) SL_EPOISON /
+ * SL_EREDZONE when the object it took had been overwritten while free (that
+ * object is quarantined: never handed out again), or SL_EFREELIST when the
+ * CPU freelist handed out an object that is already allocated (only possible
+ * after a `plain` fast path was interrupted).
+ */
+int sl_slub_alloc(sl_slub_cache *s, unsigned cpu, void **obj);
+/*
+ * kmem_cache_free.  A free into a slab other than the CPU's current slab is
+ * a remote free (__slab_free).  Returns 0, SL_EFOREIGN (not in a slab of this
+ * cache), SL_EMISALIGNED (not at an object start), SL_EDOUBLEFREE (with
+ * CONSISTENCY_CHECKS, or when the slab's count shows it), SL_EREDZONE (red zone
+ * overwritten: the object is quarantined, not freed), SL_EINVAL.
+ * After an error nothing changed except the quarantine.
+ */
+int sl_slub_free(sl_slub_cache *s, unsigned cpu, void *obj);
+/*
+ * kmem_cache_alloc_bulk: fills p[0..n-1].  Returns n, or 0 when it could not
+ * (then nothing stays allocated, as in the kernel), or SL_EINVAL.
+ */
+int sl_slub_alloc_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p);
+/*
+ * kmem_cache_free_bulk in the cache's form.  p[] is reordered (the 6.x
+ * detached freelist swaps matched objects to the tail).  Returns the number
+ * of double-word CASes the call executed (>= 0), or the first error found
+ * for an object (that object is skipped, the others are freed).  *cas_out
+ * (may be NULL) receives the CAS count in either case.
+ */
+int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsigned *cas_out);
+/*
+ * flush_slab + put_partials for `cpu`: its CPU slab is deactivated and its
+ * partial list moved to the node.  Called by the thread acting as cpu (or
+ * with no operation running).  Returns 0 or SL_EINVAL.
+ */
+int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu);
+
+/* ------------------------------------------------------------------ */
+/* Preemption points                                                   */
+
+enum {
+    /* slab_alloc_node: tid, freelist and next object read; the CAS comes next. */
+    SL_SLUB_PP_ALLOC_BEFORE_CAS = 1,
+    /* do_slab_free: tid and freelist read, tail's free pointer set; the CAS comes next. */
+    SL_SLUB_PP_FREE_BEFORE_CAS = 2,
+    /* __slab_free: about to read the slab's freelist+counters (no lock held). */
+    SL_SLUB_PP_SLAB_FREE = 3,
+    /* kmem_cache_free_bulk: a detached freelist is built; its free comes next. */
+    SL_SLUB_PP_BULK_GROUP = 4,
+};
+
+/* What a preemption point passes as `ctx`.  Pointers are objects (user addresses). */
+typedef struct sl_slub_pp_ctx {
+    const sl_slub_cache *cache;
+    uint32_t op;        /* operation number */
+    uint32_t cpu;
+    uintptr_t tid;      /* the tid read (points 1, 2) */
+    void *freelist;     /* the CPU freelist head read (1, 2); slab freelist (3); group head (4) */
+    void *next;         /* 1: the next object the CAS installs; 2: the new head (the object freed) */
+    void *tail;         /* 2, 3, 4: the last object of the chain being freed */
+    uint32_t cnt;       /* 2, 3, 4: objects in the chain */
+} sl_slub_pp_ctx;
+
+/* ------------------------------------------------------------------ */
+/* Counters                                                            */
+
+/* The kernel's enum stat_item (CONFIG_SLUB_STATS) plus the model's bulk counters. */
+#define SL_SLUB_STATS(X)                                                                           \
+    X(ALLOC_FASTPATH) X(ALLOC_SLOWPATH) X(FREE_FASTPATH) X(FREE_SLOWPATH) X(FREE_FROZEN)           \
+    X(FREE_ADD_PARTIAL) X(FREE_REMOVE_PARTIAL) X(ALLOC_FROM_PARTIAL) X(ALLOC_SLAB) X(ALLOC_REFILL)  \
+    X(FREE_SLAB) X(CPUSLAB_FLUSH) X(DEACTIVATE_FULL) X(DEACTIVATE_EMPTY) X(DEACTIVATE_TO_HEAD)     \
+    X(DEACTIVATE_TO_TAIL) X(DEACTIVATE_REMOTE_FREES) X(DEACTIVATE_BYPASS)                           \
+    X(CMPXCHG_DOUBLE_CPU_FAIL) X(CMPXCHG_DOUBLE_FAIL) X(CPU_PARTIAL_ALLOC) X(CPU_PARTIAL_FREE)      \
+    X(CPU_PARTIAL_NODE) X(CPU_PARTIAL_DRAIN) X(BULK_ALLOC_CALLS) X(BULK_FREE_CALLS)                 \
+    X(BULK_FREE_CAS) X(BULK_FREE_GROUPS) X(ERRORS)
+
+typedef enum sl_slub_stat {
+#define SL_SLUB_STAT_ENUM(n) SL_SLUB_##n,
+    SL_SLUB_STATS(SL_SLUB_STAT_ENUM)
+#undef SL_SLUB_STAT_ENUM
+    SL_SLUB_NR_STATS
+} sl_slub_stat;
+
+/* The counter's name, e.g. "ALLOC_FASTPATH", or NULL past the end. */
+const char *sl_slub_stat_name(unsigned stat);
+/* Copies counter `stat` of every CPU summed (cpu = -1) or of one CPU; 0 for bad arguments. */
+uint64_t sl_slub_stat_get(const sl_slub_cache *s, int cpu, unsigned stat);
+
+/* Node-wide figures. */
+typedef struct sl_slub_node_info {
+    uint32_t nr_partial;   /* slabs on the node partial list */
+    uint32_t nr_slabs;     /* slabs of this cache */
+    uint32_t total_objects;
+} sl_slub_node_info;
+void sl_slub_node_info_get(sl_slub_cache *s, sl_slub_node_info *out);
+
+/* ------------------------------------------------------------------ */
+/* Checking and inspection (with no operation running)                 */
+
+/*
+ * Walks every slab and per-CPU structure: each object is in exactly one
+ * place (allocated, a CPU freelist, its slab's freelist), no freelist has a
+ * cycle or leaves its slab, inuse agrees with the free counts, frozen slabs
+ * are exactly the CPU slabs, list membership matches the slab's state, the
+ * node counters agree, and (with tracking) each object's state agrees.
+ * Returns 0, SL_EFREELIST or SL_ECORRUPT; `msg` (may be NULL) gets a
+ * sentence naming the first problem.
+ */
+int sl_slub_validate(sl_slub_cache *s, char *msg, size_t msg_len);
+
+/*
+ * Writes the snapshot described in docs/snapshot-format.md into buf.
+ * Returns the bytes written, or, when `cap` is too small, the negative of the
+ * bytes needed (so a caller can allocate and call again).
+ */
+long sl_slub_snapshot(sl_slub_cache *s, void *buf, size_t cap);
+
+/* The object's place: pfn of its slab and index there; false for a non-object. */
+bool sl_slub_object_index(const sl_slub_cache *s, const void *obj, uint32_t *pfn, uint32_t *index);
+/* The object at (pfn, index), or NULL if there is no such object of this cache. */
+void *sl_slub_object_at(const sl_slub_cache *s, uint32_t pfn, uint32_t index);
+
+#endif /* SL_SLUB_H */

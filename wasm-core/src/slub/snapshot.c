@@ -1,0 +1,245 @@
+/*
+ * snapshot.c - the whole SLUB state as fixed-size little-endian records for
+ * the UI (layout: docs/snapshot-format.md, version SNAP_VERSION).
+ *
+ * Exact when no operation runs.  Taken while CPUs run (the browser's
+ * free-running mode samples at display rate) it may mix moments, but it
+ * never follows a pointer it has not checked: list pointers must name a slab
+ * of this cache, freelist pointers an object of the slab being walked, and
+ * every walk stops after the slab's object count.
+ */
+#include "slub_internal.h"
+
+#include <string.h>
+
+#define SNAP_MAGIC 0x42554c53u /* "SLUB" */
+#define SNAP_VERSION 1u
+#define NONE32 0xffffffffu
+#define NEXT_CORRUPT 0xfffffffeu
+
+enum { HDR_SIZE = 96, GEOM_SIZE = 64, NODE_SIZE = 16, CPU_SIZE = 32, SLAB_SIZE = 32, OBJ_SIZE = 16 };
+enum { LIST_NONE = 0, LIST_CPU_SLAB = 1, LIST_CPU_PARTIAL = 2, LIST_NODE_PARTIAL = 3 };
+enum { ST_SLAB_FREE = 0, ST_CPU_FREE = 1, ST_ALLOCATED = 2, ST_POISON_BAD = 3, ST_REDZONE_BAD = 4, ST_DUP = 5 };
+
+static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); } /* wasm32 and x86-64 are little-endian */
+static void put16(unsigned char *p, uint16_t v) { memcpy(p, &v, 2); }
+static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
+static uint32_t get32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* Index of the slab record for pfn (records are sorted by pfn), or NONE32. */
+static uint32_t slab_rec(const unsigned char *recs, uint32_t nslabs, uint32_t pfn)
+{
+    uint32_t lo = 0, hi = nslabs;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (get32(recs + (size_t)SLAB_SIZE * mid) < pfn)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nslabs && get32(recs + (size_t)SLAB_SIZE * lo) == pfn ? lo : NONE32;
+}
+
+long sl_slub_snapshot(sl_slub_cache *s, void *buf, size_t cap)
+{
+    if (!s)
+        return SL_EINVAL;
+    const sl_page_zone *z = s->zone;
+    uint32_t step = 1u << s->g.order, nslabs = 0;
+    for (uint32_t pfn = 0; pfn < z->npages; pfn += step)
+        nslabs += sli_slab_at(s, pfn) != NULL;
+    uint32_t nnode = 0;
+    for (sli_slub_slab *p = s->node.partial_head; p && sli_is_our_slab(s, p) && nnode < nslabs; p = p->lnext)
+        nnode++;
+    uint32_t nobj = nslabs * s->g.objects;
+    size_t off_geom = HDR_SIZE, off_node = off_geom + GEOM_SIZE, off_cpu = off_node + NODE_SIZE;
+    size_t off_slab = off_cpu + (size_t)CPU_SIZE * s->ncpus, off_obj = off_slab + (size_t)SLAB_SIZE * nslabs;
+    size_t off_list = off_obj + (size_t)OBJ_SIZE * nobj, off_stats = off_list + 4u * nnode;
+    off_stats = (off_stats + 7) & ~(size_t)7;
+    size_t total = off_stats + 8u * SL_SLUB_NR_STATS * s->ncpus;
+    if (!buf || cap < total)
+        return -(long)total;
+    unsigned char *b = buf;
+    memset(b, 0, total);
+
+    put32(b + 0, SNAP_MAGIC);
+    put32(b + 4, SNAP_VERSION);
+    put32(b + 8, (uint32_t)total);
+    put32(b + 12, s->ncpus);
+    put32(b + 16, nslabs);
+    put32(b + 20, nobj);
+    put32(b + 24, nnode);
+    put32(b + 28, SL_SLUB_NR_STATS);
+    put32(b + 32, (uint32_t)off_geom);
+    put32(b + 36, (uint32_t)off_node);
+    put32(b + 40, (uint32_t)off_cpu);
+    put32(b + 44, (uint32_t)off_slab);
+    put32(b + 48, (uint32_t)off_obj);
+    put32(b + 52, (uint32_t)off_list);
+    put32(b + 56, (uint32_t)off_stats);
+    put32(b + 60, s->trace ? atomic_load(&s->trace->next_op) - 1 : 0);
+    put32(b + 64, s->info != NULL);
+    put32(b + 68, z->npages);
+
+    const uint32_t g[16] = {s->g.object_size, s->g.align, s->g.inuse, s->g.offset, s->g.red_left_pad, s->g.size,
+                            s->g.order, s->g.objects, s->g.min_partial, s->g.cpu_partial, s->g.cpu_partial_slabs,
+                            s->flags, s->fastpath, s->bulk_free, (uint32_t)s->tid_step, s->id};
+    for (unsigned i = 0; i < 16; i++)
+        put32(b + off_geom + 4 * i, g[i]);
+    sl_slub_node_info ni;
+    sl_slub_node_info_get(s, &ni);
+    put32(b + off_node, ni.nr_partial);
+    put32(b + off_node + 4, ni.nr_slabs);
+    put32(b + off_node + 8, ni.total_objects);
+
+    /* Slab records in pfn order; every object starts as allocated with no successor. */
+    uint32_t idx = 0;
+    for (uint32_t pfn = 0; pfn < z->npages && idx < nslabs; pfn += step) {
+        sli_slub_slab *slab = sli_slab_at(s, pfn);
+        if (!slab)
+            continue;
+        unsigned char *r = b + off_slab + (size_t)SLAB_SIZE * idx;
+        sl_dword fc = sl_dw_read(&slab->fc);
+        put32(r + 0, pfn);
+        r[4] = (uint8_t)s->g.order;
+        r[5] = LIST_NONE;
+        r[6] = 0xff;
+        r[7] = (uint8_t)sli_frozen(fc.hi);
+        if (sli_frozen(fc.hi))
+            r[6] = (uint8_t)slab->cpu;
+        put16(r + 8, (uint16_t)sli_objects(fc.hi));
+        put16(r + 10, (uint16_t)sli_inuse(fc.hi));
+        long head = fc.lo ? sli_obj_index_checked(s, slab, (void *)fc.lo) : -1;
+        put32(r + 12, head < 0 ? (fc.lo ? NEXT_CORRUPT : NONE32) : (uint32_t)head);
+        put32(r + 16, NONE32);
+        put32(r + 20, idx * s->g.objects);
+        for (uint32_t i = 0; i < s->g.objects; i++) {
+            unsigned char *o = b + off_obj + (size_t)OBJ_SIZE * (idx * s->g.objects + i);
+            o[0] = ST_ALLOCATED;
+            o[1] = o[2] = 0xff;
+            put32(o + 4, NONE32);
+            if (s->info) {
+                sli_slub_objinfo *oi = sli_info(s, slab, i);
+                uint8_t st = __atomic_load_n(&oi->state, __ATOMIC_RELAXED);
+                o[0] = st == SLI_OBJ_POISON_BAD ? ST_POISON_BAD
+                     : st == SLI_OBJ_REDZONE_BAD ? ST_REDZONE_BAD
+                     : st == SLI_OBJ_DUP ? ST_DUP : ST_ALLOCATED;
+                o[3] = 1;
+                if (oi->alloc_op)
+                    o[1] = oi->alloc_cpu, put32(o + 8, oi->alloc_op);
+                if (oi->free_op)
+                    o[2] = oi->free_cpu, put32(o + 12, oi->free_op);
+            }
+        }
+        /* The slab's own freelist. */
+        uint32_t n = 0, prev = NONE32;
+        for (void *p = (void *)fc.lo; p && n < s->g.objects; p = sli_get_fp(s, p), n++) {
+            long i = sli_obj_index_checked(s, slab, p);
+            unsigned char *po = prev == NONE32 ? NULL : b + off_obj + (size_t)OBJ_SIZE * (idx * s->g.objects + prev);
+            if (i < 0) {
+                if (po)
+                    put32(po + 4, NEXT_CORRUPT);
+                break;
+            }
+            if (po)
+                put32(po + 4, (uint32_t)i);
+            unsigned char *o = b + off_obj + (size_t)OBJ_SIZE * (idx * s->g.objects + (uint32_t)i);
+            if (o[0] != ST_DUP)
+                o[0] = ST_SLAB_FREE;
+            prev = (uint32_t)i;
+        }
+        put16(r + 24, (uint16_t)n);
+        idx++;
+    }
+
+    for (unsigned k = 0; k < s->ncpus; k++) {
+        sli_slub_cpu *c = &s->cpu[k];
+        unsigned char *r = b + off_cpu + (size_t)CPU_SIZE * k;
+        sl_dword ft = sl_dw_read(&c->fl_tid);
+        sli_slub_slab *cs = c->slab;
+        put32(r + 0, NONE32);
+        put32(r + 4, NONE32);
+        put32(r + 8, (uint32_t)ft.hi);
+        put32(r + 12, (uint32_t)((uint64_t)ft.hi >> 16 >> 16));
+        put32(r + 16, NONE32);
+        put32(r + 24, NONE32);
+        if (cs && sli_is_our_slab(s, cs)) {
+            uint32_t rec = slab_rec(b + off_slab, nslabs, sli_slab_pfn(s, cs));
+            put32(r + 16, sli_slab_pfn(s, cs));
+            if (rec != NONE32) {
+                unsigned char *sr = b + off_slab + (size_t)SLAB_SIZE * rec;
+                sr[5] = LIST_CPU_SLAB;
+                sr[6] = (uint8_t)k;
+                uint32_t n = 0, prev = NONE32;
+                for (void *p = (void *)ft.lo; p && n < s->g.objects; p = sli_get_fp(s, p), n++) {
+                    long i = sli_obj_index_checked(s, cs, p);
+                    unsigned char *po =
+                        prev == NONE32 ? NULL : b + off_obj + (size_t)OBJ_SIZE * (rec * s->g.objects + prev);
+                    if (i < 0) {
+                        if (po)
+                            put32(po + 4, NEXT_CORRUPT);
+                        break;
+                    }
+                    if (n == 0) {
+                        put32(r + 0, sli_slab_pfn(s, cs));
+                        put32(r + 4, (uint32_t)i);
+                    }
+                    if (po)
+                        put32(po + 4, (uint32_t)i);
+                    unsigned char *o = b + off_obj + (size_t)OBJ_SIZE * (rec * s->g.objects + (uint32_t)i);
+                    if (o[0] == ST_ALLOCATED)
+                        o[0] = ST_CPU_FREE;
+                    prev = (uint32_t)i;
+                }
+                put16(sr + 26, (uint16_t)n);
+                put32(r + 28, n);
+            }
+        }
+        if (ft.lo && get32(r + 0) == NONE32)
+            put32(r + 4, NEXT_CORRUPT); /* a CPU freelist head outside its CPU slab */
+        uint32_t count = 0;
+        unsigned char *prev_rec = NULL;
+        for (sli_slub_slab *p = c->partial; p && sli_is_our_slab(s, p) && count < nslabs; p = p->next) {
+            uint32_t rec = slab_rec(b + off_slab, nslabs, sli_slab_pfn(s, p));
+            if (rec == NONE32)
+                break;
+            unsigned char *sr = b + off_slab + (size_t)SLAB_SIZE * rec;
+            sr[5] = LIST_CPU_PARTIAL;
+            sr[6] = (uint8_t)k;
+            put16(sr + 28, (uint16_t)count);
+            if (prev_rec)
+                put32(prev_rec + 16, sli_slab_pfn(s, p));
+            else
+                put32(r + 24, sli_slab_pfn(s, p));
+            prev_rec = sr;
+            count++;
+        }
+        put32(r + 20, count);
+    }
+
+    uint32_t pos = 0;
+    unsigned char *prev_rec = NULL;
+    for (sli_slub_slab *p = s->node.partial_head; p && sli_is_our_slab(s, p) && pos < nnode; p = p->lnext) {
+        uint32_t rec = slab_rec(b + off_slab, nslabs, sli_slab_pfn(s, p));
+        put32(b + off_list + 4u * pos, sli_slab_pfn(s, p));
+        if (rec != NONE32) {
+            unsigned char *sr = b + off_slab + (size_t)SLAB_SIZE * rec;
+            sr[5] = LIST_NODE_PARTIAL;
+            put16(sr + 28, (uint16_t)pos);
+            if (prev_rec)
+                put32(prev_rec + 16, sli_slab_pfn(s, p));
+            prev_rec = sr;
+        }
+        pos++;
+    }
+
+    for (unsigned k = 0; k < s->ncpus; k++)
+        for (unsigned i = 0; i < SL_SLUB_NR_STATS; i++)
+            put64(b + off_stats + 8u * (k * SL_SLUB_NR_STATS + i), sl_slub_stat_get(s, (int)k, i));
+    return (long)total;
+}

@@ -1,0 +1,189 @@
+/*
+ * sysfs.c - reading a kernel's cache descriptions, so the model's geometry
+ * can be checked against the kernel's own figures: a directory laid out like
+ * /sys/kernel/slab (one folder per cache of attribute files; symlinked
+ * aliases of merged caches skipped) or a /proc/slabinfo file.
+ *
+ * Inputs taken from sysfs: object_size, align (already calculate_alignment's
+ * result, which it leaves unchanged), and the flag files hwcache_align, ctor
+ * (non-empty = has one), destroy_by_rcu, poison, red_zone, store_user,
+ * sanity_checks, reclaim_account, cache_dma.  A name starting "kmalloc-" is
+ * taken as SLAB_KMALLOC.  Kernel figures: slab_size, order, objs_per_slab,
+ * min_partial, cpu_partial, each optional.
+ */
+#include "slub.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Reads the first line of dir/name/attr into buf; false if absent. */
+static bool read_attr(const char *dir, const char *name, const char *attr, char *buf, size_t len)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s/%s", dir, name, attr);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    bool ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    if (!ok)
+        buf[0] = 0;
+    buf[strcspn(buf, "\n")] = 0;
+    return true;
+}
+
+static bool read_u32(const char *dir, const char *name, const char *attr, uint32_t *out)
+{
+    char buf[256], *end;
+    if (!read_attr(dir, name, attr, buf, sizeof buf))
+        return false;
+    unsigned long v = strtoul(buf, &end, 10);
+    if (end == buf || v > UINT32_MAX)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+static bool flag_set(const char *dir, const char *name, const char *attr)
+{
+    uint32_t v;
+    return read_u32(dir, name, attr, &v) && v != 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const sl_slub_kcache *)a)->name, ((const sl_slub_kcache *)b)->name);
+}
+
+int sl_slub_sysfs_read(const char *dir, sl_slub_kcache **out)
+{
+    *out = NULL;
+    DIR *d = opendir(dir);
+    if (!d)
+        return SL_EINVAL;
+    size_t n = 0, cap = 0;
+    sl_slub_kcache *v = NULL;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof v->name)
+            continue;
+        char path[4096];
+        struct stat stbuf;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (lstat(path, &stbuf) != 0 || S_ISLNK(stbuf.st_mode) || !S_ISDIR(stbuf.st_mode))
+            continue;
+        sl_slub_kcache k;
+        memset(&k, 0, sizeof k);
+        strcpy(k.name, e->d_name);
+        if (!read_u32(dir, k.name, "object_size", &k.object_size))
+            continue; /* not a cache folder */
+        if (!read_u32(dir, k.name, "align", &k.align))
+            k.align = 8;
+        char buf[256];
+        if (flag_set(dir, k.name, "hwcache_align"))
+            k.flags |= SL_SLUB_HWCACHE_ALIGN;
+        if (read_attr(dir, k.name, "ctor", buf, sizeof buf) && buf[0])
+            k.flags |= SL_SLUB_CTOR;
+        if (flag_set(dir, k.name, "destroy_by_rcu"))
+            k.flags |= SL_SLUB_TYPESAFE_BY_RCU;
+        if (flag_set(dir, k.name, "poison"))
+            k.flags |= SL_SLUB_POISON;
+        if (flag_set(dir, k.name, "red_zone"))
+            k.flags |= SL_SLUB_RED_ZONE;
+        if (flag_set(dir, k.name, "store_user"))
+            k.flags |= SL_SLUB_STORE_USER;
+        if (flag_set(dir, k.name, "sanity_checks"))
+            k.flags |= SL_SLUB_CONSISTENCY_CHECKS;
+        if (flag_set(dir, k.name, "reclaim_account"))
+            k.flags |= SL_SLUB_RECLAIM_ACCOUNT;
+        if (flag_set(dir, k.name, "cache_dma"))
+            k.flags |= SL_SLUB_CACHE_DMA;
+        if (!strncmp(k.name, "kmalloc-", 8))
+            k.flags |= SL_SLUB_KMALLOC;
+        static const char *const kattr[5] = {"slab_size", "order", "objs_per_slab", "min_partial", "cpu_partial"};
+        for (unsigned i = 0; i < 5; i++)
+            k.has[i] = read_u32(dir, k.name, kattr[i], &k.kernel[i]);
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            sl_slub_kcache *nv = realloc(v, cap * sizeof *v);
+            if (!nv) {
+                free(v);
+                closedir(d);
+                return SL_ENOMEM;
+            }
+            v = nv;
+        }
+        v[n++] = k;
+    }
+    closedir(d);
+    if (n)
+        qsort(v, n, sizeof *v, by_name);
+    *out = v;
+    return (int)n;
+}
+
+int sl_slub_slabinfo_read(const char *file, sl_slub_kcache **out)
+{
+    *out = NULL;
+    FILE *f = fopen(file, "r");
+    if (!f)
+        return SL_EINVAL;
+    size_t n = 0, cap = 0;
+    sl_slub_kcache *v = NULL;
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        char name[64];
+        unsigned long active, num, objsize, perslab, pages;
+        if (line[0] == '#' || !strncmp(line, "slabinfo", 8))
+            continue;
+        if (sscanf(line, "%63s %lu %lu %lu %lu %lu", name, &active, &num, &objsize, &perslab, &pages) != 6 ||
+            objsize == 0 || objsize > UINT32_MAX || pages == 0 || (pages & (pages - 1)))
+            continue;
+        sl_slub_kcache k;
+        memset(&k, 0, sizeof k);
+        strcpy(k.name, name);
+        k.object_size = (uint32_t)objsize;
+        k.align = 8;
+        k.kernel[1] = (uint32_t)__builtin_ctzl(pages);
+        k.kernel[2] = (uint32_t)perslab;
+        k.has[1] = k.has[2] = true;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            sl_slub_kcache *nv = realloc(v, cap * sizeof *v);
+            if (!nv) {
+                free(v);
+                fclose(f);
+                return SL_ENOMEM;
+            }
+            v = nv;
+        }
+        v[n++] = k;
+    }
+    fclose(f);
+    *out = v;
+    return (int)n;
+}
+
+int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, sl_slub_geometry *g, uint32_t model[5])
+{
+    int rc = sl_slub_calculate_geometry(k->object_size, k->align, k->flags, nr_cpus, g);
+    if (rc != SL_OK)
+        return rc;
+    model[0] = g->size;
+    model[1] = g->order;
+    model[2] = g->objects;
+    model[3] = g->min_partial;
+    model[4] = g->cpu_partial;
+    int compared = 0;
+    for (unsigned i = 0; i < 5; i++) {
+        if (!k->has[i])
+            continue;
+        compared++;
+        if (k->kernel[i] != model[i])
+            return 0;
+    }
+    return compared ? 1 : 2;
+}

@@ -1,0 +1,218 @@
+/*
+ * validate.c - the SLUB model's invariant checker (call with no operation
+ * running).
+ *
+ * Invariants checked:
+ *   CPU k:  tid % TID_STEP == k; a CPU freelist only with a CPU slab; every
+ *           object on it belongs to the CPU slab, which is frozen and ours;
+ *           the partial chain holds unfrozen slabs off the node list and its
+ *           head's `slabs` is the chain length.
+ *   node:   the partial list is well linked, its slabs are ours, unfrozen,
+ *           marked on_node_partial, have free objects; nr_partial is its
+ *           length; nr_slabs and total_objects count the cache's slabs.
+ *   slab:   frozen exactly when it is some CPU's slab; on at most one list;
+ *           an unlisted unfrozen slab is full; its freelist stays inside the
+ *           slab at object starts with no cycle; inuse = objects minus the
+ *           objects on the slab's own freelist; every object is in exactly one
+ *           place (slab freelist, CPU freelist, or allocated), and with
+ *           tracking its recorded state agrees.
+ */
+#include "slub_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { PLACE_NONE, PLACE_CPU_SLAB, PLACE_CPU_PARTIAL, PLACE_NODE_PARTIAL };
+
+typedef struct vstate {
+    sl_slub_cache *s;
+    char *msg;
+    size_t len;
+    int rc;
+    uint8_t *place; /* per slab slot (pfn >> order) */
+    uint8_t *owner;
+} vstate;
+
+static int fail(vstate *v, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(vstate *v, int rc, const char *fmt, ...)
+{
+    if (v->rc == SL_OK) {
+        v->rc = rc;
+        if (v->msg && v->len) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(v->msg, v->len, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return rc;
+}
+
+static void mark_place(vstate *v, sli_slub_slab *slab, uint8_t place, uint8_t owner, const char *where)
+{
+    size_t k = sli_slab_pfn(v->s, slab) >> v->s->g.order;
+    if (v->place[k] != PLACE_NONE)
+        fail(v, SL_ECORRUPT, "slab %u is on two lists (%s and list kind %u)", sli_slab_pfn(v->s, slab), where,
+             v->place[k]);
+    v->place[k] = place;
+    v->owner[k] = owner;
+}
+
+static void check_cpus(vstate *v)
+{
+    sl_slub_cache *s = v->s;
+    for (unsigned k = 0; k < s->ncpus && v->rc == SL_OK; k++) {
+        sli_slub_cpu *c = &s->cpu[k];
+        sl_dword ft = sl_dw_read(&c->fl_tid);
+        if (ft.hi % s->tid_step != k)
+            fail(v, SL_ECORRUPT, "CPU %u: tid %lu is not %u modulo TID_STEP %lu", k, (unsigned long)ft.hi, k,
+                 (unsigned long)s->tid_step);
+        if (c->slab) {
+            if (!sli_is_our_slab(s, c->slab)) {
+                fail(v, SL_ECORRUPT, "CPU %u: its CPU slab is not a slab of this cache", k);
+                return;
+            }
+            if (!sli_frozen(c->slab->fc.hi))
+                fail(v, SL_ECORRUPT, "CPU %u: its CPU slab %u is not frozen", k, sli_slab_pfn(s, c->slab));
+            mark_place(v, c->slab, PLACE_CPU_SLAB, (uint8_t)k, "a CPU slab");
+        }
+        uint32_t n = 0;
+        for (void *o = (void *)ft.lo; o && v->rc == SL_OK; o = sli_get_fp(s, o)) {
+            if (!c->slab || sli_obj_index_checked(s, c->slab, o) < 0)
+                fail(v, SL_EFREELIST, "CPU %u: its freelist holds %p, not an object of its CPU slab", k, o);
+            else if (++n > s->g.objects)
+                fail(v, SL_EFREELIST, "CPU %u: its freelist has a cycle", k);
+        }
+        uint32_t len = 0;
+        for (sli_slub_slab *p = c->partial; p && v->rc == SL_OK; p = p->next) {
+            if (!sli_is_our_slab(s, p) || ++len > s->zone->npages) {
+                fail(v, SL_ECORRUPT, "CPU %u: its partial list is corrupt", k);
+                return;
+            }
+            if (sli_frozen(p->fc.hi) || p->on_node_partial)
+                fail(v, SL_ECORRUPT, "CPU %u: partial slab %u is frozen or on the node list", k,
+                     sli_slab_pfn(s, p));
+            mark_place(v, p, PLACE_CPU_PARTIAL, (uint8_t)k, "a CPU partial list");
+        }
+        if (c->partial && c->partial->slabs != len)
+            fail(v, SL_ECORRUPT, "CPU %u: partial list head says %u slabs, the list has %u", k, c->partial->slabs,
+                 len);
+    }
+}
+
+static void check_node(vstate *v)
+{
+    sl_slub_cache *s = v->s;
+    sli_slub_node *n = &s->node;
+    uint32_t len = 0;
+    sli_slub_slab *prev = NULL;
+    for (sli_slub_slab *p = n->partial_head; p && v->rc == SL_OK; prev = p, p = p->lnext) {
+        if (!sli_is_our_slab(s, p) || ++len > s->zone->npages || p->lprev != prev) {
+            fail(v, SL_ECORRUPT, "the node partial list is corrupt");
+            return;
+        }
+        if (!p->on_node_partial || sli_frozen(p->fc.hi) || !p->fc.lo)
+            fail(v, SL_ECORRUPT, "node partial slab %u: not marked, frozen, or without free objects",
+                 sli_slab_pfn(s, p));
+        mark_place(v, p, PLACE_NODE_PARTIAL, 0, "the node partial list");
+    }
+    if (v->rc == SL_OK && (n->partial_tail != prev || len != n->nr_partial))
+        fail(v, SL_ECORRUPT, "nr_partial is %u but the node list has %u slabs", n->nr_partial, len);
+}
+
+static void check_slab(vstate *v, sli_slub_slab *slab, uint8_t *mark)
+{
+    sl_slub_cache *s = v->s;
+    uint32_t pfn = sli_slab_pfn(s, slab);
+    size_t k = pfn >> s->g.order;
+    sl_dword fc = sl_dw_read(&slab->fc);
+    uint32_t objects = sli_objects(fc.hi), inuse = sli_inuse(fc.hi);
+    if (objects != s->g.objects || inuse > objects) {
+        fail(v, SL_ECORRUPT, "slab %u: counters say %u objects, %u in use", pfn, objects, inuse);
+        return;
+    }
+    bool frozen = sli_frozen(fc.hi);
+    if (frozen != (v->place[k] == PLACE_CPU_SLAB))
+        fail(v, SL_ECORRUPT, "slab %u: frozen is %d but it is %s a CPU slab", pfn, frozen,
+             frozen ? "not" : "");
+    if ((v->place[k] == PLACE_NODE_PARTIAL) != (slab->on_node_partial != 0))
+        fail(v, SL_ECORRUPT, "slab %u: on_node_partial disagrees with the node list", pfn);
+    if (v->place[k] == PLACE_NONE && fc.lo)
+        fail(v, SL_ECORRUPT, "slab %u has free objects but is on no list and not frozen", pfn);
+    memset(mark, 0, objects);
+    uint32_t slab_free = 0, cpu_free = 0;
+    for (void *o = (void *)fc.lo; o && v->rc == SL_OK; o = sli_get_fp(s, o)) {
+        long i = sli_obj_index_checked(s, slab, o);
+        if (i < 0)
+            fail(v, SL_EFREELIST, "slab %u: its freelist points outside its objects (%p)", pfn, o);
+        else if (mark[i])
+            fail(v, SL_EFREELIST, "slab %u: object %ld is twice on its freelist (a cycle)", pfn, i);
+        else
+            mark[i] = 1, slab_free++;
+    }
+    if (v->place[k] == PLACE_CPU_SLAB) {
+        sli_slub_cpu *c = &s->cpu[v->owner[k]];
+        for (void *o = (void *)sl_dw_read(&c->fl_tid).lo; o && v->rc == SL_OK; o = sli_get_fp(s, o)) {
+            long i = sli_obj_index_checked(s, slab, o);
+            if (mark[i])
+                fail(v, SL_EFREELIST, "slab %u: object %ld is on CPU %u's freelist %s", pfn, i, v->owner[k],
+                     mark[i] == 1 ? "and on the slab freelist" : "twice");
+            else
+                mark[i] = 2, cpu_free++;
+        }
+    }
+    if (v->rc != SL_OK)
+        return;
+    if (inuse != objects - slab_free)
+        fail(v, SL_ECORRUPT, "slab %u: inuse is %u but %u of %u objects are on its freelist", pfn, inuse,
+             slab_free, objects);
+    if (s->info) {
+        for (uint32_t i = 0; i < objects && v->rc == SL_OK; i++) {
+            uint8_t st = __atomic_load_n(&sli_info(s, slab, i)->state, __ATOMIC_RELAXED);
+            if (st == SLI_OBJ_DUP)
+                fail(v, SL_EFREELIST, "slab %u: object %u was handed out twice (a corrupt CPU freelist)", pfn, i);
+            else if (mark[i] && st != SLI_OBJ_FREE)
+                fail(v, SL_EFREELIST, "slab %u: object %u is on a freelist but allocated", pfn, i);
+            else if (!mark[i] && st == SLI_OBJ_FREE)
+                fail(v, SL_EFREELIST, "slab %u: object %u is free but on no freelist (lost)", pfn, i);
+        }
+    }
+}
+
+int sl_slub_validate(sl_slub_cache *s, char *msg, size_t msg_len)
+{
+    if (msg && msg_len)
+        msg[0] = 0;
+    if (!s)
+        return SL_EINVAL;
+    size_t slots = (s->zone->npages >> s->g.order) + 1;
+    vstate v = {.s = s, .msg = msg, .len = msg_len, .rc = SL_OK};
+    v.place = calloc(slots, 1);
+    v.owner = calloc(slots, 1);
+    uint8_t *mark = malloc(s->g.objects);
+    if (!v.place || !v.owner || !mark) {
+        free(v.place), free(v.owner), free(mark);
+        return SL_ENOMEM;
+    }
+    check_cpus(&v);
+    if (v.rc == SL_OK)
+        check_node(&v);
+    uint32_t nr_slabs = 0, total = 0;
+    for (uint32_t pfn = 0; pfn < s->zone->npages && v.rc == SL_OK; pfn += 1u << s->g.order) {
+        sli_slub_slab *slab = sli_slab_at(s, pfn);
+        if (!slab)
+            continue;
+        nr_slabs++;
+        total += sli_objects(slab->fc.hi);
+        check_slab(&v, slab, mark);
+    }
+    if (v.rc == SL_OK && (nr_slabs != atomic_load(&s->node.nr_slabs) || total != atomic_load(&s->node.total_objects)))
+        fail(&v, SL_ECORRUPT, "node counters say %u slabs, %u objects; found %u, %u", atomic_load(&s->node.nr_slabs),
+             atomic_load(&s->node.total_objects), nr_slabs, total);
+    if (v.rc == SL_OK && sl_page_validate(s->zone) != SL_OK)
+        fail(&v, SL_ECORRUPT, "the page allocator is inconsistent");
+    free(v.place), free(v.owner), free(mark);
+    return v.rc;
+}

@@ -1,0 +1,165 @@
+// bench_cli_test.mjs - runs every `slablab` experiment subcommand with tiny
+// parameters and checks what it prints: JSON that matches
+// docs/bench-schema.json (checked by the small validator below, which covers
+// the keywords the schema uses), CSV and table output, and a usage error
+// with exit status 2 for bad arguments.
+//
+//   node bench_cli_test.mjs SLABLAB_BINARY SCHEMA_JSON
+//
+// Exit status 0 when every check passed; each failure is printed.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const [bin, schemaPath] = process.argv.slice(2);
+if (!bin || !schemaPath) {
+  console.error('usage: node bench_cli_test.mjs SLABLAB_BINARY SCHEMA_JSON');
+  process.exit(2);
+}
+const schema = JSON.parse(readFileSync(schemaPath, 'utf8'));
+
+// The experiment subcommands; `all` runs each of them.
+export const EXPERIMENTS = ['fastpath', 'compare'];
+const QUICK = ['--quick', '--reps', '1'];
+
+let failures = 0;
+function fail(msg) {
+  failures++;
+  console.error(`FAIL ${msg}`);
+}
+
+// ---- a JSON Schema (draft-07) subset: the keywords bench-schema.json uses
+function typeOf(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+function resolve(s) {
+  if (!s.$ref) return s;
+  const path = s.$ref.replace(/^#\//, '').split('/');
+  return path.reduce((o, k) => o[k], schema);
+}
+export function validate(v, s, at = '$', errs = []) {
+  s = resolve(s);
+  if (s.type) {
+    const types = Array.isArray(s.type) ? s.type : [s.type];
+    const t = typeOf(v);
+    if (!types.includes(t) && !(t === 'integer' && types.includes('number'))) {
+      errs.push(`${at}: ${t}, expected ${types.join('|')}`);
+      return errs;
+    }
+  }
+  if ('const' in s && v !== s.const) errs.push(`${at}: ${JSON.stringify(v)} is not ${JSON.stringify(s.const)}`);
+  if (s.enum && !s.enum.includes(v)) errs.push(`${at}: ${JSON.stringify(v)} not in ${s.enum.join(',')}`);
+  if (typeof s.minimum === 'number' && typeof v === 'number' && v < s.minimum) errs.push(`${at}: ${v} < ${s.minimum}`);
+  if (typeOf(v) === 'object') {
+    for (const k of s.required || []) if (!(k in v)) errs.push(`${at}: missing ${k}`);
+    for (const [k, x] of Object.entries(v)) {
+      if (s.properties && k in s.properties) validate(x, s.properties[k], `${at}.${k}`, errs);
+      else if (s.additionalProperties === false) errs.push(`${at}: unexpected ${k}`);
+      else if (typeof s.additionalProperties === 'object') validate(x, s.additionalProperties, `${at}.${k}`, errs);
+    }
+  }
+  if (typeOf(v) === 'array' && s.items) v.forEach((x, i) => validate(x, s.items, `${at}[${i}]`, errs));
+  if (s.if) {
+    const cond = validate(v, s.if, at, []).length === 0;
+    const branch = cond ? s.then : s.else;
+    if (branch) validate(v, branch, at, errs);
+  }
+  return errs;
+}
+
+// ---- checks
+function run(args) {
+  return spawnSync(bin, args, { encoding: 'utf8', timeout: 120000 });
+}
+
+// Sanity of the validator itself: it must reject what the schema forbids.
+{
+  const bad = { schema: 'slablab-bench/1', machine: {}, options: {}, experiments: [{ name: 'nope' }] };
+  if (validate(bad, schema).length < 3) fail('validator accepted a broken document');
+}
+
+function checkDoc(doc, names, what) {
+  const errs = validate(doc, schema);
+  if (errs.length) fail(`${what}: schema: ${errs.slice(0, 5).join('; ')}`);
+  const got = (doc.experiments || []).map((e) => e.name);
+  for (const n of names) if (!got.includes(n)) fail(`${what}: no experiment ${n} (got ${got.join(',')})`);
+  for (const e of doc.experiments || []) {
+    const ok = (e.measurements || []).filter((m) => m.available);
+    if (ok.length === 0) fail(`${what}: ${e.name} has no available measurement`);
+    for (const m of ok) {
+      if (!(m.ops > 0) || !(m.cycles.median > 0) || m.cycles.min > m.cycles.median || m.cycles.median > m.cycles.max)
+        fail(`${what}: ${e.name} ${m.group}/${m.row}/${m.variant}: implausible ${JSON.stringify(m.cycles)} ops=${m.ops}`);
+    }
+    for (const q of e.ratios || []) {
+      const a = ok.find((m) => m.group === q.group && m.row === q.row && m.variant === q.a && m.phase === q.phase);
+      const b = ok.find((m) => m.group === q.group && m.row === q.row && m.variant === q.b && m.phase === q.phase);
+      if (!a || !b) fail(`${what}: ratio ${q.a}/${q.b} of ${q.group}/${q.row} names a missing measurement`);
+    }
+  }
+}
+
+for (const cmd of EXPERIMENTS) {
+  const r = run([cmd, ...QUICK, '--format', 'json']);
+  if (r.status !== 0) {
+    fail(`${cmd} --format json: exit ${r.status} ${r.error || ''} ${r.stderr}`);
+    continue;
+  }
+  let doc;
+  try {
+    doc = JSON.parse(r.stdout);
+  } catch (e) {
+    fail(`${cmd}: output is not JSON: ${e.message}`);
+    continue;
+  }
+  checkDoc(doc, [cmd], cmd);
+}
+
+// Table and CSV of one cheap experiment.
+{
+  const t = run(['fastpath', ...QUICK]);
+  if (t.status !== 0 || !/cycles\(tsc\)/.test(t.stdout) || !/# CPU: /.test(t.stdout)) fail(`fastpath table: ${t.status} ${t.stdout.slice(0, 200)}`);
+  const c = run(['fastpath', ...QUICK, '--format', 'csv']);
+  const lines = c.stdout.split('\n').filter((l) => l && !l.startsWith('#'));
+  const header = (lines[0] || '').split(',');
+  if (c.status !== 0 || header[0] !== 'kind' || lines.length < 2 || lines.slice(1).some((l) => l.split(',').length < header.length))
+    fail(`fastpath csv: ${c.status} ${c.stdout.slice(0, 300)}`);
+}
+
+// `all` writes one JSON file with every experiment.
+{
+  const dir = mkdtempSync(join(tmpdir(), 'slablab-bench-'));
+  const out = join(dir, 'all.json');
+  const r = run(['all', ...QUICK, '--out', out]);
+  if (r.status !== 0) fail(`all: exit ${r.status} ${r.stderr}`);
+  else {
+    try {
+      checkDoc(JSON.parse(readFileSync(out, 'utf8')), EXPERIMENTS, 'all');
+    } catch (e) {
+      fail(`all: ${e.message}`);
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+// Bad arguments: a usage error on stderr, nothing on stdout, exit status 2.
+const bad = [['--bogus'], ['--reps', '0'], ['--reps'], ['--format', 'xml'], ['--loops', '-3'], ['--cpu', '999'], ['--min-time-us', 'x']];
+for (const cmd of [...EXPERIMENTS, 'all']) {
+  for (const args of bad) {
+    const r = run([cmd, ...args]);
+    if (r.status !== 2 || !/usage:/.test(r.stderr) || r.stdout !== '')
+      fail(`${cmd} ${args.join(' ')}: exit ${r.status}, stderr ${JSON.stringify(r.stderr.slice(0, 120))}`);
+  }
+}
+{
+  const r = run(['compare', '--workload', 'sideways']);
+  if (r.status !== 2) fail(`compare --workload sideways: exit ${r.status}`);
+  const s = run(['compare', '--max-size', '8']);
+  if (s.status !== 2) fail(`compare --max-size 8: exit ${s.status}`);
+}
+
+console.log(failures ? `${failures} failed` : 'all bench CLI checks passed');
+process.exit(failures ? 1 : 0);

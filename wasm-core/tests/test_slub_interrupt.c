@@ -1,0 +1,215 @@
+/* test_slub_interrupt.c - interrupts injected into the fast paths through the deterministic
+ * driver: the tid makes cmpxchg/locked retry; the RFC's plain writes corrupt the freelist and
+ * validate() says so.  Also micro-step snapshots and replay determinism. */
+#include "check.h"
+
+#include "../src/sched/sched.h"
+
+#include <string.h>
+
+typedef struct world {
+    sl_trace tr;
+    sl_page_zone zone;
+    sl_slub_cache *s;
+} world;
+
+static bool world_init(world *w, sl_slub_fastpath fp)
+{
+    sl_slub_config cfg = {.object_size = 256, .flags = SL_SLUB_HWCACHE_ALIGN, .track = 1, .fastpath = (uint8_t)fp};
+    return sl_trace_init(&w->tr, 2, 1 << 14) == SL_OK && sl_page_zone_init(&w->zone, 1u << 20, &w->tr) == SL_OK &&
+           sl_slub_cache_create(&w->zone, &w->tr, 2, &cfg, &w->s) == SL_OK;
+}
+
+/* Also for a cache corrupted on purpose: destroy's walks are bounded. */
+static void world_fini(world *w)
+{
+    sl_slub_cache_destroy(w->s);
+    sl_page_zone_destroy(&w->zone);
+    sl_trace_destroy(&w->tr);
+}
+
+static const sl_sched_op warmup[] = {
+    {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 0, 0, 0}};
+
+/* Runs warmup + one alloc on CPU 0 interrupted before its CAS by an alloc. */
+static void run_alloc_interrupted(world *w, int32_t results[4], sl_sched_run *r)
+{
+    sl_sched_op ops[4];
+    memcpy(ops, warmup, sizeof warmup);
+    ops[3] = (sl_sched_op){SL_SCHED_ALLOC, 0, 0, 0};
+    static sl_sched_irq irq;
+    irq = (sl_sched_irq){.at_op = 3, .point = SL_SLUB_PP_ALLOC_BEFORE_CAS, .handler = {SL_SCHED_ALLOC, 0, 0, 0}};
+    *r = (sl_sched_run){.cache = w->s, .trace = &w->tr, .ops = ops, .nops = 4, .irqs = &irq, .nirqs = 1,
+                        .stop_at_microstep = SL_SCHED_NO_STOP, .results = results};
+    SL_CHECK_EQ(sl_sched_execute(r), SL_OK);
+}
+
+static void test_alloc_interrupted_cmpxchg_and_locked(void)
+{
+    for (int fp = SL_SLUB_FP_CMPXCHG; fp <= SL_SLUB_FP_LOCKED; fp++) {
+        world w;
+        SL_REQUIRE(world_init(&w, (sl_slub_fastpath)fp));
+        int32_t res[4];
+        sl_sched_run r;
+        run_alloc_interrupted(&w, res, &r);
+        SL_CHECK_EQ(r.irqs_fired, 1);
+        SL_CHECK_EQ(r.irq_results[0], SL_OK);
+        SL_CHECK_EQ(res[3], SL_OK);
+        /* The interrupted CAS failed on the changed tid and the operation retried. */
+        SL_CHECK_EQ(sl_slub_stat_get(w.s, 0, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL), 1);
+        SL_CHECK_EQ(sl_slub_validate(w.s, NULL, 0), SL_OK);
+        sl_slub_node_info ni;
+        sl_slub_node_info_get(w.s, &ni);
+        /* Five objects handed out, all distinct: the snapshot counts five allocated. */
+        unsigned char snap[8192];
+        long n = sl_slub_snapshot(w.s, snap, sizeof snap);
+        SL_REQUIRE(n > 0);
+        uint32_t nobj, off_obj;
+        memcpy(&nobj, snap + 20, 4);
+        memcpy(&off_obj, snap + 48, 4);
+        unsigned allocated = 0;
+        for (uint32_t i = 0; i < nobj; i++)
+            allocated += snap[off_obj + 16 * i] == 2;
+        SL_CHECK_EQ(allocated, 5);
+        /* The events show the failed CAS between the interrupt and the retry. */
+        sl_event ev[2048];
+        unsigned ne = sl_trace_drain(&w.tr, 0, ev, 2048), seen_irq = 0, fail_after_irq = 0;
+        for (unsigned i = 0; i < ne; i++) {
+            if (ev[i].kind == SL_EV_INTERRUPT_END)
+                seen_irq = 1;
+            if (seen_irq && ev[i].kind == SL_EV_SLUB_CPU_CAS_FAIL)
+                fail_after_irq = 1;
+        }
+        SL_CHECK(fail_after_irq);
+        world_fini(&w);
+    }
+}
+
+static void test_alloc_interrupted_plain_corrupts(void)
+{
+    world w;
+    SL_REQUIRE(world_init(&w, SL_SLUB_FP_PLAIN));
+    int32_t res[4];
+    sl_sched_run r;
+    run_alloc_interrupted(&w, res, &r);
+    SL_CHECK_EQ(r.irqs_fired, 1);
+    SL_CHECK_EQ(r.irq_results[0], SL_OK);
+    /* The outer alloc wrote back the freelist it had read: the handler's object again. */
+    SL_CHECK_EQ(res[3], SL_EFREELIST);
+    SL_CHECK_EQ(sl_slub_stat_get(w.s, 0, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL), 0);
+    char msg[200];
+    SL_CHECK_EQ(sl_slub_validate(w.s, msg, sizeof msg), SL_EFREELIST);
+    SL_CHECK(strstr(msg, "twice") != NULL);
+    world_fini(&w);
+}
+
+static void test_free_interrupted(void)
+{
+    for (int fp = SL_SLUB_FP_CMPXCHG; fp <= SL_SLUB_FP_PLAIN; fp++) {
+        world w;
+        SL_REQUIRE(world_init(&w, (sl_slub_fastpath)fp));
+        /* Allocate three, then free the second while an interrupt allocates on the same CPU. */
+        sl_sched_run r0 = {.cache = w.s, .trace = &w.tr, .ops = warmup, .nops = 3,
+                           .stop_at_microstep = SL_SCHED_NO_STOP};
+        SL_CHECK_EQ(sl_sched_execute(&r0), SL_OK);
+        unsigned char snap[8192];
+        SL_REQUIRE(sl_slub_snapshot(w.s, snap, sizeof snap) > 0);
+        uint32_t off_slab, pfn;
+        memcpy(&off_slab, snap + 44, 4);
+        memcpy(&pfn, snap + off_slab, 4);
+        sl_sched_ref ref = {pfn, 1};
+        sl_sched_op op = {SL_SCHED_FREE, 0, 0, 0};
+        sl_sched_irq irq = {.at_op = 0, .point = SL_SLUB_PP_FREE_BEFORE_CAS, .handler = {SL_SCHED_ALLOC, 0, 0, 0}};
+        int32_t res;
+        sl_sched_run r = {.cache = w.s, .trace = &w.tr, .ops = &op, .nops = 1, .refs = &ref, .nrefs = 1,
+                          .irqs = &irq, .nirqs = 1, .stop_at_microstep = SL_SCHED_NO_STOP, .results = &res};
+        SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
+        SL_CHECK_EQ(r.irqs_fired, 1);
+        SL_CHECK_EQ(res, SL_OK);
+        int v = sl_slub_validate(w.s, NULL, 0);
+        if (fp == SL_SLUB_FP_PLAIN) {
+            /* The freed object now points at the object the handler took: an allocated object on
+             * the CPU freelist. */
+            SL_CHECK_EQ(v, SL_EFREELIST);
+        } else {
+            SL_CHECK_EQ(v, SL_OK);
+            SL_CHECK_EQ(sl_slub_stat_get(w.s, 0, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL), 1);
+        }
+        world_fini(&w);
+    }
+}
+
+static void test_microstep_stop_and_determinism(void)
+{
+    sl_sched_op ops[8] = {{SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 1, 0, 0},
+                          {SL_SCHED_ALLOC_BULK, 1, 20, 0}, {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_FREE, 1, 0, 0},
+                          {SL_SCHED_FREE_BULK, 0, 3, 1}, {SL_SCHED_FLUSH, 1, 0, 0}};
+    sl_sched_irq irq = {.at_op = 4, .point = SL_SLUB_PP_ALLOC_BEFORE_CAS, .handler = {SL_SCHED_ALLOC, 0, 0, 0}};
+    static unsigned char snaps[3][16384], stop[16384];
+    sl_event evs[2][512];
+    unsigned nev[2] = {0, 0};
+    long lens[3];
+    for (int round = 0; round < 3; round++) {
+        world w;
+        SL_REQUIRE(world_init(&w, SL_SLUB_FP_CMPXCHG));
+        /* Objects to free are named by place, as the UI does: the first slab (pfn 0, the lowest
+         * block) objects 0..3. */
+        sl_sched_ref refs[4];
+        for (unsigned i = 0; i < 4; i++)
+            refs[i] = (sl_sched_ref){0, i};
+        sl_sched_run r = {.cache = w.s, .trace = &w.tr, .ops = ops, .nops = 8, .refs = refs, .nrefs = 4,
+                          .irqs = &irq, .nirqs = 1, .stop_at_microstep = round == 2 ? 3 : SL_SCHED_NO_STOP,
+                          .snap_buf = stop, .snap_cap = sizeof stop};
+        SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
+        lens[round] = sl_slub_snapshot(w.s, snaps[round], sizeof snaps[round]);
+        SL_REQUIRE(lens[round] > 0);
+        if (round < 2) {
+            SL_CHECK_EQ(r.ops_done, 8);
+            SL_CHECK(r.microsteps >= 5);
+            SL_CHECK_EQ(r.irqs_fired, 1);
+            SL_CHECK_EQ(sl_slub_validate(w.s, NULL, 0), SL_OK);
+            nev[round] = sl_trace_drain(&w.tr, 0, evs[round], 512);
+        } else {
+            SL_CHECK(r.snap_len > 0);
+            SL_CHECK(r.ops_done < 8);
+            SL_CHECK_EQ(r.ops_done, r.stop_op + 1);
+        }
+        world_fini(&w);
+    }
+    SL_CHECK_EQ(lens[0], lens[1]);
+    SL_CHECK(memcmp(snaps[0], snaps[1], (size_t)lens[0]) == 0);
+    SL_CHECK_EQ(nev[0], nev[1]);
+    SL_CHECK(nev[0] > 10 && memcmp(evs[0], evs[1], sizeof(sl_event) * nev[0]) == 0);
+}
+
+static void test_bad_scripts_are_refused(void)
+{
+    world w;
+    SL_REQUIRE(world_init(&w, SL_SLUB_FP_CMPXCHG));
+    sl_sched_op bad_cpu = {SL_SCHED_ALLOC, 5, 0, 0}, bad_kind = {9, 0, 0, 0}, bad_ref = {SL_SCHED_FREE, 0, 0, 3};
+    sl_sched_run r = {.cache = w.s, .trace = &w.tr, .ops = &bad_cpu, .nops = 1, .stop_at_microstep = SL_SCHED_NO_STOP};
+    SL_CHECK_EQ(sl_sched_execute(&r), SL_EINVAL);
+    r.ops = &bad_kind;
+    SL_CHECK_EQ(sl_sched_execute(&r), SL_EINVAL);
+    r.ops = &bad_ref;
+    SL_CHECK_EQ(sl_sched_execute(&r), SL_EINVAL);
+    /* A reference to a place holding no object is run, and the free reports a foreign pointer. */
+    sl_sched_ref nowhere = {12345, 0};
+    sl_sched_op fr = {SL_SCHED_FREE, 0, 0, 0};
+    int32_t res;
+    r = (sl_sched_run){.cache = w.s, .trace = &w.tr, .ops = &fr, .nops = 1, .refs = &nowhere, .nrefs = 1,
+                       .stop_at_microstep = SL_SCHED_NO_STOP, .results = &res};
+    SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
+    SL_CHECK_EQ(res, SL_EFOREIGN);
+    world_fini(&w);
+}
+
+int main(void)
+{
+    SL_RUN(test_alloc_interrupted_cmpxchg_and_locked);
+    SL_RUN(test_alloc_interrupted_plain_corrupts);
+    SL_RUN(test_free_interrupted);
+    SL_RUN(test_microstep_stop_and_determinism);
+    SL_RUN(test_bad_scripts_are_refused);
+    return sl_check_summary();
+}
