@@ -7,10 +7,11 @@
  *   sl_slab_geometry (44 bytes): mgmt (0 OBJFREELIST, 1 NORMAL(leftover),
  *     2 NORMAL, 3 OFF), size, align, order, num, left, freelist_size,
  *     off_cache_size, colour_off, colour, waste.
- *   sl_slab_cache_info (168 bytes): name[64] (NUL-terminated), id,
+ *   sl_slab_cache_info (176 bytes): name[64] (NUL-terminated), id,
  *     object_size, geometry (44 bytes as above), limit, batchcount,
  *     shared_limit, total_slabs, free_slabs, free_objects, active_objs,
- *     grown, destroyed, alloc_hit, alloc_miss, free_hit, free_miss.
+ *     cpu_avail, shared_avail, grown, destroyed, alloc_hit, alloc_miss,
+ *     free_hit, free_miss.
  *
  * sl_api_slab_info_size() and sl_api_slab_geometry_size() return the sizes
  * so the bridge can check them.
@@ -22,7 +23,7 @@
 #include <string.h>
 
 _Static_assert(sizeof(sl_slab_geometry) == 44, "geometry layout");
-_Static_assert(sizeof(sl_slab_cache_info) == 168, "cache info layout (wasm32)");
+_Static_assert(sizeof(sl_slab_cache_info) == 176, "cache info layout (wasm32)");
 
 SL_EXPORT int sl_api_slab_geometry_size(void) { return (int)sizeof(sl_slab_geometry); }
 SL_EXPORT int sl_api_slab_info_size(void) { return (int)sizeof(sl_slab_cache_info); }
@@ -105,6 +106,8 @@ SL_EXPORT int sl_api_slab_cache_info(sl_slab *sl, unsigned id, sl_slab_cache_inf
 }
 
 SL_EXPORT void sl_api_slab_drain_cpu(sl_slab *sl, unsigned cpu) { sl_slab_drain_cpu(sl, cpu); }
+
+SL_EXPORT void sl_api_slab_reap(sl_slab *sl, unsigned cpu) { sl_slab_reap(sl, cpu); }
 
 SL_EXPORT int sl_api_slab_shrink(sl_slab *sl) { return (int)sl_slab_shrink(sl); }
 

@@ -5,8 +5,8 @@
  * geometry under both rules and the geometry must add up.  First byte odd:
  * the rest is a program of operations on a 3-CPU SLAB world (rules from the
  * byte): kmalloc, kfree, cache create/alloc/free, double, misaligned and
- * foreign frees (each must be refused with its error code), drains and
- * shrinks, with sl_slab_validate() every few steps and at the end.  Any
+ * foreign frees (each must be refused with its error code), drains, reaps
+ * and shrinks, with sl_slab_validate() every few steps and at the end.  Any
  * broken expectation traps.
  */
 #include "../src/slab/slab.h"
@@ -132,7 +132,10 @@ static void fuzz_ops(sl_slab_rules rules, const uint8_t *data, size_t size)
             }
             break;
         case 7:
-            sl_slab_drain_cpu(sl, cpu);
+            if (arg & 1)
+                sl_slab_reap(sl, cpu);
+            else
+                sl_slab_drain_cpu(sl, cpu);
             break;
         case 8:
             sl_slab_shrink(sl);

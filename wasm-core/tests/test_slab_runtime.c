@@ -127,6 +127,39 @@ static void test_refill_and_flush_amounts(void)
     sl_slab_destroy(sl);
 }
 
+/* cache_reap: a touched array is spared once; then (limit + 4) / 5 go; free slabs trickle back. */
+static void test_reap(void)
+{
+    sl_slab *sl = world(1, 16 * MiB, SL_SLAB_RULES_AFTER, NULL);
+    SL_REQUIRE(sl);
+    sl_slab_spec spec = {.name = "reap-32", .object_size = 32};
+    sl_slab_cache *c;
+    SL_REQUIRE(sl_slab_cache_create(sl, &spec, &c) == SL_OK);
+    static void *objs[1000];
+    for (unsigned k = 0; k < 1000; k++)
+        SL_REQUIRE((objs[k] = sl_slab_cache_alloc(c, 0)) != NULL);
+    for (unsigned k = 0; k < 1000; k++)
+        SL_CHECK_EQ(sl_slab_cache_free(c, 0, objs[k]), SL_OK);
+    sl_slab_cache_info i0 = info(c);
+    SL_REQUIRE(i0.cpu_avail >= 48);
+    sl_slab_reap(sl, 0); /* touched by the allocations: only untouched now */
+    SL_CHECK_EQ(info(c).cpu_avail, i0.cpu_avail);
+    sl_slab_reap(sl, 0);
+    SL_CHECK_EQ(info(c).cpu_avail, i0.cpu_avail - (120 + 4) / 5);
+    SL_CHECK(valid(sl));
+    SL_REQUIRE(i0.total_slabs > 0);
+    /* Every object is free: reaping alone empties the array and gives back every slab, one per run. */
+    for (unsigned r = 0; r < 20; r++) {
+        unsigned long slabs = info(c).total_slabs;
+        sl_slab_reap(sl, 0);
+        SL_CHECK(info(c).total_slabs + 1 >= slabs);
+        SL_CHECK(valid(sl));
+    }
+    SL_CHECK_EQ(info(c).cpu_avail, 0);
+    SL_CHECK_EQ(info(c).total_slabs, 0);
+    sl_slab_destroy(sl);
+}
+
 /* Specs that land on each management type, per rules. */
 static const struct {
     const char *name;
@@ -426,8 +459,10 @@ static void randomized(sl_slab_rules rules, uint64_t seed, unsigned steps)
             if (SL_DEBUG && (r >> 40) % 8 == 0) /* and again: must be refused */
                 SL_REQUIRE(sl_slab_kfree(sl, (cpu + 1) % NCPU, h[i].p) == SL_EDOUBLEFREE);
             h[i] = h[--nh];
-        } else if (what < 97) {
+        } else if (what < 94) {
             sl_slab_drain_cpu(sl, cpu);
+        } else if (what < 97) {
+            sl_slab_reap(sl, cpu);
         } else {
             sl_slab_shrink(sl);
         }
@@ -453,6 +488,7 @@ int main(void)
     SL_RUN(test_config_errors);
     SL_RUN(test_array_sizes);
     SL_RUN(test_refill_and_flush_amounts);
+    SL_RUN(test_reap);
     SL_RUN(test_management_types);
     SL_RUN(test_objfreelist_array_moves);
     SL_RUN(test_off_slab_freelist_from_kmalloc);

@@ -1,7 +1,7 @@
 /*
  * test_stress_slab.c - SLAB with several CPU threads: local alloc/free,
  * objects handed to other CPUs and freed there (remote frees through kfree
- * on another CPU), drains, and racing double frees.  Every object carries
+ * on another CPU), drains, cache_reap runs, and racing double frees.  Every object carries
  * a pattern checked before it is freed; afterwards sl_slab_validate() and
  * an empty page allocator once everything is freed and shrunk.
  */
@@ -127,6 +127,8 @@ static void *run(void *arg)
         }
         if ((it & 1023) == 512)
             sl_slab_drain_cpu(st->sl, cpu);
+        if ((it & 255) == 128)
+            sl_slab_reap(st->sl, cpu); /* node part races with the other CPUs' refills and flushes */
     }
     for (unsigned i = 0; i < nmine; i++)
         release(st, cpu, mine[i], mysize[i]);

@@ -279,5 +279,8 @@ void sl_slab_cache_info_get(const sl_slab_cache *c, sl_slab_cache_info *out)
         out->alloc_miss += RD(ac->alloc_miss);
         out->free_hit += RD(ac->free_hit);
         out->free_miss += RD(ac->free_miss);
+        out->cpu_avail += RD(ac->avail);
     }
+    if (c->node.shared)
+        out->shared_avail = RD(c->node.shared->avail);
 }

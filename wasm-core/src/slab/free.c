@@ -252,14 +252,32 @@ int sl_slab_kfree(sl_slab *sl, unsigned cpu, const void *ptr)
     return free_common(c, pg, cpu, (void *)ptr, SL_SLAB_OP_KFREE);
 }
 
-/* Empties one array into free_block (list_lock taken here); returns the count. */
-static unsigned drain_array(sl_slab_cache *c, sl_slab_array *ac, unsigned cpu, bool shared)
+/*
+ * drain_array_locked: moves all of an array (free_all), or (limit + 4) / 5
+ * of it but no more than about half, from its bottom (the oldest) to
+ * free_block.  list_lock held.  Returns the count.
+ */
+static unsigned drain_array_locked(sl_slab_cache *c, sl_slab_array *ac, unsigned cpu, bool free_all,
+                                   slab_list *destroy)
+{
+    unsigned avail = ac->avail;
+    if (!avail)
+        return 0;
+    unsigned tofree = free_all ? avail : (ac->limit + 4) / 5;
+    if (tofree > avail)
+        tofree = (avail + 1) / 2;
+    sli_slab_free_block(c, cpu, ac->entry, tofree, destroy);
+    WR(ac->avail, avail - tofree);
+    memmove(ac->entry, &ac->entry[tofree], sizeof(void *) * (avail - tofree));
+    return tofree;
+}
+
+/* Takes list_lock, drains, destroys what free_block let go; returns the count drained. */
+static unsigned drain_array(sl_slab_cache *c, sl_slab_array *ac, unsigned cpu, bool shared, bool free_all)
 {
     slab_list destroy = {0};
     sl_spin_lock(&c->node.list_lock);
-    unsigned nr = ac->avail;
-    sli_slab_free_block(c, cpu, ac->entry, nr, &destroy);
-    WR(ac->avail, 0);
+    unsigned nr = drain_array_locked(c, ac, cpu, free_all, &destroy);
     sl_spin_unlock(&c->node.list_lock);
     if (nr)
         SLI_EV(c, cpu, SL_EV_SLAB_DRAIN, SL_NONE32, SL_NONE32, nr, shared, 0);
@@ -275,7 +293,47 @@ void sl_slab_drain_cpu(sl_slab *sl, unsigned cpu)
     for (unsigned id = sl->ncaches; id-- > 0;) {
         sl_slab_cache *c = sl->caches[id];
         if (c && c->cpu[cpu]->avail)
-            drain_array(c, c->cpu[cpu], cpu, false);
+            drain_array(c, c->cpu[cpu], cpu, false, true);
+    }
+}
+
+void sl_slab_reap(sl_slab *sl, unsigned cpu)
+{
+    if (cpu >= sl->ncpus)
+        return;
+    for (unsigned id = sl->ncaches; id-- > 0;) {
+        sl_slab_cache *c = sl->caches[id];
+        if (!c)
+            continue;
+        sl_slab_node *n = &c->node;
+        /* drain_array on this CPU's array: a touched array is only untouched. */
+        sl_slab_array *ac = c->cpu[cpu];
+        if (ac->avail) {
+            if (ac->touched)
+                ac->touched = 0;
+            else
+                drain_array(c, ac, cpu, false, false);
+        }
+        /* The node part (REAPTIMEOUT_NODE has passed): the shared array, then free slabs. */
+        slab_list destroy = {0};
+        unsigned tofree = 0, nr = 0;
+        sl_spin_lock(&n->list_lock);
+        if (n->shared && n->shared->avail) {
+            if (n->shared->touched)
+                n->shared->touched = 0;
+            else
+                nr = drain_array_locked(c, n->shared, cpu, false, &destroy);
+        }
+        if (n->free_touched)
+            n->free_touched = 0;
+        else
+            tofree = (unsigned)((n->free_limit + 5 * c->num - 1) / (5 * c->num));
+        sl_spin_unlock(&n->list_lock);
+        if (nr)
+            SLI_EV(c, cpu, SL_EV_SLAB_DRAIN, SL_NONE32, SL_NONE32, nr, 1, 0);
+        sli_slab_destroy_list(c, cpu, &destroy);
+        if (tofree)
+            sli_slab_drain_freelist(c, cpu, tofree);
     }
 }
 
@@ -289,9 +347,9 @@ unsigned sl_slab_shrink(sl_slab *sl)
         unsigned long before = RD(c->stats.destroyed);
         for (unsigned cpu = 0; cpu < sl->ncpus; cpu++)
             if (c->cpu[cpu]->avail)
-                drain_array(c, c->cpu[cpu], 0, false);
+                drain_array(c, c->cpu[cpu], 0, false, true);
         if (c->node.shared && c->node.shared->avail)
-            drain_array(c, c->node.shared, 0, true);
+            drain_array(c, c->node.shared, 0, true, true);
         sli_slab_drain_freelist(c, 0, UINT32_MAX);
         freed += (unsigned)(RD(c->stats.destroyed) - before);
     }

@@ -228,6 +228,15 @@ sl_slab_cache *sl_slab_kmalloc_cache(sl_slab *sl, size_t size);
 /* do_drain for every cache on `cpu`, by the thread acting as `cpu`: empties its array_caches. */
 void sl_slab_drain_cpu(sl_slab *sl, unsigned cpu);
 /*
+ * One cache_reap run on `cpu` (by its thread) with the node's reap timer
+ * expired, for every cache: this CPU's array loses (limit + 4) / 5 objects
+ * unless it was touched since the last run (then it is only marked
+ * untouched); the shared array likewise; then, unless a free slab was used
+ * since the last run, (free_limit + 5 * num - 1) / (5 * num) free slabs go
+ * back to the page allocator.  The kernel runs this every 2 s per CPU.
+ */
+void sl_slab_reap(sl_slab *sl, unsigned cpu);
+/*
  * __kmem_cache_shrink for every cache: drains all CPU and shared arrays and
  * destroys every free slab.  Returns the number of slabs destroyed.  Quiescent.
  */
@@ -242,6 +251,8 @@ typedef struct sl_slab_cache_info {
     unsigned limit, batchcount, shared_limit; /* shared_limit 0: no shared array */
     unsigned long total_slabs, free_slabs, free_objects; /* node counters */
     unsigned long active_objs; /* total_slabs * num - free_objects (includes array caches) */
+    unsigned long cpu_avail;   /* objects in all CPU arrays */
+    unsigned long shared_avail;/* objects in the shared array */
     unsigned long grown, destroyed, alloc_hit, alloc_miss, free_hit, free_miss;
 } sl_slab_cache_info;
 void sl_slab_cache_info_get(const sl_slab_cache *c, sl_slab_cache_info *out);
