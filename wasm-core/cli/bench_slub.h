@@ -25,6 +25,14 @@ typedef struct sl_bench_slub {
 int sl_bench_slub_open(sl_bench_slub *b, unsigned ncpus, uint32_t size, uint32_t flags,
                        sl_slub_fastpath fp, sl_slub_bulk_free bf, unsigned zone_mb);
 void sl_bench_slub_close(sl_bench_slub *b);
+/*
+ * Touches every page of a zone's arena once, so no timed operation pays a
+ * first-touch page fault: kernel memory is always resident, and a model
+ * whose slabs write into their pages (OBJFREELIST_SLAB's array, SLUB's free
+ * pointers) would otherwise pay thousands of cycles per new page that the
+ * kernel never does.  sl_bench_slub_open does it for its zone.
+ */
+void sl_bench_zone_prefault(sl_page_zone *z);
 /* "cmpxchg", "locked" or "plain". */
 const char *sl_bench_slub_fastpath_name(sl_slub_fastpath fp);
 

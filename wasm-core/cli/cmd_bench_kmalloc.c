@@ -9,7 +9,9 @@
  *   slub         a SLUB model cache of that size (kmalloc-style, word
  *                aligned), cmpxchg fast path.
  * Each round starts from the state the previous one left (free slabs the
- * allocator kept), as consecutive slab_test runs would.
+ * allocator kept), as consecutive slab_test runs would.  The arenas are
+ * touched beforehand (sl_bench_zone_prefault): slab_test ran on resident
+ * kernel memory.
  */
 #include "bench.h"
 #include "bench_slub.h"
@@ -94,6 +96,8 @@ int sl_bench_kmalloc_run(sl_bench_report *r, const sl_bench_opts *o)
         sl_slab_config cfg = {.ncpus = 1, .arena_bytes = (size_t)128 << 20,
                               .rules = k ? SL_SLAB_RULES_AFTER : SL_SLAB_RULES_BEFORE, .trace = NULL};
         rc = sl_slab_create(&cfg, &slab[k]);
+        if (rc == SL_OK)
+            sl_bench_zone_prefault(sl_slab_zone(slab[k]));
     }
     static const char *const phases[] = {"alloc", "free"};
     for (unsigned s = 0; rc == SL_OK && s < sizeof sizes / sizeof sizes[0]; s++) {
