@@ -289,7 +289,7 @@ extern const unsigned sl_bench_bulk_sizes[14];
 /* ------------------------------------------------------------------ */
 /* Experiments, callable from `all` (cmd_bench_*.c)                    */
 
-/* Each adds its experiment to r and returns 0 or an exit status. */
+/* Each adds its experiment to r and returns 0, or 1 when a row failed (it is in the report with the reason). */
 int sl_bench_fastpath_run(sl_bench_report *r, const sl_bench_opts *o);
 int sl_bench_bulk_run(sl_bench_report *r, const sl_bench_opts *o);
 int sl_bench_kmalloc_run(sl_bench_report *r, const sl_bench_opts *o);

@@ -1,6 +1,6 @@
 /*
  * bench_slub.c - opens and closes the SLUB model caches the experiments
- * time (see bench_slub.h).
+ * time, and pre-faults model zones (see bench_slub.h).
  */
 #include "bench_slub.h"
 

@@ -1,10 +1,12 @@
 /*
- * bench_slub.h - a SLUB model cache on a zone of its own, set up the way the
- * seeds' kernel modules set theirs up (no debugging, no tracking), for the experiments that
- * time it.  `bulk` and `fastpath` use SLAB_HWCACHE_ALIGN as the seeds did;
- * `compare` and `kmalloc` use kmalloc-style caches (word alignment).
- * Benchmark builds (SLABLAB_BENCH) compile the model's tracing and
- * preemption points out; the cache is given no trace either way.
+ * bench_slub.h - the models' memory as the experiments want it: a SLUB
+ * model cache on a zone of its own, set up the way the seeds' kernel
+ * modules set theirs up (no debugging, no tracking), and zones whose pages
+ * are all resident before anything is timed.  `bulk` and `fastpath` use
+ * SLAB_HWCACHE_ALIGN as the seeds did; `compare` and `kmalloc` use
+ * kmalloc-style caches (word alignment).  Benchmark builds (SLABLAB_BENCH)
+ * compile the model's tracing and preemption points out; the cache is given
+ * no trace either way.
  */
 #ifndef SL_BENCH_SLUB_H
 #define SL_BENCH_SLUB_H
