@@ -34,7 +34,9 @@ function exec(cmd, args, opts = {}) {
     child.stdout.on('data', keep(child.stdout, process.stdout));
     child.stderr.on('data', keep(child.stderr, process.stderr));
     child.on('error', (e) => resolve({ status: 127, out: `${cmd}: ${e.message}` }));
-    child.on('close', (status, signal) => resolve({ status: status ?? (signal ? 128 : 1), out }));
+    // Counts are parsed from the text without colour codes.
+    const plain = () => out.replace(/\x1b\[[0-9;]*m/g, '');
+    child.on('close', (status, signal) => resolve({ status: status ?? (signal ? 128 : 1), out: plain() }));
   });
 }
 
