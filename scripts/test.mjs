@@ -27,12 +27,12 @@ function exec(cmd, args, opts = {}) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: root, env: { ...buildEnv, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    const keep = (stream, sink) => (chunk) => {
+    const keep = (sink) => (chunk) => {
       out += chunk;
-      sink.write(chunk);
+      if (!opts.quiet) sink.write(chunk);
     };
-    child.stdout.on('data', keep(child.stdout, process.stdout));
-    child.stderr.on('data', keep(child.stderr, process.stderr));
+    child.stdout.on('data', keep(process.stdout));
+    child.stderr.on('data', keep(process.stderr));
     child.on('error', (e) => resolve({ status: 127, out: `${cmd}: ${e.message}` }));
     // Counts are parsed from the text without colour codes.
     const plain = () => out.replace(/\x1b\[[0-9;]*m/g, '');
@@ -85,10 +85,17 @@ const SUITES = {
     for (const t of targets) {
       const corpus = mkdtempSync(join(tmpdir(), `slablab-${t}-`));
       console.log(`fuzz: ${t} for ${seconds} s`);
-      const r = await exec(join(build, t), [`-max_total_time=${seconds}`, '-print_final_stats=1', `-artifact_prefix=${corpus}/`, corpus]);
-      if (r.status === 0) passed++;
-      else {
+      // libFuzzer reports every new input; only a failure's tail is worth reading.
+      const r = await exec(join(build, t), [`-max_total_time=${seconds}`, `-artifact_prefix=${corpus}/`, corpus], {
+        quiet: true,
+      });
+      const runs = r.out.match(/Done (\d+) runs/)?.[1];
+      if (r.status === 0) {
+        passed++;
+        console.log(`fuzz: ${t}: ${runs ?? '?'} runs, no failure`);
+      } else {
         failed++;
+        console.log(r.out.split('\n').slice(-40).join('\n'));
         console.log(`fuzz: ${t} FAILED (exit ${r.status}); its crash input is in ${corpus}`);
         continue;
       }
