@@ -79,7 +79,7 @@ function installPackages(purpose) {
   }
   log(`installing ${missing.join(' ')} (apt-get)`);
   run('apt-get', ['update', '-qq']);
-  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], {
+  run('apt-get', ['install', '-y', '-qq', ...missing], {
     env: { ...buildEnv, DEBIAN_FRONTEND: 'noninteractive' },
   });
   const still = missing.filter((pkg) => !present(pkg));
