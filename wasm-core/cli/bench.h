@@ -149,8 +149,11 @@ typedef struct sl_bench_opts {
     "[--format table|csv|json] [--reps N] [--loops N] [--min-time-us N] [--cpu N|none] "           \
     "[--quick] [--out FILE]"
 
-/* Defaults: table, 5 repetitions, automatic loops of 20 ms, pinned to the
- * last CPU.  `quick` lowers them (sl_bench_opts_finish). */
+/* Defaults: table, 15 repetitions, automatic loops of 2 ms, pinned to the
+ * last CPU.  Many short repetitions suit a shared machine: the scheduler
+ * slices a busy CPU every few ms, and the median then comes from the
+ * repetitions no other task interrupted.  `quick` lowers them
+ * (sl_bench_opts_finish). */
 void sl_bench_opts_init(sl_bench_opts *o);
 /*
  * Tries argv[*i] as a common option, consuming its value.  Returns 1 if it
@@ -159,7 +162,7 @@ void sl_bench_opts_init(sl_bench_opts *o);
  */
 int sl_bench_opts_parse(const sl_cli_command *cmd, int argc, char **argv, int *i, sl_bench_opts *o);
 /* Fills what the user did not set: reps and min_time_us from `reps` and
- * `min_time_us` (0: the standard 5 and 20 ms), or tiny ones under --quick. */
+ * `min_time_us` (0: the standard 15 and 2 ms), or tiny ones under --quick. */
 void sl_bench_opts_finish(sl_bench_opts *o, unsigned reps, unsigned min_time_us);
 
 /* A command's own option parser: like sl_bench_opts_parse (1 taken, 0 not
@@ -286,7 +289,7 @@ extern const unsigned sl_bench_bulk_sizes[14];
 /* ------------------------------------------------------------------ */
 /* Experiments, callable from `all` (cmd_bench_*.c)                    */
 
-/* Each adds its experiment to r and returns 0 or an exit status. */
+/* Each adds its experiment to r and returns 0, or 1 when a row failed (it is in the report with the reason). */
 int sl_bench_fastpath_run(sl_bench_report *r, const sl_bench_opts *o);
 int sl_bench_bulk_run(sl_bench_report *r, const sl_bench_opts *o);
 int sl_bench_kmalloc_run(sl_bench_report *r, const sl_bench_opts *o);

@@ -9,8 +9,8 @@
 
 #include <string.h>
 
-#define DEFAULT_REPS 5
-#define DEFAULT_MIN_TIME_US 20000
+#define DEFAULT_REPS 15
+#define DEFAULT_MIN_TIME_US 2000
 #define QUICK_REPS 2
 #define QUICK_MIN_TIME_US 300
 

@@ -105,6 +105,9 @@ static int run_geometry(int argc, char **argv)
         } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
             if (!sl_cli_parse_format(argv[++i], &fmt) || fmt == SL_FMT_CSV)
                 return sl_cli_usage_error(&sl_cli_cmd_geometry, "--format takes table or json");
+        } else if (i + 1 == argc && (!strcmp(argv[i], "--sysfs") || !strcmp(argv[i], "--slabinfo") ||
+                                     !strcmp(argv[i], "--cpus") || !strcmp(argv[i], "--format"))) {
+            return sl_cli_usage_error(&sl_cli_cmd_geometry, "%s needs a value", argv[i]);
         } else {
             return sl_cli_usage_error(&sl_cli_cmd_geometry, "unknown argument '%s'", argv[i]);
         }
@@ -115,9 +118,11 @@ static int run_geometry(int argc, char **argv)
         cpus = sl_host_cpus();
     sl_slub_kcache *v;
     int n = sysfs ? sl_slub_sysfs_read(sysfs, &v) : sl_slub_slabinfo_read(slabinfo, &v);
+    if (n == SL_EINVAL)
+        return sl_cli_usage_error(&sl_cli_cmd_geometry, "cannot open %s (no such %s, or not readable)",
+                                  sysfs ? sysfs : slabinfo, sysfs ? "directory" : "file");
     if (n < 0) {
-        fprintf(stderr, "slablab geometry: cannot read %s: %s\n", sysfs ? sysfs : slabinfo,
-                n == SL_EINVAL ? "no such directory or file, or not readable" : sl_strerror(n));
+        fprintf(stderr, "slablab geometry: %s\n", sl_strerror(n));
         return 1;
     }
     if (n == 0) {

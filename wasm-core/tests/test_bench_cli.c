@@ -11,6 +11,7 @@
  */
 #include "check.h"
 
+#if !SL_WASM
 #include <limits.h>
 #include <unistd.h>
 
@@ -24,6 +25,7 @@ static bool dirname_of(const char *path, char *out, size_t n)
     out[slash - path] = '\0';
     return true;
 }
+#endif
 
 static void test_bench_cli(void)
 {

@@ -92,23 +92,20 @@ static void test_alignment(void)
 /* Every free order of the seed, one allocator at a time, validate after each step. */
 static void test_free_orders(void)
 {
-    enum { N = 9000 };
+    enum { N = 3000 };
     static void *p[N];
     for (unsigned ki = 0; ki < 3; ki++) {
         for (int order = 0; order < 3; order++) {
             sl_pcpu pc;
-            SL_REQUIRE(init(&pc, kinds[ki], 2, UNIT_SMALL) == SL_OK);
+            SL_REQUIRE(init(&pc, kinds[ki], 2, SL_PAGE_SIZE) == SL_OK); /* one-page units: 3 chunks */
             for (unsigned i = 0; i < N; i++) {
                 SL_REQUIRE(sl_pcpu_alloc(&pc, 0, 4, 4, &p[i]) == SL_OK);
-                if (i % 97 == 0)
-                    SL_CHECK_EQ(sl_pcpu_validate(&pc), SL_OK);
+                SL_REQUIRE(sl_pcpu_validate(&pc) == SL_OK);
             }
-            SL_CHECK_EQ(sl_pcpu_validate(&pc), SL_OK);
             for (unsigned i = 0; i < N; i++) {
                 unsigned k = order == 0 ? i : order == 2 ? N - 1 - i : i < N / 2 ? 2 * i : 2 * (i - N / 2) + 1;
                 SL_REQUIRE(sl_pcpu_free(&pc, 0, p[k]) == SL_OK);
-                if (i % 31 == 0)
-                    SL_REQUIRE(sl_pcpu_validate(&pc) == SL_OK);
+                SL_REQUIRE(sl_pcpu_validate(&pc) == SL_OK);
             }
             sl_pcpu_stats st;
             sl_pcpu_get_stats(&pc, &st);
@@ -163,7 +160,6 @@ static void test_randomized(void)
         sl_pcpu pc;
         SL_REQUIRE(init(&pc, kinds[ki], 3, 8 * SL_PAGE_SIZE) == SL_OK);
         void *live[LIVE] = {0};
-        size_t sizes[LIVE] = {0};
         uint64_t rng = 0x9e3779b97f4a7c15ull + ki;
         for (unsigned s = 0; s < steps; s++) {
             unsigned slot = (unsigned)(sl_test_rand(&rng) % LIVE);
@@ -178,7 +174,6 @@ static void test_randomized(void)
                 size_t align = (size_t)4 << ((r >> 32) % 11);
                 SL_REQUIRE(sl_pcpu_alloc(&pc, slot % 3, size, align, &live[slot]) == SL_OK);
                 SL_REQUIRE((uintptr_t)live[slot] % align == 0);
-                sizes[slot] = size;
                 for (unsigned u = 0; u < 3; u++)
                     *(uint32_t *)sl_pcpu_ptr(&pc, live[slot], u) = slot * 3 + u;
             }
@@ -187,7 +182,6 @@ static void test_randomized(void)
                 SL_REQUIRE(false);
             }
         }
-        (void)sizes;
         sl_pcpu_destroy(&pc);
     }
 }
@@ -239,25 +233,41 @@ static void test_area_map_grows(void)
 }
 
 /*
- * The 2017 trade-off the commit message names: after a small free the
- * chunk hint may lag behind the real largest run (never exceed it), while
- * the area map's contig_hint may overstate it.
+ * The hint inaccuracies the kernel accepts, on one deterministic case: a
+ * full chunk of 16-byte objects; free the first object of page 1 and then
+ * the last of page 0, so one 32-byte run straddles the page boundary.  Both
+ * bitmaps offer each small free to the chunk hint on its own (no rescan:
+ * no page became free) and lag at 16 bytes; the area map merges the areas
+ * and knows the run.  Then free two neighbours inside page 2: v4.14 offers
+ * the 32-byte run and catches up; v5.4 offers it with a block-relative end
+ * (a no-op outside page 0) and still says 16.
  */
 static void test_hint_accuracy_contract(void)
 {
-    sl_pcpu pc;
-    SL_REQUIRE(init(&pc, SL_PCPU_BITMAP, 1, UNIT_SMALL) == SL_OK);
-    void *p[4096 / 4];
-    for (unsigned i = 0; i < 1024; i++)
-        SL_REQUIRE(sl_pcpu_alloc(&pc, 0, 16, 4, &p[i]) == SL_OK);
-    /* Free an alternating pattern, then the neighbours: runs grow inside blocks without a rescan. */
-    for (unsigned i = 1; i < 1024; i += 2)
-        SL_REQUIRE(sl_pcpu_free(&pc, 0, p[i]) == SL_OK);
-    sl_pcpu_chunk *c = pc.chunks[0];
-    int truth = sli_largest_zero_run(c->alloc_map, 0, c->nr_pages * SLI_PCPU_BLOCK_BITS, NULL);
-    SL_CHECK(c->contig_bits <= truth);
-    SL_CHECK_EQ(sl_pcpu_validate(&pc), SL_OK);
-    sl_pcpu_destroy(&pc);
+    static const unsigned straddle[3] = {32, 16, 16}, after_page2[3] = {32, 32, 16};
+    for (unsigned ki = 0; ki < 3; ki++) {
+        sl_pcpu pc;
+        SL_REQUIRE(init(&pc, kinds[ki], 1, UNIT_SMALL) == SL_OK);
+        static void *p[UNIT_SMALL / 16];
+        for (unsigned i = 0; i < UNIT_SMALL / 16; i++)
+            SL_REQUIRE(sl_pcpu_alloc(&pc, 0, 16, 16, &p[i]) == SL_OK);
+        SL_REQUIRE(pc.nr_chunks == 1);
+        unsigned pp = SL_PAGE_SIZE / 16;
+        SL_REQUIRE(sl_pcpu_free(&pc, 0, p[pp]) == SL_OK);
+        SL_REQUIRE(sl_pcpu_free(&pc, 0, p[pp - 1]) == SL_OK);
+        sl_pcpu_chunk_info info;
+        SL_REQUIRE(sl_pcpu_chunk_info_get(&pc, 0, &info) == SL_OK);
+        SL_CHECK_EQ(info.free_bytes, 32);
+        SL_CHECK_EQ(info.contig_bytes, straddle[ki]);
+        SL_CHECK_EQ(sl_pcpu_validate(&pc), SL_OK);
+
+        SL_REQUIRE(sl_pcpu_free(&pc, 0, p[2 * pp + 10]) == SL_OK);
+        SL_REQUIRE(sl_pcpu_free(&pc, 0, p[2 * pp + 11]) == SL_OK);
+        SL_REQUIRE(sl_pcpu_chunk_info_get(&pc, 0, &info) == SL_OK);
+        SL_CHECK_EQ(info.contig_bytes, after_page2[ki]);
+        SL_CHECK_EQ(sl_pcpu_validate(&pc), SL_OK);
+        sl_pcpu_destroy(&pc);
+    }
 }
 
 static void test_workload_and_budget(void)

@@ -28,6 +28,12 @@ static void world_fini(world *w)
     sl_trace_destroy(&w->tr);
 }
 
+#if defined(SLABLAB_BENCH)
+#define SKIP_IN_BENCH() SL_SKIP("preemption points and events are compiled out in benchmark builds")
+#else
+#define SKIP_IN_BENCH() ((void)0)
+#endif
+
 static const sl_sched_op warmup[] = {
     {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 0, 0, 0}};
 
@@ -46,6 +52,7 @@ static void run_alloc_interrupted(world *w, int32_t results[4], sl_sched_run *r)
 
 static void test_alloc_interrupted_cmpxchg_and_locked(void)
 {
+    SKIP_IN_BENCH();
     for (int fp = SL_SLUB_FP_CMPXCHG; fp <= SL_SLUB_FP_LOCKED; fp++) {
         world w;
         SL_REQUIRE(world_init(&w, (sl_slub_fastpath)fp));
@@ -87,6 +94,7 @@ static void test_alloc_interrupted_cmpxchg_and_locked(void)
 
 static void test_alloc_interrupted_plain_corrupts(void)
 {
+    SKIP_IN_BENCH();
     world w;
     SL_REQUIRE(world_init(&w, SL_SLUB_FP_PLAIN));
     int32_t res[4];
@@ -105,6 +113,7 @@ static void test_alloc_interrupted_plain_corrupts(void)
 
 static void test_free_interrupted(void)
 {
+    SKIP_IN_BENCH();
     for (int fp = SL_SLUB_FP_CMPXCHG; fp <= SL_SLUB_FP_PLAIN; fp++) {
         world w;
         SL_REQUIRE(world_init(&w, (sl_slub_fastpath)fp));
@@ -141,6 +150,7 @@ static void test_free_interrupted(void)
 
 static void test_microstep_stop_and_determinism(void)
 {
+    SKIP_IN_BENCH();
     sl_sched_op ops[8] = {{SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 1, 0, 0},
                           {SL_SCHED_ALLOC_BULK, 1, 20, 0}, {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_FREE, 1, 0, 0},
                           {SL_SCHED_FREE_BULK, 0, 3, 1}, {SL_SCHED_FLUSH, 1, 0, 0}};
@@ -182,6 +192,41 @@ static void test_microstep_stop_and_determinism(void)
     SL_CHECK(nev[0] > 10 && memcmp(evs[0], evs[1], sizeof(sl_event) * nev[0]) == 0);
 }
 
+/* A micro-step inside a detached-freelist bulk free shows the group being freed as its own chain. */
+static void test_detached_freelist_in_flight(void)
+{
+    SKIP_IN_BENCH();
+    world w;
+    SL_REQUIRE(world_init(&w, SL_SLUB_FP_CMPXCHG));
+    sl_sched_ref refs[16];
+    for (unsigned i = 0; i < 16; i++)
+        refs[i] = (sl_sched_ref){0, i}; /* the first slab, full, not CPU 0's slab any more */
+    sl_sched_op ops[2] = {{SL_SCHED_ALLOC_BULK, 0, 32, 0}, {SL_SCHED_FREE_BULK, 0, 16, 0}};
+    static unsigned char snap[16384];
+    sl_sched_run r = {.cache = w.s, .trace = &w.tr, .ops = ops, .nops = 2, .refs = refs, .nrefs = 16,
+                      .stop_at_microstep = 1, .snap_buf = snap, .snap_cap = sizeof snap};
+    SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
+    SL_REQUIRE(r.snap_len > 0);
+    SL_CHECK_EQ(r.stop_op, 1);
+    uint32_t h[21];
+    memcpy(h, snap, sizeof h);
+    SL_CHECK_EQ(h[18], 0);  /* in-flight chain head: slab pfn 0 */
+    SL_CHECK_EQ(h[20], 16); /* one group of 16 */
+    const unsigned char *objs = snap + h[12];
+    unsigned inflight = 0, walked = 0;
+    for (unsigned i = 0; i < 16; i++)
+        inflight += objs[16 * i] == 6;
+    SL_CHECK_EQ(inflight, 16);
+    for (uint32_t i = h[19]; i != 0xffffffffu && walked < 20; walked++) {
+        SL_REQUIRE(i < 16 && objs[16 * i] == 6);
+        memcpy(&i, objs + 16 * i + 4, 4);
+    }
+    SL_CHECK_EQ(walked, 16);
+    /* After the run the group is on the slab's freelist. */
+    SL_CHECK_EQ(sl_slub_validate(w.s, NULL, 0), SL_OK);
+    world_fini(&w);
+}
+
 static void test_bad_scripts_are_refused(void)
 {
     world w;
@@ -210,6 +255,7 @@ int main(void)
     SL_RUN(test_alloc_interrupted_plain_corrupts);
     SL_RUN(test_free_interrupted);
     SL_RUN(test_microstep_stop_and_determinism);
+    SL_RUN(test_detached_freelist_in_flight);
     SL_RUN(test_bad_scripts_are_refused);
     return sl_check_summary();
 }

@@ -95,7 +95,7 @@ export const EVENT_KINDS: readonly EventKindInfo[] = [
   { num: 6, name: "INTERRUPT_END", doc: "the injected interrupt handler returned", area: "trace" },
   { num: 10, name: "PAGE_ALLOC", doc: "pages taken from the buddy allocator; slab = pfn, arg0 = order", area: "trace" },
   { num: 11, name: "PAGE_FREE", doc: "pages returned to the buddy allocator; slab = pfn, arg0 = order", area: "trace" },
-  { num: 100, name: "SLUB_ALLOC_FASTPATH", doc: "fast-path alloc: the CPU freelist CAS took obj; arg0 = tid before, arg1 = tid after", area: "slub" },
+  { num: 100, name: "SLUB_ALLOC_FASTPATH", doc: "fast-path alloc: the CPU freelist CAS took obj; arg0 = tid before, arg1 = tid after; arg2 = 1 inside a bulk alloc (no CAS per object there, the tid advances once at the end)", area: "slub" },
   { num: 101, name: "SLUB_FREE_FASTPATH", doc: "fast-path free: obj (head of arg0 objects) pushed on the CPU freelist; arg1 = tid after", area: "slub" },
   { num: 102, name: "SLUB_ALLOC_SLOWPATH", doc: "___slab_alloc entered: the CPU freelist was empty", area: "slub" },
   { num: 103, name: "SLUB_FREE_SLOWPATH", doc: "__slab_free: obj (head of arg0 objects) freed into a slab that is not this CPU's; arg1 = inuse after, arg2 = 1 if the slab was frozen", area: "slub" },

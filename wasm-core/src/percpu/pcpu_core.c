@@ -383,6 +383,7 @@ int sl_pcpu_free(sl_pcpu *pc, unsigned cpu, void *p)
         return SL_OK;
     uint32_t op = SL_OP_BEGIN(pc->cfg.trace);
     (void)op;
+    (void)cpu; /* only the trace uses it */
     unsigned unit = 0;
     sl_spin_lock(&pc->lock);
     sl_pcpu_chunk *c = sli_pcpu_chunk_lookup(pc, p, &unit);

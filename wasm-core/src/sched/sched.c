@@ -93,7 +93,9 @@ static void hook(sl_trace *tr, unsigned cpu, unsigned point, const void *ctx, vo
     r->microsteps++;
     emit(tr, cpu, SL_EV_PREEMPT_POINT, point, pc ? pc->op : 0);
     if (r->microsteps == r->stop_at_microstep) {
-        r->snap_len = sl_slub_snapshot(r->cache, r->snap_buf, r->snap_cap);
+        bool freeing = point == SL_SLUB_PP_FREE_BEFORE_CAS || point == SL_SLUB_PP_SLAB_FREE ||
+                       point == SL_SLUB_PP_BULK_GROUP;
+        r->snap_len = sl_slub_snapshot_inflight(r->cache, r->snap_buf, r->snap_cap, freeing ? pc : NULL);
         r->stop_op = st->cur_op;
         st->stopped = true;
     }

@@ -14,8 +14,6 @@
  */
 #include "slub_internal.h"
 
-enum { OPC_ALLOC = 1, OPC_ALLOC_BULK = 3 };
-
 /* Sets this CPU's freelist and tid (the slow path's writes, irqs off: the CAS cannot fail). */
 static void cpu_store(sli_act *a, void *freelist, uintptr_t tid)
 {
@@ -214,32 +212,18 @@ static void *slab_alloc(sli_act *a)
     }
 }
 
-static void op_event(sli_act *a, unsigned kind, unsigned opcode, int32_t arg1)
-{
-#if !defined(SLABLAB_BENCH)
-    sl_trace *tr = a->s->trace;
-    if (tr && tr->enabled) {
-        sl_event ev = {.op = a->op, .cpu = a->cpu, .kind = (uint16_t)kind, .cache = a->s->id,
-                       .slab = SL_NONE32, .obj = SL_NONE32, .arg0 = opcode, .arg1 = (uint32_t)arg1};
-        sl_trace_emit(tr, &ev);
-    }
-#else
-    (void)a, (void)kind, (void)opcode, (void)arg1;
-#endif
-}
-
 int sl_slub_alloc(sl_slub_cache *s, unsigned cpu, void **obj)
 {
     sli_act a;
     if (!obj || !sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    op_event(&a, SL_EV_OP_BEGIN, OPC_ALLOC, 1);
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_ALLOC, 1, NULL);
     void *p = slab_alloc(&a);
     int rc = p ? SL_OK : SL_ENOMEM;
     if (p && (s->info || (s->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE))))
         rc = sli_slub_alloc_hook(&a, p);
     *obj = rc == SL_OK ? p : NULL;
-    op_event(&a, SL_EV_OP_END, OPC_ALLOC, rc);
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_ALLOC, rc, *obj);
     return rc;
 }
 
@@ -255,7 +239,7 @@ int sl_slub_alloc_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p)
     sli_act a;
     if ((!p && n) || n > (1u << 20) || !sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    op_event(&a, SL_EV_OP_BEGIN, OPC_ALLOC_BULK, (int32_t)n);
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_ALLOC_BULK, (int32_t)n, NULL);
     sli_stat(&a, SL_SLUB_BULK_ALLOC_CALLS, 1);
     bool hook = s->info || (s->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE));
     sl_dword cur = sl_dw_read(&a.c->fl_tid);
@@ -288,6 +272,6 @@ int sl_slub_alloc_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p)
         got = 0;
     }
     SLI_EV(&a, SLUB_BULK_ALLOC, NULL, NULL, (uint32_t)n, (uint32_t)got, 0);
-    op_event(&a, SL_EV_OP_END, OPC_ALLOC_BULK, got);
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_ALLOC_BULK, got, NULL);
     return got;
 }

@@ -23,8 +23,6 @@
 #define RED_INACTIVE 0xbb
 #define RED_ACTIVE 0xcc
 
-enum { OPC_ALLOC = 1, OPC_FREE = 2, OPC_ALLOC_BULK = 3, OPC_FREE_BULK = 4, OPC_FLUSH = 5 };
-
 static const char *const stat_names[] = {
 #define SL_SLUB_STAT_NAME(n) #n,
     SL_SLUB_STATS(SL_SLUB_STAT_NAME)
@@ -45,6 +43,21 @@ void sli_slub_event(const sli_act *a, unsigned kind, const sli_slub_slab *slab, 
                    .obj = slab && obj ? sli_obj_index(a->s, slab, obj) : SL_NONE32,
                    .arg0 = a0, .arg1 = a1, .arg2 = a2};
     sl_trace_emit(tr, &ev);
+}
+#endif
+
+#if !defined(SLABLAB_BENCH)
+void sli_slub_op_event(const sli_act *a, unsigned kind, unsigned opcode, int32_t arg1, const void *obj)
+{
+    sl_trace *tr = a->s->trace;
+    if (tr && tr->enabled) {
+        uint32_t pfn = SL_NONE32, idx = SL_NONE32;
+        if (obj && !sl_slub_object_index(a->s, obj, &pfn, &idx))
+            pfn = idx = SL_NONE32;
+        sl_event ev = {.op = a->op, .cpu = a->cpu, .kind = (uint16_t)kind, .cache = a->s->id,
+                       .slab = pfn, .obj = idx, .arg0 = opcode, .arg1 = (uint32_t)arg1};
+        sl_trace_emit(tr, &ev);
+    }
 }
 #endif
 
@@ -111,6 +124,8 @@ int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, co
     s->bulk_free = cfg->bulk_free;
     s->flags = cfg->flags;
     s->ncpus = ncpus;
+    s->slab_limit = g.objects * g.size;
+    s->size_mask = (g.size & (g.size - 1)) ? 0 : g.size - 1;
     s->zone = zone;
     s->trace = trace;
     s->tid_step = 1;
@@ -371,9 +386,9 @@ sli_slub_slab *sli_slub_free_check(sli_act *a, void *obj, int *err)
         sli_slub_error(a, *err, NULL, NULL);
         return NULL;
     }
-    uintptr_t off = (uintptr_t)obj - (uintptr_t)sli_slab_base(s, slab);
-    if (off < s->g.red_left_pad || (off - s->g.red_left_pad) % s->g.size ||
-        (off - s->g.red_left_pad) / s->g.size >= s->g.objects) {
+    /* A slab is at most 4 MiB: 32-bit arithmetic, and a mask for power-of-two sizes. */
+    uint32_t off = (uint32_t)((uintptr_t)obj - (uintptr_t)sli_slab_base(s, slab)) - s->g.red_left_pad;
+    if (off >= s->slab_limit || (s->size_mask ? off & s->size_mask : off % s->g.size)) {
         *err = SL_EMISALIGNED;
         sli_slub_error(a, *err, slab, NULL);
         return NULL;
@@ -460,8 +475,7 @@ int sl_slub_cache_destroy(sl_slub_cache *s)
     for (unsigned c = 0; c < s->ncpus; c++)
         sl_slub_flush_cpu(s, c);
     /* Every slab is now on the node partial list or full; give them all back. */
-    sli_act a;
-    sli_slub_begin(s, 0, &a);
+    sli_act a = {.s = s, .c = &s->cpu[0], .op = SL_OP_BEGIN(s->trace), .cpu = 0};
     int rc = SL_OK;
     sl_page_zone *z = s->zone;
     for (uint32_t pfn = 0; pfn < z->npages; pfn++) {

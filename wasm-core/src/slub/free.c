@@ -16,22 +16,6 @@
  */
 #include "slub_internal.h"
 
-enum { OPC_FREE = 2, OPC_FREE_BULK = 4, OPC_FLUSH = 5 };
-
-static void op_event(sli_act *a, unsigned kind, unsigned opcode, int32_t arg1)
-{
-#if !defined(SLABLAB_BENCH)
-    sl_trace *tr = a->s->trace;
-    if (tr && tr->enabled) {
-        sl_event ev = {.op = a->op, .cpu = a->cpu, .kind = (uint16_t)kind, .cache = a->s->id,
-                       .slab = SL_NONE32, .obj = SL_NONE32, .arg0 = opcode, .arg1 = (uint32_t)arg1};
-        sl_trace_emit(tr, &ev);
-    }
-#else
-    (void)a, (void)kind, (void)opcode, (void)arg1;
-#endif
-}
-
 static bool has_cpu_partial(const sl_slub_cache *s) { return s->g.cpu_partial != 0; }
 
 /*
@@ -144,16 +128,15 @@ void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist)
         sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_FAIL, 1);
         SLI_EV(a, SLUB_SLAB_CAS_FAIL, slab, NULL, 3, 0, 0);
     }
-    uint32_t inuse = sli_inuse(new_.hi), outcome;
+    uint32_t inuse = sli_inuse(new_.hi);
+    /* Event arg1: 0 stays full, 1 node list head, 2 node list tail, 3 discarded. */
     if (!inuse && __atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED) >= s->g.min_partial) {
-        outcome = 3;
-        SLI_EV(a, SLUB_DEACTIVATE, slab, NULL, free_delta, outcome, inuse);
+        SLI_EV(a, SLUB_DEACTIVATE, slab, NULL, free_delta, 3, inuse);
         sli_stat(a, SL_SLUB_DEACTIVATE_EMPTY, 1);
         sli_slub_discard_slab(a, slab);
         sli_stat(a, SL_SLUB_FREE_SLAB, 1);
     } else if (new_.lo) {
-        outcome = tail ? 2 : 1;
-        SLI_EV(a, SLUB_DEACTIVATE, slab, NULL, free_delta, outcome, inuse);
+        SLI_EV(a, SLUB_DEACTIVATE, slab, NULL, free_delta, tail ? 2 : 1, inuse);
         sl_spin_lock(&n->list_lock);
         sli_slub_add_partial(a, slab, tail);
         sl_spin_unlock(&n->list_lock);
@@ -308,9 +291,9 @@ int sl_slub_free(sl_slub_cache *s, unsigned cpu, void *obj)
     sli_act a;
     if (!sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    op_event(&a, SL_EV_OP_BEGIN, OPC_FREE, 1);
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_FREE, 1, obj);
     int rc = free_one(&a, obj);
-    op_event(&a, SL_EV_OP_END, OPC_FREE, rc);
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FREE, rc, NULL);
     return rc;
 }
 
@@ -375,7 +358,7 @@ int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsign
         *cas_out = 0;
     if ((!p && n) || !sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    op_event(&a, SL_EV_OP_BEGIN, OPC_FREE_BULK, (int32_t)n);
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_FREE_BULK, (int32_t)n, NULL);
     sli_stat(&a, SL_SLUB_BULK_FREE_CALLS, 1);
     int first_err = 0;
     if (s->bulk_free == SL_SLUB_BULK_FALLBACK) {
@@ -408,7 +391,7 @@ int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsign
     if (cas_out)
         *cas_out = a.cas;
     int rc = first_err ? first_err : (int)a.cas;
-    op_event(&a, SL_EV_OP_END, OPC_FREE_BULK, rc);
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FREE_BULK, rc, NULL);
     return rc;
 }
 
@@ -417,7 +400,7 @@ int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu)
     sli_act a;
     if (!sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    op_event(&a, SL_EV_OP_BEGIN, OPC_FLUSH, 0);
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_FLUSH, 0, NULL);
     sli_slub_cpu *c = a.c;
     /* flush_slab */
     sli_slub_slab *slab = c->slab;
@@ -435,6 +418,6 @@ int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu)
     sli_slub_slab *partial = c->partial;
     c->partial = NULL;
     sli_slub_put_partials(&a, partial);
-    op_event(&a, SL_EV_OP_END, OPC_FLUSH, 0);
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FLUSH, 0, NULL);
     return SL_OK;
 }

@@ -180,10 +180,21 @@ int sl_slub_alloc(sl_slub_cache *s, unsigned cpu, void **obj);
 /*
  * kmem_cache_free.  A free into a slab other than the CPU's current slab is
  * a remote free (__slab_free).  Returns 0, SL_EFOREIGN (not in a slab of this
- * cache), SL_EMISALIGNED (not at an object start), SL_EDOUBLEFREE (with
- * CONSISTENCY_CHECKS, or when the slab's count shows it), SL_EREDZONE (red zone
- * overwritten: the object is quarantined, not freed), SL_EINVAL.
- * After an error nothing changed except the quarantine.
+ * cache; also a pointer into a slab since discarded), SL_EMISALIGNED (not
+ * at an object start), SL_EDOUBLEFREE (with CONSISTENCY_CHECKS; with
+ * FREELIST_HARDENED when the object is the CPU freelist's head; or when the
+ * slab's in-use count would go below zero), SL_EREDZONE (red zone
+ * overwritten: the object is quarantined, not freed), SL_EINVAL.  After an
+ * error nothing changed except the quarantine.  Without CONSISTENCY_CHECKS a
+ * double free is otherwise accepted, as in the kernel, and validate()
+ * reports the corruption.
+ *
+ * Minimal use (one CPU, no tracing):
+ *     sl_page_zone z; sl_page_zone_init(&z, 64 << 20, NULL);
+ *     sl_slub_config cfg = {.object_size = 256, .flags = SL_SLUB_HWCACHE_ALIGN};
+ *     sl_slub_cache *s; sl_slub_cache_create(&z, NULL, 1, &cfg, &s);
+ *     void *o; sl_slub_alloc(s, 0, &o); sl_slub_free(s, 0, o);
+ *     sl_slub_cache_destroy(s); sl_page_zone_destroy(&z);
  */
 int sl_slub_free(sl_slub_cache *s, unsigned cpu, void *obj);
 /*
@@ -285,6 +296,12 @@ int sl_slub_validate(sl_slub_cache *s, char *msg, size_t msg_len);
  * bytes needed (so a caller can allocate and call again).
  */
 long sl_slub_snapshot(sl_slub_cache *s, void *buf, size_t cap);
+/*
+ * The same, taken at a preemption point inside a free (points 2, 3, 4): the
+ * chain being freed (ctx->next .. ctx->tail, ctx->cnt objects) is marked in
+ * flight with its links, so a detached freelist shows as its own chain.
+ */
+long sl_slub_snapshot_inflight(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_ctx *inflight);
 
 /* The object's place: pfn of its slab and index there; false for a non-object. */
 bool sl_slub_object_index(const sl_slub_cache *s, const void *obj, uint32_t *pfn, uint32_t *index);

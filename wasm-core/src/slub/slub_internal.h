@@ -100,6 +100,8 @@ struct sl_slub_cache {
     uint8_t bulk_free;
     uint32_t flags;
     unsigned ncpus;
+    uint32_t slab_limit;       /* objects * size: offsets past it are no object */
+    uint32_t size_mask;        /* size - 1 for a power-of-two size, else 0 */
     uintptr_t tid_step;        /* TID_STEP = roundup_pow_of_two(NR_CPUS) (CONFIG_PREEMPTION) */
     uintptr_t random;          /* s->random for FREELIST_HARDENED */
     uint32_t *random_seq;      /* FREELIST_RANDOM: a shuffled 0..objects-1 */
@@ -127,6 +129,19 @@ typedef struct sli_act {
 void sli_slub_event(const sli_act *a, unsigned kind, const sli_slub_slab *slab, const void *obj, uint32_t a0,
                     uint32_t a1, uint32_t a2);
 #define SLI_EV(a, kind, slab, obj, a0, a1, a2) sli_slub_event((a), SL_EV_##kind, (slab), (obj), (a0), (a1), (a2))
+#endif
+
+/* Operation codes in OP_BEGIN/OP_END events (arg0). */
+enum { SLI_OPC_ALLOC = 1, SLI_OPC_FREE = 2, SLI_OPC_ALLOC_BULK = 3, SLI_OPC_FREE_BULK = 4, SLI_OPC_FLUSH = 5 };
+/*
+ * OP_BEGIN / OP_END (kind) of operation a; arg1 = size or count, or the
+ * result; obj (may be NULL) names the object allocated (OP_END of an alloc)
+ * or to be freed (OP_BEGIN of a free) in the event's slab/obj fields.
+ */
+#if defined(SLABLAB_BENCH)
+#define sli_slub_op_event(a, kind, opcode, arg1, obj) ((void)0)
+#else
+void sli_slub_op_event(const sli_act *a, unsigned kind, unsigned opcode, int32_t arg1, const void *obj);
 #endif
 
 SL_INLINE void sli_stat(sli_act *a, unsigned item, uint64_t n)

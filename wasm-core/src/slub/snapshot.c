@@ -19,7 +19,8 @@
 
 enum { HDR_SIZE = 96, GEOM_SIZE = 64, NODE_SIZE = 16, CPU_SIZE = 32, SLAB_SIZE = 32, OBJ_SIZE = 16 };
 enum { LIST_NONE = 0, LIST_CPU_SLAB = 1, LIST_CPU_PARTIAL = 2, LIST_NODE_PARTIAL = 3 };
-enum { ST_SLAB_FREE = 0, ST_CPU_FREE = 1, ST_ALLOCATED = 2, ST_POISON_BAD = 3, ST_REDZONE_BAD = 4, ST_DUP = 5 };
+enum { ST_SLAB_FREE = 0, ST_CPU_FREE = 1, ST_ALLOCATED = 2, ST_POISON_BAD = 3, ST_REDZONE_BAD = 4, ST_DUP = 5,
+       ST_INFLIGHT = 6 };
 
 static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); } /* wasm32 and x86-64 are little-endian */
 static void put16(unsigned char *p, uint16_t v) { memcpy(p, &v, 2); }
@@ -45,7 +46,42 @@ static uint32_t slab_rec(const unsigned char *recs, uint32_t nslabs, uint32_t pf
     return lo < nslabs && get32(recs + (size_t)SLAB_SIZE * lo) == pfn ? lo : NONE32;
 }
 
-long sl_slub_snapshot(sl_slub_cache *s, void *buf, size_t cap)
+long sl_slub_snapshot(sl_slub_cache *s, void *buf, size_t cap) { return sl_slub_snapshot_inflight(s, buf, cap, NULL); }
+
+/*
+ * Marks the chain an interrupted free is pushing (head .. tail, cnt objects,
+ * linked through their free pointers) as in flight, with its links: the
+ * objects are on no list yet, so a plain snapshot would show them allocated.
+ */
+static void mark_inflight(sl_slub_cache *s, unsigned char *b, const sl_slub_pp_ctx *pc, uint32_t nslabs)
+{
+    uint32_t off_slab = get32(b + 44), off_obj = get32(b + 48), pfn, idx;
+    if (!pc->next || !pc->cnt || !sl_slub_object_index(s, pc->next, &pfn, &idx))
+        return;
+    uint32_t rec = slab_rec(b + off_slab, nslabs, pfn);
+    if (rec == NONE32)
+        return;
+    sli_slub_slab *slab = sli_slab_at(s, pfn);
+    put32(b + 72, pfn);
+    put32(b + 76, idx);
+    put32(b + 80, pc->cnt);
+    void *p = pc->next;
+    for (uint32_t n = 0; p && n < pc->cnt && n < s->g.objects; n++) {
+        long i = sli_obj_index_checked(s, slab, p);
+        if (i < 0)
+            break;
+        unsigned char *o = b + off_obj + (size_t)OBJ_SIZE * (rec * s->g.objects + (uint32_t)i);
+        o[0] = ST_INFLIGHT;
+        if (p == pc->tail || n + 1 == pc->cnt)
+            break; /* the tail's link (the CPU or slab freelist it joins) keeps what the walk set */
+        void *next = sli_get_fp(s, p);
+        long j = next ? sli_obj_index_checked(s, slab, next) : -1;
+        put32(o + 4, j < 0 ? NEXT_CORRUPT : (uint32_t)j);
+        p = next;
+    }
+}
+
+long sl_slub_snapshot_inflight(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_ctx *inflight)
 {
     if (!s)
         return SL_EINVAL;
@@ -241,5 +277,9 @@ long sl_slub_snapshot(sl_slub_cache *s, void *buf, size_t cap)
     for (unsigned k = 0; k < s->ncpus; k++)
         for (unsigned i = 0; i < SL_SLUB_NR_STATS; i++)
             put64(b + off_stats + 8u * (k * SL_SLUB_NR_STATS + i), sl_slub_stat_get(s, (int)k, i));
+    put32(b + 72, NONE32);
+    put32(b + 76, NONE32);
+    if (inflight)
+        mark_inflight(s, b, inflight, nslabs);
     return (long)total;
 }

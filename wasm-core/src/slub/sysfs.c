@@ -9,7 +9,9 @@
  * (non-empty = has one), destroy_by_rcu, poison, red_zone, store_user,
  * sanity_checks, reclaim_account, cache_dma.  A name starting "kmalloc-" is
  * taken as SLAB_KMALLOC.  Kernel figures: slab_size, order, objs_per_slab,
- * min_partial, cpu_partial, each optional.
+ * min_partial, cpu_partial, each optional.  In /proc/slabinfo the objsize
+ * column is s->size (the padded slot), so it is taken as the object size
+ * with align 8 and no flags, and only order and objects per slab compare.
  */
 #include "slub.h"
 

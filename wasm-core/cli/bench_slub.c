@@ -1,0 +1,56 @@
+/*
+ * bench_slub.c - opens and closes the SLUB model caches the experiments
+ * time, and pre-faults model zones (see bench_slub.h).
+ */
+#include "bench_slub.h"
+
+#include <string.h>
+
+int sl_bench_slub_open(sl_bench_slub *b, unsigned ncpus, uint32_t size, uint32_t flags,
+                       sl_slub_fastpath fp, sl_slub_bulk_free bf, unsigned zone_mb)
+{
+    memset(b, 0, sizeof *b);
+    int rc = sl_page_zone_init(&b->zone, (size_t)zone_mb << 20, NULL);
+    if (rc != SL_OK)
+        return rc;
+    sl_bench_zone_prefault(&b->zone);
+    sl_slub_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.object_size = size;
+    cfg.flags = flags;
+    cfg.fastpath = (uint8_t)fp;
+    cfg.bulk_free = (uint8_t)bf;
+    cfg.seed = 1;
+    rc = sl_slub_cache_create(&b->zone, NULL, ncpus, &cfg, &b->cache);
+    if (rc != SL_OK)
+        sl_page_zone_destroy(&b->zone);
+    return rc;
+}
+
+void sl_bench_zone_prefault(sl_page_zone *z)
+{
+    volatile unsigned char *p = z->base;
+    for (size_t off = 0; off < (size_t)z->npages << SL_PAGE_SHIFT; off += SL_PAGE_SIZE)
+        p[off] = p[off];
+}
+
+void sl_bench_slub_close(sl_bench_slub *b)
+{
+    if (b->cache)
+        (void)sl_slub_cache_destroy(b->cache);
+    sl_page_zone_destroy(&b->zone);
+    b->cache = NULL;
+}
+
+const char *sl_bench_slub_fastpath_name(sl_slub_fastpath fp)
+{
+    switch (fp) {
+    case SL_SLUB_FP_CMPXCHG:
+        return "cmpxchg";
+    case SL_SLUB_FP_LOCKED:
+        return "locked";
+    case SL_SLUB_FP_PLAIN:
+        return "plain";
+    }
+    return "?";
+}

@@ -1,0 +1,41 @@
+/*
+ * bench_slub.h - the models' memory as the experiments want it: a SLUB
+ * model cache on a zone of its own, set up the way the seeds' kernel
+ * modules set theirs up (no debugging, no tracking), and zones whose pages
+ * are all resident before anything is timed.  `bulk` and `fastpath` use
+ * SLAB_HWCACHE_ALIGN as the seeds did; `compare` and `kmalloc` use
+ * kmalloc-style caches (word alignment).  Benchmark builds (SLABLAB_BENCH)
+ * compile the model's tracing and preemption points out; the cache is given
+ * no trace either way.
+ */
+#ifndef SL_BENCH_SLUB_H
+#define SL_BENCH_SLUB_H
+
+#include "../src/slub/slub.h"
+
+typedef struct sl_bench_slub {
+    sl_page_zone zone;
+    sl_slub_cache *cache;
+} sl_bench_slub;
+
+/*
+ * Creates a cache of `size`-byte objects with SL_SLUB_* `flags` for `ncpus`
+ * CPUs on a new zone of zone_mb MiB, with the given fast path and bulk-free
+ * form.  Returns 0,
+ * SL_EINVAL or SL_ENOMEM.
+ */
+int sl_bench_slub_open(sl_bench_slub *b, unsigned ncpus, uint32_t size, uint32_t flags,
+                       sl_slub_fastpath fp, sl_slub_bulk_free bf, unsigned zone_mb);
+void sl_bench_slub_close(sl_bench_slub *b);
+/*
+ * Touches every page of a zone's arena once, so no timed operation pays a
+ * first-touch page fault: kernel memory is always resident, and a model
+ * whose slabs write into their pages (OBJFREELIST_SLAB's array, SLUB's free
+ * pointers) would otherwise pay thousands of cycles per new page that the
+ * kernel never does.  sl_bench_slub_open does it for its zone.
+ */
+void sl_bench_zone_prefault(sl_page_zone *z);
+/* "cmpxchg", "locked" or "plain". */
+const char *sl_bench_slub_fastpath_name(sl_slub_fastpath fp);
+
+#endif

@@ -1,0 +1,88 @@
+/* test_slub_bindings.c - the browser bridge's SLUB exports (bindings/api_slub.c), run in the
+ * WebAssembly build only (the bindings need Emscripten's headers): worlds, operations by
+ * (pfn, index), bulk through the scratch area, driver runs, and workloads on CPU threads. */
+#include "check.h"
+
+#if defined(__EMSCRIPTEN__)
+#include "../bindings/api_slub.c"
+
+static void test_world_and_operations(void)
+{
+    SL_CHECK(sl_api_slub_world_create(1u << 20, 9, 256, 0, 0, 0, 0, 1, 1) == NULL);
+    SL_CHECK_EQ(sl_api_slub_last_error(), SL_EINVAL);
+    sl_api_slub_world *w = sl_api_slub_world_create(4u << 20, 2, 256, 0, SL_SLUB_HWCACHE_ALIGN, 0, 0, 1, 1);
+    SL_REQUIRE(w != NULL);
+    uint32_t *sc = sl_api_slub_scratch(w, 0);
+    SL_CHECK_EQ(sl_api_slub_alloc(w, 0), SL_OK);
+    uint32_t pfn = sc[0], idx = sc[1];
+    SL_CHECK(pfn != SL_NONE32);
+    SL_CHECK_EQ(sl_api_slub_free(w, 1, pfn, idx), SL_OK);
+    SL_CHECK_EQ(sl_api_slub_free(w, 1, 99999, 0), SL_EFOREIGN);
+    SL_CHECK_EQ(sl_api_slub_alloc_bulk(w, 0, 40), 40);
+    SL_CHECK_EQ(sl_api_slub_free_bulk(w, 0, 40), 3); /* three slabs of 16: one CAS each */
+    SL_CHECK_EQ(sl_api_slub_validate(w), SL_OK);
+    SL_CHECK(sl_api_slub_stat(w, -1, SL_SLUB_BULK_FREE_CAS) == 3.0);
+    sl_event ev[256];
+    SL_CHECK(sl_api_slub_drain(w, 0, ev, 256) > 0);
+    long need = -sl_api_slub_snapshot(w, NULL, 0);
+    SL_REQUIRE(need > 0);
+    void *buf = malloc((size_t)need);
+    SL_CHECK_EQ(sl_api_slub_snapshot(w, buf, (uint32_t)need), need);
+    free(buf);
+    uint32_t g[12];
+    SL_CHECK_EQ(sl_api_slub_geometry(256, 256, SL_SLUB_KMALLOC, 8, g), SL_OK);
+    SL_CHECK_EQ(g[6], 1);
+    /* A driver run: alloc, then an alloc interrupted by an alloc. */
+    sl_sched_op ops[2] = {{SL_SCHED_ALLOC, 1, 0, 0}, {SL_SCHED_ALLOC, 1, 0, 0}};
+    sl_sched_irq irq = {.at_op = 1, .point = SL_SLUB_PP_ALLOC_BEFORE_CAS, .handler = {SL_SCHED_ALLOC, 0, 0, 0}};
+    int32_t res[2], out[8];
+    SL_CHECK_EQ(sl_api_slub_run(w, ops, 2, NULL, 0, &irq, 1, 0, NULL, 0, res, out), SL_OK);
+    SL_CHECK_EQ(out[0], 2);
+    SL_CHECK_EQ(out[4], 1);
+    SL_CHECK_EQ(sl_api_slub_validate(w), SL_OK);
+    sl_api_slub_world_destroy(w);
+}
+
+static sl_api_slub_world *shared_world;
+
+static void *worker(void *arg)
+{
+    unsigned cpu = (unsigned)(uintptr_t)arg;
+    return (void *)(intptr_t)sl_api_slub_workload(shared_world, cpu, 1, 200000, 7);
+}
+
+static void test_workload_threads(void)
+{
+    SL_SKIP_WITHOUT_THREADS();
+    shared_world = sl_api_slub_world_create(16u << 20, 2, 64, 0, 0, 0, 0, 1, 1);
+    SL_REQUIRE(shared_world != NULL);
+    sl_api_slub_trace_enable(shared_world, 0);
+    sl_thread th[2];
+    for (uintptr_t c = 0; c < 2; c++)
+        SL_REQUIRE(sl_thread_start(&th[c], worker, (void *)c) == SL_OK);
+    for (unsigned c = 0; c < 2; c++)
+        sl_thread_join(th[c]);
+    for (unsigned c = 0; c < 2; c++)
+        sl_api_slub_workload_drain(shared_world, c);
+    SL_CHECK_EQ(sl_api_slub_validate(shared_world), SL_OK);
+    SL_CHECK(sl_api_slub_stat(shared_world, -1, SL_SLUB_FREE_SLOWPATH) > 0); /* remote frees happened */
+    SL_CHECK(sl_api_slub_stat(shared_world, -1, SL_SLUB_ALLOC_FASTPATH) +
+                 sl_api_slub_stat(shared_world, -1, SL_SLUB_ALLOC_SLOWPATH) ==
+             sl_api_slub_stat(shared_world, -1, SL_SLUB_FREE_FASTPATH) +
+                 sl_api_slub_stat(shared_world, -1, SL_SLUB_FREE_SLOWPATH));
+    sl_api_slub_world_destroy(shared_world);
+}
+#else
+static void test_bindings_need_webassembly(void) { SL_SKIP("the bindings are built for WebAssembly only"); }
+#endif
+
+int main(void)
+{
+#if defined(__EMSCRIPTEN__)
+    SL_RUN(test_world_and_operations);
+    SL_RUN(test_workload_threads);
+#else
+    SL_RUN(test_bindings_need_webassembly);
+#endif
+    return sl_check_summary();
+}
