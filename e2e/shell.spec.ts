@@ -19,7 +19,7 @@ async function runSelftest(page: Page) {
 
 test('isolated page: the threads build runs the self-test on several CPU workers', async ({ page }) => {
   const errors = watchErrors(page);
-  await page.goto(`${ISOLATED_URL}?cpus=4&iters=200000`);
+  await page.goto(`${ISOLATED_URL}?mode=selftest&cpus=4&iters=200000`);
   expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(true);
   await expect(page.getByTestId('core-mode')).toHaveText('threads: 4 workers');
   const result = await runSelftest(page);
@@ -35,7 +35,7 @@ test('isolated page: the threads build runs the self-test on several CPU workers
 });
 
 test('isolated page: two CPUs also work, and the keyboard runs it', async ({ page }) => {
-  await page.goto(`${ISOLATED_URL}?cpus=2&iters=50000`);
+  await page.goto(`${ISOLATED_URL}?mode=selftest&cpus=2&iters=50000`);
   await expect(page.getByTestId('core-mode')).toHaveText('threads: 2 workers');
   await expect(page.getByRole('button', { name: 'Run self-test' })).toBeEnabled();
   await page.keyboard.press('r');
@@ -45,7 +45,7 @@ test('isolated page: two CPUs also work, and the keyboard runs it', async ({ pag
 
 test('plain static server without COOP/COEP: the single-threaded build works and says so', async ({ page }) => {
   const errors = watchErrors(page);
-  await page.goto(`${PLAIN_URL}?cpus=3&iters=1000`);
+  await page.goto(`${PLAIN_URL}?mode=selftest&cpus=3&iters=1000`);
   expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(false);
   await expect(page.getByTestId('core-mode')).toHaveText('single-threaded');
   const result = await runSelftest(page);
@@ -67,7 +67,7 @@ for (const [what, body, expected] of [
     await page.route('**/*.wasm', (route) =>
       body === null ? route.fulfill({ status: 404, body: 'Not Found' }) : route.fulfill({ status: 200, contentType: 'application/wasm', body }),
     );
-    await page.goto(ISOLATED_URL);
+    await page.goto(`${ISOLATED_URL}?mode=selftest`);
     const alert = page.getByTestId('core-error');
     await expect(alert).toBeVisible({ timeout: 30_000 });
     await expect(alert).toHaveText(expected);
@@ -77,7 +77,7 @@ for (const [what, body, expected] of [
 }
 
 test('a bad URL parameter gives a clear message and the page still works', async ({ page }) => {
-  await page.goto(`${PLAIN_URL}?cpus=99&page=lab&colour=blue`);
+  await page.goto(`${PLAIN_URL}?mode=selftest&cpus=99&page=lab&colour=blue`);
   const problems = page.getByTestId('url-problems');
   await expect(problems).toContainText('URL parameter cpus="99" is not valid: expected a whole number from 1 to 8. Using 4.');
   await expect(problems).toContainText('Unknown URL parameter "colour" was ignored');
@@ -89,9 +89,9 @@ test('a bad URL parameter gives a clear message and the page still works', async
 });
 
 test('tabs, URL state and the keyboard help', async ({ page }) => {
-  await page.goto(PLAIN_URL);
+  await page.goto(`${PLAIN_URL}?mode=selftest`);
   await page.getByRole('link', { name: 'About' }).click();
-  await expect(page).toHaveURL(/\?page=about$/);
+  await expect(page).toHaveURL(/\?page=about&mode=selftest$/);
   await expect(page.getByRole('heading', { name: 'About slablab' })).toBeVisible();
   await page.keyboard.press('2');
   await expect(page.getByRole('heading', { name: 'Benchmarks' })).toBeVisible();

@@ -20,7 +20,7 @@ describe('parseSearch', () => {
     ['cpus=', 'cpus=""', 'a whole number from 1 to 8'],
     ['iters=1e3', 'iters="1e3"', 'a whole number from 1 to 1000000'],
     ['page=labs', 'page="labs"', 'one of lab, benchmarks, about'],
-    ['view=slub', 'view="slub"', 'one of selftest'],
+    ['view=percpu', 'view="percpu"', 'one of selftest, slub'],
   ])('explains a bad %s and keeps the default', (query, shown, expected) => {
     const { state, problems } = parseSearch(`?${query}`);
     expect(state).toEqual(DEFAULT_STATE);
