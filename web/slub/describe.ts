@@ -189,6 +189,12 @@ export function describeEvent(e: SlEvent, names: OpNames | null): string {
       return `bulk free of ${e.arg0} (${e.arg1 ? 'fallback' : 'detached'}): ${e.arg2} cmpxchg${e.arg2 === 1 ? '' : 's'}`;
     case 121:
       return `detached freelist built: head${where(e)}, ${e.arg0} objects`;
+    case 122:
+      return 'the CPU slab is flushed to make room for the new one';
+    case 123:
+      return `object${where(e)} quarantined (error ${e.arg0 | 0}): never handed out again`;
+    case 124:
+      return `flush_cpu_slab: CPU slab${e.slab === EV_NONE ? ' (none)' : where(e)} deactivated, partial list moved to the node`;
     default:
       return `${name}${where(e)} ${e.arg0} ${e.arg1} ${e.arg2}`;
   }

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { detachedGroups, type Script } from './script';
+import { parseScript, scriptToText } from './url';
+
+describe('script text', () => {
+  it('round-trips every kind of operation and an interrupt', () => {
+    const s: Script = {
+      ops: [
+        { kind: 'alloc', cpu: 0 },
+        { kind: 'allocBulk', cpu: 1, count: 8 },
+        { kind: 'free', cpu: 1, refs: [{ pfn: 12, index: 3 }] },
+        { kind: 'freeBulk', cpu: 0, refs: [{ pfn: 12, index: 4 }, { pfn: 14, index: 0 }] },
+        { kind: 'flush', cpu: 1 },
+      ],
+      irqs: [
+        { atOp: 0, point: 1, nth: 0, handler: { kind: 'alloc' } },
+        { atOp: 2, point: 2, nth: 1, handler: { kind: 'free', refs: [{ pfn: 12, index: 5 }] } },
+      ],
+    };
+    const text = scriptToText(s);
+    expect(text).toBe('a0.b1-8.f1-12-3.F0-12-4-14-0.x1.i0-1-0-a.i2-2-1-f-12-5');
+    const back = parseScript(text, 2);
+    expect(back.ok && back.script).toEqual(s);
+  });
+
+  it('says what is wrong with bad text', () => {
+    const err = (t: string, cpus = 2) => {
+      const r = parseScript(t, cpus);
+      return r.ok ? '' : r.error;
+    };
+    expect(err('a0.q9')).toContain('"q9" is not an operation');
+    expect(err('a3')).toContain('names CPU 3, there are 2');
+    expect(err('f0-1')).toContain('wrong numbers');
+    expect(err('b0-0')).toContain('wrong numbers');
+    expect(err('i0-1-0-a')).toContain('does not exist yet');
+    expect(parseScript('', 2).ok).toBe(true);
+  });
+});
+
+describe('detached freelist replay', () => {
+  it('groups by slab with a look-ahead of three, scanning from the end', () => {
+    const A = (index: number) => ({ pfn: 1, index });
+    const B = (index: number) => ({ pfn: 2, index });
+    // From the end: B3 starts a group; A2, A1 are skipped (2 of 3), B2 joins; A0 skipped (3rd) ends the look-ahead.
+    const groups = detachedGroups([B(0), A(0), B(2), A(1), A(2), B(3)]);
+    expect(groups[0]?.chain).toEqual([B(2), B(3)]);
+    // The rest (A0, A1, A2 and B0) are grouped next: A first (the new last entry), then B0.
+    expect(groups.map((g) => g.chain.length).reduce((a, b) => a + b, 0)).toBe(6);
+    expect(groups[1]?.chain.every((o) => o.pfn === 1)).toBe(true);
+    expect(groups).toHaveLength(3);
+  });
+});
