@@ -181,6 +181,12 @@ test.describe('SLUB view driving', () => {
     await again.goto(url);
     await again.waitForFunction(() => (window.__slablabSlub?.caption ?? '').startsWith('Step 2 of'));
     expect((await hook(again)).cpus[0]?.tid).toBe(tid2);
+    // The help panel lists the view's keys.
+    await page.keyboard.press('?');
+    const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await expect(help).toContainText('Space');
+    await expect(help).toContainText('Micro-step: to the next preemption point');
+    await expect(help).toContainText('Back: one operation backward');
   });
 
   test('operations by hand: alloc, remote free of the selected object, an injected interrupt', async ({ page }) => {

@@ -19,7 +19,7 @@ export function HelpPanel({ open, onClose }: { open: boolean; onClose: () => voi
           {shortcuts.map((s) => (
             <tr key={s.key}>
               <td>
-                <kbd>{s.key}</kbd>
+                <kbd>{s.key === ' ' ? 'Space' : s.key}</kbd>
               </td>
               <td>{s.description}</td>
             </tr>

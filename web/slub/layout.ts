@@ -87,7 +87,7 @@ export function layoutSnapshot(s: SlubSnapshot, o: LayoutOptions): Layout {
         ? c.freelistIndex === NONE32
           ? 'freelist: empty'
           : 'freelist: CORRUPT'
-        : `freelist: ${c.freelistPfn}:${c.freelistIndex} (${c.freelistLength})`;
+        : `freelist → ${c.freelistPfn}:${c.freelistIndex} (${c.freelistLength} free)`;
     const lines = compact
       ? [`tid ${hex(c.tid)}`, `${c.freelistLength} free · ${c.partialCount} partial`]
       : [fl, `tid ${c.tid} (${hex(c.tid)})`, `slab: ${own < 0 ? 'none' : c.slabPfn}`, `partial: ${c.partialCount} slab${c.partialCount === 1 ? '' : 's'}`];

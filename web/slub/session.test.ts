@@ -150,16 +150,18 @@ describe('session', () => {
     expect(r.otherBulkForm.results[1]).toBe(p.length);
   });
 
-  it('plays every scenario to its end with a clean checker (plain where the story says so)', async () => {
+  it('plays every scenario to its end on 2, 4 and 8 CPUs with a clean checker', async () => {
     const session = new SlubSession(api);
-    for (const sc of SCENARIOS) {
-      const cfg = scenarioConfig(sc, 2, sc.defaultFastpath, sc.defaultBulk);
-      const objects = api.geometry(cfg.objectSize, 2)[7] ?? 16;
-      const story = sc.build({ cpus: 2, objects });
-      const r = session.load(cfg, story.script);
-      const end = session.at(r.stops.length - 1);
-      expect(end.check?.rc, `${sc.id}: ${end.check?.message}`).toBe(0);
-      expect(r.ops.every((o) => o.result >= 0), sc.id).toBe(true);
-    }
+    for (const cpus of [2, 4, 8])
+      for (const sc of SCENARIOS) {
+        const cfg = scenarioConfig(sc, cpus, sc.defaultFastpath, sc.defaultBulk);
+        const objects = api.geometry(cfg.objectSize, cpus)[7] ?? 16;
+        const story = sc.build({ cpus, objects });
+        expect(story.captions).toHaveLength(story.script.ops.length);
+        const r = session.load(cfg, story.script);
+        const end = session.at(r.stops.length - 1);
+        expect(end.check?.rc, `${sc.id} on ${cpus} CPUs: ${end.check?.message}`).toBe(0);
+        expect(r.ops.every((o) => o.result >= 0), `${sc.id} on ${cpus} CPUs`).toBe(true);
+      }
   });
 });
