@@ -227,6 +227,7 @@ SL_INLINE int leaf_alloc(sl_slub_cache *s, unsigned cpu, void **obj, const unsig
     if (SL_UNLIKELY(cpu >= s->ncpus))
         return alloc_op(s, cpu, obj);
     sli_slub_cpu *c = &s->cpu[cpu];
+    SLI_HIDE_VAR(c);
     sl_dword cur = sl_dw_read(&c->fl_tid);
     void *object = (void *)cur.lo;
     if (SL_UNLIKELY(!object || !c->slab))

@@ -319,9 +319,15 @@ static SLI_COLD int leaf_free_miss(sl_slub_cache *s, sli_slub_cpu *c, void *obj)
 
 /*
  * kmem_cache_free's fast path as a leaf function per variant (see
- * sl_slub_alloc): one lookup (virt_to_page + compound_head), slab ==
- * c->slab, the object-start check (no index needed: see slub_internal.h),
- * set the free pointer, replace freelist+tid; leaf_free_miss otherwise.
+ * sl_slub_alloc): one lookup (virt_to_page + compound_head; a pointer
+ * outside the zone or in a free block finds nothing), slab == c->slab (the
+ * CPU slab is this cache's, so that is cache_from_obj's check too), set the
+ * free pointer, replace freelist+tid; leaf_free_miss otherwise.  Outside
+ * benchmark builds it also checks that the pointer is an object start, so
+ * that a misaligned free can never corrupt the CPU freelist; the kernel
+ * checks that only for debug caches (SLAB_CONSISTENCY_CHECKS), and so do
+ * benchmark builds here.  Frees that reach leaf_free_miss (another slab, a
+ * foreign pointer) are checked in every build.
  */
 SL_INLINE int leaf_free(sl_slub_cache *s, unsigned cpu, void *obj, const unsigned fp)
 {
@@ -329,12 +335,15 @@ SL_INLINE int leaf_free(sl_slub_cache *s, unsigned cpu, void *obj, const unsigne
         return free_op(s, cpu, obj);
     const sl_page_zone *z = s->zone;
     sli_slub_cpu *c = &s->cpu[cpu];
-    /* The offset in the zone first: page.h's relaxed loads would make the compiler load z->base again. */
-    uint32_t zoff = (uint32_t)((uintptr_t)obj - (uintptr_t)z->base);
+    SLI_HIDE_VAR(c);
     uint32_t pfn = sl_page_head_pfn(z, obj);
-    if (SL_UNLIKELY(pfn == SL_PFN_NONE || SL_PAGE_PRIV(&z->pages[pfn], sli_slub_slab) != c->slab ||
-                    !sli_off_is_obj(s, zoff - (pfn << SL_PAGE_SHIFT) - s->g.red_left_pad)))
+    if (SL_UNLIKELY(pfn == SL_PFN_NONE || SL_PAGE_PRIV(&z->pages[pfn], sli_slub_slab) != c->slab))
         return leaf_free_miss(s, c, obj);
+#if !defined(SLABLAB_BENCH)
+    uint32_t off = (uint32_t)((uintptr_t)obj - (uintptr_t)z->base - ((uintptr_t)pfn << SL_PAGE_SHIFT));
+    if (SL_UNLIKELY(!sli_off_is_obj(s, off - s->g.red_left_pad)))
+        return leaf_free_miss(s, c, obj);
+#endif
     sl_dword cur = sl_dw_read(&c->fl_tid);
     sli_set_fp_raw(s, obj, (void *)cur.lo);
     if (SL_UNLIKELY(!sli_cpu_freelist_update(s, c, fp, (void *)cur.lo, cur.hi, obj))) {
