@@ -117,16 +117,19 @@ SL_INLINE void *sl_page_address(const sl_page_zone *z, const sl_page *pg)
  */
 SL_INLINE uint32_t sl_page_head_pfn(const sl_page_zone *z, const void *addr)
 {
-    uintptr_t off = (uintptr_t)addr - (uintptr_t)z->base; /* wraps for addr < base */
-    if (off >= ((uintptr_t)z->npages << SL_PAGE_SHIFT))
+    uintptr_t idx = ((uintptr_t)addr - (uintptr_t)z->base) >> SL_PAGE_SHIFT; /* wraps for addr < base */
+    if (idx >= z->npages)
         return SL_PFN_NONE;
-    uint32_t pfn = (uint32_t)(off >> SL_PAGE_SHIFT);
+    uint32_t pfn = (uint32_t)idx;
     uint32_t f = __atomic_load_n(&z->pages[pfn].flags, __ATOMIC_RELAXED);
-    if (f & SL_PG_TAIL) {
+    if (SL_UNLIKELY(f != SL_PG_HEAD)) { /* a tail (or a free page, which is no block's) */
+        if (!(f & SL_PG_TAIL))
+            return SL_PFN_NONE;
         pfn = __atomic_load_n(&z->pages[pfn].head, __ATOMIC_RELAXED);
-        f = __atomic_load_n(&z->pages[pfn].flags, __ATOMIC_RELAXED);
+        if (__atomic_load_n(&z->pages[pfn].flags, __ATOMIC_RELAXED) != SL_PG_HEAD)
+            return SL_PFN_NONE;
     }
-    return f == SL_PG_HEAD ? pfn : SL_PFN_NONE;
+    return pfn;
 }
 /* The head page of the allocated block holding `addr`; NULL outside the arena or in a free block. */
 SL_INLINE sl_page *sl_page_from_addr(const sl_page_zone *z, const void *addr)
