@@ -166,7 +166,7 @@ retry_load_slab:
 }
 
 /* ___slab_alloc and the debug hook for sl_slub_alloc, out of line; `a` by value keeps the fast path's in registers. */
-static SLI_COLD void *alloc_slow(sli_act a) { return sli_slub_slab_alloc_slow(&a); }
+static SLI_SLOW void *alloc_slow(sli_act a) { return sli_slub_slab_alloc_slow(&a); }
 static SLI_COLD int alloc_hook(sli_act a, void *obj) { return sli_slub_alloc_hook(&a, obj); }
 
 /* slab_alloc_node: the fast path, or ___slab_alloc.  Returns the object or NULL (no memory). */
