@@ -119,7 +119,7 @@ int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, co
     /* A slab must hold at least one object and its objects must be addressable in 16 bits. */
     if (g.order > SL_PAGE_MAX_ORDER || g.objects > SLI_INUSE_MASK || g.object_size < sizeof(uintptr_t))
         return SL_EINVAL;
-    sl_slub_cache *s = sl_os_alloc_aligned(sizeof *s, _Alignof(sl_slub_cache));
+    sl_slub_cache *s = sl_os_alloc_aligned(sizeof *s, SL_PAGE_SIZE); /* see SLI_CPU_LEAD */
     if (!s)
         return SL_ENOMEM;
     memset(s, 0, sizeof *s);
