@@ -165,10 +165,6 @@ retry_load_slab:
     goto load_freelist;
 }
 
-/* ___slab_alloc and the debug hook for sl_slub_alloc, out of line; `a` by value keeps the fast path's in registers. */
-static SLI_SLOW void *alloc_slow(sli_act a) { return sli_slub_slab_alloc_slow(&a); }
-static SLI_COLD int alloc_hook(sli_act a, void *obj) { return sli_slub_alloc_hook(&a, obj); }
-
 /* slab_alloc_node: the fast path, or ___slab_alloc.  Returns the object or NULL (no memory). */
 SL_INLINE void *slab_alloc(sli_act *a)
 {
@@ -179,7 +175,7 @@ SL_INLINE void *slab_alloc(sli_act *a)
         void *object = (void *)cur.lo;
         uintptr_t tid = cur.hi;
         if (SL_UNLIKELY(!object || !c->slab))
-            return alloc_slow(*a);
+            return sli_slub_slab_alloc_slow(a);
         void *next = sli_get_fp(s, object);
 #if !defined(SLABLAB_BENCH)
         sl_slub_pp_ctx ctx = {.cache = s, .op = a->op, .cpu = a->cpu, .tid = tid, .freelist = object,
@@ -207,7 +203,7 @@ static SL_NOINLINE int alloc_op(sl_slub_cache *s, unsigned cpu, void **obj)
     void *p = slab_alloc(&a);
     int rc = SL_LIKELY(p) ? SL_OK : SL_ENOMEM;
     if (SL_UNLIKELY(p && s->debug_hooks))
-        rc = alloc_hook(a, p);
+        rc = sli_slub_alloc_hook(&a, p);
     *obj = rc == SL_OK ? p : NULL;
     sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_ALLOC, rc, *obj);
     return rc;

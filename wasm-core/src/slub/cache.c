@@ -387,13 +387,11 @@ int sli_slub_alloc_hook(sli_act *a, void *obj)
     return SL_OK;
 }
 
-int sli_slub_bad_free(sli_act a, int err, const sli_slub_slab *slab, const void *obj)
+int sli_slub_bad_free(sli_act *a, int err, const sli_slub_slab *slab, const void *obj)
 {
-    sli_slub_error(&a, err, slab, obj);
+    sli_slub_error(a, err, slab, obj);
     return err;
 }
-
-int sli_slub_free_hook_cold(sli_act a, sli_slub_slab *slab, void *obj) { return sli_slub_free_hook(&a, slab, obj); }
 
 int sli_slub_free_hook(sli_act *a, sli_slub_slab *slab, void *obj)
 {

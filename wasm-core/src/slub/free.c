@@ -148,7 +148,7 @@ void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist)
 }
 
 /* __slab_free: frees the chain head..tail (cnt objects) into a slab that is not this CPU's slab. */
-static int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
+static SLI_SLOW int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
 {
     sl_slub_cache *s = a->s;
     sli_slub_node *n = &s->node;
@@ -229,14 +229,6 @@ slab_empty:
     return SL_OK;
 }
 
-/* __slab_free out of line; `a` by value keeps the fast path's in registers.  *cas gets a.cas after. */
-static SLI_SLOW int free_slow(sli_act a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt, unsigned *cas)
-{
-    int rc = slab_free_slow(&a, slab, head, tail, cnt);
-    *cas = a.cas;
-    return rc;
-}
-
 /*
  * do_slab_free of a chain head..tail of cnt objects of `slab`: the fast path
  * when slab is this CPU's slab, else __slab_free.  Returns 0 or
@@ -249,16 +241,12 @@ SL_INLINE int do_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *ta
     for (;;) {
         sl_dword cur = sl_dw_read(&c->fl_tid);
         uintptr_t tid = cur.hi;
-        if (SL_UNLIKELY(slab != c->slab)) {
-            unsigned cas;
-            int rc = free_slow(*a, slab, head, tail, cnt, &cas);
-            a->cas = cas;
-            return rc;
-        }
+        if (SL_UNLIKELY(slab != c->slab))
+            return slab_free_slow(a, slab, head, tail, cnt);
         void *freelist = (void *)cur.lo;
         if (SL_UNLIKELY((s->flags & SL_SLUB_FREELIST_HARDENED) && freelist == tail)) {
             /* set_freepointer's naive double-free check (BUG_ON(object == fp)). */
-            return sli_slub_bad_free(*a, SL_EDOUBLEFREE, slab, tail);
+            return sli_slub_bad_free(a, SL_EDOUBLEFREE, slab, tail);
         }
         sli_set_fp(s, tail, freelist);
 #if !defined(SLABLAB_BENCH)

@@ -432,29 +432,29 @@ SL_INLINE bool sli_slub_begin(sl_slub_cache *s, unsigned cpu, sli_act *a)
     return true;
 }
 
-/*
- * The checks every free runs before do_slab_free: the lookup (virt_to_slab,
- * which also rejects a pointer outside the zone or in a slab of another
- * cache: the kernel's cache_from_obj), the object-start check by the
- * reciprocal index, and a debug cache's hook.  Returns the slab, or NULL
- * with *err set.  The error paths and the hook run out of line.
- */
 /* Reports err (event, ERRORS counter) for obj (may be NULL) of slab (may be NULL); returns err. */
-SLI_COLD int sli_slub_bad_free(sli_act a, int err, const sli_slub_slab *slab, const void *obj);
-SLI_COLD int sli_slub_free_hook_cold(sli_act a, sli_slub_slab *slab, void *obj);
+SLI_COLD int sli_slub_bad_free(sli_act *a, int err, const sli_slub_slab *slab, const void *obj);
+/*
+ * The checks every free outside the leaf fast path runs before do_slab_free:
+ * the lookup (virt_to_slab, which also rejects a pointer outside the zone or
+ * in a slab of another cache: the kernel's cache_from_obj), the object-start
+ * check (see sli_off_is_obj), and a debug cache's hook.  sli_slub_free_check
+ * returns the slab, or NULL with *err set; sli_slub_free_checks (the slab
+ * known) returns 0 or the error.
+ */
 SL_INLINE int sli_slub_free_checks(sli_act *a, sli_slub_slab *slab, void *obj)
 {
     if (SL_UNLIKELY(!sli_off_is_obj(a->s, sli_obj_offset(a->s, slab, obj))))
-        return sli_slub_bad_free(*a, SL_EMISALIGNED, slab, NULL);
+        return sli_slub_bad_free(a, SL_EMISALIGNED, slab, NULL);
     if (SL_UNLIKELY(a->s->debug_hooks))
-        return sli_slub_free_hook_cold(*a, slab, obj);
+        return sli_slub_free_hook(a, slab, obj);
     return SL_OK;
 }
 SL_INLINE sli_slub_slab *sli_slub_free_check(sli_act *a, void *obj, int *err)
 {
     sli_slub_slab *slab = sli_slab_of(a->s, obj);
     if (SL_UNLIKELY(!slab)) {
-        *err = sli_slub_bad_free(*a, SL_EFOREIGN, NULL, NULL);
+        *err = sli_slub_bad_free(a, SL_EFOREIGN, NULL, NULL);
         return NULL;
     }
     *err = sli_slub_free_checks(a, slab, obj);
