@@ -11,6 +11,12 @@
  * so its updates of c->fl_tid are CASes that cannot fail.  A slab's
  * freelist+counters may be changed by remote frees at any moment and is
  * changed only by sl_dw_cas (cmpxchg_double_slab).
+ *
+ * sl_slub_alloc jumps to s->alloc_fn: for a cache that needs nothing but the
+ * fast path, a leaf function built for its variant (the kernel inlines
+ * slab_alloc_node, built for one); otherwise, and whenever the leaf cannot
+ * finish, alloc_op, the complete operation with events, preemption points,
+ * hooks and the slow path.
  */
 #include "slub_internal.h"
 

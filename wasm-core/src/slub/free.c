@@ -13,6 +13,11 @@
  *
  * Every walk of a freelist is bounded by the slab's object count, so a
  * corrupt (cyclic) freelist is reported, never looped on.
+ *
+ * sl_slub_free jumps to s->free_fn: a leaf function per variant for caches
+ * that need nothing but the fast path (see alloc.c), else free_op, the
+ * complete operation; the leaf hands a free into another slab straight to
+ * __slab_free and everything else to free_op.
  */
 #include "slub_internal.h"
 

@@ -26,6 +26,10 @@
  *          threads may sum them); benchmark builds drop the two fast-path
  *          ones as a kernel without CONFIG_SLUB_STATS drops every stat().
  *
+ * s->leaf, s->alloc_fn, s->free_fn (which fast path sl_slub_alloc/free
+ * take) are written at creation and by sl_slub_set_fastpath, with no
+ * operation running, and only read by operations.
+ *
  * Object index: obj_to_index's reciprocal_divide (lib/math/reciprocal_div.c)
  * of the offset from the slab's first object by s->size, exact for every
  * 32-bit offset; a slab is at most 4 MiB.  Whether an offset is an object
