@@ -136,7 +136,7 @@ function SelftestOutcome({ run }: { run: RunState }) {
           <p role="status" aria-live="polite" className={passed ? 'pass' : 'fail'}>
             {passed ? 'Passed: every increment landed and both words agree.' : `FAILED: ${message}.`}{' '}
             {mode === 'threads'
-              ? `${workers} distinct CPU workers ran in parallel.`
+              ? `${workers} distinct CPU workers (threads sharing the memory) ran it.`
               : `One worker ran all ${r.cpus} CPUs, interleaved by the deterministic scheduler.`}
           </p>
           <dl className="figures">

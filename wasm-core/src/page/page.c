@@ -181,20 +181,6 @@ int sl_page_free(sl_page_zone *z, sl_page *head, unsigned cpu)
     return SL_OK;
 }
 
-sl_page *sl_page_from_addr(const sl_page_zone *z, const void *addr)
-{
-    uintptr_t a = (uintptr_t)addr, b = (uintptr_t)z->base;
-    if (a < b || a - b >= ((uintptr_t)z->npages << SL_PAGE_SHIFT))
-        return NULL;
-    sl_page *pg = &z->pages[(a - b) >> SL_PAGE_SHIFT];
-    uint32_t f = load32(&pg->flags);
-    if (f & SL_PG_TAIL) {
-        pg = &z->pages[load32(&pg->head)];
-        f = load32(&pg->flags);
-    }
-    return f == SL_PG_HEAD ? pg : NULL;
-}
-
 void sl_page_stats_get(sl_page_zone *z, sl_page_stats *out)
 {
     sl_spin_lock(&z->lock);

@@ -99,8 +99,6 @@ sl_page *sl_page_alloc(sl_page_zone *z, unsigned order, unsigned cpu);
  */
 int sl_page_free(sl_page_zone *z, sl_page *head, unsigned cpu);
 
-/* The head page of the allocated block holding `addr`; NULL outside the arena or in a free block. */
-sl_page *sl_page_from_addr(const sl_page_zone *z, const void *addr);
 SL_INLINE uint32_t sl_page_pfn(const sl_page_zone *z, const sl_page *pg) { return (uint32_t)(pg - z->pages); }
 /* The page with this pfn, or NULL past the arena. */
 SL_INLINE sl_page *sl_page_from_pfn(const sl_page_zone *z, uint32_t pfn)
@@ -110,6 +108,34 @@ SL_INLINE sl_page *sl_page_from_pfn(const sl_page_zone *z, uint32_t pfn)
 SL_INLINE void *sl_page_address(const sl_page_zone *z, const sl_page *pg)
 {
     return z->base + ((size_t)sl_page_pfn(z, pg) << SL_PAGE_SHIFT);
+}
+/*
+ * The pfn of the head page of the allocated block holding `addr`, or
+ * SL_PFN_NONE outside the arena or in a free block.  Inline: it is the
+ * kernel's virt_to_page + compound_head, on every free's fast path (one
+ * bounds check, one or two descriptor loads).
+ */
+SL_INLINE uint32_t sl_page_head_pfn(const sl_page_zone *z, const void *addr)
+{
+    uintptr_t idx = ((uintptr_t)addr - (uintptr_t)z->base) >> SL_PAGE_SHIFT; /* wraps for addr < base */
+    if (idx >= z->npages)
+        return SL_PFN_NONE;
+    uint32_t pfn = (uint32_t)idx;
+    uint32_t f = __atomic_load_n(&z->pages[pfn].flags, __ATOMIC_RELAXED);
+    if (SL_UNLIKELY(f != SL_PG_HEAD)) { /* a tail (or a free page, which is no block's) */
+        if (!(f & SL_PG_TAIL))
+            return SL_PFN_NONE;
+        pfn = __atomic_load_n(&z->pages[pfn].head, __ATOMIC_RELAXED);
+        if (__atomic_load_n(&z->pages[pfn].flags, __ATOMIC_RELAXED) != SL_PG_HEAD)
+            return SL_PFN_NONE;
+    }
+    return pfn;
+}
+/* The head page of the allocated block holding `addr`; NULL outside the arena or in a free block. */
+SL_INLINE sl_page *sl_page_from_addr(const sl_page_zone *z, const void *addr)
+{
+    uint32_t pfn = sl_page_head_pfn(z, addr);
+    return pfn != SL_PFN_NONE ? &z->pages[pfn] : NULL;
 }
 /* Order of an allocated block's head page. */
 SL_INLINE unsigned sl_page_order(const sl_page *head) { return head->order; }

@@ -11,6 +11,12 @@
  * so its updates of c->fl_tid are CASes that cannot fail.  A slab's
  * freelist+counters may be changed by remote frees at any moment and is
  * changed only by sl_dw_cas (cmpxchg_double_slab).
+ *
+ * sl_slub_alloc jumps to s->alloc_fn: for a cache that needs nothing but the
+ * fast path, a leaf function built for its variant (the kernel inlines
+ * slab_alloc_node, built for one); otherwise, and whenever the leaf cannot
+ * finish, alloc_op, the complete operation with events, preemption points,
+ * hooks and the slow path.
  */
 #include "slub_internal.h"
 
@@ -165,27 +171,8 @@ retry_load_slab:
     goto load_freelist;
 }
 
-/* __update_cpu_freelist_fast in the cache's variant: true if the new pair is installed. */
-SL_INLINE bool update_cpu_freelist(sli_act *a, void *old_fl, uintptr_t tid, void *new_fl)
-{
-    sl_slub_cache *s = a->s;
-    sl_dword old = {(uintptr_t)old_fl, tid}, new_ = {(uintptr_t)new_fl, sli_next_tid(s, tid)};
-    switch (s->fastpath) {
-    case SL_SLUB_FP_CMPXCHG:
-        a->cas++;
-        return sl_dw_cas_local(&a->c->fl_tid, old, new_);
-    case SL_SLUB_FP_LOCKED:
-        a->cas++;
-        return sl_dw_cas(&a->c->fl_tid, old, new_);
-    default:
-        /* The RFC: c->freelist = next; c->tid = next_tid(tid); with no check at all. */
-        sl_dw_write_plain(&a->c->fl_tid, new_);
-        return true;
-    }
-}
-
 /* slab_alloc_node: the fast path, or ___slab_alloc.  Returns the object or NULL (no memory). */
-static void *slab_alloc(sli_act *a)
+SL_INLINE void *slab_alloc(sli_act *a)
 {
     sl_slub_cache *s = a->s;
     sli_slub_cpu *c = a->c;
@@ -201,8 +188,8 @@ static void *slab_alloc(sli_act *a)
                               .next = next};
         SL_PREEMPT_POINT(s->trace, a->cpu, SL_SLUB_PP_ALLOC_BEFORE_CAS, &ctx);
 #endif
-        if (SL_LIKELY(update_cpu_freelist(a, object, tid, next))) {
-            sli_stat(a, SL_SLUB_ALLOC_FASTPATH, 1);
+        if (SL_LIKELY(sli_update_cpu_freelist(a, object, tid, next))) {
+            sli_stat_fast(a, SL_SLUB_ALLOC_FASTPATH, 1);
             SLI_EV(a, SLUB_ALLOC_FASTPATH, c->slab, object, (uint32_t)tid, (uint32_t)sli_next_tid(s, tid), 0);
             return object;
         }
@@ -212,19 +199,83 @@ static void *slab_alloc(sli_act *a)
     }
 }
 
-int sl_slub_alloc(sl_slub_cache *s, unsigned cpu, void **obj)
+/* kmem_cache_alloc as one complete operation: events, hooks, fast or slow path. */
+static SL_NOINLINE int alloc_op(sl_slub_cache *s, unsigned cpu, void **obj)
 {
     sli_act a;
-    if (!obj || !sli_slub_begin(s, cpu, &a))
+    if (SL_UNLIKELY(!obj) || !sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_ALLOC, 1, NULL);
     void *p = slab_alloc(&a);
-    int rc = p ? SL_OK : SL_ENOMEM;
-    if (p && (s->info || (s->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE))))
+    int rc = SL_LIKELY(p) ? SL_OK : SL_ENOMEM;
+    if (SL_UNLIKELY(p && s->debug_hooks))
         rc = sli_slub_alloc_hook(&a, p);
     *obj = rc == SL_OK ? p : NULL;
     sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_ALLOC, rc, *obj);
     return rc;
+}
+
+/*
+ * The kernel inlines slab_alloc_node's fast path into every caller, built
+ * for one fast-path variant.  Here that is a leaf function per variant (no
+ * frame, no act; only the CAS variants save RBX for CMPXCHG16B) for caches
+ * that need nothing else (s->leaf): read tid and freelist, read the
+ * object's free pointer, replace the pair.  Anything else (an empty CPU
+ * freelist or no CPU slab, a failed CAS) goes to alloc_op, which starts
+ * over, as the kernel's `goto redo` does.
+ */
+SL_INLINE int leaf_alloc(sl_slub_cache *s, unsigned cpu, void **obj, const unsigned fp)
+{
+    if (SL_UNLIKELY(cpu >= s->ncpus))
+        return alloc_op(s, cpu, obj);
+    sli_slub_cpu *c = &s->cpu[cpu];
+    SLI_HIDE_VAR(c);
+    sl_dword cur = sl_dw_read(&c->fl_tid);
+    void *object = (void *)cur.lo;
+    if (SL_UNLIKELY(!object || !c->slab))
+        return alloc_op(s, cpu, obj);
+    void *next = sli_get_fp_raw(s, object);
+    if (SL_UNLIKELY(!sli_cpu_freelist_update(s, c, fp, object, cur.hi, next))) {
+        sli_cstat(c, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL, 1);
+        return alloc_op(s, cpu, obj);
+    }
+    sli_cstat_fast(c, SL_SLUB_ALLOC_FASTPATH, 1);
+    *obj = object;
+    return SL_OK;
+}
+static SL_NOINLINE int alloc_cmpxchg(sl_slub_cache *s, unsigned cpu, void **obj)
+{
+    return leaf_alloc(s, cpu, obj, SL_SLUB_FP_CMPXCHG);
+}
+static SL_NOINLINE int alloc_locked(sl_slub_cache *s, unsigned cpu, void **obj)
+{
+    return leaf_alloc(s, cpu, obj, SL_SLUB_FP_LOCKED);
+}
+static SL_NOINLINE int alloc_plain(sl_slub_cache *s, unsigned cpu, void **obj)
+{
+    return leaf_alloc(s, cpu, obj, SL_SLUB_FP_PLAIN);
+}
+
+sli_alloc_fn sli_slub_alloc_fn(unsigned leaf)
+{
+    switch (leaf) {
+    case SLI_LEAF_CMPXCHG:
+        return alloc_cmpxchg;
+    case SLI_LEAF_LOCKED:
+        return alloc_locked;
+    case SLI_LEAF_PLAIN:
+        return alloc_plain;
+    default:
+        return alloc_op;
+    }
+}
+
+/* The cache's leaf fast path, or the complete operation (debug, hardened, traced caches). */
+int sl_slub_alloc(sl_slub_cache *s, unsigned cpu, void **obj)
+{
+    if (SL_UNLIKELY(!obj || !s))
+        return SL_EINVAL;
+    return s->alloc_fn(s, cpu, obj);
 }
 
 /*
@@ -241,7 +292,7 @@ int sl_slub_alloc_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p)
         return SL_EINVAL;
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_ALLOC_BULK, (int32_t)n, NULL);
     sli_stat(&a, SL_SLUB_BULK_ALLOC_CALLS, 1);
-    bool hook = s->info || (s->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE));
+    bool hook = s->debug_hooks;
     sl_dword cur = sl_dw_read(&a.c->fl_tid);
     size_t i;
     for (i = 0; i < n; i++) {
@@ -255,7 +306,7 @@ int sl_slub_alloc_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p)
         } else {
             cur.lo = (uintptr_t)sli_get_fp(s, object);
             p[i] = object;
-            sli_stat(&a, SL_SLUB_ALLOC_FASTPATH, 1);
+            sli_stat_fast(&a, SL_SLUB_ALLOC_FASTPATH, 1);
             SLI_EV(&a, SLUB_ALLOC_FASTPATH, a.c->slab, object, (uint32_t)cur.hi, (uint32_t)cur.hi, 1);
         }
         if (hook && sli_slub_alloc_hook(&a, p[i]) != SL_OK)

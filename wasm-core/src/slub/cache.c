@@ -61,18 +61,6 @@ void sli_slub_op_event(const sli_act *a, unsigned kind, unsigned opcode, int32_t
 }
 #endif
 
-bool sli_slub_begin(sl_slub_cache *s, unsigned cpu, sli_act *a)
-{
-    if (!s || cpu >= s->ncpus)
-        return false;
-    a->s = s;
-    a->c = &s->cpu[cpu];
-    a->cpu = (uint16_t)cpu;
-    a->op = SL_OP_BEGIN(s->trace);
-    a->cas = 0;
-    return true;
-}
-
 void sli_slub_error(sli_act *a, int err, const sli_slub_slab *slab, const void *obj)
 {
     sli_stat(a, SL_SLUB_ERRORS, 1);
@@ -100,6 +88,23 @@ static uint64_t xorshift(uint64_t *st)
     return x * 0x2545F4914F6CDD1Dull;
 }
 
+/*
+ * sl_slub_alloc / sl_slub_free try a leaf fast path first (alloc.c, free.c):
+ * only for caches without debug hooks or hardened free pointers, and, except
+ * in benchmark builds (where tracing is compiled out), without a trace, since
+ * the leaf emits no events, numbers no operation and has no preemption point.
+ */
+static void set_leaf(sl_slub_cache *s)
+{
+    bool leaf = !s->debug_hooks && !(s->flags & SL_SLUB_FREELIST_HARDENED);
+#if !defined(SLABLAB_BENCH)
+    leaf = leaf && !s->trace;
+#endif
+    s->leaf = leaf ? (uint8_t)(1 + s->fastpath) : SLI_LEAF_NONE;
+    s->alloc_fn = sli_slub_alloc_fn(s->leaf);
+    s->free_fn = sli_slub_free_fn(s->leaf);
+}
+
 int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, const sl_slub_config *cfg,
                          sl_slub_cache **out)
 {
@@ -114,7 +119,7 @@ int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, co
     /* A slab must hold at least one object and its objects must be addressable in 16 bits. */
     if (g.order > SL_PAGE_MAX_ORDER || g.objects > SLI_INUSE_MASK || g.object_size < sizeof(uintptr_t))
         return SL_EINVAL;
-    sl_slub_cache *s = sl_os_alloc_aligned(sizeof *s, SL_CACHELINE);
+    sl_slub_cache *s = sl_os_alloc_aligned(sizeof *s, SL_PAGE_SIZE); /* see SLI_CPU_LEAD */
     if (!s)
         return SL_ENOMEM;
     memset(s, 0, sizeof *s);
@@ -124,8 +129,9 @@ int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, co
     s->bulk_free = cfg->bulk_free;
     s->flags = cfg->flags;
     s->ncpus = ncpus;
+    s->recip = sli_reciprocal_value(g.size);
     s->slab_limit = g.objects * g.size;
-    s->size_mask = (g.size & (g.size - 1)) ? 0 : g.size - 1;
+    s->size_divc = sli_divisible_c(g.size);
     s->zone = zone;
     s->trace = trace;
     s->tid_step = 1;
@@ -157,6 +163,8 @@ int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, co
             return SL_ENOMEM;
         }
     }
+    s->debug_hooks = s->info || (cfg->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE));
+    set_leaf(s);
     for (unsigned c = 0; c < ncpus; c++) {
         s->cpu[c].fl_tid = (sl_dword){0, c}; /* init_tid(cpu) */
         s->cpu[c].rng = rng ^ (0x100000001B3ull * (c + 1));
@@ -169,8 +177,10 @@ const sl_slub_geometry *sl_slub_cache_geometry(const sl_slub_cache *s) { return 
 unsigned sl_slub_cache_ncpus(const sl_slub_cache *s) { return s->ncpus; }
 void sl_slub_set_fastpath(sl_slub_cache *s, sl_slub_fastpath fp)
 {
-    if (fp <= SL_SLUB_FP_PLAIN)
+    if (fp <= SL_SLUB_FP_PLAIN) {
         s->fastpath = (uint8_t)fp;
+        set_leaf(s);
+    }
 }
 void sl_slub_set_bulk_free(sl_slub_cache *s, sl_slub_bulk_free form)
 {
@@ -377,29 +387,21 @@ int sli_slub_alloc_hook(sli_act *a, void *obj)
     return SL_OK;
 }
 
-sli_slub_slab *sli_slub_free_check(sli_act *a, void *obj, int *err)
+int sli_slub_bad_free(sli_act *a, int err, const sli_slub_slab *slab, const void *obj)
+{
+    sli_slub_error(a, err, slab, obj);
+    return err;
+}
+
+int sli_slub_free_hook(sli_act *a, sli_slub_slab *slab, void *obj)
 {
     sl_slub_cache *s = a->s;
-    sli_slub_slab *slab = obj ? sli_slab_of(s, obj) : NULL;
-    if (!slab) {
-        *err = SL_EFOREIGN;
-        sli_slub_error(a, *err, NULL, NULL);
-        return NULL;
-    }
-    /* A slab is at most 4 MiB: 32-bit arithmetic, and a mask for power-of-two sizes. */
-    uint32_t off = (uint32_t)((uintptr_t)obj - (uintptr_t)sli_slab_base(s, slab)) - s->g.red_left_pad;
-    if (off >= s->slab_limit || (s->size_mask ? off & s->size_mask : off % s->g.size)) {
-        *err = SL_EMISALIGNED;
-        sli_slub_error(a, *err, slab, NULL);
-        return NULL;
-    }
     if (s->info) {
         sli_slub_objinfo *oi = sli_info(s, slab, sli_obj_index(s, slab, obj));
         bool checks = s->flags & SL_SLUB_CONSISTENCY_CHECKS;
         if (checks && __atomic_load_n(&oi->state, __ATOMIC_ACQUIRE) != SLI_OBJ_ALLOCATED) {
-            *err = SL_EDOUBLEFREE;
-            sli_slub_error(a, *err, slab, obj);
-            return NULL;
+            sli_slub_error(a, SL_EDOUBLEFREE, slab, obj);
+            return SL_EDOUBLEFREE;
         }
         if (s->flags & SL_SLUB_RED_ZONE) {
             int rc = check_object(s, obj, RED_ACTIVE, false);
@@ -410,17 +412,16 @@ sli_slub_slab *sli_slub_free_check(sli_act *a, void *obj, int *err)
                     quarantine(a, slab, obj, rc, SLI_OBJ_REDZONE_BAD);
                 else
                     sli_slub_error(a, rc = SL_EDOUBLEFREE, slab, obj);
-                *err = rc;
-                return NULL;
+                return rc;
             }
         }
         if (checks) {
             uint8_t expect = SLI_OBJ_ALLOCATED;
             if (!__atomic_compare_exchange_n(&oi->state, &expect, SLI_OBJ_FREE, false, __ATOMIC_ACQ_REL,
                                              __ATOMIC_ACQUIRE)) {
-                *err = SL_EDOUBLEFREE; /* lost a race with another free of the same object */
-                sli_slub_error(a, *err, slab, obj);
-                return NULL;
+                /* lost a race with another free of the same object */
+                sli_slub_error(a, SL_EDOUBLEFREE, slab, obj);
+                return SL_EDOUBLEFREE;
             }
         } else {
             __atomic_store_n(&oi->state, SLI_OBJ_FREE, __ATOMIC_RELEASE);
@@ -431,14 +432,12 @@ sli_slub_slab *sli_slub_free_check(sli_act *a, void *obj, int *err)
         int rc = check_object(s, obj, RED_ACTIVE, false);
         if (rc != SL_OK) {
             quarantine(a, slab, obj, rc, SLI_OBJ_REDZONE_BAD);
-            *err = rc;
-            return NULL;
+            return rc;
         }
     }
     if (s->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE))
         init_object(s, obj, RED_INACTIVE);
-    *err = SL_OK;
-    return slab;
+    return SL_OK;
 }
 
 /* ---- object addressing ----------------------------------------------- */
@@ -446,14 +445,11 @@ sli_slub_slab *sli_slub_free_check(sli_act *a, void *obj, int *err)
 bool sl_slub_object_index(const sl_slub_cache *s, const void *obj, uint32_t *pfn, uint32_t *index)
 {
     sli_slub_slab *slab = obj ? sli_slab_of(s, obj) : NULL;
-    if (!slab)
-        return false;
-    uintptr_t off = (uintptr_t)obj - (uintptr_t)sli_slab_base(s, slab);
-    if (off < s->g.red_left_pad || (off - s->g.red_left_pad) % s->g.size ||
-        (off - s->g.red_left_pad) / s->g.size >= s->g.objects)
+    uint32_t i;
+    if (!slab || !sli_obj_start(s, slab, obj, &i))
         return false;
     *pfn = sli_slab_pfn(s, slab);
-    *index = (uint32_t)((off - s->g.red_left_pad) / s->g.size);
+    *index = i;
     return true;
 }
 

@@ -13,6 +13,11 @@
  *
  * Every walk of a freelist is bounded by the slab's object count, so a
  * corrupt (cyclic) freelist is reported, never looped on.
+ *
+ * sl_slub_free jumps to s->free_fn: a leaf function per variant for caches
+ * that need nothing but the fast path (see alloc.c), else free_op, the
+ * complete operation; the leaf hands a free into another slab straight to
+ * __slab_free and everything else to free_op.
  */
 #include "slub_internal.h"
 
@@ -148,7 +153,7 @@ void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist)
 }
 
 /* __slab_free: frees the chain head..tail (cnt objects) into a slab that is not this CPU's slab. */
-static int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
+static SLI_SLOW int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
 {
     sl_slub_cache *s = a->s;
     sli_slub_node *n = &s->node;
@@ -229,21 +234,24 @@ slab_empty:
     return SL_OK;
 }
 
-int sli_slub_do_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
+/*
+ * do_slab_free of a chain head..tail of cnt objects of `slab`: the fast path
+ * when slab is this CPU's slab, else __slab_free.  Returns 0 or
+ * SL_EDOUBLEFREE (nothing freed).
+ */
+SL_INLINE int do_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
 {
     sl_slub_cache *s = a->s;
     sli_slub_cpu *c = a->c;
     for (;;) {
         sl_dword cur = sl_dw_read(&c->fl_tid);
         uintptr_t tid = cur.hi;
-        if (SL_UNLIKELY(slab != c->slab)) {
+        if (SL_UNLIKELY(slab != c->slab))
             return slab_free_slow(a, slab, head, tail, cnt);
-        }
         void *freelist = (void *)cur.lo;
         if (SL_UNLIKELY((s->flags & SL_SLUB_FREELIST_HARDENED) && freelist == tail)) {
             /* set_freepointer's naive double-free check (BUG_ON(object == fp)). */
-            sli_slub_error(a, SL_EDOUBLEFREE, slab, tail);
-            return SL_EDOUBLEFREE;
+            return sli_slub_bad_free(a, SL_EDOUBLEFREE, slab, tail);
         }
         sli_set_fp(s, tail, freelist);
 #if !defined(SLABLAB_BENCH)
@@ -251,24 +259,9 @@ int sli_slub_do_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *tai
                               .next = head, .tail = tail, .cnt = cnt};
         SL_PREEMPT_POINT(s->trace, a->cpu, SL_SLUB_PP_FREE_BEFORE_CAS, &ctx);
 #endif
-        sl_dword old = {(uintptr_t)freelist, tid}, new_ = {(uintptr_t)head, sli_next_tid(s, tid)};
-        bool ok;
-        switch (s->fastpath) {
-        case SL_SLUB_FP_CMPXCHG:
-            a->cas++;
-            ok = sl_dw_cas_local(&c->fl_tid, old, new_);
-            break;
-        case SL_SLUB_FP_LOCKED:
-            a->cas++;
-            ok = sl_dw_cas(&c->fl_tid, old, new_);
-            break;
-        default:
-            sl_dw_write_plain(&c->fl_tid, new_);
-            ok = true;
-        }
-        if (SL_LIKELY(ok)) {
-            sli_stat(a, SL_SLUB_FREE_FASTPATH, cnt);
-            SLI_EV(a, SLUB_FREE_FASTPATH, slab, head, cnt, (uint32_t)new_.hi, 0);
+        if (SL_LIKELY(sli_update_cpu_freelist(a, freelist, tid, head))) {
+            sli_stat_fast(a, SL_SLUB_FREE_FASTPATH, cnt);
+            SLI_EV(a, SLUB_FREE_FASTPATH, slab, head, cnt, (uint32_t)sli_next_tid(s, tid), 0);
             return SL_OK;
         }
         sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL, 1);
@@ -277,16 +270,17 @@ int sli_slub_do_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *tai
 }
 
 /* kmem_cache_free of one object within operation a: checks, then do_slab_free. */
-static int free_one(sli_act *a, void *obj)
+SL_INLINE int free_one(sli_act *a, void *obj)
 {
     int err;
     sli_slub_slab *slab = sli_slub_free_check(a, obj, &err);
-    if (!slab)
+    if (SL_UNLIKELY(!slab))
         return err;
-    return sli_slub_do_slab_free(a, slab, obj, obj, 1);
+    return do_slab_free(a, slab, obj, obj, 1);
 }
 
-int sl_slub_free(sl_slub_cache *s, unsigned cpu, void *obj)
+/* kmem_cache_free as one complete operation: events, checks, hooks, fast or slow path. */
+static SL_NOINLINE int free_op(sl_slub_cache *s, unsigned cpu, void *obj)
 {
     sli_act a;
     if (!sli_slub_begin(s, cpu, &a))
@@ -295,6 +289,96 @@ int sl_slub_free(sl_slub_cache *s, unsigned cpu, void *obj)
     int rc = free_one(&a, obj);
     sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FREE, rc, NULL);
     return rc;
+}
+
+/*
+ * Where the leaf fast path leaves off.  An object start in a slab of this
+ * cache that is not this CPU's slab goes straight to __slab_free (the leaf's
+ * caches have no hooks and no trace); anything else (a foreign or misaligned
+ * pointer, a failed CAS) to free_op, which starts over and reports errors.
+ * It takes c rather than cpu and looks the slab up again, so that the leaf
+ * keeps fewer values live: passing more cost it two callee-saved registers
+ * on every call, the lookup costs a few instructions on this path only.
+ */
+static SLI_SLOW int leaf_free_miss(sl_slub_cache *s, sli_slub_cpu *c, void *obj)
+{
+    unsigned cpu = (unsigned)(c - s->cpu);
+    sli_slub_slab *slab = sli_slab_of(s, obj);
+    sli_act a;
+    if (slab && slab != c->slab && sli_off_is_obj(s, sli_obj_offset(s, slab, obj)) && sli_slub_begin(s, cpu, &a))
+        return slab_free_slow(&a, slab, obj, obj, 1);
+    return free_op(s, cpu, obj);
+}
+
+/*
+ * kmem_cache_free's fast path as a leaf function per variant (see
+ * sl_slub_alloc): one lookup (virt_to_page + compound_head; a pointer
+ * outside the zone or in a free block finds nothing), slab == c->slab (the
+ * CPU slab is this cache's, so that is cache_from_obj's check too), set the
+ * free pointer, replace freelist+tid; leaf_free_miss otherwise.  Outside
+ * benchmark builds it also checks that the pointer is an object start, so
+ * that a misaligned free can never corrupt the CPU freelist; the kernel
+ * checks that only for debug caches (SLAB_CONSISTENCY_CHECKS), and so do
+ * benchmark builds here.  Frees that reach leaf_free_miss (another slab, a
+ * foreign pointer) are checked in every build.
+ */
+SL_INLINE int leaf_free(sl_slub_cache *s, unsigned cpu, void *obj, const unsigned fp)
+{
+    if (SL_UNLIKELY(cpu >= s->ncpus))
+        return free_op(s, cpu, obj);
+    const sl_page_zone *z = s->zone;
+    sli_slub_cpu *c = &s->cpu[cpu];
+    SLI_HIDE_VAR(c);
+    uint32_t pfn = sl_page_head_pfn(z, obj);
+    if (SL_UNLIKELY(pfn == SL_PFN_NONE || SL_PAGE_PRIV(&z->pages[pfn], sli_slub_slab) != c->slab))
+        return leaf_free_miss(s, c, obj);
+#if !defined(SLABLAB_BENCH)
+    uint32_t off = (uint32_t)((uintptr_t)obj - (uintptr_t)z->base - ((uintptr_t)pfn << SL_PAGE_SHIFT));
+    if (SL_UNLIKELY(!sli_off_is_obj(s, off - s->g.red_left_pad)))
+        return leaf_free_miss(s, c, obj);
+#endif
+    sl_dword cur = sl_dw_read(&c->fl_tid);
+    sli_set_fp_raw(s, obj, (void *)cur.lo);
+    if (SL_UNLIKELY(!sli_cpu_freelist_update(s, c, fp, (void *)cur.lo, cur.hi, obj))) {
+        sli_cstat(c, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL, 1);
+        return leaf_free_miss(s, c, obj);
+    }
+    sli_cstat_fast(c, SL_SLUB_FREE_FASTPATH, 1);
+    return SL_OK;
+}
+static SL_NOINLINE int free_cmpxchg(sl_slub_cache *s, unsigned cpu, void *obj)
+{
+    return leaf_free(s, cpu, obj, SL_SLUB_FP_CMPXCHG);
+}
+static SL_NOINLINE int free_locked(sl_slub_cache *s, unsigned cpu, void *obj)
+{
+    return leaf_free(s, cpu, obj, SL_SLUB_FP_LOCKED);
+}
+static SL_NOINLINE int free_plain(sl_slub_cache *s, unsigned cpu, void *obj)
+{
+    return leaf_free(s, cpu, obj, SL_SLUB_FP_PLAIN);
+}
+
+sli_free_fn sli_slub_free_fn(unsigned leaf)
+{
+    switch (leaf) {
+    case SLI_LEAF_CMPXCHG:
+        return free_cmpxchg;
+    case SLI_LEAF_LOCKED:
+        return free_locked;
+    case SLI_LEAF_PLAIN:
+        return free_plain;
+    default:
+        return free_op;
+    }
+}
+
+/* The cache's leaf fast path, or the complete operation (debug, hardened, traced caches). */
+int sl_slub_free(sl_slub_cache *s, unsigned cpu, void *obj)
+{
+    if (SL_UNLIKELY(!s))
+        return SL_EINVAL;
+    return s->free_fn(s, cpu, obj);
 }
 
 typedef struct detached_freelist {
@@ -310,7 +394,10 @@ typedef struct detached_freelist {
  * swapping it to the tail of the unscanned part; gives up after three
  * objects of other slabs (the look-ahead).  Returns how many entries remain
  * to be scanned.  An object that fails its checks is consumed without being
- * linked (its error goes to *first_err).
+ * linked (its error goes to *first_err).  As the kernel, one virt_to_slab
+ * per object: a later object is compared with the group's slab by its page
+ * alone (the group's slab is known to be this cache's), then only its
+ * object-start check and a debug cache's hook run.
  */
 static size_t build_detached_freelist(sli_act *a, size_t size, void **p, detached_freelist *df, int *first_err)
 {
@@ -329,8 +416,8 @@ static size_t build_detached_freelist(sli_act *a, size_t size, void **p, detache
     size_t same = size;
     while (size) {
         object = p[--size];
-        if (object && sli_slab_of(s, object) == df->slab) {
-            if (sli_slub_free_check(a, object, &err)) {
+        if (object && sli_slab_lookup(s, object) == df->slab) {
+            if ((err = sli_slub_free_checks(a, df->slab, object)) == SL_OK) {
                 sli_set_fp(s, object, df->freelist);
                 df->freelist = object;
                 df->cnt++;
@@ -351,6 +438,22 @@ static size_t build_detached_freelist(sli_act *a, size_t size, void **p, detache
     return same;
 }
 
+/*
+ * __kmem_cache_free_bulk: one kmem_cache_free per object.  Returns the first
+ * error.  Its own function: inside sl_slub_free_bulk gcc put this loop in
+ * the .cold section (optimised for size), 10 cycles more per object.
+ */
+static SL_NOINLINE int free_bulk_fallback(sli_act *a, size_t n, void **p)
+{
+    int first_err = 0;
+    for (size_t i = 0; i < n; i++) {
+        int rc = free_one(a, p[i]);
+        if (rc && !first_err)
+            first_err = rc;
+    }
+    return first_err;
+}
+
 int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsigned *cas_out)
 {
     sli_act a;
@@ -362,11 +465,7 @@ int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsign
     sli_stat(&a, SL_SLUB_BULK_FREE_CALLS, 1);
     int first_err = 0;
     if (s->bulk_free == SL_SLUB_BULK_FALLBACK) {
-        for (size_t i = 0; i < n; i++) {
-            int rc = free_one(&a, p[i]);
-            if (rc && !first_err)
-                first_err = rc;
-        }
+        first_err = free_bulk_fallback(&a, n, p);
     } else {
         size_t size = n;
         while (size) {
@@ -381,7 +480,7 @@ int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsign
             SL_PREEMPT_POINT(s->trace, a.cpu, SL_SLUB_PP_BULK_GROUP, &ctx);
 #endif
             sli_stat(&a, SL_SLUB_BULK_FREE_GROUPS, 1);
-            int rc = sli_slub_do_slab_free(&a, df.slab, df.freelist, df.tail, df.cnt);
+            int rc = do_slab_free(&a, df.slab, df.freelist, df.tail, df.cnt);
             if (rc && !first_err)
                 first_err = rc;
         }

@@ -21,7 +21,23 @@
  *          TID_STEP, so tid % TID_STEP is always the CPU.
  *   slab, partial  plain fields (the kernel changes them with irqs off;
  *          here no preemption point sits in those sections).
- *   stat[]  single-writer counters, relaxed atomics so other threads may sum.
+ *   stat[]  the kernel's CONFIG_SLUB_STATS this_cpu_inc: single-writer
+ *          counters (relaxed atomic loads and stores, plain MOVs, so other
+ *          threads may sum them); benchmark builds drop the two fast-path
+ *          ones as a kernel without CONFIG_SLUB_STATS drops every stat().
+ *
+ * s->leaf, s->alloc_fn, s->free_fn (which fast path sl_slub_alloc/free
+ * take) are written at creation and by sl_slub_set_fastpath, with no
+ * operation running, and only read by operations.
+ *
+ * Object index: obj_to_index's reciprocal_divide (lib/math/reciprocal_div.c)
+ * of the offset from the slab's first object by s->size, exact for every
+ * 32-bit offset; a slab is at most 4 MiB.  Whether an offset is an object
+ * start (the model checks every free; the kernel only with debugging) needs
+ * no index: offset < objects * size and offset % size == 0, the latter as
+ * Lemire, Kaser and Kurz's divisibility test ("Faster remainder by direct
+ * computation", 2019): n % d == 0 iff n * c <= c - 1 (mod 2^64) for
+ * c = 2^64 / d rounded up, every 32-bit n.  One multiply and two compares.
  *
  * Object tracking (cache->info, one sli_slub_objinfo per object slot,
  * indexed by (pfn >> order) * objects + index) records each object's state
@@ -64,7 +80,24 @@ typedef struct sli_slub_cpu {
     sli_slub_slab *partial;
     uint64_t rng;       /* freelist shuffles of slabs this CPU creates */
     uint64_t stat[SL_SLUB_NR_STATS];
+    /* A stride of 512 bytes, a power of two: &s->cpu[cpu] is one shift. */
+    unsigned char pad_[512 - sizeof(sl_dword) - 2 * sizeof(void *) - 8 - 8 * SL_SLUB_NR_STATS];
 } __attribute__((aligned(SL_CACHELINE))) sli_slub_cpu;
+_Static_assert(sizeof(sli_slub_cpu) == 512, "sli_slub_cpu outgrew its 512-byte stride");
+
+/*
+ * Where the per-CPU structs sit in their page: the cache is page-aligned and
+ * cpu[] starts SLI_CPU_LEAD bytes in, so CPU k's hot words (freelist, tid,
+ * slab) are at page offsets 448 + 512k ... + 23.  A free stores into the
+ * object's free pointer and the next allocation loads c->freelist: when the
+ * two addresses share bits 11:0 the core's store-to-load disambiguation
+ * stalls the load (4K aliasing).  With cpu[] at a page offset that is a
+ * multiple of 512 that happened systematically for the first object of
+ * power-of-two caches (free pointer at size / 2: 512, 1024, 2048), half a
+ * cycle per alloc+free in `compare`.  No kmalloc size puts a free pointer
+ * of an object near a page start at 448 + 512k.
+ */
+#define SLI_CPU_LEAD 448
 
 typedef struct sli_slub_node {
     sl_spinlock list_lock;
@@ -93,15 +126,43 @@ typedef struct sli_slub_objinfo {
     uint32_t free_op;
 } sli_slub_objinfo;
 
+/* struct reciprocal_value: a / d as (t + ((a - t) >> sh1)) >> sh2, t = a * m >> 32. */
+typedef struct sli_recip {
+    uint32_t m;
+    uint8_t sh1, sh2;
+} sli_recip;
+
+/* reciprocal_value(d) for 1 <= d < 2^31, as lib/math/reciprocal_div.c. */
+SL_INLINE sli_recip sli_reciprocal_value(uint32_t d)
+{
+    int l = d > 1 ? 32 - __builtin_clz(d - 1) : 0; /* fls(d - 1) */
+    uint64_t m = ((1ull << 32) * ((1ull << l) - d)) / d + 1;
+    return (sli_recip){(uint32_t)m, (uint8_t)(l < 1 ? l : 1), (uint8_t)(l > 1 ? l - 1 : 0)};
+}
+/* reciprocal_divide(a, r): a / d for every 32-bit a. */
+SL_INLINE uint32_t sli_reciprocal_divide(uint32_t a, sli_recip r)
+{
+    uint32_t t = (uint32_t)(((uint64_t)a * r.m) >> 32);
+    return (t + ((a - t) >> r.sh1)) >> r.sh2;
+}
+
 struct sl_slub_cache {
+    unsigned char lead_[SLI_CPU_LEAD];
+    sli_slub_cpu cpu[SL_SLUB_MAX_CPUS]; /* &s->cpu[cpu] is s + SLI_CPU_LEAD + (cpu << 9) */
     sl_slub_geometry g;
     uint16_t id;
     uint8_t fastpath;
     uint8_t bulk_free;
     uint32_t flags;
     unsigned ncpus;
-    uint32_t slab_limit;       /* objects * size: offsets past it are no object */
-    uint32_t size_mask;        /* size - 1 for a power-of-two size, else 0 */
+    uint8_t debug_hooks;       /* tracking, POISON or RED_ZONE: run the alloc/free hooks */
+    uint8_t leaf;              /* SLI_LEAF_*: which leaf fast path sl_slub_alloc/free take */
+    /* The leaf fast paths for `leaf` (alloc.c, free.c), or the complete operations. */
+    int (*alloc_fn)(sl_slub_cache *s, unsigned cpu, void **obj);
+    int (*free_fn)(sl_slub_cache *s, unsigned cpu, void *obj);
+    sli_recip recip;           /* s->reciprocal_size = reciprocal_value(size) */
+    uint32_t slab_limit;       /* objects * size: offsets at or past it are no object */
+    uint64_t size_divc;        /* c = 2^64 / size rounded up (divisibility test) */
     uintptr_t tid_step;        /* TID_STEP = roundup_pow_of_two(NR_CPUS) (CONFIG_PREEMPTION) */
     uintptr_t random;          /* s->random for FREELIST_HARDENED */
     uint32_t *random_seq;      /* FREELIST_RANDOM: a shuffled 0..objects-1 */
@@ -110,8 +171,8 @@ struct sl_slub_cache {
     sli_slub_objinfo *info;    /* NULL without tracking */
     size_t info_len;
     sli_slub_node node;
-    sli_slub_cpu cpu[SL_SLUB_MAX_CPUS];
 };
+_Static_assert(offsetof(struct sl_slub_cache, cpu) == SLI_CPU_LEAD, "cpu[] must start SLI_CPU_LEAD into the page");
 
 /* What one API operation carries through the paths. */
 typedef struct sli_act {
@@ -144,11 +205,47 @@ enum { SLI_OPC_ALLOC = 1, SLI_OPC_FREE = 2, SLI_OPC_ALLOC_BULK = 3, SLI_OPC_FREE
 void sli_slub_op_event(const sli_act *a, unsigned kind, unsigned opcode, int32_t arg1, const void *obj);
 #endif
 
-SL_INLINE void sli_stat(sli_act *a, unsigned item, uint64_t n)
+/* stat(): this CPU's counter, written only by the thread acting as the CPU. */
+SL_INLINE void sli_cstat(sli_slub_cpu *c, unsigned item, uint64_t n)
 {
-    uint64_t *p = &a->c->stat[item];
+    uint64_t *p = &c->stat[item];
     __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 }
+SL_INLINE void sli_stat(sli_act *a, unsigned item, uint64_t n) { sli_cstat(a->c, item, n); }
+/*
+ * ALLOC_FASTPATH / FREE_FASTPATH: compiled out of benchmark builds, as every
+ * stat() is without CONFIG_SLUB_STATS; the slow-path and failure counters
+ * stay (they are off the fast path), so a benchmark derives the fast-path
+ * share from the operations it ran.
+ */
+#if defined(SLABLAB_BENCH)
+#define sli_stat_fast(a, item, n) ((void)0)
+#define sli_cstat_fast(c, item, n) ((void)0)
+#else
+#define sli_stat_fast(a, item, n) sli_stat((a), (item), (n))
+#define sli_cstat_fast(c, item, n) sli_cstat((c), (item), (n))
+#endif
+
+/*
+ * The kernel's OPTIMIZER_HIDE_VAR: the compiler forgets how v was computed.
+ * The leaf fast paths use it on their kmem_cache_cpu pointer, which gcc
+ * otherwise recomputes from the CPU number for each field (in the free path
+ * three shifts and a callee-saved register more).  Nothing to hide on wasm.
+ */
+#if SL_X86_64
+#define SLI_HIDE_VAR(v) __asm__("" : "+r"(v))
+#else
+#define SLI_HIDE_VAR(v) ((void)0)
+#endif
+
+/*
+ * Slow and debug paths are out of line so that the fast paths stay small.
+ * Only error and debug paths are also `cold` (optimised for size, placed
+ * apart): the slow paths are the kernel's everyday work in some workloads
+ * (remote frees, frees into an older slab), and `cold` made them slower.
+ */
+#define SLI_SLOW SL_NOINLINE
+#define SLI_COLD __attribute__((noinline, cold))
 
 /* ---- slab and object geometry ------------------------------------- */
 SL_INLINE sl_page *sli_slab_page(const sli_slub_slab *slab) { return (sl_page *)(void *)slab; }
@@ -164,18 +261,43 @@ SL_INLINE void *sli_obj_at(const sl_slub_cache *s, const sli_slub_slab *slab, ui
 {
     return sli_slab_base(s, slab) + (size_t)i * s->g.size + s->g.red_left_pad;
 }
+/* Offset of obj from the slab's first object (wraps below it; a slab is at most 4 MiB). */
+SL_INLINE uint32_t sli_obj_offset(const sl_slub_cache *s, const sli_slub_slab *slab, const void *obj)
+{
+    return (uint32_t)((uintptr_t)obj - (uintptr_t)sli_slab_base(s, slab)) - s->g.red_left_pad;
+}
+/* obj_to_index: the index of an object of slab (any byte of its slot gives the slot). */
 SL_INLINE uint32_t sli_obj_index(const sl_slub_cache *s, const sli_slub_slab *slab, const void *obj)
 {
-    return (uint32_t)(((const unsigned char *)obj - s->g.red_left_pad - sli_slab_base(s, slab)) / s->g.size);
+    return sli_reciprocal_divide(sli_obj_offset(s, slab, obj), s->recip);
+}
+/* c = 2^64 / d rounded up, for sli_divisible (d >= 2, so c >= 1). */
+SL_INLINE uint64_t sli_divisible_c(uint32_t d) { return UINT64_MAX / d + 1; }
+/* n % d == 0, with c = sli_divisible_c(d): n * c <= c - 1, that is n * c < c. */
+SL_INLINE bool sli_divisible(uint32_t n, uint64_t c) { return (uint64_t)n * c < c; }
+/* True if `off` (from the slab's first object) is an object start. */
+SL_INLINE bool sli_off_is_obj(const sl_slub_cache *s, uint32_t off)
+{
+    return off < s->slab_limit && sli_divisible(off, s->size_divc);
+}
+/* True if obj, a pointer into slab, is an object start; *index gets its index (obj_to_index). */
+SL_INLINE bool sli_obj_start(const sl_slub_cache *s, const sli_slub_slab *slab, const void *obj, uint32_t *index)
+{
+    uint32_t off = sli_obj_offset(s, slab, obj);
+    *index = sli_reciprocal_divide(off, s->recip);
+    return sli_off_is_obj(s, off);
+}
+/* virt_to_slab: the slab overlay of the block holding obj, whatever owns it, or NULL. */
+SL_INLINE sli_slub_slab *sli_slab_lookup(const sl_slub_cache *s, const void *obj)
+{
+    sl_page *pg = sl_page_from_addr(s->zone, obj);
+    return pg ? SL_PAGE_PRIV(pg, sli_slub_slab) : NULL;
 }
 /* The slab of this cache holding obj, or NULL (foreign, or a slab of another cache). */
 SL_INLINE sli_slub_slab *sli_slab_of(const sl_slub_cache *s, const void *obj)
 {
-    sl_page *pg = sl_page_from_addr(s->zone, obj);
-    if (!pg)
-        return NULL;
-    sli_slub_slab *slab = SL_PAGE_PRIV(pg, sli_slub_slab);
-    return __atomic_load_n(&slab->cache, __ATOMIC_RELAXED) == s ? slab : NULL;
+    sli_slub_slab *slab = sli_slab_lookup(s, obj);
+    return slab && __atomic_load_n(&slab->cache, __ATOMIC_RELAXED) == s ? slab : NULL;
 }
 SL_INLINE sli_slub_objinfo *sli_info(const sl_slub_cache *s, const sli_slub_slab *slab, uint32_t i)
 {
@@ -203,12 +325,10 @@ SL_INLINE bool sli_is_our_slab(const sl_slub_cache *s, const sli_slub_slab *slab
 SL_INLINE long sli_obj_index_checked(const sl_slub_cache *s, const sli_slub_slab *slab, const void *obj)
 {
     uintptr_t base = (uintptr_t)sli_slab_base(s, slab), o = (uintptr_t)obj;
-    if (o < base + s->g.red_left_pad)
+    uint32_t i;
+    if (o < base || o - base >= ((uintptr_t)SL_PAGE_SIZE << s->g.order) || !sli_obj_start(s, slab, obj, &i))
         return -1;
-    uintptr_t off = o - base - s->g.red_left_pad;
-    if (off % s->g.size || off / s->g.size >= s->g.objects)
-        return -1;
-    return (long)(off / s->g.size);
+    return (long)i;
 }
 
 /* ---- free pointers (get_freepointer / set_freepointer) ------------- */
@@ -225,6 +345,15 @@ SL_INLINE uintptr_t sli_fp_code(const sl_slub_cache *s, uintptr_t v, uintptr_t w
 {
     return (s->flags & SL_SLUB_FREELIST_HARDENED) ? v ^ s->random ^ sli_swab(where) : v;
 }
+/* get_freepointer / set_freepointer of a cache without FREELIST_HARDENED (the leaf fast paths). */
+SL_INLINE void *sli_get_fp_raw(const sl_slub_cache *s, const void *obj)
+{
+    return (void *)__atomic_load_n((uintptr_t *)(void *)((unsigned char *)obj + s->g.offset), __ATOMIC_RELAXED);
+}
+SL_INLINE void sli_set_fp_raw(const sl_slub_cache *s, void *obj, const void *fp)
+{
+    __atomic_store_n((uintptr_t *)(void *)((unsigned char *)obj + s->g.offset), (uintptr_t)fp, __ATOMIC_RELAXED);
+}
 SL_INLINE void *sli_get_fp(const sl_slub_cache *s, const void *obj)
 {
     uintptr_t *p = (uintptr_t *)(void *)((unsigned char *)obj + s->g.offset);
@@ -238,6 +367,41 @@ SL_INLINE void sli_set_fp(const sl_slub_cache *s, void *obj, const void *fp)
 
 SL_INLINE uintptr_t sli_next_tid(const sl_slub_cache *s, uintptr_t tid) { return tid + s->tid_step; }
 
+/*
+ * __update_cpu_freelist_fast in variant fp (SL_SLUB_FP_*): replaces CPU c's
+ * (old_fl, tid) with (new_fl, next tid).  Returns true if it did (always, for
+ * plain writes).
+ */
+SL_INLINE bool sli_cpu_freelist_update(const sl_slub_cache *s, sli_slub_cpu *c, unsigned fp, void *old_fl,
+                                       uintptr_t tid, void *new_fl)
+{
+    sl_dword old = {(uintptr_t)old_fl, tid}, new_ = {(uintptr_t)new_fl, sli_next_tid(s, tid)};
+    switch (fp) {
+    case SL_SLUB_FP_CMPXCHG:
+        return sl_dw_cas_local(&c->fl_tid, old, new_);
+    case SL_SLUB_FP_LOCKED:
+        return sl_dw_cas(&c->fl_tid, old, new_);
+    default:
+        /* The RFC: c->freelist = next; c->tid = next_tid(tid); with no check at all. */
+        sl_dw_write_plain(&c->fl_tid, new_);
+        return true;
+    }
+}
+/* s->leaf: which leaf fast path sl_slub_alloc / sl_slub_free take (none: the complete operation). */
+enum { SLI_LEAF_NONE = 0, SLI_LEAF_CMPXCHG = 1 + SL_SLUB_FP_CMPXCHG, SLI_LEAF_LOCKED = 1 + SL_SLUB_FP_LOCKED,
+       SLI_LEAF_PLAIN = 1 + SL_SLUB_FP_PLAIN };
+typedef int (*sli_alloc_fn)(sl_slub_cache *s, unsigned cpu, void **obj);
+typedef int (*sli_free_fn)(sl_slub_cache *s, unsigned cpu, void *obj);
+/* The alloc and free functions for leaf mode `leaf` (alloc.c, free.c). */
+sli_alloc_fn sli_slub_alloc_fn(unsigned leaf);
+sli_free_fn sli_slub_free_fn(unsigned leaf);
+/* The same within operation a, in the cache's variant; a->cas counts the CASes run. */
+SL_INLINE bool sli_update_cpu_freelist(sli_act *a, void *old_fl, uintptr_t tid, void *new_fl)
+{
+    a->cas += a->s->fastpath != SL_SLUB_FP_PLAIN;
+    return sli_cpu_freelist_update(a->s, a->c, a->s->fastpath, old_fl, tid, new_fl);
+}
+
 /* ---- shared between the files ------------------------------------- */
 sli_slub_slab *sli_slub_new_slab(sli_act *a);
 void sli_slub_discard_slab(sli_act *a, sli_slub_slab *slab);
@@ -248,13 +412,57 @@ void sli_slub_put_cpu_partial(sli_act *a, sli_slub_slab *slab, bool drain);
 void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain);
 /* ___slab_alloc: returns an object or NULL when no page is left. */
 void *sli_slub_slab_alloc_slow(sli_act *a);
-/* do_slab_free of a chain head..tail of cnt objects of `slab`: 0 or SL_EDOUBLEFREE (nothing freed). */
-int sli_slub_do_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt);
 /* Post-allocation bookkeeping and debug checks; returns 0 or an error (object then quarantined). */
 int sli_slub_alloc_hook(sli_act *a, void *obj);
-/* Pre-free checks: returns the slab, or NULL with *err set (object quarantined for red zone errors). */
-sli_slub_slab *sli_slub_free_check(sli_act *a, void *obj, int *err);
+/*
+ * The free hook of a debug cache (debug_hooks): double-free detection by the
+ * tracked state, red-zone check, re-poisoning.  obj is an object start of
+ * slab.  Returns 0 or the error (the object is then not freed; quarantined
+ * for red-zone damage).
+ */
+int sli_slub_free_hook(sli_act *a, sli_slub_slab *slab, void *obj);
 void sli_slub_error(sli_act *a, int err, const sli_slub_slab *slab, const void *obj);
-bool sli_slub_begin(sl_slub_cache *s, unsigned cpu, sli_act *a);
+
+/* Starts an operation as CPU cpu; false for a bad cache or CPU. */
+SL_INLINE bool sli_slub_begin(sl_slub_cache *s, unsigned cpu, sli_act *a)
+{
+    if (SL_UNLIKELY(!s || cpu >= s->ncpus))
+        return false;
+    a->s = s;
+    a->c = &s->cpu[cpu];
+    a->cpu = (uint16_t)cpu;
+    a->op = SL_OP_BEGIN(s->trace);
+    a->cas = 0;
+    return true;
+}
+
+/* Reports err (event, ERRORS counter) for obj (may be NULL) of slab (may be NULL); returns err. */
+SLI_COLD int sli_slub_bad_free(sli_act *a, int err, const sli_slub_slab *slab, const void *obj);
+/*
+ * The checks every free outside the leaf fast path runs before do_slab_free:
+ * the lookup (virt_to_slab, which also rejects a pointer outside the zone or
+ * in a slab of another cache: the kernel's cache_from_obj), the object-start
+ * check (see sli_off_is_obj), and a debug cache's hook.  sli_slub_free_check
+ * returns the slab, or NULL with *err set; sli_slub_free_checks (the slab
+ * known) returns 0 or the error.
+ */
+SL_INLINE int sli_slub_free_checks(sli_act *a, sli_slub_slab *slab, void *obj)
+{
+    if (SL_UNLIKELY(!sli_off_is_obj(a->s, sli_obj_offset(a->s, slab, obj))))
+        return sli_slub_bad_free(a, SL_EMISALIGNED, slab, NULL);
+    if (SL_UNLIKELY(a->s->debug_hooks))
+        return sli_slub_free_hook(a, slab, obj);
+    return SL_OK;
+}
+SL_INLINE sli_slub_slab *sli_slub_free_check(sli_act *a, void *obj, int *err)
+{
+    sli_slub_slab *slab = sli_slab_of(a->s, obj);
+    if (SL_UNLIKELY(!slab)) {
+        *err = sli_slub_bad_free(a, SL_EFOREIGN, NULL, NULL);
+        return NULL;
+    }
+    *err = sli_slub_free_checks(a, slab, obj);
+    return *err == SL_OK ? slab : NULL;
+}
 
 #endif /* SL_SLUB_INTERNAL_H */
