@@ -194,7 +194,7 @@ export function describeEvent(e: SlEvent, names: OpNames | null): string {
     case 123:
       return `object${where(e)} quarantined (error ${e.arg0 | 0}): never handed out again`;
     case 124:
-      return `flush_cpu_slab: CPU slab${e.slab === EV_NONE ? ' (none)' : where(e)} deactivated, partial list moved to the node`;
+      return `flush_cpu_slab: the CPU slab${e.slab === EV_NONE ? ' (none)' : ` (pfn ${e.slab})`} deactivated, the partial list moved to the node`;
     default:
       return `${name}${where(e)} ${e.arg0} ${e.arg1} ${e.arg2}`;
   }
