@@ -125,8 +125,7 @@ export function SlubView({ core, state, update, embedded = false }: SlubViewProp
     return () => {
       live = false;
     };
-    // `key` stands for every input of the load.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `key` stands for every input of the load (scenario, CPUs, variant, bulk form, script).
   }, [core.status, key]);
 
   const stops: Stop[] = loaded?.key === key ? loaded.reply.stops : [];
