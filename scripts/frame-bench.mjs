@@ -65,6 +65,8 @@ const browser = await chromium.launch({
 });
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  // Unpaced workers can starve the page entirely on a small host: fail rather than wait forever.
+  page.setDefaultTimeout(60_000);
   await page.goto(`http://localhost:${port}/?mode=free&cpus=${cpus}&slabs=${slabs}&workload=local`);
   if (unpaced) await page.getByLabel('pace the workers to leave the page a core').uncheck();
   await page.getByRole('button', { name: 'Start' }).click();
@@ -103,7 +105,9 @@ try {
       mode: h?.mode ?? '',
       workers: new Set((h?.threadIds ?? []).filter((t) => t !== 0)).size,
     };
-  }, seconds * 1000);
+  }, seconds * 1000).catch((e) => {
+    throw new Error(`no measurement (the page did not get to run: ${e.message.split('\n')[0]})`);
+  });
   await page.getByRole('button', { name: 'Stop' }).click();
   const caption = await page.getByTestId('freerun-table').locator('caption').textContent();
   console.log(`frame-bench: ${cpus} CPUs (${r.mode}, ${r.workers} CPU workers), ${r.slabs} slabs, ${r.objects} object slots, ${seconds} s`);
