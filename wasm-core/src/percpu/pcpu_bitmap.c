@@ -41,26 +41,20 @@
 
 #define BB SLI_PCPU_BLOCK_BITS
 
-static int map_bits(const sl_pcpu_chunk *c) { return c->nr_pages * BB; }
-static int nr_blocks(const sl_pcpu_chunk *c) { return c->nr_pages; }
-static uint64_t *index_alloc_map(const sl_pcpu_chunk *c, int index) { return c->alloc_map + index * (BB / 64); }
-static int off_to_block_index(int off) { return off / BB; }
-static int off_to_block_off(int off) { return off & (BB - 1); }
-static int block_off_to_off(int index, int off) { return index * BB + off; }
 
 static int bm_chunk_init(sl_pcpu *pc, sl_pcpu_chunk *c)
 {
-    int bits = map_bits(c);
+    int bits = sli_pcpu_map_bits(c);
     c->alloc_map = calloc((size_t)sli_bitmap_words(bits), sizeof(uint64_t));
     c->bound_map = calloc((size_t)sli_bitmap_words(bits + 1), sizeof(uint64_t));
-    c->md_blocks = calloc((size_t)nr_blocks(c), sizeof(*c->md_blocks));
+    c->md_blocks = calloc((size_t)sli_pcpu_nr_blocks(c), sizeof(*c->md_blocks));
     if (!c->alloc_map || !c->bound_map || !c->md_blocks) {
         free(c->alloc_map);
         free(c->bound_map);
         free(c->md_blocks);
         return SL_ENOMEM;
     }
-    for (int i = 0; i < nr_blocks(c); i++) {
+    for (int i = 0; i < sli_pcpu_nr_blocks(c); i++) {
         sli_pcpu_block_md *b = &c->md_blocks[i];
         b->contig_hint = b->left_free = b->right_free = b->nr_bits = BB;
     }
@@ -89,12 +83,12 @@ static int bm_chunk_slot(const sl_pcpu *pc, const sl_pcpu_chunk *c)
  */
 static void next_md_free_region(const sl_pcpu_chunk *c, int *bit_off, int *bits)
 {
-    int i = off_to_block_index(*bit_off);
-    int block_off = off_to_block_off(*bit_off);
+    int i = sli_pcpu_off_to_block_index(*bit_off);
+    int block_off = sli_pcpu_off_to_block_off(*bit_off);
     const sli_pcpu_block_md *block;
 
     *bits = 0;
-    for (block = c->md_blocks + i; i < nr_blocks(c); block++, i++) {
+    for (block = c->md_blocks + i; i < sli_pcpu_nr_blocks(c); block++, i++) {
         if (*bits) {
             *bits += block->left_free;
             if (block->left_free == BB)
@@ -103,7 +97,7 @@ static void next_md_free_region(const sl_pcpu_chunk *c, int *bit_off, int *bits)
         }
         *bits = block->contig_hint;
         if (*bits && block->contig_hint_start >= block_off && *bits + block->contig_hint_start < BB) {
-            *bit_off = block_off_to_off(i, block->contig_hint_start);
+            *bit_off = sli_pcpu_block_off_to_off(i, block->contig_hint_start);
             return;
         }
         block_off = 0;
@@ -118,12 +112,12 @@ static void next_md_free_region(const sl_pcpu_chunk *c, int *bit_off, int *bits)
  */
 static void next_fit_region(const sl_pcpu_chunk *c, int alloc_bits, int align, int *bit_off, int *bits)
 {
-    int i = off_to_block_index(*bit_off);
-    int block_off = off_to_block_off(*bit_off);
+    int i = sli_pcpu_off_to_block_index(*bit_off);
+    int block_off = sli_pcpu_off_to_block_off(*bit_off);
     const sli_pcpu_block_md *block;
 
     *bits = 0;
-    for (block = c->md_blocks + i; i < nr_blocks(c); block++, i++) {
+    for (block = c->md_blocks + i; i < sli_pcpu_nr_blocks(c); block++, i++) {
         if (*bits) {
             *bits += block->left_free;
             if (*bits >= alloc_bits)
@@ -135,17 +129,17 @@ static void next_fit_region(const sl_pcpu_chunk *c, int alloc_bits, int align, i
         if (block->contig_hint && block->contig_hint_start >= block_off &&
             block->contig_hint >= *bits + alloc_bits) {
             *bits += alloc_bits + block->contig_hint_start - block->first_free;
-            *bit_off = block_off_to_off(i, block->first_free);
+            *bit_off = sli_pcpu_block_off_to_off(i, block->first_free);
             return;
         }
         block_off = 0;
         *bit_off = sli_align_up(BB - block->right_free, align);
         *bits = BB - *bit_off;
-        *bit_off = block_off_to_off(i, *bit_off);
+        *bit_off = sli_pcpu_block_off_to_off(i, *bit_off);
         if (*bits >= alloc_bits)
             return;
     }
-    *bit_off = map_bits(c);
+    *bit_off = sli_pcpu_map_bits(c);
 }
 
 /* pcpu_chunk_update: offer a free run to the chunk hint (best alignment wins ties). */
@@ -165,7 +159,7 @@ static void chunk_refresh_hint(sl_pcpu_chunk *c)
 {
     int bit_off = c->first_bit, bits = 0;
     c->contig_bits = 0;
-    for (next_md_free_region(c, &bit_off, &bits); bit_off < map_bits(c);
+    for (next_md_free_region(c, &bit_off, &bits); bit_off < sli_pcpu_map_bits(c);
          bit_off += bits + 1, next_md_free_region(c, &bit_off, &bits))
         chunk_update(c, bit_off, bits);
 }
@@ -193,7 +187,7 @@ static void block_update(sli_pcpu_block_md *block, int start, int end)
 static void block_refresh_hint(sl_pcpu_chunk *c, int index)
 {
     sli_pcpu_block_md *block = c->md_blocks + index;
-    const uint64_t *map = index_alloc_map(c, index);
+    const uint64_t *map = sli_pcpu_index_alloc_map(c, index);
 
     block->contig_hint = 0;
     block->left_free = block->right_free = 0;
@@ -207,14 +201,14 @@ static void block_refresh_hint(sl_pcpu_chunk *c, int index)
 /* pcpu_block_update_hint_alloc */
 static void block_update_hint_alloc(sl_pcpu_chunk *c, int bit_off, int bits)
 {
-    int s_index = off_to_block_index(bit_off);
-    int e_index = off_to_block_index(bit_off + bits - 1);
-    int s_off = off_to_block_off(bit_off);
-    int e_off = off_to_block_off(bit_off + bits - 1) + 1;
+    int s_index = sli_pcpu_off_to_block_index(bit_off);
+    int e_index = sli_pcpu_off_to_block_index(bit_off + bits - 1);
+    int s_off = sli_pcpu_off_to_block_off(bit_off);
+    int e_off = sli_pcpu_off_to_block_off(bit_off + bits - 1) + 1;
     sli_pcpu_block_md *s_block = c->md_blocks + s_index, *e_block = c->md_blocks + e_index, *block;
 
     if (s_off == s_block->first_free)
-        s_block->first_free = sli_find_next_zero_bit(index_alloc_map(c, s_index), BB, s_off + bits);
+        s_block->first_free = sli_find_next_zero_bit(sli_pcpu_index_alloc_map(c, s_index), BB, s_off + bits);
 
     if (s_off >= s_block->contig_hint_start && s_off < s_block->contig_hint_start + s_block->contig_hint) {
         block_refresh_hint(c, s_index); /* block contig hint is broken */
@@ -227,7 +221,7 @@ static void block_update_hint_alloc(sl_pcpu_chunk *c, int bit_off, int bits)
     }
 
     if (s_index != e_index) {
-        e_block->first_free = sli_find_next_zero_bit(index_alloc_map(c, e_index), BB, e_off);
+        e_block->first_free = sli_find_next_zero_bit(sli_pcpu_index_alloc_map(c, e_index), BB, e_off);
         if (e_off == BB) {
             e_block++; /* the whole e_block is taken: reset it with the middle ones */
         } else if (e_off > e_block->contig_hint_start) {
@@ -251,10 +245,10 @@ static void block_update_hint_alloc(sl_pcpu_chunk *c, int bit_off, int bits)
 /* pcpu_block_update_hint_free: find the whole freed run, cheaply when it meets a contig hint. */
 static void block_update_hint_free(sl_pcpu_chunk *c, int bit_off, int bits)
 {
-    int s_index = off_to_block_index(bit_off);
-    int e_index = off_to_block_index(bit_off + bits - 1);
-    int s_off = off_to_block_off(bit_off);
-    int e_off = off_to_block_off(bit_off + bits - 1) + 1;
+    int s_index = sli_pcpu_off_to_block_index(bit_off);
+    int e_index = sli_pcpu_off_to_block_index(bit_off + bits - 1);
+    int s_off = sli_pcpu_off_to_block_off(bit_off);
+    int e_off = sli_pcpu_off_to_block_off(bit_off + bits - 1) + 1;
     sli_pcpu_block_md *s_block = c->md_blocks + s_index, *e_block = c->md_blocks + e_index, *block;
     int start, end;
 
@@ -262,7 +256,7 @@ static void block_update_hint_free(sl_pcpu_chunk *c, int bit_off, int bits)
     if (s_off == s_block->contig_hint + s_block->contig_hint_start) {
         start = s_block->contig_hint_start;
     } else {
-        int l_bit = sli_find_last_bit(index_alloc_map(c, s_index), start);
+        int l_bit = sli_find_last_bit(sli_pcpu_index_alloc_map(c, s_index), start);
         start = (start == l_bit) ? 0 : l_bit + 1;
     }
 
@@ -270,7 +264,7 @@ static void block_update_hint_free(sl_pcpu_chunk *c, int bit_off, int bits)
     if (e_off == e_block->contig_hint_start)
         end = e_block->contig_hint_start + e_block->contig_hint;
     else
-        end = sli_find_next_bit(index_alloc_map(c, e_index), BB, end);
+        end = sli_find_next_bit(sli_pcpu_index_alloc_map(c, e_index), BB, end);
 
     e_off = (s_index == e_index) ? end : BB;
     block_update(s_block, start, e_off);
@@ -290,7 +284,7 @@ static void block_update_hint_free(sl_pcpu_chunk *c, int bit_off, int bits)
     if (sli_align_down(end, BB) > sli_align_up(start, BB) || s_index != e_index)
         chunk_refresh_hint(c);
     else
-        chunk_update(c, block_off_to_off(s_index, start), s_block->contig_hint);
+        chunk_update(c, sli_pcpu_block_off_to_off(s_index, start), s_block->contig_hint);
 }
 
 /* pcpu_find_block_fit (pop_only = false): where to start scanning, or -1. */
@@ -307,7 +301,7 @@ static int bm_find_fit(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align)
 
     bit_off = c->first_bit;
     next_fit_region(c, alloc_bits, bit_align, &bit_off, &bits);
-    return bit_off >= map_bits(c) ? -1 : bit_off;
+    return bit_off >= sli_pcpu_map_bits(c) ? -1 : bit_off;
 }
 
 /* pcpu_alloc_area: scan at most one block past the request from start. */
@@ -316,7 +310,7 @@ static int bm_alloc_area(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align, int
     int alloc_bits = size / SL_PCPU_MIN_ALLOC_SIZE, align_mask = align / SL_PCPU_MIN_ALLOC_SIZE - 1;
     int oslot = bm_chunk_slot(pc, c);
     /* v4.14 does not clamp end to the map; later kernels do (reading past it is a bug). */
-    int end = sli_min(start + alloc_bits + BB, map_bits(c));
+    int end = sli_min(start + alloc_bits + BB, sli_pcpu_map_bits(c));
     int bit_off = sli_bitmap_find_next_zero_area(c->alloc_map, end, start, alloc_bits, align_mask);
     if (bit_off + alloc_bits > end)
         return -1;
@@ -328,7 +322,7 @@ static int bm_alloc_area(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align, int
     c->free_bytes -= alloc_bits * SL_PCPU_MIN_ALLOC_SIZE;
 
     if (bit_off == c->first_bit)
-        c->first_bit = sli_find_next_zero_bit(c->alloc_map, map_bits(c), bit_off + alloc_bits);
+        c->first_bit = sli_find_next_zero_bit(c->alloc_map, sli_pcpu_map_bits(c), bit_off + alloc_bits);
 
     block_update_hint_alloc(c, bit_off, alloc_bits);
     sli_pcpu_chunk_relocate(pc, c, oslot);
@@ -359,7 +353,7 @@ static int bm_free_area(sl_pcpu *pc, sl_pcpu_chunk *c, int off)
         return rc;
     int oslot = bm_chunk_slot(pc, c);
     int bit_off = off / SL_PCPU_MIN_ALLOC_SIZE;
-    int end = sli_find_next_bit(c->bound_map, map_bits(c), bit_off + 1);
+    int end = sli_find_next_bit(c->bound_map, sli_pcpu_map_bits(c), bit_off + 1);
     int bits = end - bit_off;
     sli_bitmap_clear(c->alloc_map, bit_off, bits);
     c->free_bytes += bits * SL_PCPU_MIN_ALLOC_SIZE;
@@ -371,7 +365,7 @@ static int bm_free_area(sl_pcpu *pc, sl_pcpu_chunk *c, int off)
 
 int sli_pcpu_bitmap_validate_maps(const sl_pcpu_chunk *c)
 {
-    int n = map_bits(c);
+    int n = sli_pcpu_map_bits(c);
     for (int b = 0; b < n; b++) {
         if (!sli_test_bit(c->alloc_map, b))
             continue;
@@ -386,7 +380,7 @@ int sli_pcpu_bitmap_validate_maps(const sl_pcpu_chunk *c)
 /* Exact left_free / right_free and largest run of block i; first free bit in *first. */
 void sli_pcpu_block_truth(const sl_pcpu_chunk *c, int i, int *left, int *right, int *largest, int *first)
 {
-    const uint64_t *map = index_alloc_map(c, i);
+    const uint64_t *map = sli_pcpu_index_alloc_map(c, i);
     int f = sli_find_next_bit(map, BB, 0);
     *left = f;
     int l = sli_find_last_bit(map, BB);
@@ -397,7 +391,7 @@ void sli_pcpu_block_truth(const sl_pcpu_chunk *c, int i, int *left, int *right, 
 
 static bool run_is_free(const sl_pcpu_chunk *c, int start, int bits)
 {
-    return start >= 0 && start + bits <= map_bits(c) &&
+    return start >= 0 && start + bits <= sli_pcpu_map_bits(c) &&
            (bits == 0 || sli_find_next_bit(c->alloc_map, start + bits, start) >= start + bits);
 }
 
@@ -407,7 +401,7 @@ static int bm_validate(const sl_pcpu *pc, const sl_pcpu_chunk *c)
     int rc = sli_pcpu_bitmap_validate_maps(c);
     if (rc != SL_OK)
         return rc;
-    for (int i = 0; i < nr_blocks(c); i++) {
+    for (int i = 0; i < sli_pcpu_nr_blocks(c); i++) {
         const sli_pcpu_block_md *b = &c->md_blocks[i];
         int left, right, largest, first;
         sli_pcpu_block_truth(c, i, &left, &right, &largest, &first);
@@ -416,7 +410,7 @@ static int bm_validate(const sl_pcpu *pc, const sl_pcpu_chunk *c)
                                     b->right_free, left, right);
         if (b->contig_hint != largest)
             return sli_pcpu_corrupt("bitmap block %d: contig_hint %d, largest run %d", i, b->contig_hint, largest);
-        if (!run_is_free(c, block_off_to_off(i, b->contig_hint_start), b->contig_hint) ||
+        if (!run_is_free(c, sli_pcpu_block_off_to_off(i, b->contig_hint_start), b->contig_hint) ||
             b->contig_hint_start + b->contig_hint > BB)
             return sli_pcpu_corrupt("bitmap block %d: contig_hint_start %d is not a free run of %d", i,
                                     b->contig_hint_start, b->contig_hint);
@@ -430,11 +424,11 @@ static int bm_validate(const sl_pcpu *pc, const sl_pcpu_chunk *c)
      * free pairs the freed start with the block's contig hint, which can
      * even run past the map's end (see the file comment).
      */
-    if (c->contig_bits < 0 || c->contig_bits > map_bits(c) || c->contig_bits_start < 0 ||
-        c->contig_bits_start >= map_bits(c))
+    if (c->contig_bits < 0 || c->contig_bits > sli_pcpu_map_bits(c) || c->contig_bits_start < 0 ||
+        c->contig_bits_start >= sli_pcpu_map_bits(c))
         return sli_pcpu_corrupt("bitmap chunk: contig_bits %d at %d outside the map", c->contig_bits,
                                 c->contig_bits_start);
-    if (c->first_bit > sli_find_next_zero_bit(c->alloc_map, map_bits(c), 0))
+    if (c->first_bit > sli_find_next_zero_bit(c->alloc_map, sli_pcpu_map_bits(c), 0))
         return sli_pcpu_corrupt("bitmap chunk: first_bit %d after the first free bit", c->first_bit);
     return SL_OK;
 }
@@ -442,7 +436,7 @@ static int bm_validate(const sl_pcpu *pc, const sl_pcpu_chunk *c)
 int sli_pcpu_bitmap_granules(const sl_pcpu *pc, const sl_pcpu_chunk *c, uint8_t *out, unsigned max)
 {
     (void)pc;
-    unsigned n = (unsigned)map_bits(c);
+    unsigned n = (unsigned)sli_pcpu_map_bits(c);
     if (n > max)
         n = max;
     for (unsigned b = 0; b < n; b++) {

@@ -62,6 +62,22 @@ typedef struct sl_pcpu_chunk {
     sli_pcpu_block_md chunk_md;                     /* 2019 chunk hints */
 } sl_pcpu_chunk;
 
+/*
+ * Bitmap geometry shared by the 2017 and 2019 bitmap allocators, as
+ * mm/percpu.c's pcpu_chunk_map_bits, pcpu_chunk_nr_blocks, pcpu_index_alloc_map,
+ * pcpu_off_to_block_index/_off and pcpu_block_off_to_off: one metadata block
+ * per page of SLI_PCPU_BLOCK_BITS bits.
+ */
+static inline int sli_pcpu_map_bits(const sl_pcpu_chunk *c) { return c->nr_pages * SLI_PCPU_BLOCK_BITS; }
+static inline int sli_pcpu_nr_blocks(const sl_pcpu_chunk *c) { return c->nr_pages; }
+static inline uint64_t *sli_pcpu_index_alloc_map(const sl_pcpu_chunk *c, int index)
+{
+    return c->alloc_map + index * (SLI_PCPU_BLOCK_BITS / 64);
+}
+static inline int sli_pcpu_off_to_block_index(int off) { return off / SLI_PCPU_BLOCK_BITS; }
+static inline int sli_pcpu_off_to_block_off(int off) { return off & (SLI_PCPU_BLOCK_BITS - 1); }
+static inline int sli_pcpu_block_off_to_off(int index, int off) { return index * SLI_PCPU_BLOCK_BITS + off; }
+
 typedef struct sli_pcpu_ops {
     const char *name;
     /* Sets up an empty chunk's metadata.  Returns SL_OK or SL_ENOMEM. */

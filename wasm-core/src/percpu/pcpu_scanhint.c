@@ -43,12 +43,6 @@
 
 #define BB SLI_PCPU_BLOCK_BITS
 
-static int map_bits(const sl_pcpu_chunk *c) { return c->nr_pages * BB; }
-static int nr_blocks(const sl_pcpu_chunk *c) { return c->nr_pages; }
-static uint64_t *index_alloc_map(const sl_pcpu_chunk *c, int index) { return c->alloc_map + index * (BB / 64); }
-static int off_to_block_index(int off) { return off / BB; }
-static int off_to_block_off(int off) { return off & (BB - 1); }
-static int block_off_to_off(int index, int off) { return index * BB + off; }
 
 /* pcpu_init_md_block */
 static void init_md_block(sli_pcpu_block_md *b, int nr_bits)
@@ -65,10 +59,10 @@ static void init_md_block(sli_pcpu_block_md *b, int nr_bits)
 
 static int sh_chunk_init(sl_pcpu *pc, sl_pcpu_chunk *c)
 {
-    int bits = map_bits(c);
+    int bits = sli_pcpu_map_bits(c);
     c->alloc_map = calloc((size_t)sli_bitmap_words(bits), sizeof(uint64_t));
     c->bound_map = calloc((size_t)sli_bitmap_words(bits + 1), sizeof(uint64_t));
-    c->md_blocks = calloc((size_t)nr_blocks(c), sizeof(*c->md_blocks));
+    c->md_blocks = calloc((size_t)sli_pcpu_nr_blocks(c), sizeof(*c->md_blocks));
     if (!c->alloc_map || !c->bound_map || !c->md_blocks) {
         free(c->alloc_map);
         free(c->bound_map);
@@ -76,7 +70,7 @@ static int sh_chunk_init(sl_pcpu *pc, sl_pcpu_chunk *c)
         return SL_ENOMEM;
     }
     init_md_block(&c->chunk_md, bits);
-    for (int i = 0; i < nr_blocks(c); i++)
+    for (int i = 0; i < sli_pcpu_nr_blocks(c); i++)
         init_md_block(&c->md_blocks[i], BB);
     c->free_bytes = pc->unit_size;
     return SL_OK;
@@ -106,12 +100,12 @@ static int next_hint(const sli_pcpu_block_md *block, int alloc_bits)
 
 static void next_md_free_region(const sl_pcpu_chunk *c, int *bit_off, int *bits)
 {
-    int i = off_to_block_index(*bit_off);
-    int block_off = off_to_block_off(*bit_off);
+    int i = sli_pcpu_off_to_block_index(*bit_off);
+    int block_off = sli_pcpu_off_to_block_off(*bit_off);
     const sli_pcpu_block_md *block;
 
     *bits = 0;
-    for (block = c->md_blocks + i; i < nr_blocks(c); block++, i++) {
+    for (block = c->md_blocks + i; i < sli_pcpu_nr_blocks(c); block++, i++) {
         if (*bits) {
             *bits += block->left_free;
             if (block->left_free == BB)
@@ -120,7 +114,7 @@ static void next_md_free_region(const sl_pcpu_chunk *c, int *bit_off, int *bits)
         }
         *bits = block->contig_hint;
         if (*bits && block->contig_hint_start >= block_off && *bits + block->contig_hint_start < BB) {
-            *bit_off = block_off_to_off(i, block->contig_hint_start);
+            *bit_off = sli_pcpu_block_off_to_off(i, block->contig_hint_start);
             return;
         }
         block_off = 0;
@@ -131,12 +125,12 @@ static void next_md_free_region(const sl_pcpu_chunk *c, int *bit_off, int *bits)
 
 static void next_fit_region(const sl_pcpu_chunk *c, int alloc_bits, int align, int *bit_off, int *bits)
 {
-    int i = off_to_block_index(*bit_off);
-    int block_off = off_to_block_off(*bit_off);
+    int i = sli_pcpu_off_to_block_index(*bit_off);
+    int block_off = sli_pcpu_off_to_block_off(*bit_off);
     const sli_pcpu_block_md *block;
 
     *bits = 0;
-    for (block = c->md_blocks + i; i < nr_blocks(c); block++, i++) {
+    for (block = c->md_blocks + i; i < sli_pcpu_nr_blocks(c); block++, i++) {
         if (*bits) {
             *bits += block->left_free;
             if (*bits >= alloc_bits)
@@ -149,17 +143,17 @@ static void next_fit_region(const sl_pcpu_chunk *c, int alloc_bits, int align, i
             block->contig_hint >= *bits + alloc_bits) {
             int start = next_hint(block, alloc_bits);
             *bits += alloc_bits + block->contig_hint_start - start;
-            *bit_off = block_off_to_off(i, start);
+            *bit_off = sli_pcpu_block_off_to_off(i, start);
             return;
         }
         block_off = 0;
         *bit_off = sli_align_up(BB - block->right_free, align);
         *bits = BB - *bit_off;
-        *bit_off = block_off_to_off(i, *bit_off);
+        *bit_off = sli_pcpu_block_off_to_off(i, *bit_off);
         if (*bits >= alloc_bits)
             return;
     }
-    *bit_off = map_bits(c);
+    *bit_off = sli_pcpu_map_bits(c);
 }
 
 /* pcpu_region_overlap: [a, b) and [x, y) intersect. */
@@ -213,12 +207,12 @@ static void block_update(sli_pcpu_block_md *block, int start, int end)
 /* pcpu_block_update_scan: offer a hole the scan skipped, extended backwards over alignment gaps. */
 static void block_update_scan(sl_pcpu_chunk *c, int bit_off, int bits)
 {
-    int s_off = off_to_block_off(bit_off);
+    int s_off = sli_pcpu_off_to_block_off(bit_off);
     int e_off = s_off + bits;
     if (e_off > BB)
         return;
-    int s_index = off_to_block_index(bit_off);
-    int l_bit = sli_find_last_bit(index_alloc_map(c, s_index), s_off);
+    int s_index = sli_pcpu_off_to_block_index(bit_off);
+    int l_bit = sli_find_last_bit(sli_pcpu_index_alloc_map(c, s_index), s_off);
     s_off = (s_off == l_bit) ? 0 : l_bit + 1;
     block_update(c->md_blocks + s_index, s_off, e_off);
 }
@@ -238,7 +232,7 @@ static void chunk_refresh_hint(sl_pcpu_chunk *c, bool full_scan)
         bit_off = chunk_md->first_free;
         chunk_md->contig_hint = 0;
     }
-    for (next_md_free_region(c, &bit_off, &bits); bit_off < map_bits(c);
+    for (next_md_free_region(c, &bit_off, &bits); bit_off < sli_pcpu_map_bits(c);
          bit_off += bits + 1, next_md_free_region(c, &bit_off, &bits))
         block_update(chunk_md, bit_off, bit_off + bits);
 }
@@ -247,7 +241,7 @@ static void chunk_refresh_hint(sl_pcpu_chunk *c, bool full_scan)
 static void block_refresh_hint(sl_pcpu_chunk *c, int index)
 {
     sli_pcpu_block_md *block = c->md_blocks + index;
-    const uint64_t *map = index_alloc_map(c, index);
+    const uint64_t *map = sli_pcpu_index_alloc_map(c, index);
     int start;
 
     if (block->scan_hint) {
@@ -271,16 +265,16 @@ static void block_update_hint_alloc(sl_pcpu *pc, sl_pcpu_chunk *c, int bit_off, 
 {
     sli_pcpu_block_md *chunk_md = &c->chunk_md;
     int nr_empty_pages = 0;
-    int s_index = off_to_block_index(bit_off);
-    int e_index = off_to_block_index(bit_off + bits - 1);
-    int s_off = off_to_block_off(bit_off);
-    int e_off = off_to_block_off(bit_off + bits - 1) + 1;
+    int s_index = sli_pcpu_off_to_block_index(bit_off);
+    int e_index = sli_pcpu_off_to_block_index(bit_off + bits - 1);
+    int s_off = sli_pcpu_off_to_block_off(bit_off);
+    int e_off = sli_pcpu_off_to_block_off(bit_off + bits - 1) + 1;
     sli_pcpu_block_md *s_block = c->md_blocks + s_index, *e_block = c->md_blocks + e_index, *block;
 
     if (s_block->contig_hint == BB)
         nr_empty_pages++;
     if (s_off == s_block->first_free)
-        s_block->first_free = sli_find_next_zero_bit(index_alloc_map(c, s_index), BB, s_off + bits);
+        s_block->first_free = sli_find_next_zero_bit(sli_pcpu_index_alloc_map(c, s_index), BB, s_off + bits);
     if (region_overlap(s_block->scan_hint_start, s_block->scan_hint_start + s_block->scan_hint, s_off, s_off + bits))
         s_block->scan_hint = 0;
     if (region_overlap(s_block->contig_hint_start, s_block->contig_hint_start + s_block->contig_hint, s_off,
@@ -299,7 +293,7 @@ static void block_update_hint_alloc(sl_pcpu *pc, sl_pcpu_chunk *c, int bit_off, 
     if (s_index != e_index) {
         if (e_block->contig_hint == BB)
             nr_empty_pages++;
-        e_block->first_free = sli_find_next_zero_bit(index_alloc_map(c, e_index), BB, e_off);
+        e_block->first_free = sli_find_next_zero_bit(sli_pcpu_index_alloc_map(c, e_index), BB, e_off);
         if (e_off == BB) {
             e_block++;
         } else {
@@ -336,10 +330,10 @@ static void block_update_hint_alloc(sl_pcpu *pc, sl_pcpu_chunk *c, int bit_off, 
 static void block_update_hint_free(sl_pcpu *pc, sl_pcpu_chunk *c, int bit_off, int bits)
 {
     int nr_empty_pages = 0;
-    int s_index = off_to_block_index(bit_off);
-    int e_index = off_to_block_index(bit_off + bits - 1);
-    int s_off = off_to_block_off(bit_off);
-    int e_off = off_to_block_off(bit_off + bits - 1) + 1;
+    int s_index = sli_pcpu_off_to_block_index(bit_off);
+    int e_index = sli_pcpu_off_to_block_index(bit_off + bits - 1);
+    int s_off = sli_pcpu_off_to_block_off(bit_off);
+    int e_off = sli_pcpu_off_to_block_off(bit_off + bits - 1) + 1;
     sli_pcpu_block_md *s_block = c->md_blocks + s_index, *e_block = c->md_blocks + e_index, *block;
     int start, end;
 
@@ -347,14 +341,14 @@ static void block_update_hint_free(sl_pcpu *pc, sl_pcpu_chunk *c, int bit_off, i
     if (s_off == s_block->contig_hint + s_block->contig_hint_start) {
         start = s_block->contig_hint_start;
     } else {
-        int l_bit = sli_find_last_bit(index_alloc_map(c, s_index), start);
+        int l_bit = sli_find_last_bit(sli_pcpu_index_alloc_map(c, s_index), start);
         start = (start == l_bit) ? 0 : l_bit + 1;
     }
     end = e_off;
     if (e_off == e_block->contig_hint_start)
         end = e_block->contig_hint_start + e_block->contig_hint;
     else
-        end = sli_find_next_bit(index_alloc_map(c, e_index), BB, end);
+        end = sli_find_next_bit(sli_pcpu_index_alloc_map(c, e_index), BB, end);
 
     e_off = (s_index == e_index) ? end : BB;
     if (!start && e_off == BB)
@@ -382,7 +376,7 @@ static void block_update_hint_free(sl_pcpu *pc, sl_pcpu_chunk *c, int bit_off, i
     if ((end - start) >= BB || s_index != e_index)
         chunk_refresh_hint(c, true);
     else
-        block_update(&c->chunk_md, block_off_to_off(s_index, start), end); /* `end` block-relative, as v5.4 */
+        block_update(&c->chunk_md, sli_pcpu_block_off_to_off(s_index, start), end); /* `end` block-relative, as v5.4 */
 }
 
 /* pcpu_find_block_fit (pop_only = false) */
@@ -398,7 +392,7 @@ static int sh_find_fit(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align)
         return -1;
     bit_off = next_hint(chunk_md, alloc_bits);
     next_fit_region(c, alloc_bits, bit_align, &bit_off, &bits);
-    return bit_off >= map_bits(c) ? -1 : bit_off;
+    return bit_off >= sli_pcpu_map_bits(c) ? -1 : bit_off;
 }
 
 /*
@@ -437,7 +431,7 @@ static int sh_alloc_area(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align, int
     int area_off = 0, area_bits = 0;
     int oslot = sh_chunk_slot(pc, c);
 
-    int end = sli_min(start + alloc_bits + BB, map_bits(c));
+    int end = sli_min(start + alloc_bits + BB, sli_pcpu_map_bits(c));
     int bit_off = find_zero_area(c->alloc_map, end, start, alloc_bits, align_mask, &area_off, &area_bits);
     if (bit_off >= end)
         return -1;
@@ -451,7 +445,7 @@ static int sh_alloc_area(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align, int
     c->free_bytes -= alloc_bits * SL_PCPU_MIN_ALLOC_SIZE;
 
     if (bit_off == chunk_md->first_free)
-        chunk_md->first_free = sli_find_next_zero_bit(c->alloc_map, map_bits(c), bit_off + alloc_bits);
+        chunk_md->first_free = sli_find_next_zero_bit(c->alloc_map, sli_pcpu_map_bits(c), bit_off + alloc_bits);
 
     block_update_hint_alloc(pc, c, bit_off, alloc_bits);
     sli_pcpu_chunk_relocate(pc, c, oslot);
@@ -466,7 +460,7 @@ static int sh_free_area(sl_pcpu *pc, sl_pcpu_chunk *c, int off)
         return rc;
     int oslot = sh_chunk_slot(pc, c);
     int bit_off = off / SL_PCPU_MIN_ALLOC_SIZE;
-    int end = sli_find_next_bit(c->bound_map, map_bits(c), bit_off + 1);
+    int end = sli_find_next_bit(c->bound_map, sli_pcpu_map_bits(c), bit_off + 1);
     int bits = end - bit_off;
     sli_bitmap_clear(c->alloc_map, bit_off, bits);
     c->free_bytes += bits * SL_PCPU_MIN_ALLOC_SIZE;
@@ -478,7 +472,7 @@ static int sh_free_area(sl_pcpu *pc, sl_pcpu_chunk *c, int off)
 
 static bool run_is_free(const sl_pcpu_chunk *c, int start, int bits)
 {
-    return start >= 0 && start + bits <= map_bits(c) &&
+    return start >= 0 && start + bits <= sli_pcpu_map_bits(c) &&
            (bits == 0 || sli_find_next_bit(c->alloc_map, start + bits, start) >= start + bits);
 }
 
@@ -504,7 +498,7 @@ static int sh_validate(const sl_pcpu *pc, const sl_pcpu_chunk *c)
 {
     (void)pc;
     int rc = sli_pcpu_bitmap_validate_maps(c);
-    for (int i = 0; i < nr_blocks(c) && rc == SL_OK; i++) {
+    for (int i = 0; i < sli_pcpu_nr_blocks(c) && rc == SL_OK; i++) {
         const sli_pcpu_block_md *b = &c->md_blocks[i];
         int left, right, largest, first;
         sli_pcpu_block_truth(c, i, &left, &right, &largest, &first);
@@ -520,8 +514,8 @@ static int sh_validate(const sl_pcpu *pc, const sl_pcpu_chunk *c)
     }
     if (rc != SL_OK)
         return rc;
-    int largest = sli_largest_zero_run(c->alloc_map, 0, map_bits(c), NULL);
-    return check_md(c, "chunk", 0, &c->chunk_md, 0, largest, sli_find_next_zero_bit(c->alloc_map, map_bits(c), 0));
+    int largest = sli_largest_zero_run(c->alloc_map, 0, sli_pcpu_map_bits(c), NULL);
+    return check_md(c, "chunk", 0, &c->chunk_md, 0, largest, sli_find_next_zero_bit(c->alloc_map, sli_pcpu_map_bits(c), 0));
 }
 
 static int sh_contig_bytes(const sl_pcpu_chunk *c) { return c->chunk_md.contig_hint * SL_PCPU_MIN_ALLOC_SIZE; }
