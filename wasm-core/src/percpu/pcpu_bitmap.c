@@ -79,9 +79,10 @@ static int bm_chunk_slot(const sl_pcpu *pc, const sl_pcpu_chunk *c)
 
 /*
  * pcpu_next_md_free_region: the next free run the block hints know of at or
- * after *bit_off, joining right_free and left_free across blocks.
+ * after *bit_off, joining right_free and left_free across blocks.  Unchanged
+ * by the 2019 series, so the scan-hint allocator uses this one too.
  */
-static void next_md_free_region(const sl_pcpu_chunk *c, int *bit_off, int *bits)
+void sli_pcpu_next_md_free_region(const sl_pcpu_chunk *c, int *bit_off, int *bits)
 {
     int i = sli_pcpu_off_to_block_index(*bit_off);
     int block_off = sli_pcpu_off_to_block_off(*bit_off);
@@ -159,8 +160,8 @@ static void chunk_refresh_hint(sl_pcpu_chunk *c)
 {
     int bit_off = c->first_bit, bits = 0;
     c->contig_bits = 0;
-    for (next_md_free_region(c, &bit_off, &bits); bit_off < sli_pcpu_map_bits(c);
-         bit_off += bits + 1, next_md_free_region(c, &bit_off, &bits))
+    for (sli_pcpu_next_md_free_region(c, &bit_off, &bits); bit_off < sli_pcpu_map_bits(c);
+         bit_off += bits + 1, sli_pcpu_next_md_free_region(c, &bit_off, &bits))
         chunk_update(c, bit_off, bits);
 }
 

@@ -123,6 +123,8 @@ int sli_pcpu_corrupt(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 int sli_pcpu_bitmap_check_free(const sl_pcpu *pc, const sl_pcpu_chunk *c, int off);
 /* Every allocated run is delimited in bound_map.  Returns SL_OK or SL_ECORRUPT. */
 int sli_pcpu_bitmap_validate_maps(const sl_pcpu_chunk *c);
+/* pcpu_next_md_free_region (pcpu_bitmap.c), shared by both bitmap allocators. */
+void sli_pcpu_next_md_free_region(const sl_pcpu_chunk *c, int *bit_off, int *bits);
 /* The exact left_free, right_free, largest run and first free bit of block i. */
 void sli_pcpu_block_truth(const sl_pcpu_chunk *c, int i, int *left, int *right, int *largest, int *first);
 int sli_pcpu_bitmap_granules(const sl_pcpu *pc, const sl_pcpu_chunk *c, uint8_t *out, unsigned max);

@@ -98,31 +98,7 @@ static int next_hint(const sli_pcpu_block_md *block, int alloc_bits)
     return block->first_free;
 }
 
-static void next_md_free_region(const sl_pcpu_chunk *c, int *bit_off, int *bits)
-{
-    int i = sli_pcpu_off_to_block_index(*bit_off);
-    int block_off = sli_pcpu_off_to_block_off(*bit_off);
-    const sli_pcpu_block_md *block;
-
-    *bits = 0;
-    for (block = c->md_blocks + i; i < sli_pcpu_nr_blocks(c); block++, i++) {
-        if (*bits) {
-            *bits += block->left_free;
-            if (block->left_free == BB)
-                continue;
-            return;
-        }
-        *bits = block->contig_hint;
-        if (*bits && block->contig_hint_start >= block_off && *bits + block->contig_hint_start < BB) {
-            *bit_off = sli_pcpu_block_off_to_off(i, block->contig_hint_start);
-            return;
-        }
-        block_off = 0;
-        *bits = block->right_free;
-        *bit_off = (i + 1) * BB - block->right_free;
-    }
-}
-
+/* pcpu_next_fit_region (v5.4): as 2017's, but skipping scan hints too small for the request. */
 static void next_fit_region(const sl_pcpu_chunk *c, int alloc_bits, int align, int *bit_off, int *bits)
 {
     int i = sli_pcpu_off_to_block_index(*bit_off);
@@ -232,8 +208,8 @@ static void chunk_refresh_hint(sl_pcpu_chunk *c, bool full_scan)
         bit_off = chunk_md->first_free;
         chunk_md->contig_hint = 0;
     }
-    for (next_md_free_region(c, &bit_off, &bits); bit_off < sli_pcpu_map_bits(c);
-         bit_off += bits + 1, next_md_free_region(c, &bit_off, &bits))
+    for (sli_pcpu_next_md_free_region(c, &bit_off, &bits); bit_off < sli_pcpu_map_bits(c);
+         bit_off += bits + 1, sli_pcpu_next_md_free_region(c, &bit_off, &bits))
         block_update(chunk_md, bit_off, bit_off + bits);
 }
 
