@@ -60,6 +60,24 @@ static int by_name(const void *a, const void *b)
     return strcmp(((const sl_slub_kcache *)a)->name, ((const sl_slub_kcache *)b)->name);
 }
 
+/* Appends k to the growing array *v; on allocation failure frees it and returns false. */
+static bool push_kcache(sl_slub_kcache **v, size_t *n, size_t *cap, const sl_slub_kcache *k)
+{
+    if (*n == *cap) {
+        size_t ncap = *cap ? 2 * *cap : 64;
+        sl_slub_kcache *nv = realloc(*v, ncap * sizeof **v);
+        if (!nv) {
+            free(*v);
+            *v = NULL;
+            return false;
+        }
+        *v = nv;
+        *cap = ncap;
+    }
+    (*v)[(*n)++] = *k;
+    return true;
+}
+
 int sl_slub_sysfs_read(const char *dir, sl_slub_kcache **out)
 {
     *out = NULL;
@@ -108,17 +126,10 @@ int sl_slub_sysfs_read(const char *dir, sl_slub_kcache **out)
         static const char *const kattr[5] = {"slab_size", "order", "objs_per_slab", "min_partial", "cpu_partial"};
         for (unsigned i = 0; i < 5; i++)
             k.has[i] = read_u32(dir, k.name, kattr[i], &k.kernel[i]);
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            sl_slub_kcache *nv = realloc(v, cap * sizeof *v);
-            if (!nv) {
-                free(v);
-                closedir(d);
-                return SL_ENOMEM;
-            }
-            v = nv;
+        if (!push_kcache(&v, &n, &cap, &k)) {
+            closedir(d);
+            return SL_ENOMEM;
         }
-        v[n++] = k;
     }
     closedir(d);
     if (n)
@@ -152,17 +163,10 @@ int sl_slub_slabinfo_read(const char *file, sl_slub_kcache **out)
         k.kernel[1] = (uint32_t)__builtin_ctzl(pages);
         k.kernel[2] = (uint32_t)perslab;
         k.has[1] = k.has[2] = true;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            sl_slub_kcache *nv = realloc(v, cap * sizeof *v);
-            if (!nv) {
-                free(v);
-                fclose(f);
-                return SL_ENOMEM;
-            }
-            v = nv;
+        if (!push_kcache(&v, &n, &cap, &k)) {
+            fclose(f);
+            return SL_ENOMEM;
         }
-        v[n++] = k;
     }
     fclose(f);
     *out = v;
