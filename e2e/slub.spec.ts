@@ -30,13 +30,15 @@ async function ready(page: Page, stop?: number): Promise<SlubTestHook> {
 async function playToEnd(page: Page): Promise<SlubTestHook> {
   let h = await ready(page);
   const step = page.getByRole('button', { name: 'Step', exact: true });
-  while (await step.isEnabled()) {
-    const before = h.stop;
-    await step.click();
-    await page.waitForFunction((b) => (window.__slablabSlub?.stop ?? b) > b && window.__slablabSlub?.ready, before);
-    h = await hook(page);
-  }
+  while (await step.isEnabled()) h = await stepOnce(page, h);
   return ready(page, h.stops - 1);
+}
+
+/** Clicks Step (or Micro-step) once and waits until the state of the next stop is shown. */
+async function stepOnce(page: Page, h: SlubTestHook, button: 'Step' | 'Micro-step' = 'Step'): Promise<SlubTestHook> {
+  await page.getByRole('button', { name: button, exact: true }).click();
+  await page.waitForFunction((b) => !!window.__slablabSlub?.ready && window.__slablabSlub.stop > b, h.stop);
+  return hook(page);
 }
 
 async function open(page: Page, query: string): Promise<void> {
@@ -77,14 +79,8 @@ test.describe('SLUB scenarios', () => {
     await open(page, 'scenario=why-tid&cpus=2');
     await ready(page, 0);
     // Micro-step to the interrupt: the caption names the preemption point.
-    const micro = page.getByRole('button', { name: 'Micro-step', exact: true });
     let h = await hook(page);
-    while (!/interrupt handler/.test(h.caption)) {
-      const b = h.stop;
-      await micro.click();
-      await page.waitForFunction((x) => (window.__slablabSlub?.stop ?? x) > x, b);
-      h = await hook(page);
-    }
+    while (!/interrupt handler/.test(h.caption)) h = await stepOnce(page, h, 'Micro-step');
     await expect(page.getByTestId('slub-caption')).toContainText('in the interrupt handler');
     await shot(page, 'scenario-2-why-tid-interrupt');
     const good = await playToEnd(page);
@@ -121,13 +117,7 @@ test.describe('SLUB scenarios', () => {
     expect(h0.slabs.length).toBe(0);
     // Jump to the op boundary after step 9 (CPU 1's free into the full slab).
     let h = await ready(page);
-    const step = page.getByRole('button', { name: 'Step', exact: true });
-    for (let i = 0; i < 9; i++) {
-      const b = h.stop;
-      await step.click();
-      await page.waitForFunction((x) => (window.__slablabSlub?.stop ?? x) > x, b);
-      h = await hook(page);
-    }
+    for (let i = 0; i < 9; i++) h = await stepOnce(page, h);
     const moved = h.slabs.find((s) => s.list === LIST.CPU_PARTIAL);
     expect(moved?.cpu).toBe(1);
     expect(h.stats.FREE_FROZEN).toBe(2);

@@ -309,7 +309,9 @@ export function SlubView({ core, state, update, embedded = false }: SlubViewProp
 
   // The test hook: the same state the canvas draws.
   useEffect(() => {
-    if (!snap || !loaded) {
+    // Ready only once the snapshot of the stop on screen has arrived: the
+    // previous one stays drawn meanwhile, but tests must not read it.
+    if (!snap || !loaded || current?.stop !== stepIndex) {
       window.__slablabSlub = { ...(window.__slablabSlub as SlubTestHook), ready: false };
       return;
     }
