@@ -15,7 +15,10 @@
  * With `duty` below 100 each thread sleeps after every round so that it runs
  * only that share of the time: eight simulated CPUs on a two-core host would
  * otherwise leave the page's main thread a fifth of a core, and the view
- * could not draw at display rate.
+ * could not draw at display rate.  A `rate` (operations per second per CPU,
+ * 0 for none) caps each thread further, in rounds of a hundredth of a second
+ * of work, so that the per-CPU event rings, which the view drains once per
+ * frame, do not overflow between two frames.
  *
  * Benchmarks.  One loop per call, timed with sl_time_ns (performance.now(),
  * whose resolution the page's isolation decides: the caller sizes `loops` so
@@ -49,39 +52,58 @@ typedef struct fr_cpu {
 
 static struct {
     sl_api_slub_world *w;
-    unsigned ncpus, kind, seed, duty;
+    unsigned ncpus, kind, seed, duty, rate;
     atomic_uint stop;
     bool running;
     fr_cpu cpu[SL_SLUB_MAX_CPUS];
 } fr;
 
+static void sleep_ns(uint64_t ns)
+{
+    if (!ns)
+        return;
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u)};
+    nanosleep(&ts, NULL);
+}
+
 static void *fr_main(void *arg)
 {
     fr_cpu *c = arg;
     atomic_store_explicit(&c->thread_id, sl_thread_self_id(), memory_order_relaxed);
+    unsigned chunk = fr.rate ? fr.rate / 100 : ROUND_OPS;
+    chunk = chunk < 1 ? 1 : chunk > ROUND_OPS ? ROUND_OPS : chunk;
+    uint64_t begun = sl_time_ns(), done = 0;
     for (uint32_t round = 0; !atomic_load_explicit(&fr.stop, memory_order_relaxed); round++) {
         uint64_t t0 = sl_time_ns();
-        int n = sl_api_slub_workload(fr.w, c->cpu, fr.kind, ROUND_OPS, fr.seed + round);
-        if (fr.duty < 100) {
-            uint64_t rest = (sl_time_ns() - t0) * (100 - fr.duty) / fr.duty;
-            struct timespec ts = {.tv_sec = (time_t)(rest / 1000000000u), .tv_nsec = (long)(rest % 1000000000u)};
-            nanosleep(&ts, NULL);
+        int n = sl_api_slub_workload(fr.w, c->cpu, fr.kind, chunk, fr.seed + round);
+        uint64_t rest = 0;
+        if (fr.duty < 100)
+            rest = (sl_time_ns() - t0) * (100 - fr.duty) / fr.duty;
+        if (n > 0 && fr.rate) {
+            /* Sleep until the operations done so far are due at `rate`. */
+            uint64_t due = begun + (done + (uint64_t)n) * 1000000000u / fr.rate, now = sl_time_ns();
+            if (due > now + rest)
+                rest = due - now;
         }
+        sleep_ns(rest);
         if (n <= 0)
             break; /* out of memory with nothing to give back, or stopped */
-        atomic_store_explicit(&c->ops, atomic_load_explicit(&c->ops, memory_order_relaxed) + (uint64_t)n,
-                              memory_order_relaxed);
+        done += (uint64_t)n;
+        atomic_store_explicit(&c->ops, done, memory_order_relaxed);
     }
     return NULL;
 }
 
 /*
  * Starts one thread per CPU running workload `kind` (see sl_api_slub_workload)
- * on world w, each busy `duty` percent of the time (1..100).  Returns 0, SL_ENOTHREADS in the single-threaded build, SL_EBUSY
- * if a free-run is already going, SL_EINVAL for bad arguments, or the error of
- * a thread that could not start (the others are stopped again).
+ * on world w, each busy `duty` percent of the time (1..100) and doing at most
+ * `rate` operations per second (0: no cap).  Returns 0, SL_ENOTHREADS in the
+ * single-threaded build, SL_EBUSY if a free-run is already going, SL_EINVAL
+ * for bad arguments, or the error of a thread that could not start (the
+ * others are stopped again).
  */
-SL_EXPORT int sl_api_freerun_start(sl_api_slub_world *w, uint32_t ncpus, uint32_t kind, uint32_t seed, uint32_t duty)
+SL_EXPORT int sl_api_freerun_start(sl_api_slub_world *w, uint32_t ncpus, uint32_t kind, uint32_t seed, uint32_t duty,
+                                   uint32_t rate)
 {
     if (!SL_HAVE_THREADS)
         return SL_ENOTHREADS;
@@ -95,6 +117,7 @@ SL_EXPORT int sl_api_freerun_start(sl_api_slub_world *w, uint32_t ncpus, uint32_
     fr.kind = kind;
     fr.seed = seed;
     fr.duty = duty;
+    fr.rate = rate;
     atomic_store(&fr.stop, 0);
     sl_api_slub_workload_stop(w, 0);
     fr.running = true;
