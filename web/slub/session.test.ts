@@ -84,7 +84,45 @@ describe('snapshot decoder', () => {
   });
 });
 
+/** A ring of `ops` operations (OP_BEGIN, `inner` events, OP_END each), after `lead` events outside any. */
+function syntheticRing(cpu: number, ops: number[], inner: number, lead: number): Uint8Array {
+  const recs: [number, number][] = [];
+  for (let i = 0; i < lead; i++) recs.push([0, EventKind.PAGE_ALLOC]);
+  for (const op of ops) {
+    recs.push([op, EventKind.OP_BEGIN]);
+    for (let i = 0; i < inner; i++) recs.push([op, EventKind.SLUB_ALLOC_FASTPATH]);
+    recs.push([op, EventKind.OP_END]);
+  }
+  const b = new Uint8Array(recs.length * 32);
+  const v = new DataView(b.buffer);
+  recs.forEach(([op, kind], i) => {
+    v.setUint32(32 * i, op, true);
+    v.setUint16(32 * i + 4, cpu, true);
+    v.setUint16(32 * i + 6, kind, true);
+    v.setUint32(32 * i + 20, i, true);
+  });
+  return b;
+}
+
 describe('events and stops', () => {
+  it('merges rings into (outermost op, CPU, ring position) order', () => {
+    // Op numbers dealt to three CPUs in a shuffled but per-CPU increasing way.
+    let seed = 12345;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) / (1 << 24);
+    const per: number[][] = [[], [], []];
+    for (let op = 1; op <= 300; op++) per[Math.floor(rnd() * 3)]?.push(op);
+    const rings = per.map((ops, cpu) => syntheticRing(cpu, ops, cpu, 2));
+    const { events, topOps } = mergeRings(rings);
+    const got = decodeEvents(events).map((e) => `${e.op}/${e.cpu}/${e.arg0}`);
+    const want = rings
+      .flatMap((r, cpu) => decodeEvents(r).map((e) => ({ e, cpu })))
+      .sort((a, b) => a.e.op - b.e.op || a.cpu - b.cpu || a.e.arg0 - b.e.arg0)
+      .map(({ e }) => `${e.op}/${e.cpu}/${e.arg0}`);
+    expect(got).toEqual(want);
+    expect(topOps).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+  });
+
+
   it('merges the rings of ops on several CPUs into script order', () => {
     const w = api.createWorld(config);
     const script: Script = {

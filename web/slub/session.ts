@@ -25,35 +25,69 @@ const KIND = (b: Uint8Array, i: number) => U16(b, i * EVENT_SIZE + 6);
 const OPNUM = (b: Uint8Array, i: number) => U32(b, i * EVENT_SIZE) >>> 0;
 const ARG0 = (b: Uint8Array, i: number) => U32(b, i * EVENT_SIZE + 20) >>> 0;
 
-/** Merges drained rings into one ordered record array; also returns the outermost op numbers in order. */
+/**
+ * Merges drained rings into one ordered record array; also returns the
+ * outermost op numbers in order.  Each ring's blocks are already in op order
+ * (a CPU runs one operation at a time), so this is a k-way merge of sorted
+ * runs, linear in the events: the free-running view merges tens of thousands
+ * of events a frame with it.
+ */
 export function mergeRings(rings: Uint8Array[]): { events: Uint8Array; topOps: number[] } {
-  const items: { key: number; ring: number; idx: number }[] = [];
-  rings.forEach((r, ring) => {
+  const keys = rings.map((r) => {
+    const n = r.byteLength / EVENT_SIZE;
+    const k = new Uint32Array(n);
     let depth = 0;
     let key = 0;
-    const n = r.byteLength / EVENT_SIZE;
     for (let i = 0; i < n; i++) {
       const kind = KIND(r, i);
       if (kind === EventKind.OP_BEGIN) {
         if (depth === 0) key = OPNUM(r, i);
         depth++;
       }
-      items.push({ key, ring, idx: i });
+      k[i] = key;
       if (kind === EventKind.OP_END && depth > 0) depth--;
     }
+    return k;
   });
-  items.sort((a, b) => a.key - b.key || a.ring - b.ring || a.idx - b.idx);
-  const events = new Uint8Array(items.length * EVENT_SIZE);
+  const total = rings.reduce((n, r) => n + r.byteLength, 0);
+  const events = new Uint8Array(total);
+  const at = new Array<number>(rings.length).fill(0);
   const topOps: number[] = [];
   let last = -1;
-  items.forEach((it, j) => {
-    const r = rings[it.ring] as Uint8Array;
-    events.set(r.subarray(it.idx * EVENT_SIZE, (it.idx + 1) * EVENT_SIZE), j * EVENT_SIZE);
-    if (it.key !== last && it.key !== 0) {
-      topOps.push(it.key);
-      last = it.key;
+  for (let out = 0; out < total; ) {
+    // The ring whose next event comes first in (key, ring) order.
+    let best = -1;
+    let bestKey = 0;
+    for (let ring = 0; ring < rings.length; ring++) {
+      const i = at[ring] ?? 0;
+      const k = keys[ring] as Uint32Array;
+      if (i < k.length && (best < 0 || (k[i] ?? 0) < bestKey)) {
+        best = ring;
+        bestKey = k[i] ?? 0;
+      }
     }
-  });
+    // Its events stay first while their key is below every other ring's next key
+    // (or equal to it, for a ring after it: ties go to the lower ring).
+    let limit = Infinity;
+    for (let ring = 0; ring < rings.length; ring++) {
+      const i = at[ring] ?? 0;
+      const k = keys[ring] as Uint32Array;
+      if (ring !== best && i < k.length) limit = Math.min(limit, (k[i] ?? 0) + (ring > best ? 0.5 : 0));
+    }
+    const k = keys[best] as Uint32Array;
+    const from = at[best] ?? 0;
+    let to = from;
+    for (; to < k.length && (k[to] ?? 0) < limit; to++) {
+      const key = k[to] ?? 0;
+      if (key !== last && key !== 0) {
+        topOps.push(key);
+        last = key;
+      }
+    }
+    events.set((rings[best] as Uint8Array).subarray(from * EVENT_SIZE, to * EVENT_SIZE), out);
+    out += (to - from) * EVENT_SIZE;
+    at[best] = to;
+  }
   return { events, topOps };
 }
 

@@ -28,6 +28,7 @@ export interface SlubModule {
   _sl_api_slub_alloc_bulk(w: number, cpu: number, n: number): number;
   _sl_api_slub_snapshot(w: number, buf: number, cap: number): number;
   _sl_api_slub_drain(w: number, cpu: number, out: number, max: number): number;
+  _sl_api_slub_events_dropped(w: number, cpu: number): number;
   _sl_api_slub_trace_enable(w: number, on: number): void;
   _sl_api_slub_stat(w: number, cpu: number, i: number): number;
   _sl_api_slub_validate(w: number): number;
@@ -39,7 +40,7 @@ export interface SlubModule {
   ): number;
   _sl_api_slub_workload(w: number, cpu: number, kind: number, nops: number, seed: number): number;
   _sl_api_slub_workload_drain(w: number, cpu: number): number;
-  _sl_api_freerun_start(w: number, ncpus: number, kind: number, seed: number, duty: number): number;
+  _sl_api_freerun_start(w: number, ncpus: number, kind: number, seed: number, duty: number, rate: number): number;
   _sl_api_freerun_stop(w: number): number;
   _sl_api_freerun_ops(cpu: number): number;
   _sl_api_freerun_thread(cpu: number): number;
@@ -122,18 +123,24 @@ export class SlubApi {
     }
   }
 
-  /** Every event of every CPU ring, merged into the order they happened (see mergeRings). */
-  drain(w: number, ncpus: number): Uint8Array[] {
+  /**
+   * The events in each CPU's ring, at most `limit` per CPU: CPUs still
+   * running keep writing, and a drain that waited for an empty ring might
+   * never end.  Merge them with mergeRings.
+   */
+  drain(w: number, ncpus: number, limit = Infinity): Uint8Array[] {
     const max = 4096;
     const buf = this.m._malloc(max * EVENT_SIZE);
     const rings: Uint8Array[] = [];
     try {
       for (let cpu = 0; cpu < ncpus; cpu++) {
         const parts: Uint8Array[] = [];
-        for (;;) {
-          const n = this.m._sl_api_slub_drain(w, cpu, buf, max);
+        for (let left = limit; left > 0; ) {
+          const want = Math.min(max, left);
+          const n = this.m._sl_api_slub_drain(w, cpu, buf, want);
           if (n > 0) parts.push(this.copy(buf, n * EVENT_SIZE));
-          if (n < max) break;
+          left -= n;
+          if (n < want) break;
         }
         rings.push(concat(parts));
       }
