@@ -1,7 +1,8 @@
 // Free-running mode: with cross-origin isolation every simulated CPU runs on
 // its own CPU worker (distinct thread ids, each with operations done), and
-// the view keeps sampling; without it the page says so and runs the CPUs
-// interleaved on the bridge worker.
+// the view keeps draining their event rings; without it the page says so and
+// runs the CPUs interleaved on the bridge worker, where the view's copy of
+// the state follows the events exactly (it never needs a snapshot again).
 import { expect, test, type Page } from '@playwright/test';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
 import type { FreeRunHook } from '../web/slub/FreeRunView';
@@ -14,7 +15,7 @@ async function hook(page: Page): Promise<FreeRunHook> {
   });
 }
 
-test('free-running on 4 CPU workers, sampled at display rate', async ({ page }) => {
+test('free-running on 4 CPU workers, their event rings drained at display rate', async ({ page }) => {
   await page.goto(`${ISOLATED_URL}?mode=free&cpus=4&workload=prodcons&slabs=32`);
   await expect(page.getByTestId('core-mode')).toContainText('threads');
   await page.getByRole('button', { name: 'Start' }).click();
@@ -25,6 +26,7 @@ test('free-running on 4 CPU workers, sampled at display rate', async ({ page }) 
   const ids = a.threadIds.filter((t) => t !== 0);
   expect(ids.length).toBe(4);
   expect(new Set(ids).size).toBe(4);
+  expect(a.events).toBeGreaterThan(0);
   await page.waitForFunction((before) => window.__slablabFreeRun?.ops.every((o, k) => o > (before[k] ?? 0)) ?? false, a.ops);
   await expect(page.getByTestId('freerun-table')).toContainText('threads: 4 CPU workers');
   await page.getByRole('button', { name: 'Stop' }).click();
@@ -40,5 +42,10 @@ test('free-running without isolation runs interleaved and says why', async ({ pa
   const h = await hook(page);
   expect(h.mode).toBe('interleaved');
   expect(h.ops.every((o) => o > 0)).toBe(true);
+  expect(h.events).toBeGreaterThan(h.ops.reduce((a, b) => a + b, 0));
+  expect(h.dropped).toBe(0);
+  expect(h.lost).toBe(0);
+  expect(h.anchors).toBe(0);
+  await expect(page.getByTestId('freerun-events')).toContainText('re-anchored on a snapshot 0 times');
   await expect(page.getByTestId('freerun-table')).toContainText('interleaved on the bridge worker');
 });

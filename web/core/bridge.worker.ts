@@ -27,7 +27,8 @@ import { CoreApi, CoreError, EXPECTED_ABI_VERSION } from './core-api';
 import { CoreLoadError, loadCore } from './load-core';
 import { SessionError } from '../slub/session';
 import { SlubError } from '../slub/slub-api';
-import { bindSlubHandlers, SlubBadRequest } from '../slub/worker-handlers';
+import { SlubBadRequest } from '../slub/params';
+import { bindSlubHandlers } from '../slub/worker-handlers';
 
 interface WorkerScope {
   crossOriginIsolated?: boolean;

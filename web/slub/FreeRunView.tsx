@@ -1,13 +1,18 @@
-// FreeRunView.tsx - free-running mode: the CPUs run a workload at full speed
-// (one CPU worker thread each in the threads build; interleaved in rounds on
-// the bridge worker in the single build), and the view samples the whole
-// state once per animation frame, with live counters per CPU.
+// FreeRunView.tsx - free-running mode: the CPUs run a workload on their own
+// (one CPU worker thread each in the threads build; interleaved on the bridge
+// worker in the single build).  Once per animation frame the view drains the
+// per-CPU event rings through the bridge and applies the events to its
+// mirror of the state (live-mirror.ts); a full snapshot crosses the bridge
+// only at the start and when the mirror must re-anchor (the rings dropped
+// events, or events contradicted the mirror), at most twice a second.
 
 import { useEffect, useRef, useState } from 'react';
 import type { UrlState } from '../app/url-state';
 import { BridgeError, getBridge } from '../core/bridge';
+import { EVENT_SIZE } from '../core/events.generated';
 import { describeBridgeError, type CoreState } from '../core/use-core';
-import type { FreerunCpu, FreerunSample } from './protocol';
+import { LiveMirror } from './live-mirror';
+import type { FreerunCpu, FreerunDrain } from './protocol';
 import { SlabCanvas } from './SlabCanvas';
 import { decodeSnapshot, type SlubSnapshot } from './snapshot';
 import type { Overlay } from './render';
@@ -15,19 +20,37 @@ import './slub.css';
 
 const NO_OVERLAY: Overlay = { selected: null, marked: new Set(), detached: null, arrows: 'selected' };
 
+/** Re-anchor on a snapshot at most this often, however often the mirror loses track. */
+const ANCHOR_INTERVAL_MS = 500;
+/** The rate choices offered (operations per second per CPU; 0: no cap). */
+const RATES = [1_000, 10_000, 100_000, 0];
+
 interface Live {
-  mode: FreerunSample['mode'];
+  mode: FreerunDrain['mode'];
   snapshot: SlubSnapshot;
   cpus: FreerunCpu[];
   rates: number[];
   elapsedMs: number;
+  /** Frames drawn from drained events. */
   samples: number;
+  /** Events drained from the rings, in all. */
+  events: number;
+  eventsPerSec: number;
+  dropped: number;
+  /** Snapshots taken to re-anchor the mirror (the first one not counted). */
+  anchors: number;
+  /** Times the mirror lost track (a ring dropped events, or an event contradicted it). */
+  lost: number;
 }
 
 export interface FreeRunHook {
   running: boolean;
   mode: string;
   samples: number;
+  events: number;
+  anchors: number;
+  lost: number;
+  dropped: number;
   threadIds: number[];
   ops: number[];
   slabs: number;
@@ -36,6 +59,8 @@ export interface FreeRunHook {
 declare global {
   interface Window {
     __slablabFreeRun?: FreeRunHook;
+    /** Set by scripts/frame-bench.mjs before the page loads: record paint and event-apply times as performance measures. */
+    __slablabPerfMarks?: boolean;
   }
 }
 
@@ -48,27 +73,59 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
   const [paced, setPaced] = useState(true);
   // Paced: all CPU workers together use at most the host's cores but one, left for the page.
   const duty = paced && cpus >= hostCpus ? Math.max(5, Math.floor((100 * Math.max(1, hostCpus - 1)) / cpus)) : 100;
-  const prev = useRef<{ t: number; ops: number[] } | null>(null);
+  const prev = useRef<{ t: number; ops: number[]; events: number } | null>(null);
 
   useEffect(() => {
     if (!running) return;
     let on = true;
-    let samples = 0;
     const bridge = getBridge();
     const loop = async () => {
       try {
-        await bridge.request('freerunStart', { cpus, objectSize: 256, workload: state.workload, prefillSlabs: state.slabs, seed: 1, duty });
+        const started = await bridge.request('freerunStart', { cpus, objectSize: 256, workload: state.workload, prefillSlabs: state.slabs, seed: 1, duty, rate: state.rate });
+        let mirror = new LiveMirror(decodeSnapshot(started.anchor));
+        let anchoredAt = 0;
+        let wantAnchor = false;
+        let samples = 0;
+        let events = 0;
+        let dropped = 0;
+        let anchors = 0;
+        let lost = 0;
         prev.current = null;
         while (on) {
-          const s = await bridge.request('freerunSample', {});
-          const now = s.elapsedMs;
-          const ops = s.cpus.map((c) => c.ops);
+          const d = await bridge.request('freerunDrain', { snapshot: wantAnchor && performance.now() - anchoredAt >= ANCHOR_INTERVAL_MS });
+          const t0 = performance.now();
+          if (d.snapshot) {
+            // The snapshot already holds this drain's events.
+            mirror = new LiveMirror(decodeSnapshot(d.snapshot));
+            anchoredAt = performance.now();
+            wantAnchor = false;
+            anchors++;
+          } else if ((mirror.apply(new Uint8Array(d.events)) > 0 || d.dropped > 0) && !wantAnchor) {
+            wantAnchor = true;
+            lost++;
+          }
+          const snapshot = mirror.view();
+          if (window.__slablabPerfMarks) performance.measure('slub-mirror', { start: t0 });
+          dropped += d.dropped;
+          events += d.events.byteLength / EVENT_SIZE;
+          const now = d.elapsedMs;
+          const ops = d.cpus.map((c) => c.ops);
           const p = prev.current;
           const rates = p && now > p.t ? ops.map((o, k) => ((o - (p.ops[k] ?? 0)) * 1000) / (now - p.t)) : ops.map(() => 0);
-          if (!p || now - p.t > 500) prev.current = { t: now, ops };
+          const eventsPerSec = p && now > p.t ? ((events - p.events) * 1000) / (now - p.t) : 0;
+          if (!p || now - p.t > 500) prev.current = { t: now, ops, events };
           samples++;
           if (!on) break;
-          setLive((old) => ({ mode: s.mode, snapshot: decodeSnapshot(s.snapshot), cpus: s.cpus, rates: p ? rates : (old?.rates ?? rates), elapsedMs: now, samples }));
+          const total = { lost, anchors, dropped, events, samples };
+          setLive((old) => ({
+            ...total,
+            mode: d.mode,
+            snapshot,
+            cpus: d.cpus,
+            rates: p ? rates : (old?.rates ?? rates),
+            eventsPerSec: p ? eventsPerSec : (old?.eventsPerSec ?? 0),
+            elapsedMs: now,
+          }));
           await new Promise((r) => requestAnimationFrame(r));
         }
       } catch (e) {
@@ -82,13 +139,17 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
     return () => {
       on = false;
     };
-  }, [running, cpus, state.workload, state.slabs, duty]);
+  }, [running, cpus, state.workload, state.slabs, state.rate, duty]);
 
   useEffect(() => {
     window.__slablabFreeRun = {
       running,
       mode: live?.mode ?? '',
       samples: live?.samples ?? 0,
+      events: live?.events ?? 0,
+      anchors: live?.anchors ?? 0,
+      lost: live?.lost ?? 0,
+      dropped: live?.dropped ?? 0,
       threadIds: live?.cpus.map((c) => c.threadId) ?? [],
       ops: live?.cpus.map((c) => c.ops) ?? [],
       slabs: live?.snapshot.nslabs ?? 0,
@@ -105,8 +166,8 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
       <h2 id="free-title">SLUB · free-running</h2>
       <p>
         {threads
-          ? `Each simulated CPU runs the workload on its own CPU worker (a pthread sharing the core's memory) at full speed; the view samples the whole state once per frame, so it may mix moments, as a live kernel's would.`
-          : 'This page is not cross-origin isolated, so there are no CPU threads: the CPUs run interleaved in rounds on the one bridge worker between frames. Serve the lab with COOP/COEP (npm start) for real threads.'}
+          ? 'Each simulated CPU runs the workload on its own CPU worker (a pthread sharing the core\'s memory). Every frame the view drains the CPUs\' event rings and replays the events on its own copy of the state; operations on different CPUs overlap, so now and then an event contradicts that copy, and the view re-anchors it on a snapshot.'
+          : 'This page is not cross-origin isolated, so there are no CPU threads: the CPUs run interleaved on the one bridge worker between frames, and the view replays their events exactly. Serve the lab with COOP/COEP (npm start) for real threads.'}
       </p>
       <div className="slub-pickers">
         <label>
@@ -129,6 +190,16 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
           Background slabs{' '}
           <input type="number" min={0} max={2048} value={state.slabs} disabled={running} onChange={(e) => update({ slabs: Math.max(0, Math.min(2048, Number(e.target.value) || 0)) })} />
         </label>
+        <label>
+          Rate per CPU{' '}
+          <select value={state.rate} disabled={running} onChange={(e) => update({ rate: Number(e.target.value) })}>
+            {(RATES.includes(state.rate) ? RATES : [...RATES, state.rate]).map((r) => (
+              <option key={r} value={r}>
+                {r ? `${r.toLocaleString('en')} ops/s` : 'no cap (events drop; the view re-anchors)'}
+              </option>
+            ))}
+          </select>
+        </label>
         <label title="Eight busy CPU workers on a host with fewer cores would starve the page's main thread; paced, each sleeps between rounds so that together they leave one core free.">
           <input type="checkbox" checked={paced} disabled={running} onChange={(e) => setPaced(e.target.checked)} /> pace the workers to leave the page a core
         </label>
@@ -145,7 +216,7 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
         <>
           <table className="freerun-table" data-testid="freerun-table">
             <caption>
-              {live.mode === 'threads' ? `threads: ${distinct} CPU workers${duty < 100 ? `, each busy ${duty}% of the time` : ', full speed'}` : 'interleaved on the bridge worker'} · {(live.elapsedMs / 1000).toFixed(1)} s · {live.samples} samples
+              {live.mode === 'threads' ? `threads: ${distinct} CPU workers${duty < 100 ? `, each busy ${duty}% of the time` : ', full speed'}` : 'interleaved on the bridge worker'} · {(live.elapsedMs / 1000).toFixed(1)} s · {live.samples} frames
             </caption>
             <thead>
               <tr>
@@ -171,12 +242,15 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
               })}
             </tbody>
           </table>
+          <p className="hint" data-testid="freerun-events">
+            {Math.round(live.eventsPerSec).toLocaleString('en')} events/s drained · {live.events.toLocaleString('en')} in all · {live.dropped.toLocaleString('en')} dropped by full rings · lost track {live.lost} time{live.lost === 1 ? '' : 's'} · re-anchored on a snapshot {live.anchors} time{live.anchors === 1 ? '' : 's'}
+          </p>
           <SlabCanvas
             snapshot={live.snapshot}
             overlay={NO_OVERLAY}
             showFull
             compact
-            measure
+            measure={window.__slablabPerfMarks === true}
             label={`Live SLUB state: ${live.snapshot.nslabs} slabs, ${live.snapshot.nobj} objects, ${live.snapshot.node.nrPartial} on the node partial list.`}
           />
         </>

@@ -73,6 +73,8 @@ export interface FreerunStartParams {
   seed: number;
   /** Share of the time (1..100 %) each CPU thread runs; below 100 it sleeps between rounds to leave the page a core. */
   duty: number;
+  /** At most this many operations per second per CPU (0: no cap), so that a frame's events fit the rings. */
+  rate: number;
 }
 
 export interface FreerunCpu {
@@ -87,12 +89,25 @@ export interface FreerunCpu {
   threadId: number;
 }
 
-export interface FreerunSample {
-  /** threads: one CPU worker per CPU; interleaved: the bridge worker ran the CPUs in turn. */
+export interface FreerunStarted {
+  /** threads: one CPU worker per CPU; interleaved: the bridge worker runs the CPUs in turn. */
+  mode: 'threads' | 'interleaved';
+  duty: number;
+  rate: number;
+  /** The snapshot the view's mirror starts from. */
+  anchor: ArrayBuffer;
+}
+
+export interface FreerunDrain {
   mode: 'threads' | 'interleaved';
   elapsedMs: number;
   cpus: FreerunCpu[];
-  snapshot: ArrayBuffer;
+  /** The rings' events since the last drain, merged into operation order (sl_event records). */
+  events: ArrayBuffer;
+  /** Events the rings had no room for since the last drain (the mirror must re-anchor). */
+  dropped: number;
+  /** The whole state, when the drain asked for it. */
+  snapshot: ArrayBuffer | null;
 }
 
 export interface BenchRowParams {
@@ -115,8 +130,8 @@ export interface SlubRequests {
   slubGeometry: { params: { objectSize: number; cpus: number }; result: { objects: number; order: number; size: number } };
   slubLoad: { params: { config: WorldConfig; script: Script<AnyRef> }; result: LoadReply };
   slubAt: { params: { stop: number }; result: AtReply };
-  freerunStart: { params: FreerunStartParams; result: { mode: 'threads' | 'interleaved'; duty: number } };
-  freerunSample: { params: Record<string, never>; result: FreerunSample };
+  freerunStart: { params: FreerunStartParams; result: FreerunStarted };
+  freerunDrain: { params: { snapshot: boolean }; result: FreerunDrain };
   freerunStop: { params: Record<string, never>; result: { ok: true } };
   benchRow: { params: BenchRowParams; result: BenchRowReply };
 }

@@ -59,8 +59,10 @@ export const SLUB_PARAMS = {
   ops: scriptSpec,
   workload: oneOf<Workload>(WORKLOADS, 'local'),
   slabs: whole(0, 2048, 64),
+  /** Free-running: operations per second per CPU, 0 for no cap. */
+  rate: whole(0, 1_000_000, 10_000),
 };
-export const SLUB_KEYS = ['mode', 'scenario', 'step', 'variant', 'bulk', 'ops', 'workload', 'slabs'] as const;
+export const SLUB_KEYS = ['mode', 'scenario', 'step', 'variant', 'bulk', 'ops', 'workload', 'slabs', 'rate'] as const;
 
 const OP_RE = /^([abfFx])(\d)((?:-\d{1,9})*)$/;
 const IRQ_RE = /^i(\d{1,6})-(\d)-(\d{1,4})-(a|f-\d{1,9}-\d{1,6})$/;

@@ -1,0 +1,133 @@
+// The free-running engine and the mirror its view keeps from the drained
+// event rings, against the real core (the slablab-node build): applied in
+// the order the interleaved engine runs the operations, the events must
+// reproduce every snapshot exactly.
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { decodeEvents, EventKind, eventKindInfo } from '../core/events.generated';
+import { FreeRun } from './freerun';
+import { LiveMirror } from './live-mirror';
+import { SlubBadRequest } from './params';
+import { WORKLOADS, type FreerunStartParams } from './protocol';
+import { SCENARIOS, scenarioConfig } from './scenarios';
+import { SlubSession } from './session';
+import { SlubApi, type SlubModule } from './slub-api';
+import { cpuPartialSlabs, decodeSnapshot, ObjState, type SlubSnapshot } from './snapshot';
+
+const dir = fileURLToPath(new URL('../core/generated/node/', import.meta.url));
+let api: SlubApi;
+
+beforeAll(async () => {
+  const glue = `${dir}slablab-node.js`;
+  if (!existsSync(glue)) throw new Error(`${glue} is missing: build the core (ninja -C wasm-core/build/wasm)`);
+  const create = createRequire(import.meta.url)(glue) as (o: { wasmBinary: Uint8Array }) => Promise<SlubModule>;
+  api = new SlubApi(await create({ wasmBinary: readFileSync(`${dir}slablab-node.wasm`) }));
+});
+
+/** What the live view draws, as plain data, so two states compare with toEqual. */
+function drawn(s: SlubSnapshot) {
+  const slabs = Array.from({ length: s.nslabs }, (_, i) => {
+    const first = s.slab.firstObj[i] ?? 0;
+    const state = Array.from(s.obj.state.subarray(first, first + s.geometry.objects), (x) => (x === ObjState.SLAB_FREE || x === ObjState.CPU_FREE ? x : ObjState.ALLOCATED));
+    return { pfn: s.slab.pfn[i], list: s.slab.list[i], cpu: s.slab.cpu[i], frozen: s.slab.frozen[i], inuse: s.slab.inuse[i], state: state.join('') };
+  });
+  return {
+    slabs,
+    cpus: s.cpus.map((c) => ({ slab: c.slabPfn, free: c.freelistLength, partial: cpuPartialSlabs(s, c.cpu).map((i) => s.slab.pfn[i]) })),
+    node: s.nodePartial.map((i) => s.slab.pfn[i]),
+    nrPartial: s.node.nrPartial,
+    nrSlabs: s.node.nrSlabs,
+    totalObjects: s.node.totalObjects,
+  };
+}
+
+const params = (over: Partial<FreerunStartParams>): FreerunStartParams => ({
+  cpus: 3, objectSize: 256, workload: 'prodcons', prefillSlabs: 6, seed: 7, duty: 100, rate: 0, ...over,
+});
+
+describe('free-run mirror', () => {
+  it('follows every workload exactly, frame after frame, from its events alone', () => {
+    const seen = new Set<string>();
+    for (const workload of WORKLOADS) {
+      const run = new FreeRun(api, params({ workload }), false);
+      try {
+        const mirror = new LiveMirror(decodeSnapshot(run.anchor));
+        let ops = 0;
+        for (let frame = 0; frame < 40; frame++) {
+          const d = run.drain(true);
+          ops = d.cpus.reduce((n, c) => n + c.ops, 0);
+          expect(d.dropped).toBe(0);
+          const events = new Uint8Array(d.events);
+          expect(mirror.apply(events), mirror.firstMismatch).toBe(0);
+          expect(drawn(mirror.view()), `${workload}, frame ${frame}`).toEqual(drawn(decodeSnapshot(d.snapshot as ArrayBuffer)));
+          for (const e of decodeEvents(events)) seen.add(eventKindInfo(e.kind)?.name ?? '');
+        }
+        // Each operation has at least its OP_BEGIN and OP_END.
+        expect(mirror.applied).toBeGreaterThanOrEqual(2 * ops);
+      } finally {
+        run.stop();
+      }
+    }
+    // The runs took every path the mirror follows, so the comparisons covered each kind of move.
+    for (const kind of ['SLUB_ALLOC_FASTPATH', 'SLUB_FREE_FASTPATH', 'SLUB_FREE_SLOWPATH', 'SLUB_FREE_FROZEN', 'SLUB_NEW_SLAB',
+      'SLUB_REFILL_FREELIST', 'SLUB_REFILL_CPU_PARTIAL', 'SLUB_REFILL_NODE_PARTIAL', 'SLUB_DEACTIVATE_BYPASS',
+      'SLUB_CPU_PARTIAL_ADD', 'SLUB_CPU_PARTIAL_DRAIN', 'SLUB_CPU_PARTIAL_NODE', 'SLUB_NODE_PARTIAL_ADD',
+      'SLUB_NODE_PARTIAL_REMOVE', 'SLUB_DISCARD_SLAB'])
+      expect(seen, kind).toContain(kind);
+  });
+
+  it('follows the scenarios, interrupts and flushes included (bulk frees excepted: their events name only each group head)', () => {
+    const session = new SlubSession(api);
+    let deactivations = 0;
+    for (const sc of SCENARIOS.filter((x) => x.id !== 'bulk-free')) {
+      const cfg = scenarioConfig(sc, 2, sc.defaultFastpath, sc.defaultBulk);
+      const story = sc.build({ cpus: 2, objects: api.geometry(cfg.objectSize, 2)[7] ?? 16 });
+      const w = api.createWorld(cfg);
+      const empty = decodeSnapshot(api.snapshot(w));
+      api.destroyWorld(w);
+      const r = session.load(cfg, story.script);
+      const mirror = new LiveMirror(empty);
+      const events = new Uint8Array(r.events);
+      expect(mirror.apply(events), `${sc.id}: ${mirror.firstMismatch}`).toBe(0);
+      expect(drawn(mirror.view()), sc.id).toEqual(drawn(decodeSnapshot(session.at(r.stops.length - 1).snapshot)));
+      deactivations += decodeEvents(events).filter((e) => e.kind === EventKind.SLUB_DEACTIVATE).length;
+    }
+    expect(deactivations).toBeGreaterThan(0);
+  });
+
+  it('counts an event that contradicts it, and says which', () => {
+    const run = new FreeRun(api, params({ workload: 'local', prefillSlabs: 1 }), false);
+    try {
+      const anchor = decodeSnapshot(run.anchor);
+      const d = run.drain(false);
+      const events = new Uint8Array(d.events);
+      const late = new LiveMirror(anchor);
+      late.apply(events);
+      // The same events again: every fast-path alloc now finds its object already allocated.
+      expect(late.apply(events)).toBeGreaterThan(0);
+      expect(late.firstMismatch).toMatch(/was not on the CPU freelist|does not have|already in the mirror|gave \d+ objects/);
+    } finally {
+      run.stop();
+    }
+  });
+
+  it('skips the events of operations its anchor already holds', () => {
+    const run = new FreeRun(api, params({ workload: 'local', prefillSlabs: 2 }), false);
+    try {
+      const d = run.drain(true);
+      const fresh = new LiveMirror(decodeSnapshot(d.snapshot as ArrayBuffer));
+      expect(fresh.apply(new Uint8Array(d.events))).toBe(0);
+      expect(fresh.applied).toBe(0);
+    } finally {
+      run.stop();
+    }
+  });
+
+  it('rejects bad parameters with a specific message', () => {
+    expect(() => new FreeRun(api, params({ cpus: 9 }), false)).toThrow(SlubBadRequest);
+    expect(() => new FreeRun(api, params({ rate: -1 }), false)).toThrow(/rate must be a whole number/);
+    expect(() => new FreeRun(api, params({ workload: 'nope' as never }), false)).toThrow(/workload must be one of/);
+  });
+});
