@@ -125,6 +125,13 @@ int sli_pcpu_bitmap_check_free(const sl_pcpu *pc, const sl_pcpu_chunk *c, int of
 int sli_pcpu_bitmap_validate_maps(const sl_pcpu_chunk *c);
 /* pcpu_next_md_free_region (pcpu_bitmap.c), shared by both bitmap allocators. */
 void sli_pcpu_next_md_free_region(const sl_pcpu_chunk *c, int *bit_off, int *bits);
+/*
+ * The free run that freeing [bit_off, bit_off + bits) completes, as block
+ * offsets: *start in the first block, *end in the last, extended over the
+ * free bits around it, cheaply where a block's contig hint touches the freed
+ * area (the first half of pcpu_block_update_hint_free, both versions).
+ */
+void sli_pcpu_freed_run(const sl_pcpu_chunk *c, int bit_off, int bits, int *start, int *end);
 /* The exact left_free, right_free, largest run and first free bit of block i. */
 void sli_pcpu_block_truth(const sl_pcpu_chunk *c, int i, int *left, int *right, int *largest, int *first);
 int sli_pcpu_bitmap_granules(const sl_pcpu *pc, const sl_pcpu_chunk *c, uint8_t *out, unsigned max);

@@ -308,25 +308,11 @@ static void block_update_hint_free(sl_pcpu *pc, sl_pcpu_chunk *c, int bit_off, i
     int nr_empty_pages = 0;
     int s_index = sli_pcpu_off_to_block_index(bit_off);
     int e_index = sli_pcpu_off_to_block_index(bit_off + bits - 1);
-    int s_off = sli_pcpu_off_to_block_off(bit_off);
-    int e_off = sli_pcpu_off_to_block_off(bit_off + bits - 1) + 1;
     sli_pcpu_block_md *s_block = c->md_blocks + s_index, *e_block = c->md_blocks + e_index, *block;
     int start, end;
+    sli_pcpu_freed_run(c, bit_off, bits, &start, &end);
 
-    start = s_off;
-    if (s_off == s_block->contig_hint + s_block->contig_hint_start) {
-        start = s_block->contig_hint_start;
-    } else {
-        int l_bit = sli_find_last_bit(sli_pcpu_index_alloc_map(c, s_index), start);
-        start = (start == l_bit) ? 0 : l_bit + 1;
-    }
-    end = e_off;
-    if (e_off == e_block->contig_hint_start)
-        end = e_block->contig_hint_start + e_block->contig_hint;
-    else
-        end = sli_find_next_bit(sli_pcpu_index_alloc_map(c, e_index), BB, end);
-
-    e_off = (s_index == e_index) ? end : BB;
+    int e_off = (s_index == e_index) ? end : BB;
     if (!start && e_off == BB)
         nr_empty_pages++;
     block_update(s_block, start, e_off);
