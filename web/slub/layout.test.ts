@@ -1,20 +1,15 @@
 // Layout and hit-testing over a real snapshot (the Node build of the core).
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, expect, it } from 'vitest';
 import { describeObject, describeSlab } from './describe';
 import { hitTest, layoutSnapshot } from './layout';
 import type { Script } from './script';
+import { loadNodeCore } from '../test/node-core';
 import { SlubApi, type SlubModule } from './slub-api';
 import { decodeSnapshot, SlabList, type SlubSnapshot } from './snapshot';
 
 let snap: SlubSnapshot;
 beforeAll(async () => {
-  const dir = fileURLToPath(new URL('../core/generated/node/', import.meta.url));
-  if (!existsSync(`${dir}slablab-node.js`)) throw new Error('build the core first (ninja -C wasm-core/build/wasm)');
-  const create = createRequire(import.meta.url)(`${dir}slablab-node.js`) as (o: { wasmBinary: Uint8Array }) => Promise<SlubModule>;
-  const api = new SlubApi(await create({ wasmBinary: readFileSync(`${dir}slablab-node.wasm`) }));
+  const api = new SlubApi(await loadNodeCore<SlubModule>());
   const w = api.createWorld({ cpus: 2, objectSize: 512, fastpath: 'cmpxchg', bulkFree: 'detached', seed: 1, arenaBytes: 1 << 20 });
   const n = api.geometry(512, 2)[7] ?? 16;
   // CPU 0: one full slab and a CPU slab; CPU 1 flushed with a slab on the node list.

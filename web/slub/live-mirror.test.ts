@@ -2,9 +2,6 @@
 // event rings, against the real core (the slablab-node build): applied in
 // the order the interleaved engine runs the operations, the events must
 // reproduce every snapshot exactly.
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeEvents, EventKind, eventKindInfo } from '../core/events.generated';
 import { FreeRun } from './freerun';
@@ -13,17 +10,14 @@ import { SlubBadRequest } from './params';
 import { WORKLOADS, type FreerunStartParams } from './protocol';
 import { SCENARIOS, scenarioConfig } from './scenarios';
 import { SlubSession } from './session';
+import { loadNodeCore } from '../test/node-core';
 import { SlubApi, type SlubModule } from './slub-api';
 import { cpuPartialSlabs, decodeSnapshot, ObjState, type SlubSnapshot } from './snapshot';
 
-const dir = fileURLToPath(new URL('../core/generated/node/', import.meta.url));
 let api: SlubApi;
 
 beforeAll(async () => {
-  const glue = `${dir}slablab-node.js`;
-  if (!existsSync(glue)) throw new Error(`${glue} is missing: build the core (ninja -C wasm-core/build/wasm)`);
-  const create = createRequire(import.meta.url)(glue) as (o: { wasmBinary: Uint8Array }) => Promise<SlubModule>;
-  api = new SlubApi(await create({ wasmBinary: readFileSync(`${dir}slablab-node.wasm`) }));
+  api = new SlubApi(await loadNodeCore<SlubModule>());
 });
 
 /** What the live view draws, as plain data, so two states compare with toEqual. */

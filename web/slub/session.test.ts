@@ -1,25 +1,19 @@
 // The snapshot decoder, the event merge, the stops and the replay, against the
 // real core (the slablab-node build of the same C sources).
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeEvents, EventKind } from '../core/events.generated';
 import type { WorldConfig } from './protocol';
 import { SCENARIOS, scenarioConfig } from './scenarios';
 import { detachedGroups, PreemptPoint, type AnyRef, type Script } from './script';
 import { computeStops, mergeRings, SlubSession } from './session';
+import { loadNodeCore } from '../test/node-core';
 import { SlubApi, type SlubModule } from './slub-api';
 import { cpuPartialSlabs, decodeSnapshot, ObjState, SlabList, SnapshotError, stat } from './snapshot';
 
-const dir = fileURLToPath(new URL('../core/generated/node/', import.meta.url));
 let api: SlubApi;
 
 beforeAll(async () => {
-  const glue = `${dir}slablab-node.js`;
-  if (!existsSync(glue)) throw new Error(`${glue} is missing: build the core (ninja -C wasm-core/build/wasm)`);
-  const create = createRequire(import.meta.url)(glue) as (o: { wasmBinary: Uint8Array }) => Promise<SlubModule>;
-  api = new SlubApi(await create({ wasmBinary: readFileSync(`${dir}slablab-node.wasm`) }));
+  api = new SlubApi(await loadNodeCore<SlubModule>());
 });
 
 const config: WorldConfig = { cpus: 2, objectSize: 512, fastpath: 'cmpxchg', bulkFree: 'detached', seed: 1, arenaBytes: 1 << 20 };

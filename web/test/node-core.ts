@@ -7,12 +7,14 @@ import type { CoreModule } from '../core/core-api';
 
 const dir = fileURLToPath(new URL('../core/generated/node/', import.meta.url));
 
-type CreateCore = (opts: { wasmBinary: Uint8Array }) => Promise<CoreModule>;
-
-export async function loadNodeCore(): Promise<CoreModule> {
+/**
+ * The module, typed as the exports a test uses (CoreModule, or a view's own
+ * superset such as SlubModule: the Node build exports them all).
+ */
+export async function loadNodeCore<M extends object = CoreModule>(): Promise<M> {
   const glue = `${dir}slablab-node.js`;
   if (!existsSync(glue))
     throw new Error(`${glue} is missing: build the core (npm run setup, or ninja -C wasm-core/build/wasm)`);
-  const create = createRequire(import.meta.url)(glue) as CreateCore;
+  const create = createRequire(import.meta.url)(glue) as (opts: { wasmBinary: Uint8Array }) => Promise<M>;
   return create({ wasmBinary: readFileSync(`${dir}slablab-node.wasm`) });
 }
