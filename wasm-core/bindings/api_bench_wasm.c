@@ -9,8 +9,10 @@
  * pthread is a web worker sharing the module's memory; the pool has eight
  * ready, so no thread waits for the event loop) that calls it in rounds until
  * sl_api_freerun_stop.  Each thread is the only one acting as its CPU, as the
- * model requires.  `fr` belongs to the bridge worker between start and stop;
- * while the threads run, only their per-CPU counters (single writer, relaxed
+ * model requires: it claims its CPU for the whole run (sl_api_slub_cpu_claim,
+ * retried while a call of the bridge still holds it), so a call from the
+ * bridge acting as that CPU meanwhile gets SL_EBUSY.  `fr` belongs to the
+ * bridge worker between start and stop; while the threads run, only their per-CPU counters (single writer, relaxed
  * atomics) and the stop flag are shared.  One free-run at a time.
  * With `duty` below 100 each thread sleeps after every round so that it runs
  * only that share of the time: eight simulated CPUs on a two-core host would
@@ -39,6 +41,8 @@ typedef struct sl_api_slub_world sl_api_slub_world;
 int sl_api_slub_workload(sl_api_slub_world *w, uint32_t cpu, uint32_t kind, uint32_t nops, uint32_t seed);
 void sl_api_slub_workload_stop(sl_api_slub_world *w, uint32_t stop);
 int sl_api_slub_workload_drain(sl_api_slub_world *w, uint32_t cpu);
+int sl_api_slub_cpu_claim(sl_api_slub_world *w, uint32_t cpu);
+void sl_api_slub_cpu_release(sl_api_slub_world *w, uint32_t cpu);
 
 #define ROUND_OPS 1024
 
@@ -70,6 +74,12 @@ static void *fr_main(void *arg)
 {
     fr_cpu *c = arg;
     atomic_store_explicit(&c->thread_id, sl_thread_self_id(), memory_order_relaxed);
+    /* This thread is CPU c->cpu until the run stops: anyone else acting as it gets SL_EBUSY. */
+    while (sl_api_slub_cpu_claim(fr.w, c->cpu) != SL_OK) {
+        if (atomic_load_explicit(&fr.stop, memory_order_relaxed))
+            return NULL;
+        sleep_ns(100000);
+    }
     unsigned chunk = fr.rate ? fr.rate / 100 : ROUND_OPS;
     chunk = chunk < 1 ? 1 : chunk > ROUND_OPS ? ROUND_OPS : chunk;
     uint64_t begun = sl_time_ns(), done = 0;
@@ -91,6 +101,7 @@ static void *fr_main(void *arg)
         done += (uint64_t)n;
         atomic_store_explicit(&c->ops, done, memory_order_relaxed);
     }
+    sl_api_slub_cpu_release(fr.w, c->cpu);
     return NULL;
 }
 

@@ -15,11 +15,21 @@
  * CPU k until they have done their operations or sl_api_slub_workload_stop
  * is called; objects handed to another CPU travel through one single-
  * producer single-consumer ring per ordered CPU pair.
+ *
+ * Acting as a CPU.  Every export that acts as CPU k claims it for the
+ * calling thread (`actor[k]`, a thread id, set by compare-and-swap) and
+ * releases it on return; the thread holding it may claim it again (the
+ * free-run's threads hold theirs for the whole run).  A call from another
+ * thread meanwhile gets SL_EBUSY, where it would otherwise have raced the
+ * owner on CPU k's per-CPU state and corrupted it silently.  The driver
+ * (`run`), `set_variant` and `validate` act as, or need quiet, every CPU.
+ * `snapshot`, `drain` and the counters only read, and may run any time.
  */
 #include "export.h"
 
 #include "../src/sched/sched.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +55,8 @@ typedef struct sl_api_slub_world {
     wl_ring *rings; /* rings[from * ncpus + to] */
     void *held[SL_SLUB_MAX_CPUS][WL_HELD];
     unsigned nheld[SL_SLUB_MAX_CPUS];
+    _Atomic uint64_t actor[SL_SLUB_MAX_CPUS]; /* thread acting as the CPU, 0 none */
+    unsigned claims[SL_SLUB_MAX_CPUS];        /* nested claims: the actor's only */
 } sl_api_slub_world;
 
 static int last_error;
@@ -104,6 +116,48 @@ SL_EXPORT void sl_api_slub_world_destroy(sl_api_slub_world *w)
     free(w);
 }
 
+/* Claims CPU cpu for the calling thread: SL_OK, or SL_EBUSY while another thread acts as it. */
+SL_EXPORT int sl_api_slub_cpu_claim(sl_api_slub_world *w, uint32_t cpu)
+{
+    if (!w || cpu >= w->ncpus)
+        return SL_EINVAL;
+    uint64_t me = sl_thread_self_id(), none = 0;
+    if (atomic_load_explicit(&w->actor[cpu], memory_order_acquire) != me &&
+        !atomic_compare_exchange_strong_explicit(&w->actor[cpu], &none, me, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return SL_EBUSY;
+    w->claims[cpu]++;
+    return SL_OK;
+}
+
+/* Undoes one sl_api_slub_cpu_claim of the calling thread. */
+SL_EXPORT void sl_api_slub_cpu_release(sl_api_slub_world *w, uint32_t cpu)
+{
+    if (w && cpu < w->ncpus && atomic_load_explicit(&w->actor[cpu], memory_order_relaxed) == sl_thread_self_id() &&
+        --w->claims[cpu] == 0)
+        atomic_store_explicit(&w->actor[cpu], 0, memory_order_release);
+}
+
+/* Claims every CPU, or none: SL_OK or SL_EBUSY. */
+static int claim_all(sl_api_slub_world *w)
+{
+    for (uint32_t k = 0; k < w->ncpus; k++) {
+        int rc = sl_api_slub_cpu_claim(w, k);
+        if (rc != SL_OK) {
+            while (k--)
+                sl_api_slub_cpu_release(w, k);
+            return rc;
+        }
+    }
+    return SL_OK;
+}
+
+static void release_all(sl_api_slub_world *w)
+{
+    for (uint32_t k = 0; k < w->ncpus; k++)
+        sl_api_slub_cpu_release(w, k);
+}
+
 SL_EXPORT uint32_t *sl_api_slub_scratch(sl_api_slub_world *w, uint32_t cpu)
 {
     return w && cpu < w->ncpus ? w->scratch[cpu] : NULL;
@@ -125,53 +179,76 @@ static void *get_ref(sl_api_slub_world *w, const uint32_t *src)
 
 SL_EXPORT int sl_api_slub_alloc(sl_api_slub_world *w, uint32_t cpu)
 {
-    if (!w || cpu >= w->ncpus)
-        return SL_EINVAL;
+    int rc = sl_api_slub_cpu_claim(w, cpu);
+    if (rc != SL_OK)
+        return rc;
     void *o;
-    int rc = sl_slub_alloc(w->cache, cpu, &o);
+    rc = sl_slub_alloc(w->cache, cpu, &o);
     put_ref(w, w->scratch[cpu], rc == SL_OK ? o : NULL);
+    sl_api_slub_cpu_release(w, cpu);
     return rc;
 }
 
 SL_EXPORT int sl_api_slub_free(sl_api_slub_world *w, uint32_t cpu, uint32_t pfn, uint32_t index)
 {
-    if (!w || cpu >= w->ncpus)
-        return SL_EINVAL;
+    int rc = sl_api_slub_cpu_claim(w, cpu);
+    if (rc != SL_OK)
+        return rc;
     const uint32_t ref[2] = {pfn, index};
-    return sl_slub_free(w->cache, cpu, get_ref(w, ref));
+    rc = sl_slub_free(w->cache, cpu, get_ref(w, ref));
+    sl_api_slub_cpu_release(w, cpu);
+    return rc;
 }
 
 SL_EXPORT int sl_api_slub_alloc_bulk(sl_api_slub_world *w, uint32_t cpu, uint32_t n)
 {
-    if (!w || cpu >= w->ncpus || n > SCRATCH_PAIRS)
+    if (n > SCRATCH_PAIRS)
         return SL_EINVAL;
+    int rc = sl_api_slub_cpu_claim(w, cpu);
+    if (rc != SL_OK)
+        return rc;
     int got = sl_slub_alloc_bulk(w->cache, cpu, n, w->ptrs[cpu]);
     for (int i = 0; i < got; i++)
         put_ref(w, &w->scratch[cpu][2 * i], w->ptrs[cpu][i]);
+    sl_api_slub_cpu_release(w, cpu);
     return got;
 }
 
 /* Frees the n pairs in CPU cpu's scratch; returns the CAS count or the first error. */
 SL_EXPORT int sl_api_slub_free_bulk(sl_api_slub_world *w, uint32_t cpu, uint32_t n)
 {
-    if (!w || cpu >= w->ncpus || n > SCRATCH_PAIRS)
+    if (n > SCRATCH_PAIRS)
         return SL_EINVAL;
+    int rc = sl_api_slub_cpu_claim(w, cpu);
+    if (rc != SL_OK)
+        return rc;
     for (uint32_t i = 0; i < n; i++)
         w->ptrs[cpu][i] = get_ref(w, &w->scratch[cpu][2 * i]);
-    return sl_slub_free_bulk(w->cache, cpu, n, w->ptrs[cpu], NULL);
+    rc = sl_slub_free_bulk(w->cache, cpu, n, w->ptrs[cpu], NULL);
+    sl_api_slub_cpu_release(w, cpu);
+    return rc;
 }
 
 SL_EXPORT int sl_api_slub_flush(sl_api_slub_world *w, uint32_t cpu)
 {
-    return w ? sl_slub_flush_cpu(w->cache, cpu) : SL_EINVAL;
+    int rc = sl_api_slub_cpu_claim(w, cpu);
+    if (rc != SL_OK)
+        return rc;
+    rc = sl_slub_flush_cpu(w->cache, cpu);
+    sl_api_slub_cpu_release(w, cpu);
+    return rc;
 }
 
 SL_EXPORT int sl_api_slub_set_variant(sl_api_slub_world *w, uint32_t fastpath, uint32_t bulk_free)
 {
     if (!w || fastpath > SL_SLUB_FP_PLAIN || bulk_free > SL_SLUB_BULK_FALLBACK)
         return SL_EINVAL;
+    int rc = claim_all(w);
+    if (rc != SL_OK)
+        return rc;
     sl_slub_set_fastpath(w->cache, (sl_slub_fastpath)fastpath);
     sl_slub_set_bulk_free(w->cache, (sl_slub_bulk_free)bulk_free);
+    release_all(w);
     return SL_OK;
 }
 
@@ -206,9 +283,19 @@ SL_EXPORT double sl_api_slub_stat(sl_api_slub_world *w, int32_t cpu, uint32_t i)
     return w ? (double)sl_slub_stat_get(w->cache, cpu, i) : 0;
 }
 
+/* The invariant checker; SL_EBUSY while another thread acts as a CPU (the state is not quiet). */
 SL_EXPORT int sl_api_slub_validate(sl_api_slub_world *w)
 {
-    return w ? sl_slub_validate(w->cache, w->msg, sizeof w->msg) : SL_EINVAL;
+    if (!w)
+        return SL_EINVAL;
+    int rc = claim_all(w);
+    if (rc == SL_OK) {
+        rc = sl_slub_validate(w->cache, w->msg, sizeof w->msg);
+        release_all(w);
+    } else {
+        snprintf(w->msg, sizeof w->msg, "a CPU is in use by another thread: validate needs every CPU quiet");
+    }
+    return rc;
 }
 SL_EXPORT const char *sl_api_slub_validate_message(sl_api_slub_world *w) { return w ? w->msg : ""; }
 
@@ -235,11 +322,15 @@ SL_EXPORT int sl_api_slub_run(sl_api_slub_world *w, const sl_sched_op *ops, uint
 {
     if (!w || !out)
         return SL_EINVAL;
+    int claimed = claim_all(w);
+    if (claimed != SL_OK)
+        return claimed;
     sl_sched_run r = {.cache = w->cache, .trace = &w->trace, .ops = ops, .nops = nops, .refs = refs,
                       .nrefs = nrefs, .irqs = irqs, .nirqs = nirqs,
                       .stop_at_microstep = stop_at ? stop_at : SL_SCHED_NO_STOP, .snap_buf = snap_buf,
                       .snap_cap = snap_cap, .results = results};
     int rc = sl_sched_execute(&r);
+    release_all(w);
     out[0] = (int32_t)r.ops_done;
     out[1] = (int32_t)r.microsteps;
     out[2] = (int32_t)r.snap_len;
@@ -295,10 +386,8 @@ static bool free_incoming(sl_api_slub_world *w, unsigned cpu)
  * sl_api_slub_workload_stop), or an error.  Objects it still holds stay
  * held for its next run; sl_api_slub_workload_drain frees them.
  */
-SL_EXPORT int sl_api_slub_workload(sl_api_slub_world *w, uint32_t cpu, uint32_t kind, uint32_t nops, uint32_t seed)
+static int run_workload(sl_api_slub_world *w, uint32_t cpu, uint32_t kind, uint32_t nops, uint32_t seed)
 {
-    if (!w || cpu >= w->ncpus || kind > WL_BURSTS)
-        return SL_EINVAL;
     uint64_t rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)seed << 8) ^ cpu;
     void **held = w->held[cpu];
     unsigned *nheld = &w->nheld[cpu];
@@ -335,6 +424,18 @@ SL_EXPORT int sl_api_slub_workload(sl_api_slub_world *w, uint32_t cpu, uint32_t 
     return (int)done;
 }
 
+SL_EXPORT int sl_api_slub_workload(sl_api_slub_world *w, uint32_t cpu, uint32_t kind, uint32_t nops, uint32_t seed)
+{
+    if (kind > WL_BURSTS)
+        return SL_EINVAL;
+    int rc = sl_api_slub_cpu_claim(w, cpu);
+    if (rc != SL_OK)
+        return rc;
+    rc = run_workload(w, cpu, kind, nops, seed);
+    sl_api_slub_cpu_release(w, cpu);
+    return rc;
+}
+
 SL_EXPORT void sl_api_slub_workload_stop(sl_api_slub_world *w, uint32_t stop)
 {
     if (w)
@@ -344,8 +445,9 @@ SL_EXPORT void sl_api_slub_workload_stop(sl_api_slub_world *w, uint32_t stop)
 /* Frees everything CPU cpu holds or was sent (call as that CPU, after the others stopped sending). */
 SL_EXPORT int sl_api_slub_workload_drain(sl_api_slub_world *w, uint32_t cpu)
 {
-    if (!w || cpu >= w->ncpus)
-        return SL_EINVAL;
+    int rc = sl_api_slub_cpu_claim(w, cpu);
+    if (rc != SL_OK)
+        return rc;
     int n = 0;
     while (w->nheld[cpu]) {
         sl_slub_free(w->cache, cpu, w->held[cpu][--w->nheld[cpu]]);
@@ -353,5 +455,6 @@ SL_EXPORT int sl_api_slub_workload_drain(sl_api_slub_world *w, uint32_t cpu)
     }
     while (free_incoming(w, cpu))
         n++;
+    sl_api_slub_cpu_release(w, cpu);
     return n;
 }

@@ -72,6 +72,58 @@ static void test_workload_threads(void)
                  sl_api_slub_stat(shared_world, -1, SL_SLUB_FREE_SLOWPATH));
     sl_api_slub_world_destroy(shared_world);
 }
+
+static atomic_int holder_state; /* 1: CPU 0 claimed, 2: asked to let go */
+
+static void *hold_cpu0(void *arg)
+{
+    (void)arg;
+    if (sl_api_slub_cpu_claim(shared_world, 0) != SL_OK)
+        return NULL;
+    atomic_store(&holder_state, 1);
+    while (atomic_load(&holder_state) != 2)
+        sl_cpu_relax();
+    sl_api_slub_cpu_release(shared_world, 0);
+    return NULL;
+}
+
+/* A second thread acting as a CPU is refused, not let loose on its per-CPU state. */
+static void test_cpu_claims(void)
+{
+    SL_SKIP_WITHOUT_THREADS();
+    shared_world = sl_api_slub_world_create(4u << 20, 2, 256, 0, 0, 0, 0, 1, 1);
+    SL_REQUIRE(shared_world != NULL);
+    /* The same thread may claim again (nested), and is refused nothing. */
+    SL_CHECK_EQ(sl_api_slub_cpu_claim(shared_world, 0), SL_OK);
+    SL_CHECK_EQ(sl_api_slub_alloc(shared_world, 0), SL_OK);
+    sl_api_slub_cpu_release(shared_world, 0);
+    sl_thread th;
+    SL_REQUIRE(sl_thread_start(&th, hold_cpu0, NULL) == SL_OK);
+    while (atomic_load(&holder_state) != 1)
+        sl_cpu_relax();
+    uint32_t *sc = sl_api_slub_scratch(shared_world, 0);
+    SL_CHECK_EQ(sl_api_slub_alloc(shared_world, 0), SL_EBUSY);
+    SL_CHECK_EQ(sl_api_slub_free(shared_world, 0, sc[0], sc[1]), SL_EBUSY);
+    SL_CHECK_EQ(sl_api_slub_flush(shared_world, 0), SL_EBUSY);
+    SL_CHECK_EQ(sl_api_slub_workload(shared_world, 0, 0, 10, 1), SL_EBUSY);
+    SL_CHECK_EQ(sl_api_slub_workload_drain(shared_world, 0), SL_EBUSY);
+    SL_CHECK_EQ(sl_api_slub_set_variant(shared_world, 1, 0), SL_EBUSY);
+    SL_CHECK_EQ(sl_api_slub_validate(shared_world), SL_EBUSY);
+    SL_CHECK(strstr(sl_api_slub_validate_message(shared_world), "in use by another thread") != NULL);
+    int32_t out[8];
+    sl_sched_op op = {SL_SCHED_ALLOC, 1, 0, 0};
+    SL_CHECK_EQ(sl_api_slub_run(shared_world, &op, 1, NULL, 0, NULL, 0, 0, NULL, 0, NULL, out), SL_EBUSY);
+    /* CPU 1 is free, and a refused run claimed none of the CPUs it could have. */
+    SL_CHECK_EQ(sl_api_slub_alloc(shared_world, 1), SL_OK);
+    SL_CHECK_EQ(sl_api_slub_cpu_claim(shared_world, 1), SL_OK);
+    sl_api_slub_cpu_release(shared_world, 1);
+    atomic_store(&holder_state, 2);
+    sl_thread_join(th);
+    /* Released: the object allocated before is freed as CPU 0 now. */
+    SL_CHECK_EQ(sl_api_slub_free(shared_world, 0, sc[0], sc[1]), SL_OK);
+    SL_CHECK_EQ(sl_api_slub_validate(shared_world), SL_OK);
+    sl_api_slub_world_destroy(shared_world);
+}
 #else
 static void test_bindings_need_webassembly(void) { SL_SKIP("the bindings are built for WebAssembly only"); }
 #endif
@@ -81,6 +133,7 @@ int main(void)
 #if defined(__EMSCRIPTEN__)
     SL_RUN(test_world_and_operations);
     SL_RUN(test_workload_threads);
+    SL_RUN(test_cpu_claims);
 #else
     SL_RUN(test_bindings_need_webassembly);
 #endif

@@ -41,6 +41,8 @@ interface Live {
   anchors: number;
   /** Times the mirror lost track (a ring dropped events, or an event contradicted it). */
   lost: number;
+  /** Why it last did. */
+  lostWhy: string;
 }
 
 export interface FreeRunHook {
@@ -90,6 +92,7 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
         let dropped = 0;
         let anchors = 0;
         let lost = 0;
+        let lostWhy = '';
         prev.current = null;
         while (on) {
           const d = await bridge.request('freerunDrain', { snapshot: wantAnchor && performance.now() - anchoredAt >= ANCHOR_INTERVAL_MS });
@@ -103,6 +106,7 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
           } else if ((mirror.apply(new Uint8Array(d.events)) > 0 || d.dropped > 0) && !wantAnchor) {
             wantAnchor = true;
             lost++;
+            lostWhy = d.dropped > 0 ? `the rings dropped ${d.dropped.toLocaleString('en')} events` : mirror.firstMismatch;
           }
           const snapshot = mirror.view();
           if (window.__slablabPerfMarks) performance.measure('slub-mirror', { start: t0 });
@@ -116,7 +120,7 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
           if (!p || now - p.t > 500) prev.current = { t: now, ops, events };
           samples++;
           if (!on) break;
-          const total = { lost, anchors, dropped, events, samples };
+          const total = { lost, lostWhy, anchors, dropped, events, samples };
           setLive((old) => ({
             ...total,
             mode: d.mode,
@@ -243,7 +247,7 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
             </tbody>
           </table>
           <p className="hint" data-testid="freerun-events">
-            {Math.round(live.eventsPerSec).toLocaleString('en')} events/s drained · {live.events.toLocaleString('en')} in all · {live.dropped.toLocaleString('en')} dropped by full rings · lost track {live.lost} time{live.lost === 1 ? '' : 's'} · re-anchored on a snapshot {live.anchors} time{live.anchors === 1 ? '' : 's'}
+            {Math.round(live.eventsPerSec).toLocaleString('en')} events/s drained · {live.events.toLocaleString('en')} in all · {live.dropped.toLocaleString('en')} dropped by full rings · lost track {live.lost} time{live.lost === 1 ? '' : 's'}{live.lostWhy ? ` (last: ${live.lostWhy})` : ''} · re-anchored on a snapshot {live.anchors} time{live.anchors === 1 ? '' : 's'}
           </p>
           <SlabCanvas
             snapshot={live.snapshot}

@@ -99,8 +99,11 @@ export class FreeRun {
     const due = this.rate ? Math.min(UNCAPPED_ROUND, Math.round((this.rate * (now - this.lastAdvance)) / 1000)) : UNCAPPED_ROUND;
     if (due < 1) return;
     this.lastAdvance = now;
-    for (let k = 0; k < this.cpus; k++)
-      this.interleavedOps[k] = (this.interleavedOps[k] ?? 0) + Math.max(0, this.api.m._sl_api_slub_workload(this.w, k, this.kind, due, this.seed + this.round));
+    for (let k = 0; k < this.cpus; k++) {
+      const n = this.api.m._sl_api_slub_workload(this.w, k, this.kind, due, this.seed + this.round);
+      if (n < 0) throw new SlubError(n, `CPU ${k}'s workload failed: ${this.api.strerror(n)}`);
+      this.interleavedOps[k] = (this.interleavedOps[k] ?? 0) + n;
+    }
     this.round++;
   }
 
