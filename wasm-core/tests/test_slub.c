@@ -356,6 +356,56 @@ static void test_debug_detections(void)
     world_fini(&w);
 }
 
+/* Linux 6.2+: a debug cache has no CPU slab; each object comes from, and goes back to, a slab under list_lock. */
+static void test_debug_cache_paths(void)
+{
+    world w;
+    sl_slub_config cfg = {.object_size = 256, .flags = SL_SLUB_STORE_USER, .track = 1};
+    SL_REQUIRE(world_init(&w, 2, 4u << 20, cfg));
+    uint32_t n = sl_slub_cache_geometry(w.s)->objects, size = sl_slub_cache_geometry(w.s)->size;
+    SL_REQUIRE(n >= 4 && n <= 64);
+    void *o[128];
+    sl_slub_node_info ni;
+    /* The first allocation makes a slab, which goes on the node partial list, not to the CPU. */
+    SL_CHECK_EQ(sl_slub_alloc(w.s, 0, &o[0]), SL_OK);
+    SL_CHECK_EQ(st(&w, 0, SL_SLUB_ALLOC_SLAB), 1);
+    sl_slub_node_info_get(w.s, &ni);
+    SL_CHECK_EQ(ni.nr_partial, 1);
+    /* Every allocation is a slow path from that slab, from either CPU; no fast path, no CPU partial. */
+    for (uint32_t i = 1; i < n; i++)
+        SL_CHECK_EQ(sl_slub_alloc(w.s, i % 2, &o[i]), SL_OK);
+    SL_CHECK_EQ(st(&w, -1, SL_SLUB_ALLOC_SLAB), 1);
+    SL_CHECK_EQ(st(&w, -1, SL_SLUB_ALLOC_SLOWPATH), n);
+    SL_CHECK_EQ(st(&w, -1, SL_SLUB_ALLOC_FASTPATH), 0);
+    sl_slub_node_info_get(w.s, &ni);
+    SL_CHECK_EQ(ni.nr_partial, 0); /* full: off the list */
+    SL_CHECK_EQ(valid(&w), SL_OK);
+    /* A second slab; then a free into the full first one puts it back on the list, at the tail. */
+    SL_CHECK_EQ(sl_slub_alloc(w.s, 1, &o[n]), SL_OK);
+    SL_CHECK_EQ(sl_slub_free(w.s, 0, o[0]), SL_OK);
+    sl_slub_node_info_get(w.s, &ni);
+    SL_CHECK_EQ(ni.nr_partial, 2);
+    SL_CHECK_EQ(st(&w, -1, SL_SLUB_FREE_ADD_PARTIAL), 1);
+    SL_CHECK_EQ(st(&w, -1, SL_SLUB_FREE_FASTPATH), 0);
+    SL_CHECK_EQ(st(&w, -1, SL_SLUB_CPU_PARTIAL_FREE), 0);
+    /* The head of the list (the second slab) serves the next allocation. */
+    void *x;
+    SL_CHECK_EQ(sl_slub_alloc(w.s, 0, &x), SL_OK);
+    SL_CHECK_EQ((char *)x - (char *)o[n], size);
+    SL_CHECK_EQ(valid(&w), SL_OK);
+    /* Freeing everything: empty slabs stay while the list is below min_partial. */
+    SL_CHECK_EQ(sl_slub_free(w.s, 1, x), SL_OK);
+    for (uint32_t i = 1; i <= n; i++)
+        SL_CHECK_EQ(sl_slub_free(w.s, i % 2, o[i]), SL_OK);
+    sl_slub_node_info_get(w.s, &ni);
+    SL_CHECK_EQ(ni.nr_slabs, 2);
+    SL_CHECK_EQ(ni.nr_partial, 2);
+    SL_CHECK_EQ(st(&w, -1, SL_SLUB_FREE_SLOWPATH), n + 2);
+    SL_CHECK_EQ(sl_slub_free(w.s, 0, o[3]), SL_EDOUBLEFREE);
+    SL_CHECK_EQ(valid(&w), SL_OK);
+    world_fini(&w);
+}
+
 static void test_hardening(void)
 {
     world w;
@@ -556,6 +606,7 @@ int main(void)
     SL_RUN(test_bulk_forms_and_cas_counts);
     SL_RUN(test_bulk_alloc_out_of_memory);
     SL_RUN(test_debug_detections);
+    SL_RUN(test_debug_cache_paths);
     SL_RUN(test_hardening);
     SL_RUN(test_double_free_without_checks_is_caught_by_validate);
     SL_RUN(test_snapshot_layout);

@@ -111,13 +111,13 @@ static void *run_cpu(void *arg)
     return NULL;
 }
 
-static void stress(sl_slub_fastpath fp, unsigned ncpus, unsigned long total_ops)
+static void stress(sl_slub_fastpath fp, uint32_t flags, unsigned ncpus, unsigned long total_ops)
 {
     sl_page_zone zone;
     SL_REQUIRE(sl_page_zone_init(&zone, 64u << 20, NULL) == SL_OK);
     static shared sh;
     memset(&sh, 0, sizeof sh);
-    sl_slub_config cfg = {.object_size = 64, .track = 1, .fastpath = (uint8_t)fp, .seed = 5};
+    sl_slub_config cfg = {.object_size = 64, .flags = flags, .track = 1, .fastpath = (uint8_t)fp, .seed = 5};
     SL_REQUIRE(sl_slub_cache_create(&zone, NULL, ncpus, &cfg, &sh.s) == SL_OK);
     sh.ncpus = ncpus;
     sh.ops_per_cpu = total_ops / ncpus;
@@ -139,9 +139,10 @@ static void stress(sl_slub_fastpath fp, unsigned ncpus, unsigned long total_ops)
         remote += w[c].remote_frees;
     }
     double secs = (double)(sl_time_ns() - t0) / 1e9;
-    printf("  %s, %u CPUs: %lu ops (%lu allocs, %lu frees, %.0f%% of frees remote) in %.2f s; "
+    printf("  %s%s, %u CPUs: %lu ops (%lu allocs, %lu frees, %.0f%% of frees remote) in %.2f s; "
            "fast-path allocs %.1f%%, CPU CAS failures %llu, slab CAS failures %llu\n",
-           fp == SL_SLUB_FP_CMPXCHG ? "cmpxchg" : fp == SL_SLUB_FP_LOCKED ? "locked" : "plain", ncpus,
+           fp == SL_SLUB_FP_CMPXCHG ? "cmpxchg" : fp == SL_SLUB_FP_LOCKED ? "locked" : "plain",
+           flags ? " (debug cache)" : "", ncpus,
            allocs + frees, allocs, frees, 100.0 * (double)remote / (double)(frees ? frees : 1), secs,
            100.0 * (double)sl_slub_stat_get(sh.s, -1, SL_SLUB_ALLOC_FASTPATH) / (double)(allocs ? allocs : 1),
            (unsigned long long)sl_slub_stat_get(sh.s, -1, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL),
@@ -173,20 +174,28 @@ static void stress(sl_slub_fastpath fp, unsigned ncpus, unsigned long total_ops)
 static void test_stress_cmpxchg(void)
 {
     SL_SKIP_WITHOUT_THREADS();
-    stress(SL_SLUB_FP_CMPXCHG, 2, sl_test_scale(10000000));
+    stress(SL_SLUB_FP_CMPXCHG, 0, 2, sl_test_scale(10000000));
 }
 
 static void test_stress_locked_and_plain_four_cpus(void)
 {
     SL_SKIP_WITHOUT_THREADS();
     /* plain is only unsafe against interrupts: across CPUs each one owns its state. */
-    stress(SL_SLUB_FP_LOCKED, 4, sl_test_scale(1000000));
-    stress(SL_SLUB_FP_PLAIN, 3, sl_test_scale(1000000));
+    stress(SL_SLUB_FP_LOCKED, 0, 4, sl_test_scale(1000000));
+    stress(SL_SLUB_FP_PLAIN, 0, 3, sl_test_scale(1000000));
+}
+
+static void test_stress_debug_cache(void)
+{
+    SL_SKIP_WITHOUT_THREADS();
+    /* No CPU slabs: every operation takes the node's list_lock, from every CPU at once. */
+    stress(SL_SLUB_FP_CMPXCHG, SL_SLUB_POISON | SL_SLUB_RED_ZONE | SL_SLUB_STORE_USER, 3, sl_test_scale(1000000));
 }
 
 int main(void)
 {
     SL_RUN(test_stress_cmpxchg);
     SL_RUN(test_stress_locked_and_plain_four_cpus);
+    SL_RUN(test_stress_debug_cache);
     return sl_check_summary();
 }

@@ -9,10 +9,10 @@ import { LiveMirror } from './live-mirror';
 import { SlubBadRequest } from './params';
 import { WORKLOADS, type FreerunStartParams } from './protocol';
 import { SCENARIOS, scenarioConfig } from './scenarios';
-import { SlubSession } from './session';
+import { mergeRings, SlubSession } from './session';
 import { loadNodeCore } from '../test/node-core';
 import { SlubApi, type SlubModule } from './slub-api';
-import { cpuPartialSlabs, decodeSnapshot, ObjState, type SlubSnapshot } from './snapshot';
+import { cpuPartialSlabs, decodeSnapshot, NONE32, ObjState, type SlubSnapshot } from './snapshot';
 
 let api: SlubApi;
 
@@ -89,6 +89,37 @@ describe('free-run mirror', () => {
       deactivations += decodeEvents(events).filter((e) => e.kind === EventKind.SLUB_DEACTIVATE).length;
     }
     expect(deactivations).toBeGreaterThan(0);
+  });
+
+  it('follows a debug cache, whose objects come from and go back to slabs under the list lock', () => {
+    const STORE_USER = 0x10000;
+    const w = api.m._sl_api_slub_world_create(4 << 20, 2, 256, 0, STORE_USER, 0, 0, 1, 1);
+    expect(w).not.toBe(0);
+    try {
+      const mirror = new LiveMirror(decodeSnapshot(api.snapshot(w)));
+      const held: [number, number][] = [];
+      let seed = 99;
+      const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) % n;
+      for (let i = 0; i < 600; i++) {
+        const cpu = rnd(2);
+        if (held.length && rnd(3) === 0) {
+          const [pfn, idx] = held.splice(rnd(held.length), 1)[0] as [number, number];
+          expect(api.m._sl_api_slub_free(w, cpu, pfn, idx)).toBe(0);
+        } else {
+          expect(api.m._sl_api_slub_alloc(w, cpu)).toBe(0);
+          const pair = new Uint32Array(api.copy(api.m._sl_api_slub_scratch(w, cpu), 8).buffer);
+          held.push([pair[0] ?? 0, pair[1] ?? 0]);
+        }
+      }
+      const events = mergeRings(api.drain(w, 2)).events;
+      expect(mirror.apply(events), mirror.firstMismatch).toBe(0);
+      const truth = decodeSnapshot(api.snapshot(w));
+      expect(drawn(mirror.view())).toEqual(drawn(truth));
+      expect(truth.cpus.every((c) => c.slabPfn === NONE32)).toBe(true);
+      expect(decodeEvents(events).some((e) => e.kind === EventKind.SLUB_FREE_TO_PARTIAL)).toBe(true);
+    } finally {
+      api.destroyWorld(w);
+    }
   });
 
   it('counts an event that contradicts it, and says which', () => {

@@ -266,6 +266,26 @@ export class LiveMirror {
         this.slabs.delete(pfn);
         return;
       }
+      case EventKind.SLUB_ALLOC_SINGLE: {
+        // A debug cache: no CPU slab; the slab's list moves follow as their own events.
+        let s = this.slabs.get(pfn);
+        if (a0 === 1) {
+          if (s) return this.mismatch(`new slab ${pfn} is already in the mirror`);
+          s = { pfn, list: SlabList.NONE, cpu: NO_CPU, frozen: false, inuse: 0, state: new Uint8Array(this.objects).fill(ObjState.SLAB_FREE) };
+          this.slabs.set(pfn, s);
+        } else if (!s) return this.mismatch(`alloc_single names slab ${pfn}, which the mirror does not have`);
+        this.setObj(s, obj, ObjState.SLAB_FREE, ObjState.ALLOCATED, 'alloc_single');
+        s.inuse = a1;
+        return;
+      }
+      case EventKind.SLUB_FREE_TO_PARTIAL: {
+        const s = this.slab(pfn, 'free_to_partial_list');
+        if (!s) return;
+        if (a0 !== 1) return this.mismatch(`a bulk free of ${a0} objects names only its head`);
+        this.setObj(s, obj, ObjState.ALLOCATED, ObjState.SLAB_FREE, 'free_to_partial_list');
+        s.inuse = a1;
+        return;
+      }
       case EventKind.SLUB_QUARANTINE:
         return this.mismatch('a quarantined object (debug caches are not mirrored)');
       default:

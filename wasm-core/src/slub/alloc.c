@@ -1,6 +1,7 @@
 /*
  * alloc.c - allocation: the lockless fast path (slab_alloc_node), the slow
- * path (___slab_alloc with get_freelist, freeze_slab, get_partial_node) and
+ * path (___slab_alloc with get_freelist, freeze_slab, get_partial_node; for
+ * debug caches alloc_single_from_partial / _new_slab, with no CPU slab) and
  * kmem_cache_alloc_bulk, following Linux 6.8+ (where CPU partial slabs are no
  * longer frozen; the 4.4 code of the seeds froze them, see docs/slub.md).
  *
@@ -56,6 +57,71 @@ static void *take_slab_freelist(sli_act *a, sli_slub_slab *slab, bool freeze, ui
 }
 
 /*
+ * Takes the first object of an unfrozen slab's freelist under the node's
+ * list_lock, where a debug cache's every change of that slab happens (its
+ * frees too), so the CAS cannot fail.  Returns the object; *inuse gets the
+ * count after.
+ */
+static void *take_one_locked(sli_act *a, sli_slub_slab *slab, uint32_t *inuse)
+{
+    sl_dword old = sl_dw_read(&slab->fc);
+    void *object = (void *)old.lo;
+    *inuse = sli_inuse(old.hi) + 1;
+    a->cas++;
+    bool ok = sl_dw_cas(&slab->fc, old, (sl_dword){(uintptr_t)sli_get_fp(a->s, object),
+                                                    sli_counters(*inuse, sli_objects(old.hi), 0)});
+    sl_assert(ok);
+    (void)ok;
+    return object;
+}
+
+/*
+ * get_partial_node of a debug cache: alloc_single_from_partial on the first
+ * node partial slab, which leaves the list when that was its last free
+ * object.  Returns the object, or NULL when the list is empty.
+ */
+static void *alloc_single_from_partial(sli_act *a)
+{
+    sli_slub_node *n = &a->s->node;
+    if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
+        return NULL;
+    void *object = NULL;
+    sl_spin_lock(&n->list_lock);
+    sli_slub_slab *slab = n->partial_head;
+    if (slab) {
+        uint32_t inuse;
+        object = take_one_locked(a, slab, &inuse);
+        SLI_EV(a, SLUB_ALLOC_SINGLE, slab, object, 0, inuse, 0);
+        if (inuse == sli_objects(sl_dw_read(&slab->fc).hi))
+            sli_slub_remove_partial(a, slab); /* full: on no list (add_full tracks nothing here) */
+    }
+    sl_spin_unlock(&n->list_lock);
+    return object;
+}
+
+/*
+ * alloc_single_from_new_slab: the first object of a new slab, which goes on
+ * the node partial list (head) unless that object was its only one.
+ * Returns the object, or NULL when no page is left.
+ */
+static void *alloc_single_from_new_slab(sli_act *a)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_slab *slab = sli_slub_new_slab(a);
+    if (!slab)
+        return NULL;
+    sli_stat(a, SL_SLUB_ALLOC_SLAB, 1);
+    sl_spin_lock(&s->node.list_lock);
+    uint32_t inuse;
+    void *object = take_one_locked(a, slab, &inuse);
+    SLI_EV(a, SLUB_ALLOC_SINGLE, slab, object, 1, inuse, 0);
+    if (inuse < s->g.objects)
+        sli_slub_add_partial(a, slab, false);
+    sl_spin_unlock(&s->node.list_lock);
+    return object;
+}
+
+/*
  * get_partial_node: the first node partial slab is returned (removed from the
  * list); further ones go to this CPU's partial list until more than
  * cpu_partial_slabs / 2 were moved.  Returns NULL when the list is empty.
@@ -98,6 +164,11 @@ void *sli_slub_slab_alloc_slow(sli_act *a)
     uint32_t taken;
     sli_stat(a, SL_SLUB_ALLOC_SLOWPATH, 1);
     SLI_EV(a, SLUB_ALLOC_SLOWPATH, c->slab, NULL, 0, 0, 0);
+    if (sli_kmem_cache_debug(s)) {
+        /* No CPU slab, no CPU partial list: one object, from the node list or a new slab. */
+        void *object = alloc_single_from_partial(a);
+        return object ? object : alloc_single_from_new_slab(a);
+    }
 
     slab = c->slab;
     if (!slab)

@@ -152,6 +152,50 @@ void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist)
     }
 }
 
+/*
+ * free_to_partial_list: a debug cache's free, all under the node's
+ * list_lock.  A full slab goes onto the node partial list (tail); an empty
+ * one is discarded when the list holds min_partial slabs already.  Returns 0
+ * or SL_EDOUBLEFREE (nothing freed).
+ */
+static SLI_SLOW int free_to_partial_list(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_node *n = &s->node;
+    sl_spin_lock(&n->list_lock);
+    sl_dword old = sl_dw_read(&slab->fc);
+    void *prior = (void *)old.lo;
+    uint32_t inuse = sli_inuse(old.hi);
+    if (SL_UNLIKELY(inuse < cnt)) {
+        sl_spin_unlock(&n->list_lock);
+        sli_slub_error(a, SL_EDOUBLEFREE, slab, head);
+        return SL_EDOUBLEFREE;
+    }
+    inuse -= cnt;
+    sli_set_fp(s, tail, prior);
+    a->cas++;
+    bool ok = sl_dw_cas(&slab->fc, old, (sl_dword){(uintptr_t)head, sli_counters(inuse, sli_objects(old.hi), 0)});
+    sl_assert(ok); /* every change of a debug cache's slab happens under list_lock */
+    (void)ok;
+    SLI_EV(a, SLUB_FREE_TO_PARTIAL, slab, head, cnt, inuse, 0);
+    bool discard = !inuse && n->nr_partial >= s->g.min_partial;
+    if (!prior) {
+        if (!discard) {
+            sli_slub_add_partial(a, slab, true);
+            sli_stat(a, SL_SLUB_FREE_ADD_PARTIAL, 1);
+        }
+    } else if (discard) {
+        sli_slub_remove_partial(a, slab);
+        sli_stat(a, SL_SLUB_FREE_REMOVE_PARTIAL, 1);
+    }
+    sl_spin_unlock(&n->list_lock);
+    if (discard) {
+        sli_stat(a, SL_SLUB_FREE_SLAB, 1);
+        sli_slub_discard_slab(a, slab);
+    }
+    return SL_OK;
+}
+
 /* __slab_free: frees the chain head..tail (cnt objects) into a slab that is not this CPU's slab. */
 static SLI_SLOW int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
 {
@@ -160,6 +204,8 @@ static SLI_SLOW int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, 
     bool locked = false, on_node_partial = false, was_frozen;
     sl_dword old, new_;
     sli_stat(a, SL_SLUB_FREE_SLOWPATH, 1);
+    if (sli_kmem_cache_debug(s))
+        return free_to_partial_list(a, slab, head, tail, cnt);
     for (;;) {
         if (locked) {
             sl_spin_unlock(&n->list_lock);

@@ -402,6 +402,15 @@ SL_INLINE bool sli_update_cpu_freelist(sli_act *a, void *old_fl, uintptr_t tid, 
     return sli_cpu_freelist_update(a->s, a->c, a->s->fastpath, old_fl, tid, new_fl);
 }
 
+/*
+ * kmem_cache_debug: a cache with a debug flag never uses per-CPU slabs (Linux
+ * 6.2+): every allocation takes one object from a slab under the node's
+ * list_lock (alloc_single_from_partial / _new_slab) and every free goes
+ * back under it (free_to_partial_list), so the debug checks see each object
+ * pass.  The model's object tracking alone (cfg.track) does not count.
+ */
+SL_INLINE bool sli_kmem_cache_debug(const sl_slub_cache *s) { return (s->flags & SL_SLUB_DEBUG_FLAGS) != 0; }
+
 /* ---- shared between the files ------------------------------------- */
 sli_slub_slab *sli_slub_new_slab(sli_act *a);
 void sli_slub_discard_slab(sli_act *a, sli_slub_slab *slab);
