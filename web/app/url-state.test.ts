@@ -7,9 +7,9 @@ describe('parseSearch', () => {
   });
 
   it('reads valid parameters', () => {
-    const { state, problems } = parseSearch('?page=about&cpus=8&iters=1&seed=4294967295');
+    const { state, problems } = parseSearch('?page=about&cpus=8&iters=1&seed=4294967295&rate=0');
     expect(problems).toEqual([]);
-    expect(state).toMatchObject({ page: 'about', cpus: 8, iters: 1, seed: 4294967295 });
+    expect(state).toMatchObject({ page: 'about', cpus: 8, iters: 1, seed: 4294967295, rate: 0 });
   });
 
   it.each([
@@ -21,6 +21,9 @@ describe('parseSearch', () => {
     ['iters=1e3', 'iters="1e3"', 'a whole number from 1 to 1000000'],
     ['page=labs', 'page="labs"', 'one of lab, benchmarks, about'],
     ['view=percpu', 'view="percpu"', 'one of selftest, slub'],
+    ['rate=fast', 'rate="fast"', 'a whole number from 0 to 1000000'],
+    ['rate=2000000', 'rate="2000000"', 'a whole number from 0 to 1000000'],
+    ['workload=storm', 'workload="storm"', 'one of local, prodcons, bursts'],
   ])('explains a bad %s and keeps the default', (query, shown, expected) => {
     const { state, problems } = parseSearch(`?${query}`);
     expect(state).toEqual(DEFAULT_STATE);
