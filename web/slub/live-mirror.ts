@@ -193,11 +193,14 @@ export class LiveMirror {
         c.tid = a1;
         return;
       }
-      case EventKind.SLUB_FREE_SLOWPATH: {
-        const s = this.slab(pfn, 'slow-path free');
+      case EventKind.SLUB_FREE_SLOWPATH:
+      case EventKind.SLUB_FREE_TO_PARTIAL: {
+        // __slab_free, or a debug cache's free_to_partial_list: onto the slab's own freelist.
+        const what = kind === EventKind.SLUB_FREE_SLOWPATH ? 'slow-path free' : 'free_to_partial_list';
+        const s = this.slab(pfn, what);
         if (!s) return;
         if (a0 !== 1) return this.mismatch(`a bulk free of ${a0} objects names only its head`);
-        this.setObj(s, obj, ObjState.ALLOCATED, ObjState.SLAB_FREE, 'slow-path free');
+        this.setObj(s, obj, ObjState.ALLOCATED, ObjState.SLAB_FREE, what);
         s.inuse = a1;
         return;
       }
@@ -278,16 +281,8 @@ export class LiveMirror {
         s.inuse = a1;
         return;
       }
-      case EventKind.SLUB_FREE_TO_PARTIAL: {
-        const s = this.slab(pfn, 'free_to_partial_list');
-        if (!s) return;
-        if (a0 !== 1) return this.mismatch(`a bulk free of ${a0} objects names only its head`);
-        this.setObj(s, obj, ObjState.ALLOCATED, ObjState.SLAB_FREE, 'free_to_partial_list');
-        s.inuse = a1;
-        return;
-      }
       case EventKind.SLUB_QUARANTINE:
-        return this.mismatch('a quarantined object (debug caches are not mirrored)');
+        return this.mismatch('a quarantined object (the mirror does not follow debug errors)');
       default:
         // Operation brackets, CAS retries, list drains (their slabs' own events follow), pages.
         return;
