@@ -47,5 +47,14 @@ test('free-running without isolation runs interleaved and says why', async ({ pa
   expect(h.lost).toBe(0);
   expect(h.anchors).toBe(0);
   await expect(page.getByTestId('freerun-events')).toContainText('re-anchored on a snapshot 0 times');
+  // Follow a slab: the inspector describes it from the live state; Escape lets go.
+  await page.getByTestId('slub-canvas').focus();
+  await page.keyboard.press('ArrowDown');
+  await expect(page.getByTestId('freerun-inspector')).toContainText(/Slab pfn \d+ \(order \d\) is on /);
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('freerun-inspector')).toContainText('Click a slab');
+  // Space stops the CPUs.
+  await page.keyboard.press(' ');
+  await page.waitForFunction(() => window.__slablabFreeRun?.running === false);
   await expect(page.getByTestId('freerun-table')).toContainText('interleaved on the bridge worker');
 });

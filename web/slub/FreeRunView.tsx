@@ -6,19 +6,22 @@
 // only at the start and when the mirror must re-anchor (the rings dropped
 // events, or events contradicted the mirror), at most twice a second.
 
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useShortcuts, type Shortcut } from '../app/shortcuts';
 import type { UrlState } from '../app/url-state';
 import { BridgeError, getBridge } from '../core/bridge';
 import { EVENT_SIZE } from '../core/events.generated';
 import { describeBridgeError, type CoreState } from '../core/use-core';
+import { describeSlab } from './describe';
+import type { Hit, Layout } from './layout';
 import { LiveMirror } from './live-mirror';
 import type { FreerunCpu, FreerunDrain } from './protocol';
 import { SlabCanvas } from './SlabCanvas';
-import { decodeSnapshot, type SlubSnapshot } from './snapshot';
+import { decodeSnapshot, slabIndexOf, type SlubSnapshot } from './snapshot';
 import type { Overlay } from './render';
 import './slub.css';
 
-const NO_OVERLAY: Overlay = { selected: null, marked: new Set(), detached: null, arrows: 'selected' };
+const NO_MARKS: ReadonlySet<string> = new Set();
 
 /** Re-anchor on a snapshot at most this often, however often the mirror loses track. */
 const ANCHOR_INTERVAL_MS = 500;
@@ -55,6 +58,8 @@ export interface FreeRunHook {
   dropped: number;
   threadIds: number[];
   ops: number[];
+  /** What the inspector says of the selected slab ('' for none). */
+  inspector: string;
   slabs: number;
   objects: number;
 }
@@ -145,6 +150,39 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
     };
   }, [running, cpus, state.workload, state.slabs, state.rate, duty]);
 
+  const ready = core.status === 'ready';
+  // The selected slab, followed by pfn from frame to frame while it lives.
+  const [selPfn, setSelPfn] = useState<number | null>(null);
+  const snap = live?.snapshot ?? null;
+  const selSlab = snap && selPfn !== null ? slabIndexOf(snap, selPfn) : -1;
+  const overlay = useMemo<Overlay>(
+    () => ({ selected: selSlab >= 0 ? { slab: selSlab, index: -1 } : null, marked: NO_MARKS, detached: null, arrows: 'selected' }),
+    [selSlab],
+  );
+  const inspector = snap && selSlab >= 0 ? describeSlab(snap, selSlab) : selPfn !== null ? `Slab pfn ${selPfn} is gone: it was discarded and its pages went back to the page allocator.` : '';
+  const pick = useCallback((hit: Hit | null) => setSelPfn(hit && snap ? (snap.slab.pfn[hit.slab] ?? null) : null), [snap]);
+  const moveSel = useCallback(
+    (dy: number, layout?: Layout) => {
+      if (!snap || !snap.nslabs) return;
+      const order = layout ? layout.boxes.map((b) => b.slab) : Array.from({ length: snap.nslabs }, (_, i) => i);
+      if (!order.length) return;
+      const at = order.indexOf(selSlab);
+      const next = order[at < 0 ? (dy > 0 ? 0 : order.length - 1) : (at + dy + order.length) % order.length] ?? 0;
+      setSelPfn(snap.slab.pfn[next] ?? null);
+    },
+    [snap, selSlab],
+  );
+  const shortcuts = useMemo<Shortcut[]>(
+    () => [
+      { key: ' ', description: 'Space: start or stop the CPUs', run: () => ready && setRunning((r) => !r) },
+      { key: '}', description: 'Select the next slab (arrows do this when the canvas has focus)', run: () => moveSel(1) },
+      { key: '{', description: 'Select the previous slab', run: () => moveSel(-1) },
+      { key: 'Escape', description: 'Clear the selection', run: () => setSelPfn(null) },
+    ],
+    [moveSel, ready],
+  );
+  useShortcuts(shortcuts);
+
   useEffect(() => {
     window.__slablabFreeRun = {
       running,
@@ -156,6 +194,7 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
       dropped: live?.dropped ?? 0,
       threadIds: live?.cpus.map((c) => c.threadId) ?? [],
       ops: live?.cpus.map((c) => c.ops) ?? [],
+      inspector,
       slabs: live?.snapshot.nslabs ?? 0,
       objects: live?.snapshot.nobj ?? 0,
     };
@@ -249,9 +288,17 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
           <p className="hint" data-testid="freerun-events">
             {Math.round(live.eventsPerSec).toLocaleString('en')} events/s drained · {live.events.toLocaleString('en')} in all · {live.dropped.toLocaleString('en')} dropped by full rings · lost track {live.lost} time{live.lost === 1 ? '' : 's'}{live.lostWhy ? ` (last: ${live.lostWhy})` : ''} · re-anchored on a snapshot {live.anchors} time{live.anchors === 1 ? '' : 's'}
           </p>
+          <section className="slub-inspector" aria-labelledby="freerun-inspector-title">
+            <h3 id="freerun-inspector-title">Inspector</h3>
+            <p data-testid="freerun-inspector" aria-live="polite">
+              {inspector || 'Click a slab (or focus the canvas and use the arrow keys) to follow it as it moves between lists.'}
+            </p>
+          </section>
           <SlabCanvas
             snapshot={live.snapshot}
-            overlay={NO_OVERLAY}
+            overlay={overlay}
+            onPick={pick}
+            onMove={(dx, dy, layout) => moveSel(dy || dx, layout)}
             showFull
             compact
             measure={window.__slablabPerfMarks === true}
