@@ -39,7 +39,7 @@ SL_EXPORT int sl_api_max_cpus(void) { return SL_MAX_CPUS; }
 
 /*
  * Writes sizeof(sl_event) then the offsets of op, cpu, kind, cache, flags,
- * slab, obj, arg0, arg1, arg2 to out[0..10]; returns the count written (11).
+ * slab, obj, arg0, arg1, arg2, seq to out[0..11]; returns the count written (12).
  */
 SL_EXPORT int sl_api_event_layout(uint32_t *out)
 {
@@ -47,7 +47,7 @@ SL_EXPORT int sl_api_event_layout(uint32_t *out)
         sizeof(sl_event),           offsetof(sl_event, op),   offsetof(sl_event, cpu),
         offsetof(sl_event, kind),   offsetof(sl_event, cache), offsetof(sl_event, flags),
         offsetof(sl_event, slab),   offsetof(sl_event, obj),  offsetof(sl_event, arg0),
-        offsetof(sl_event, arg1),   offsetof(sl_event, arg2),
+        offsetof(sl_event, arg1),   offsetof(sl_event, arg2), offsetof(sl_event, seq),
     };
     memcpy(out, v, sizeof v);
     return (int)(sizeof v / sizeof v[0]);

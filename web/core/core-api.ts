@@ -81,7 +81,7 @@ export class CoreApi {
     return this.m.UTF8ToString(this.m._sl_api_strerror(err));
   }
 
-  /** sl_api_event_layout: [sizeof, offsets of op, cpu, kind, cache, flags, slab, obj, arg0, arg1, arg2]. */
+  /** sl_api_event_layout: [sizeof, offsets of op, cpu, kind, cache, flags, slab, obj, arg0, arg1, arg2, seq]. */
   eventLayout(): number[] {
     return this.readU32s(this.m._sl_api_event_layout(this.scratch));
   }

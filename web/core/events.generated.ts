@@ -3,7 +3,7 @@
 // Do not edit: run `npm run gen:events`. A vitest test fails when this file is stale.
 
 /** Bytes per sl_event record. */
-export const EVENT_SIZE = 32;
+export const EVENT_SIZE = 36;
 
 /** Byte offset of each sl_event field (little-endian, as WebAssembly and x86-64 store it). */
 export const EVENT_LAYOUT = {
@@ -17,6 +17,7 @@ export const EVENT_LAYOUT = {
   arg0: { offset: 20, size: 4 },
   arg1: { offset: 24, size: 4 },
   arg2: { offset: 28, size: 4 },
+  seq: { offset: 32, size: 4 },
 } as const;
 
 /** Event kind numbers, by name (enum sl_event_kind: SL_EV_<NAME>). */
@@ -164,6 +165,7 @@ export interface SlEvent {
   arg0: number;
   arg1: number;
   arg2: number;
+  seq: number;
 }
 
 export const NONE32 = 0xffffffff;
@@ -181,6 +183,7 @@ export function decodeEvent(view: DataView, offset: number): SlEvent {
     arg0: view.getUint32(offset + 20, true),
     arg1: view.getUint32(offset + 24, true),
     arg2: view.getUint32(offset + 28, true),
+    seq: view.getUint32(offset + 32, true),
   };
 }
 

@@ -28,7 +28,7 @@ describe('sl_event layout against the compiled C', () => {
     const [size, ...offsets] = api.eventLayout();
     expect(size).toBe(EVENT_SIZE);
     expect(api.eventSize).toBe(EVENT_SIZE);
-    const names = ['op', 'cpu', 'kind', 'cache', 'flags', 'slab', 'obj', 'arg0', 'arg1', 'arg2'] as const;
+    const names = ['op', 'cpu', 'kind', 'cache', 'flags', 'slab', 'obj', 'arg0', 'arg1', 'arg2', 'seq'] as const;
     expect(offsets).toEqual(names.map((n) => EVENT_LAYOUT[n].offset));
     expect(Object.keys(EVENT_LAYOUT)).toEqual([...names]);
   });
@@ -49,8 +49,9 @@ describe('decodeEvents', () => {
     v.setUint32(at + EVENT_LAYOUT.arg0.offset, 3, true);
     v.setUint32(at + EVENT_LAYOUT.arg1.offset, 0xdeadbeef, true);
     v.setUint32(at + EVENT_LAYOUT.arg2.offset, 42, true);
+    v.setUint32(at + EVENT_LAYOUT.seq.offset, 0xfffffffe, true);
     const [first, second] = decodeEvents(new Uint8Array(buf));
-    expect(first).toEqual({ op: 0, cpu: 0, kind: 0, cache: 0, flags: 0, slab: 0, obj: 0, arg0: 0, arg1: 0, arg2: 0 });
+    expect(first).toEqual({ op: 0, cpu: 0, kind: 0, cache: 0, flags: 0, slab: 0, obj: 0, arg0: 0, arg1: 0, arg2: 0, seq: 0 });
     expect(second).toEqual({
       op: 0x01020304,
       cpu: 7,
@@ -62,10 +63,11 @@ describe('decodeEvents', () => {
       arg0: 3,
       arg1: 0xdeadbeef,
       arg2: 42,
+      seq: 0xfffffffe,
     });
   });
 
   it('refuses a buffer that is not whole records', () => {
-    expect(() => decodeEvents(new ArrayBuffer(EVENT_SIZE + 4))).toThrow(/not a multiple of 32/);
+    expect(() => decodeEvents(new ArrayBuffer(EVENT_SIZE + 4))).toThrow(new RegExp(`not a multiple of ${EVENT_SIZE}`));
   });
 });

@@ -15,10 +15,12 @@
 // reproduce the state exactly: the interleaved (single-threaded) free-run is
 // such an order, and live-mirror.test.ts checks the mirror against a fresh
 // snapshot after thousands of operations.  With CPU threads the merge orders
-// operations by the number each took when it began, but two CPUs' operations
-// on one slab overlap in time, so now and then an event contradicts the
-// mirror (an object allocated twice, a refill taking more objects than the
-// mirror has free).  Each contradiction is counted in `mismatches`, and the
+// events by the sequence number each took when it was emitted, which is the
+// order of the changes they report when those happen under the node's lock,
+// but a slab's lock-free CAS and its event are two steps: a CPU descheduled
+// between them lets another CPU's later change of that slab be merged first,
+// and the event contradicts the mirror (a refill taking more objects than the
+// mirror has free, say).  Each contradiction is counted in `mismatches`, and the
 // view re-anchors on a snapshot.  So do events the mirror cannot follow: a
 // bulk free names only each group's head, and a ring that overflowed lost
 // events (the caller checks the rings' drop counters).

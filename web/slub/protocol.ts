@@ -47,7 +47,7 @@ export interface LoadReply {
   script: Script;
   stops: Stop[];
   ops: OpInfo[];
-  /** Merged sl_event records of the whole run (32 bytes each). */
+  /** Merged sl_event records of the whole run (EVENT_SIZE bytes each). */
   events: ArrayBuffer;
   /** Results of the same script with the other bulk-free form (for scenario 5's comparison). */
   otherBulkForm: { form: BulkForm; results: number[] };
@@ -102,7 +102,7 @@ export interface FreerunDrain {
   mode: 'threads' | 'interleaved';
   elapsedMs: number;
   cpus: FreerunCpu[];
-  /** The rings' events since the last drain, merged into operation order (sl_event records). */
+  /** The rings' events since the last drain, merged into emission order (sl_event records). */
   events: ArrayBuffer;
   /** Events the rings had no room for since the last drain (the mirror must re-anchor). */
   dropped: number;

@@ -1,7 +1,7 @@
 // The snapshot decoder, the event merge, the stops and the replay, against the
 // real core (the slablab-node build of the same C sources).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeEvents, EventKind } from '../core/events.generated';
+import { decodeEvents, EVENT_LAYOUT, EVENT_SIZE, EventKind } from '../core/events.generated';
 import type { WorldConfig } from './protocol';
 import { SCENARIOS, scenarioConfig } from './scenarios';
 import { detachedGroups, PreemptPoint, type AnyRef, type Script } from './script';
@@ -78,44 +78,49 @@ describe('snapshot decoder', () => {
   });
 });
 
-/** A ring of `ops` operations (OP_BEGIN, `inner` events, OP_END each), after `lead` events outside any. */
-function syntheticRing(cpu: number, ops: number[], inner: number, lead: number): Uint8Array {
-  const recs: [number, number][] = [];
-  for (let i = 0; i < lead; i++) recs.push([0, EventKind.PAGE_ALLOC]);
-  for (const op of ops) {
-    recs.push([op, EventKind.OP_BEGIN]);
-    for (let i = 0; i < inner; i++) recs.push([op, EventKind.SLUB_ALLOC_FASTPATH]);
-    recs.push([op, EventKind.OP_END]);
-  }
-  const b = new Uint8Array(recs.length * 32);
-  const v = new DataView(b.buffer);
-  recs.forEach(([op, kind], i) => {
-    v.setUint32(32 * i, op, true);
-    v.setUint16(32 * i + 4, cpu, true);
-    v.setUint16(32 * i + 6, kind, true);
-    v.setUint32(32 * i + 20, i, true);
-  });
-  return b;
-}
-
 describe('events and stops', () => {
-  it('merges rings into (outermost op, CPU, ring position) order', () => {
-    // Op numbers dealt to three CPUs in a shuffled but per-CPU increasing way.
+  it('merges rings into emission order across a wrap of the sequence numbers', () => {
+    // Three CPUs run operations at once; every event takes the next sequence number, from just below 2^32.
     let seed = 12345;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) / (1 << 24);
-    const per: number[][] = [[], [], []];
-    for (let op = 1; op <= 300; op++) per[Math.floor(rnd() * 3)]?.push(op);
-    const rings = per.map((ops, cpu) => syntheticRing(cpu, ops, cpu, 2));
-    const { events, topOps } = mergeRings(rings);
-    const got = decodeEvents(events).map((e) => `${e.op}/${e.cpu}/${e.arg0}`);
-    const want = rings
-      .flatMap((r, cpu) => decodeEvents(r).map((e) => ({ e, cpu })))
-      .sort((a, b) => a.e.op - b.e.op || a.cpu - b.cpu || a.e.arg0 - b.e.arg0)
-      .map(({ e }) => `${e.op}/${e.cpu}/${e.arg0}`);
-    expect(got).toEqual(want);
-    expect(topOps).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) % n;
+    const recs: { cpu: number; op: number; kind: number }[][] = [[], [], []];
+    const emitted: string[] = [];
+    const open: number[] = [0, 0, 0];
+    const begun: number[] = [];
+    let nextOp = 1;
+    let seq = 0xffffffff - 40;
+    const rings = [[], [], []] as number[][];
+    for (let i = 0; i < 600; i++) {
+      const cpu = rnd(3);
+      let kind: number;
+      if (!open[cpu]) {
+        open[cpu] = nextOp++;
+        begun.push(open[cpu] ?? 0);
+        kind = EventKind.OP_BEGIN;
+      } else if (rnd(4) === 0) kind = EventKind.OP_END;
+      else kind = EventKind.SLUB_ALLOC_FASTPATH;
+      const op = open[cpu] ?? 0;
+      if (kind === EventKind.OP_END) open[cpu] = 0;
+      recs[cpu]?.push({ cpu, op, kind });
+      rings[cpu]?.push(seq >>> 0);
+      emitted.push(`${cpu}/${op}/${kind}/${seq >>> 0}`);
+      seq = (seq + 1) >>> 0;
+    }
+    const bytes = recs.map((list, cpu) => {
+      const b = new Uint8Array(list.length * EVENT_SIZE);
+      const v = new DataView(b.buffer);
+      list.forEach((r, i) => {
+        v.setUint32(i * EVENT_SIZE + EVENT_LAYOUT.op.offset, r.op, true);
+        v.setUint16(i * EVENT_SIZE + EVENT_LAYOUT.cpu.offset, r.cpu, true);
+        v.setUint16(i * EVENT_SIZE + EVENT_LAYOUT.kind.offset, r.kind, true);
+        v.setUint32(i * EVENT_SIZE + EVENT_LAYOUT.seq.offset, rings[cpu]?.[i] ?? 0, true);
+      });
+      return b;
+    });
+    const { events, topOps } = mergeRings(bytes);
+    expect(decodeEvents(events).map((e) => `${e.cpu}/${e.op}/${e.kind}/${e.seq}`)).toEqual(emitted);
+    expect(topOps).toEqual(begun);
   });
-
 
   it('merges the rings of ops on several CPUs into script order', () => {
     const w = api.createWorld(config);

@@ -7,13 +7,14 @@
 // exact, and a scenario's few hundred operations replay in well under a
 // millisecond).  Back is therefore just asking for an earlier stop.
 //
-// Merging the per-CPU event rings: the driver runs one operation at a time,
-// and every event of an operation (its interrupt handlers included, which run
-// on the same CPU) lands in the acting CPU's ring.  So each ring is a run of
-// per-operation blocks, keyed by the number of the outermost OP_BEGIN, and
-// sorting the blocks by that number gives the exact global order.
+// Merging the per-CPU event rings: every event carries a global sequence
+// number taken when it was emitted, and each ring holds its CPU's events in
+// that order, so a k-way merge on it gives the order the events happened,
+// with CPU threads running at once as with the driver's one operation at a
+// time (where it is the script's order, interrupt handlers inside the
+// operation they interrupted).
 
-import { EVENT_SIZE, EventKind } from '../core/events.generated';
+import { EVENT_LAYOUT, EVENT_SIZE, EventKind } from '../core/events.generated';
 import type { LoadReply, Stop, WorldConfig, AtReply } from './protocol';
 import { isSym, type AnyRef, type ObjRef, type Script, type ScriptOp } from './script';
 import type { SlubApi } from './slub-api';
@@ -24,69 +25,53 @@ const U16 = (b: Uint8Array, at: number) => (b[at] ?? 0) | ((b[at + 1] ?? 0) << 8
 const KIND = (b: Uint8Array, i: number) => U16(b, i * EVENT_SIZE + 6);
 const OPNUM = (b: Uint8Array, i: number) => U32(b, i * EVENT_SIZE) >>> 0;
 const ARG0 = (b: Uint8Array, i: number) => U32(b, i * EVENT_SIZE + 20) >>> 0;
+const SEQ = (b: Uint8Array, i: number) => U32(b, i * EVENT_SIZE + EVENT_LAYOUT.seq.offset) >>> 0;
+const CPU = (b: Uint8Array, i: number) => U16(b, i * EVENT_SIZE + 4);
+/** a comes before b: sequence numbers wrap at 2^32, so compare their difference. */
+const seqBefore = (a: number, b: number) => ((a - b) | 0) < 0;
 
 /**
- * Merges drained rings into one ordered record array; also returns the
- * outermost op numbers in order.  Each ring's blocks are already in op order
- * (a CPU runs one operation at a time), so this is a k-way merge of sorted
- * runs, linear in the events: the free-running view merges tens of thousands
- * of events a frame with it.
+ * Merges drained rings into one record array in emission order (runs of one
+ * ring copied at once, linear in the events: the free-running view merges
+ * tens of thousands a frame); also returns the outermost operation numbers
+ * in the order those operations began.
  */
 export function mergeRings(rings: Uint8Array[]): { events: Uint8Array; topOps: number[] } {
-  const keys = rings.map((r) => {
-    const n = r.byteLength / EVENT_SIZE;
-    const k = new Uint32Array(n);
-    let depth = 0;
-    let key = 0;
-    for (let i = 0; i < n; i++) {
-      const kind = KIND(r, i);
-      if (kind === EventKind.OP_BEGIN) {
-        if (depth === 0) key = OPNUM(r, i);
-        depth++;
-      }
-      k[i] = key;
-      if (kind === EventKind.OP_END && depth > 0) depth--;
-    }
-    return k;
-  });
+  const counts = rings.map((r) => r.byteLength / EVENT_SIZE);
   const total = rings.reduce((n, r) => n + r.byteLength, 0);
   const events = new Uint8Array(total);
   const at = new Array<number>(rings.length).fill(0);
-  const topOps: number[] = [];
-  let last = -1;
   for (let out = 0; out < total; ) {
-    // The ring whose next event comes first in (key, ring) order.
+    // The ring whose next event came first, and the next event of any other ring.
     let best = -1;
-    let bestKey = 0;
-    for (let ring = 0; ring < rings.length; ring++) {
-      const i = at[ring] ?? 0;
-      const k = keys[ring] as Uint32Array;
-      if (i < k.length && (best < 0 || (k[i] ?? 0) < bestKey)) {
+    for (let ring = 0; ring < rings.length; ring++)
+      if ((at[ring] ?? 0) < (counts[ring] ?? 0) && (best < 0 || seqBefore(SEQ(rings[ring] as Uint8Array, at[ring] ?? 0), SEQ(rings[best] as Uint8Array, at[best] ?? 0))))
         best = ring;
-        bestKey = k[i] ?? 0;
-      }
-    }
-    // Its events stay first while their key is below every other ring's next key
-    // (or equal to it, for a ring after it: ties go to the lower ring).
-    let limit = Infinity;
+    let limit: number | null = null;
     for (let ring = 0; ring < rings.length; ring++) {
-      const i = at[ring] ?? 0;
-      const k = keys[ring] as Uint32Array;
-      if (ring !== best && i < k.length) limit = Math.min(limit, (k[i] ?? 0) + (ring > best ? 0.5 : 0));
+      if (ring === best || (at[ring] ?? 0) >= (counts[ring] ?? 0)) continue;
+      const next = SEQ(rings[ring] as Uint8Array, at[ring] ?? 0);
+      if (limit === null || seqBefore(next, limit)) limit = next;
     }
-    const k = keys[best] as Uint32Array;
+    const r = rings[best] as Uint8Array;
     const from = at[best] ?? 0;
-    let to = from;
-    for (; to < k.length && (k[to] ?? 0) < limit; to++) {
-      const key = k[to] ?? 0;
-      if (key !== last && key !== 0) {
-        topOps.push(key);
-        last = key;
-      }
-    }
-    events.set((rings[best] as Uint8Array).subarray(from * EVENT_SIZE, to * EVENT_SIZE), out);
+    let to = from + 1;
+    while (to < (counts[best] ?? 0) && (limit === null || seqBefore(SEQ(r, to), limit))) to++;
+    events.set(r.subarray(from * EVENT_SIZE, to * EVENT_SIZE), out);
     out += (to - from) * EVENT_SIZE;
     at[best] = to;
+  }
+  // Outermost operations: an OP_BEGIN at depth 0 on its CPU (handlers nest on the CPU they interrupt).
+  const topOps: number[] = [];
+  const depth = new Map<number, number>();
+  for (let i = 0; i < total / EVENT_SIZE; i++) {
+    const kind = KIND(events, i);
+    const cpu = CPU(events, i);
+    const d = depth.get(cpu) ?? 0;
+    if (kind === EventKind.OP_BEGIN) {
+      if (d === 0) topOps.push(OPNUM(events, i));
+      depth.set(cpu, d + 1);
+    } else if (kind === EventKind.OP_END && d > 0) depth.set(cpu, d - 1);
   }
   return { events, topOps };
 }

@@ -50,7 +50,9 @@ void sl_trace_emit(sl_trace *tr, const sl_event *ev)
         atomic_fetch_add_explicit(&r->dropped, 1, memory_order_relaxed);
         return;
     }
-    r->slots[head & r->mask] = *ev;
+    sl_event *slot = &r->slots[head & r->mask];
+    *slot = *ev;
+    slot->seq = atomic_fetch_add_explicit(&tr->next_seq, 1, memory_order_relaxed);
     atomic_store_explicit(&r->head, head + 1, memory_order_release);
 }
 

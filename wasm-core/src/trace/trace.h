@@ -11,9 +11,13 @@
  * the writer never waits for the UI.
  *
  * Operation numbers: every API operation takes the next number from one
- * global atomic counter (sl_trace_op_begin), so events from different CPUs
- * can be merged into one timeline and an object can say which operation
- * allocated or freed it last.
+ * global atomic counter (sl_trace_op_begin), so an object can say which
+ * operation allocated or freed it last.  Event sequence numbers: every
+ * event takes the next number from another (in sl_trace_emit), so the
+ * rings of CPUs running at once merge into the order the events happened;
+ * an event emitted under a lock is ordered as the lock orders it.  Both
+ * wrap at 2^32 (compare them as differences).  One CPU's events are in
+ * its ring in emission order.
  *
  * Preemption points: SL_PREEMPT_POINT() marks the places inside a fast path
  * where the kernel could take an interrupt (between reading the tid and the
@@ -49,8 +53,9 @@ typedef struct sl_event {
     uint32_t arg0;
     uint32_t arg1;
     uint32_t arg2;
+    uint32_t seq;   /* global emission order (see above) */
 } sl_event;
-_Static_assert(sizeof(sl_event) == 32, "sl_event is 32 bytes");
+_Static_assert(sizeof(sl_event) == 36, "sl_event is 36 bytes");
 
 typedef struct sl_ring {
     _Alignas(SL_CACHELINE) atomic_uint head; /* next slot to write: writer only */
@@ -72,6 +77,7 @@ typedef void (*sl_preempt_hook_fn)(struct sl_trace *tr, unsigned cpu, unsigned p
 typedef struct sl_trace {
     unsigned ncpus;
     atomic_uint next_op;
+    atomic_uint next_seq;
     bool enabled;
     sl_preempt_hook_fn preempt_hook;
     void *preempt_user;
