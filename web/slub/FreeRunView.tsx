@@ -15,6 +15,7 @@ import { describeBridgeError, type CoreState } from '../core/use-core';
 import { describeSlab } from './describe';
 import type { Hit, Layout } from './layout';
 import { LiveMirror } from './live-mirror';
+import { decodeRecording, encodeRecording, recordingFrames, replayTo, type Recording } from './recording';
 import type { FreerunCpu, FreerunDrain } from './protocol';
 import { SlabCanvas } from './SlabCanvas';
 import { decodeSnapshot, slabIndexOf, type SlubSnapshot } from './snapshot';
@@ -25,6 +26,8 @@ const NO_MARKS: ReadonlySet<string> = new Set();
 
 /** Re-anchor on a snapshot at most this often, however often the mirror loses track. */
 const ANCHOR_INTERVAL_MS = 500;
+/** A recording stops growing at this size (it lives in the page's memory until saved). */
+const RECORDING_CAP_BYTES = 256 << 20;
 /** The rate choices offered (operations per second per CPU; 0: no cap). */
 const RATES = [1_000, 10_000, 100_000, 0];
 
@@ -58,6 +61,11 @@ export interface FreeRunHook {
   dropped: number;
   threadIds: number[];
   ops: number[];
+  /** Objects in use over every slab shown (live or replayed). */
+  inuse: number;
+  recordedBytes: number;
+  replayFrames: number;
+  replayPos: number;
   /** What the inspector says of the selected slab ('' for none). */
   inspector: string;
   slabs: number;
@@ -81,6 +89,14 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
   // Paced: all CPU workers together use at most the host's cores but one, left for the page.
   const duty = paced && cpus >= hostCpus ? Math.max(5, Math.floor((100 * Math.max(1, hostCpus - 1)) / cpus)) : 100;
   const prev = useRef<{ t: number; ops: number[]; events: number } | null>(null);
+  // Recording: armed before Start, filled by the drain loop (a ref: the loop outlives renders).
+  const [record, setRecord] = useState(false);
+  const recording = useRef<{ rec: Recording; bytes: number; full: boolean } | null>(null);
+  const [recordedBytes, setRecordedBytes] = useState(0);
+  // Replaying a recording opened from a file: frame positions, the one shown, the mirror there.
+  const [replay, setReplay] = useState<{ rec: Recording; name: string; frames: ReturnType<typeof recordingFrames> } | null>(null);
+  const [replayPos, setReplayPos] = useState(0);
+  const replayCache = useRef<{ segment: number; frame: number; mirror: LiveMirror } | null>(null);
 
   useEffect(() => {
     if (!running) return;
@@ -90,6 +106,8 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
       try {
         const started = await bridge.request('freerunStart', { cpus, objectSize: 256, workload: state.workload, prefillSlabs: state.slabs, seed: 1, duty, rate: state.rate });
         let mirror = new LiveMirror(decodeSnapshot(started.anchor));
+        recording.current = record ? { rec: { ncpus: cpus, workload: state.workload, segments: [{ anchor: new Uint8Array(started.anchor), frames: [] }] }, bytes: started.anchor.byteLength, full: false } : null;
+        setRecordedBytes(recording.current?.bytes ?? 0);
         let anchoredAt = 0;
         let wantAnchor = false;
         let samples = 0;
@@ -102,6 +120,16 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
         while (on) {
           const d = await bridge.request('freerunDrain', { snapshot: wantAnchor && performance.now() - anchoredAt >= ANCHOR_INTERVAL_MS });
           const t0 = performance.now();
+          const r = recording.current;
+          if (r && !r.full) {
+            const grown = r.bytes + (d.snapshot?.byteLength ?? d.events.byteLength + 12);
+            if (grown > RECORDING_CAP_BYTES) r.full = true;
+            else {
+              if (d.snapshot) r.rec.segments.push({ anchor: new Uint8Array(d.snapshot), frames: [] });
+              else r.rec.segments.at(-1)?.frames.push({ t: d.elapsedMs, events: new Uint8Array(d.events) });
+              r.bytes = grown;
+            }
+          }
           if (d.snapshot) {
             // The snapshot already holds this drain's events.
             mirror = new LiveMirror(decodeSnapshot(d.snapshot));
@@ -126,6 +154,7 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
           samples++;
           if (!on) break;
           const total = { lost, lostWhy, anchors, dropped, events, samples };
+          if (r) setRecordedBytes(r.bytes);
           setLive((old) => ({
             ...total,
             mode: d.mode,
@@ -148,12 +177,51 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
     return () => {
       on = false;
     };
-  }, [running, cpus, state.workload, state.slabs, state.rate, duty]);
+  }, [running, cpus, state.workload, state.slabs, state.rate, duty, record]);
+
+  const saveRecording = () => {
+    const r = recording.current;
+    if (!r) return;
+    const url = URL.createObjectURL(new Blob([encodeRecording(r.rec)], { type: 'application/octet-stream' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = `slablab-${r.rec.workload}-${r.rec.ncpus}cpus.slabrec`;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
+  const openRecording = async (file: File) => {
+    try {
+      const rec = decodeRecording(await file.arrayBuffer());
+      const frames = recordingFrames(rec);
+      replayCache.current = null;
+      setReplay({ rec, name: file.name, frames });
+      setReplayPos(Math.max(0, frames.length - 1));
+      setError(null);
+    } catch (e) {
+      setError(`Could not open ${file.name}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  };
+  // The replayed state: forward within a segment from the last one shown, else from the segment's anchor.
+  const replaySnap = useMemo(() => {
+    if (!replay) return null;
+    const at = replay.frames[replayPos];
+    if (!at) return new LiveMirror(decodeSnapshot((replay.rec.segments[0] as Recording['segments'][number]).anchor)).view();
+    const c = replayCache.current;
+    if (c && c.segment === at.segment && c.frame <= at.frame) {
+      const seg = replay.rec.segments[at.segment];
+      for (let f = c.frame + 1; f <= at.frame; f++) c.mirror.apply(seg?.frames[f]?.events ?? new Uint8Array(0));
+      c.frame = at.frame;
+      return c.mirror.view();
+    }
+    const mirror = replayTo(replay.rec, at.segment, at.frame);
+    replayCache.current = { segment: at.segment, frame: at.frame, mirror };
+    return mirror.view();
+  }, [replay, replayPos]);
 
   const ready = core.status === 'ready';
   // The selected slab, followed by pfn from frame to frame while it lives.
   const [selPfn, setSelPfn] = useState<number | null>(null);
-  const snap = live?.snapshot ?? null;
+  const snap = (replay && !running ? replaySnap : live?.snapshot) ?? null;
   const selSlab = snap && selPfn !== null ? slabIndexOf(snap, selPfn) : -1;
   const overlay = useMemo<Overlay>(
     () => ({ selected: selSlab >= 0 ? { slab: selSlab, index: -1 } : null, marked: NO_MARKS, detached: null, arrows: 'selected' }),
@@ -195,8 +263,12 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
       threadIds: live?.cpus.map((c) => c.threadId) ?? [],
       ops: live?.cpus.map((c) => c.ops) ?? [],
       inspector,
-      slabs: live?.snapshot.nslabs ?? 0,
-      objects: live?.snapshot.nobj ?? 0,
+      slabs: snap?.nslabs ?? 0,
+      objects: snap?.nobj ?? 0,
+      inuse: snap ? snap.slab.inuse.reduce((a, b) => a + b, 0) : 0,
+      recordedBytes,
+      replayFrames: replay?.frames.length ?? 0,
+      replayPos,
     };
   });
 
@@ -246,16 +318,55 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
         <label title="Eight busy CPU workers on a host with fewer cores would starve the page's main thread; paced, each sleeps between rounds so that together they leave one core free.">
           <input type="checkbox" checked={paced} disabled={running} onChange={(e) => setPaced(e.target.checked)} /> pace the workers to leave the page a core
         </label>
+        <label title="Keep every frame's events in the page, to save as a file and replay later.">
+          <input type="checkbox" checked={record} disabled={running} onChange={(e) => setRecord(e.target.checked)} /> record the run
+        </label>
         <button type="button" onClick={() => setRunning((r) => !r)}>
           {running ? 'Stop' : 'Start'}
         </button>
+        {recordedBytes > 0 && (
+          <button type="button" onClick={saveRecording} disabled={running}>
+            Save recording ({(recordedBytes / 1048576).toFixed(1)} MB{recording.current?.full ? ', full' : ''})
+          </button>
+        )}
+        <label>
+          Open a recording{' '}
+          <input
+            type="file"
+            accept=".slabrec"
+            disabled={running}
+            onChange={(e) => {
+              const f = e.target.files?.[0];
+              if (f) void openRecording(f);
+              e.target.value = '';
+            }}
+          />
+        </label>
       </div>
       {error && (
         <div className="alert alert-error" role="alert">
           {error}
         </div>
       )}
-      {live && (
+      {replay && !running && (
+        <section className="freerun-replay" aria-labelledby="replay-title" data-testid="freerun-replay">
+          <h3 id="replay-title">Recording {replay.name}</h3>
+          <p>
+            {replay.rec.workload}, {replay.rec.ncpus} CPUs: {replay.frames.length} frames over {((replay.frames.at(-1)?.t ?? 0) / 1000).toFixed(1)} s, {replay.rec.segments.length} segment{replay.rec.segments.length === 1 ? '' : 's'} (a new one at each re-anchor)
+          </p>
+          <label>
+            Position{' '}
+            <input type="range" aria-label="Recording position" min={0} max={Math.max(0, replay.frames.length - 1)} value={replayPos} onChange={(e) => setReplayPos(Number(e.target.value))} />
+          </label>{' '}
+          <span data-testid="replay-caption">
+            frame {replayPos + 1} of {replay.frames.length} · {((replay.frames[replayPos]?.t ?? 0) / 1000).toFixed(2)} s
+          </span>{' '}
+          <button type="button" onClick={() => setReplay(null)}>
+            Close the recording
+          </button>
+        </section>
+      )}
+      {live && !(replay && !running) && (
         <>
           <table className="freerun-table" data-testid="freerun-table">
             <caption>
@@ -288,6 +399,10 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
           <p className="hint" data-testid="freerun-events">
             {Math.round(live.eventsPerSec).toLocaleString('en')} events/s drained · {live.events.toLocaleString('en')} in all · {live.dropped.toLocaleString('en')} dropped by full rings · lost track {live.lost} time{live.lost === 1 ? '' : 's'}{live.lostWhy ? ` (last: ${live.lostWhy})` : ''} · re-anchored on a snapshot {live.anchors} time{live.anchors === 1 ? '' : 's'}
           </p>
+        </>
+      )}
+      {snap && (
+        <>
           <section className="slub-inspector" aria-labelledby="freerun-inspector-title">
             <h3 id="freerun-inspector-title">Inspector</h3>
             <p data-testid="freerun-inspector" aria-live="polite">
@@ -295,14 +410,14 @@ export function FreeRunView({ core, state, update }: { core: CoreState; state: U
             </p>
           </section>
           <SlabCanvas
-            snapshot={live.snapshot}
+            snapshot={snap}
             overlay={overlay}
             onPick={pick}
             onMove={(dx, dy, layout) => moveSel(dy || dx, layout)}
             showFull
             compact
             measure={window.__slablabPerfMarks === true}
-            label={`Live SLUB state: ${live.snapshot.nslabs} slabs, ${live.snapshot.nobj} objects, ${live.snapshot.node.nrPartial} on the node partial list.`}
+            label={`${replay && !running ? 'Replayed' : 'Live'} SLUB state: ${snap.nslabs} slabs, ${snap.nobj} objects, ${snap.node.nrPartial} on the node partial list.`}
           />
         </>
       )}

@@ -159,6 +159,8 @@ export function decodeSnapshot(bytes: ArrayBuffer | Uint8Array): SlubSnapshot {
   const [ncpus, nslabs, nobj, nnode, nstats] = [h(3), h(4), h(5), h(6), h(7)];
   const [offGeom, offNode, offCpu, offSlab, offObj, offList, offStats] = [h(8), h(9), h(10), h(11), h(12), h(13), h(14)];
   need(ncpus >= 1 && ncpus <= 64, `${ncpus} CPUs`);
+  need(offGeom + 64 <= total, 'geometry past the end');
+  need(offNode + 16 <= total, 'node record past the end');
   need(offCpu + CPU_SIZE * ncpus <= total, 'CPU records past the end');
   need(offSlab + SLAB_SIZE * nslabs <= total, 'slab records past the end');
   need(offObj + OBJ_SIZE * nobj <= total, 'object records past the end');
