@@ -107,11 +107,14 @@ void sli_pcpu_next_md_free_region(const sl_pcpu_chunk *c, int *bit_off, int *bit
     }
 }
 
-/*
- * pcpu_next_fit_region: the next place at or after *bit_off where the
- * hints promise alloc_bits aligned bits; *bit_off = map_bits when none.
- */
-static void next_fit_region(const sl_pcpu_chunk *c, int alloc_bits, int align, int *bit_off, int *bits)
+int sli_pcpu_next_hint(const sli_pcpu_block_md *block, int alloc_bits)
+{
+    if (block->scan_hint && block->contig_hint_start > block->scan_hint_start && alloc_bits > block->scan_hint)
+        return block->scan_hint_start + block->scan_hint;
+    return block->first_free;
+}
+
+void sli_pcpu_next_fit_region(const sl_pcpu_chunk *c, int alloc_bits, int align, int *bit_off, int *bits)
 {
     int i = sli_pcpu_off_to_block_index(*bit_off);
     int block_off = sli_pcpu_off_to_block_off(*bit_off);
@@ -129,8 +132,9 @@ static void next_fit_region(const sl_pcpu_chunk *c, int alloc_bits, int align, i
         *bits = sli_align_up(block->contig_hint_start, align) - block->contig_hint_start;
         if (block->contig_hint && block->contig_hint_start >= block_off &&
             block->contig_hint >= *bits + alloc_bits) {
-            *bits += alloc_bits + block->contig_hint_start - block->first_free;
-            *bit_off = sli_pcpu_block_off_to_off(i, block->first_free);
+            int start = sli_pcpu_next_hint(block, alloc_bits);
+            *bits += alloc_bits + block->contig_hint_start - start;
+            *bit_off = sli_pcpu_block_off_to_off(i, start);
             return;
         }
         block_off = 0;
@@ -308,7 +312,7 @@ static int bm_find_fit(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align)
         return -1;
 
     bit_off = c->first_bit;
-    next_fit_region(c, alloc_bits, bit_align, &bit_off, &bits);
+    sli_pcpu_next_fit_region(c, alloc_bits, bit_align, &bit_off, &bits);
     return bit_off >= sli_pcpu_map_bits(c) ? -1 : bit_off;
 }
 

@@ -132,6 +132,18 @@ void sli_pcpu_next_md_free_region(const sl_pcpu_chunk *c, int *bit_off, int *bit
  * area (the first half of pcpu_block_update_hint_free, both versions).
  */
 void sli_pcpu_freed_run(const sl_pcpu_chunk *c, int bit_off, int bits, int *start, int *end);
+/*
+ * pcpu_next_hint: where a fit in `block` starts: past its scan hint when that
+ * is too small for the request (v5.4), else first_free.  The 2017 allocator
+ * keeps no scan hint (always 0), so there it is first_free, as in v4.14.
+ */
+int sli_pcpu_next_hint(const sli_pcpu_block_md *block, int alloc_bits);
+/*
+ * pcpu_next_fit_region, both versions: the next place at or after *bit_off
+ * where the block hints promise alloc_bits aligned bits (*bits of them from
+ * there); *bit_off = map bits when none.
+ */
+void sli_pcpu_next_fit_region(const sl_pcpu_chunk *c, int alloc_bits, int align, int *bit_off, int *bits);
 /* The exact left_free, right_free, largest run and first free bit of block i. */
 void sli_pcpu_block_truth(const sl_pcpu_chunk *c, int i, int *left, int *right, int *largest, int *first);
 int sli_pcpu_bitmap_granules(const sl_pcpu *pc, const sl_pcpu_chunk *c, uint8_t *out, unsigned max);

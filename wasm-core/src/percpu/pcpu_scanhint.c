@@ -90,48 +90,6 @@ static int sh_chunk_slot(const sl_pcpu *pc, const sl_pcpu_chunk *c)
     return sli_pcpu_size_to_slot(pc, c->chunk_md.contig_hint * SL_PCPU_MIN_ALLOC_SIZE);
 }
 
-/* pcpu_next_hint: skip past the scan hint when it is too small for the request. */
-static int next_hint(const sli_pcpu_block_md *block, int alloc_bits)
-{
-    if (block->scan_hint && block->contig_hint_start > block->scan_hint_start && alloc_bits > block->scan_hint)
-        return block->scan_hint_start + block->scan_hint;
-    return block->first_free;
-}
-
-/* pcpu_next_fit_region (v5.4): as 2017's, but skipping scan hints too small for the request. */
-static void next_fit_region(const sl_pcpu_chunk *c, int alloc_bits, int align, int *bit_off, int *bits)
-{
-    int i = sli_pcpu_off_to_block_index(*bit_off);
-    int block_off = sli_pcpu_off_to_block_off(*bit_off);
-    const sli_pcpu_block_md *block;
-
-    *bits = 0;
-    for (block = c->md_blocks + i; i < sli_pcpu_nr_blocks(c); block++, i++) {
-        if (*bits) {
-            *bits += block->left_free;
-            if (*bits >= alloc_bits)
-                return;
-            if (block->left_free == BB)
-                continue;
-        }
-        *bits = sli_align_up(block->contig_hint_start, align) - block->contig_hint_start;
-        if (block->contig_hint && block->contig_hint_start >= block_off &&
-            block->contig_hint >= *bits + alloc_bits) {
-            int start = next_hint(block, alloc_bits);
-            *bits += alloc_bits + block->contig_hint_start - start;
-            *bit_off = sli_pcpu_block_off_to_off(i, start);
-            return;
-        }
-        block_off = 0;
-        *bit_off = sli_align_up(BB - block->right_free, align);
-        *bits = BB - *bit_off;
-        *bit_off = sli_pcpu_block_off_to_off(i, *bit_off);
-        if (*bits >= alloc_bits)
-            return;
-    }
-    *bit_off = sli_pcpu_map_bits(c);
-}
-
 /* pcpu_region_overlap: [a, b) and [x, y) intersect. */
 static bool region_overlap(int a, int b, int x, int y) { return a < y && x < b; }
 
@@ -352,8 +310,8 @@ static int sh_find_fit(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align)
     bit_off = sli_align_up(chunk_md->contig_hint_start, bit_align) - chunk_md->contig_hint_start;
     if (bit_off + alloc_bits > chunk_md->contig_hint)
         return -1;
-    bit_off = next_hint(chunk_md, alloc_bits);
-    next_fit_region(c, alloc_bits, bit_align, &bit_off, &bits);
+    bit_off = sli_pcpu_next_hint(chunk_md, alloc_bits);
+    sli_pcpu_next_fit_region(c, alloc_bits, bit_align, &bit_off, &bits);
     return bit_off >= sli_pcpu_map_bits(c) ? -1 : bit_off;
 }
 
