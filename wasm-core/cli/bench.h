@@ -146,7 +146,7 @@ typedef struct sl_bench_opts {
 } sl_bench_opts;
 
 #define SL_BENCH_OPTS_USAGE                                                                        \
-    "[--format table|csv|json] [--reps N] [--loops N] [--min-time-us N] [--cpu N|none] "           \
+    "[--format table|csv|json|time_bench] [--reps N] [--loops N] [--min-time-us N] [--cpu N|none] "           \
     "[--quick] [--out FILE]"
 
 /* Defaults: table, 15 repetitions, automatic loops of 2 ms, pinned to the

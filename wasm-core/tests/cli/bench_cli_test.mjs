@@ -131,6 +131,30 @@ for (const cmd of EXPERIMENTS) {
     fail(`fastpath csv: ${c.status} ${c.stdout.slice(0, 300)}`);
 }
 
+// --format time_bench: prototype-kernel's time_bench line for every measurement, self-consistent.
+{
+  const t = run(['bulk', ...QUICK, '--format', 'time_bench']);
+  const re =
+    /^Type:bulk (\S+) Per elem: (\d+) cycles\(tsc\) (\d+)\.(\d{3}) ns \(step:(\d+)\) - \(measurement period time:(\d+)\.(\d{9}) sec time_interval:(\d+)\) - \(invoke count:(\d+) tsc_interval:(\d+)\)$/;
+  const lines = t.stdout.split('\n').filter(Boolean);
+  if (t.status !== 0 || lines.length !== 9) fail(`bulk time_bench: exit ${t.status}, ${lines.length} lines`);
+  for (const l of lines) {
+    const m = re.exec(l);
+    if (!m) {
+      fail(`bulk time_bench: not a time_bench line: ${l}`);
+      continue;
+    }
+    const [, variant, cycles, nsq, nsd, step, sec, rem, interval, count, tsc] = m;
+    const n = BigInt(count);
+    if (!['fallback', 'detached', 'irqoff'].includes(variant)) fail(`bulk time_bench: variant ${variant}`);
+    if (!['1', '30', '158'].includes(step)) fail(`bulk time_bench: step ${step} is not a quick bulk size`);
+    if (BigInt(cycles) !== BigInt(tsc) / n) fail(`bulk time_bench: cycles ${cycles} != ${tsc} / ${count}`);
+    if (BigInt(nsq) !== BigInt(interval) / n || BigInt(nsd) !== ((BigInt(interval) % n) * 1000n) / n)
+      fail(`bulk time_bench: ns ${nsq}.${nsd} != ${interval} / ${count}`);
+    if (BigInt(sec) * 1000000000n + BigInt(rem) !== BigInt(interval)) fail(`bulk time_bench: period ${sec}.${rem} != ${interval} ns`);
+  }
+}
+
 // `all` writes one JSON file with every experiment.
 {
   const dir = mkdtempSync(join(tmpdir(), 'slablab-bench-'));
