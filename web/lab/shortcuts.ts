@@ -33,19 +33,31 @@ function scopeOf(r: Registration): HTMLElement | null {
   return r.scope?.current ?? null;
 }
 
-/** The scoped registrations the keys go to now, for a key event aimed at `target`. */
-function current(target: EventTarget | null): Registration[] {
-  const scoped = active.filter((r) => r.scope);
-  const inside = target instanceof Node ? scoped.filter((r) => scopeOf(r)?.contains(target)) : [];
-  if (inside.length) return inside;
-  const last = scoped.filter((r) => lastScope && scopeOf(r) === lastScope);
-  if (last.length) return last;
-  const first = scopeOf(scoped[0] ?? { list: [], scope: null });
-  return scoped.filter((r) => scopeOf(r) === first);
+/** What routing needs of a scope's element. */
+interface ScopeElement {
+  contains(other: Node | null): boolean;
+}
+
+/**
+ * The shortcuts a key aimed at `target` reaches, in the order they are
+ * tried: the scope holding the target, else the scope used last (`last`),
+ * else the first scope mounted; then the unscoped ones.
+ */
+export function route<S extends ScopeElement>(regs: readonly { list: readonly Shortcut[]; scope: S | null; scoped: boolean }[], target: unknown, last: S | null): Shortcut[] {
+  const scoped = regs.filter((r) => r.scoped);
+  const inside = scoped.filter((r) => r.scope?.contains(target as Node | null) === true);
+  const usedLast = scoped.filter((r) => last !== null && r.scope === last);
+  const first = scoped.filter((r) => r.scope === (scoped[0]?.scope ?? null));
+  const chosen = inside.length ? inside : usedLast.length ? usedLast : first;
+  return [...chosen, ...regs.filter((r) => !r.scoped)].flatMap((r) => r.list);
+}
+
+function routeNow(target: unknown): Shortcut[] {
+  return route(active.map((r) => ({ list: r.list, scope: scopeOf(r), scoped: r.scope !== null })), target, lastScope);
 }
 
 function changed(): void {
-  snapshot = [...current(typeof document === 'undefined' ? null : document.activeElement), ...active.filter((r) => !r.scope)].flatMap((r) => r.list);
+  snapshot = routeNow(typeof document === 'undefined' ? null : document.activeElement);
   for (const l of listeners) l();
 }
 
@@ -55,7 +67,7 @@ function typingInto(target: EventTarget | null): boolean {
 
 function onKeyDown(e: KeyboardEvent): void {
   if (e.ctrlKey || e.metaKey || e.altKey || typingInto(e.target)) return;
-  const hit = [...current(e.target), ...active.filter((r) => !r.scope)].flatMap((r) => r.list).find((s) => s.key === e.key);
+  const hit = routeNow(e.target).find((s) => s.key === e.key);
   if (!hit) return;
   e.preventDefault();
   hit.run();

@@ -22,13 +22,13 @@ export function useUrlStore(keyOrder: readonly string[]): ParamStore {
   const set = useCallback(
     (patch: Readonly<Record<string, string | null>>, push = false) => {
       const q = new URLSearchParams(current.current);
-      const next = new URLSearchParams();
+      const parts: string[] = [];
       for (const k of keyOrder) {
         const v = k in patch ? patch[k] : q.get(k);
-        if (v !== null && v !== undefined) next.set(k, v);
+        // Commas (side-by-side lists) stay readable: a query may hold them as they are.
+        if (v !== null && v !== undefined) parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(v).replace(/%2C/g, ',')}`);
       }
-      const s = next.toString();
-      const query = s ? `?${s}` : '';
+      const query = parts.length ? `?${parts.join('&')}` : '';
       const url = `${window.location.pathname}${query}${window.location.hash}`;
       if (push) window.history.pushState(null, '', url);
       else window.history.replaceState(null, '', url);
