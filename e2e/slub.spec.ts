@@ -266,6 +266,7 @@ test.describe('SLUB side by side', () => {
     await expect(page.getByTestId('slub-check')).toContainText('plain: The checker (validate) flags a corruption');
     await expect(page.getByTestId('slub-pane-1')).toContainText('cmpxchg retries 0');
     await expect(page.getByTestId('slub-pane-0')).toContainText('cmpxchg retries 1');
+    await shot(page, 'side-by-side-why-tid');
     // Back replays both worlds to the end of step 3: both have done the same operations again.
     await page.keyboard.press('ArrowLeft');
     await page.waitForFunction(() => (window.__slablabSlub?.caption ?? '').startsWith('Step 3 of 4') && window.__slablabSlub?.ready === true);

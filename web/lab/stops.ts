@@ -26,8 +26,8 @@ import type { Stop } from '../core/bridge-protocol';
 const U32 = (b: Uint8Array, at: number) => ((b[at] ?? 0) | ((b[at + 1] ?? 0) << 8) | ((b[at + 2] ?? 0) << 16) | ((b[at + 3] ?? 0) << 24)) >>> 0;
 const U16 = (b: Uint8Array, at: number) => (b[at] ?? 0) | ((b[at + 1] ?? 0) << 8);
 /** Field `f` of event record i. */
-export const eventU32 = (b: Uint8Array, i: number, f: 'op' | 'slab' | 'obj' | 'arg0' | 'arg1' | 'arg2' | 'seq') => U32(b, i * EVENT_SIZE + EVENT_LAYOUT[f].offset);
-export const eventKind = (b: Uint8Array, i: number) => U16(b, i * EVENT_SIZE + EVENT_LAYOUT.kind.offset);
+const eventU32 = (b: Uint8Array, i: number, f: 'op' | 'slab' | 'obj' | 'arg0' | 'arg1' | 'arg2' | 'seq') => U32(b, i * EVENT_SIZE + EVENT_LAYOUT[f].offset);
+const eventKind = (b: Uint8Array, i: number) => U16(b, i * EVENT_SIZE + EVENT_LAYOUT.kind.offset);
 const eventCpu = (b: Uint8Array, i: number) => U16(b, i * EVENT_SIZE + EVENT_LAYOUT.cpu.offset);
 /** a comes before b: sequence numbers wrap at 2^32, so compare their difference. */
 const seqBefore = (a: number, b: number) => ((a - b) | 0) < 0;

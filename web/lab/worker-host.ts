@@ -19,7 +19,7 @@ import type { BoundModel, ModelAdapter } from './model';
 import type { Session } from './session';
 
 /** Sessions kept at most (replays and free runs together). */
-export const MAX_SESSIONS = 64;
+export const MAX_SESSIONS = 32;
 
 type Entry = { kind: 'replay'; session: Session } | { kind: 'freerun'; run: FreeRunHost };
 type LabRequest = 'worldInfo' | 'load' | 'at' | 'freerunStart' | 'freerunDrain' | 'dispose' | 'benchRow';

@@ -79,7 +79,7 @@ export function describeObject(s: SlubSnapshot, slab: number, index: number, nam
 }
 
 /** Timeline categories for the kind filter. */
-export const EVENT_GROUPS = {
+const EVENT_GROUPS = {
   ops: TRACE_GROUPS.ops,
   fast: 'fast path',
   slow: 'slow path and refills',
@@ -89,7 +89,7 @@ export const EVENT_GROUPS = {
   bulk: 'bulk',
   pages: TRACE_GROUPS.pages,
 } as const;
-export type EventGroup = keyof typeof EVENT_GROUPS;
+type EventGroup = keyof typeof EVENT_GROUPS;
 
 const K = EventKind;
 const GROUP_OF: Partial<Record<number, EventGroup>> = {
@@ -119,12 +119,12 @@ const GROUP_OF: Partial<Record<number, EventGroup>> = {
   [K.SLUB_FLUSH_CPU]: 'lists',
 };
 
-export function eventGroup(kind: number): EventGroup {
+function eventGroup(kind: number): EventGroup {
   return traceGroup(kind) ?? GROUP_OF[kind] ?? 'pages';
 }
 
 /** The driver's operation codes (OP_BEGIN/OP_END arg0; sl_sched_kind) and preemption points in words. */
-export const SLUB_TRACE_WORDS: TraceWords = {
+const SLUB_TRACE_WORDS: TraceWords = {
   opcode: (code) => ['', 'alloc', 'free', 'bulk alloc', 'bulk free', 'flush'][code] ?? 'op',
   point: (id) => POINT_TEXT[id] ?? `point ${id}`,
 };
@@ -132,7 +132,7 @@ export const SLUB_TRACE_WORDS: TraceWords = {
 const where = (e: SlEvent) => eventPlace(e, EV_NONE);
 
 /** One line for an event, in words. */
-export function describeEvent(e: SlEvent, names: OpNames | null): string {
+function describeEvent(e: SlEvent, names: OpNames | null): string {
   const common = describeTraceEvent(e, names, SLUB_TRACE_WORDS, EV_NONE);
   if (common !== null) return common;
   switch (e.kind) {

@@ -29,9 +29,8 @@ export const SLUB_PARAMS = {
     return r.ok ? null : `a script like a0.a0.f1-12-3 (${r.error})`;
   }, ''),
 };
-export type SlubParams = typeof SLUB_PARAMS;
 
-export const slubStepView: StepView<SlubParams, WorldConfig, Script<AnyRef>, SlubSnapshot, Layout, Hit, Overlay, SlubWorldInfo> = {
+export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyRef>, SlubSnapshot, Layout, Hit, Overlay, SlubWorldInfo> = {
   model: 'slub',
   params: SLUB_PARAMS,
   panes(v) {
