@@ -153,8 +153,13 @@ export function Timeline({ panes, words, cpus, onJump }: { panes: readonly Timel
         .slice(0, 3000),
     [pane, cpuOn, group, words],
   );
+  // Keep the current event in view by scrolling the list only (scrollIntoView would scroll the page to it too).
   useEffect(() => {
-    listRef.current?.querySelector('.now')?.scrollIntoView({ block: 'nearest' });
+    const list = listRef.current;
+    const row = list?.querySelector<HTMLElement>('.now');
+    if (!list || !row) return;
+    if (row.offsetTop < list.scrollTop) list.scrollTop = row.offsetTop;
+    else if (row.offsetTop + row.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = row.offsetTop + row.offsetHeight - list.clientHeight;
   }, [now]);
   if (!pane) return null;
   const jump = (j: number) => {
