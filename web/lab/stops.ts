@@ -25,10 +25,15 @@ import type { Stop } from '../core/bridge-protocol';
 
 const U32 = (b: Uint8Array, at: number) => ((b[at] ?? 0) | ((b[at + 1] ?? 0) << 8) | ((b[at + 2] ?? 0) << 16) | ((b[at + 3] ?? 0) << 24)) >>> 0;
 const U16 = (b: Uint8Array, at: number) => (b[at] ?? 0) | ((b[at + 1] ?? 0) << 8);
-/** Field `f` of event record i. */
-const eventU32 = (b: Uint8Array, i: number, f: 'op' | 'slab' | 'obj' | 'arg0' | 'arg1' | 'arg2' | 'seq') => U32(b, i * EVENT_SIZE + EVENT_LAYOUT[f].offset);
-const eventKind = (b: Uint8Array, i: number) => U16(b, i * EVENT_SIZE + EVENT_LAYOUT.kind.offset);
-const eventCpu = (b: Uint8Array, i: number) => U16(b, i * EVENT_SIZE + EVENT_LAYOUT.cpu.offset);
+// Fields of event record i (offsets as constants: the free-running view merges tens of thousands a frame).
+const OP = EVENT_LAYOUT.op.offset;
+const CPU = EVENT_LAYOUT.cpu.offset;
+const KIND = EVENT_LAYOUT.kind.offset;
+const ARG0 = EVENT_LAYOUT.arg0.offset;
+const SEQ = EVENT_LAYOUT.seq.offset;
+const eventSeq = (b: Uint8Array, i: number) => U32(b, i * EVENT_SIZE + SEQ);
+const eventKind = (b: Uint8Array, i: number) => U16(b, i * EVENT_SIZE + KIND);
+const eventCpu = (b: Uint8Array, i: number) => U16(b, i * EVENT_SIZE + CPU);
 /** a comes before b: sequence numbers wrap at 2^32, so compare their difference. */
 const seqBefore = (a: number, b: number) => ((a - b) | 0) < 0;
 
@@ -43,7 +48,7 @@ export function mergeRings(rings: Uint8Array[]): { events: Uint8Array; topOps: n
   const total = rings.reduce((n, r) => n + r.byteLength, 0);
   const events = new Uint8Array(total);
   const at = new Array<number>(rings.length).fill(0);
-  const seq = (ring: number) => eventU32(rings[ring] as Uint8Array, at[ring] ?? 0, 'seq');
+  const seq = (ring: number) => eventSeq(rings[ring] as Uint8Array, at[ring] ?? 0);
   for (let out = 0; out < total; ) {
     // The ring whose next event came first, and the next event of any other ring.
     let best = -1;
@@ -58,7 +63,7 @@ export function mergeRings(rings: Uint8Array[]): { events: Uint8Array; topOps: n
     const r = rings[best] as Uint8Array;
     const from = at[best] ?? 0;
     let to = from + 1;
-    while (to < (counts[best] ?? 0) && (limit === null || seqBefore(eventU32(r, to, 'seq'), limit))) to++;
+    while (to < (counts[best] ?? 0) && (limit === null || seqBefore(eventSeq(r, to), limit))) to++;
     events.set(r.subarray(from * EVENT_SIZE, to * EVENT_SIZE), out);
     out += (to - from) * EVENT_SIZE;
     at[best] = to;
@@ -75,7 +80,7 @@ export function topLevelOps(events: Uint8Array): number[] {
     const cpu = eventCpu(events, i);
     const d = depth.get(cpu) ?? 0;
     if (kind === EventKind.OP_BEGIN) {
-      if (d === 0) topOps.push(eventU32(events, i, 'op'));
+      if (d === 0) topOps.push(U32(events, i * EVENT_SIZE + OP));
       depth.set(cpu, d + 1);
     } else if (kind === EventKind.OP_END && d > 0) depth.set(cpu, d - 1);
   }
@@ -105,7 +110,7 @@ export function computeStops(events: Uint8Array): Stop[] {
       inHandler = false;
     } else if (kind === EventKind.PREEMPT_POINT) {
       micro++;
-      const point = eventU32(events, j, 'arg0');
+      const point = U32(events, j * EVENT_SIZE + ARG0);
       const arrival = inHandler ? 0 : (arrivals.get(point) ?? 0);
       if (!inHandler) arrivals.set(point, arrival + 1);
       stops.push({ ops: opIndex, micro, opIndex, eventCount: j + 1, point, inHandler, arrival });
