@@ -5,7 +5,7 @@
 // docs/screenshots/ when SCREENSHOTS=1.
 import { expect, test, type Page } from '@playwright/test';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
-import type { SlubTestHook } from '../web/slub/SlubView';
+import type { SlubTestHook } from '../web/slub/test-hook';
 
 const SHOTS = process.env.SCREENSHOTS === '1';
 const LIST = { NONE: 0, CPU_SLAB: 1, CPU_PARTIAL: 2, NODE_PARTIAL: 3 };

@@ -5,13 +5,14 @@
 // with what is its own; the frame registers the transport's keys (and the
 // view's) scoped to its own element, so two labs on a page keep theirs apart.
 
-import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import type { SlEvent } from '../core/events.generated';
 import type { OpNames } from './describe';
+import { LabCanvas, type CanvasLayout } from './LabCanvas';
 import { useShortcuts, type Shortcut } from './shortcuts';
 import type { StepLab } from './use-step-lab';
-import type { EventWords } from './view';
+import type { EventWords, StepView } from './view';
 import './lab.css';
 
 export interface StepLabFrameProps {
@@ -219,4 +220,25 @@ export function Timeline({ panes, words, cpus, onJump }: { panes: readonly Timel
 export function stepOfPaneStop(lab: StepLab<unknown, unknown>, pane: number, stop: number): number {
   const i = lab.stops.findIndex((s) => (s.panes[pane] ?? 0) >= stop);
   return i < 0 ? lab.stops.length - 1 : i;
+}
+
+export interface ViewCanvasProps<Snap, L extends CanvasLayout, Hit, Overlay> {
+  /** The view's drawing: its layout, draw and hit for this snapshot and overlay. */
+  view: Pick<StepView<never, unknown, unknown, Snap, L, Hit, Overlay, unknown>, 'layout' | 'draw' | 'hit'>;
+  snap: Snap;
+  overlay: Overlay;
+  label: string;
+  testId: string;
+  onPick: (hit: Hit | null, additive: boolean) => void;
+  onMove: (dx: number, dy: number, layout: L) => void;
+  /** Each paint's duration as a performance measure of this name. */
+  measure?: string;
+}
+
+/** One pane's state drawn by its view on the canvas host. */
+export function ViewCanvas<Snap, L extends CanvasLayout, Hit, Overlay>({ view, snap, overlay, label, testId, onPick, onMove, measure }: ViewCanvasProps<Snap, L, Hit, Overlay>) {
+  const layout = useCallback((width: number) => view.layout(snap, width, overlay), [view, snap, overlay]);
+  const draw = useCallback((ctx: CanvasRenderingContext2D, l: L) => view.draw(ctx, snap, l, overlay), [view, snap, overlay]);
+  const hit = useCallback((l: L, x: number, y: number) => view.hit(l, snap, x, y), [view, snap]);
+  return <LabCanvas layout={layout} draw={draw} hit={hit} onPick={onPick} onMove={onMove} label={label} testId={testId} {...(measure ? { measure } : {})} />;
 }

@@ -7,14 +7,23 @@
 // A run can be recorded as it goes, saved as a .slabrec file
 // (recording.ts), and a file replayed frame by frame (useRecordingReplay).
 
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { getBridge } from '../core/bridge';
 import type { FreerunCpu, FreerunMode } from '../core/bridge-protocol';
 import { EVENT_SIZE } from '../core/events.generated';
 import type { CoreState } from '../core/use-core';
 import { decodeRecording, encodeRecording, recordingFrames, replayTo, type AnchorCheck, type Recording } from './recording';
 import { errorText } from './use-step-lab';
-import type { Mirror } from './view';
+import type { Mirror, StepView } from './view';
+
+/** What the free-running mode needs of a view: its model, its decoder and its mirror. */
+export type FreeRunnable<Snap> = Pick<StepView<never, unknown, unknown, Snap, never, unknown, unknown, unknown>, 'model' | 'decode' | 'mirror'>;
+
+function mirrorOf<Snap>(view: FreeRunnable<Snap>): (anchor: Snap) => Mirror<Snap> {
+  const m = view.mirror;
+  if (!m) throw new Error(`the ${view.model} view has no mirror: it cannot run free or replay a recording`);
+  return m;
+}
 
 /** Re-anchor on a snapshot at most this often, however often the mirror loses track. */
 export const ANCHOR_INTERVAL_MS = 500;
@@ -44,14 +53,12 @@ export interface FreeRunLive<Snap> {
 
 export interface FreeRunOptions<Snap> {
   core: CoreState;
-  /** The model adapter (the view id) and its start parameters (JSON-able: they key the run). */
-  model: string;
+  view: FreeRunnable<Snap>;
+  /** The start parameters of the view's model (JSON-able: they key the run). */
   params: Readonly<Record<string, unknown>>;
   /** Running: the effect starts the CPUs, and stops them when this turns false or the view goes away. */
   running: boolean;
   onFailed: (message: string) => void;
-  decode: (bytes: ArrayBuffer) => Snap;
-  mirror: (anchor: Snap) => Mirror<Snap>;
   /** Keep every frame for a recording (armed before the start). */
   record: boolean;
   /** The recording's header: the CPUs and what ran. */
@@ -66,20 +73,23 @@ export function useFreeRun<Snap>(o: FreeRunOptions<Snap>) {
   const recording = useRef<{ rec: Recording; bytes: number; full: boolean } | null>(null);
   const [recordedBytes, setRecordedBytes] = useState(0);
   const prev = useRef<{ t: number; ops: number[]; events: number } | null>(null);
-  const key = JSON.stringify([o.model, o.params, o.record]);
+  const key = JSON.stringify([o.view.model, o.params, o.record]);
 
   useEffect(() => {
     if (!o.running || o.core.status !== 'ready') return;
     let on = true;
     let session = 0;
     const bridge = getBridge();
+    const model = o.view.model;
+    const decode = o.view.decode;
     const loop = async () => {
       try {
-        const started = await bridge.request('freerunStart', { model: o.model, params: o.params });
+        const mirrorFor = mirrorOf(o.view);
+        const started = await bridge.request('freerunStart', { model, params: o.params });
         session = started.session;
-        let mirror = o.mirror(o.decode(started.anchor));
+        let mirror = mirrorFor(decode(started.anchor));
         recording.current = o.record
-          ? { rec: { view: o.model, ncpus: o.ncpus, workload: o.workload, segments: [{ anchor: new Uint8Array(started.anchor), frames: [] }] }, bytes: started.anchor.byteLength, full: false }
+          ? { rec: { view: model, ncpus: o.ncpus, workload: o.workload, segments: [{ anchor: new Uint8Array(started.anchor), frames: [] }] }, bytes: started.anchor.byteLength, full: false }
           : null;
         setRecordedBytes(recording.current?.bytes ?? 0);
         let anchoredAt = 0;
@@ -106,7 +116,7 @@ export function useFreeRun<Snap>(o: FreeRunOptions<Snap>) {
           }
           if (d.snapshot) {
             // The snapshot already holds this drain's events.
-            mirror = o.mirror(o.decode(d.snapshot));
+            mirror = mirrorFor(decode(d.snapshot));
             anchoredAt = performance.now();
             wantAnchor = false;
             anchors++;
@@ -168,16 +178,19 @@ export function useFreeRun<Snap>(o: FreeRunOptions<Snap>) {
   return { live, recordedBytes, recordingFull: recording.current?.full ?? false, save };
 }
 
-/** A recording opened from a file, replayed at a chosen frame. */
-export function useRecordingReplay<Snap>(viewId: string, checkAnchor: AnchorCheck, mirrorOf: (anchor: Uint8Array) => Mirror<Snap>) {
+/** A recording opened from a file, replayed at a chosen frame; `ncpus` reads an anchor's CPU count. */
+export function useRecordingReplay<Snap>(view: FreeRunnable<Snap>, ncpus: (anchor: Snap) => number) {
   const [replay, setReplay] = useState<{ rec: Recording; name: string; frames: ReturnType<typeof recordingFrames> } | null>(null);
   const [pos, setPos] = useState(0);
   const cache = useRef<{ segment: number; frame: number; mirror: Mirror<Snap> } | null>(null);
 
+  const anchorMirror = useCallback((anchor: Uint8Array) => mirrorOf(view)(view.decode(anchor.slice().buffer)), [view]);
+
   /** Opens a file; resolves to null, or to what is wrong with it (what was open stays open). */
   const open = async (file: File): Promise<string | null> => {
+    const checkAnchor: AnchorCheck = (anchor) => ({ ncpus: ncpus(view.decode(anchor.slice().buffer)) });
     try {
-      const rec = decodeRecording(await file.arrayBuffer(), viewId, checkAnchor);
+      const rec = decodeRecording(await file.arrayBuffer(), view.model, checkAnchor);
       const frames = recordingFrames(rec);
       cache.current = null;
       setReplay({ rec, name: file.name, frames });
@@ -192,7 +205,7 @@ export function useRecordingReplay<Snap>(viewId: string, checkAnchor: AnchorChec
   const snap = useMemo(() => {
     if (!replay) return null;
     const at = replay.frames[pos];
-    if (!at) return mirrorOf((replay.rec.segments[0] as Recording['segments'][number]).anchor).view();
+    if (!at) return anchorMirror((replay.rec.segments[0] as Recording['segments'][number]).anchor).view();
     const c = cache.current;
     if (c && c.segment === at.segment && c.frame <= at.frame) {
       const seg = replay.rec.segments[at.segment];
@@ -200,10 +213,10 @@ export function useRecordingReplay<Snap>(viewId: string, checkAnchor: AnchorChec
       c.frame = at.frame;
       return c.mirror.view();
     }
-    const mirror = replayTo(replay.rec, at.segment, at.frame, mirrorOf);
+    const mirror = replayTo(replay.rec, at.segment, at.frame, anchorMirror);
     cache.current = { segment: at.segment, frame: at.frame, mirror };
     return mirror.view();
-  }, [replay, pos, mirrorOf]);
+  }, [replay, pos, anchorMirror]);
 
   return { replay, pos, setPos, snap, open, close: () => setReplay(null) };
 }

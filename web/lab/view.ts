@@ -10,6 +10,7 @@ import type { ComponentType } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import type { SlEvent } from '../core/events.generated';
 import type { CoreState } from '../core/use-core';
+import type { OpNames } from './describe';
 import type { CanvasLayout } from './LabCanvas';
 import type { ParamSpecs, ParamStore, ParamValues } from './params';
 
@@ -103,15 +104,22 @@ export interface StepView<P extends ParamSpecs, World, Script, Snap, L extends C
   story(values: ParamValues<P>, worldInfo: () => Promise<Info>): Promise<Story<Script>>;
   /** Snapshot bytes to the typed state the drawing reads (throws on bytes that are not one). */
   decode(bytes: ArrayBuffer): Snap;
+  /** A copy of the state fed by drained events, for free runs and their recordings (use-free-run.ts). */
+  mirror?(anchor: Snap): Mirror<Snap>;
   /** Where everything goes for a width (the overlay may carry display choices, e.g. SLUB's "show full slabs"). */
   layout(s: Snap, width: number, o: Overlay): L;
   /** Synchronous: paints only what has already been fetched. */
   draw(ctx: CanvasRenderingContext2D, s: Snap, l: L, o: Overlay): void;
   hit(l: L, s: Snap, x: number, y: number): Hit | null;
+  /** Everything the canvas shows, also in words (the inspector, the timeline, screen readers, tests). */
   describe: {
     /** A micro-step of one pane in words ("CPU 0 is in slab_alloc_node: ..."). */
     stop(stop: Stop, script: Script): string;
     /** Operation i of a script in words ("alloc on CPU 0"). */
     op(script: Script, i: number): string;
+    /** What was hit (selected), in words; `names` turns operation numbers into the script's steps. */
+    hit(s: Snap, h: Hit, names: OpNames | null): string;
+    /** The timeline's words and filters for the model's events. */
+    events: EventWords<OpNames>;
   };
 }

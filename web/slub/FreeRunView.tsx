@@ -7,19 +7,19 @@
 // following one slab in the inspector.
 
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { LabCanvas } from '../lab/LabCanvas';
 import { MirrorLine, RecordControls, ReplayBar } from '../lab/FreeRunParts';
 import { oneOf, whole } from '../lab/params';
 import { useShortcuts, type Shortcut } from '../lab/shortcuts';
+import { ViewCanvas } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
 import { useFreeRun, useRecordingReplay } from '../lab/use-free-run';
 import type { ViewProps } from '../lab/view';
 import { describeSlab } from './describe';
-import { hitTest, layoutSnapshot, type Hit, type Layout } from './layout';
-import { LiveMirror } from './live-mirror';
+import type { Layout } from './layout';
 import { WORKLOADS, type FreerunStartParams } from './protocol';
-import { drawSnapshot, type Overlay } from './render';
-import { decodeSnapshot, slabIndexOf, type SlubSnapshot } from './snapshot';
+import type { Overlay } from './render';
+import { slabIndexOf, type SlubSnapshot } from './snapshot';
+import { slubStepView } from './view';
 import '../lab/lab.css';
 import './slub.css';
 
@@ -65,9 +65,7 @@ declare global {
   }
 }
 
-const mirrorOf = (anchor: SlubSnapshot) => new LiveMirror(anchor);
-const anchorMirror = (anchor: Uint8Array) => new LiveMirror(decodeSnapshot(anchor));
-const checkAnchor = (anchor: Uint8Array) => decodeSnapshot(anchor);
+const anchorCpus = (anchor: SlubSnapshot) => anchor.ncpus;
 
 export function FreeRunView({ core, store }: ViewProps) {
   const { values, update } = useParams(FREE_PARAMS, store);
@@ -82,21 +80,19 @@ export function FreeRunView({ core, store }: ViewProps) {
   const params: FreerunStartParams = { cpus, objectSize: OBJECT_SIZE, workload: values.workload, prefillSlabs: values.slabs, seed: 1, duty, rate: values.rate };
   const run = useFreeRun({
     core,
-    model: 'slub',
+    view: slubStepView,
     params: { ...params },
     running,
     onFailed: (m) => {
       setError(m);
       setRunning(false);
     },
-    decode: decodeSnapshot,
-    mirror: mirrorOf,
     record,
     ncpus: cpus,
     workload: values.workload,
     ...(window.__slablabPerfMarks ? { measure: 'slub-mirror' } : {}),
   });
-  const replay = useRecordingReplay('slub', checkAnchor, anchorMirror);
+  const replay = useRecordingReplay(slubStepView, anchorCpus);
   const live = run.live;
 
   // The selected slab, followed by pfn from frame to frame while it lives.
@@ -262,11 +258,14 @@ export function FreeRunView({ core, store }: ViewProps) {
               {inspector || 'Click a slab (or focus the canvas and use the arrow keys) to follow it as it moves between lists.'}
             </p>
           </section>
-          <LiveCanvas
+          <ViewCanvas
+            view={slubStepView}
             snap={snap}
             overlay={overlay}
+            testId="slub-canvas"
+            {...(window.__slablabPerfMarks ? { measure: 'slub-draw' } : {})}
             onPick={(h) => setSelPfn(h ? (snap.slab.pfn[h.slab] ?? null) : null)}
-            onMove={(dy, lay) => moveSel(dy, lay)}
+            onMove={(dx, dy, lay) => moveSel(dy || dx, lay)}
             label={`${replaying ? 'Replayed' : 'Live'} SLUB state: ${snap.nslabs} slabs, ${snap.nobj} objects, ${snap.node.nrPartial} on the node partial list.`}
           />
         </>
@@ -275,21 +274,3 @@ export function FreeRunView({ core, store }: ViewProps) {
   );
 }
 
-/** The compact drawing of many slabs; a click or the arrows select one. */
-function LiveCanvas({ snap, overlay, onPick, onMove, label }: { snap: SlubSnapshot; overlay: Overlay; onPick: (h: Hit | null) => void; onMove: (dy: number, layout: Layout) => void; label: string }) {
-  const layout = useCallback((width: number) => layoutSnapshot(snap, { width, showFull: true, compact: true }), [snap]);
-  const draw = useCallback((ctx: CanvasRenderingContext2D, l: Layout) => drawSnapshot(ctx, snap, l, overlay), [snap, overlay]);
-  const hit = useCallback((l: Layout, x: number, y: number) => hitTest(l, snap, x, y), [snap]);
-  return (
-    <LabCanvas
-      layout={layout}
-      draw={draw}
-      hit={hit}
-      onPick={onPick}
-      onMove={(dx, dy, l) => onMove(dy || dx, l)}
-      testId="slub-canvas"
-      {...(window.__slablabPerfMarks ? { measure: 'slub-draw' } : {})}
-      label={label}
-    />
-  );
-}

@@ -9,71 +9,22 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import { EventKind, type SlEvent } from '../core/events.generated';
-import { LabCanvas } from '../lab/LabCanvas';
 import type { Shortcut } from '../lab/shortcuts';
-import { StepLabFrame, stepOfPaneStop, Timeline } from '../lab/StepLab';
+import { StepLabFrame, stepOfPaneStop, Timeline, ViewCanvas } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
 import { STEP_END, useStepLab, type LoadedPane } from '../lab/use-step-lab';
 import type { ViewProps } from '../lab/view';
-import { describeObject, describeSlab, SLUB_EVENT_WORDS } from './describe';
 import type { Layout } from './layout';
 import type { SlubLoadExtra } from './protocol';
-import { COLORS, refKey, STATE_COLORS, STATE_NAMES, type Overlay } from './render';
+import { refKey, type Overlay } from './render';
 import { SandboxOps } from './SandboxOps';
-import { scenarioById, SCENARIOS } from './scenarios';
+import { scenarioById } from './scenarios';
 import { detachedGroups, PreemptPoint, scriptToText, type AnyRef, type ObjRef, type Script, type ScriptOp } from './script';
-import { NO_CPU, NONE32, ObjState, slabIndexOf, stat, type StatName, type SlubSnapshot } from './snapshot';
+import { SlubContrast, SlubLegend, SlubPickers } from './SlubControls';
+import { slabIndexOf, stat, type SlubSnapshot } from './snapshot';
+import { checkText, dupCount, paneHook, type SlubPaneHook, type SlubTestHook } from './test-hook';
 import { SANDBOX, SLUB_PARAMS, slubStepView } from './view';
 import './slub.css';
-
-/** What the canvas shows, as data, for tests and tools (window.__slablabSlub): pane 0's, and every pane's. */
-export interface SlubTestHook extends SlubPaneHook {
-  ready: boolean;
-  stop: number;
-  stops: number;
-  caption: string;
-  opResults: number[];
-  otherBulkResults: number[];
-  panes: SlubPaneHook[];
-}
-export interface SlubPaneHook {
-  label: string;
-  check: string;
-  cpus: { tid: number; freelistLength: number; slabPfn: number | null; partial: number }[];
-  nodePartial: number[];
-  slabs: { pfn: number; list: number; cpu: number; inuse: number; objects: number; frozen: boolean }[];
-  dupObjects: number;
-  stats: Record<string, number>;
-}
-declare global {
-  interface Window {
-    __slablabSlub?: SlubTestHook;
-  }
-}
-
-const HOOK_STATS: readonly StatName[] = ['ALLOC_FASTPATH', 'ALLOC_SLOWPATH', 'FREE_FASTPATH', 'FREE_SLOWPATH', 'CMPXCHG_DOUBLE_CPU_FAIL', 'ALLOC_FROM_PARTIAL', 'CPU_PARTIAL_ALLOC', 'ALLOC_SLAB', 'ALLOC_REFILL', 'BULK_FREE_CAS', 'FREE_FROZEN'];
-
-const dupCount = (s: SlubSnapshot) => s.obj.state.reduce((n, st) => n + (st === ObjState.DUP ? 1 : 0), 0);
-const checkText = (check: { rc: number; message: string } | null | undefined) => (check && check.rc !== 0 ? `The checker (validate) flags a corruption: ${check.message}` : '');
-
-function paneHook(label: string, snap: SlubSnapshot, check: { rc: number; message: string } | null): SlubPaneHook {
-  return {
-    label,
-    check: checkText(check),
-    cpus: snap.cpus.map((c) => ({ tid: c.tid, freelistLength: c.freelistLength, slabPfn: c.slabPfn === NONE32 ? null : c.slabPfn, partial: c.partialCount })),
-    nodePartial: snap.nodePartial.map((i) => snap.slab.pfn[i] ?? 0),
-    slabs: Array.from({ length: snap.nslabs }, (_, i) => ({
-      pfn: snap.slab.pfn[i] ?? 0,
-      list: snap.slab.list[i] ?? 0,
-      cpu: snap.slab.cpu[i] ?? NO_CPU,
-      inuse: snap.slab.inuse[i] ?? 0,
-      objects: snap.slab.objects[i] ?? 0,
-      frozen: (snap.slab.frozen[i] ?? 0) !== 0,
-    })),
-    dupObjects: dupCount(snap),
-    stats: Object.fromEntries(HOOK_STATS.map((n) => [n, stat(snap, n)])),
-  };
-}
 
 /** The chain of the detached freelist a bulk free is building at a BULK_GROUP micro-step, if any. */
 function detachedAt(pane: LoadedPane<Script<AnyRef>>, stop: Stop | undefined): ObjRef[] | null {
@@ -208,7 +159,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
     .map((p, i) => {
       const slab = selection ? slabIndexOf(p.snap, selection.pfn) : -1;
       if (!selection || slab < 0) return null;
-      return label(i) + (selection.index < 0 ? describeSlab(p.snap, slab) : describeObject(p.snap, slab, selection.index, lab.panes[i]?.names ?? null));
+      return label(i) + slubStepView.describe.hit(p.snap, { slab, index: selection.index }, lab.panes[i]?.names ?? null);
     })
     .filter((t): t is string => t !== null);
   const checks = shown
@@ -218,8 +169,6 @@ export function SlubView({ core, store, embedded }: ViewProps) {
       return text && `${label(i)}${text}${dups > 0 ? ` ${dups} object${dups === 1 ? ' is' : 's are'} marked as handed out twice.` : ''}`;
     })
     .filter(Boolean);
-  const contrast = scenario?.contrast;
-  const contrastOn = (contrast?.fastpath !== undefined && values.variant[0] === contrast.fastpath) || (contrast?.bulkFree !== undefined && values.bulk[0] === contrast.bulkFree);
 
   return (
     <StepLabFrame
@@ -228,83 +177,10 @@ export function SlubView({ core, store, embedded }: ViewProps) {
       title={embedded ? 'SLUB view' : `SLUB ${scenario ? `· ${scenario.title}` : '· sandbox'}`}
       embedded={embedded}
       shortcuts={shortcuts}
-      pickers={
-        <>
-          <label>
-            Scenario{' '}
-            <select value={values.scenario} onChange={(e) => update({ scenario: e.target.value, step: 0, ops: '' })}>
-              {SCENARIOS.map((s, i) => (
-                <option key={s.id} value={s.id}>
-                  {i + 1}. {s.title}
-                </option>
-              ))}
-              <option value={SANDBOX}>Sandbox (your own steps)</option>
-            </select>
-          </label>
-          <label>
-            CPUs{' '}
-            <select value={cpus} onChange={(e) => update({ cpus: Number(e.target.value), step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })}>
-              {[2, 3, 4, 5, 6, 7, 8].map((n) => (
-                <option key={n}>{n}</option>
-              ))}
-            </select>
-          </label>
-          {!many && (
-            <>
-              <label>
-                Fast path{' '}
-                <select value={values.variant[0]} onChange={(e) => update({ variant: [e.target.value as (typeof values.variant)[number]] })}>
-                  <option value="cmpxchg">cmpxchg (kernel)</option>
-                  <option value="locked">locked cmpxchg</option>
-                  <option value="plain">plain writes (RFC)</option>
-                </select>
-              </label>
-              <label>
-                Bulk free{' '}
-                <select value={values.bulk[0]} onChange={(e) => update({ bulk: [e.target.value as (typeof values.bulk)[number]] })}>
-                  <option value="detached">detached freelist</option>
-                  <option value="fallback">fallback</option>
-                </select>
-              </label>
-            </>
-          )}
-          {many && (
-            <button type="button" onClick={() => update({ variant: values.variant.slice(0, 1), bulk: values.bulk.slice(0, 1) })}>
-              Show one world
-            </button>
-          )}
-        </>
-      }
+      pickers={<SlubPickers values={values} update={update} sideBySide={many} />}
       afterCaption={
         <>
-          {lab.atEnd && contrast && !many && (
-            <p>
-              <button
-                type="button"
-                onClick={() =>
-                  update({
-                    ...(contrast.fastpath ? { variant: [values.variant[0] === contrast.fastpath ? scenario.defaultFastpath : contrast.fastpath] } : {}),
-                    ...(contrast.bulkFree ? { bulk: [values.bulk[0] === contrast.bulkFree ? scenario.defaultBulk : contrast.bulkFree] } : {}),
-                    step: 0,
-                  })
-                }
-              >
-                {contrastOn ? "Replay with the kernel's version" : contrast.label}
-              </button>{' '}
-              <button
-                type="button"
-                onClick={() =>
-                  update({
-                    ...(contrast.fastpath ? { variant: [scenario.defaultFastpath, contrast.fastpath] } : {}),
-                    ...(contrast.bulkFree ? { bulk: [scenario.defaultBulk, contrast.bulkFree] } : {}),
-                    step: 0,
-                  })
-                }
-              >
-                Compare both side by side
-              </button>
-            </p>
-          )}
+          {lab.atEnd && scenario && !many && <SlubContrast scenario={scenario} values={values} update={update} />}
           {bulkCompare && (
             <p className="lab-figures" data-testid="bulk-compare">
               Bulk free of {bulkCompare.n} objects: {values.bulk[0]} form {bulkCompare.mine} cmpxchg{bulkCompare.mine === 1 ? '' : 's'}; {bulkCompare.otherForm} form{' '}
@@ -318,23 +194,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
           )}
         </>
       }
-      legend={
-        <ul className="lab-legend" aria-label="Colours">
-          {STATE_NAMES.map((n, i) => (
-            <li key={n}>
-              <span className="swatch" style={{ background: STATE_COLORS[i] }} /> {n}
-            </li>
-          ))}
-          <li>
-            <span className="swatch" style={{ background: COLORS.detached }} /> detached freelist / marked for bulk free
-          </li>
-          <li>
-            <label>
-              <input type="checkbox" checked={showFull} onChange={(e) => setShowFull(e.target.checked)} /> show full slabs
-            </label>
-          </li>
-        </ul>
-      }
+      legend={<SlubLegend showFull={showFull} setShowFull={setShowFull} />}
       paneHeads={lab.panes.map((p, i) => {
         const s = shown[i]?.snap;
         return (
@@ -352,12 +212,15 @@ export function SlubView({ core, store, embedded }: ViewProps) {
         const p = shown[i];
         const overlay = overlays[i];
         return p && overlay ? (
-          <PaneCanvas
+          <ViewCanvas
+            view={slubStepView}
             snap={p.snap}
             overlay={overlay}
+            testId="slub-canvas"
             label={`SLUB state${many ? ` with ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.ncpus} CPU lanes, ${p.snap.nslabs} slabs, ${p.snap.node.nrPartial} on the node partial list. The inspector below describes the selection in words.`}
-            onPick={(slab, index, additive) => {
-              if (slab < 0) return setSelection(null);
+            onPick={(hit, additive) => {
+              if (!hit) return setSelection(null);
+              const { slab, index } = hit;
               const pfn = p.snap.slab.pfn[slab] ?? 0;
               if (additive && index >= 0)
                 setMarked((m) => {
@@ -403,29 +266,12 @@ export function SlubView({ core, store, embedded }: ViewProps) {
         first && (
           <Timeline
             panes={lab.panes.map((p, i) => ({ label: p.label, events: p.events, stops: p.stops, names: p.names, now: lab.at?.panes[i] ?? 0 }))}
-            words={SLUB_EVENT_WORDS}
+            words={slubStepView.describe.events}
             cpus={cpus}
             onJump={(pane, stop) => lab.go(stepOfPaneStop(lab, pane, stop))}
           />
         )
       }
-    />
-  );
-}
-
-function PaneCanvas({ snap, overlay, label, onPick, onMove }: { snap: SlubSnapshot; overlay: Overlay; label: string; onPick: (slab: number, index: number, additive: boolean) => void; onMove: (dx: number, dy: number, layout: Layout) => void }) {
-  const layout = useCallback((width: number) => slubStepView.layout(snap, width, overlay), [snap, overlay]);
-  const draw = useCallback((ctx: CanvasRenderingContext2D, l: Layout) => slubStepView.draw(ctx, snap, l, overlay), [snap, overlay]);
-  const hit = useCallback((l: Layout, x: number, y: number) => slubStepView.hit(l, snap, x, y), [snap]);
-  return (
-    <LabCanvas
-      layout={layout}
-      draw={draw}
-      hit={hit}
-      onPick={(h, additive) => (h ? onPick(h.slab, h.index, additive) : onPick(-1, -1, false))}
-      onMove={onMove}
-      label={label}
-      testId="slub-canvas"
     />
   );
 }

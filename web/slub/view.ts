@@ -7,7 +7,9 @@
 import { listOf, oneOf, text, whole } from '../lab/params';
 import { STEP_PARAM } from '../lab/use-step-lab';
 import type { Pane, StepView } from '../lab/view';
+import { describeObject, describeSlab, SLUB_EVENT_WORDS } from './describe';
 import { hitTest, layoutSnapshot, type Hit, type Layout } from './layout';
+import { LiveMirror } from './live-mirror';
 import type { SlubWorldInfo, WorldConfig } from './protocol';
 import { drawSnapshot, type Overlay } from './render';
 import { scenarioById, scenarioConfig, SCENARIO_IDS, SCENARIOS } from './scenarios';
@@ -59,6 +61,7 @@ export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyR
     };
   },
   decode: decodeSnapshot,
+  mirror: (anchor) => new LiveMirror(anchor),
   layout: (s, width, o) => layoutSnapshot(s, o.compact === undefined ? { width, showFull: o.showFull } : { width, showFull: o.showFull, compact: o.compact }),
   draw: drawSnapshot,
   hit: hitTest,
@@ -68,5 +71,7 @@ export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyR
       const op = script.ops[i];
       return op ? describeOp(op) : '?';
     },
+    hit: (s, h, names) => (h.index < 0 ? describeSlab(s, h.slab) : describeObject(s, h.slab, h.index, names)),
+    events: SLUB_EVENT_WORDS,
   },
 };
