@@ -94,7 +94,7 @@ int sl_bench_kmalloc_run(sl_bench_report *r, const sl_bench_opts *o)
     int rc = slots ? SL_OK : SL_ENOMEM;
     for (unsigned k = 0; k < 2 && rc == SL_OK; k++) {
         sl_slab_config cfg = {.ncpus = 1, .arena_bytes = (size_t)128 << 20,
-                              .rules = k ? SL_SLAB_RULES_AFTER : SL_SLAB_RULES_BEFORE, .trace = NULL};
+                              .variant = {.rules = k ? SL_SLAB_RULES_AFTER : SL_SLAB_RULES_BEFORE}, .trace = NULL};
         rc = sl_slab_create(&cfg, &slab[k]);
         if (rc == SL_OK)
             sl_bench_zone_prefault(sl_slab_zone(slab[k]));
