@@ -30,6 +30,15 @@ static sl_slab *world(unsigned ncpus, size_t arena, sl_slab_rules rules, sl_trac
 
 static const sl_slab_variant v410_after = {.rules = SL_SLAB_RULES_AFTER, .kernel = SL_SLAB_KERNEL(4, 10)};
 
+/* A 16 MiB world of the default kernel recording events in rings of `ring` per CPU; NULL if either fails. */
+static sl_slab *traced_world(sl_trace *tr, unsigned ncpus, sl_slab_rules rules, unsigned ring)
+{
+    if (sl_trace_init(tr, ncpus, ring) != SL_OK)
+        return NULL;
+    tr->enabled = true;
+    return world(ncpus, 16 * MiB, rules, tr);
+}
+
 static bool valid(sl_slab *sl)
 {
     char why[256];
@@ -189,9 +198,7 @@ static void test_reap_node_tick(void)
     SL_SKIP("benchmark build: no events");
 #endif
     sl_trace tr;
-    SL_REQUIRE(sl_trace_init(&tr, 2, 4096) == SL_OK);
-    tr.enabled = true;
-    sl_slab *sl = world(2, 16 * MiB, SL_SLAB_RULES_AFTER, &tr);
+    sl_slab *sl = traced_world(&tr, 2, SL_SLAB_RULES_AFTER, 4096);
     SL_REQUIRE(sl);
     sl_slab_spec spec = {.name = "tick-a", .object_size = 32};
     sl_slab_cache *c;
@@ -441,9 +448,7 @@ static void test_events(void)
     SL_SKIP("benchmark build: no events");
 #endif
     sl_trace tr;
-    SL_REQUIRE(sl_trace_init(&tr, 1, 4096) == SL_OK);
-    tr.enabled = true;
-    sl_slab *sl = world(1, 16 * MiB, SL_SLAB_RULES_AFTER, &tr);
+    sl_slab *sl = traced_world(&tr, 1, SL_SLAB_RULES_AFTER, 4096);
     SL_REQUIRE(sl);
     static sl_event ev[4096];
     sl_trace_drain(&tr, 0, ev, 4096);
@@ -558,9 +563,7 @@ static void test_event_objects(void)
     SL_SKIP("benchmark build: no events");
 #endif
     sl_trace tr;
-    SL_REQUIRE(sl_trace_init(&tr, 1, 8192) == SL_OK);
-    tr.enabled = true;
-    sl_slab *sl = world(1, 16 * MiB, SL_SLAB_RULES_AFTER, &tr);
+    sl_slab *sl = traced_world(&tr, 1, SL_SLAB_RULES_AFTER, 8192);
     SL_REQUIRE(sl);
     static sl_event ev[8192];
     void *p = sl_slab_kmalloc(sl, 0, 64), *q = sl_slab_kmalloc(sl, 0, 64);
@@ -604,9 +607,7 @@ static void test_event_batches(void)
     SL_SKIP("benchmark build: no events");
 #endif
     sl_trace tr;
-    SL_REQUIRE(sl_trace_init(&tr, 2, 1 << 14) == SL_OK);
-    tr.enabled = true;
-    sl_slab *sl = world(2, 16 * MiB, SL_SLAB_RULES_AFTER, &tr);
+    sl_slab *sl = traced_world(&tr, 2, SL_SLAB_RULES_AFTER, 1 << 14);
     SL_REQUIRE(sl);
     sl_slab_spec spec = {.name = "batch-512", .object_size = 512};
     sl_slab_cache *c;
@@ -716,9 +717,7 @@ static void test_event_offslab_freelist(void)
     SL_SKIP("benchmark build: no events");
 #endif
     sl_trace tr;
-    SL_REQUIRE(sl_trace_init(&tr, 1, 4096) == SL_OK);
-    tr.enabled = true;
-    sl_slab *sl = world(1, 16 * MiB, SL_SLAB_RULES_BEFORE, &tr);
+    sl_slab *sl = traced_world(&tr, 1, SL_SLAB_RULES_BEFORE, 4096);
     SL_REQUIRE(sl);
     sl_slab_cache *k256 = sl_slab_kmalloc_cache(sl, 256);
     SL_REQUIRE(info(k256).g.mgmt == SL_SLAB_OFF);
