@@ -246,7 +246,7 @@ static SL_NOINLINE int kfree_large(sl_slab *sl, unsigned cpu, sl_page *pg, const
     if (rc == SL_OK) {
         uint32_t pfn = sl_page_pfn(&sl->zone, pg);
         unsigned order = sl_page_order(pg);
-        SLAB_OF(pg)->list = SLAB_LIST_NONE;
+        WR(SLAB_OF(pg)->list, SLAB_LIST_NONE); /* a racing kfree of the block may be reading it */
         rc = sl_page_free(&sl->zone, pg, cpu);
         SLI_WEV(sl, cpu, SL_EV_SLAB_KMALLOC_LARGE, pfn, order, 0);
     } else {
@@ -265,7 +265,7 @@ int sl_slab_kfree(sl_slab *sl, unsigned cpu, const void *ptr)
     sl_page *pg = sl_page_from_addr(&sl->zone, ptr);
     sl_slab_cache *c = pg ? SLAB_OF(pg)->cache : NULL;
     if (SL_UNLIKELY(!c)) {
-        if (pg && SLAB_OF(pg)->list == SLAB_LIST_LARGE)
+        if (pg && RD(SLAB_OF(pg)->list) == SLAB_LIST_LARGE)
             return kfree_large(sl, cpu, pg, ptr);
         /* outside the arena, in a free block, or in a slab not yet set up */
         SLI_WEV(sl, cpu, SL_EV_ERROR, (uint32_t)SL_EFOREIGN, 0, 0);
