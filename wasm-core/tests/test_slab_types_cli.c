@@ -38,17 +38,6 @@ static int slab_types(const char *args, char **out)
     *out = buf;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
-
-/* dir of path into out (path up to its last '/'); returns false if none. */
-static bool dirname_of(const char *path, char *out, size_t n)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash || (size_t)(slash - path) + 1 > n)
-        return false;
-    memcpy(out, path, (size_t)(slash - path));
-    out[slash - path] = '\0';
-    return true;
-}
 #endif
 
 static void test_slab_types_cli(void)
@@ -60,10 +49,10 @@ static void test_slab_types_cli(void)
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     SL_REQUIRE(len > 0);
     exe[len] = '\0';
-    SL_REQUIRE(dirname_of(exe, dir, sizeof dir));
+    SL_REQUIRE(sl_test_dirname(exe, dir, sizeof dir));
     snprintf(bin, sizeof bin, "%s/slablab", dir);
     SL_REQUIRE(access(bin, X_OK) == 0);
-    SL_REQUIRE(dirname_of(__FILE__, dir, sizeof dir));
+    SL_REQUIRE(sl_test_dirname(__FILE__, dir, sizeof dir));
     snprintf(fixtures, sizeof fixtures, "%s/../../tests/fixtures/slab", dir);
 
     char args[3 * PATH_MAX], *out;
