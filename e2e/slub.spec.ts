@@ -5,7 +5,7 @@
 // docs/screenshots/ when SCREENSHOTS=1.
 import { expect, test, type Page } from '@playwright/test';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
-import type { SlubTestHook } from '../web/slub/SlubView';
+import type { SlubTestHook } from '../web/slub/test-hook';
 
 const SHOTS = process.env.SCREENSHOTS === '1';
 const LIST = { NONE: 0, CPU_SLAB: 1, CPU_PARTIAL: 2, NODE_PARTIAL: 3 };
@@ -240,5 +240,54 @@ test.describe('SLUB embed', () => {
     const frame = page.frameLocator('iframe[title=slablab]');
     await expect(frame.getByTestId('core-mode')).toHaveText('single-threaded');
     await expect(frame.getByTestId('slub-caption')).toContainText('Step 2 of 6');
+  });
+});
+
+test.describe('SLUB side by side', () => {
+  test.use({ viewport: { width: 1280, height: 900 } });
+
+  test('variant=cmpxchg,plain runs "why the tid" on both fast paths, stepping together, each with its own counters', async ({ page }) => {
+    await open(page, 'scenario=why-tid&cpus=2&variant=cmpxchg,plain');
+    const start = await ready(page, 0);
+    expect(start.panes.map((p) => p.label)).toEqual(['cmpxchg', 'plain']);
+    await expect(page.getByTestId('slub-pane-0')).toContainText('fast path cmpxchg');
+    await expect(page.getByTestId('slub-pane-1')).toContainText('fast path plain');
+    // Micro-step to the interrupt: the caption says where each pane is.
+    let h = start;
+    while (!/interrupt handler/.test(h.caption)) h = await stepOnce(page, h, 'Micro-step');
+    expect(h.caption).toMatch(/cmpxchg \(in the interrupt handler\): CPU 0 is in slab_alloc_node.*plain \(in the interrupt handler\): CPU 0 is in/);
+    const end = await playToEnd(page);
+    const [kernel, rfc] = end.panes;
+    expect(kernel?.stats.CMPXCHG_DOUBLE_CPU_FAIL).toBe(1);
+    expect(kernel?.check).toBe('');
+    expect(kernel?.dupObjects).toBe(0);
+    expect(rfc?.stats.CMPXCHG_DOUBLE_CPU_FAIL).toBe(0);
+    expect(rfc?.dupObjects).toBeGreaterThan(0);
+    await expect(page.getByTestId('slub-check')).toContainText('plain: The checker (validate) flags a corruption');
+    await expect(page.getByTestId('slub-pane-1')).toContainText('cmpxchg retries 0');
+    await expect(page.getByTestId('slub-pane-0')).toContainText('cmpxchg retries 1');
+    await shot(page, 'side-by-side-why-tid');
+    // Back replays both worlds to the end of step 3: both have done the same operations again.
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForFunction(() => (window.__slablabSlub?.caption ?? '').startsWith('Step 3 of 4') && window.__slablabSlub?.ready === true);
+    const back = await hook(page);
+    expect(back.panes.map((p) => (p.stats.ALLOC_FASTPATH ?? 0) + (p.stats.ALLOC_SLOWPATH ?? 0))).toEqual([4, 4]);
+    // One world again.
+    await page.getByRole('button', { name: 'Show one world' }).click();
+    await expect(page).not.toHaveURL(/variant=/);
+    await page.waitForFunction(() => window.__slablabSlub?.ready && window.__slablabSlub.panes.length === 1);
+  });
+
+  test('the end of "why the tid" offers both fast paths side by side; a bad list is named', async ({ page }) => {
+    await open(page, 'scenario=why-tid&cpus=2');
+    await playToEnd(page);
+    await page.getByRole('button', { name: 'Compare both side by side' }).click();
+    await expect(page).toHaveURL(/variant=cmpxchg,plain/);
+    const h = await ready(page, 0);
+    expect(h.panes).toHaveLength(2);
+    await page.goto(`${ISOLATED_URL}?scenario=why-tid&variant=plain,plain`);
+    await expect(page.getByTestId('url-problems')).toContainText(
+      'URL parameter variant="plain,plain" is not valid: expected one of cmpxchg, locked, plain, or a comma list of up to 3 different ones. Using cmpxchg.',
+    );
   });
 });

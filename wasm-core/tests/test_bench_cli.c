@@ -14,17 +14,6 @@
 #if !SL_WASM
 #include <limits.h>
 #include <unistd.h>
-
-/* dir of path into out (path up to its last '/'); returns false if none. */
-static bool dirname_of(const char *path, char *out, size_t n)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash || (size_t)(slash - path) + 1 > n)
-        return false;
-    memcpy(out, path, (size_t)(slash - path));
-    out[slash - path] = '\0';
-    return true;
-}
 #endif
 
 static void test_bench_cli(void)
@@ -38,8 +27,8 @@ static void test_bench_cli(void)
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     SL_REQUIRE(n > 0);
     exe[n] = '\0';
-    SL_REQUIRE(dirname_of(exe, bindir, sizeof bindir));
-    SL_REQUIRE(dirname_of(__FILE__, srcdir, sizeof srcdir));
+    SL_REQUIRE(sl_test_dirname(exe, bindir, sizeof bindir));
+    SL_REQUIRE(sl_test_dirname(__FILE__, srcdir, sizeof srcdir));
     char bin[PATH_MAX + 16];
     snprintf(bin, sizeof bin, "%s/slablab", bindir);
     SL_REQUIRE(access(bin, X_OK) == 0);

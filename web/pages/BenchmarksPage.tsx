@@ -6,7 +6,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import '../slub/slub.css';
+import '../lab/lab.css';
 import { getBridge } from '../core/bridge';
 import type { CoreState } from '../core/use-core';
 import { BULK_VARIANTS, FASTPATH_VARIANTS, FULL_PLAN, parseNative, runPlan, SHORT_PLAN, type BenchPoint, type NativeResult } from '../slub/bench';
@@ -149,7 +149,7 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
         browser's clock is coarse (5 µs isolated, 100 µs not) and WebAssembly has no CMPXCHG16B: the double-word compare-and-swap is a 64-bit one on
         wasm32, so the variants differ less than natively. Native numbers: <code>npm run bench -- all --out bench.json</code>, then load the file below.
       </p>
-      <div className="slub-controls">
+      <div className="lab-controls">
         <button type="button" disabled={running || core.status !== 'ready'} onClick={() => void start(false)}>
           Run
         </button>

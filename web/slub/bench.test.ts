@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { median, parseNative, runPlan, SHORT_PLAN, type BenchPoint } from './bench';
-import type { BenchRowParams } from './protocol';
+import type { BenchRowParams } from '../core/bridge-protocol';
 
 describe('bench plan', () => {
   it('takes the median of odd and even counts', () => {
@@ -16,7 +16,7 @@ describe('bench plan', () => {
       calls.push(p);
       // detached is 3x cheaper per object than fallback; the fast path 10 ns
       const ns = p.experiment === 'fastpath' ? 10 : p.variant === 'fallback' ? 30 : 10;
-      return { nsPerOp: ns, ops: p.loops * p.bulk, elapsedMs: (ns * p.loops * p.bulk) / 1e6, onThread: false };
+      return { nsPerOp: ns, ops: p.loops * p.row, elapsedMs: (ns * p.loops * p.row) / 1e6, onThread: false };
     };
     const points: BenchPoint[] = [];
     let last = [0, 0];
@@ -27,7 +27,7 @@ describe('bench plan', () => {
     const b16 = points.filter((p) => p.row === 16);
     expect(b16.find((p) => p.variant === 'fallback')?.ns).toBe(30);
     // calibrated: a timed call of fallback at bulk 16 lasts about targetMs
-    const timed = calls.filter((c) => c.experiment === 'bulk' && c.bulk === 16 && c.variant === 'fallback').at(-1);
+    const timed = calls.filter((c) => c.experiment === 'bulk' && c.row === 16 && c.variant === 'fallback').at(-1);
     expect(((timed?.loops ?? 0) * 16 * 30) / 1e6).toBeCloseTo(plan.targetMs, 0);
     // the second repetition runs the variants in reverse order
     const fp = calls.filter((c) => c.experiment === 'fastpath').slice(3).map((c) => c.variant);

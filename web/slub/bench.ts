@@ -8,7 +8,7 @@
 // reported.  Each timed call is one bridge request, so Cancel takes effect
 // within one call.
 
-import type { BenchRowParams, BenchRowReply } from './protocol';
+import type { BenchRowParams, BenchRowReply } from '../core/bridge-protocol';
 
 export const BULK_SIZES = [1, 2, 3, 4, 8, 16, 30, 32, 34, 48, 64, 128, 158, 250] as const;
 export const FASTPATH_VARIANTS = ['cmpxchg', 'locked', 'plain'] as const;
@@ -65,7 +65,7 @@ export async function runPlan(
     for (const v of r.variants) {
       if (cancelled()) return false;
       const probe = Math.max(1, Math.round(2000 / r.row));
-      const t = await run({ experiment: r.experiment, variant: v, bulk: r.row, loops: probe });
+      const t = await run({ model: 'slub', experiment: r.experiment, variant: v, row: r.row, loops: probe });
       const perLoopMs = Math.max(1e-6, (t.nsPerOp * r.row) / 1e6);
       loops.set(v, Math.max(1, Math.min(50_000_000, Math.round(plan.targetMs / perLoopMs))));
       progress(++done, total);
@@ -75,7 +75,7 @@ export async function runPlan(
       const order = rep % 2 ? [...r.variants].reverse() : r.variants;
       for (const v of order) {
         if (cancelled()) return false;
-        const t = await run({ experiment: r.experiment, variant: v, bulk: r.row, loops: loops.get(v) ?? 1 });
+        const t = await run({ model: 'slub', experiment: r.experiment, variant: v, row: r.row, loops: loops.get(v) ?? 1 });
         samples.get(v)?.push(t.nsPerOp);
         progress(++done, total);
       }

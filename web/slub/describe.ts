@@ -3,35 +3,15 @@
 // Everything a reader sees on the canvas is also said here, as text, so the
 // view works with a screen reader and the e2e tests can read it.
 
-import { eventKindInfo, NONE32 as EV_NONE, type SlEvent } from '../core/events.generated';
-import type { OpInfo } from './protocol';
-import { describeOp, POINT_TEXT, type Script } from './script';
-import { NEXT_CORRUPT, NONE32, ObjState, SlabList, type SlubSnapshot } from './snapshot';
+import { eventKindInfo, EventKind, NONE32 as EV_NONE, type SlEvent } from '../core/events.generated';
+import { describeTraceEvent, eventPlace, TRACE_GROUPS, traceGroup, type OpNames, type TraceWords } from '../lab/describe';
+import type { EventWords } from '../lab/view';
+import { POINT_TEXT } from './script';
+import { NEXT_CORRUPT, NO_CPU, NONE32, ObjState, SlabList, type SlubSnapshot } from './snapshot';
 import { STATE_NAMES } from './render';
 
-/** Maps trace operation numbers to what the script did. */
-export class OpNames {
-  private readonly byNum = new Map<number, number>();
-  constructor(
-    private readonly ops: OpInfo[],
-    private readonly script: Script,
-  ) {
-    ops.forEach((o, i) => this.byNum.set(o.opNum, i));
-  }
-  /** "op 4 (alloc on CPU 0)", or "op #12 (an interrupt handler)". */
-  name(opNum: number): string {
-    const i = this.byNum.get(opNum);
-    if (i === undefined) return `operation #${opNum} (an interrupt handler)`;
-    const op = this.script.ops[i];
-    return `step ${i + 1} (${op ? describeOp(op) : '?'})`;
-  }
-  get count(): number {
-    return this.ops.length;
-  }
-}
-
 function listName(s: SlubSnapshot, slab: number): string {
-  const cpu = s.slab.cpu[slab] ?? 0xff;
+  const cpu = s.slab.cpu[slab] ?? NO_CPU;
   switch (s.slab.list[slab]) {
     case SlabList.CPU_SLAB:
       return `CPU ${cpu}'s CPU slab`;
@@ -99,103 +79,117 @@ export function describeObject(s: SlubSnapshot, slab: number, index: number, nam
 }
 
 /** Timeline categories for the kind filter. */
-export const EVENT_GROUPS = {
-  ops: 'operations',
+const EVENT_GROUPS = {
+  ops: TRACE_GROUPS.ops,
   fast: 'fast path',
   slow: 'slow path and refills',
   lists: 'list moves',
   cas: 'cmpxchg retries',
-  micro: 'micro-steps and interrupts',
+  micro: TRACE_GROUPS.micro,
   bulk: 'bulk',
-  pages: 'pages and errors',
+  pages: TRACE_GROUPS.pages,
 } as const;
-export type EventGroup = keyof typeof EVENT_GROUPS;
+type EventGroup = keyof typeof EVENT_GROUPS;
 
-export function eventGroup(kind: number): EventGroup {
-  if (kind === 1 || kind === 2) return 'ops';
-  if (kind === 100 || kind === 101) return 'fast';
-  if (kind === 104 || kind === 105) return 'cas';
-  if (kind >= 4 && kind <= 6) return 'micro';
-  if (kind === 119 || kind === 120 || kind === 121) return 'bulk';
-  if ([102, 103, 106, 107, 108, 109, 117, 118, 122].includes(kind)) return 'slow';
-  if ([110, 111, 112, 113, 114, 115, 116, 124].includes(kind)) return 'lists';
-  return 'pages';
+const K = EventKind;
+const GROUP_OF: Partial<Record<number, EventGroup>> = {
+  [K.SLUB_ALLOC_FASTPATH]: 'fast',
+  [K.SLUB_FREE_FASTPATH]: 'fast',
+  [K.SLUB_CPU_CAS_FAIL]: 'cas',
+  [K.SLUB_SLAB_CAS_FAIL]: 'cas',
+  [K.SLUB_BULK_ALLOC]: 'bulk',
+  [K.SLUB_BULK_FREE]: 'bulk',
+  [K.SLUB_DETACHED_FREELIST]: 'bulk',
+  [K.SLUB_ALLOC_SLOWPATH]: 'slow',
+  [K.SLUB_FREE_SLOWPATH]: 'slow',
+  [K.SLUB_REFILL_FREELIST]: 'slow',
+  [K.SLUB_REFILL_CPU_PARTIAL]: 'slow',
+  [K.SLUB_REFILL_NODE_PARTIAL]: 'slow',
+  [K.SLUB_NEW_SLAB]: 'slow',
+  [K.SLUB_DEACTIVATE_BYPASS]: 'slow',
+  [K.SLUB_FREE_FROZEN]: 'slow',
+  [K.SLUB_CPUSLAB_FLUSH]: 'slow',
+  [K.SLUB_DEACTIVATE]: 'lists',
+  [K.SLUB_CPU_PARTIAL_ADD]: 'lists',
+  [K.SLUB_CPU_PARTIAL_DRAIN]: 'lists',
+  [K.SLUB_NODE_PARTIAL_ADD]: 'lists',
+  [K.SLUB_NODE_PARTIAL_REMOVE]: 'lists',
+  [K.SLUB_DISCARD_SLAB]: 'lists',
+  [K.SLUB_CPU_PARTIAL_NODE]: 'lists',
+  [K.SLUB_FLUSH_CPU]: 'lists',
+};
+
+function eventGroup(kind: number): EventGroup {
+  return traceGroup(kind) ?? GROUP_OF[kind] ?? 'pages';
 }
 
-const OPCODES = ['', 'alloc', 'free', 'bulk alloc', 'bulk free', 'flush'];
-const where = (e: SlEvent) => (e.slab === EV_NONE ? '' : e.obj === EV_NONE ? ` slab ${e.slab}` : ` ${e.slab}:${e.obj}`);
+/** The driver's operation codes (OP_BEGIN/OP_END arg0; sl_sched_kind) and preemption points in words. */
+const SLUB_TRACE_WORDS: TraceWords = {
+  opcode: (code) => ['', 'alloc', 'free', 'bulk alloc', 'bulk free', 'flush'][code] ?? 'op',
+  point: (id) => POINT_TEXT[id] ?? `point ${id}`,
+};
+
+const where = (e: SlEvent) => eventPlace(e, EV_NONE);
 
 /** One line for an event, in words. */
-export function describeEvent(e: SlEvent, names: OpNames | null): string {
-  const name = eventKindInfo(e.kind)?.name ?? `kind ${e.kind}`;
+function describeEvent(e: SlEvent, names: OpNames | null): string {
+  const common = describeTraceEvent(e, names, SLUB_TRACE_WORDS, EV_NONE);
+  if (common !== null) return common;
   switch (e.kind) {
-    case 1:
-      return `${OPCODES[e.arg0] ?? 'op'} begins${names ? ` — ${names.name(e.op)}` : ''}`;
-    case 2:
-      return `${OPCODES[e.arg0] ?? 'op'} ends: ${(e.arg1 | 0) < 0 ? `error ${e.arg1 | 0}` : `result ${e.arg1}`}`;
-    case 3:
-      return `error ${e.arg0 | 0} detected${where(e)}`;
-    case 4:
-      return `micro-step: ${POINT_TEXT[e.arg0] ?? `point ${e.arg0}`}`;
-    case 5:
-      return 'interrupt: a handler runs on this CPU';
-    case 6:
-      return `interrupt handler returns ${e.arg1 | 0}`;
-    case 10:
-      return `page allocator: order-${e.arg0} pages at pfn ${e.slab}`;
-    case 11:
-      return `pages at pfn ${e.slab} back to the page allocator`;
-    case 100:
+    case K.SLUB_ALLOC_FASTPATH:
       return `fast-path alloc of${where(e)}, tid ${e.arg0} → ${e.arg1}`;
-    case 101:
+    case K.SLUB_FREE_FASTPATH:
       return `fast-path free of${where(e)} (${e.arg0} object${e.arg0 === 1 ? '' : 's'}), tid → ${e.arg1}`;
-    case 102:
+    case K.SLUB_ALLOC_SLOWPATH:
       return 'slow path: the CPU freelist is empty';
-    case 103:
+    case K.SLUB_FREE_SLOWPATH:
       return `remote free (__slab_free) of${where(e)}, inuse now ${e.arg1}${e.arg2 ? ', slab frozen' : ''}`;
-    case 104:
+    case K.SLUB_CPU_CAS_FAIL:
       return `CPU cmpxchg failed (${e.arg0 ? 'free' : 'alloc'}): tid was ${e.arg1}, now ${e.arg2}; retry`;
-    case 105:
+    case K.SLUB_SLAB_CAS_FAIL:
       return `slab cmpxchg lost a race (site ${e.arg0}); retry`;
-    case 106:
+    case K.SLUB_REFILL_FREELIST:
       return `refill from the CPU slab's own freelist: ${e.arg0} objects`;
-    case 107:
+    case K.SLUB_REFILL_CPU_PARTIAL:
       return `refill from the CPU partial list:${where(e)}, ${e.arg0} objects`;
-    case 108:
+    case K.SLUB_REFILL_NODE_PARTIAL:
       return `refill from the node partial list:${where(e)}, ${e.arg0} objects`;
-    case 109:
+    case K.SLUB_NEW_SLAB:
       return `refill from a new slab:${where(e)} (order ${e.arg0}, ${e.arg1} objects)`;
-    case 110:
+    case K.SLUB_DEACTIVATE:
       return `deactivate${where(e)}: ${['stays full', 'to node partial (head)', 'to node partial (tail)', 'discarded'][e.arg1] ?? ''}, inuse ${e.arg2}`;
-    case 111:
+    case K.SLUB_CPU_PARTIAL_ADD:
       return `${where(e).trim()} onto this CPU's partial list (${e.arg0} slabs)`;
-    case 112:
+    case K.SLUB_CPU_PARTIAL_DRAIN:
       return `CPU partial list drained to the node: ${e.arg0} slabs`;
-    case 113:
+    case K.SLUB_NODE_PARTIAL_ADD:
       return `${where(e).trim()} onto the node partial list (${e.arg1} now)`;
-    case 114:
+    case K.SLUB_NODE_PARTIAL_REMOVE:
       return `${where(e).trim()} off the node partial list (${e.arg1} left)`;
-    case 115:
+    case K.SLUB_DISCARD_SLAB:
       return `${where(e).trim()} discarded (empty beyond min_partial)`;
-    case 116:
+    case K.SLUB_CPU_PARTIAL_NODE:
       return `${where(e).trim()} from the node to this CPU's partial list`;
-    case 117:
+    case K.SLUB_DEACTIVATE_BYPASS:
       return 'the CPU slab is used up: dropped without deactivation';
-    case 118:
+    case K.SLUB_FREE_FROZEN:
       return `remote free into a frozen slab${where(e)}: no list change`;
-    case 119:
+    case K.SLUB_BULK_ALLOC:
       return `bulk alloc: ${e.arg1} of ${e.arg0} objects`;
-    case 120:
+    case K.SLUB_BULK_FREE:
       return `bulk free of ${e.arg0} (${e.arg1 ? 'fallback' : 'detached'}): ${e.arg2} cmpxchg${e.arg2 === 1 ? '' : 's'}`;
-    case 121:
+    case K.SLUB_DETACHED_FREELIST:
       return `detached freelist built: head${where(e)}, ${e.arg0} objects`;
-    case 122:
+    case K.SLUB_CPUSLAB_FLUSH:
       return 'the CPU slab is flushed to make room for the new one';
-    case 123:
+    case K.SLUB_QUARANTINE:
       return `object${where(e)} quarantined (error ${e.arg0 | 0}): never handed out again`;
-    case 124:
+    case K.SLUB_FLUSH_CPU:
       return `flush_cpu_slab: the CPU slab${e.slab === EV_NONE ? ' (none)' : ` (pfn ${e.slab})`} deactivated, the partial list moved to the node`;
     default:
-      return `${name}${where(e)} ${e.arg0} ${e.arg1} ${e.arg2}`;
+      return `${eventKindInfo(e.kind)?.name ?? `kind ${e.kind}`}${where(e)} ${e.arg0} ${e.arg1} ${e.arg2}`;
   }
 }
+
+/** The timeline's words for SLUB's events. */
+export const SLUB_EVENT_WORDS: EventWords<OpNames> = { event: describeEvent, groups: EVENT_GROUPS, groupOf: eventGroup };

@@ -4,15 +4,17 @@
 // reproduce every snapshot exactly.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeEvents, EventKind, eventKindInfo } from '../core/events.generated';
-import { FreeRun } from './freerun';
+import { BadRequest } from '../core/requests';
+import { FreeRunHost } from '../lab/freerun-host';
+import { replaySessions } from '../lab/session';
+import { mergeRings } from '../lab/stops';
 import { LiveMirror } from './live-mirror';
-import { SlubBadRequest } from './params';
 import { WORKLOADS, type FreerunStartParams } from './protocol';
 import { SCENARIOS, scenarioConfig } from './scenarios';
-import { mergeRings, SlubSession } from './session';
 import { loadNodeCore } from '../test/node-core';
 import { SlubApi, type SlubModule } from './slub-api';
 import { cpuPartialSlabs, decodeSnapshot, NONE32, ObjState, type SlubSnapshot } from './snapshot';
+import { slubSessions, startFreeRun } from './worker';
 
 let api: SlubApi;
 
@@ -40,14 +42,16 @@ function drawn(s: SlubSnapshot) {
 const params = (over: Partial<FreerunStartParams>): FreerunStartParams => ({
   cpus: 3, objectSize: 256, workload: 'prodcons', prefillSlabs: 6, seed: 7, duty: 100, rate: 0, ...over,
 });
+/** A free run on this worker, the CPUs interleaved (as the single-threaded build runs them). */
+const freeRun = (p: FreerunStartParams) => new FreeRunHost(startFreeRun(api, p, false));
 
 describe('free-run mirror', () => {
   it('follows every workload exactly, frame after frame, from its events alone', () => {
     const seen = new Set<string>();
     for (const workload of WORKLOADS) {
-      const run = new FreeRun(api, params({ workload }), false);
+      const run = freeRun(params({ workload }));
       try {
-        const mirror = new LiveMirror(decodeSnapshot(run.anchor));
+        const mirror = new LiveMirror(decodeSnapshot(run.world.anchor));
         let ops = 0;
         for (let frame = 0; frame < 40; frame++) {
           const d = run.drain(true);
@@ -70,10 +74,11 @@ describe('free-run mirror', () => {
       'SLUB_CPU_PARTIAL_ADD', 'SLUB_CPU_PARTIAL_DRAIN', 'SLUB_CPU_PARTIAL_NODE', 'SLUB_NODE_PARTIAL_ADD',
       'SLUB_NODE_PARTIAL_REMOVE', 'SLUB_DISCARD_SLAB'])
       expect(seen, kind).toContain(kind);
-  });
+    // A million and a half operations: seconds on a loaded 2-core machine, more than vitest's 5 s default allows.
+  }, 60_000);
 
   it('follows the scenarios, interrupts and flushes included (bulk frees excepted: their events name only each group head)', () => {
-    const session = new SlubSession(api);
+    const open = replaySessions(slubSessions(api));
     let deactivations = 0;
     for (const sc of SCENARIOS.filter((x) => x.id !== 'bulk-free')) {
       const cfg = scenarioConfig(sc, 2, sc.defaultFastpath, sc.defaultBulk);
@@ -81,12 +86,14 @@ describe('free-run mirror', () => {
       const w = api.createWorld(cfg);
       const empty = decodeSnapshot(api.snapshot(w));
       api.destroyWorld(w);
-      const r = session.load(cfg, story.script);
+      const session = open(cfg, story.script);
+      const r = session.load();
       const mirror = new LiveMirror(empty);
-      const events = new Uint8Array(r.events);
+      const events = r.events;
       expect(mirror.apply(events), `${sc.id}: ${mirror.firstMismatch}`).toBe(0);
       expect(drawn(mirror.view()), sc.id).toEqual(drawn(decodeSnapshot(session.at(r.stops.length - 1).snapshot)));
       deactivations += decodeEvents(events).filter((e) => e.kind === EventKind.SLUB_DEACTIVATE).length;
+      session.dispose();
     }
     expect(deactivations).toBeGreaterThan(0);
   });
@@ -123,9 +130,9 @@ describe('free-run mirror', () => {
   });
 
   it('counts an event that contradicts it, and says which', () => {
-    const run = new FreeRun(api, params({ workload: 'local', prefillSlabs: 1 }), false);
+    const run = freeRun(params({ workload: 'local', prefillSlabs: 1 }));
     try {
-      const anchor = decodeSnapshot(run.anchor);
+      const anchor = decodeSnapshot(run.world.anchor);
       const d = run.drain(false);
       const events = new Uint8Array(d.events);
       const late = new LiveMirror(anchor);
@@ -139,7 +146,7 @@ describe('free-run mirror', () => {
   });
 
   it('skips the events of operations its anchor already holds', () => {
-    const run = new FreeRun(api, params({ workload: 'local', prefillSlabs: 2 }), false);
+    const run = freeRun(params({ workload: 'local', prefillSlabs: 2 }));
     try {
       const d = run.drain(true);
       const fresh = new LiveMirror(decodeSnapshot(d.snapshot as ArrayBuffer));
@@ -151,8 +158,8 @@ describe('free-run mirror', () => {
   });
 
   it('rejects bad parameters with a specific message', () => {
-    expect(() => new FreeRun(api, params({ cpus: 9 }), false)).toThrow(SlubBadRequest);
-    expect(() => new FreeRun(api, params({ rate: -1 }), false)).toThrow(/rate must be a whole number/);
-    expect(() => new FreeRun(api, params({ workload: 'nope' as never }), false)).toThrow(/workload must be one of/);
+    expect(() => freeRun(params({ cpus: 9 }))).toThrow(BadRequest);
+    expect(() => freeRun(params({ rate: -1 }))).toThrow(/rate must be a whole number/);
+    expect(() => freeRun(params({ workload: 'nope' as never }))).toThrow(/workload must be one of/);
   });
 });

@@ -26,9 +26,8 @@
 // events (the caller checks the rings' drop counters).
 
 import { EVENT_SIZE, EventKind } from '../core/events.generated';
-import { NONE32, ObjState, SlabList, slabIndexOf, type CpuState, type SlubSnapshot } from './snapshot';
-
-const NO_CPU = 0xff;
+import type { Mirror } from '../lab/view';
+import { NO_CPU, NONE32, ObjState, SlabList, slabIndexOf, type CpuState, type SlubSnapshot } from './snapshot';
 
 interface MirrorSlab {
   pfn: number;
@@ -49,7 +48,7 @@ interface MirrorCpu {
   tidHi: number;
 }
 
-export class LiveMirror {
+export class LiveMirror implements Mirror<SlubSnapshot> {
   private readonly base: SlubSnapshot;
   private readonly objects: number;
   private readonly slabs = new Map<number, MirrorSlab>();

@@ -7,7 +7,7 @@
 
 import type { Layout } from './layout';
 import type { ObjRef } from './script';
-import { NEXT_CORRUPT, NONE32, SlabList, type SlubSnapshot } from './snapshot';
+import { NEXT_CORRUPT, NONE32, ObjState, SlabList, type SlubSnapshot } from './snapshot';
 
 export const COLORS = {
   background: '#0f1420',
@@ -38,6 +38,10 @@ export interface Overlay {
   detached: ObjRef[] | null;
   /** Draw freelist arrows for every slab (detailed) or only the selected one. */
   arrows: 'all' | 'selected';
+  /** Draw the full slabs (on no list), or only count them. */
+  showFull: boolean;
+  /** Force the compact drawing (free-running mode); else chosen from the number of slabs. */
+  compact?: boolean;
 }
 
 export const refKey = (pfn: number, index: number) => `${pfn}:${index}`;
@@ -205,7 +209,7 @@ function paintCompactSlots(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: La
     const first = s.slab.firstObj[b.slab] ?? 0;
     let i = 0;
     while (i < objects) {
-      const st = s.obj.state[first + i] ?? 2;
+      const st = s.obj.state[first + i] ?? ObjState.ALLOCATED;
       let j = i + 1;
       while (j < objects && s.obj.state[first + j] === st) j++;
       runs[st]?.push(b.x + i * b.slotW, b.stripY, (j - i) * b.slotW, b.stripH);

@@ -2,9 +2,11 @@
 // driver script for the chosen CPU count (the number of objects per slab
 // depends on it, as calculate_order makes it) with one caption per
 // operation.  Objects are named symbolically ("the 3rd object op 2
-// allocated"), resolved to places by the session, so the stories stay
-// deterministic and linkable: the same URL always shows the same states.
+// allocated"), resolved to places by the model adapter (worker.ts), so the
+// stories stay deterministic and linkable: the same URL always shows the
+// same states.
 
+import type { Scenario as LabScenario, Story as LabStory } from '../lab/view';
 import type { WorldConfig } from './protocol';
 import { PreemptPoint, type AnyRef, type Script, type ScriptOp } from './script';
 import type { BulkForm, Fastpath } from './snapshot';
@@ -15,24 +17,14 @@ export interface StoryContext {
   objects: number;
 }
 
-export interface Story {
-  script: Script<AnyRef>;
-  /** One caption per op. */
-  captions: string[];
-  intro: string;
-  /** Said at the end; may mention figures the page fills in. */
-  outro: string;
-}
+export type Story = LabStory<Script<AnyRef>>;
 
-export interface Scenario {
-  id: string;
-  title: string;
+export interface Scenario extends LabScenario<Script<AnyRef>, StoryContext> {
   objectSize: number;
   defaultFastpath: Fastpath;
   defaultBulk: BulkForm;
   /** The variant switch the story invites (shown as a button at the end). */
   contrast?: { fastpath?: Fastpath; bulkFree?: BulkForm; label: string };
-  build(ctx: StoryContext): Story;
 }
 
 const sym = (allocOf: number, nth = 0): AnyRef => ({ allocOf, nth });

@@ -1,20 +1,37 @@
-// The snapshot decoder, the event merge, the stops and the replay, against the
-// real core (the slablab-node build of the same C sources).
+// The snapshot decoder, the event merge, the stops and the engine's replay
+// of SLUB sessions (the model adapter, worker.ts), against the real core
+// (the slablab-node build of the same C sources).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeEvents, EVENT_LAYOUT, EVENT_SIZE, EventKind } from '../core/events.generated';
-import type { WorldConfig } from './protocol';
+import { decodeEvents, EventKind } from '../core/events.generated';
+import { BadRequest } from '../core/requests';
+import { replaySessions, type Session } from '../lab/session';
+import { computeStops, mergeRings } from '../lab/stops';
+import type { SlubLoadExtra, SlubWorldInfo, WorldConfig } from './protocol';
 import { SCENARIOS, scenarioConfig } from './scenarios';
 import { detachedGroups, PreemptPoint, type AnyRef, type Script } from './script';
-import { computeStops, mergeRings, SlubSession } from './session';
 import { loadNodeCore } from '../test/node-core';
 import { SlubApi, type SlubModule } from './slub-api';
 import { cpuPartialSlabs, decodeSnapshot, ObjState, SlabList, SnapshotError, stat } from './snapshot';
+import { parseParams } from '../lab/params';
+import { alignStops } from '../lab/stops';
+import { labHandlers } from '../lab/worker-host';
+import { loadNodeBridgeCore } from '../test/node-core';
+import { SLUB_PARAMS, slubStepView } from './view';
+import { slubModel, slubSessions } from './worker';
 
 let api: SlubApi;
+let open: (world: unknown, script: unknown) => Session;
 
 beforeAll(async () => {
   api = new SlubApi(await loadNodeCore<SlubModule>());
+  open = replaySessions(slubSessions(api));
 });
+
+/** Opens and loads a session, as the bridge's `load` does. */
+function load(world: WorldConfig, script: Script<AnyRef>) {
+  const session = open(world, script);
+  return { session, r: session.load() };
+}
 
 const config: WorldConfig = { cpus: 2, objectSize: 512, fastpath: 'cmpxchg', bulkFree: 'detached', seed: 1, arenaBytes: 1 << 20 };
 
@@ -79,49 +96,6 @@ describe('snapshot decoder', () => {
 });
 
 describe('events and stops', () => {
-  it('merges rings into emission order across a wrap of the sequence numbers', () => {
-    // Three CPUs run operations at once; every event takes the next sequence number, from just below 2^32.
-    let seed = 12345;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) % n;
-    const recs: { cpu: number; op: number; kind: number }[][] = [[], [], []];
-    const emitted: string[] = [];
-    const open: number[] = [0, 0, 0];
-    const begun: number[] = [];
-    let nextOp = 1;
-    let seq = 0xffffffff - 40;
-    const rings = [[], [], []] as number[][];
-    for (let i = 0; i < 600; i++) {
-      const cpu = rnd(3);
-      let kind: number;
-      if (!open[cpu]) {
-        open[cpu] = nextOp++;
-        begun.push(open[cpu] ?? 0);
-        kind = EventKind.OP_BEGIN;
-      } else if (rnd(4) === 0) kind = EventKind.OP_END;
-      else kind = EventKind.SLUB_ALLOC_FASTPATH;
-      const op = open[cpu] ?? 0;
-      if (kind === EventKind.OP_END) open[cpu] = 0;
-      recs[cpu]?.push({ cpu, op, kind });
-      rings[cpu]?.push(seq >>> 0);
-      emitted.push(`${cpu}/${op}/${kind}/${seq >>> 0}`);
-      seq = (seq + 1) >>> 0;
-    }
-    const bytes = recs.map((list, cpu) => {
-      const b = new Uint8Array(list.length * EVENT_SIZE);
-      const v = new DataView(b.buffer);
-      list.forEach((r, i) => {
-        v.setUint32(i * EVENT_SIZE + EVENT_LAYOUT.op.offset, r.op, true);
-        v.setUint16(i * EVENT_SIZE + EVENT_LAYOUT.cpu.offset, r.cpu, true);
-        v.setUint16(i * EVENT_SIZE + EVENT_LAYOUT.kind.offset, r.kind, true);
-        v.setUint32(i * EVENT_SIZE + EVENT_LAYOUT.seq.offset, rings[cpu]?.[i] ?? 0, true);
-      });
-      return b;
-    });
-    const { events, topOps } = mergeRings(bytes);
-    expect(decodeEvents(events).map((e) => `${e.cpu}/${e.op}/${e.kind}/${e.seq}`)).toEqual(emitted);
-    expect(topOps).toEqual(begun);
-  });
-
   it('merges the rings of ops on several CPUs into script order', () => {
     const w = api.createWorld(config);
     const script: Script = {
@@ -142,27 +116,42 @@ describe('events and stops', () => {
 
 describe('session', () => {
   it('replays to every stop, and an interrupted plain fast path is caught by the checker', () => {
-    const session = new SlubSession(api);
     const script: Script<AnyRef> = {
       ops: [{ kind: 'alloc', cpu: 0 }, { kind: 'alloc', cpu: 0 }, { kind: 'alloc', cpu: 0 }],
       irqs: [{ atOp: 2, point: PreemptPoint.ALLOC_BEFORE_CAS, nth: 0, handler: { kind: 'alloc' } }],
     };
-    const good = session.load(config, script);
+    const { session, r: good } = load(config, script);
     const last = good.stops.length - 1;
     expect(session.at(last).check?.rc).toBe(0);
     // cmpxchg: the handler changed the tid, the interrupted alloc retried.
-    const cpuFail = decodeEvents(good.events).filter((e) => e.kind === 104);
-    expect(cpuFail.length).toBe(1);
+    expect(decodeEvents(good.events).filter((e) => e.kind === EventKind.SLUB_CPU_CAS_FAIL)).toHaveLength(1);
     for (let i = 0; i <= last; i++) expect(() => decodeSnapshot(session.at(i).snapshot)).not.toThrow();
+    session.dispose();
 
-    const bad = session.load({ ...config, fastpath: 'plain' }, script);
-    const check = session.at(bad.stops.length - 1).check;
+    const plain = load({ ...config, fastpath: 'plain' }, script);
+    const check = plain.session.at(plain.r.stops.length - 1).check;
     expect(check?.rc).toBeLessThan(0);
     expect(check?.message).not.toBe('');
+    plain.session.dispose();
+  });
+
+  it('gives the same state at every stop going forward (from its kept world), backward and from a fresh session', () => {
+    const sc = SCENARIOS.find((x) => x.id === 'slow-path');
+    if (!sc) throw new Error('no slow-path scenario');
+    const cfg = scenarioConfig(sc, 2, 'cmpxchg', 'detached');
+    const story = sc.build({ cpus: 2, objects: api.geometry(cfg.objectSize, 2)[7] ?? 16 });
+    const { session, r } = load(cfg, story.script);
+    const bytes = (s: Session, i: number) => Array.from(new Uint8Array(s.at(i).snapshot));
+    const forward = r.stops.map((_, i) => bytes(session, i));
+    const backward = r.stops.map((_, i) => r.stops.length - 1 - i).map((i) => bytes(session, i)).reverse();
+    expect(backward).toEqual(forward);
+    const fresh = load(cfg, story.script).session;
+    for (const i of [r.stops.length - 1, 0, 7, 3]) expect(bytes(fresh, i)).toEqual(forward[i]);
+    session.dispose();
+    fresh.dispose();
   });
 
   it('resolves symbolic objects and replays the detached freelist groups the C side builds', () => {
-    const session = new SlubSession(api);
     const n = api.geometry(512, 2)[7] ?? 16;
     const script: Script<AnyRef> = {
       ops: [
@@ -175,30 +164,90 @@ describe('session', () => {
       ],
       irqs: [],
     };
-    const r = session.load(config, script);
-    const p = r.script.ops[1]?.refs ?? [];
+    const { r } = load(config, script);
+    const p = (r.script as Script).ops[1]?.refs ?? [];
     const groups = detachedGroups(p);
-    const built = decodeEvents(r.events).filter((e) => e.kind === 121);
-    expect(built.map((e) => [e.slab, e.obj, e.arg0])).toEqual(
-      groups.map((g) => [g.chain[0]?.pfn, g.chain[0]?.index, g.chain.length]),
-    );
+    const built = decodeEvents(r.events).filter((e) => e.kind === EventKind.SLUB_DETACHED_FREELIST);
+    expect(built.map((e) => [e.slab, e.obj, e.arg0])).toEqual(groups.map((g) => [g.chain[0]?.pfn, g.chain[0]?.index, g.chain.length]));
     // One cmpxchg per group against one per object for the fallback.
     expect(r.ops[1]?.result).toBe(groups.length);
-    expect(r.otherBulkForm.results[1]).toBe(p.length);
+    expect((r.extra as SlubLoadExtra).otherBulkForm.results[1]).toBe(p.length);
   });
 
-  it('plays every scenario to its end on 2, 4 and 8 CPUs with a clean checker', async () => {
-    const session = new SlubSession(api);
+  it('plays every scenario to its end on 2, 4 and 8 CPUs with a clean checker', () => {
     for (const cpus of [2, 4, 8])
       for (const sc of SCENARIOS) {
         const cfg = scenarioConfig(sc, cpus, sc.defaultFastpath, sc.defaultBulk);
         const objects = api.geometry(cfg.objectSize, cpus)[7] ?? 16;
         const story = sc.build({ cpus, objects });
         expect(story.captions).toHaveLength(story.script.ops.length);
-        const r = session.load(cfg, story.script);
+        const { session, r } = load(cfg, story.script);
         const end = session.at(r.stops.length - 1);
         expect(end.check?.rc, `${sc.id} on ${cpus} CPUs: ${end.check?.message}`).toBe(0);
         expect(r.ops.every((o) => o.result >= 0), `${sc.id} on ${cpus} CPUs`).toBe(true);
+        session.dispose();
       }
+  });
+
+  it('refuses a bad world or script with what is wrong', () => {
+    const bad = (world: unknown, script: unknown) => {
+      try {
+        open(world, script).load();
+      } catch (e) {
+        expect(e).toBeInstanceOf(BadRequest);
+        return (e as Error).message;
+      }
+      return 'accepted';
+    };
+    const ok: Script<AnyRef> = { ops: [{ kind: 'alloc', cpu: 0 }], irqs: [] };
+    expect(bad({ ...config, cpus: 9 }, ok)).toBe('cpus must be a whole number from 1 to 8, got 9');
+    expect(bad({ ...config, fastpath: 'fast' }, ok)).toBe('fastpath must be one of cmpxchg, locked, plain, got fast');
+    expect(bad(null, ok)).toBe('world must be an object, got null');
+    expect(bad(config, { ops: [{ kind: 'alloc', cpu: 2 }], irqs: [] })).toBe("op 1's cpu must be a whole number from 0 to 1, got 2");
+    expect(bad(config, { ops: [{ kind: 'steal', cpu: 0 }], irqs: [] })).toMatch(/op 1's kind must be one of alloc, free/);
+    expect(bad(config, { ops: [{ kind: 'free', cpu: 0 }], irqs: [] })).toBe('op 1 must name one object in refs');
+    expect(bad(config, { ops: [{ kind: 'free', cpu: 0, refs: [{ allocOf: 0, nth: 0 }] }], irqs: [] })).toBe('op 1 frees an object of op 1, which comes later');
+    expect(bad(config, { ops: [{ kind: 'alloc', cpu: 0 }, { kind: 'free', cpu: 0, refs: [{ allocOf: 0, nth: 1 }] }], irqs: [] })).toBe(
+      'op 2 frees object 2 of op 1, which has no such object',
+    );
+    expect(bad(config, { ops: [], irqs: [{ atOp: 0, point: 1, nth: 0, handler: { kind: 'alloc' } }] })).toBe('script has interrupts but no operation to interrupt');
+    expect(bad(config, { ops: [{ kind: 'alloc', cpu: 0 }], irqs: [{ atOp: 1, point: 1, nth: 0, handler: { kind: 'alloc' } }] })).toBe(
+      "interrupt 1's atOp must be a whole number from 0 to 0, got 1",
+    );
+    expect(bad(config, { ops: 'a0' })).toBe('script must hold an ops and an irqs array');
+    expect(bad(config, ok)).toBe('accepted');
+  });
+});
+
+describe('side by side', () => {
+  it('runs "why the tid" with cmpxchg and plain writes on one script: the same steps, each world its own counters', async () => {
+    const core = await loadNodeBridgeCore();
+    const h = labHandlers([slubModel]);
+    const q = new URLSearchParams('scenario=why-tid&variant=cmpxchg,plain&cpus=2');
+    const values = parseParams(SLUB_PARAMS, (k) => q.get(k)).values;
+    const panes = slubStepView.panes(values);
+    expect(panes.map((p) => [p.label, p.world.fastpath])).toEqual([['cmpxchg', 'cmpxchg'], ['plain', 'plain']]);
+    const story = await slubStepView.story(values, async () => h.worldInfo({ model: 'slub', world: panes[0]?.world }, core).result as SlubWorldInfo);
+    const loaded = panes.map((p) => h.load({ model: 'slub', world: p.world, script: story.script }, core).result);
+    const aligned = alignStops(loaded.map((l) => l.stops));
+    // cmpxchg retries (a second preemption point in the interrupted alloc): more stops than plain, stepped together.
+    expect(loaded[0]?.stops.length).toBeGreaterThan(loaded[1]?.stops.length ?? 0);
+    expect(aligned.filter((a) => a.micro === 0)).toHaveLength(story.script.ops.length + 1);
+    const at = (step: number) => loaded.map((l, i) => h.at({ session: l.session, stop: aligned[step]?.panes[i] ?? 0 }, core).result);
+    for (let step = 0; step < aligned.length; step++) {
+      const a = aligned[step];
+      if (!a || a.micro) continue;
+      const snaps = at(step).map((r) => decodeSnapshot(r.snapshot));
+      // Every operation end shows both worlds after the same operations.
+      expect(snaps.map((s) => stat(s, 'ALLOC_FASTPATH') + stat(s, 'ALLOC_SLOWPATH'))).toEqual([a.opIndex + 1 + (a.opIndex >= 2 ? 1 : 0), a.opIndex + 1 + (a.opIndex >= 2 ? 1 : 0)]);
+    }
+    const [kernel, rfc] = at(aligned.length - 1);
+    const [ks, rs] = [kernel, rfc].map((r) => decodeSnapshot(r?.snapshot ?? new ArrayBuffer(0)));
+    expect(kernel?.check?.rc).toBe(0);
+    expect(stat(ks as ReturnType<typeof decodeSnapshot>, 'CMPXCHG_DOUBLE_CPU_FAIL')).toBe(1);
+    expect(rfc?.check?.rc).toBeLessThan(0);
+    expect(stat(rs as ReturnType<typeof decodeSnapshot>, 'CMPXCHG_DOUBLE_CPU_FAIL')).toBe(0);
+    expect(rs?.obj.state.some((st) => st === ObjState.DUP)).toBe(true);
+    for (const l of loaded) expect(h.dispose({ session: l.session }, core).result.disposed).toBe(true);
   });
 });

@@ -3,6 +3,7 @@
 // It runs where the module runs: in the bridge worker, and under Node in the
 // vitest tests (the slablab-node build).  Objects cross as (pfn, index) pairs.
 
+import { CoreError } from '../core/core-api';
 import { EVENT_SIZE } from '../core/events.generated';
 import type { WorldConfig } from './protocol';
 import type { Script } from './script';
@@ -48,13 +49,10 @@ export interface SlubModule {
   _sl_api_bench_bulk(form: number, bulk: number, loops: number, onThread: number): number;
 }
 
-/** A C function returned an sl_err. */
-export class SlubError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
+/** A C function returned an sl_err (a CoreError: the bridge answers it with code 'core-error'). */
+export class SlubError extends CoreError {
+  constructor(code: number, message: string) {
+    super(code, message);
     this.name = 'SlubError';
   }
 }

@@ -25,6 +25,8 @@ export const SNAP_VERSION = 1;
 export const NONE32 = 0xffffffff;
 /** A freelist pointer that does not name an object of its slab (a corrupt freelist). */
 export const NEXT_CORRUPT = 0xfffffffe;
+/** A slab's or an object's CPU when there is none (snapshot `cpu`, `alloc cpu`, `free cpu`). */
+export const NO_CPU = 0xff;
 
 const HDR_SIZE = 96;
 const CPU_SIZE = 32;
@@ -108,7 +110,7 @@ export interface SlubSnapshot {
   slab: {
     pfn: Uint32Array;
     list: Uint8Array;
-    /** Owning CPU (CPU slab or CPU partial list), 0xff for none. */
+    /** Owning CPU (CPU slab or CPU partial list), NO_CPU for none. */
     cpu: Uint8Array;
     frozen: Uint8Array;
     objects: Uint16Array;
@@ -223,7 +225,7 @@ export function decodeSnapshot(bytes: ArrayBuffer | Uint8Array): SlubSnapshot {
     const at = offSlab + SLAB_SIZE * i;
     slab.pfn[i] = v.getUint32(at, true);
     slab.list[i] = u8[at + 5] ?? 0;
-    slab.cpu[i] = u8[at + 6] ?? 0xff;
+    slab.cpu[i] = u8[at + 6] ?? NO_CPU;
     slab.frozen[i] = u8[at + 7] ?? 0;
     slab.objects[i] = v.getUint16(at + 8, true);
     slab.inuse[i] = v.getUint16(at + 10, true);
@@ -260,8 +262,8 @@ export function decodeSnapshot(bytes: ArrayBuffer | Uint8Array): SlubSnapshot {
     for (let i = 0; i < nobj; i++) {
       const at = offObj + OBJ_SIZE * i;
       obj.state[i] = u8[at] ?? 0;
-      obj.allocCpu[i] = u8[at + 1] ?? 0xff;
-      obj.freeCpu[i] = u8[at + 2] ?? 0xff;
+      obj.allocCpu[i] = u8[at + 1] ?? NO_CPU;
+      obj.freeCpu[i] = u8[at + 2] ?? NO_CPU;
       obj.next[i] = v.getUint32(at + 4, true);
       obj.allocOp[i] = v.getUint32(at + 8, true);
       obj.freeOp[i] = v.getUint32(at + 12, true);

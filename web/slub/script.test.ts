@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detachedGroups, type Script } from './script';
-import { parseScript, scriptToText } from './url';
+import { detachedGroups, parseScript, scriptToText, type Script } from './script';
 
 describe('script text', () => {
   it('round-trips every kind of operation and an interrupt', () => {

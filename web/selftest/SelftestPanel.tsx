@@ -4,15 +4,26 @@
 // worker interleaves them with a deterministic scheduler.  Either way the
 // final counter must equal cpus * iterations and the two words must agree.
 
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import { BridgeError, getBridge } from '../core/bridge';
 import type { CoreMode } from '../core/bridge-protocol';
 import { decodeSelftestResult, type SelftestResult } from '../core/layouts';
-import { describeBridgeError, type CoreState } from '../core/use-core';
-import { useShortcuts } from '../app/shortcuts';
-import { MAX_CPUS, type UrlState } from '../app/url-state';
-import { CanvasView } from '../views/CanvasView';
+import { describeBridgeError } from '../core/use-core';
+import { LabCanvas } from '../lab/LabCanvas';
+import { whole } from '../lab/params';
+import { useShortcuts } from '../lab/shortcuts';
+import { useParams } from '../lab/url-store';
+import type { ViewProps } from '../lab/view';
 import { LANE_HEIGHT, laneDrawer } from './selftest-lanes';
+
+const MAX_CPUS = 8;
+
+/** The self-test's parameters. */
+export const SELFTEST_PARAMS = {
+  cpus: whole(1, MAX_CPUS, 4),
+  iters: whole(1, 1_000_000, 100_000),
+  seed: whole(0, 0xffffffff, 1),
+};
 
 interface Outcome {
   mode: CoreMode;
@@ -24,14 +35,10 @@ interface Outcome {
 
 type RunState = { status: 'idle' } | { status: 'running' } | { status: 'done'; outcome: Outcome } | { status: 'failed'; error: string };
 
-export interface SelftestPanelProps {
-  core: CoreState;
-  state: UrlState;
-  update: (patch: Partial<UrlState>) => void;
-}
-
-export function SelftestPanel({ core, state, update }: SelftestPanelProps) {
+export function SelftestPanel({ core, store }: ViewProps) {
+  const { values: state, update } = useParams(SELFTEST_PARAMS, store);
   const [run, setRun] = useState<RunState>({ status: 'idle' });
+  const root = useRef<HTMLElement>(null);
   const ready = core.status === 'ready';
 
   const start = useCallback(() => {
@@ -56,10 +63,10 @@ export function SelftestPanel({ core, state, update }: SelftestPanelProps) {
       );
   }, [ready, run.status, state.cpus, state.iters, state.seed]);
 
-  useShortcuts(useMemo(() => [{ key: 'r', description: 'Run the CPU self-test', run: start }], [start]));
+  useShortcuts(useMemo(() => [{ key: 'r', description: 'Run the CPU self-test', run: start }], [start]), root);
 
   return (
-    <section className="panel" aria-labelledby="selftest-title">
+    <section className="panel" ref={root} aria-labelledby="selftest-title">
       <h2 id="selftest-title">CPU self-test</h2>
       <p className="lede">
         Simulated CPUs race double-word compare-and-swaps (the primitive behind SLUB's lockless fast path) on one
@@ -112,6 +119,8 @@ export function SelftestPanel({ core, state, update }: SelftestPanelProps) {
 
 function SelftestOutcome({ run }: { run: RunState }) {
   const draw = useMemo(() => (run.status === 'done' ? laneDrawer(run.outcome.result) : null), [run]);
+  const cpus = run.status === 'done' ? run.outcome.result.cpus : 0;
+  const layout = useCallback((width: number) => ({ width, height: cpus * LANE_HEIGHT }), [cpus]);
   switch (run.status) {
     case 'idle':
       return <p className="muted">Not run yet. Press “Run self-test” or the r key.</p>;
@@ -152,9 +161,10 @@ function SelftestOutcome({ run }: { run: RunState }) {
             <dd>{elapsedMs.toFixed(1)} ms</dd>
           </dl>
           {draw && (
-            <CanvasView
+            <LabCanvas
+              layout={layout}
               draw={draw}
-              height={r.cpus * LANE_HEIGHT}
+              className="canvas-view"
               label={`One lane per CPU: each landed ${r.iterations} increments; ${workers} distinct workers.`}
               testId="selftest-lanes"
             />

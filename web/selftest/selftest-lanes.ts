@@ -3,14 +3,15 @@
 // colour ran in the same worker).
 
 import type { SelftestResult } from '../core/layouts';
-import type { DrawFn } from '../views/CanvasView';
+import type { CanvasLayout } from '../lab/LabCanvas';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#9c755f'];
 export const LANE_HEIGHT = 26;
 
-export function laneDrawer(r: SelftestResult): DrawFn {
+export function laneDrawer(r: SelftestResult): (ctx: CanvasRenderingContext2D, layout: CanvasLayout) => void {
   const workers = [...new Set(r.threadIds.map(String))];
-  return (ctx, width) => {
+  return (ctx, { width, height }) => {
+    ctx.clearRect(0, 0, width, height);
     const labelW = 150;
     ctx.font = '12px system-ui, sans-serif';
     ctx.textBaseline = 'middle';
