@@ -64,13 +64,43 @@ static int last_error;
 /* The error of the last world_create that returned NULL. */
 SL_EXPORT int sl_api_slub_last_error(void) { return last_error; }
 
+/*
+ * The kernel a cache lives in, as KERNEL_WORDS u32 (docs/snapshot-format.md):
+ * slub_min_order, slub_max_order (KERNEL_UNSET: not given), slub_min_objects,
+ * CONFIG_NR_CPUS (0: the CPU count), no CONFIG_PREEMPTION (0/1).  NULL: all
+ * defaults.  False for a value out of range.
+ */
+enum { KERNEL_WORDS = 5 };
+#define KERNEL_UNSET 0xffffffffu
+static bool read_kernel(const uint32_t *k, sl_slub_kernel *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!k)
+        return true;
+    if (k[0] > SL_PAGE_MAX_ORDER || (k[1] != KERNEL_UNSET && k[1] > 255) || k[2] > 32767 || k[3] > 8192 || k[4] > 1)
+        return false;
+    out->boot.min_order = (uint8_t)k[0];
+    out->boot.max_order_set = k[1] != KERNEL_UNSET;
+    out->boot.max_order = out->boot.max_order_set ? (uint8_t)k[1] : 0;
+    out->boot.min_objects = k[2];
+    out->nr_cpus = (uint16_t)k[3];
+    out->no_preempt = (uint8_t)k[4];
+    return true;
+}
+
+/*
+ * A world for ncpus CPUs with one cache; `kernel` (may be 0) names the
+ * kernel's boot parameters and options (read_kernel).
+ */
 SL_EXPORT sl_api_slub_world *sl_api_slub_world_create(uint32_t arena_bytes, uint32_t ncpus, uint32_t object_size,
                                                       uint32_t align, uint32_t flags, uint32_t fastpath,
-                                                      uint32_t bulk_free, uint32_t track, uint32_t seed)
+                                                      uint32_t bulk_free, uint32_t track, uint32_t seed,
+                                                      const uint32_t *kernel)
 {
     last_error = SL_EINVAL;
-    if (ncpus < 1 || ncpus > SL_SLUB_MAX_CPUS || arena_bytes < SL_PAGE_SIZE || fastpath > SL_SLUB_FP_PLAIN ||
-        bulk_free > SL_SLUB_BULK_FALLBACK)
+    sl_slub_kernel k;
+    if (ncpus < 1 || ncpus > SL_SLUB_MAX_CPUS || arena_bytes < SL_PAGE_SIZE || fastpath >= SL_SLUB_NR_FASTPATHS ||
+        bulk_free > SL_SLUB_BULK_GENERIC || !read_kernel(kernel, &k))
         return NULL;
     sl_api_slub_world *w = calloc(1, sizeof *w);
     if (!w) {
@@ -84,7 +114,7 @@ SL_EXPORT sl_api_slub_world *sl_api_slub_world_create(uint32_t arena_bytes, uint
     if (rc == SL_OK) {
         sl_slub_config cfg = {.object_size = object_size, .align = align, .flags = flags,
                               .fastpath = (uint8_t)fastpath, .bulk_free = (uint8_t)bulk_free,
-                              .track = (uint8_t)(track != 0), .seed = seed, .id = 1};
+                              .track = (uint8_t)(track != 0), .seed = seed, .id = 1, .kernel = k};
         rc = sl_slub_cache_create(&w->zone, &w->trace, ncpus, &cfg, &w->cache);
     }
     if (rc == SL_OK && !(w->rings = calloc((size_t)ncpus * ncpus, sizeof(wl_ring))))
@@ -241,7 +271,7 @@ SL_EXPORT int sl_api_slub_flush(sl_api_slub_world *w, uint32_t cpu)
 
 SL_EXPORT int sl_api_slub_set_variant(sl_api_slub_world *w, uint32_t fastpath, uint32_t bulk_free)
 {
-    if (!w || fastpath > SL_SLUB_FP_PLAIN || bulk_free > SL_SLUB_BULK_FALLBACK)
+    if (!w || fastpath >= SL_SLUB_NR_FASTPATHS || bulk_free > SL_SLUB_BULK_GENERIC)
         return SL_EINVAL;
     int rc = claim_all(w);
     if (rc != SL_OK)
@@ -250,6 +280,39 @@ SL_EXPORT int sl_api_slub_set_variant(sl_api_slub_world *w, uint32_t fastpath, u
     sl_slub_set_bulk_free(w->cache, (sl_slub_bulk_free)bulk_free);
     release_all(w);
     return SL_OK;
+}
+
+/* The sysfs tunables (slub.h), each with every CPU quiet: 0, SL_EINVAL or SL_EBUSY. */
+SL_EXPORT int sl_api_slub_set_min_partial(sl_api_slub_world *w, uint32_t min_partial)
+{
+    int rc = w ? claim_all(w) : SL_EINVAL;
+    if (rc != SL_OK)
+        return rc;
+    rc = sl_slub_set_min_partial(w->cache, min_partial);
+    release_all(w);
+    return rc;
+}
+
+SL_EXPORT int sl_api_slub_set_cpu_partial(sl_api_slub_world *w, uint32_t objects)
+{
+    int rc = w ? claim_all(w) : SL_EINVAL;
+    if (rc != SL_OK)
+        return rc;
+    rc = sl_slub_set_cpu_partial(w->cache, objects);
+    release_all(w);
+    return rc;
+}
+
+/* shrink: returns 1 if the cache still has slabs, 0 if it has none, or an error. */
+SL_EXPORT int sl_api_slub_shrink(sl_api_slub_world *w)
+{
+    int rc = w ? claim_all(w) : SL_EINVAL;
+    if (rc != SL_OK)
+        return rc;
+    int remaining = 0;
+    rc = sl_slub_shrink(w->cache, &remaining);
+    release_all(w);
+    return rc == SL_OK ? remaining : rc;
 }
 
 /* Snapshot into buf: bytes written, or minus the bytes needed. */
@@ -276,6 +339,8 @@ SL_EXPORT void sl_api_slub_trace_enable(sl_api_slub_world *w, uint32_t on)
 }
 
 SL_EXPORT uint32_t sl_api_slub_stat_count(void) { return SL_SLUB_NR_STATS; }
+/* Counters 0 .. stat_kernel_count() - 1 are the kernel's (CONFIG_SLUB_STATS), the rest the model's. */
+SL_EXPORT uint32_t sl_api_slub_stat_kernel_count(void) { return SL_SLUB_NR_KERNEL_STATS; }
 SL_EXPORT const char *sl_api_slub_stat_name(uint32_t i) { return sl_slub_stat_name(i); }
 /* Counter i of one CPU, or of all (cpu = -1); a double is exact up to 2^53. */
 SL_EXPORT double sl_api_slub_stat(sl_api_slub_world *w, int32_t cpu, uint32_t i)
@@ -299,14 +364,21 @@ SL_EXPORT int sl_api_slub_validate(sl_api_slub_world *w)
 }
 SL_EXPORT const char *sl_api_slub_validate_message(sl_api_slub_world *w) { return w ? w->msg : ""; }
 
-/* Geometry for the given inputs into out[12] (the sl_slub_geometry fields in order). */
+/*
+ * Geometry for the given inputs into out[14] (the sl_slub_geometry fields in
+ * order), under the boot parameters of `kernel` (as world_create; may be 0).
+ */
 SL_EXPORT int sl_api_slub_geometry(uint32_t object_size, uint32_t align, uint32_t flags, uint32_t ncpus,
-                                   uint32_t *out)
+                                   uint32_t *out, const uint32_t *kernel)
 {
     sl_slub_geometry g;
-    int rc = sl_slub_calculate_geometry(object_size, align, flags, ncpus, &g);
+    sl_slub_kernel k;
+    if (!read_kernel(kernel, &k))
+        return SL_EINVAL;
+    int rc = sl_slub_calculate_geometry(object_size, align, flags, ncpus, &k.boot, &g);
     if (rc == SL_OK)
         memcpy(out, &g, sizeof g);
+    _Static_assert(sizeof(sl_slub_geometry) == 14 * sizeof(uint32_t), "geometry() writes out[14]");
     return rc;
 }
 
