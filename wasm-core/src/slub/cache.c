@@ -489,6 +489,7 @@ SLI_COLD void sli_slub_hardened_bug(sli_act *a, unsigned site, const sli_slub_sl
 {
     sli_slub_error(a, SL_EDOUBLEFREE, slab, obj);
     SLI_EV(a, SLUB_HARDENED_DOUBLE_FREE, slab, obj, site, 0, 0);
+    (void)site; /* benchmark builds have no events */
 }
 
 /*

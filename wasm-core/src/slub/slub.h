@@ -377,11 +377,14 @@ void sl_slub_node_info_get(sl_slub_cache *s, sl_slub_node_info *out);
 /* Checking and inspection (with no operation running)                 */
 
 /*
- * Walks every slab and per-CPU structure: each object is in exactly one
- * place (allocated, a CPU freelist, its slab's freelist), no freelist has a
- * cycle or leaves its slab, inuse agrees with the free counts, frozen slabs
- * are exactly the CPU slabs, list membership matches the slab's state, the
- * node counters agree, and (with tracking) each object's state agrees.
+ * Walks every slab and per-CPU structure: each slab has the cache's order
+ * or its fallback order and that order's object count, each object is in
+ * exactly one place (allocated, a CPU freelist, its slab's freelist), no
+ * freelist has a cycle or leaves its slab, inuse agrees with the free
+ * counts, frozen slabs are exactly the CPU slabs (and a debug cache's
+ * disabled slabs, on no list with no freelist), list membership matches the
+ * slab's state, the node counters agree, and (with tracking) each object's
+ * state agrees.
  * Returns 0, SL_EFREELIST or SL_ECORRUPT; `msg` (may be NULL) gets a
  * sentence naming the first problem.
  */
