@@ -282,25 +282,25 @@ SL_EXPORT int sl_api_slub_set_variant(sl_api_slub_world *w, uint32_t fastpath, u
     return SL_OK;
 }
 
-/* The sysfs tunables (slub.h), each with every CPU quiet: 0, SL_EINVAL or SL_EBUSY. */
-SL_EXPORT int sl_api_slub_set_min_partial(sl_api_slub_world *w, uint32_t min_partial)
+/* Runs a sysfs tunable (slub.h) with every CPU quiet: its result, SL_EINVAL or SL_EBUSY. */
+static int tune(sl_api_slub_world *w, int (*store)(sl_slub_cache *, uint32_t), uint32_t value)
 {
     int rc = w ? claim_all(w) : SL_EINVAL;
     if (rc != SL_OK)
         return rc;
-    rc = sl_slub_set_min_partial(w->cache, min_partial);
+    rc = store(w->cache, value);
     release_all(w);
     return rc;
 }
 
+SL_EXPORT int sl_api_slub_set_min_partial(sl_api_slub_world *w, uint32_t min_partial)
+{
+    return tune(w, sl_slub_set_min_partial, min_partial);
+}
+
 SL_EXPORT int sl_api_slub_set_cpu_partial(sl_api_slub_world *w, uint32_t objects)
 {
-    int rc = w ? claim_all(w) : SL_EINVAL;
-    if (rc != SL_OK)
-        return rc;
-    rc = sl_slub_set_cpu_partial(w->cache, objects);
-    release_all(w);
-    return rc;
+    return tune(w, sl_slub_set_cpu_partial, objects);
 }
 
 /* shrink: returns 1 if the cache still has slabs, 0 if it has none, or an error. */

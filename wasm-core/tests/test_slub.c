@@ -1,46 +1,9 @@
 /* test_slub.c - the SLUB model path by path: fast path, each refill source, remote frees,
  * deactivation, discard, bulk in both forms, debug detections, snapshots, and a randomized
  * run against a reference model with validate() after every step. */
-#include "check.h"
-
-#include "../src/slub/slub.h"
+#include "slub_world.h"
 
 #include <string.h>
-
-typedef struct world {
-    sl_trace tr;
-    sl_page_zone zone;
-    sl_slub_cache *s;
-} world;
-
-static char vmsg[256];
-
-static bool world_init(world *w, unsigned ncpus, size_t arena, sl_slub_config cfg)
-{
-    if (sl_trace_init(&w->tr, ncpus, 1 << 16) != SL_OK)
-        return false;
-    if (sl_page_zone_init(&w->zone, arena, &w->tr) != SL_OK)
-        return false;
-    return sl_slub_cache_create(&w->zone, &w->tr, ncpus, &cfg, &w->s) == SL_OK;
-}
-
-static void world_fini(world *w)
-{
-    sl_slub_cache_destroy(w->s);
-    sl_page_zone_destroy(&w->zone);
-    sl_trace_destroy(&w->tr);
-}
-
-static uint64_t st(world *w, int cpu, unsigned stat) { return sl_slub_stat_get(w->s, cpu, stat); }
-static int valid(world *w)
-{
-    int rc = sl_slub_validate(w->s, vmsg, sizeof vmsg);
-    if (rc)
-        fprintf(stderr, "  validate: %s\n", vmsg);
-    return rc;
-}
-
-static const sl_slub_config k256 = {.object_size = 256, .flags = SL_SLUB_HWCACHE_ALIGN, .track = 1, .seed = 1};
 
 static void test_geometry_worked_example(void)
 {

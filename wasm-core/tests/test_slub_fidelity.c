@@ -3,42 +3,9 @@
  * on, FREELIST_HARDENED's self-link check on every path, __OBJECT_POISON, the sysfs tunables and
  * boot parameters, the order fallback, TID_STEP, PREEMPT_RT, and the counters under the kernel's
  * names and order. */
-#include "check.h"
-
-#include "../src/slub/slub.h"
+#include "slub_world.h"
 
 #include <string.h>
-
-typedef struct world {
-    sl_trace tr;
-    sl_page_zone zone;
-    sl_slub_cache *s;
-} world;
-
-static char vmsg[256];
-
-static bool world_init(world *w, unsigned ncpus, size_t arena, sl_slub_config cfg)
-{
-    return sl_trace_init(&w->tr, ncpus, 1 << 16) == SL_OK && sl_page_zone_init(&w->zone, arena, &w->tr) == SL_OK &&
-           sl_slub_cache_create(&w->zone, &w->tr, ncpus, &cfg, &w->s) == SL_OK;
-}
-
-static void world_fini(world *w)
-{
-    sl_slub_cache_destroy(w->s);
-    sl_page_zone_destroy(&w->zone);
-    sl_trace_destroy(&w->tr);
-}
-
-static uint64_t st(world *w, int cpu, unsigned stat) { return sl_slub_stat_get(w->s, cpu, stat); }
-
-static int valid(world *w)
-{
-    int rc = sl_slub_validate(w->s, vmsg, sizeof vmsg);
-    if (rc)
-        fprintf(stderr, "  validate: %s\n", vmsg);
-    return rc;
-}
 
 /* Events of `kind` left in every CPU's ring (draining them); *last gets the last one seen. */
 static unsigned events_of(world *w, unsigned kind, sl_event *last)
@@ -301,8 +268,6 @@ static void test_no_poison_for_rcu_and_ctor(void)
 }
 
 /* ---- 5. tunables and boot parameters -------------------------------------- */
-
-static const sl_slub_config k256 = {.object_size = 256, .flags = SL_SLUB_HWCACHE_ALIGN, .track = 1, .seed = 1};
 
 static void test_min_partial_tunable(void)
 {
