@@ -57,6 +57,8 @@ typedef struct sl_api_slub_world {
     unsigned nheld[SL_SLUB_MAX_CPUS];
     _Atomic uint64_t actor[SL_SLUB_MAX_CPUS]; /* thread acting as the CPU, 0 none */
     unsigned claims[SL_SLUB_MAX_CPUS];        /* nested claims: the actor's only */
+    sl_page **pinned;                         /* pages held to make the zone run short (fragment) */
+    uint32_t npinned;
 } sl_api_slub_world;
 
 static int last_error;
@@ -143,6 +145,7 @@ SL_EXPORT void sl_api_slub_world_destroy(sl_api_slub_world *w)
     sl_page_zone_destroy(&w->zone);
     sl_trace_destroy(&w->trace);
     free(w->rings);
+    free(w->pinned);
     free(w);
 }
 
@@ -301,6 +304,40 @@ SL_EXPORT int sl_api_slub_set_min_partial(sl_api_slub_world *w, uint32_t min_par
 SL_EXPORT int sl_api_slub_set_cpu_partial(sl_api_slub_world *w, uint32_t objects)
 {
     return tune(w, sl_slub_set_cpu_partial, objects);
+}
+
+/*
+ * Makes the world's page allocator run short (on = 1): every free block is
+ * split into pages and every other page is held, so no block above order 0
+ * is free and a new slab of a higher order falls back (ORDER_FALLBACK);
+ * on = 0 gives the held pages back.  Returns the pages held, or an error.
+ * With every CPU quiet (SL_EBUSY otherwise).
+ */
+SL_EXPORT int sl_api_slub_fragment(sl_api_slub_world *w, uint32_t on)
+{
+    int rc = w ? claim_all(w) : SL_EINVAL;
+    if (rc != SL_OK)
+        return rc;
+    if (on && !w->pinned && (w->pinned = malloc(sizeof(sl_page *) * w->zone.npages))) {
+        uint32_t n = 0;
+        sl_page *pg;
+        while (n < w->zone.npages && (pg = sl_page_alloc(&w->zone, 0, 0)))
+            w->pinned[n++] = pg;
+        for (uint32_t i = 0; i < n; i++) { /* give back the even pfns: no two free pages are buddies */
+            if (sl_page_pfn(&w->zone, w->pinned[i]) % 2 == 0)
+                sl_page_free(&w->zone, w->pinned[i], 0);
+            else
+                w->pinned[w->npinned++] = w->pinned[i];
+        }
+    } else if (!on && w->pinned) {
+        while (w->npinned)
+            sl_page_free(&w->zone, w->pinned[--w->npinned], 0);
+        free(w->pinned);
+        w->pinned = NULL;
+    }
+    rc = on && !w->pinned ? SL_ENOMEM : (int)w->npinned;
+    release_all(w);
+    return rc;
 }
 
 /* shrink: returns 1 if the cache still has slabs, 0 if it has none, or an error. */

@@ -71,8 +71,20 @@ static void test_kernel_words_and_tunables(void)
     SL_CHECK_EQ(sl_api_slub_shrink(w), 0);
     SL_CHECK_EQ(sl_api_slub_set_variant(w, 4, 0), SL_EINVAL);
     SL_CHECK_EQ(sl_api_slub_validate(w), SL_OK);
+    /* A zone run short: the next slab falls back to order 0. */
+    int held = sl_api_slub_fragment(w, 1);
+    SL_CHECK(held > 0);
+    SL_CHECK_EQ(sl_api_slub_fragment(w, 1), held); /* already */
+    SL_CHECK_EQ(sl_api_slub_alloc(w, 0), SL_OK);
+    SL_CHECK(sl_api_slub_stat(w, 0, SL_SLUB_ORDER_FALLBACK) == 1.0);
+    SL_CHECK_EQ(sl_api_slub_fragment(w, 0), 0);
+    SL_CHECK_EQ(sl_api_slub_alloc(w, 1), SL_OK); /* CPU 1's first slab: the cache's order again */
+    SL_CHECK(sl_api_slub_stat(w, -1, SL_SLUB_ORDER_FALLBACK) == 1.0);
+    SL_CHECK_EQ(sl_api_slub_validate(w), SL_OK);
+    SL_CHECK(sl_api_slub_fragment(w, 1) > 0); /* destroy gives the pages back with the zone */
     sl_api_slub_world_destroy(w);
     SL_CHECK_EQ(sl_api_slub_shrink(NULL), SL_EINVAL);
+    SL_CHECK_EQ(sl_api_slub_fragment(NULL, 1), SL_EINVAL);
 }
 
 static sl_api_slub_world *shared_world;
@@ -143,6 +155,7 @@ static void test_cpu_claims(void)
     SL_CHECK_EQ(sl_api_slub_set_min_partial(shared_world, 1), SL_EBUSY);
     SL_CHECK_EQ(sl_api_slub_set_cpu_partial(shared_world, 1), SL_EBUSY);
     SL_CHECK_EQ(sl_api_slub_shrink(shared_world), SL_EBUSY);
+    SL_CHECK_EQ(sl_api_slub_fragment(shared_world, 1), SL_EBUSY);
     SL_CHECK_EQ(sl_api_slub_validate(shared_world), SL_EBUSY);
     SL_CHECK(strstr(sl_api_slub_validate_message(shared_world), "in use by another thread") != NULL);
     int32_t out[8];

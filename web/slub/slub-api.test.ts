@@ -55,6 +55,21 @@ describe('sysfs tunables', () => {
     }
   });
 
+  it('makes the page allocator run short, and new slabs fall back', () => {
+    const w = api.createWorld(config, true, { minOrder: 1 });
+    try {
+      expect(api.fragment(w, true)).toBeGreaterThan(0);
+      api.m._sl_api_slub_alloc(w, 0);
+      const s = decodeSnapshot(api.snapshot(w));
+      expect(stat(s, 'ORDER_FALLBACK')).toBe(1);
+      expect(s.slab.objects[0]).toBe(16);
+      expect(s.geometry.objects).toBe(32);
+      expect(api.fragment(w, false)).toBe(0);
+    } finally {
+      api.destroyWorld(w);
+    }
+  });
+
   it('refuses cpu_partial for a debug cache but 0', () => {
     const STORE_USER = 0x10000;
     const m = api.m;

@@ -37,6 +37,7 @@ export interface SlubModule {
   _sl_api_slub_set_min_partial(w: number, minPartial: number): number;
   _sl_api_slub_set_cpu_partial(w: number, objects: number): number;
   _sl_api_slub_shrink(w: number): number;
+  _sl_api_slub_fragment(w: number, on: number): number;
   _sl_api_slub_stat_count(): number;
   _sl_api_slub_stat_kernel_count(): number;
   _sl_api_slub_stat_name(i: number): number;
@@ -161,6 +162,17 @@ export class SlubApi {
     const rc = this.m._sl_api_slub_shrink(w);
     this.check(rc, 'shrink');
     return rc === 1;
+  }
+
+  /**
+   * Makes the world's page allocator run short of blocks above order 0 (every other free page
+   * held), so new slabs of a higher order fall back to the cache's fallback order; false gives
+   * the pages back.  Returns how many pages are held.
+   */
+  fragment(w: number, on: boolean): number {
+    const rc = this.m._sl_api_slub_fragment(w, on ? 1 : 0);
+    this.check(rc, on ? 'fragmenting the zone' : 'releasing the held pages');
+    return rc;
   }
 
   /** The counters' sysfs names, the kernel's apart from the model's. */
