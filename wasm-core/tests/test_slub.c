@@ -481,7 +481,7 @@ static void test_snapshot_layout(void)
 /* A reference model: the set of allocated objects.  Random ops on random CPUs. */
 static void test_random_against_reference(void)
 {
-    for (int variant = 0; variant < 3; variant++) {
+    for (int variant = 0; variant < SL_SLUB_NR_FASTPATHS; variant++) {
         world w;
         sl_slub_config cfg = {.object_size = 48 + 40 * variant, .track = 1, .fastpath = (uint8_t)variant,
                               .bulk_free = (uint8_t)(variant & 1), .seed = 3,
