@@ -257,7 +257,7 @@ static double bench_run(bench_job *j, uint32_t on_thread)
  */
 SL_EXPORT double sl_api_bench_fastpath(uint32_t fastpath, uint32_t loops, uint32_t on_thread)
 {
-    if (fastpath > SL_SLUB_FP_PLAIN || loops == 0)
+    if (fastpath >= SL_SLUB_NR_FASTPATHS || loops == 0)
         return SL_EINVAL;
     bench_job j = {.what = BENCH_FASTPATH, .fastpath = fastpath, .bulk = 1, .loops = loops};
     return bench_run(&j, on_thread);
@@ -271,7 +271,7 @@ SL_EXPORT double sl_api_bench_fastpath(uint32_t fastpath, uint32_t loops, uint32
  */
 SL_EXPORT double sl_api_bench_bulk(uint32_t form, uint32_t bulk, uint32_t loops, uint32_t on_thread)
 {
-    if (form > SL_SLUB_BULK_FALLBACK || bulk == 0 || bulk > BENCH_MAX_BULK || loops == 0)
+    if (form > SL_SLUB_BULK_GENERIC || bulk == 0 || bulk > BENCH_MAX_BULK || loops == 0)
         return SL_EINVAL;
     bench_job j = {.what = BENCH_BULK, .form = form, .bulk = bulk, .loops = loops};
     return bench_run(&j, on_thread);
