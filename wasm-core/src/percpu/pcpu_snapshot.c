@@ -199,3 +199,10 @@ long sl_pcpu_snapshot(sl_pcpu *pc, void *buf, size_t cap)
     free(all);
     return (long)total;
 }
+
+unsigned sl_pcpu_snapshot_layout(uint32_t *out)
+{
+    const uint32_t v[] = {HDR_SIZE, CHUNK_SIZE, BLOCK_SIZE, SNAP_MAGIC, SNAP_VERSION, SLI_PCPU_BLOCK_BITS, NONE32};
+    memcpy(out, v, sizeof v);
+    return (unsigned)(sizeof v / sizeof v[0]);
+}

@@ -202,6 +202,12 @@ const char *sl_pcpu_validate_message(const sl_pcpu *pc);
  * (or buf NULL), minus the bytes needed.  Takes `lock`.
  */
 long sl_pcpu_snapshot(sl_pcpu *pc, void *buf, size_t cap);
+/*
+ * The snapshot's fixed sizes and identity, for decoders to check against:
+ * out[0..6] = header bytes, chunk record bytes, block record bytes, magic,
+ * version, bits per block, NONE.  Returns 7.
+ */
+unsigned sl_pcpu_snapshot_layout(uint32_t *out);
 
 typedef struct sl_pcpu_stats {
     uint32_t nr_chunks;
