@@ -5,6 +5,7 @@
 // (chunk id, offset) pairs, which a replay on a fresh world names again.
 
 import { EVENT_SIZE } from '../core/events.generated';
+import { copyOut, drainRings, readSized } from '../core/heap-io';
 import { ALLOCATORS, type Allocator } from './snapshot';
 
 /** The exports this file calls (a superset of core-api.ts's CoreModule). */
@@ -103,7 +104,6 @@ export class PercpuError extends Error {
 
 const SNAP_START = 1 << 16;
 const SCRATCH_BYTES = 64;
-const DRAIN_BATCH = 4096;
 
 export class PercpuApi {
   private readonly scratch: number;
@@ -161,18 +161,8 @@ export class PercpuApi {
 
   /** The whole state as snapshot bytes (decode with decodePercpuSnapshot). */
   snapshot(w: number): Uint8Array {
-    let cap = SNAP_START;
-    for (;;) {
-      const buf = this.m._malloc(cap);
-      if (!buf) throw new PercpuError(-1, `no memory for a ${cap}-byte snapshot`);
-      try {
-        const n = this.m._sl_api_pcpu_snapshot(w, buf, cap);
-        if (n >= 0) return this.copy(buf, n);
-        cap = -n;
-      } finally {
-        this.m._free(buf);
-      }
-    }
+    return readSized(this.m, SNAP_START, (buf, cap) => this.m._sl_api_pcpu_snapshot(w, buf, cap),
+      (cap) => new PercpuError(-1, `no memory for a ${cap}-byte snapshot`));
   }
 
   /** sl_pcpu_snapshot_layout: [header, chunk record and block record bytes, magic, version, bits per block, NONE]. */
@@ -182,31 +172,7 @@ export class PercpuApi {
 
   /** The events in each CPU's ring (sl_event records), at most `limit` per CPU. */
   drain(w: number, cpus: number, limit = Infinity): Uint8Array[] {
-    const buf = this.m._malloc(DRAIN_BATCH * EVENT_SIZE);
-    if (!buf) throw new PercpuError(-1, 'no memory to drain events');
-    try {
-      const rings: Uint8Array[] = [];
-      for (let cpu = 0; cpu < cpus; cpu++) {
-        const parts: Uint8Array[] = [];
-        for (let left = limit; left > 0; ) {
-          const want = Math.min(DRAIN_BATCH, left);
-          const n = this.m._sl_api_pcpu_drain(w, cpu, buf, want);
-          if (n > 0) parts.push(this.copy(buf, n * EVENT_SIZE));
-          left -= n;
-          if (n < want) break;
-        }
-        const ring = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-        let at = 0;
-        for (const p of parts) {
-          ring.set(p, at);
-          at += p.byteLength;
-        }
-        rings.push(ring);
-      }
-      return rings;
-    } finally {
-      this.m._free(buf);
-    }
+    return drainRings(this.m, cpus, EVENT_SIZE, (cpu, out, max) => this.m._sl_api_pcpu_drain(w, cpu, out, max), limit);
   }
 
   /** Events CPU cpu's ring had no room for. */
@@ -219,7 +185,7 @@ export class PercpuApi {
     const rc = this.m._sl_api_bench_percpu(ALLOCATORS.indexOf(p.allocator), p.size, p.align, p.objects,
       FREE_ORDERS.indexOf(p.order), p.prefill ? 1 : 0, p.units, p.unitSize, p.budgetMs, onThread ? 1 : 0, this.scratch);
     if (rc !== 0) throw new PercpuError(rc, `the percpu benchmark refused the row: ${this.strerror(rc)}`);
-    const v = new DataView(this.copy(this.scratch, 48).buffer);
+    const v = new DataView(copyOut(this.m, this.scratch, 48).buffer);
     const f = (i: number) => v.getFloat64(8 * i, true);
     return {
       allocMs: f(0),
@@ -231,14 +197,7 @@ export class PercpuApi {
     };
   }
 
-  /** A fresh (transferable, unshared) copy of `size` bytes at `ptr`. */
-  copy(ptr: number, size: number): Uint8Array {
-    const out = new Uint8Array(size);
-    out.set(this.m.HEAPU8.subarray(ptr, ptr + size));
-    return out;
-  }
-
   private u32(ptr: number, count: number): Uint32Array {
-    return new Uint32Array(this.copy(ptr, 4 * count).buffer);
+    return new Uint32Array(copyOut(this.m, ptr, 4 * count).buffer);
   }
 }
