@@ -14,7 +14,8 @@
  * The model locks internally (pcpu_lock, pcpu_alloc_mutex), so any thread
  * may call; each CPU's event ring has one writer, so operations acting as
  * one CPU must not run on two threads at once (the bridge calls one at a
- * time).
+ * time).  A null world is refused (SL_EINVAL, NaN, 0 events), never
+ * followed.
  */
 #include "export.h"
 
@@ -85,6 +86,8 @@ SL_EXPORT int sl_api_pcpu_alloc(sl_api_pcpu_world *w, uint32_t cpu, uint32_t siz
                                 uint32_t *ref)
 {
     void *p = NULL;
+    if (!w || !ref)
+        return SL_EINVAL;
     ref[0] = ref[1] = SL_NONE32;
     int rc = (reserved ? sl_pcpu_alloc_reserved : sl_pcpu_alloc)(&w->pc, cpu, size, align, &p);
     if (rc == SL_OK && !sl_pcpu_locate(&w->pc, p, &ref[0], &ref[1]))
@@ -102,7 +105,7 @@ static void *area(sl_api_pcpu_world *w, uint32_t chunk, uint32_t offset)
 /* free_percpu of (chunk, offset) acting as cpu: 0, or SL_EFOREIGN / SL_EMISALIGNED / SL_EDOUBLEFREE / SL_EINVAL. */
 SL_EXPORT int sl_api_pcpu_free(sl_api_pcpu_world *w, uint32_t cpu, uint32_t chunk, uint32_t offset)
 {
-    if (cpu >= w->pc.cfg.nr_units)
+    if (!w || cpu >= w->pc.cfg.nr_units)
         return SL_EINVAL;
     return sl_pcpu_free(&w->pc, cpu, area(w, chunk, offset));
 }
@@ -110,8 +113,8 @@ SL_EXPORT int sl_api_pcpu_free(sl_api_pcpu_world *w, uint32_t cpu, uint32_t chun
 /* A 64-bit counter at (chunk, offset) lies inside its chunk's units: NULL if not. */
 static void *counter(sl_api_pcpu_world *w, uint32_t chunk, uint32_t offset)
 {
-    return offset % 8 == 0 && offset + 8 <= (uint32_t)w->pc.unit_size ? sl_pcpu_address(&w->pc, chunk, offset)
-                                                                       : NULL;
+    return w && offset % 8 == 0 && offset + 8 <= (uint32_t)w->pc.unit_size ? sl_pcpu_address(&w->pc, chunk, offset)
+                                                                            : NULL;
 }
 
 /* this_cpu_add of delta to the counter at (chunk, offset) as cpu: 0, or SL_EINVAL for no such counter or CPU. */
@@ -132,13 +135,16 @@ SL_EXPORT double sl_api_pcpu_sum(sl_api_pcpu_world *w, uint32_t chunk, uint32_t 
 }
 
 /* The invariant checker: 0 or SL_ECORRUPT, and the sentence naming the first problem. */
-SL_EXPORT int sl_api_pcpu_validate(sl_api_pcpu_world *w) { return sl_pcpu_validate(&w->pc); }
-SL_EXPORT const char *sl_api_pcpu_validate_message(sl_api_pcpu_world *w) { return sl_pcpu_validate_message(&w->pc); }
+SL_EXPORT int sl_api_pcpu_validate(sl_api_pcpu_world *w) { return w ? sl_pcpu_validate(&w->pc) : SL_EINVAL; }
+SL_EXPORT const char *sl_api_pcpu_validate_message(sl_api_pcpu_world *w)
+{
+    return w ? sl_pcpu_validate_message(&w->pc) : "no world";
+}
 
 /* The snapshot (docs/snapshot-format.md) into buf: bytes written, or minus the bytes needed. */
 SL_EXPORT int sl_api_pcpu_snapshot(sl_api_pcpu_world *w, void *buf, uint32_t cap)
 {
-    return (int)sl_pcpu_snapshot(&w->pc, buf, cap);
+    return w ? (int)sl_pcpu_snapshot(&w->pc, buf, cap) : SL_EINVAL;
 }
 
 /* The snapshot's fixed sizes and identity into out (see sl_pcpu_snapshot_layout); returns the count. */
@@ -147,11 +153,11 @@ SL_EXPORT int sl_api_pcpu_snapshot_layout(uint32_t *out) { return (int)sl_pcpu_s
 /* Moves up to max events of CPU cpu's ring to out (36 bytes each); returns the count (0 without a trace). */
 SL_EXPORT uint32_t sl_api_pcpu_drain(sl_api_pcpu_world *w, uint32_t cpu, sl_event *out, uint32_t max)
 {
-    return w->trace.rings && cpu < w->trace.ncpus ? sl_trace_drain(&w->trace, cpu, out, max) : 0;
+    return w && w->trace.rings && cpu < w->trace.ncpus ? sl_trace_drain(&w->trace, cpu, out, max) : 0;
 }
 
 /* Events CPU cpu's ring had no room for. */
 SL_EXPORT uint32_t sl_api_pcpu_events_dropped(sl_api_pcpu_world *w, uint32_t cpu)
 {
-    return w->trace.rings && cpu < w->trace.ncpus ? atomic_load(&w->trace.rings[cpu].dropped) : 0;
+    return w && w->trace.rings && cpu < w->trace.ncpus ? atomic_load(&w->trace.rings[cpu].dropped) : 0;
 }

@@ -20,22 +20,24 @@ export function copyOut(m: HeapModule, ptr: number, size: number): Uint8Array {
 
 /**
  * Calls `fill(buf, cap)`, which writes up to cap bytes and returns the
- * count, or minus the bytes it needs; retries with that much.  `noMemory`
- * makes the error for a failed malloc.
+ * count, or minus the bytes it needs; retries with that much.  A negative
+ * answer no larger than the buffer it had is an error code, not a size.
+ * `error` makes the Error for that and for a failed malloc.
  */
 export function readSized(
   m: HeapModule,
   startCap: number,
   fill: (buf: number, cap: number) => number,
-  noMemory: (cap: number) => Error,
+  error: (what: string) => Error,
 ): Uint8Array {
   let cap = startCap;
   for (;;) {
     const buf = m._malloc(cap);
-    if (!buf) throw noMemory(cap);
+    if (!buf) throw error(`no memory for a ${cap}-byte buffer`);
     try {
       const n = fill(buf, cap);
       if (n >= 0) return copyOut(m, buf, n);
+      if (-n <= cap) throw error(`the core answered ${n} for a ${cap}-byte buffer`);
       cap = -n;
     } finally {
       m._free(buf);

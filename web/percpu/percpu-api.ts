@@ -162,7 +162,7 @@ export class PercpuApi {
   /** The whole state as snapshot bytes (decode with decodePercpuSnapshot). */
   snapshot(w: number): Uint8Array {
     return readSized(this.m, SNAP_START, (buf, cap) => this.m._sl_api_pcpu_snapshot(w, buf, cap),
-      (cap) => new PercpuError(-1, `no memory for a ${cap}-byte snapshot`));
+      (what) => new PercpuError(-1, `no snapshot: ${what}`));
   }
 
   /** sl_pcpu_snapshot_layout: [header, chunk record and block record bytes, magic, version, bits per block, NONE]. */

@@ -216,6 +216,12 @@ it('refuses bad worlds with the reason', () => {
   expect(() => api.create({ allocator: 'bitmap', cpus: 0, unitSize: 0, staticSize: 0, reservedSize: 0, dynSize: 0 }, 0))
     .toThrow(PercpuError);
   expect(() => api.create({ ...boot('areamap'), staticSize: 262144 }, 0)).toThrow(/could not create a percpu world/);
+  // A null world is refused, not followed.
+  expect(api.free(0, 0, { chunk: 0, offset: 0 })).toBe(-2);
+  expect(api.alloc(0, 0, 4, 4, false)).toEqual({ rc: -2, ref: null });
+  expect(api.validate(0)).toEqual({ rc: -2, message: 'no world' });
+  expect(() => api.snapshot(0)).toThrow(/no snapshot: the core answered -2/);
+  expect(api.drain(0, 1)).toEqual([new Uint8Array(0)]);
 });
 
 describe('buffers that are not snapshots', () => {

@@ -111,7 +111,7 @@ export class SlubApi {
   /** The whole state as snapshot bytes (decode with decodeSnapshot). */
   snapshot(w: number): Uint8Array {
     return readSized(this.m, SNAP_START, (buf, cap) => this.m._sl_api_slub_snapshot(w, buf, cap),
-      (cap) => new SlubError(-1, `no memory for a ${cap}-byte snapshot`));
+      (what) => new SlubError(-1, `no snapshot: ${what}`));
   }
 
   /**
