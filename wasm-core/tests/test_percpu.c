@@ -169,7 +169,7 @@ static void test_block_spanning(void)
  * for, never overlapping; and, for the bitmaps, an allocation map that
  * marks exactly the live areas' granules.
  */
-#define REF_LIVE 256
+#define REF_LIVE 512
 #define REF_CHUNKS 64
 typedef struct ref_area {
     void *p;
@@ -268,19 +268,35 @@ static bool ref_matches(ref *r, sl_pcpu *pc, uint32_t only)
     return ok;
 }
 
+/* Drains every CPU's ring, counting balance steps and relegations. */
+static void drain_counts(sl_trace *tr, unsigned *balances, unsigned *relegations)
+{
+    static sl_event ev[4096];
+    for (unsigned cpu = 0; cpu < tr->ncpus; cpu++) {
+        for (unsigned n = sl_trace_drain(tr, cpu, ev, 4096), i = 0; i < n; i++) {
+            *balances += ev[i].kind == SL_EV_PCPU_BALANCE;
+            *relegations += ev[i].kind == SL_EV_PCPU_SLOT_MOVE && ev[i].arg2 == SLI_PCPU_MOVE_RELEGATE;
+        }
+    }
+}
+
 /*
  * Random sizes, alignments, reserved and dynamic allocations and frees on
  * an instance booted with static and reserved regions; after every step
  * validate() and the reference, and each live area's copies keep its tag.
+ * The run must have met the balance step and, with scan hints, relegation.
  */
 static void test_randomized_against_reference(void)
 {
     unsigned steps = (unsigned)sl_test_scale(2000);
     for (unsigned ki = 0; ki < 3; ki++) {
         sl_pcpu pc;
-        sl_pcpu_config cfg = {.kind = kinds[ki], .nr_units = 3, .unit_size = 8 * SL_PAGE_SIZE,
-                              .static_size = 5 * SL_PAGE_SIZE + 300 * 4, .reserved_size = SL_PAGE_SIZE};
+        static sl_trace tr;
+        SL_REQUIRE(sl_trace_init(&tr, 3, 4096) == SL_OK);
+        sl_pcpu_config cfg = {.kind = kinds[ki], .nr_units = 3, .unit_size = 4 * SL_PAGE_SIZE,
+                              .static_size = SL_PAGE_SIZE + 300 * 4, .reserved_size = SL_PAGE_SIZE, .trace = &tr};
         SL_REQUIRE(sl_pcpu_init(&pc, &cfg) == SL_OK);
+        unsigned balances = 0, relegations = 0;
         static ref r;
         memset(&r, 0, sizeof r);
         r.halves = (unsigned)pc.unit_size / 2;
@@ -288,6 +304,9 @@ static void test_randomized_against_reference(void)
         unsigned reserved_full = 0;
         for (unsigned s = 0; s < steps; s++) {
             unsigned slot = (unsigned)(sl_test_rand(&rng) % REF_LIVE);
+            /* The first half mostly allocates, packing chunks; then the frees punch small holes in them. */
+            for (unsigned probe = 0; s < steps / 2 && r.live[slot].p && probe < 8; probe++)
+                slot = (slot + 1) % REF_LIVE;
             ref_area *a = &r.live[slot];
             uint32_t touched = SL_NONE32;
             if (a->p) {
@@ -299,8 +318,11 @@ static void test_randomized_against_reference(void)
             } else {
                 uint64_t x = sl_test_rand(&rng);
                 bool reserved = (x & 7) == 0;
-                size_t size = (x & 0x18) == 0 ? 4 + (x >> 8) % 9000 : 4 + 4 * ((x >> 8) % 32);
-                size_t align = (size_t)4 << ((x >> 32) % 11);
+                /* Large areas; counters of 4 or 8 bytes, aligned to 4 or 8 (seed 003's corner case); small areas. */
+                bool counter = (x & 0x38) && (x & 0x40);
+                size_t size = (x & 0x38) == 0 ? 4 + (x >> 8) % 9000 : counter ? 4 + 4 * ((x >> 8) % 2)
+                                                                               : 4 + 4 * ((x >> 8) % 32);
+                size_t align = counter ? (size_t)4 << ((x >> 32) % 2) : (size_t)4 << ((x >> 32) % 11);
                 void *p;
                 int rc = (reserved ? sl_pcpu_alloc_reserved : sl_pcpu_alloc)(&pc, slot % 3, size, align, &p);
                 if (reserved && rc == SL_ENOMEM) {
@@ -318,8 +340,14 @@ static void test_randomized_against_reference(void)
                 fprintf(stderr, "  %s: step %u\n", sl_pcpu_kind_name(kinds[ki]), s);
                 SL_REQUIRE(false);
             }
+            if (s % 8 == 7) /* before the rings fill */
+                drain_counts(&tr, &balances, &relegations);
         }
         SL_CHECK(reserved_full > 0); /* a 4 KiB reserved region fills up */
+        SL_CHECK(balances > 0);
+        SL_CHECK(kinds[ki] == SL_PCPU_SCANHINT ? relegations > 0 : relegations == 0);
+        printf("  %s: %u balance steps, %u relegations\n", sl_pcpu_kind_name(kinds[ki]), balances, relegations);
+        sl_trace_destroy(&tr);
         for (unsigned c = 0; c < REF_CHUNKS; c++)
             free(r.owner[c]);
         sl_pcpu_destroy(&pc);
