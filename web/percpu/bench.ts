@@ -14,7 +14,7 @@ export interface PercpuPlan {
   allocators: readonly Allocator[];
   orders: readonly FreeOrder[];
   sizes: readonly number[];
-  /** Objects per row (the seed used 2^20; the browser's 256 MiB heap holds 2 units of 32768 KiB objects). */
+  /** Objects per row (the seed used 2^20; 32768 objects of 1 KiB in 2 units take 64 MiB of the browser build's fixed 256 MiB). */
   objects: number;
   align: number;
   prefill: boolean;
