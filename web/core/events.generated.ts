@@ -84,6 +84,11 @@ export const EventKind = {
   PCPU_CHUNK_DESTROY: 303,
   PCPU_MAP_EXTEND: 304,
   PCPU_POPULATE: 305,
+  PCPU_SLOT_MOVE: 306,
+  PCPU_HINT_REFRESH: 307,
+  PCPU_MAP_MEMMOVE: 308,
+  PCPU_ALLOC_SCAN: 309,
+  PCPU_BALANCE: 310,
 } as const;
 export type EventKindName = keyof typeof EventKind;
 
@@ -154,12 +159,17 @@ export const EVENT_KINDS: readonly EventKindInfo[] = [
   { num: 213, name: "SLAB_ARRAY_MOVE", doc: "an object moved between array caches (a flush to, or a refill from, the shared array); slab, obj; arg0 = from, arg1 = to (a CPU number, 0xffff the shared array), arg2 = its slot in the destination", area: "slab" },
   { num: 214, name: "SLAB_REAP_NODE", doc: "cache_reap's node part ran (its timer expired); arg0 = now (ms), arg1 = next due (ms), arg2 = free slabs it may give back (0: a free slab was used since the last run)", area: "slab" },
   { num: 215, name: "SLAB_KMALLOC_LARGE", doc: "kmalloc_large (6.1 on): pages straight from the page allocator; cache 0xffff; arg0 = pfn, arg1 = order, arg2 = 1 allocated, 0 freed", area: "slab" },
-  { num: 300, name: "PCPU_ALLOC", doc: "pcpu_alloc: an area was taken; arg0 = offset in the chunk, arg1 = size, arg2 = align", area: "percpu" },
-  { num: 301, name: "PCPU_FREE", doc: "free_percpu: an area was freed; arg0 = offset in the chunk, arg1 = bytes freed", area: "percpu" },
-  { num: 302, name: "PCPU_CHUNK_CREATE", doc: "pcpu_create_chunk: a chunk was created; arg0 = chunks now", area: "percpu" },
-  { num: 303, name: "PCPU_CHUNK_DESTROY", doc: "pcpu_destroy_chunk: an empty chunk was destroyed; arg0 = its populated pages", area: "percpu" },
-  { num: 304, name: "PCPU_MAP_EXTEND", doc: "pcpu_extend_area_map: an area map grew; arg0 = new entry count", area: "percpu" },
-  { num: 305, name: "PCPU_POPULATE", doc: "pcpu_chunk_populated: pages were populated; arg0 = pages, arg1 = first page in the unit", area: "percpu" },
+  { num: 300, name: "PCPU_ALLOC", doc: "pcpu_alloc: an area was taken; slab = chunk, arg0 = offset in the unit, arg1 = size (rounded), arg2 = align; flags bit 0 = from the reserved chunk", area: "percpu" },
+  { num: 301, name: "PCPU_FREE", doc: "free_percpu: an area was freed; slab = chunk, arg0 = offset in the unit, arg1 = bytes freed", area: "percpu" },
+  { num: 302, name: "PCPU_CHUNK_CREATE", doc: "pcpu_create_chunk: a chunk was created; slab = chunk, arg0 = chunks now, arg1 = by 0 boot / 1 an allocation that found no room / 2 the balance step", area: "percpu" },
+  { num: 303, name: "PCPU_CHUNK_DESTROY", doc: "pcpu_destroy_chunk: the balance step destroyed an empty chunk; slab = chunk, arg0 = its populated pages", area: "percpu" },
+  { num: 304, name: "PCPU_MAP_EXTEND", doc: "pcpu_extend_area_map: an area map grew; slab = chunk, arg0 = new entry count, arg1 = old", area: "percpu" },
+  { num: 305, name: "PCPU_POPULATE", doc: "pcpu_chunk_populated: pages were populated; slab = chunk, arg0 = pages, arg1 = first page in the unit, arg2 = for 1 an allocation / 2 the balance step", area: "percpu" },
+  { num: 306, name: "PCPU_SLOT_MOVE", doc: "a chunk moved between slot lists (pcpu_chunk_relocate / pcpu_chunk_move); slab = chunk, arg0 = old slot (NONE for a new chunk), arg1 = new slot, arg2 = 0 to the list head / 1 to its tail / 2 relegated to slot 0 after failing a small fit (scan hints)", area: "percpu" },
+  { num: 307, name: "PCPU_HINT_REFRESH", doc: "a hint was rebuilt by scanning; slab = chunk, arg0 = 0 block from first_free / 1 block forward from a promoted scan hint / 2 chunk full scan / 3 chunk forward from a promoted scan hint, arg1 = block index (block) or first bit scanned (chunk), arg2 = bits scanned (block) or blocks walked (chunk)", area: "percpu" },
+  { num: 308, name: "PCPU_MAP_MEMMOVE", doc: "the area map moved its tail; slab = chunk, arg0 = entries moved, arg1 = shift in entries as a signed 32-bit number (+1/+2 right on a split, -1/-2 left on a merge), arg2 = index of the first entry moved, before the move", area: "percpu" },
+  { num: 309, name: "PCPU_ALLOC_SCAN", doc: "what an allocation scanned before it found its area (or failed); arg0 = chunks tried, arg1 = metadata blocks visited by pcpu_next_fit_region (area map: map entries visited), arg2 = alloc_map bits searched by pcpu_alloc_area (area map: 0)", area: "percpu" },
+  { num: 310, name: "PCPU_BALANCE", doc: "pcpu_balance_workfn ran; arg0 = chunks destroyed, arg1 = pages populated, arg2 = empty populated pages after", area: "percpu" },
 ];
 
 const KIND_BY_NUM: ReadonlyMap<number, EventKindInfo> = new Map(EVENT_KINDS.map((k) => [k.num, k]));

@@ -5,6 +5,7 @@
 
 import { CoreError } from '../core/core-api';
 import { EVENT_SIZE } from '../core/events.generated';
+import { copyOut, drainRings, readSized } from '../core/heap-io';
 import type { WorldConfig } from './protocol';
 import type { Script } from './script';
 import { encodeScript } from './script';
@@ -201,18 +202,8 @@ export class SlubApi {
 
   /** The whole state as snapshot bytes (decode with decodeSnapshot). */
   snapshot(w: number): Uint8Array {
-    let cap = SNAP_START;
-    for (;;) {
-      const buf = this.m._malloc(cap);
-      if (!buf) throw new SlubError(-1, `no memory for a ${cap}-byte snapshot`);
-      try {
-        const n = this.m._sl_api_slub_snapshot(w, buf, cap);
-        if (n >= 0) return this.copy(buf, n);
-        cap = -n;
-      } finally {
-        this.m._free(buf);
-      }
-    }
+    return readSized(this.m, SNAP_START, (buf, cap) => this.m._sl_api_slub_snapshot(w, buf, cap),
+      (what) => new SlubError(-1, `no snapshot: ${what}`));
   }
 
   /**
@@ -221,25 +212,7 @@ export class SlubApi {
    * never end.  Merge them with mergeRings.
    */
   drain(w: number, ncpus: number, limit = Infinity): Uint8Array[] {
-    const max = 4096;
-    const buf = this.m._malloc(max * EVENT_SIZE);
-    const rings: Uint8Array[] = [];
-    try {
-      for (let cpu = 0; cpu < ncpus; cpu++) {
-        const parts: Uint8Array[] = [];
-        for (let left = limit; left > 0; ) {
-          const want = Math.min(max, left);
-          const n = this.m._sl_api_slub_drain(w, cpu, buf, want);
-          if (n > 0) parts.push(this.copy(buf, n * EVENT_SIZE));
-          left -= n;
-          if (n < want) break;
-        }
-        rings.push(concat(parts));
-      }
-    } finally {
-      this.m._free(buf);
-    }
-    return rings;
+    return drainRings(this.m, ncpus, EVENT_SIZE, (cpu, out, max) => this.m._sl_api_slub_drain(w, cpu, out, max), limit);
   }
 
   validate(w: number): { rc: number; message: string } {
@@ -288,18 +261,6 @@ export class SlubApi {
 
   /** A fresh (transferable, unshared) copy of `size` bytes at `ptr`. */
   copy(ptr: number, size: number): Uint8Array {
-    const out = new Uint8Array(size);
-    out.set(this.m.HEAPU8.subarray(ptr, ptr + size));
-    return out;
+    return copyOut(this.m, ptr, size);
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
 }
