@@ -46,15 +46,19 @@ export type Fastpath = (typeof FASTPATHS)[number];
 export const BULK_FORMS = ['detached', 'fallback'] as const;
 export type BulkForm = (typeof BULK_FORMS)[number];
 
-/** The kernel's stat_item names, in the snapshot's order (SL_SLUB_STATS in slub.h). */
+/**
+ * The counters in the snapshot's order (SL_SLUB_STATS in slub.h): the kernel's enum stat_item
+ * of 6.8-6.17 in its order (the C side's sl_slub_stat_name gives their sysfs names), then the
+ * model's own from BULK_ALLOC_CALLS on.
+ */
 export const STAT_NAMES = [
   'ALLOC_FASTPATH', 'ALLOC_SLOWPATH', 'FREE_FASTPATH', 'FREE_SLOWPATH', 'FREE_FROZEN',
   'FREE_ADD_PARTIAL', 'FREE_REMOVE_PARTIAL', 'ALLOC_FROM_PARTIAL', 'ALLOC_SLAB', 'ALLOC_REFILL',
-  'FREE_SLAB', 'CPUSLAB_FLUSH', 'DEACTIVATE_FULL', 'DEACTIVATE_EMPTY', 'DEACTIVATE_TO_HEAD',
-  'DEACTIVATE_TO_TAIL', 'DEACTIVATE_REMOTE_FREES', 'DEACTIVATE_BYPASS',
-  'CMPXCHG_DOUBLE_CPU_FAIL', 'CMPXCHG_DOUBLE_FAIL', 'CPU_PARTIAL_ALLOC', 'CPU_PARTIAL_FREE',
-  'CPU_PARTIAL_NODE', 'CPU_PARTIAL_DRAIN', 'BULK_ALLOC_CALLS', 'BULK_FREE_CALLS',
-  'BULK_FREE_CAS', 'BULK_FREE_GROUPS', 'ERRORS',
+  'ALLOC_NODE_MISMATCH', 'FREE_SLAB', 'CPUSLAB_FLUSH', 'DEACTIVATE_FULL', 'DEACTIVATE_EMPTY',
+  'DEACTIVATE_TO_HEAD', 'DEACTIVATE_TO_TAIL', 'DEACTIVATE_REMOTE_FREES', 'DEACTIVATE_BYPASS',
+  'ORDER_FALLBACK', 'CMPXCHG_DOUBLE_CPU_FAIL', 'CMPXCHG_DOUBLE_FAIL', 'CPU_PARTIAL_ALLOC',
+  'CPU_PARTIAL_FREE', 'CPU_PARTIAL_NODE', 'CPU_PARTIAL_DRAIN',
+  'BULK_ALLOC_CALLS', 'BULK_FREE_CALLS', 'BULK_FREE_CAS', 'BULK_FREE_GROUPS', 'ERRORS',
 ] as const;
 export type StatName = (typeof STAT_NAMES)[number];
 
