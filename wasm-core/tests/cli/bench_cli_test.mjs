@@ -146,7 +146,7 @@ for (const cmd of EXPERIMENTS) {
     }
     const [, variant, cycles, nsq, nsd, step, sec, rem, interval, count, tsc] = m;
     const n = BigInt(count);
-    if (!['fallback', 'detached', 'irqoff'].includes(variant)) fail(`bulk time_bench: variant ${variant}`);
+    if (!['generic', 'detached', 'irqoff'].includes(variant)) fail(`bulk time_bench: variant ${variant}`);
     if (!['1', '30', '158'].includes(step)) fail(`bulk time_bench: step ${step} is not a quick bulk size`);
     if (BigInt(cycles) !== BigInt(tsc) / n) fail(`bulk time_bench: cycles ${cycles} != ${tsc} / ${count}`);
     if (BigInt(nsq) !== BigInt(interval) / n || BigInt(nsd) !== ((BigInt(interval) % n) * 1000n) / n)
