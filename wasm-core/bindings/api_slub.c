@@ -412,7 +412,7 @@ SL_EXPORT int sl_api_slub_geometry(uint32_t object_size, uint32_t align, uint32_
     sl_slub_kernel k;
     if (!read_kernel(kernel, &k))
         return SL_EINVAL;
-    int rc = sl_slub_calculate_geometry(object_size, align, flags, ncpus, &k.boot, &g);
+    int rc = sl_slub_calculate_geometry(object_size, align, flags, ncpus, &k, &g);
     if (rc == SL_OK)
         memcpy(out, &g, sizeof g);
     _Static_assert(sizeof(sl_slub_geometry) == 14 * sizeof(uint32_t), "geometry() writes out[14]");

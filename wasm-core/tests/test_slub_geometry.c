@@ -24,7 +24,7 @@ static void test_every_fixture_cache_matches(void)
     int matched = 0;
     for (int i = 0; i < n; i++) {
         sl_slub_geometry g;
-        uint32_t model[5];
+        uint32_t model[SL_SLUB_NR_KFIGS];
         int m = sl_slub_kcache_compare(&v[i], 2, NULL, &g, model);
         for (unsigned f = 0; f < 5; f++)
             SL_CHECK(v[i].has[f]);
@@ -74,7 +74,7 @@ static void test_slabinfo_reader(void)
     remove(path);
     SL_REQUIRE(n == 2);
     sl_slub_geometry g;
-    uint32_t model[5];
+    uint32_t model[SL_SLUB_NR_KFIGS];
     SL_CHECK_EQ(sl_slub_kcache_compare(&v[0], 2, NULL, &g, model), 1);
     SL_CHECK_EQ(v[1].kernel[1], 3);
     SL_CHECK_EQ(sl_slub_kcache_compare(&v[1], 2, NULL, &g, model), 1);

@@ -1,22 +1,20 @@
 /*
- * test_slub_sheaves.c - the per-CPU sheaves and the barn (sheaves.c): each
- * path of alloc_from_pcs and free_to_pcs with the counters the kernel keeps,
- * the flushes, kfree_rcu batching, the prefill API, the bootstrap sheaf, an
- * interrupt inside the sheaf section falling back to the slab path, and a
- * randomized run against a reference with every invariant checked after
- * every step.  Both eras' handling of an empty main after a refill (6.18:
- * to the barn; 7.0: kept as the spare) are run where it matters.
+ * test_slub_sheaves.c - caches with per-CPU sheaves and a barn, in 6.18
+ * (opted in, over the per-CPU slab) and 7.0 (every cache, no per-CPU slab):
+ * each path of alloc_from_pcs and free_to_pcs with the counters the kernel
+ * keeps, the flushes, kfree_rcu batching and the grace period, the prefill
+ * API, the bootstrap sheaf, an interrupt inside the sheaf section falling
+ * back to the slab path, and a randomized run against a reference with
+ * every invariant checked after every step.  Where the two versions differ
+ * (6.18 puts an empty main in the barn after a refill, 7.0 keeps it as the
+ * spare) both are run.
  */
 #include "sheaves_world.h"
 
-#include "../src/slub/eras.h"
-
-#define ST(w, item) sli_sheaves_stat(&(w)->sh, -1, SLI_SH_##item)
-
-static void check_valid(world *w, void *const *held_objs, size_t n)
+static void check_valid(world *w)
 {
     char msg[256];
-    int rc = world_validate(w, held_objs, n, msg, sizeof msg);
+    int rc = world_validate(w, msg, sizeof msg);
     if (rc != SL_OK)
         fprintf(stderr, "  validate: %s\n", msg);
     SL_CHECK_EQ(rc, SL_OK);
@@ -36,17 +34,17 @@ static void test_refill_swap_and_barn(void)
         SL_CHECK_EQ(ST(&w, SHEAF_ALLOC), 2); /* alloc_full_sheaf */
         SL_CHECK_EQ(ST(&w, SHEAF_REFILL), 4);
         SL_CHECK_EQ(ST(&w, ALLOC_PCS), 1);
-        SL_CHECK_EQ(w.sh.pcs[0].main->size, 3);
+        SL_CHECK_EQ(w.sh->pcs[0].main->size, 3);
         /* The empty main: 6.18 puts it in the barn, 7.0 keeps it as the spare. */
-        SL_CHECK_EQ(w.sh.barn.nr_empty, v70 ? 0 : 1);
-        SL_CHECK(v70 ? w.sh.pcs[0].spare && w.sh.pcs[0].spare->size == 0 : !w.sh.pcs[0].spare);
+        SL_CHECK_EQ(w.sh->barn.nr_empty, v70 ? 0 : 1);
+        SL_CHECK(v70 ? w.sh->pcs[0].spare && w.sh->pcs[0].spare->size == 0 : !w.sh->pcs[0].spare);
         for (int i = 1; i < 12; i++)
             SL_REQUIRE((o[i] = world_alloc(&w, 0)));
         SL_CHECK_EQ(ST(&w, SHEAF_REFILL), 12); /* three refills of 4, reusing the two sheaves */
         SL_CHECK_EQ(ST(&w, SHEAF_ALLOC), 2);
         SL_CHECK_EQ(ST(&w, BARN_GET_FAIL), 3);
         SL_CHECK_EQ(ST(&w, ALLOC_PCS), 12);
-        check_valid(&w, o, 12);
+        check_valid(&w);
 
         /* Frees: main fills, then the spare (or an empty barn sheaf) takes over, then main goes to the barn. */
         for (int i = 0; i < 12; i++)
@@ -55,27 +53,27 @@ static void test_refill_swap_and_barn(void)
         SL_CHECK_EQ(ST(&w, BARN_PUT), 1);
         SL_CHECK_EQ(ST(&w, BARN_PUT_FAIL), 0);
         SL_CHECK_EQ(ST(&w, SHEAF_ALLOC), 3); /* the barn had no empty sheaf: one was allocated */
-        SL_CHECK_EQ(w.sh.barn.nr_full, 1);
-        SL_CHECK_EQ(w.sh.pcs[0].main->size, 4);
-        SL_CHECK(w.sh.pcs[0].spare && w.sh.pcs[0].spare->size == 4);
-        check_valid(&w, NULL, 0);
+        SL_CHECK_EQ(w.sh->barn.nr_full, 1);
+        SL_CHECK_EQ(w.sh->pcs[0].main->size, 4);
+        SL_CHECK(w.sh->pcs[0].spare && w.sh->pcs[0].spare->size == 4);
+        check_valid(&w);
 
         /* Allocating 9: main, then the full spare swapped in, then the barn's full sheaf for the empty main. */
         for (int i = 0; i < 9; i++)
             SL_REQUIRE((o[i] = world_alloc(&w, 0)));
         SL_CHECK_EQ(ST(&w, BARN_GET), 1);
         SL_CHECK_EQ(ST(&w, SHEAF_REFILL), 12); /* no slab was touched */
-        SL_CHECK_EQ(w.sh.barn.nr_full, 0);
-        SL_CHECK_EQ(w.sh.barn.nr_empty, 1);
-        SL_CHECK_EQ(w.sh.pcs[0].main->size, 3);
-        check_valid(&w, o, 9);
+        SL_CHECK_EQ(w.sh->barn.nr_full, 0);
+        SL_CHECK_EQ(w.sh->barn.nr_empty, 1);
+        SL_CHECK_EQ(w.sh->pcs[0].main->size, 3);
+        check_valid(&w);
         for (int i = 0; i < 9; i++)
             world_free(&w, 0, o[i]);
         world_drain(&w);
-        check_valid(&w, NULL, 0);
+        check_valid(&w);
         sl_slub_node_info ni;
         sl_slub_node_info_get(w.s, &ni);
-        SL_CHECK_EQ(w.sh.barn.nr_full + w.sh.barn.nr_empty, 0);
+        SL_CHECK_EQ(w.sh->barn.nr_full + w.sh->barn.nr_empty, 0);
         SL_CHECK(ni.nr_slabs <= 1); /* everything went back: at most min_partial empty slabs stay */
         world_close(&w);
     }
@@ -93,19 +91,20 @@ static void test_flush_when_barn_full(void)
         for (int i = 0; i < 40; i++)
             SL_CHECK_EQ(world_free(&w, 0, o[i]), SL_OK);
         /* 10 full sheaves went to the barn (each with a new empty sheaf), then every second free flushed. */
-        SL_CHECK_EQ(w.sh.barn.nr_full, SLI_MAX_FULL_SHEAVES);
+        SL_CHECK_EQ(w.sh->barn.nr_full, SLI_MAX_FULL_SHEAVES);
         SL_CHECK_EQ(ST(&w, BARN_PUT), 10);
         SL_CHECK_EQ(ST(&w, BARN_PUT_FAIL), 8);
         SL_CHECK_EQ(ST(&w, SHEAF_FLUSH), 16);
         SL_CHECK_EQ(ST(&w, SHEAF_ALLOC), 12);
         SL_CHECK_EQ(ST(&w, FREE_PCS), 40);
-        check_valid(&w, NULL, 0);
-        /* barn_shrink (a cache shrink) flushes and frees them all. */
-        sli_act a = world_act(&w, 0);
-        SL_CHECK_EQ(sli_barn_shrink(&w.sh, &a), 20);
-        SL_CHECK_EQ(w.sh.barn.nr_full, 0);
-        SL_CHECK_EQ(ST(&w, SHEAF_FREE), 10);
-        check_valid(&w, NULL, 0);
+        check_valid(&w);
+        /* A cache shrink flushes the CPU's sheaves, then barn_shrink flushes and frees the barn's. */
+        uint64_t flushed = ST(&w, SHEAF_FLUSH);
+        SL_CHECK_EQ(sl_slub_shrink(w.s, NULL), SL_OK);
+        SL_CHECK_EQ(ST(&w, SHEAF_FLUSH), flushed + 20 + 2 + 2); /* the barn's 20, main's and the spare's */
+        SL_CHECK_EQ(w.sh->barn.nr_full, 0);
+        SL_CHECK_EQ(ST(&w, SHEAF_FREE), 11); /* the barn's ten and the spare */
+        check_valid(&w);
         world_close(&w);
     }
 }
@@ -128,7 +127,7 @@ static void test_flush_main_in_batches(void)
         SL_CHECK_EQ(world_free(&w, 0, o[i]), SL_OK);
     SL_CHECK_EQ(ST(&w, BARN_PUT_FAIL), 1);
     SL_CHECK_EQ(ST(&w, SHEAF_FLUSH), 70);
-    SL_CHECK_EQ(atomic_load(&w.sh.nr_sheaves), 2); /* the budget held */
+    SL_CHECK_EQ(atomic_load(&w.sh->nr_sheaves), 2); /* the budget held */
     unsigned n = sl_trace_drain(&tr, 0, ev, 4096), batches = 0, sizes[4] = {0};
     for (unsigned i = 0; i < n; i++)
         if (ev[i].kind == SL_EV_SLUB_SHEAF_FLUSH && ev[i].arg2 == 1 && batches < 4)
@@ -137,8 +136,8 @@ static void test_flush_main_in_batches(void)
     SL_CHECK_EQ(sizes[0], 32);
     SL_CHECK_EQ(sizes[1], 32);
     SL_CHECK_EQ(sizes[2], 6);
-    SL_CHECK_EQ(w.sh.pcs[0].main->size, 70);
-    check_valid(&w, NULL, 0);
+    SL_CHECK_EQ(w.sh->pcs[0].main->size, 70);
+    check_valid(&w);
     world_close(&w);
     sl_trace_destroy(&tr);
 }
@@ -151,20 +150,18 @@ static void test_kfree_rcu_batching(void)
     void *o[8];
     for (int i = 0; i < 8; i++)
         SL_REQUIRE((o[i] = world_alloc(&w, 0)));
-    sli_act a = world_act(&w, 0);
     for (int i = 0; i < 8; i++)
-        SL_CHECK(sli_kfree_rcu_sheaf(&w.sh, &a, o[i]));
+        SL_CHECK_EQ(sl_slub_kfree_rcu(w.s, 0, o[i]), SL_OK);
     SL_CHECK_EQ(ST(&w, FREE_RCU_SHEAF), 8);
-    SL_CHECK(w.sh.pcs[0].rcu_free == NULL); /* the second one filled too */
-    unsigned pending = 0;
-    for (sli_sheaf *s = w.sh.pcs[0].rcu_pending; s; s = s->next)
-        pending += s->size;
-    SL_CHECK_EQ(pending, 8);
-    check_valid(&w, NULL, 0); /* the objects are in the pending sheaves, not free, not lost */
-    SL_CHECK_EQ(sli_sheaves_rcu_gp(&w.sh, &a), 8);
-    SL_CHECK_EQ(w.sh.barn.nr_full, 2);
+    SL_CHECK(w.sh->pcs[0].rcu_free == NULL); /* the second one filled too */
+    sl_slub_sheaves_info info;
+    sl_slub_sheaves_info_get(w.s, &info);
+    SL_CHECK_EQ(info.rcu_waiting, 8);
+    check_valid(&w); /* the objects are in the pending sheaves, not free, not lost */
+    SL_CHECK_EQ(sl_slub_rcu_grace_period(w.s, 0), 8);
+    SL_CHECK_EQ(w.sh->barn.nr_full, 2);
     SL_CHECK_EQ(ST(&w, BARN_PUT), 2);
-    check_valid(&w, NULL, 0);
+    check_valid(&w);
     /* The next allocations are served from those barn sheaves. */
     void *p = world_alloc(&w, 0);
     SL_CHECK(p != NULL);
@@ -172,14 +169,46 @@ static void test_kfree_rcu_batching(void)
     world_free(&w, 0, p);
     /* A half-filled rcu_free sheaf goes to call_rcu on a flush, and is flushed to slabs after the grace period. */
     SL_REQUIRE((p = world_alloc(&w, 0)));
-    SL_CHECK(sli_kfree_rcu_sheaf(&w.sh, &a, p));
-    SL_CHECK_EQ(sli_pcs_flush_all(&w.sh, &a), SL_OK);
-    SL_CHECK(w.sh.pcs[0].rcu_free == NULL && w.sh.pcs[0].rcu_pending && w.sh.pcs[0].rcu_pending->size == 1);
+    SL_CHECK_EQ(sl_slub_kfree_rcu(w.s, 0, p), SL_OK);
+    SL_CHECK_EQ(sl_slub_flush_cpu(w.s, 0), SL_OK);
+    SL_CHECK(w.sh->pcs[0].rcu_free == NULL && w.sh->pcs[0].rcu_pending && w.sh->pcs[0].rcu_pending->size == 1);
     uint64_t flushed = ST(&w, SHEAF_FLUSH);
-    SL_CHECK_EQ(sli_sheaves_rcu_gp(&w.sh, &a), 1);
+    SL_CHECK_EQ(sl_slub_rcu_grace_period(w.s, 0), 1);
     SL_CHECK_EQ(ST(&w, SHEAF_FLUSH), flushed + 1);
-    check_valid(&w, NULL, 0);
+    check_valid(&w);
     world_close(&w);
+}
+
+/* Without sheaves (6.17, or 6.18 without the opt-in) kfree_rcu's objects wait alone, then are freed. */
+static void test_kfree_rcu_alone(void)
+{
+    for (int v = 0; v < 2; v++) {
+        sl_page_zone z;
+        SL_REQUIRE(sl_page_zone_init(&z, 4u << 20, NULL) == SL_OK);
+        sl_slub_config cfg = {.object_size = 128, .track = 1};
+        cfg.kernel.version = v ? (sl_slub_kversion){6, 18} : (sl_slub_kversion){6, 17};
+        sl_slub_cache *s;
+        SL_REQUIRE(sl_slub_cache_create(&z, NULL, 2, &cfg, &s) == SL_OK);
+        SL_CHECK(s->sheaves == NULL);
+        void *o[5];
+        for (int i = 0; i < 5; i++)
+            SL_REQUIRE(sl_slub_alloc(s, 1, &o[i]) == SL_OK);
+        for (int i = 0; i < 5; i++)
+            SL_CHECK_EQ(sl_slub_kfree_rcu(s, i % 2, o[i]), SL_OK);
+        SL_CHECK_EQ(sl_slub_kfree_rcu(s, 0, (char *)o[0] + 1), SL_EMISALIGNED);
+        sl_slub_sheaves_info info;
+        sl_slub_sheaves_info_get(s, &info);
+        SL_CHECK_EQ(info.rcu_waiting, 5);
+        SL_CHECK_EQ(sl_slub_validate(s, NULL, 0), SL_OK);
+        uint64_t frees = sl_slub_stat_get(s, -1, SL_SLUB_FREE_FASTPATH) + sl_slub_stat_get(s, -1, SL_SLUB_FREE_SLOWPATH);
+        SL_CHECK_EQ(sl_slub_rcu_grace_period(s, 0), 3);
+        SL_CHECK_EQ(sl_slub_rcu_grace_period(s, 1), 2);
+        SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_FREE_FASTPATH) + sl_slub_stat_get(s, -1, SL_SLUB_FREE_SLOWPATH),
+                    frees + 5);
+        SL_CHECK_EQ(sl_slub_validate(s, NULL, 0), SL_OK);
+        SL_CHECK_EQ(sl_slub_cache_destroy(s), SL_OK);
+        sl_page_zone_destroy(&z);
+    }
 }
 
 /* kmem_cache_prefill_sheaf & co: the spare (fast), the barn or a new sheaf (slow), oversize sheaves. */
@@ -187,50 +216,51 @@ static void test_prefill_api(void)
 {
     world w;
     SL_REQUIRE(world_open(&w, 1, 4, 0, true, NULL, 16) == SL_OK);
-    sli_act a = world_act(&w, 0);
-    int err;
-    sli_sheaf *sheaf = sli_prefill_sheaf(&w.sh, &a, 3, &err);
-    SL_REQUIRE(sheaf);
+    sl_slub_sheaf *sheaf;
+    SL_REQUIRE(sl_slub_prefill_sheaf(w.s, 0, 3, &sheaf) == SL_OK);
     SL_CHECK_EQ(ST(&w, SHEAF_PREFILL_SLOW), 1);
     SL_CHECK_EQ(ST(&w, BARN_GET_FAIL), 1);
-    SL_CHECK_EQ(sheaf->size, 4); /* refilled to the cache's capacity */
+    SL_CHECK_EQ(sl_slub_sheaf_size(sheaf), 4); /* refilled to the cache's capacity */
     void *o[16];
     for (int i = 0; i < 3; i++)
-        SL_CHECK((o[i] = sli_alloc_from_sheaf(&w.sh, &a, sheaf)) != NULL);
-    check_valid(&w, o, 3);
-    sli_return_sheaf(&w.sh, &a, sheaf);
+        SL_CHECK_EQ(sl_slub_alloc_from_sheaf(w.s, 0, sheaf, &o[i]), SL_OK);
+    check_valid(&w);
+    SL_CHECK_EQ(sl_slub_return_sheaf(w.s, 0, sheaf), SL_OK);
     SL_CHECK_EQ(ST(&w, SHEAF_RETURN_FAST), 1);
-    SL_CHECK(w.sh.pcs[0].spare == sheaf && sheaf->size == 1);
+    SL_CHECK(w.sh->pcs[0].spare == (sli_sheaf *)(void *)sheaf && sl_slub_sheaf_size(sheaf) == 1);
+    SL_CHECK_EQ(sl_slub_return_sheaf(w.s, 0, sheaf), SL_EINVAL); /* not out any more */
+    void *x;
+    SL_CHECK_EQ(sl_slub_alloc_from_sheaf(w.s, 0, sheaf, &x), SL_EINVAL);
     /* The spare is taken back and refilled. */
-    sheaf = sli_prefill_sheaf(&w.sh, &a, 2, &err);
-    SL_REQUIRE(sheaf);
+    SL_REQUIRE(sl_slub_prefill_sheaf(w.s, 0, 2, &sheaf) == SL_OK);
     SL_CHECK_EQ(ST(&w, SHEAF_PREFILL_FAST), 1);
-    SL_CHECK_EQ(sheaf->size, 4);
-    SL_CHECK_EQ(sli_refill_sheaf(&w.sh, &a, &sheaf, 4), SL_OK); /* already enough: nothing happens */
+    SL_CHECK_EQ(sl_slub_sheaf_size(sheaf), 4);
+    SL_CHECK_EQ(sl_slub_refill_sheaf(w.s, 0, &sheaf, 4), SL_OK); /* already enough: nothing happens */
     for (int i = 3; i < 7; i++)
-        SL_CHECK((o[i] = sli_alloc_from_sheaf(&w.sh, &a, sheaf)) != NULL);
-    SL_CHECK(sli_alloc_from_sheaf(&w.sh, &a, sheaf) == NULL); /* no fallback to the slabs */
+        SL_CHECK_EQ(sl_slub_alloc_from_sheaf(w.s, 0, sheaf, &o[i]), SL_OK);
+    SL_CHECK_EQ(sl_slub_alloc_from_sheaf(w.s, 0, sheaf, &x), SL_ENOMEM); /* no fallback to the slabs */
     /* Refilling to more than the capacity replaces it with an oversize sheaf. */
-    sli_sheaf *old = sheaf;
-    SL_CHECK_EQ(sli_refill_sheaf(&w.sh, &a, &sheaf, 10), SL_OK);
-    SL_CHECK(sheaf != old && sheaf->capacity == 10 && sheaf->size == 10);
+    sl_slub_sheaf *old = sheaf;
+    SL_CHECK_EQ(sl_slub_refill_sheaf(w.s, 0, &sheaf, 10), SL_OK);
+    SL_CHECK(sheaf != old && sl_slub_sheaf_size(sheaf) == 10);
     SL_CHECK_EQ(ST(&w, SHEAF_PREFILL_OVERSIZE), 1);
     SL_CHECK_EQ(ST(&w, SHEAF_RETURN_FAST), 2); /* the old one became the spare again */
-    check_valid(&w, o, 7);
+    check_valid(&w);
     uint64_t flushed = ST(&w, SHEAF_FLUSH);
-    sli_return_sheaf(&w.sh, &a, sheaf); /* oversize: flushed and freed */
+    SL_CHECK_EQ(sl_slub_return_sheaf(w.s, 0, sheaf), SL_OK); /* oversize: flushed and freed */
     SL_CHECK_EQ(ST(&w, SHEAF_FLUSH), flushed + 10);
     /* Two prefills out at once: the second return finds the spare taken and refills into the barn. */
-    sli_sheaf *s1 = sli_prefill_sheaf(&w.sh, &a, 4, &err), *s2 = sli_prefill_sheaf(&w.sh, &a, 4, &err);
-    SL_REQUIRE(s1 && s2);
-    o[7] = sli_alloc_from_sheaf(&w.sh, &a, s2);
-    sli_return_sheaf(&w.sh, &a, s1);
-    sli_return_sheaf(&w.sh, &a, s2);
+    sl_slub_sheaf *s1, *s2;
+    SL_REQUIRE(sl_slub_prefill_sheaf(w.s, 0, 4, &s1) == SL_OK && sl_slub_prefill_sheaf(w.s, 0, 4, &s2) == SL_OK);
+    SL_CHECK_EQ(sl_slub_alloc_from_sheaf(w.s, 0, s2, &o[7]), SL_OK);
+    SL_CHECK_EQ(sl_slub_return_sheaf(w.s, 0, s1), SL_OK);
+    SL_CHECK_EQ(sl_slub_return_sheaf(w.s, 0, s2), SL_OK);
     SL_CHECK_EQ(ST(&w, SHEAF_RETURN_SLOW), 1);
-    SL_CHECK_EQ(w.sh.barn.nr_full, 1);
+    SL_CHECK_EQ(w.sh->barn.nr_full, 1);
     SL_CHECK_EQ(ST(&w, BARN_PUT), 1);
-    check_valid(&w, o, 8);
-    SL_CHECK(sli_prefill_sheaf(&w.sh, &a, 0, &err) == NULL && err == SL_EINVAL);
+    check_valid(&w);
+    SL_CHECK_EQ(sl_slub_prefill_sheaf(w.s, 0, 0, &sheaf), SL_EINVAL);
+    SL_CHECK(sheaf == NULL);
     for (int i = 0; i < 8; i++)
         world_free(&w, 0, o[i]);
     world_close(&w);
@@ -241,28 +271,29 @@ static void test_bootstrap_sheaf(void)
 {
     world w;
     SL_REQUIRE(world_open(&w, 2, 0, 0, true, NULL, 16) == SL_OK);
-    SL_CHECK(!sli_sheaves_active(&w.sh));
-    sli_act a = world_act(&w, 1);
-    SL_CHECK(sli_alloc_from_pcs(&w.sh, &a) == NULL);
+    SL_CHECK(!sli_sheaves_active(w.sh));
+    SL_CHECK_EQ(sl_slub_cache_sheaf_capacity(w.s), 0);
     void *o = world_alloc(&w, 1); /* the slab path */
     SL_REQUIRE(o);
-    SL_CHECK(!sli_free_to_pcs(&w.sh, &a, o));
-    SL_CHECK(!sli_kfree_rcu_sheaf(&w.sh, &a, o));
+    SL_CHECK_EQ(ST(&w, ALLOC_SLOWPATH), 1);
+    SL_CHECK_EQ(world_free(&w, 1, o), SL_OK); /* free_to_pcs fails: __slab_free */
+    SL_CHECK_EQ(ST(&w, FREE_SLOWPATH), 1);
+    SL_REQUIRE((o = world_alloc(&w, 1)));
+    SL_CHECK_EQ(sl_slub_kfree_rcu(w.s, 1, o), SL_OK); /* waits alone */
     SL_CHECK_EQ(ST(&w, FREE_RCU_SHEAF_FAIL), 1);
     SL_CHECK_EQ(ST(&w, ALLOC_PCS) + ST(&w, FREE_PCS) + ST(&w, SHEAF_ALLOC), 0);
-    int err;
-    sli_sheaf *s = sli_prefill_sheaf(&w.sh, &a, 3, &err); /* every prefill is oversize */
-    SL_REQUIRE(s);
-    SL_CHECK_EQ(ST(&w, SHEAF_PREFILL_OVERSIZE), 1);
-    check_valid(&w, &o, 1);
-    sli_return_sheaf(&w.sh, &a, s);
-    SL_CHECK_EQ(sli_sheaves_bootstrap(&w.sh, &a, 8), SL_OK);
-    SL_CHECK(sli_sheaves_active(&w.sh) && w.sh.pcs[0].main->capacity == 8);
+    sl_slub_sheaf *sheaf;
+    SL_CHECK_EQ(sl_slub_prefill_sheaf(w.s, 1, 3, &sheaf), SL_EINVAL); /* no sheaves yet */
+    SL_CHECK_EQ(sl_slub_rcu_grace_period(w.s, 1), 1);
+    check_valid(&w);
+    SL_CHECK_EQ(sl_slub_bootstrap_sheaves(w.s), SL_OK);
+    SL_CHECK(sli_sheaves_active(w.sh) && w.sh->pcs[0].main->capacity == 60); /* calculate_sheaf_capacity */
     SL_CHECK_EQ(ST(&w, SHEAF_ALLOC), 2);
-    SL_CHECK(sli_free_to_pcs(&w.sh, &a, o));
-    SL_CHECK(world_alloc(&w, 1) == o); /* LIFO */
-    SL_CHECK_EQ(sli_sheaves_bootstrap(&w.sh, &a, 8), SL_EINVAL);
-    check_valid(&w, &o, 1);
+    SL_REQUIRE((o = world_alloc(&w, 1)));
+    SL_CHECK_EQ(world_free(&w, 1, o), SL_OK);
+    SL_CHECK(world_alloc(&w, 1) == o); /* LIFO through main */
+    SL_CHECK_EQ(sl_slub_bootstrap_sheaves(w.s), SL_EINVAL);
+    check_valid(&w);
     world_free(&w, 1, o);
     world_close(&w);
 }
@@ -271,8 +302,9 @@ static void test_bootstrap_sheaf(void)
 typedef struct irq_ctx {
     world *w;
     unsigned point, fired;
-    int kind; /* 0 alloc, 1 free, 2 kfree_rcu */
+    int kind; /* 0 alloc, 1 free, 2 kfree_rcu, 3 flush */
     void *obj, *got;
+    int rc;
 } irq_ctx;
 
 static void irq_hook(sl_trace *tr, unsigned cpu, unsigned point, const void *ctx, void *user)
@@ -282,15 +314,14 @@ static void irq_hook(sl_trace *tr, unsigned cpu, unsigned point, const void *ctx
     if (point != ic->point || ic->fired)
         return; /* one interrupt, and none inside the handler */
     ic->fired = 1;
-    if (ic->kind == 0) {
+    if (ic->kind == 0)
         ic->got = world_alloc(ic->w, cpu);
-    } else if (ic->kind == 1) {
-        world_free(ic->w, cpu, ic->obj);
-    } else {
-        sli_act a = world_act(ic->w, cpu);
-        if (!sli_kfree_rcu_sheaf(&ic->w->sh, &a, ic->obj))
-            sl_slub_free(ic->w->s, cpu, ic->obj); /* kfree_rcu's own batching, after a grace period */
-    }
+    else if (ic->kind == 1)
+        ic->rc = world_free(ic->w, cpu, ic->obj);
+    else if (ic->kind == 2)
+        ic->rc = sl_slub_kfree_rcu(ic->w->s, cpu, ic->obj);
+    else
+        ic->rc = sl_slub_flush_cpu(ic->w->s, cpu);
 }
 
 static unsigned count_events(sl_trace *tr, unsigned kind)
@@ -305,81 +336,91 @@ static unsigned count_events(sl_trace *tr, unsigned kind)
 
 static void test_interrupt_falls_back(void)
 {
-    sl_trace tr;
-    SL_REQUIRE(sl_trace_init(&tr, 1, 4096) == SL_OK);
-    tr.enabled = true;
-    world w;
-    SL_REQUIRE(world_open(&w, 1, 8, 0, true, &tr, 16) == SL_OK);
-    void *keep = world_alloc(&w, 0), *spare_obj = world_alloc(&w, 0); /* main now holds 6 */
-    SL_REQUIRE(keep && spare_obj);
-    count_events(&tr, 0);
+    for (int v70 = 0; v70 <= 1; v70++) {
+        sl_trace tr;
+        SL_REQUIRE(sl_trace_init(&tr, 1, 4096) == SL_OK);
+        tr.enabled = true;
+        world w;
+        SL_REQUIRE(world_open(&w, 1, 8, 0, v70, &tr, 16) == SL_OK);
+        void *keep = world_alloc(&w, 0), *spare_obj = world_alloc(&w, 0); /* main now holds 6 */
+        SL_REQUIRE(keep && spare_obj);
+        count_events(&tr, 0);
 
-    /* An allocation interrupted inside alloc_from_pcs by an allocation on the same CPU. */
-    irq_ctx ic = {.w = &w, .point = SLI_PP_SHEAF_ALLOC, .kind = 0};
-    sl_trace_set_preempt_hook(&tr, irq_hook, &ic);
-    uint64_t slab_allocs = sl_slub_stat_get(w.s, -1, SL_SLUB_ALLOC_FASTPATH);
-    void *mine = world_alloc(&w, 0);
-    SL_CHECK_EQ(ic.fired, 1);
-    SL_CHECK(mine && ic.got && mine != ic.got);
-    SL_CHECK_EQ(sl_slub_stat_get(w.s, -1, SL_SLUB_ALLOC_FASTPATH), slab_allocs + 1); /* the handler's */
-    SL_CHECK_EQ(ST(&w, ALLOC_PCS), 3);
-    SL_CHECK_EQ(count_events(&tr, SL_EV_SLUB_SHEAF_TRYLOCK_FAIL), 1);
-    void *held_objs[4] = {keep, spare_obj, mine, ic.got};
-    check_valid(&w, held_objs, 4);
+        /* An allocation interrupted inside alloc_from_pcs by an allocation on the same CPU. */
+        irq_ctx ic = {.w = &w, .point = SL_SLUB_PP_SHEAF_ALLOC, .kind = 0};
+        sl_trace_set_preempt_hook(&tr, irq_hook, &ic);
+        uint64_t slab_path = ST(&w, ALLOC_SLOWPATH) + ST(&w, ALLOC_FASTPATH);
+        void *mine = world_alloc(&w, 0);
+        SL_CHECK_EQ(ic.fired, 1);
+        SL_CHECK(mine && ic.got && mine != ic.got);
+        SL_CHECK_EQ(ST(&w, ALLOC_SLOWPATH) + ST(&w, ALLOC_FASTPATH), slab_path + 1); /* the handler's */
+        SL_CHECK_EQ(ST(&w, ALLOC_PCS), 3);
+        SL_CHECK_EQ(count_events(&tr, SL_EV_SLUB_SHEAF_TRYLOCK_FAIL), 1);
+        check_valid(&w);
 
-    /* A free interrupted inside free_to_pcs by a free on the same CPU: the handler's goes to its slab. */
-    ic = (irq_ctx){.w = &w, .point = SLI_PP_SHEAF_FREE, .kind = 1, .obj = ic.got};
-    uint32_t main_before = w.sh.pcs[0].main->size;
-    SL_CHECK_EQ(world_free(&w, 0, mine), SL_OK);
-    SL_CHECK_EQ(ic.fired, 1);
-    SL_CHECK_EQ(w.sh.pcs[0].main->size, main_before + 1); /* only the interrupted free's object */
-    SL_CHECK_EQ(ST(&w, FREE_PCS), 1);
-    check_valid(&w, held_objs, 2);
+        /* A free interrupted inside free_to_pcs by a free on the same CPU: the handler's goes to its slab. */
+        ic = (irq_ctx){.w = &w, .point = SL_SLUB_PP_SHEAF_FREE, .kind = 1, .obj = ic.got};
+        uint32_t main_before = w.sh->pcs[0].main->size;
+        SL_CHECK_EQ(world_free(&w, 0, mine), SL_OK);
+        SL_CHECK_EQ(ic.fired, 1);
+        SL_CHECK_EQ(ic.rc, SL_OK);
+        SL_CHECK_EQ(w.sh->pcs[0].main->size, main_before + 1); /* only the interrupted free's object */
+        SL_CHECK_EQ(ST(&w, FREE_PCS), 1);
+        check_valid(&w);
 
-    /* kfree_rcu interrupted by kfree_rcu: the handler's cannot batch. */
-    ic = (irq_ctx){.w = &w, .point = SLI_PP_SHEAF_FREE, .kind = 2, .obj = spare_obj};
-    SL_CHECK_EQ(world_free(&w, 0, keep), SL_OK);
-    SL_CHECK_EQ(ST(&w, FREE_RCU_SHEAF_FAIL), 1);
-    check_valid(&w, NULL, 0);
+        /* kfree_rcu interrupted by kfree_rcu: the handler's cannot batch and waits alone. */
+        ic = (irq_ctx){.w = &w, .point = SL_SLUB_PP_SHEAF_FREE, .kind = 2, .obj = spare_obj};
+        SL_CHECK_EQ(world_free(&w, 0, keep), SL_OK);
+        SL_CHECK_EQ(ic.rc, SL_OK);
+        SL_CHECK_EQ(ST(&w, FREE_RCU_SHEAF_FAIL), 1);
+        check_valid(&w);
 
-    /* An allocation in the refill window, where the lock is dropped: it refills main itself. */
-    world_drain(&w);
-    ic = (irq_ctx){.w = &w, .point = SLI_PP_SHEAF_REFILL, .kind = 0};
-    mine = world_alloc(&w, 0);
-    SL_CHECK_EQ(ic.fired, 1);
-    SL_CHECK(mine && ic.got && mine != ic.got);
-    /* The handler installed a full main; the interrupted refill keeps its sheaf as the spare. */
-    SL_CHECK(w.sh.pcs[0].spare && w.sh.pcs[0].spare->size == 8);
-    SL_CHECK_EQ(w.sh.pcs[0].main->size, 6);
-    void *two[2] = {mine, ic.got};
-    check_valid(&w, two, 2);
-    sl_trace_set_preempt_hook(&tr, NULL, NULL);
-    world_free(&w, 0, mine);
-    world_free(&w, 0, ic.got);
-    world_close(&w);
-    sl_trace_destroy(&tr);
+        /* A flush from inside the section is refused (the kernel never flushes from an interrupt). */
+        ic = (irq_ctx){.w = &w, .point = SL_SLUB_PP_SHEAF_ALLOC, .kind = 3};
+        SL_REQUIRE((mine = world_alloc(&w, 0)));
+        SL_CHECK_EQ(ic.rc, SL_EBUSY);
+        check_valid(&w);
+        SL_CHECK_EQ(world_free(&w, 0, mine), SL_OK);
+
+        /* An allocation in the refill window, where the lock is dropped: it refills main itself. */
+        sl_trace_set_preempt_hook(&tr, NULL, NULL);
+        world_drain(&w);
+        ic = (irq_ctx){.w = &w, .point = SL_SLUB_PP_SHEAF_REFILL, .kind = 0};
+        sl_trace_set_preempt_hook(&tr, irq_hook, &ic);
+        mine = world_alloc(&w, 0);
+        SL_CHECK_EQ(ic.fired, 1);
+        SL_CHECK(mine && ic.got && mine != ic.got);
+        /* The handler installed a full main; the interrupted refill keeps its sheaf as the spare. */
+        SL_CHECK(w.sh->pcs[0].spare && w.sh->pcs[0].spare->size == 8);
+        SL_CHECK_EQ(w.sh->pcs[0].main->size, 6);
+        check_valid(&w);
+        sl_trace_set_preempt_hook(&tr, NULL, NULL);
+        world_free(&w, 0, mine);
+        world_free(&w, 0, ic.got);
+        world_close(&w);
+        sl_trace_destroy(&tr);
+    }
 }
 
 /* Random operations on 1..3 CPUs against a reference set, every invariant checked after every step. */
 static void test_random_against_reference(void)
 {
-    for (unsigned round = 0; round < 6; round++) {
+    for (unsigned round = 0; round < 8; round++) {
         unsigned ncpus = 1 + round % 3;
         bool v70 = round & 1;
-        uint32_t capacity = round < 2 ? 4 : round < 4 ? 32 : 7;
+        uint32_t capacity = round < 2 ? 4 : round < 4 ? 32 : round < 6 ? 7 : 60;
         uint32_t budget = round == 5 ? 2 * ncpus + 1 : 0; /* sheaf allocations fail past it */
         world w;
         SL_REQUIRE(world_open(&w, ncpus, capacity, budget, v70, NULL, 32) == SL_OK);
         enum { MAXH = 2048 };
         static void *held_objs[MAXH];
         size_t nh = 0;
-        sli_sheaf *out[4] = {0};
+        sl_slub_sheaf *out[4] = {0};
         uint64_t rng = 0x5eedull + round;
         unsigned steps = (unsigned)sl_test_scale(3000);
         int failures = 0;
         for (unsigned step = 0; step < steps && !failures; step++) {
             unsigned cpu = (unsigned)(sl_test_rand(&rng) % ncpus), r = (unsigned)(sl_test_rand(&rng) % 100);
-            sli_act a = world_act(&w, cpu);
             if (r < 30 && nh < MAXH) {
                 void *o = world_alloc(&w, cpu);
                 SL_CHECK(o != NULL);
@@ -391,61 +432,62 @@ static void test_random_against_reference(void)
                 held_objs[k] = held_objs[--nh];
             } else if (r < 62 && nh + 64 <= MAXH) {
                 unsigned n = 1 + (unsigned)(sl_test_rand(&rng) % 64);
-                unsigned got = sli_alloc_from_pcs_bulk(&w.sh, &a, n, held_objs + nh);
-                if (got < n)
-                    SL_CHECK_EQ(sl_slub_alloc_bulk(w.s, cpu, n - got, held_objs + nh + got), (int)(n - got));
+                SL_CHECK_EQ(sl_slub_alloc_bulk(w.s, cpu, n, held_objs + nh), (int)n);
                 nh += n;
             } else if (r < 69 && nh) {
                 unsigned n = 1 + (unsigned)(sl_test_rand(&rng) % (nh < 64 ? nh : 64));
                 void *batch[64];
                 memcpy(batch, held_objs + nh - n, n * sizeof(void *));
                 nh -= n;
-                sli_free_to_pcs_bulk(&w.sh, &a, n, batch);
+                SL_CHECK(sl_slub_free_bulk(w.s, cpu, n, batch, NULL) >= 0);
             } else if (r < 76 && nh) {
                 size_t k = sl_test_rand(&rng) % nh;
-                if (!sli_kfree_rcu_sheaf(&w.sh, &a, held_objs[k]))
-                    SL_CHECK_EQ(sl_slub_free(w.s, cpu, held_objs[k]), SL_OK);
+                SL_CHECK_EQ(sl_slub_kfree_rcu(w.s, cpu, held_objs[k]), SL_OK);
                 held_objs[k] = held_objs[--nh];
             } else if (r < 80) {
-                sli_sheaves_rcu_gp(&w.sh, &a);
+                SL_CHECK(sl_slub_rcu_grace_period(w.s, cpu) >= 0);
             } else if (r < 82) {
-                SL_CHECK_EQ(sli_pcs_flush_all(&w.sh, &a), SL_OK);
+                SL_CHECK_EQ(sl_slub_flush_cpu(w.s, cpu), SL_OK);
             } else if (r < 83) {
-                sli_barn_shrink(&w.sh, &a);
+                SL_CHECK_EQ(sl_slub_shrink(w.s, NULL), SL_OK);
             } else if (r < 88) {
                 unsigned slot = (unsigned)(sl_test_rand(&rng) % 4);
-                int err;
-                if (!out[slot])
-                    out[slot] = sli_prefill_sheaf(&w.sh, &a, 1 + (uint32_t)(sl_test_rand(&rng) % (capacity + 3)), &err);
-                else if (sl_test_rand(&rng) % 2)
-                    sli_return_sheaf(&w.sh, &a, out[slot]), out[slot] = NULL;
-                else if (sli_refill_sheaf(&w.sh, &a, &out[slot], 1 + (uint32_t)(sl_test_rand(&rng) % (capacity + 3))))
-                    SL_CHECK(out[slot] != NULL);
+                uint32_t size = 1 + (uint32_t)(sl_test_rand(&rng) % (capacity + 3));
+                if (!out[slot]) {
+                    int rc = sl_slub_prefill_sheaf(w.s, cpu, size, &out[slot]);
+                    SL_CHECK(rc == SL_OK || (budget && rc == SL_ENOMEM)); /* only a sheaf budget fails it */
+                } else if (sl_test_rand(&rng) % 2) {
+                    SL_CHECK_EQ(sl_slub_return_sheaf(w.s, cpu, out[slot]), SL_OK);
+                    out[slot] = NULL;
+                } else if (sl_slub_refill_sheaf(w.s, cpu, &out[slot], size) != SL_OK) {
+                    SL_CHECK(budget != 0); /* only a sheaf budget makes a refill fail */
+                }
             } else if (r < 96 && nh < MAXH) {
                 unsigned slot = (unsigned)(sl_test_rand(&rng) % 4);
-                void *o = out[slot] ? sli_alloc_from_sheaf(&w.sh, &a, out[slot]) : NULL;
-                if (o)
+                void *o;
+                if (out[slot] && sl_slub_alloc_from_sheaf(w.s, cpu, out[slot], &o) == SL_OK)
                     held_objs[nh++] = o;
             } else {
-                sl_slub_flush_cpu(w.s, cpu);
+                SL_CHECK_EQ(sl_slub_flush_cpu(w.s, cpu), SL_OK);
             }
             char msg[256];
-            if (world_validate(&w, held_objs, nh, msg, sizeof msg) != SL_OK) {
+            if (world_validate(&w, msg, sizeof msg) != SL_OK) {
                 fprintf(stderr, "  round %u step %u: %s\n", round, step, msg);
                 failures++;
             }
         }
         SL_CHECK_EQ(failures, 0);
         for (unsigned slot = 0; slot < 4; slot++)
-            if (out[slot]) {
-                sli_act a = world_act(&w, slot % ncpus);
-                sli_return_sheaf(&w.sh, &a, out[slot]);
-            }
+            if (out[slot])
+                SL_CHECK_EQ(sl_slub_return_sheaf(w.s, slot % ncpus, out[slot]), SL_OK);
         for (size_t k = 0; k < nh; k++)
-            world_free(&w, (unsigned)(k % ncpus), held_objs[k]);
+            SL_CHECK_EQ(world_free(&w, (unsigned)(k % ncpus), held_objs[k]), SL_OK);
         world_drain(&w);
-        check_valid(&w, NULL, 0);
-        SL_CHECK_EQ(atomic_load(&w.sh.nr_sheaves), sli_sheaves_active(&w.sh) ? ncpus : 0);
+        check_valid(&w);
+        SL_CHECK_EQ(atomic_load(&w.sh->nr_sheaves), sli_sheaves_active(w.sh) ? ncpus : 0);
+        sl_slub_sheaves_info info;
+        sl_slub_sheaves_info_get(w.s, &info);
+        SL_CHECK_EQ(info.objects + info.rcu_waiting, 0);
         world_close(&w);
     }
 }
@@ -501,15 +543,95 @@ static void test_kernel_versions(void)
         SL_CHECK(sl_slub_era_name(r.era) != NULL);
     }
     SL_CHECK(sl_slub_era_name(9) == NULL);
+
+    /* Each version's counters, in its order under its names. */
+    const sl_slub_kstat *t;
+    SL_CHECK_EQ(sl_slub_kstats((sl_slub_kversion){4, 4}, &t), 26);
+    SL_CHECK(!strcmp(t[0].name, "alloc_fastpath") && t[0].stat == SL_SLUB_ALLOC_FASTPATH);
+    SL_CHECK(!strcmp(t[25].name, "cpu_partial_drain"));
+    SL_CHECK_EQ(sl_slub_kstats((sl_slub_kversion){6, 18}, &t), 43);
+    SL_CHECK(!strcmp(t[0].name, "alloc_cpu_sheaf") && t[0].stat == SL_SLUB_ALLOC_PCS);
+    SL_CHECK(!strcmp(t[3].name, "free_cpu_sheaf") && !strcmp(t[6].name, "free_fastpath"));
+    SL_CHECK(!strcmp(t[30].name, "sheaf_flush") && !strcmp(t[42].name, "sheaf_return_slow"));
+    SL_CHECK_EQ(sl_slub_kstats((sl_slub_kversion){7, 0}, &t), 26);
+    SL_CHECK(!strcmp(t[0].name, "alloc_fastpath") && t[0].stat == SL_SLUB_ALLOC_PCS);
+    SL_CHECK(!strcmp(t[4].name, "free_fastpath") && t[4].stat == SL_SLUB_FREE_PCS);
+    for (unsigned i = 0; i < 26; i++) /* 7.0 removed the CPU slab's counters */
+        SL_CHECK(t[i].stat != SL_SLUB_CPU_PARTIAL_ALLOC && t[i].stat != SL_SLUB_DEACTIVATE_FULL &&
+                 t[i].stat != SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL && strcmp(t[i].name, "alloc_cpu_sheaf"));
+    /* Names are the model's sysfs names wherever the stat is the same counter. */
+    for (unsigned i = 0; i < 43; i++) {
+        sl_slub_kstats((sl_slub_kversion){6, 18}, &t);
+        SL_CHECK(!strcmp(t[i].name, sl_slub_stat_name(t[i].stat)));
+    }
+}
+
+/* calculate_sheaf_capacity (7.0) and the 6.18 opt-in. */
+static void test_sheaf_capacity(void)
+{
+    const sl_slub_kversion v618 = {6, 18}, v70 = {7, 0}, v617 = {6, 17};
+    SL_CHECK_EQ(sl_slub_sheaf_capacity(v70, 64, 0, 0), 60);    /* 32 + 8 * 60 = 512 */
+    SL_CHECK_EQ(sl_slub_sheaf_capacity(v70, 256, 0, 0), 28);   /* 26 -> 240 -> kmalloc-256: 28 */
+    SL_CHECK_EQ(sl_slub_sheaf_capacity(v70, 1024, 0, 0), 12);  /* 128 */
+    SL_CHECK_EQ(sl_slub_sheaf_capacity(v70, 4096, 0, 0), 4);   /* 64 */
+    SL_CHECK_EQ(sl_slub_sheaf_capacity(v70, 4096, 0, 32), 32); /* the request, when larger */
+    SL_CHECK_EQ(sl_slub_sheaf_capacity(v70, 64, SL_SLUB_RED_ZONE, 32), 0);
+    SL_CHECK_EQ(sl_slub_sheaf_capacity(v618, 64, 0, 0), 0);
+    SL_CHECK_EQ(sl_slub_sheaf_capacity(v618, 64, 0, 32), 32);
+    SL_CHECK_EQ(sl_slub_sheaf_capacity(v618, 64, SL_SLUB_POISON, 32), 0);
+    SL_CHECK_EQ(sl_slub_sheaf_capacity(v617, 64, 0, 32), 0);
+    SL_CHECK_EQ(sl_slub_sheaf_request("maple_node"), 32);
+    SL_CHECK_EQ(sl_slub_sheaf_request("dentry"), 0);
+
+    /* Which caches get sheaves: 6.18 only with the opt-in and no debug flags; 7.0 all but debug ones. */
+    sl_page_zone z;
+    SL_REQUIRE(sl_page_zone_init(&z, 4u << 20, NULL) == SL_OK);
+    struct {
+        sl_slub_kversion v;
+        uint16_t request;
+        uint32_t flags;
+        uint32_t capacity;
+        bool sheaves;
+    } c[] = {{v617, 32, 0, 0, false},  {v618, 0, 0, 0, false},    {v618, 32, 0, 32, true},
+             {v618, 32, SL_SLUB_STORE_USER, 0, false}, {v70, 0, 0, 60, true}, {v70, 0, SL_SLUB_STORE_USER, 0, true}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        sl_slub_config cfg = {.object_size = 200, .flags = c[i].flags, .sheaf_capacity = c[i].request};
+        cfg.kernel.version = c[i].v;
+        sl_slub_cache *s;
+        SL_REQUIRE(sl_slub_cache_create(&z, NULL, 2, &cfg, &s) == SL_OK);
+        SL_CHECK_EQ(s->sheaves != NULL, c[i].sheaves);
+        SL_CHECK_EQ(sl_slub_cache_sheaf_capacity(s), c[i].capacity);
+        void *o;
+        SL_CHECK_EQ(sl_slub_alloc(s, 1, &o), SL_OK);
+        SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_ALLOC_PCS), c[i].capacity ? 1 : 0);
+        SL_CHECK_EQ(sl_slub_free(s, 0, o), SL_OK);
+        SL_CHECK_EQ(sl_slub_validate(s, NULL, 0), SL_OK);
+        SL_CHECK_EQ(sl_slub_cache_destroy(s), SL_OK);
+    }
+    /* Bad configurations: an unknown version, a CPU-slab variant in 7.0, early_boot before 7.0. */
+    sl_slub_config bad = {.object_size = 64};
+    bad.kernel.version = (sl_slub_kversion){3, 19};
+    sl_slub_cache *s;
+    SL_CHECK_EQ(sl_slub_cache_create(&z, NULL, 1, &bad, &s), SL_EINVAL);
+    bad.kernel.version = v70;
+    bad.fastpath = SL_SLUB_FP_LOCKED;
+    SL_CHECK_EQ(sl_slub_cache_create(&z, NULL, 1, &bad, &s), SL_EINVAL);
+    bad.fastpath = SL_SLUB_FP_CMPXCHG;
+    bad.kernel.version = v618;
+    bad.early_boot = 1;
+    SL_CHECK_EQ(sl_slub_cache_create(&z, NULL, 1, &bad, &s), SL_EINVAL);
+    sl_page_zone_destroy(&z);
 }
 
 int main(void)
 {
     SL_RUN(test_kernel_versions);
+    SL_RUN(test_sheaf_capacity);
     SL_RUN(test_refill_swap_and_barn);
     SL_RUN(test_flush_when_barn_full);
     SL_RUN(test_flush_main_in_batches);
     SL_RUN(test_kfree_rcu_batching);
+    SL_RUN(test_kfree_rcu_alone);
     SL_RUN(test_prefill_api);
     SL_RUN(test_bootstrap_sheaf);
     SL_RUN(test_interrupt_falls_back);

@@ -3,7 +3,8 @@
  * shared barn: local churn, remote frees (an object allocated on one CPU is
  * handed through a lock-free ring to another, whose free puts it on that
  * CPU's sheaf, as the kernel's free_to_pcs does for any local-node object),
- * bulk operations through the sheaves and kfree_rcu with grace periods.
+ * bulk operations through the sheaves and kfree_rcu with grace periods, in
+ * 6.18 (sheaves over the per-CPU slab) and 7.0 (no per-CPU slab).
  * Objects carry a stamp, so an object handed out twice is caught.  At the
  * end everything is freed and drained, every invariant holds, and every
  * page is back in the zone.  Run under TSan by `scripts/test.mjs tsan`.
@@ -93,7 +94,6 @@ static void *run(void *arg)
             }
         }
         unsigned r = (unsigned)(sl_test_rand(&rng) % 100);
-        sli_act a = world_act(w, wk->cpu);
         if (r < 45 && wk->nheld < HELD) {
             if ((p = world_alloc(w, wk->cpu))) {
                 stamp(wk, p);
@@ -110,10 +110,8 @@ static void *run(void *arg)
                 give_back(wk, p);
         } else if (r < 94 && wk->nheld + 16 <= HELD) {
             void **dst = wk->held + wk->nheld;
-            unsigned got = sli_alloc_from_pcs_bulk(&w->sh, &a, 16, dst);
-            if (got < 16 && sl_slub_alloc_bulk(w->s, wk->cpu, 16 - got, dst + got) != (int)(16 - got)) {
+            if (sl_slub_alloc_bulk(w->s, wk->cpu, 16, dst) != 16) {
                 wk->errors++;
-                sli_free_to_pcs_bulk(&w->sh, &a, got, dst);
                 continue;
             }
             for (unsigned k = 0; k < 16; k++)
@@ -125,14 +123,15 @@ static void *run(void *arg)
                 batch[k] = wk->held[--wk->nheld];
                 unstamp(wk, batch[k]);
             }
-            sli_free_to_pcs_bulk(&w->sh, &a, 8, batch);
+            if (sl_slub_free_bulk(w->s, wk->cpu, 8, batch, NULL) < 0)
+                wk->errors++;
         } else if (r < 99 && wk->nheld) {
             p = wk->held[--wk->nheld];
             unstamp(wk, p);
-            if (!sli_kfree_rcu_sheaf(&w->sh, &a, p) && sl_slub_free(w->s, wk->cpu, p) != SL_OK)
+            if (sl_slub_kfree_rcu(w->s, wk->cpu, p) != SL_OK)
                 wk->errors++;
         } else {
-            sli_sheaves_rcu_gp(&w->sh, &a);
+            sl_slub_rcu_grace_period(w->s, wk->cpu);
         }
     }
     return NULL;
@@ -170,17 +169,15 @@ static void stress(unsigned ncpus, uint32_t capacity, bool v70, unsigned long op
     SL_CHECK_EQ(bad, 0);
     SL_CHECK_EQ(errors, 0);
     SL_CHECK(remote > 0);
-    SL_CHECK(sli_sheaves_stat(&sh.w.sh, -1, SLI_SH_BARN_GET) > 0);
+    SL_CHECK(ST(&sh.w, BARN_GET) > 0);
     char msg[256];
-    int rc = world_validate(&sh.w, NULL, 0, msg, sizeof msg);
+    int rc = world_validate(&sh.w, msg, sizeof msg);
     if (rc)
         fprintf(stderr, "  %s\n", msg);
     SL_CHECK_EQ(rc, SL_OK);
     world_drain(&sh.w);
-    rc = world_validate(&sh.w, NULL, 0, msg, sizeof msg);
+    rc = world_validate(&sh.w, msg, sizeof msg);
     SL_CHECK_EQ(rc, SL_OK);
-    sli_act a = world_act(&sh.w, 0);
-    sli_sheaves_destroy(&sh.w.sh, &a);
     SL_CHECK_EQ(sl_slub_cache_destroy(sh.w.s), SL_OK); /* nothing left allocated */
     sh.w.s = NULL;
     sl_page_stats_get(&sh.w.zone, &after);

@@ -48,8 +48,9 @@ export type BulkForm = (typeof BULK_FORMS)[number];
 
 /**
  * The counters in the snapshot's order (SL_SLUB_STATS in slub.h): the kernel's enum stat_item
- * of 6.8-6.17 in its order (the C side's sl_slub_stat_name gives their sysfs names), then the
- * model's own from BULK_ALLOC_CALLS on.
+ * of 6.8-6.17 in its order (the C side's sl_slub_stat_name gives their sysfs names), the 17
+ * that 6.18 added for sheaves (named as their sysfs files), then the model's own from
+ * BULK_ALLOC_CALLS on.
  */
 export const STAT_NAMES = [
   'ALLOC_FASTPATH', 'ALLOC_SLOWPATH', 'FREE_FASTPATH', 'FREE_SLOWPATH', 'FREE_FROZEN',
@@ -58,6 +59,9 @@ export const STAT_NAMES = [
   'DEACTIVATE_TO_HEAD', 'DEACTIVATE_TO_TAIL', 'DEACTIVATE_REMOTE_FREES', 'DEACTIVATE_BYPASS',
   'ORDER_FALLBACK', 'CMPXCHG_DOUBLE_CPU_FAIL', 'CMPXCHG_DOUBLE_FAIL', 'CPU_PARTIAL_ALLOC',
   'CPU_PARTIAL_FREE', 'CPU_PARTIAL_NODE', 'CPU_PARTIAL_DRAIN',
+  'ALLOC_CPU_SHEAF', 'FREE_CPU_SHEAF', 'FREE_RCU_SHEAF', 'FREE_RCU_SHEAF_FAIL', 'SHEAF_FLUSH', 'SHEAF_REFILL',
+  'SHEAF_ALLOC', 'SHEAF_FREE', 'BARN_GET', 'BARN_GET_FAIL', 'BARN_PUT', 'BARN_PUT_FAIL', 'SHEAF_PREFILL_FAST',
+  'SHEAF_PREFILL_SLOW', 'SHEAF_PREFILL_OVERSIZE', 'SHEAF_RETURN_FAST', 'SHEAF_RETURN_SLOW',
   'BULK_ALLOC_CALLS', 'BULK_FREE_CALLS', 'BULK_FREE_CAS', 'BULK_FREE_GROUPS', 'ERRORS',
 ] as const;
 export type StatName = (typeof STAT_NAMES)[number];

@@ -26,10 +26,23 @@
  * complete operation; the leaf hands a free into another slab straight to
  * __slab_free and everything else to free_op.
  */
-#include "slub_internal.h"
+#include "sheaves.h"
 
-/* kmem_cache_has_cpu_partial: a property of the cache, not of the cpu_partial tunable (which may be 0). */
-static bool has_cpu_partial(const sl_slub_cache *s) { return !sli_kmem_cache_debug(s); }
+/*
+ * kmem_cache_has_cpu_partial: a property of the cache, not of the
+ * cpu_partial tunable (which may be 0); 7.0 has no CPU partial lists.
+ */
+static bool has_cpu_partial(const sl_slub_cache *s) { return !sli_kmem_cache_debug(s) && s->rules.cpu_slab; }
+
+/*
+ * FREE_SLOWPATH as 7.0 counts it: by the callers of __slab_free, per object
+ * (before 7.0 __slab_free counts itself, once per call).
+ */
+SL_INLINE void stat_free_slowpath_nocpu(sli_act *a, uint64_t n)
+{
+    if (!a->s->rules.cpu_slab)
+        sli_stat(a, SL_SLUB_FREE_SLOWPATH, n);
+}
 
 /*
  * __put_partials: moves a detached CPU partial chain to the node list; empty
@@ -227,7 +240,8 @@ static SLI_SLOW int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, 
     sli_slub_node *n = &s->node;
     bool locked = false, on_node_partial = false, was_frozen;
     sl_dword old, new_;
-    sli_stat(a, SL_SLUB_FREE_SLOWPATH, 1);
+    if (s->rules.cpu_slab)
+        sli_stat(a, SL_SLUB_FREE_SLOWPATH, 1);
     if (sli_kmem_cache_debug(s))
         return free_to_partial_list(a, slab, head, tail, cnt);
     for (;;) {
@@ -304,6 +318,11 @@ slab_empty:
     sli_stat(a, SL_SLUB_FREE_SLAB, 1);
     sli_slub_discard_slab(a, slab);
     return SL_OK;
+}
+
+int sli_slub_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
+{
+    return slab_free_slow(a, slab, head, tail, cnt);
 }
 
 /*
@@ -383,13 +402,19 @@ SL_INLINE int do_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *ta
     }
 }
 
-/* kmem_cache_free of one object within operation a: checks, then do_slab_free. */
+/*
+ * kmem_cache_free of one object within operation a: checks, then the
+ * sheaves (free_to_pcs, 6.18+), then do_slab_free (7.0: __slab_free).
+ */
 SL_INLINE int free_one(sli_act *a, void *obj)
 {
     int err;
     sli_slub_slab *slab = sli_slub_free_check(a, obj, &err);
     if (SL_UNLIKELY(!slab))
         return err;
+    if (a->s->sheaves && sli_free_to_pcs(a->s->sheaves, a, obj))
+        return SL_OK;
+    stat_free_slowpath_nocpu(a, 1);
     return do_slab_free(a, slab, obj, obj, 1);
 }
 
@@ -500,9 +525,50 @@ static SL_NOINLINE int free_rt(sl_slub_cache *s, unsigned cpu, void *obj)
     return leaf_free(s, cpu, obj, SL_SLUB_FP_RT);
 }
 
+/*
+ * slab_free's free_to_pcs as a leaf, for a cache with sheaves that needs
+ * nothing else: the lookup and the cache check (kmem_cache_free's
+ * cache_from_obj, on with FREELIST_HARDENED, a distribution default),
+ * outside benchmark builds the object-start check, then a push onto main
+ * under the local trylock.  A held lock, a full main or a bad pointer go to
+ * free_op, which starts over.
+ */
+static SL_NOINLINE int free_sheaf(sl_slub_cache *s, unsigned cpu, void *obj)
+{
+    if (SL_UNLIKELY(cpu >= s->ncpus))
+        return free_op(s, cpu, obj);
+    const sl_page_zone *z = s->zone;
+    uint32_t pfn = sl_page_head_pfn(z, obj);
+    if (SL_UNLIKELY(pfn == SL_PFN_NONE))
+        return free_op(s, cpu, obj);
+    sli_slub_slab *slab = SL_PAGE_PRIV(&z->pages[pfn], sli_slub_slab);
+    if (SL_UNLIKELY(__atomic_load_n(&slab->cache, __ATOMIC_RELAXED) != s))
+        return free_op(s, cpu, obj);
+#if !defined(SLABLAB_BENCH)
+    uint32_t off = (uint32_t)((uintptr_t)obj - (uintptr_t)z->base - ((uintptr_t)pfn << SL_PAGE_SHIFT));
+    if (SL_UNLIKELY(!sli_off_is_obj(s, slab, off - s->g.red_left_pad)))
+        return free_op(s, cpu, obj);
+#endif
+    sli_sheaves *sh = s->sheaves;
+    sli_pcs *pcs = &sh->pcs[cpu];
+    if (SL_UNLIKELY(!sli_pcs_trylock(pcs)))
+        return free_op(s, cpu, obj);
+    sli_sheaf *main = pcs->main;
+    if (SL_UNLIKELY(main->size == sh->capacity)) {
+        sli_pcs_unlock(pcs);
+        return free_op(s, cpu, obj);
+    }
+    main->objects[main->size++] = obj;
+    sli_pcs_unlock(pcs);
+    sli_cstat_fast(&s->cpu[cpu], SL_SLUB_FREE_PCS, 1);
+    return SL_OK;
+}
+
 sli_free_fn sli_slub_free_fn(unsigned leaf)
 {
     switch (leaf) {
+    case SLI_LEAF_SHEAF:
+        return free_sheaf;
     case SLI_LEAF_CMPXCHG:
         return free_cmpxchg;
     case SLI_LEAF_LOCKED:
@@ -541,17 +607,19 @@ typedef struct detached_freelist {
  * being linked (its error goes to *first_err).  As the kernel, one virt_to_slab
  * per object: a later object is compared with the group's slab by its page
  * alone (the group's slab is known to be this cache's), then only its
- * object-start check and a debug cache's hook run.
+ * object-start check and a debug cache's hook run.  Without `checks`
+ * (__kmem_cache_free_bulk of objects the model took itself) only the lookup.
  */
-static size_t build_detached_freelist(sli_act *a, size_t size, void **p, detached_freelist *df, int *first_err)
+static size_t build_detached_freelist(sli_act *a, size_t size, void **p, detached_freelist *df, int *first_err,
+                                      bool checks)
 {
     sl_slub_cache *s = a->s;
-    int lookahead = 3, err;
+    int lookahead = 3, err = SL_OK;
     void *object = p[--size];
-    df->slab = sli_slub_free_check(a, object, &err);
+    df->slab = checks ? sli_slub_free_check(a, object, &err) : sli_slab_of(s, object);
     if (!df->slab) {
         if (!*first_err)
-            *first_err = err;
+            *first_err = checks ? err : SL_EFOREIGN;
         return size;
     }
     df->tail = df->freelist = object;
@@ -561,7 +629,7 @@ static size_t build_detached_freelist(sli_act *a, size_t size, void **p, detache
     while (size) {
         object = p[--size];
         if (object && sli_slab_lookup(s, object) == df->slab) {
-            if ((err = sli_slub_free_checks(a, df->slab, object)) == SL_OK &&
+            if ((err = checks ? sli_slub_free_checks(a, df->slab, object) : SL_OK) == SL_OK &&
                 sli_fp_self_link(a, SLI_LINK_DETACHED, df->slab, object, df->freelist))
                 err = SL_EDOUBLEFREE;
             if (err == SL_OK) {
@@ -603,6 +671,40 @@ static SL_NOINLINE int free_bulk_generic(sli_act *a, size_t n, void **p)
     return first_err;
 }
 
+void sli_slub_free_bulk_slabs(sli_act *a, void **p, unsigned n)
+{
+    size_t size = n;
+    int err = 0;
+    while (size) {
+        detached_freelist df;
+        size = build_detached_freelist(a, size, p, &df, &err, false);
+        if (df.slab)
+            do_slab_free(a, df.slab, df.freelist, df.tail, df.cnt);
+    }
+    sl_assert(err == 0); /* only objects of this cache come here */
+    (void)err;
+}
+
+/*
+ * kmem_cache_free_bulk of a cache with sheaves (free_to_pcs_bulk): each
+ * object checked (the free hooks), then onto sheaves while room can be
+ * found, the rest to slabs.  Returns the first error.
+ */
+static int free_bulk_sheaves(sli_act *a, size_t n, void **p)
+{
+    int first_err = 0, err;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (sli_slub_free_check(a, p[i], &err))
+            p[kept++] = p[i];
+        else if (!first_err)
+            first_err = err;
+    }
+    unsigned sent = sli_free_to_pcs_bulk(a->s->sheaves, a, (unsigned)kept, p);
+    stat_free_slowpath_nocpu(a, sent);
+    return first_err;
+}
+
 int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsigned *cas_out)
 {
     sli_act a;
@@ -615,11 +717,13 @@ int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsign
     int first_err = 0;
     if (s->bulk_free == SL_SLUB_BULK_GENERIC) {
         first_err = free_bulk_generic(&a, n, p);
+    } else if (s->sheaves && sli_sheaves_active(s->sheaves)) {
+        first_err = free_bulk_sheaves(&a, n, p);
     } else {
         size_t size = n;
         while (size) {
             detached_freelist df;
-            size = build_detached_freelist(&a, size, p, &df, &first_err);
+            size = build_detached_freelist(&a, size, p, &df, &first_err, true);
             if (!df.slab)
                 continue;
             SLI_EV(&a, SLUB_DETACHED_FREELIST, df.slab, df.freelist, df.cnt, (uint32_t)size, 0);
@@ -629,6 +733,7 @@ int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsign
             SL_PREEMPT_POINT(s->trace, a.cpu, SL_SLUB_PP_BULK_GROUP, &ctx);
 #endif
             sli_stat(&a, SL_SLUB_BULK_FREE_GROUPS, 1);
+            stat_free_slowpath_nocpu(&a, df.cnt);
             int rc = do_slab_free(&a, df.slab, df.freelist, df.tail, df.cnt);
             if (rc && !first_err)
                 first_err = rc;
@@ -649,6 +754,11 @@ int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu)
     if (!sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_FLUSH, 0, NULL);
+    if (s->sheaves && sli_pcs_flush_all(s->sheaves, &a) != SL_OK) {
+        /* From inside the CPU's sheaf section (a hook at a preemption point): the kernel never does that. */
+        sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FLUSH, SL_EBUSY, NULL);
+        return SL_EBUSY;
+    }
     sli_slub_cpu *c = a.c;
     sli_slub_slab *slab = c->slab;
     SLI_EV(&a, SLUB_FLUSH_CPU, slab, NULL, 0, 0, 0);

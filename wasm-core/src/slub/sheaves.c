@@ -35,7 +35,8 @@
  *           reads, to skip the lock when it cannot help.
  *   prefilled_lock guards the model's list of sheaves handed out by
  *           kmem_cache_prefill_sheaf (any CPU may return one).
- *   stat[]  per CPU, single writer, as the cache's counters.
+ * The counters sheaves move (SL_SLUB_ALLOC_PCS ... SHEAF_RETURN_SLOW) are
+ * the cache's per-CPU ones, counted as the acting CPU.
  *
  * Invariants (sli_sheaves_validate): main is never NULL and is the
  * bootstrap sheaf exactly while capacity is 0; every sheaf is in one place
@@ -63,38 +64,6 @@
 
 sli_sheaf sli_bootstrap_sheaf;
 
-static const char *const stat_names[] = {
-#define SLI_SHEAF_STAT_NAME(n, name) #name,
-    SLI_SHEAF_STATS(SLI_SHEAF_STAT_NAME)
-#undef SLI_SHEAF_STAT_NAME
-};
-
-const char *sli_sheaves_stat_name(unsigned item) { return item < SLI_SH_NR_STATS ? stat_names[item] : NULL; }
-
-uint64_t sli_sheaves_stat(const sli_sheaves *sh, int cpu, unsigned item)
-{
-    uint64_t sum = 0;
-    if (item >= SLI_SH_NR_STATS || cpu >= (int)sh->ncpus)
-        return 0;
-    for (unsigned c = 0; c < sh->ncpus; c++)
-        if (cpu < 0 || (unsigned)cpu == c)
-            sum += __atomic_load_n(&sh->pcs[c].stat[item], __ATOMIC_RELAXED);
-    return sum;
-}
-
-/* stat() / stat_add() on the CPU's counters (single writer, as sli_cstat). */
-static void shstat(sli_sheaves *sh, unsigned cpu, unsigned item, uint64_t n)
-{
-    uint64_t *p = &sh->pcs[cpu].stat[item];
-    __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
-}
-/* The sheaf fast paths' counters: gone from benchmark builds, as ALLOC_FASTPATH is. */
-#if defined(SLABLAB_BENCH)
-#define shstat_fast(sh, cpu, item, n) ((void)0)
-#else
-#define shstat_fast(sh, cpu, item, n) shstat((sh), (cpu), (item), (n))
-#endif
-
 /* An event naming obj (may be NULL) by its slab and index. */
 #if defined(SLABLAB_BENCH)
 #define SH_EV(a, kind, obj, a0, a1, a2) ((void)0)
@@ -102,15 +71,6 @@ static void shstat(sli_sheaves *sh, unsigned cpu, unsigned item, uint64_t n)
 #define SH_EV(a, kind, obj, a0, a1, a2)                                                            \
     SLI_EV((a), kind, (obj) ? sli_slab_of((a)->s, (obj)) : NULL, (obj), (a0), (a1), (a2))
 #endif
-
-/* local_trylock / local_unlock. */
-static bool pcs_trylock(sli_pcs *pcs)
-{
-    unsigned expected = 0;
-    return atomic_compare_exchange_strong_explicit(&pcs->lock, &expected, 1, memory_order_acquire,
-                                                   memory_order_relaxed);
-}
-static void pcs_unlock(sli_pcs *pcs) { atomic_store_explicit(&pcs->lock, 0, memory_order_release); }
 
 /* ---- sheaves ------------------------------------------------------- */
 
@@ -132,7 +92,7 @@ static sli_sheaf *new_sheaf(sli_sheaves *sh, sli_act *a, uint32_t capacity, bool
     sheaf->capacity = capacity;
     sheaf->id = atomic_fetch_add_explicit(&sh->next_id, 1, memory_order_relaxed) + 1;
     if (counted)
-        shstat(sh, a->cpu, SLI_SH_SHEAF_ALLOC, 1);
+        sli_stat(a, SL_SLUB_SHEAF_ALLOC, 1);
     SH_EV(a, SLUB_SHEAF_NEW, NULL, sheaf->id, capacity, 0);
     return sheaf;
 }
@@ -145,7 +105,7 @@ static void drop_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf, bool count
     free(sheaf);
     atomic_fetch_sub_explicit(&sh->nr_sheaves, 1, memory_order_relaxed);
     if (counted)
-        shstat(sh, a->cpu, SLI_SH_SHEAF_FREE, 1);
+        sli_stat(a, SL_SLUB_SHEAF_FREE, 1);
 }
 
 /* sheaf_flush_unused: every object of a sheaf no CPU holds goes back to its slab. */
@@ -154,7 +114,7 @@ static void sheaf_flush_unused(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf)
     uint32_t n = sheaf->size;
     if (!n)
         return;
-    shstat(sh, a->cpu, SLI_SH_SHEAF_FLUSH, n);
+    sli_stat(a, SL_SLUB_SHEAF_FLUSH, n);
     SH_EV(a, SLUB_SHEAF_FLUSH, sheaf->objects[n - 1], sheaf->id, n, 0);
     sh->ops->free_bulk(a, sheaf->objects, n);
     sheaf->size = 0;
@@ -176,7 +136,7 @@ static int refill_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf)
         return SL_ENOMEM;
     }
     sheaf->size += filled;
-    shstat(sh, a->cpu, SLI_SH_SHEAF_REFILL, filled);
+    sli_stat(a, SL_SLUB_SHEAF_REFILL, filled);
     SH_EV(a, SLUB_SHEAF_REFILL, sheaf->objects[sheaf->size - 1], sheaf->id, filled, sheaf->size);
     return SL_OK;
 }
@@ -329,18 +289,18 @@ static bool sheaf_flush_main(sli_sheaves *sh, sli_act *a)
     void *objects[SLI_PCS_BATCH_MAX];
     bool ret = false;
     for (;;) {
-        if (!pcs_trylock(pcs))
+        if (!sli_pcs_trylock(pcs))
             return ret;
         sli_sheaf *sheaf = pcs->main;
         uint32_t batch = sheaf->size < SLI_PCS_BATCH_MAX ? sheaf->size : SLI_PCS_BATCH_MAX;
         sheaf->size -= batch;
         memcpy(objects, sheaf->objects + sheaf->size, batch * sizeof(void *));
         uint32_t remaining = sheaf->size, id = sheaf->id;
-        pcs_unlock(pcs);
+        sli_pcs_unlock(pcs);
         if (batch) {
             SH_EV(a, SLUB_SHEAF_FLUSH, objects[batch - 1], id, batch, 1);
             sh->ops->free_bulk(a, objects, batch);
-            shstat(sh, a->cpu, SLI_SH_SHEAF_FLUSH, batch);
+            sli_stat(a, SL_SLUB_SHEAF_FLUSH, batch);
         }
         ret = true;
         if (!remaining)
@@ -361,13 +321,13 @@ int sli_pcs_flush_all(sli_sheaves *sh, sli_act *a)
     sli_pcs *pcs = &sh->pcs[a->cpu];
     if (!sli_sheaves_active(sh))
         return SL_OK;
-    if (!pcs_trylock(pcs))
+    if (!sli_pcs_trylock(pcs))
         return SL_EBUSY; /* local_lock() from inside the section: the kernel never does that */
     sli_sheaf *spare = pcs->spare, *rcu_free = pcs->rcu_free;
     pcs->spare = pcs->rcu_free = NULL;
     if (rcu_free)
         call_rcu_sheaf(pcs, rcu_free, true);
-    pcs_unlock(pcs);
+    sli_pcs_unlock(pcs);
     SH_EV(a, SLUB_PCS_FLUSH, NULL, pcs->main->size, spare ? spare->size : 0, rcu_free ? rcu_free->size : 0);
     if (spare) {
         sheaf_flush_unused(sh, a, spare);
@@ -388,7 +348,7 @@ static sli_pcs *pcs_replace_empty_main(sli_sheaves *sh, sli_act *a, sli_pcs *pcs
 {
     sli_barn *barn = &sh->barn;
     if (SL_UNLIKELY(!sli_sheaves_active(sh))) { /* bootstrap or debug cache: back off */
-        pcs_unlock(pcs);
+        sli_pcs_unlock(pcs);
         return NULL;
     }
     if (pcs->spare && pcs->spare->size > 0) {
@@ -400,12 +360,12 @@ static sli_pcs *pcs_replace_empty_main(sli_sheaves *sh, sli_act *a, sli_pcs *pcs
     }
     sli_sheaf *full = barn_replace_empty_sheaf(barn, pcs->main);
     if (full) {
-        shstat(sh, a->cpu, SLI_SH_BARN_GET, 1);
+        sli_stat(a, SL_SLUB_BARN_GET, 1);
         SH_EV(a, SLUB_BARN_GET, NULL, full->id, pcs->main->id, barn_nr(&barn->nr_full));
         pcs->main = full;
         return pcs;
     }
-    shstat(sh, a->cpu, SLI_SH_BARN_GET_FAIL, 1);
+    sli_stat(a, SL_SLUB_BARN_GET_FAIL, 1);
     SH_EV(a, SLUB_BARN_GET_FAIL, NULL, pcs->main->id, barn_nr(&barn->nr_full), 0);
 
     /* The model's allocations may block (GFP_KERNEL): refill from slabs. */
@@ -416,10 +376,10 @@ static sli_pcs *pcs_replace_empty_main(sli_sheaves *sh, sli_act *a, sli_pcs *pcs
     } else {
         empty = barn_get_empty_sheaf(barn);
     }
-    pcs_unlock(pcs);
+    sli_pcs_unlock(pcs);
 #if !defined(SLABLAB_BENCH)
     sl_slub_pp_ctx ctx = {.cache = a->s, .op = a->op, .cpu = a->cpu, .cnt = empty ? empty->size : 0};
-    SL_PREEMPT_POINT(a->s->trace, a->cpu, SLI_PP_SHEAF_REFILL, &ctx);
+    SL_PREEMPT_POINT(a->s->trace, a->cpu, SL_SLUB_PP_SHEAF_REFILL, &ctx);
 #endif
     if (empty) {
         if (refill_sheaf(sh, a, empty) == SL_OK) {
@@ -433,7 +393,7 @@ static sli_pcs *pcs_replace_empty_main(sli_sheaves *sh, sli_act *a, sli_pcs *pcs
     if (!full)
         return NULL;
     /* local_lock(): not an interrupt, and any interrupt of the window above has returned. */
-    bool locked = pcs_trylock(pcs);
+    bool locked = sli_pcs_trylock(pcs);
     sl_assert(locked);
     (void)locked;
     /*
@@ -459,7 +419,7 @@ static sli_pcs *pcs_replace_empty_main(sli_sheaves *sh, sli_act *a, sli_pcs *pcs
         return pcs;
     }
     barn_put_full_sheaf(barn, full);
-    shstat(sh, a->cpu, SLI_SH_BARN_PUT, 1);
+    sli_stat(a, SL_SLUB_BARN_PUT, 1);
     SH_EV(a, SLUB_BARN_PUT, NULL, full->id, 0, barn_nr(&barn->nr_full));
     return pcs;
 }
@@ -467,7 +427,7 @@ static sli_pcs *pcs_replace_empty_main(sli_sheaves *sh, sli_act *a, sli_pcs *pcs
 void *sli_alloc_from_pcs(sli_sheaves *sh, sli_act *a)
 {
     sli_pcs *pcs = &sh->pcs[a->cpu];
-    if (SL_UNLIKELY(!pcs_trylock(pcs))) {
+    if (SL_UNLIKELY(!sli_pcs_trylock(pcs))) {
         SH_EV(a, SLUB_SHEAF_TRYLOCK_FAIL, NULL, 0, 0, 0);
         return NULL;
     }
@@ -480,11 +440,11 @@ void *sli_alloc_from_pcs(sli_sheaves *sh, sli_act *a)
     void *object = main->objects[main->size - 1];
 #if !defined(SLABLAB_BENCH)
     sl_slub_pp_ctx ctx = {.cache = a->s, .op = a->op, .cpu = a->cpu, .freelist = object, .cnt = main->size};
-    SL_PREEMPT_POINT(a->s->trace, a->cpu, SLI_PP_SHEAF_ALLOC, &ctx);
+    SL_PREEMPT_POINT(a->s->trace, a->cpu, SL_SLUB_PP_SHEAF_ALLOC, &ctx);
 #endif
     main->size--;
-    pcs_unlock(pcs);
-    shstat_fast(sh, a->cpu, SLI_SH_ALLOC_PCS, 1);
+    sli_pcs_unlock(pcs);
+    sli_stat_fast(a, SL_SLUB_ALLOC_PCS, 1);
     SH_EV(a, SLUB_SHEAF_ALLOC, object, main->id, main->size, 0);
     return object;
 }
@@ -494,11 +454,11 @@ unsigned sli_alloc_from_pcs_bulk(sli_sheaves *sh, sli_act *a, unsigned n, void *
     sli_pcs *pcs = &sh->pcs[a->cpu];
     unsigned allocated = 0;
     while (allocated < n) {
-        if (!pcs_trylock(pcs))
+        if (!sli_pcs_trylock(pcs))
             return allocated;
         if (SL_UNLIKELY(pcs->main->size == 0)) {
             if (SL_UNLIKELY(!sli_sheaves_active(sh))) {
-                pcs_unlock(pcs);
+                sli_pcs_unlock(pcs);
                 return allocated;
             }
             if (pcs->spare && pcs->spare->size > 0) {
@@ -509,13 +469,13 @@ unsigned sli_alloc_from_pcs_bulk(sli_sheaves *sh, sli_act *a, unsigned n, void *
             } else {
                 sli_sheaf *full = barn_replace_empty_sheaf(&sh->barn, pcs->main);
                 if (!full) {
-                    shstat(sh, a->cpu, SLI_SH_BARN_GET_FAIL, 1);
+                    sli_stat(a, SL_SLUB_BARN_GET_FAIL, 1);
                     SH_EV(a, SLUB_BARN_GET_FAIL, NULL, pcs->main->id, 0, 0);
-                    pcs_unlock(pcs);
+                    sli_pcs_unlock(pcs);
                     /* The rest comes from slabs directly: no copying through a sheaf. */
                     return allocated;
                 }
-                shstat(sh, a->cpu, SLI_SH_BARN_GET, 1);
+                sli_stat(a, SL_SLUB_BARN_GET, 1);
                 SH_EV(a, SLUB_BARN_GET, NULL, full->id, pcs->main->id, barn_nr(&sh->barn.nr_full));
                 pcs->main = full;
             }
@@ -524,8 +484,8 @@ unsigned sli_alloc_from_pcs_bulk(sli_sheaves *sh, sli_act *a, unsigned n, void *
         unsigned batch = n - allocated < main->size ? n - allocated : main->size;
         main->size -= batch;
         memcpy(p + allocated, main->objects + main->size, batch * sizeof(void *));
-        pcs_unlock(pcs);
-        shstat_fast(sh, a->cpu, SLI_SH_ALLOC_PCS, batch);
+        sli_pcs_unlock(pcs);
+        sli_stat_fast(a, SL_SLUB_ALLOC_PCS, batch);
         SH_EV(a, SLUB_SHEAF_ALLOC, p[allocated], main->id, main->size, batch);
         allocated += batch;
     }
@@ -560,7 +520,7 @@ static void pcs_install_empty_sheaf(sli_sheaves *sh, sli_act *a, sli_pcs *pcs, s
     }
     /* barn_replace_full_sheaf found no empty sheaf but one was allocated: finish the job. */
     barn_put_full_sheaf(barn, pcs->main);
-    shstat(sh, a->cpu, SLI_SH_BARN_PUT, 1);
+    sli_stat(a, SL_SLUB_BARN_PUT, 1);
     SH_EV(a, SLUB_BARN_PUT, NULL, pcs->main->id, empty->id, barn_nr(&barn->nr_full));
     pcs->main = empty;
 }
@@ -578,7 +538,7 @@ static sli_pcs *pcs_replace_full_main(sli_sheaves *sh, sli_act *a, sli_pcs *pcs)
     bool put_fail;
 restart:
     if (SL_UNLIKELY(!sli_sheaves_active(sh))) {
-        pcs_unlock(pcs);
+        sli_pcs_unlock(pcs);
         return NULL;
     }
     put_fail = false;
@@ -601,7 +561,7 @@ restart:
     }
     replace_full rc = barn_replace_full_sheaf(barn, pcs->main, &empty);
     if (rc == REPLACED) {
-        shstat(sh, a->cpu, SLI_SH_BARN_PUT, 1);
+        sli_stat(a, SL_SLUB_BARN_PUT, 1);
         SH_EV(a, SLUB_BARN_PUT, NULL, pcs->main->id, empty->id, barn_nr(&barn->nr_full));
         pcs->main = empty;
         return pcs;
@@ -609,10 +569,10 @@ restart:
     if (rc == BARN_TOO_FULL) {
         /* The spare is full too: flush it to slabs and use it as the empty sheaf. */
         sli_sheaf *to_flush = pcs->spare;
-        shstat(sh, a->cpu, SLI_SH_BARN_PUT_FAIL, 1);
+        sli_stat(a, SL_SLUB_BARN_PUT_FAIL, 1);
         SH_EV(a, SLUB_BARN_PUT_FAIL, NULL, pcs->main->id, barn_nr(&barn->nr_full), 0);
         pcs->spare = NULL;
-        pcs_unlock(pcs);
+        sli_pcs_unlock(pcs);
         sheaf_flush_unused(sh, a, to_flush);
         empty = to_flush;
         goto got_empty;
@@ -620,24 +580,24 @@ restart:
     /* No empty sheaf in the barn: allocate one, and count the failed put only if that fails too. */
     put_fail = true;
 alloc_empty:
-    pcs_unlock(pcs);
+    sli_pcs_unlock(pcs);
     empty = new_sheaf(sh, a, sh->capacity, true);
     if (empty)
         goto got_empty;
     if (put_fail) {
-        shstat(sh, a->cpu, SLI_SH_BARN_PUT_FAIL, 1);
+        sli_stat(a, SL_SLUB_BARN_PUT_FAIL, 1);
         SH_EV(a, SLUB_BARN_PUT_FAIL, NULL, pcs->main->id, barn_nr(&barn->nr_full), 1);
     }
     if (!sheaf_flush_main(sh, a))
         return NULL;
-    if (!pcs_trylock(pcs))
+    if (!sli_pcs_trylock(pcs))
         return NULL;
     /* Flushed, so main should be empty; an interrupt may have filled it again. */
     if (pcs->main->size == sh->capacity)
         goto restart;
     return pcs;
 got_empty:
-    if (!pcs_trylock(pcs)) {
+    if (!sli_pcs_trylock(pcs)) {
         barn_put_empty_sheaf(barn, empty);
         return NULL;
     }
@@ -648,7 +608,7 @@ got_empty:
 bool sli_free_to_pcs(sli_sheaves *sh, sli_act *a, void *obj)
 {
     sli_pcs *pcs = &sh->pcs[a->cpu];
-    if (SL_UNLIKELY(!pcs_trylock(pcs))) {
+    if (SL_UNLIKELY(!sli_pcs_trylock(pcs))) {
         SH_EV(a, SLUB_SHEAF_TRYLOCK_FAIL, obj, 1, 0, 0);
         return false;
     }
@@ -659,12 +619,12 @@ bool sli_free_to_pcs(sli_sheaves *sh, sli_act *a, void *obj)
     }
 #if !defined(SLABLAB_BENCH)
     sl_slub_pp_ctx ctx = {.cache = a->s, .op = a->op, .cpu = a->cpu, .freelist = obj, .cnt = pcs->main->size};
-    SL_PREEMPT_POINT(a->s->trace, a->cpu, SLI_PP_SHEAF_FREE, &ctx);
+    SL_PREEMPT_POINT(a->s->trace, a->cpu, SL_SLUB_PP_SHEAF_FREE, &ctx);
 #endif
     sli_sheaf *main = pcs->main;
     main->objects[main->size++] = obj;
-    pcs_unlock(pcs);
-    shstat_fast(sh, a->cpu, SLI_SH_FREE_PCS, 1);
+    sli_pcs_unlock(pcs);
+    sli_stat_fast(a, SL_SLUB_FREE_PCS, 1);
     SH_EV(a, SLUB_SHEAF_FREE, obj, main->id, main->size, 0);
     return true;
 }
@@ -674,7 +634,7 @@ unsigned sli_free_to_pcs_bulk(sli_sheaves *sh, sli_act *a, unsigned n, void **p)
     sli_pcs *pcs = &sh->pcs[a->cpu];
     sli_barn *barn = &sh->barn;
     while (n) {
-        if (!pcs_trylock(pcs))
+        if (!sli_pcs_trylock(pcs))
             goto fallback;
         if (pcs->main->size >= sh->capacity) {
             sli_sheaf *empty = NULL;
@@ -689,11 +649,11 @@ unsigned sli_free_to_pcs_bulk(sli_sheaves *sh, sli_act *a, unsigned n, void **p)
                 pcs->main = pcs->spare;
                 pcs->spare = t;
             } else if (barn_replace_full_sheaf(barn, pcs->main, &empty) == REPLACED) {
-                shstat(sh, a->cpu, SLI_SH_BARN_PUT, 1);
+                sli_stat(a, SL_SLUB_BARN_PUT, 1);
                 SH_EV(a, SLUB_BARN_PUT, NULL, pcs->main->id, empty->id, barn_nr(&barn->nr_full));
                 pcs->main = empty;
             } else {
-                shstat(sh, a->cpu, SLI_SH_BARN_PUT_FAIL, 1);
+                sli_stat(a, SL_SLUB_BARN_PUT_FAIL, 1);
                 SH_EV(a, SLUB_BARN_PUT_FAIL, NULL, pcs->main->id, barn_nr(&barn->nr_full), 0);
                 goto no_empty;
             }
@@ -702,15 +662,15 @@ unsigned sli_free_to_pcs_bulk(sli_sheaves *sh, sli_act *a, unsigned n, void **p)
         unsigned batch = n < sh->capacity - main->size ? n : sh->capacity - main->size;
         memcpy(main->objects + main->size, p, batch * sizeof(void *));
         main->size += batch;
-        pcs_unlock(pcs);
-        shstat_fast(sh, a->cpu, SLI_SH_FREE_PCS, batch);
+        sli_pcs_unlock(pcs);
+        sli_stat_fast(a, SL_SLUB_FREE_PCS, batch);
         SH_EV(a, SLUB_SHEAF_FREE, p[0], main->id, main->size, batch);
         p += batch;
         n -= batch;
     }
     return 0;
 no_empty:
-    pcs_unlock(pcs);
+    sli_pcs_unlock(pcs);
 fallback:
     /* No empty sheaf left in the barn, or too many full ones: the rest to slabs. */
     sh->ops->free_bulk(a, p, n);
@@ -722,12 +682,12 @@ fallback:
 bool sli_kfree_rcu_sheaf(sli_sheaves *sh, sli_act *a, void *obj)
 {
     sli_pcs *pcs = &sh->pcs[a->cpu];
-    if (!pcs_trylock(pcs))
+    if (!sli_pcs_trylock(pcs))
         goto fail;
     if (SL_UNLIKELY(!pcs->rcu_free)) {
         sli_sheaf *empty;
         if (SL_UNLIKELY(!sli_sheaves_active(sh))) {
-            pcs_unlock(pcs);
+            sli_pcs_unlock(pcs);
             goto fail;
         }
         if (pcs->spare && pcs->spare->size == 0) {
@@ -740,11 +700,11 @@ bool sli_kfree_rcu_sheaf(sli_sheaves *sh, sli_act *a, void *obj)
             pcs->rcu_free = empty;
             goto do_free;
         }
-        pcs_unlock(pcs);
+        sli_pcs_unlock(pcs);
         empty = new_sheaf(sh, a, sh->capacity, true);
         if (!empty)
             goto fail;
-        if (!pcs_trylock(pcs)) {
+        if (!sli_pcs_trylock(pcs)) {
             barn_put_empty_sheaf(&sh->barn, empty);
             goto fail;
         }
@@ -763,11 +723,11 @@ do_free:;
         pcs->rcu_free = NULL;
         call_rcu_sheaf(pcs, rcu_sheaf, false);
     }
-    pcs_unlock(pcs);
-    shstat(sh, a->cpu, SLI_SH_FREE_RCU_SHEAF, 1);
+    sli_pcs_unlock(pcs);
+    sli_stat(a, SL_SLUB_FREE_RCU_SHEAF, 1);
     return true;
 fail:
-    shstat(sh, a->cpu, SLI_SH_FREE_RCU_SHEAF_FAIL, 1);
+    sli_stat(a, SL_SLUB_FREE_RCU_SHEAF_FAIL, 1);
     return false;
 }
 
@@ -778,12 +738,12 @@ static void rcu_free_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf)
     unsigned outcome = 2;
     if (sheaf->size) {
         if (barn_nr(&barn->nr_full) < SLI_MAX_FULL_SHEAVES) {
-            shstat(sh, a->cpu, SLI_SH_BARN_PUT, 1);
+            sli_stat(a, SL_SLUB_BARN_PUT, 1);
             SH_EV(a, SLUB_RCU_GRACE_PERIOD, NULL, sheaf->id, sheaf->size, 0);
             barn_put_full_sheaf(barn, sheaf);
             return;
         }
-        shstat(sh, a->cpu, SLI_SH_BARN_PUT_FAIL, 1);
+        sli_stat(a, SL_SLUB_BARN_PUT_FAIL, 1);
         outcome = 1;
     }
     SH_EV(a, SLUB_RCU_GRACE_PERIOD, NULL, sheaf->id, sheaf->size, outcome);
@@ -857,7 +817,7 @@ static sli_sheaf *prefill_oversize(sli_sheaves *sh, sli_act *a, uint32_t size, i
         *err = SL_ENOMEM;
         return NULL;
     }
-    shstat(sh, a->cpu, SLI_SH_SHEAF_PREFILL_OVERSIZE, 1);
+    sli_stat(a, SL_SLUB_SHEAF_PREFILL_OVERSIZE, 1);
     unsigned got = sh->ops->refill(a, sheaf->objects, size, size);
     if (got < size) {
         if (got)
@@ -883,22 +843,22 @@ sli_sheaf *sli_prefill_sheaf(sli_sheaves *sh, sli_act *a, uint32_t size, int *er
         sheaf = prefill_oversize(sh, a, size, err);
     } else {
         sli_pcs *pcs = &sh->pcs[a->cpu];
-        if (!pcs_trylock(pcs)) {
+        if (!sli_pcs_trylock(pcs)) {
             *err = SL_EBUSY; /* local_lock() from inside the section */
             return NULL;
         }
         if (pcs->spare) {
             sheaf = pcs->spare;
             pcs->spare = NULL;
-            shstat(sh, a->cpu, SLI_SH_SHEAF_PREFILL_FAST, 1);
+            sli_stat(a, SL_SLUB_SHEAF_PREFILL_FAST, 1);
             how = 0;
         } else {
-            shstat(sh, a->cpu, SLI_SH_SHEAF_PREFILL_SLOW, 1);
+            sli_stat(a, SL_SLUB_SHEAF_PREFILL_SLOW, 1);
             sheaf = barn_get_full_or_empty_sheaf(&sh->barn);
-            shstat(sh, a->cpu, sheaf && sheaf->size ? SLI_SH_BARN_GET : SLI_SH_BARN_GET_FAIL, 1);
+            sli_stat(a, sheaf && sheaf->size ? SL_SLUB_BARN_GET : SL_SLUB_BARN_GET_FAIL, 1);
             how = 1;
         }
-        pcs_unlock(pcs);
+        sli_pcs_unlock(pcs);
         if (!sheaf)
             sheaf = new_sheaf(sh, a, sh->capacity, true);
         if (sheaf && sheaf->size < size && refill_sheaf(sh, a, sheaf) != SL_OK) {
@@ -937,19 +897,19 @@ int sli_return_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf)
         return SL_OK;
     }
     sli_pcs *pcs = &sh->pcs[a->cpu];
-    if (pcs_trylock(pcs)) {
+    if (sli_pcs_trylock(pcs)) {
         if (!pcs->spare) {
             pcs->spare = sheaf;
             sheaf = NULL;
-            shstat(sh, a->cpu, SLI_SH_SHEAF_RETURN_FAST, 1);
+            sli_stat(a, SL_SLUB_SHEAF_RETURN_FAST, 1);
         }
-        pcs_unlock(pcs);
+        sli_pcs_unlock(pcs);
     }
     if (!sheaf) {
         SH_EV(a, SLUB_SHEAF_RETURN, NULL, pcs->spare->id, pcs->spare->size, 0);
         return SL_OK;
     }
-    shstat(sh, a->cpu, SLI_SH_SHEAF_RETURN_SLOW, 1);
+    sli_stat(a, SL_SLUB_SHEAF_RETURN_SLOW, 1);
     /* Too many full sheaves, or the refill fails: flush and free it. */
     if (barn_nr(&sh->barn.nr_full) >= SLI_MAX_FULL_SHEAVES || refill_sheaf(sh, a, sheaf) != SL_OK) {
         SH_EV(a, SLUB_SHEAF_RETURN, NULL, sheaf->id, sheaf->size, 2);
@@ -959,7 +919,7 @@ int sli_return_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf)
     }
     SH_EV(a, SLUB_SHEAF_RETURN, NULL, sheaf->id, sheaf->size, 1);
     barn_put_full_sheaf(&sh->barn, sheaf);
-    shstat(sh, a->cpu, SLI_SH_BARN_PUT, 1);
+    sli_stat(a, SL_SLUB_BARN_PUT, 1);
     return SL_OK;
 }
 
@@ -1005,7 +965,7 @@ void *sli_alloc_from_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf)
 
 /* ---- life cycle ------------------------------------------------------- */
 
-int sli_sheaves_init(sli_sheaves *sh, unsigned ncpus, uint32_t capacity, uint32_t max_sheaves,
+int sli_sheaves_init(sli_sheaves *sh, sli_act *a, unsigned ncpus, uint32_t capacity, uint32_t max_sheaves,
                      const sli_slab_ops *ops)
 {
     memset(sh, 0, sizeof *sh);
@@ -1026,7 +986,7 @@ int sli_sheaves_init(sli_sheaves *sh, unsigned ncpus, uint32_t capacity, uint32_
         main->capacity = capacity;
         main->id = atomic_fetch_add_explicit(&sh->next_id, 1, memory_order_relaxed) + 1;
         sh->pcs[c].main = main;
-        shstat(sh, 0, SLI_SH_SHEAF_ALLOC, 1); /* init_percpu_sheaves, on the creating CPU */
+        sli_stat(a, SL_SLUB_SHEAF_ALLOC, 1); /* init_percpu_sheaves, on the creating CPU */
     }
     atomic_store_explicit(&sh->nr_sheaves, ncpus, memory_order_relaxed);
     sh->capacity = capacity;

@@ -27,23 +27,6 @@ typedef struct sli_sheaf {
 /* bootstrap_sheaf: the zero-capacity main of every CPU of a cache without sheaves; never written. */
 extern sli_sheaf sli_bootstrap_sheaf;
 
-/* The counters sheaves add (6.18's CONFIG_SLUB_STATS items, in its order), X(ENUM, sysfs name). */
-#define SLI_SHEAF_STATS(X)                                                                         \
-    X(ALLOC_PCS, alloc_cpu_sheaf) X(FREE_PCS, free_cpu_sheaf) X(FREE_RCU_SHEAF, free_rcu_sheaf)     \
-    X(FREE_RCU_SHEAF_FAIL, free_rcu_sheaf_fail) X(SHEAF_FLUSH, sheaf_flush)                         \
-    X(SHEAF_REFILL, sheaf_refill) X(SHEAF_ALLOC, sheaf_alloc) X(SHEAF_FREE, sheaf_free)             \
-    X(BARN_GET, barn_get) X(BARN_GET_FAIL, barn_get_fail) X(BARN_PUT, barn_put)                     \
-    X(BARN_PUT_FAIL, barn_put_fail) X(SHEAF_PREFILL_FAST, sheaf_prefill_fast)                       \
-    X(SHEAF_PREFILL_SLOW, sheaf_prefill_slow) X(SHEAF_PREFILL_OVERSIZE, sheaf_prefill_oversize)     \
-    X(SHEAF_RETURN_FAST, sheaf_return_fast) X(SHEAF_RETURN_SLOW, sheaf_return_slow)
-
-enum {
-#define SLI_SHEAF_STAT_ENUM(n, name) SLI_SH_##n,
-    SLI_SHEAF_STATS(SLI_SHEAF_STAT_ENUM)
-#undef SLI_SHEAF_STAT_ENUM
-    SLI_SH_NR_STATS
-};
-
 /* struct slub_percpu_sheaves, one per CPU, touched only by the thread acting as that CPU. */
 typedef struct sli_pcs {
     atomic_uint lock;       /* local_trylock_t: 1 while the CPU is inside a sheaf section */
@@ -51,8 +34,28 @@ typedef struct sli_pcs {
     sli_sheaf *spare;       /* NULL, empty or full */
     sli_sheaf *rcu_free;    /* NULL or a sheaf kfree_rcu() is filling (size < capacity) */
     sli_sheaf *rcu_pending; /* model: sheaves handed to call_rcu, waiting for a grace period */
-    uint64_t stat[SLI_SH_NR_STATS];
 } __attribute__((aligned(SL_CACHELINE))) sli_pcs;
+
+/*
+ * local_trylock / local_unlock (!PREEMPT_RT): a flag only this CPU's thread
+ * reads and writes, so a plain load and store, as the kernel's READ_ONCE /
+ * WRITE_ONCE of tl->acquired with preemption off; the signal fences keep the
+ * compiler from moving the sheaf accesses out of the section, where an
+ * "interrupt" (a hook at a preemption point) could see them.
+ */
+SL_INLINE bool sli_pcs_trylock(sli_pcs *pcs)
+{
+    if (atomic_load_explicit(&pcs->lock, memory_order_relaxed))
+        return false;
+    atomic_store_explicit(&pcs->lock, 1, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst);
+    return true;
+}
+SL_INLINE void sli_pcs_unlock(sli_pcs *pcs)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    atomic_store_explicit(&pcs->lock, 0, memory_order_relaxed);
+}
 
 /* struct node_barn: the node's stock of full and empty sheaves (one node in the model). */
 typedef struct sli_barn {
@@ -79,6 +82,7 @@ typedef struct sli_slab_ops {
 
 typedef struct sli_sheaves {
     uint32_t capacity;        /* s->sheaf_capacity; 0 until bootstrap_cache_sheaves */
+    uint32_t boot_capacity;   /* the capacity bootstrap_cache_sheaves will give (7.0 early_boot) */
     unsigned ncpus;
     bool main_to_spare;       /* 7.0: a refill that finds main empty keeps it as the spare */
     uint32_t max_sheaves;     /* model: sheaves that may exist at once (0: no limit); past it a
@@ -92,18 +96,12 @@ typedef struct sli_sheaves {
     sli_pcs pcs[SL_SLUB_MAX_CPUS];
 } sli_sheaves;
 
-/* Preemption points inside the sheaf sections (context: sl_slub_pp_ctx, freelist = the object). */
-enum {
-    SLI_PP_SHEAF_ALLOC = 5, /* alloc_from_pcs: the lock is held, main's top object is next */
-    SLI_PP_SHEAF_FREE = 6,  /* free_to_pcs: the lock is held, the object goes on main next */
-    SLI_PP_SHEAF_REFILL = 7, /* __pcs_replace_empty_main: the lock dropped, a refill from slabs next */
-};
-
 /*
  * Sets up sheaves of `capacity` (0: every CPU's main is the bootstrap
- * sheaf) for ncpus CPUs over the slab layer `ops`.  Returns 0 or SL_ENOMEM.
+ * sheaf) for ncpus CPUs over the slab layer `ops`, acting as a's CPU (its
+ * SHEAF_ALLOC counts the main sheaves).  Returns 0 or SL_ENOMEM.
  */
-int sli_sheaves_init(sli_sheaves *sh, unsigned ncpus, uint32_t capacity, uint32_t max_sheaves,
+int sli_sheaves_init(sli_sheaves *sh, sli_act *a, unsigned ncpus, uint32_t capacity, uint32_t max_sheaves,
                      const sli_slab_ops *ops);
 /*
  * Flushes every sheaf to the slabs (rcu sheaves as after a grace period),
@@ -171,9 +169,4 @@ int sli_sheaves_walk(const sli_sheaves *sh, sli_sheaf_visit visit, void *ctx);
  * live sheaf count.  Returns 0 or SL_ECORRUPT with a sentence in msg.
  */
 int sli_sheaves_validate(const sli_sheaves *sh, char *msg, size_t len);
-/* Counter `item` (SLI_SH_*) of one CPU, or summed (cpu -1). */
-uint64_t sli_sheaves_stat(const sli_sheaves *sh, int cpu, unsigned item);
-/* The sysfs name of SLI_SH_ item, or NULL. */
-const char *sli_sheaves_stat_name(unsigned item);
-
 #endif /* SL_SLUB_SHEAVES_H */
