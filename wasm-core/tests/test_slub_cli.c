@@ -1,7 +1,7 @@
 /*
  * test_slub_cli.c - the SLUB commands of the `slablab` binary: `stats` (slabinfo -D / -r
  * shaped output, the counters under their sysfs names in the kernel's order, the model's
- * apart), and `geometry` under boot parameters.  The binary is found beside this test's own
+ * apart), and `geometry` under boot parameters and kernel versions.  The binary is found beside this test's own
  * executable (both are built into the build directory).  Native only.
  */
 #include "check.h"
@@ -158,6 +158,28 @@ static void test_geometry_boot_parameters(void)
     snprintf(args, sizeof args, "geometry --sysfs '%s' --min-order 11", fixture);
     SL_CHECK_EQ(run(args, big, sizeof big), 2);
 }
+
+/* --kernel: 6.18's rules add sheaf_capacity, 4.18's reproduce a 4.18 kernel's /proc/slabinfo. */
+static void test_geometry_kernel_versions(void)
+{
+    static char big[1 << 20];
+    char args[PATH_MAX + 160];
+    snprintf(args, sizeof args, "geometry --sysfs '%s' --cpus 2 --kernel 6.18", fixture);
+    SL_CHECK_EQ(run(args, big, sizeof big), 0);
+    SL_CHECK(strstr(big, "Linux 6.18 rules") != NULL);
+    SL_CHECK(strstr(big, "235 caches, 235 compared with the kernel: 234 match, 1 differ") != NULL);
+    snprintf(args, sizeof args, "geometry --sysfs '%s' --cpus 2 --kernel 6.18 --format json", fixture);
+    SL_CHECK_EQ(run(args, big, sizeof big), 0);
+    SL_CHECK(strstr(big, "\"sheaf_capacity\": 32}, \"kernel\"") != NULL);
+    snprintf(args, sizeof args, "geometry --slabinfo '%.*s/slabinfo/rhcos-4.18.0-80.11.2.el8_0-2cpus.slabinfo' "
+             "--cpus 2 --kernel 4.18", (int)(strlen(fixture) - 6), fixture);
+    SL_CHECK_EQ(run(args, big, sizeof big), 0);
+    SL_CHECK(strstr(big, "142 caches, 142 compared with the kernel: 142 match, 0 differ") != NULL);
+    snprintf(args, sizeof args, "geometry --sysfs '%s' --kernel 4.2", fixture);
+    SL_CHECK_EQ(run(args, big, sizeof big), 2);
+    snprintf(args, sizeof args, "geometry --sysfs '%s' --kernel six", fixture);
+    SL_CHECK_EQ(run(args, big, sizeof big), 2);
+}
 #endif
 
 #if SL_WASM
@@ -176,6 +198,7 @@ int main(void)
     SL_RUN(test_stats_activity_line_and_counters);
     SL_RUN(test_stats_report_and_fallback);
     SL_RUN(test_geometry_boot_parameters);
+    SL_RUN(test_geometry_kernel_versions);
 #endif
     return sl_check_summary();
 }
