@@ -19,13 +19,13 @@ typedef struct world {
 } world;
 
 /*
- * A cache of 64-byte tracked objects for ncpus CPUs in kernel 6.18 or
- * (v70) 7.0 with sheaves of `capacity` (7.0 with capacity 0: a cache
+ * A cache of 64-byte tracked objects for ncpus CPUs in kernel v with sheaves
+ * of exactly `capacity` where v has sheaves (7.0 with capacity 0: a cache
  * created before bootstrap_cache_sheaves), at most max_sheaves sheaves at
  * once (0: no limit).
  */
-static int world_open(world *w, unsigned ncpus, uint32_t capacity, uint32_t max_sheaves, bool v70, sl_trace *tr,
-                      unsigned zone_mb)
+static int world_open_version(world *w, unsigned ncpus, sl_slub_kversion v, uint32_t capacity, uint32_t max_sheaves,
+                              sl_trace *tr, unsigned zone_mb)
 {
     memset(w, 0, sizeof *w);
     int rc = sl_page_zone_init(&w->zone, (size_t)zone_mb << 20, NULL);
@@ -33,11 +33,20 @@ static int world_open(world *w, unsigned ncpus, uint32_t capacity, uint32_t max_
         return rc;
     sl_slub_config cfg = {.object_size = 64, .track = 1, .seed = 7, .sheaf_capacity = (uint16_t)capacity,
                           .sheaf_capacity_exact = 1, .max_sheaves = (uint16_t)max_sheaves,
-                          .early_boot = v70 && !capacity};
-    cfg.kernel.version = v70 ? (sl_slub_kversion){7, 0} : (sl_slub_kversion){6, 18};
+                          .early_boot = v.major >= 7 && !capacity};
+    cfg.kernel.version = v;
     rc = sl_slub_cache_create(&w->zone, tr, ncpus, &cfg, &w->s);
     if (rc == SL_OK)
         w->sh = w->s->sheaves;
+    return rc;
+}
+
+/* The same in 6.18 or (v70) 7.0, where the cache must have sheaves. */
+static inline int world_open(world *w, unsigned ncpus, uint32_t capacity, uint32_t max_sheaves, bool v70, sl_trace *tr,
+                      unsigned zone_mb)
+{
+    sl_slub_kversion v = v70 ? (sl_slub_kversion){7, 0} : (sl_slub_kversion){6, 18};
+    int rc = world_open_version(w, ncpus, v, capacity, max_sheaves, tr, zone_mb);
     return rc == SL_OK && !w->sh ? SL_EINVAL : rc;
 }
 

@@ -511,19 +511,21 @@ static void test_kernel_versions(void)
     struct {
         const char *v;
         unsigned era;
-        bool cpu_slab, frozen, irq_off, by_objects, old_order, at_zero, left_pad;
+        bool cpu_slab, frozen, irq_off, by_objects, old_order, at_zero, left_pad, per_object, nulls;
         unsigned track;
     } table[] = {
-        {"4.3", SL_SLUB_ERA_FROZEN_PARTIAL, 1, 1, 1, 1, 1, 1, 0, 152},
-        {"4.4", SL_SLUB_ERA_FROZEN_PARTIAL, 1, 1, 0, 1, 1, 1, 0, 152},
-        {"4.18", SL_SLUB_ERA_FROZEN_PARTIAL, 1, 1, 0, 1, 1, 1, 1, 152},
-        {"5.16", SL_SLUB_ERA_FROZEN_PARTIAL, 1, 1, 0, 0, 1, 0, 1, 152},
-        {"6.7", SL_SLUB_ERA_FROZEN_PARTIAL, 1, 1, 0, 0, 1, 0, 1, 32},
-        {"6.8", SL_SLUB_ERA_CPU_SLAB, 1, 0, 0, 0, 0, 0, 1, 32},
-        {"6.17", SL_SLUB_ERA_CPU_SLAB, 1, 0, 0, 0, 0, 0, 1, 32},
-        {"6.18", SL_SLUB_ERA_OPT_IN_SHEAVES, 1, 0, 0, 0, 0, 0, 1, 32},
-        {"7.0", SL_SLUB_ERA_SHEAVES, 0, 0, 0, 0, 0, 0, 1, 32},
-        {"7.3", SL_SLUB_ERA_SHEAVES, 0, 0, 0, 0, 0, 0, 1, 32},
+        {"4.3", SL_SLUB_ERA_FROZEN_PARTIAL, 1, 1, 1, 1, 1, 1, 0, 1, 0, 152},
+        {"4.4", SL_SLUB_ERA_FROZEN_PARTIAL, 1, 1, 0, 1, 1, 1, 0, 1, 1, 152},
+        {"4.18", SL_SLUB_ERA_FROZEN_PARTIAL, 1, 1, 0, 1, 1, 1, 1, 1, 1, 152},
+        {"5.12", SL_SLUB_ERA_FROZEN_PARTIAL, 1, 1, 0, 1, 1, 0, 1, 0, 1, 152},
+        {"5.16", SL_SLUB_ERA_FROZEN_PARTIAL, 1, 1, 0, 0, 1, 0, 1, 0, 1, 152},
+        {"5.19", SL_SLUB_ERA_FROZEN_PARTIAL, 1, 1, 0, 0, 1, 0, 1, 0, 0, 32},
+        {"6.7", SL_SLUB_ERA_FROZEN_PARTIAL, 1, 1, 0, 0, 1, 0, 1, 0, 0, 32},
+        {"6.8", SL_SLUB_ERA_CPU_SLAB, 1, 0, 0, 0, 0, 0, 1, 0, 0, 32},
+        {"6.17", SL_SLUB_ERA_CPU_SLAB, 1, 0, 0, 0, 0, 0, 1, 0, 0, 32},
+        {"6.18", SL_SLUB_ERA_OPT_IN_SHEAVES, 1, 0, 0, 0, 0, 0, 1, 0, 0, 32},
+        {"7.0", SL_SLUB_ERA_SHEAVES, 0, 0, 0, 0, 0, 0, 1, 0, 0, 32},
+        {"7.3", SL_SLUB_ERA_SHEAVES, 0, 0, 0, 0, 0, 0, 1, 0, 0, 32},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         sl_slub_rules r;
@@ -537,6 +539,8 @@ static void test_kernel_versions(void)
         SL_CHECK_EQ(r.order_lowers_min_objects, table[i].old_order);
         SL_CHECK_EQ(r.freeptr_at_zero, table[i].at_zero);
         SL_CHECK_EQ(r.red_left_pad, table[i].left_pad);
+        SL_CHECK_EQ(r.deactivate_per_object, table[i].per_object);
+        SL_CHECK_EQ(r.detached_marks_null, table[i].nulls);
         SL_CHECK_EQ(r.track_size, table[i].track);
         SL_CHECK_EQ(r.sheaves, r.era == SL_SLUB_ERA_SHEAVES ? SL_SLUB_SHEAVES_ALL
                               : r.era == SL_SLUB_ERA_OPT_IN_SHEAVES ? SL_SLUB_SHEAVES_OPT_IN : SL_SLUB_SHEAVES_NONE);

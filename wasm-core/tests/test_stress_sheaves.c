@@ -137,11 +137,11 @@ static void *run(void *arg)
     return NULL;
 }
 
-static void stress(unsigned ncpus, uint32_t capacity, bool v70, unsigned long ops)
+static void stress(unsigned ncpus, sl_slub_kversion v, uint32_t capacity, unsigned long ops)
 {
     static shared sh;
     memset(&sh, 0, sizeof sh);
-    SL_REQUIRE(world_open(&sh.w, ncpus, capacity, 0, v70, NULL, 64) == SL_OK);
+    SL_REQUIRE(world_open_version(&sh.w, ncpus, v, capacity, 0, NULL, 64) == SL_OK);
     sl_page_stats before, after;
     sl_page_stats_get(&sh.w.zone, &before);
     sh.ncpus = ncpus;
@@ -169,7 +169,8 @@ static void stress(unsigned ncpus, uint32_t capacity, bool v70, unsigned long op
     SL_CHECK_EQ(bad, 0);
     SL_CHECK_EQ(errors, 0);
     SL_CHECK(remote > 0);
-    SL_CHECK(ST(&sh.w, BARN_GET) > 0);
+    if (sh.w.sh && sli_sheaves_active(sh.w.sh))
+        SL_CHECK(ST(&sh.w, BARN_GET) > 0);
     char msg[256];
     int rc = world_validate(&sh.w, msg, sizeof msg);
     if (rc)
@@ -185,21 +186,37 @@ static void stress(unsigned ncpus, uint32_t capacity, bool v70, unsigned long op
     world_close(&sh.w);
 }
 
-static void test_two_cpus(void)
+static void test_two_cpus_70(void)
 {
     SL_SKIP_WITHOUT_THREADS();
-    stress(2, 32, true, sl_test_scale(1000000));
+    stress(2, (sl_slub_kversion){7, 0}, 32, sl_test_scale(1000000));
 }
 
 static void test_four_cpus_small_sheaves_618(void)
 {
     SL_SKIP_WITHOUT_THREADS();
-    stress(4, 4, false, sl_test_scale(400000));
+    stress(4, (sl_slub_kversion){6, 18}, 4, sl_test_scale(400000));
+}
+
+/* The same workload without sheaves: 4.4's frozen CPU partial slabs, 4.3's bulk free, 7.0's bootstrap sheaf. */
+static void test_frozen_partials_44(void)
+{
+    SL_SKIP_WITHOUT_THREADS();
+    stress(4, (sl_slub_kversion){4, 4}, 0, sl_test_scale(400000));
+    stress(2, (sl_slub_kversion){4, 3}, 0, sl_test_scale(200000));
+}
+
+static void test_no_sheaves_70(void)
+{
+    SL_SKIP_WITHOUT_THREADS();
+    stress(3, (sl_slub_kversion){7, 0}, 0, sl_test_scale(300000));
 }
 
 int main(void)
 {
-    SL_RUN(test_two_cpus);
+    SL_RUN(test_two_cpus_70);
     SL_RUN(test_four_cpus_small_sheaves_618);
+    SL_RUN(test_frozen_partials_44);
+    SL_RUN(test_no_sheaves_70);
     return sl_check_summary();
 }

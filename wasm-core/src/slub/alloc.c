@@ -189,6 +189,74 @@ static sli_slub_slab *get_partial_node(sli_act *a)
     return partial;
 }
 
+/*
+ * acquire_slab (before 6.8): freezes a node partial slab with one CAS,
+ * taking its whole freelist for the CPU slab (`take`) or leaving it for the
+ * CPU partial list; *objects gets its free objects.  Under list_lock, where
+ * a racing __slab_free may still change the slab: a failed CAS gives up, as
+ * the kernel's __cmpxchg_double_slab does there.  Returns false then.
+ */
+static bool acquire_slab(sli_act *a, sli_slub_slab *slab, bool take, void **freelist, uint32_t *objects)
+{
+    sl_dword old = sl_dw_read(&slab->fc);
+    uint32_t n = sli_objects(old.hi);
+    sl_dword new_ = take ? (sl_dword){0, sli_counters(n, n, 1)} : (sl_dword){old.lo, sli_counters(sli_inuse(old.hi), n, 1)};
+    a->cas++;
+    if (!sl_dw_cas(&slab->fc, old, new_)) {
+        sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_FAIL, 1);
+        SLI_EV(a, SLUB_SLAB_CAS_FAIL, slab, NULL, 6, 0, 0);
+        return false;
+    }
+    *freelist = (void *)old.lo;
+    *objects = n - sli_inuse(old.hi);
+    slab->cpu = a->cpu;
+    return true;
+}
+
+/*
+ * get_partial_node before 6.8: every slab taken is frozen.  The first
+ * gives its freelist to the CPU slab (ALLOC_FROM_PARTIAL); the next go to
+ * this CPU's partial list, frozen with their freelists (CPU_PARTIAL_NODE),
+ * until the free objects taken pass cpu_partial / 2 (before 5.16), or more
+ * than cpu_partial_slabs / 2 slabs went there (5.16 to 6.7).  Returns the
+ * first slab with *freelist its objects, or NULL.
+ */
+static sli_slub_slab *get_partial_node_frozen(sli_act *a, void **freelist, uint32_t *taken)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_node *n = &s->node;
+    if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
+        return NULL;
+    sli_slub_slab *first = NULL;
+    uint32_t available = 0, partial_slabs = 0;
+    sl_spin_lock(&n->list_lock);
+    for (sli_slub_slab *slab = n->partial_head, *next; slab; slab = next) {
+        next = slab->lnext;
+        void *t;
+        uint32_t objects;
+        if (!acquire_slab(a, slab, !first, &t, &objects))
+            break;
+        sli_slub_remove_partial(a, slab);
+        available += objects;
+        if (!first) {
+            first = slab;
+            *freelist = t;
+            *taken = objects;
+            sli_stat(a, SL_SLUB_ALLOC_FROM_PARTIAL, 1);
+        } else {
+            sli_slub_put_cpu_partial(a, slab, false);
+            sli_stat(a, SL_SLUB_CPU_PARTIAL_NODE, 1);
+            SLI_EV(a, SLUB_CPU_PARTIAL_NODE, slab, NULL, objects, 0, 0);
+            partial_slabs++;
+        }
+        if (s->rules.cpu_partial_by_objects ? available > s->g.cpu_partial / 2
+                                            : partial_slabs > s->g.cpu_partial_slabs / 2)
+            break;
+    }
+    sl_spin_unlock(&n->list_lock);
+    return first;
+}
+
 void *sli_slub_slab_alloc_slow(sli_act *a)
 {
     sl_slub_cache *s = a->s;
@@ -242,9 +310,12 @@ new_slab:
         goto load_freelist;
     }
 
-    slab = get_partial_node(a);
-    if (slab) {
+    if (s->rules.frozen_cpu_partial) {
+        slab = get_partial_node_frozen(a, &freelist, &taken);
+    } else if ((slab = get_partial_node(a))) {
         freelist = take_slab_freelist(a, slab, true, &taken);
+    }
+    if (slab) {
         SLI_EV(a, SLUB_REFILL_NODE_PARTIAL, slab, freelist, taken, 0, 0);
         goto retry_load_slab;
     }

@@ -85,6 +85,8 @@ void sl_slub_rules_for(sl_slub_kversion v, sl_slub_rules *r)
     r->frozen_cpu_partial = r->era == SL_SLUB_ERA_FROZEN_PARTIAL;
     r->bulk_free_irq_off = !since(v, 4, 4);       /* 4.4: "slub: optimize bulk slowpath free by detached freelist" */
     r->cpu_partial_by_objects = !since(v, 5, 16); /* 5.16: "mm, slub: change percpu partial accounting from objects to pages" */
+    r->deactivate_per_object = !since(v, 5, 12);  /* 5.12: "mm, slub: splice cpu and page freelists in deactivate_slab()" */
+    r->detached_marks_null = since(v, 4, 4) && !since(v, 5, 19); /* 5.19: "mm: slab: optimize memcg_slab_free_hook()" */
     r->order_lowers_min_objects = !since(v, 6, 8); /* 6.8: "mm/slub: remove min_objects loop from calculate_order()" */
     r->freeptr_at_zero = !since(v, 5, 7);         /* 5.7: "slub: relocate freelist pointer to middle of object" */
     r->red_left_pad = since(v, 4, 6);             /* 4.6: "mm/slub: support left redzone" */

@@ -14,7 +14,10 @@
  *                acquire_slab, or __slab_free freezing a full slab in its
  *                cmpxchg) and leaves it in unfreeze_partials.  4.3's
  *                kmem_cache_free_bulk frees object by object with interrupts
- *                off (seed 004); 4.4 builds detached freelists (seed 000).
+ *                off (seed 004); 4.4 builds detached freelists (seed 000),
+ *                marking the entries it took NULL (until 5.19, which swaps
+ *                them to the end instead).  Before 5.12 deactivate_slab
+ *                gives the CPU freelist back one cmpxchg_double per object.
  *                Before 5.16 the CPU partial list is limited by the free
  *                objects it holds (page->pobjects > s->cpu_partial), from
  *                5.16 by slabs (cpu_partial_slabs).
@@ -82,6 +85,8 @@ typedef struct sl_slub_rules {
     bool bulk_free_irq_off;       /* 4.3's kmem_cache_free_bulk: object by object, interrupts off */
     bool cpu_partial_by_objects;  /* the CPU partial list is limited by free objects (before 5.16) */
     bool order_lowers_min_objects; /* calculate_order's min_objects loop (before 6.8) */
+    bool deactivate_per_object;   /* deactivate_slab returns the CPU freelist one CAS per object (before 5.12) */
+    bool detached_marks_null;     /* build_detached_freelist NULLs the entries it took (4.4 to 5.18) */
     bool freeptr_at_zero;         /* the free pointer at offset 0 (before 5.7) */
     bool red_left_pad;            /* a left red zone (from 4.6) */
     uint8_t track_size;           /* sizeof(struct track) on x86-64 */

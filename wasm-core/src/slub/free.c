@@ -44,9 +44,23 @@ SL_INLINE void stat_free_slowpath_nocpu(sli_act *a, uint64_t n)
         sli_stat(a, SL_SLUB_FREE_SLOWPATH, n);
 }
 
+/* unfreeze_partials' CAS (before 6.8): a CPU partial slab is unfrozen, under list_lock; remote frees may race it. */
+static void unfreeze(sli_act *a, sli_slub_slab *slab)
+{
+    for (;;) {
+        sl_dword old = sl_dw_read(&slab->fc);
+        a->cas++;
+        if (sl_dw_cas(&slab->fc, old, (sl_dword){old.lo, sli_counters(sli_inuse(old.hi), sli_objects(old.hi), 0)}))
+            return;
+        sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_FAIL, 1);
+        SLI_EV(a, SLUB_SLAB_CAS_FAIL, slab, NULL, 7, 0, 0);
+    }
+}
+
 /*
- * __put_partials: moves a detached CPU partial chain to the node list; empty
- * slabs beyond min_partial are discarded instead.
+ * __put_partials (before 6.8 unfreeze_partials, which also unfreezes each
+ * slab): moves a detached CPU partial chain to the node list; empty slabs
+ * beyond min_partial are discarded instead.
  */
 void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain)
 {
@@ -60,6 +74,8 @@ void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain)
         sli_slub_slab *slab = chain;
         chain = slab->next;
         slab->next = NULL;
+        if (s->rules.frozen_cpu_partial)
+            unfreeze(a, slab);
         if (!sli_inuse(sl_dw_read(&slab->fc).hi) && n->nr_partial >= s->g.min_partial) {
             slab->next = discard;
             discard = slab;
@@ -79,24 +95,31 @@ void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain)
 }
 
 /*
- * put_cpu_partial: pushes an unfrozen slab with free objects on this CPU's
- * partial list.  With `drain` (a free put it here) a list already holding
- * cpu_partial_slabs slabs is first moved to the node.
+ * put_cpu_partial: pushes a slab with free objects on this CPU's partial
+ * list (unfrozen from 6.8, frozen before).  With `drain` (a free put it
+ * here) a list already holding cpu_partial_slabs slabs (before 5.16: more
+ * than cpu_partial free objects, page->pobjects) is first moved to the node.
  */
 void sli_slub_put_cpu_partial(sli_act *a, sli_slub_slab *slab, bool drain)
 {
     sli_slub_cpu *c = a->c;
+    const sl_slub_cache *s = a->s;
     sli_slub_slab *oldslab = c->partial, *to_put = NULL;
-    uint32_t slabs = 0;
+    uint32_t slabs = 0, pobjects = 0;
     if (oldslab) {
-        if (drain && oldslab->slabs >= a->s->g.cpu_partial_slabs) {
+        bool full = s->rules.cpu_partial_by_objects ? oldslab->pobjects > s->g.cpu_partial
+                                                    : oldslab->slabs >= s->g.cpu_partial_slabs;
+        if (drain && full) {
             to_put = oldslab;
             oldslab = NULL;
         } else {
             slabs = oldslab->slabs;
+            pobjects = oldslab->pobjects;
         }
     }
     slabs++;
+    uintptr_t counters = sl_dw_read(&slab->fc).hi;
+    slab->pobjects = pobjects + sli_objects(counters) - sli_inuse(counters);
     slab->slabs = slabs;
     slab->next = oldslab;
     slab->cpu = a->cpu;
@@ -107,6 +130,36 @@ void sli_slub_put_cpu_partial(sli_act *a, sli_slub_slab *slab, bool drain)
         sli_slub_put_partials(a, to_put);
         sli_stat(a, SL_SLUB_CPU_PARTIAL_DRAIN, 1);
     }
+}
+
+/*
+ * deactivate_slab's stage one before 5.12: every object of the CPU freelist
+ * but the last goes onto the slab's freelist with its own CAS, the slab
+ * still frozen.  Stops early at a link that leaves the slab (stage two then
+ * reports it).  Returns what is left of the CPU freelist.
+ */
+static void *drain_cpu_freelist(sli_act *a, sli_slub_slab *slab, void *freelist, uint32_t limit)
+{
+    sl_slub_cache *s = a->s;
+    for (uint32_t k = 0; freelist && k < limit; k++) {
+        void *next = sli_get_fp(s, freelist);
+        if (!next || sli_slab_of(s, next) != slab)
+            break;
+        for (;;) {
+            sl_dword old = sl_dw_read(&slab->fc);
+            if (sli_fp_self_link(a, SLI_LINK_DEACTIVATE, slab, freelist, (void *)old.lo))
+                break; /* freed remotely too (a double free): it stays on the slab's freelist, once */
+            sli_set_fp(s, freelist, (void *)old.lo);
+            sl_dword new_ = {(uintptr_t)freelist, sli_counters(sli_inuse(old.hi) - 1, sli_objects(old.hi), 1)};
+            a->cas++;
+            if (sl_dw_cas(&slab->fc, old, new_))
+                break;
+            sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_FAIL, 1);
+            SLI_EV(a, SLUB_SLAB_CAS_FAIL, slab, NULL, 8, 0, 0);
+        }
+        freelist = next;
+    }
+    return freelist;
 }
 
 /*
@@ -128,6 +181,8 @@ void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist)
         tail = true;
     }
     uint32_t limit = sli_objects(sl_dw_read(&slab->fc).hi);
+    if (s->rules.deactivate_per_object)
+        freelist = drain_cpu_freelist(a, slab, freelist, limit);
     for (void *it = freelist; it; it = sli_get_fp(s, it)) {
         if (free_delta == limit || sli_slab_of(s, it) != slab) {
             /* freelist_corrupted(): isolate the rest rather than follow it. */
@@ -267,14 +322,18 @@ static SLI_SLOW int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, 
         sli_set_fp(s, tail, prior);
         was_frozen = sli_frozen(old.hi);
         inuse -= cnt;
-        new_ = (sl_dword){(uintptr_t)head, sli_counters(inuse, sli_objects(old.hi), was_frozen)};
+        bool freeze = false;
         if ((!inuse || !prior) && !was_frozen) {
-            if (!has_cpu_partial(s) || prior) {
+            if (has_cpu_partial(s) && !prior) {
+                /* Full until now: it goes to this CPU's partial list (before 6.8 frozen in this CAS). */
+                freeze = s->rules.frozen_cpu_partial;
+            } else {
                 sl_spin_lock(&n->list_lock);
                 locked = true;
                 on_node_partial = slab->on_node_partial;
             }
         }
+        new_ = (sl_dword){(uintptr_t)head, sli_counters(inuse, sli_objects(old.hi), was_frozen || freeze)};
         a->cas++;
         if (sl_dw_cas(&slab->fc, old, new_))
             break;
@@ -671,6 +730,96 @@ static SL_NOINLINE int free_bulk_generic(sli_act *a, size_t n, void **p)
     return first_err;
 }
 
+/*
+ * build_detached_freelist of 4.4 to 5.18: the entries taken become NULL (and
+ * are skipped when met again) instead of being swapped to the end; the scan
+ * starts over after the first object of another slab it skipped.  Returns
+ * where the next scan starts (0: done).
+ */
+static size_t build_detached_freelist_nulls(sli_act *a, size_t size, void **p, detached_freelist *df,
+                                            int *first_err)
+{
+    sl_slub_cache *s = a->s;
+    size_t first_skipped_index = 0;
+    int lookahead = 3, err;
+    void *object;
+    df->slab = NULL;
+    do {
+        object = p[--size];
+    } while (!object && size);
+    if (!object)
+        return 0;
+    p[size] = NULL; /* mark object processed */
+    df->slab = sli_slub_free_check(a, object, &err);
+    if (!df->slab) {
+        if (!*first_err)
+            *first_err = err;
+        return size;
+    }
+    df->tail = df->freelist = object;
+    df->cnt = 1;
+    sli_set_fp(s, object, NULL);
+    while (size) {
+        object = p[--size];
+        if (!object)
+            continue; /* skip processed objects */
+        if (sli_slab_lookup(s, object) == df->slab) {
+            if ((err = sli_slub_free_checks(a, df->slab, object)) == SL_OK &&
+                sli_fp_self_link(a, SLI_LINK_DETACHED, df->slab, object, df->freelist))
+                err = SL_EDOUBLEFREE;
+            if (err == SL_OK) {
+                sli_set_fp(s, object, df->freelist);
+                df->freelist = object;
+                df->cnt++;
+            } else if (!*first_err) {
+                *first_err = err;
+            }
+            p[size] = NULL;
+            continue;
+        }
+        if (!--lookahead)
+            break;
+        if (!first_skipped_index)
+            first_skipped_index = size + 1;
+    }
+    return first_skipped_index;
+}
+
+/*
+ * kmem_cache_free_bulk of 4.3 (seed 004): with interrupts off, object by
+ * object, an object of the CPU slab pushed straight onto the CPU freelist
+ * (plain writes: interrupts are off), any other freed by __slab_free with
+ * interrupts on again (the tid moved on first); the tid moves on at the end.
+ * Returns the first error.
+ */
+static int free_bulk_irq_off(sli_act *a, size_t n, void **p)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_cpu *c = a->c;
+    int first_err = 0, err;
+    sl_dword cur = sl_dw_read(&c->fl_tid);
+    for (size_t i = 0; i < n; i++) {
+        sli_slub_slab *slab = sli_slub_free_check(a, p[i], &err);
+        if (slab && slab == c->slab) {
+            if (sli_fp_self_link(a, SLI_LINK_DO_SLAB_FREE, slab, p[i], (void *)cur.lo)) {
+                err = SL_EDOUBLEFREE;
+            } else {
+                sli_set_fp(s, p[i], (void *)cur.lo);
+                cur.lo = (uintptr_t)p[i];
+                SLI_EV(a, SLUB_FREE_FASTPATH, slab, p[i], 1, (uint32_t)cur.hi, 0);
+            }
+        } else if (slab) {
+            sl_dw_write_plain(&c->fl_tid, (sl_dword){cur.lo, sli_next_tid(s, cur.hi)});
+            err = slab_free_slow(a, slab, p[i], p[i], 1);
+            cur = sl_dw_read(&c->fl_tid);
+        }
+        if (err && !first_err)
+            first_err = err;
+    }
+    sl_dw_write_plain(&c->fl_tid, (sl_dword){cur.lo, sli_next_tid(s, cur.hi)});
+    return first_err;
+}
+
 void sli_slub_free_bulk_slabs(sli_act *a, void **p, unsigned n)
 {
     size_t size = n;
@@ -719,11 +868,14 @@ int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsign
         first_err = free_bulk_generic(&a, n, p);
     } else if (s->sheaves && sli_sheaves_active(s->sheaves)) {
         first_err = free_bulk_sheaves(&a, n, p);
+    } else if (s->rules.bulk_free_irq_off) {
+        first_err = free_bulk_irq_off(&a, n, p);
     } else {
         size_t size = n;
         while (size) {
             detached_freelist df;
-            size = build_detached_freelist(&a, size, p, &df, &first_err, true);
+            size = s->rules.detached_marks_null ? build_detached_freelist_nulls(&a, size, p, &df, &first_err)
+                                                : build_detached_freelist(&a, size, p, &df, &first_err, true);
             if (!df.slab)
                 continue;
             SLI_EV(&a, SLUB_DETACHED_FREELIST, df.slab, df.freelist, df.cnt, (uint32_t)size, 0);

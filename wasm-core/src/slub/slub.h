@@ -317,8 +317,11 @@ int sl_slub_free(sl_slub_cache *s, unsigned cpu, void *obj);
  */
 int sl_slub_alloc_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p);
 /*
- * kmem_cache_free_bulk in the cache's form.  p[] is reordered (the 6.x
- * detached freelist swaps matched objects to the tail).  Returns the number
+ * kmem_cache_free_bulk in the cache's form, as its kernel version has it:
+ * 4.3's object-by-object loop with interrupts off, detached freelists from
+ * 4.4, free_to_pcs_bulk for a cache with sheaves (6.18+).  p[] is reordered
+ * (5.19+ detached freelists swap matched objects to the tail; 4.4 to 5.18
+ * set them NULL).  Returns the number
  * of double-word CASes the call executed (>= 0), or the first error found
  * for an object (that object is skipped, the others are freed; with
  * FREELIST_HARDENED an object listed twice in a row is such an error).

@@ -8,8 +8,9 @@
  *          The pair is changed only by sl_dw_cas (cmpxchg_double_slab), from
  *          any CPU, lock-free.  A slab nobody else can see yet (new_slab) is
  *          written plainly.
- *   next, slabs   the per-CPU partial chain (slab->next, slab->slabs): only
- *          the CPU whose chain it is touches them.
+ *   next, slabs, pobjects   the per-CPU partial chain (slab->next,
+ *          slab->slabs, and before 5.16 page->pobjects): only the CPU whose
+ *          chain it is touches them.
  *   lprev, lnext, on_node_partial   the node partial list: node list_lock.
  *   cpu    model-only: the CPU that froze the slab or holds it in its
  *          partial chain (for snapshots), written by that CPU.
@@ -17,6 +18,10 @@
  *          slab is published, constant after.  Slabs differ: one made at the
  *          fallback order (allocate_slab's s->min) holds fewer objects, so
  *          objects and limit are per slab, never s->g.objects.
+ *
+ * Before 6.8 a slab on a CPU partial list is frozen too (acquire_slab, or
+ * __slab_free freezing a full slab in its CAS), and unfrozen when the list
+ * goes to the node (unfreeze_partials).
  *
  * A debug cache never freezes a slab, so there frozen = 1 marks a slab a
  * failed consistency check took out of use (6.12+: alloc_debug_processing
@@ -91,6 +96,7 @@ typedef struct sli_slub_slab {
     uint16_t cpu;
     uint8_t on_node_partial;
     uint32_t limit; /* objects * size, relaxed atomic */
+    uint32_t pobjects; /* before 5.16: free objects on the CPU partial chain from here (page->pobjects) */
 } sli_slub_slab;
 SL_PAGE_PRIV_CHECK(sli_slub_slab);
 
