@@ -402,6 +402,75 @@ static void test_interrupt_falls_back(void)
     }
 }
 
+static uint32_t rd32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* The snapshot's sheaves section: every sheaf where it is, its objects as (pfn, index), their object states. */
+static void test_snapshot_sheaves(void)
+{
+    world w;
+    SL_REQUIRE(world_open(&w, 2, 4, 0, true, NULL, 16) == SL_OK);
+    void *o[12];
+    for (int i = 0; i < 12; i++)
+        SL_REQUIRE((o[i] = world_alloc(&w, 0)));
+    for (int i = 0; i < 9; i++)
+        SL_CHECK_EQ(world_free(&w, 1, o[i]), SL_OK); /* CPU 1: main 1, spare 4, barn 4 */
+    SL_CHECK_EQ(sl_slub_kfree_rcu(w.s, 1, o[9]), SL_OK);
+    sl_slub_sheaf *pre;
+    SL_REQUIRE(sl_slub_prefill_sheaf(w.s, 0, 2, &pre) == SL_OK);
+    static unsigned char b[1 << 18];
+    long n = sl_slub_snapshot(w.s, b, sizeof b);
+    SL_REQUIRE(n > 0);
+    SL_CHECK_EQ(rd32(b + 4), 2);
+    SL_CHECK_EQ(b[88] | b[89] << 8, 7 << 8 | 0); /* version 7.0 */
+    SL_CHECK_EQ(b[90], SL_SLUB_ERA_SHEAVES);
+    SL_CHECK_EQ(b[92], 1); /* has sheaves, taken quiet, no CPU slab */
+    const unsigned char *h = b + rd32(b + 84), *objs = b + rd32(b + 48), *slabs = b + rd32(b + 44);
+    const unsigned char *pcs = h + rd32(h + 16), *sheaves = h + rd32(h + 20), *entries = h + rd32(h + 24);
+    SL_CHECK_EQ(rd32(h + 8), 1);  /* barn: one full sheaf */
+    SL_CHECK_EQ(rd32(h + 28), 4); /* capacity */
+    sl_slub_sheaves_info info;
+    sl_slub_sheaves_info_get(w.s, &info);
+    SL_CHECK_EQ(rd32(h + 4), info.objects);
+    SL_CHECK_EQ(rd32(h + 0), info.sheaves + 0); /* every allocated sheaf, no bootstrap, no RCU wait */
+    /* CPU 1's main holds o[8]; its record's first entry names that object. */
+    uint32_t main1 = rd32(pcs + 16);
+    SL_REQUIRE(main1 < rd32(h));
+    const unsigned char *r = sheaves + 24 * main1;
+    SL_CHECK_EQ(r[4], SLI_SHEAF_MAIN);
+    SL_CHECK_EQ(r[5], 1);
+    SL_CHECK_EQ(rd32(r + 8), 1);
+    uint32_t pfn, idx;
+    SL_REQUIRE(sl_slub_object_index(w.s, o[8], &pfn, &idx));
+    const unsigned char *e = entries + 8 * rd32(r + 16);
+    SL_CHECK_EQ(rd32(e), pfn);
+    SL_CHECK_EQ(rd32(e + 4), idx);
+    /* Object states: 8 on a CPU's sheaf, 9 in the barn, 10 waiting for RCU, 11 in a prefilled sheaf. */
+    unsigned counts[12] = {0};
+    for (uint32_t k = 0; k < rd32(b + 16); k++) {
+        const unsigned char *sr = slabs + 32 * k;
+        for (uint32_t i = 0; i < (uint32_t)(sr[8] | sr[9] << 8); i++)
+            counts[objs[16 * (rd32(sr + 20) + i)]]++;
+    }
+    SL_CHECK_EQ(counts[8], 1 + 4); /* CPU 1's main and spare (CPU 0's main is empty, its spare was prefilled) */
+    SL_CHECK_EQ(counts[9], 4);
+    SL_CHECK_EQ(counts[10], 1);
+    SL_CHECK_EQ(counts[11], 4);
+    SL_CHECK_EQ(counts[2], 2); /* o[10], o[11] */
+    /* While CPUs run the sheaves are left out, and the flags say so. */
+    n = sl_slub_snapshot_running(w.s, b, sizeof b);
+    SL_REQUIRE(n > 0);
+    SL_CHECK_EQ(b[92], 1 | 2);
+    h = b + rd32(b + 84);
+    SL_CHECK_EQ(rd32(h) + rd32(h + 4), 0);
+    SL_CHECK_EQ(sl_slub_return_sheaf(w.s, 0, pre), SL_OK);
+    world_close(&w);
+}
+
 /* Random operations on 1..3 CPUs against a reference set, every invariant checked after every step. */
 static void test_random_against_reference(void)
 {
@@ -639,6 +708,7 @@ int main(void)
     SL_RUN(test_prefill_api);
     SL_RUN(test_bootstrap_sheaf);
     SL_RUN(test_interrupt_falls_back);
+    SL_RUN(test_snapshot_sheaves);
     SL_RUN(test_random_against_reference);
     return sl_check_summary();
 }

@@ -537,6 +537,12 @@ long sl_slub_snapshot(sl_slub_cache *s, void *buf, size_t cap);
  * flight with its links, so a detached freelist shows as its own chain.
  */
 long sl_slub_snapshot_inflight(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_ctx *inflight);
+/*
+ * The same while other threads may be operating on the cache (free-running
+ * mode): the sheaves and RCU waits, which their CPUs allocate and free, are
+ * left out (the header's flags say so); the rest may mix moments.
+ */
+long sl_slub_snapshot_running(sl_slub_cache *s, void *buf, size_t cap);
 
 /* The object's place: pfn of its slab and index there; false for a non-object. */
 bool sl_slub_object_index(const sl_slub_cache *s, const void *obj, uint32_t *pfn, uint32_t *index);
