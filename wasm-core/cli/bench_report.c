@@ -66,6 +66,15 @@ void sl_bench_param_str(sl_bench_exp *e, const char *name, const char *v)
         e->params[e->nparams++] = (sl_bench_param){name, v, 0};
 }
 
+void sl_bench_param_kernel(sl_bench_exp *e, const sl_bench_opts *o)
+{
+    sl_slub_kversion v = o->kernel.major ? o->kernel : SL_SLUB_KVERSION_DEFAULT;
+    sl_slub_rules r;
+    sl_slub_rules_for(v, &r);
+    sl_bench_param_str(e, "kernel", sl_slub_kversion_format(v, e->kernel, sizeof e->kernel));
+    sl_bench_param_str(e, "era", sl_slub_era_name(r.era));
+}
+
 void sl_bench_note(sl_bench_exp *e, const char *note)
 {
     if (e->nnotes < SL_BENCH_MAX_NOTES)

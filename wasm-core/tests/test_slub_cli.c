@@ -79,18 +79,22 @@ static void test_stats_activity_line_and_counters(void)
     SL_CHECK_EQ(cmpx, counter(out, "cmpxchg_double_fail"));
     SL_CHECK_EQ(ul, counter(out, "cmpxchg_double_cpu_fail"));
     SL_CHECK(fs > 0); /* remote frees */
-    /* The kernel's counters in the kernel's order, the model's after their own heading. */
+    /* The kernel's counters (6.17's 26) in the kernel's order, the model's after their own heading. */
     const char *prev = strstr(out, "\nCounters (");
     SL_REQUIRE(prev);
-    for (unsigned i = 0; i < SL_SLUB_NR_STATS; i++) {
+    const sl_slub_kstat *t;
+    unsigned nk = sl_slub_kstats(SL_SLUB_KVERSION_DEFAULT, &t);
+    SL_CHECK_EQ(nk, 26);
+    SL_CHECK(strstr(out, "\nalloc_cpu_sheaf ") == NULL); /* 6.18's, not 6.17's */
+    for (unsigned i = 0; i < nk + SL_SLUB_NR_STATS - SL_SLUB_NR_KERNEL_STATS; i++) {
         char key[64];
-        snprintf(key, sizeof key, "\n%s ", sl_slub_stat_name(i));
+        snprintf(key, sizeof key, "\n%s ", i < nk ? t[i].name : sl_slub_stat_name(SL_SLUB_NR_KERNEL_STATS + i - nk));
         const char *at = strstr(prev, key);
         SL_CHECK(at != NULL);
         if (!at)
             break;
         const char *model = strstr(out, "\nModel-only counters");
-        SL_CHECK(model && (i < SL_SLUB_NR_KERNEL_STATS ? at < model : at > model));
+        SL_CHECK(model && (i < nk ? at < model : at > model));
         prev = at;
     }
     /* Per-CPU values as sysfs prints them: " C0=n C1=m" summing to the total. */
@@ -159,6 +163,24 @@ static void test_geometry_boot_parameters(void)
     SL_CHECK_EQ(run(args, big, sizeof big), 2);
 }
 
+/* stats --kernel: each version's counters under its names; 7.0's alloc_fastpath counts the sheaves. */
+static void test_stats_kernel_versions(void)
+{
+    SL_CHECK_EQ(run("stats --kernel 7.0 --ops 20000 --workload remote", out, sizeof out), 0);
+    SL_CHECK(strstr(out, "Counters (CONFIG_SLUB_STATS of 7.0") != NULL);
+    SL_CHECK(counter(out, "alloc_fastpath") > 0);
+    SL_CHECK_EQ(counter(out, "cpu_partial_free"), -1); /* gone in 7.0 */
+    SL_CHECK_EQ(counter(out, "alloc_cpu_sheaf"), -1);  /* 6.18's name */
+    SL_CHECK_EQ(run("stats --kernel 6.18 --sheaf-capacity 32 --ops 20000 --format json", out, sizeof out), 0);
+    SL_CHECK(strstr(out, "\"kernel\": \"6.18\"") != NULL && strstr(out, "\"sheaf_capacity\": 32") != NULL);
+    SL_CHECK(strstr(out, "\"alloc_cpu_sheaf\": {\"total\": ") != NULL);
+    SL_CHECK(strstr(out, "\"sheaf_return_slow\"") != NULL);
+    SL_CHECK_EQ(run("stats --kernel 4.4 --workload bulk --ops 5000", out, sizeof out), 0);
+    SL_CHECK(counter(out, "cpu_partial_free") >= 0);
+    SL_CHECK_EQ(run("stats --kernel 3.0", out, sizeof out), 2);
+    SL_CHECK_EQ(run("stats --kernel 7.0 --variant rt", out, sizeof out), 1); /* 7.0 has no CPU-slab variants */
+}
+
 /* --kernel: 6.18's rules add sheaf_capacity, 4.18's reproduce a 4.18 kernel's /proc/slabinfo. */
 static void test_geometry_kernel_versions(void)
 {
@@ -199,6 +221,7 @@ int main(void)
     SL_RUN(test_stats_report_and_fallback);
     SL_RUN(test_geometry_boot_parameters);
     SL_RUN(test_geometry_kernel_versions);
+    SL_RUN(test_stats_kernel_versions);
 #endif
     return sl_check_summary();
 }

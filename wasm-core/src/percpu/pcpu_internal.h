@@ -158,12 +158,16 @@ int sli_pcpu_corrupt(sl_pcpu *pc, const char *fmt, ...) __attribute__((format(pr
  * An event of chunk c on behalf of the operation holding pc->lock (slab =
  * the chunk id).  Nothing in SLABLAB_BENCH builds, as every SL_EVENT.
  */
+#if defined(SLABLAB_BENCH)
+#define SLI_PCPU_EVENT(pc, c, KIND, ...) ((void)(pc), (void)(c)) /* they count as used */
+#else
 #define SLI_PCPU_EVENT(pc, c, KIND, ...)                                                            \
     SL_EVENT((pc)->cfg.trace, .op = (pc)->ev_op, .cpu = (pc)->ev_cpu, .kind = SL_EV_##KIND,         \
              .slab = (c)->id, __VA_ARGS__)
+#endif
 /* Counts scan work for the PCPU_ALLOC_SCAN event; compiled out of benchmark builds. */
 #if defined(SLABLAB_BENCH)
-#define SLI_PCPU_TALLY(pc, field, n) ((void)0)
+#define SLI_PCPU_TALLY(pc, field, n) ((void)(pc), (void)(n)) /* they count as used */
 #else
 #define SLI_PCPU_TALLY(pc, field, n) ((pc)->scan.field += (uint32_t)(n))
 #endif
