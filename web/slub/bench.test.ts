@@ -1,15 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { median, parseNative, runPlan, SHORT_PLAN, type BenchPoint } from './bench';
+import type { BenchPoint } from '../lab/bench';
+import { parseNative, runPlan, SHORT_PLAN } from './bench';
 import type { BenchRowParams } from '../core/bridge-protocol';
 
 describe('bench plan', () => {
-  it('takes the median of odd and even counts', () => {
-    expect(median([3, 1, 2])).toBe(2);
-    expect(median([4, 1, 2, 3])).toBe(2.5);
-    expect(median([])).toBeNaN();
-  });
-
   it('calibrates, interleaves variants, reports every point and stops on cancel', async () => {
     const calls: BenchRowParams[] = [];
     const run = async (p: BenchRowParams) => {
