@@ -304,6 +304,12 @@ SL_EXPORT int sl_api_slab_drain_events(sl_api_slab_world *w, unsigned cpu, sl_ev
     return w->trace.rings ? (int)sl_trace_drain(&w->trace, cpu, out, max) : 0;
 }
 
+/* Events the CPU's ring had no room for since the world was made (0 without events). */
+SL_EXPORT uint32_t sl_api_slab_events_dropped(sl_api_slab_world *w, unsigned cpu)
+{
+    return w->trace.rings && cpu < w->ncpus ? atomic_load(&w->trace.rings[cpu].dropped) : 0;
+}
+
 /*
  * slab-types on a text: format 0 a /proc/slabinfo file, 1 the --caches
  * format; kernel 0 = 6.7; rules_mask 1 before, 2 after, 3 both.  Returns

@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { BenchPoint } from '../lab/bench';
-import { parseNative, runPlan, SHORT_PLAN } from './bench';
+import { runRows, type BenchPoint } from '../lab/bench';
+import { parseNative, slubRows, SHORT_PLAN, type BenchPlan } from './bench';
 import type { BenchRowParams } from '../core/bridge-protocol';
+
+/** A plan's rows, run by the engine. */
+const runPlan = (plan: BenchPlan, ...rest: [Parameters<typeof runRows>[3], Parameters<typeof runRows>[4], Parameters<typeof runRows>[5], Parameters<typeof runRows>[6]]) =>
+  runRows(slubRows(plan), plan.reps, plan.targetMs, ...rest);
 
 describe('bench plan', () => {
   it('calibrates, interleaves variants, reports every point and stops on cancel', async () => {

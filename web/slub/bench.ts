@@ -1,10 +1,10 @@
 // bench.ts - the SLUB model's experiments on the Benchmarks page: `fastpath`
 // (seed 001: one alloc+free pair of a 256-byte object per fast-path variant)
 // and `bulk` (seed 000: alloc_bulk + free_bulk per bulk size, fallback vs
-// detached), run by the engine's web/lab/bench.ts, and the native
+// detached), as rows for the engine's web/lab/bench.ts, and the native
 // measurements that match them.
 
-import { readNative, runRows, type BenchPoint, type BenchRow, type NativeResult, type RowRunner } from '../lab/bench';
+import { readNative, type BenchRow, type NativeResult } from '../lab/bench';
 
 export const BULK_SIZES = [1, 2, 3, 4, 8, 16, 30, 32, 34, 48, 64, 128, 158, 250] as const;
 export const FASTPATH_VARIANTS = ['cmpxchg', 'locked', 'plain'] as const;
@@ -28,17 +28,6 @@ export function slubRows(plan: BenchPlan): BenchRow[] {
   if (plan.experiments.includes('fastpath')) rows.push(row('fastpath', 1, FASTPATH_VARIANTS));
   if (plan.experiments.includes('bulk')) for (const b of plan.bulkSizes) rows.push(row('bulk', b, BULK_VARIANTS));
   return rows;
-}
-
-/** Runs a plan; `onPoint` gets each finished point, `progress` (done, total) each call; stops when `cancelled()`. */
-export function runPlan(
-  plan: BenchPlan,
-  run: RowRunner,
-  onPoint: (p: BenchPoint) => void,
-  progress: (done: number, total: number) => void,
-  cancelled: () => boolean,
-): Promise<boolean> {
-  return runRows(slubRows(plan), plan.reps, plan.targetMs, run, onPoint, progress, cancelled);
 }
 
 /** The fastpath and bulk rows of a native result; throws an Error that says what is wrong with it. */
