@@ -12,6 +12,7 @@ import type { ModelAdapter, ModelWorld, SessionModel } from '../lab/model';
 import { replaySessions } from '../lab/session';
 import { KMALLOC_PHASES, KMALLOC_RULES, KMALLOC_SIZE_MAX, parseKmallocVariant } from './bench';
 import type { CacheFacts, CacheSpec, SlabWorldInfo, TypesQuery, WorldConfig } from './protocol';
+import { ARENA_MIN_MB } from './scenarios';
 import { checkScript, isPlace, MAX_COUNT, MAX_WORLD_CACHES, type Script, type ScriptOp } from './script';
 import { CACHE_FLAGS_ALL, kernelCode, KERNEL_FIRST, KERNEL_LAST, SlabApi, type SlabModule } from './slab-api';
 import { decodeSlabSnapshot, type Rules, type SlabCacheState } from './snapshot';
@@ -48,7 +49,7 @@ export function checkWorld(raw: unknown): WorldConfig {
     cpus: checkWhole('cpus', c.cpus, 1, MAX_CPUS),
     rules: checkOneOf<Rules>('rules', c.rules, ['before', 'after']),
     kernel: checkKernel(c.kernel),
-    arenaMb: checkWhole('arenaMb', c.arenaMb, 1, ARENA_MB_MAX),
+    arenaMb: checkWhole('arenaMb', c.arenaMb, ARENA_MIN_MB, ARENA_MB_MAX),
     caches: c.caches.map((x, i) => checkCache(x, `cache ${i + 1}`)),
   };
 }
