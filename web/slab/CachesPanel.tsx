@@ -36,8 +36,8 @@ const COLUMNS: { key: SortKey; title: string }[] = [
   { key: 'after', title: 'after OBJFREELIST' },
   { key: 'order', title: 'order' },
   { key: 'num', title: 'objects per slab' },
-  { key: 'wasteBefore', title: 'bytes wasted per slab, before' },
-  { key: 'wasteAfter', title: 'after' },
+  { key: 'wasteBefore', title: 'bytes wasted per slab before' },
+  { key: 'wasteAfter', title: 'bytes wasted per slab after' },
 ];
 
 function sortValue(c: SlabTypesCache, k: SortKey): string | number {
@@ -140,7 +140,7 @@ export function CachesPanel({ kernel, cpus: viewCpus, onOpen }: { kernel: string
             {b.label}
           </button>
         ))}
-        <label>
+        <label className="nowrap">
           {' '}
           CPUs <input type="number" min={1} max={64} value={cpus} aria-label="CPUs of that machine" onChange={(e) => setCpus(Math.max(1, Math.min(64, Math.floor(Number(e.target.value)) || 1)))} />
         </label>
@@ -156,8 +156,13 @@ export function CachesPanel({ kernel, cpus: viewCpus, onOpen }: { kernel: string
             {report.source}: {report.caches.length} caches, SLAB {report.kernel}, {report.cpus} CPU{report.cpus === 1 ? '' : 's'}
             {compared ? `; the file is a SLAB kernel's: ${report.matched} of ${report.compared} caches match its order, objects per slab, limit, batchcount and sharedfactor` : ''}.
           </p>
-          <table className="slab-totals" data-testid="slab-totals">
-            <caption>The seed's totals: TOTAL = OBJFREELIST + NORMAL(leftover) + NORMAL + OFF</caption>
+          <table className="slab-totals" data-testid="slab-totals" aria-label="The seed's totals">
+            <thead>
+              <tr>
+                <th scope="col" />
+                <th scope="col">TOTAL = OBJFREELIST + NORMAL(leftover) + NORMAL + OFF</th>
+              </tr>
+            </thead>
             <tbody>
               <tr>
                 <th scope="row">/Before/</th>

@@ -109,6 +109,24 @@ export interface Focus {
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 
+/** Average glyph widths of the label fonts (render.ts's FONTS), for wrapping without a canvas. */
+const CHAR_W: Record<Label['style'], number> = { title: 7.6, text: 6.6, dim: 6.6, small: 6.1 };
+
+/** `text` broken at spaces into lines of at most `width` pixels (a word longer than a line gets one of its own). */
+export function wrap(text: string, width: number, style: Label['style']): string[] {
+  const max = Math.max(8, Math.floor(width / CHAR_W[style]));
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > max) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
 /** The freelist's home in words. */
 export function freelistWords(s: SlabSnapshot, c: SlabCacheState, slab: number): string {
   const f = c.slabs[slab]?.freelist;
@@ -137,19 +155,24 @@ export function cacheFigures(c: SlabCacheState): string {
 export function layoutSnapshot(s: SlabSnapshot, width: number, focus: Focus | null): Layout {
   const l: Layout = { width, height: 0, caches: [], labels: [], arrays: [], thumbs: [], details: [], gauges: [] };
   const label = (x: number, y: number, text: string, style: Label['style'] = 'text') => l.labels.push({ x, y, text, style });
+  /** A label wrapped to the canvas' right edge; returns the height it takes. */
+  const para = (x: number, y: number, text: string, style: Label['style']) => {
+    const lines = wrap(text, width - x - PAD, style);
+    lines.forEach((t, i) => label(x, y + i * (LINE - 1), t, style));
+    return lines.length * (LINE - 1) + 1;
+  };
   const x0 = PAD + LABEL_W;
   const stripW = Math.max(60, width - x0 - PAD - STRIP_TEXT_W);
   let y = PAD;
   const places = placesOf(s);
   const caches = shownCaches(s);
-  if (!caches.length) label(PAD, y, 'No cache has a slab yet: step forward.', 'dim'), (y += LINE);
+  if (!caches.length) y += para(PAD, y, 'No cache has a slab yet: step forward.', 'dim');
 
   for (const c of caches) {
     const top = y;
     label(PAD, y + 2, `${c.name}`, 'title');
     y += LINE + 4;
-    label(PAD, y, cacheFigures(c), 'small');
-    y += LINE;
+    y += para(PAD, y, cacheFigures(c), 'small');
 
     // Arrays: one strip per CPU, then the shared array.
     const cellW = Math.max(2, Math.min(12, Math.floor(stripW / Math.max(1, c.limit))));
@@ -171,8 +194,9 @@ export function layoutSnapshot(s: SlabSnapshot, width: number, focus: Focus | nu
     // The node: free_objects against free_limit, then its lists.
     label(PAD, y, 'node');
     l.gauges.push({ cacheId: c.id, x: x0, y: y + 2, w: Math.min(200, stripW) });
-    label(x0 + Math.min(200, stripW) + 8, y, `free_objects ${c.freeObjects} / free_limit ${c.freeLimit} · ${plural(c.totalSlabs, 'slab')} · colour_next ${c.colourNext} · next reap ${c.nextReap} ms${c.freeTouched ? ' · free_touched' : ''}`, 'small');
-    y += LINE + 2;
+    label(x0 + Math.min(200, stripW) + 8, y, `free_objects ${c.freeObjects} / free_limit ${c.freeLimit}`, 'small');
+    y += LINE;
+    y += para(x0, y, `${plural(c.totalSlabs, 'slab')} · colour_next ${c.colourNext} · next reap at ${c.nextReap} ms${c.freeTouched ? ' · free_touched' : ''}`, 'small') + 2;
     const perRow = Math.max(1, Math.floor((width - x0 - PAD) / (THUMB_W + THUMB_GAP)));
     for (const list of ['partial', 'full', 'free'] as const) {
       const members = c.slabs.map((sl, i) => ({ sl, i })).filter(({ sl }) => sl.list === list);
@@ -191,22 +215,17 @@ export function layoutSnapshot(s: SlabSnapshot, width: number, focus: Focus | nu
       const sl = c.slabs[i];
       if (!sl) continue;
       y += 4;
-      label(PAD, y, `slab ${sl.pfn} · ${sl.list} · active ${sl.active} / ${c.num} · colour ${sl.colour} (s_mem at ${sl.sMemOffset} B)`, 'text');
-      y += LINE;
-      label(PAD, y, freelistWords(s, c, i), 'small');
-      y += LINE;
+      y += para(PAD, y, `slab ${sl.pfn} · ${sl.list} · active ${sl.active} / ${c.num} · colour ${sl.colour} (s_mem at ${sl.sMemOffset} B)`, 'text');
+      y += para(PAD, y, freelistWords(s, c, i), 'small');
       const arrayCellW = Math.max(2, Math.min(18, Math.floor(w / c.num)));
       l.details.push({ cacheId: c.id, slab: i, pfn: sl.pfn, x: PAD, w, barY: y, scale: w / slabBytes, arrayY: y + BAR_H + 14, arrayCellW });
       y += BAR_H + 14 + ARRAY_CELL_H + 18;
     }
-    if (c.slabs.length > chosen.length) label(PAD, y, `${plural(c.slabs.length - chosen.length, 'other slab')} as thumbnails above: click one to draw it to scale.`, 'dim'), (y += LINE);
+    if (c.slabs.length > chosen.length) y += para(PAD, y, `${plural(c.slabs.length - chosen.length, 'other slab')} as thumbnails above: click one to draw it to scale.`, 'dim');
     y += PAD;
     l.caches.push({ cacheId: c.id, y: top - 4, h: y - top });
   }
-  if (s.large.length) {
-    label(PAD, y, `kmalloc_large: ${s.large.map((b) => `pfn ${b.pfn} (order ${b.order})`).join(', ')}`, 'small');
-    y += LINE;
-  }
+  if (s.large.length) y += para(PAD, y, `kmalloc_large: ${s.large.map((b) => `pfn ${b.pfn} (order ${b.order})`).join(', ')}`, 'small');
   l.height = y + PAD;
   return l;
 }

@@ -104,7 +104,13 @@ export function arraySlotOf(c: SlabCacheState, pfn: number, index: number): { ow
   return slot >= 0 ? { owner: -1, slot } : null;
 }
 
-/** The caches a view draws: every created cache, and each kmalloc cache once it has grown a slab. */
+/**
+ * The caches a view draws: every created cache, and each kmalloc cache once
+ * it has grown a slab; created caches first, and a cache holding others'
+ * off-slab arrays after the caches whose arrays it holds.
+ */
 export function shownCaches(s: SlabSnapshot): SlabCacheState[] {
-  return s.caches.filter((c) => c.id >= 20 || c.grown > 0 || c.slabs.length > 0);
+  const hosts = new Set(s.caches.flatMap((c) => (c.freelistCache !== null && c.slabs.length ? [c.freelistCache] : [])));
+  const rank = (c: SlabCacheState) => (hosts.has(c.id) ? 2 : c.id >= 20 ? 0 : 1);
+  return s.caches.filter((c) => c.id >= 20 || c.grown > 0 || c.slabs.length > 0).sort((a, b) => rank(a) - rank(b) || a.id - b.id);
 }

@@ -197,14 +197,17 @@ function drawSlab(ctx: CanvasRenderingContext2D, s: SlabSnapshot, l: Layout, c: 
     ctx.font = FONTS.small;
     ctx.fillText(`active = ${sl.active}`, cur.x + 6, cur.y + cur.h + 2);
   }
-  // A line from the array to where it lives.
-  const arrayLeft = { x: d.x + 2, y: d.arrayY };
+  // A line from the array to where it lives, leaving the array where it is nearest.
   const f = sl.freelist;
   let home: Rect | null = null;
   if (f.kind === 'in-page') home = inPageRect(d, c, f.offset);
   else if (f.kind === 'in-object') home = objectRect(l, s, c.id, sl.pfn, f.index);
   else if (f.kind === 'off-slab') home = objectRect(l, s, f.cacheId, f.pfn, f.index);
-  if (home) line(ctx, arrayLeft, { x: Math.min(home.x + home.w / 2, d.x + d.w - 2), y: home.y + home.h }, ARRAY_COLOR);
+  if (home) {
+    const to = { x: Math.min(home.x + home.w / 2, d.x + d.w - 2), y: home.y + home.h };
+    const right = positionRect(d, c.num - 1);
+    line(ctx, { x: Math.max(d.x + 2, Math.min(right.x + right.w - 2, to.x)), y: d.arrayY }, to, ARRAY_COLOR);
+  }
 }
 
 function drawMoves(ctx: CanvasRenderingContext2D, s: SlabSnapshot, l: Layout, o: Overlay): void {

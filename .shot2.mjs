@@ -1,0 +1,18 @@
+import { chromium } from '@playwright/test';
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+page.on('pageerror', (e) => console.log('pageerror', e.message));
+await page.goto('http://localhost:4391/?mode=slab&scenario=types');
+await page.waitForFunction(() => window.__slablabSlab?.ready);
+await page.getByRole('button', { name: /This project's machine/ }).click();
+await page.getByTestId('slab-totals').waitFor();
+console.log(await page.getByTestId('slab-totals').innerText());
+console.log(await page.getByTestId('slab-caches-source').innerText());
+await page.getByTestId('slab-caches').screenshot({ path: '/tmp/s3.png' });
+await page.getByRole('button', { name: /A SLAB kernel/ }).click();
+await page.waitForFunction(() => document.querySelector('[data-testid=slab-caches-source]')?.textContent?.includes('5.4.54'));
+console.log(await page.getByTestId('slab-caches-source').innerText());
+await page.getByRole('button', { name: 'dentry', exact: true }).click();
+await page.waitForFunction(() => window.__slablabSlab?.ready && location.search.includes('scenario=cache'));
+console.log(page.url());
+await browser.close();
