@@ -9,7 +9,7 @@
 // naming the line (or the tar member), and the table before it stays.
 
 import { useMemo, useState } from 'react';
-import { getBridge } from '../core/bridge';
+import { BridgeError, getBridge } from '../core/bridge';
 import { errorText } from '../lab/use-step-lab';
 import type { TypesQuery } from './protocol';
 import { CACHE_FLAGS, type CacheFlag, type SlabTypesCache, type SlabTypesReport, type SlabTypesTotals } from './slab-api';
@@ -88,7 +88,8 @@ export function CachesPanel({ kernel, cpus: viewCpus, onOpen }: { kernel: string
       setReport(r);
       setProblem('');
     } catch (e) {
-      setProblem(`${name}: ${errorText(e)}`);
+      // A file the core refuses is the request's fault: its message names the line.
+      setProblem(`${name}: ${e instanceof BridgeError && e.code === 'bad-request' ? e.message : errorText(e)}`);
     } finally {
       setBusy(false);
     }

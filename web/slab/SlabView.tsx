@@ -145,8 +145,7 @@ export function SlabView({ core, store, embedded }: ViewProps) {
       stops: lab.stops.length,
       caption: lab.caption,
       opResults: first.ops.map((o) => o.result),
-      panes: shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check)),
-      moves: moves[0]?.length ?? 0,
+      panes: shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, moves[i]?.length ?? 0)),
     };
   });
 

@@ -89,6 +89,9 @@ describe('every scenario', () => {
       });
 });
 
+/** The events of a scenario's first step under the rules before OBJFREELIST. */
+const before0 = (s: SlabScenario) => run(s, 'size=256', 'before').steps[0] ?? [];
+
 describe('what the stories say happens', () => {
   it('types: four caches, one per management type after OBJFREELIST; the array of the full slab is nowhere, then moves into an object', () => {
     const after = run(SCENARIOS[0] as SlabScenario, 'size=256', 'after');
@@ -100,6 +103,9 @@ describe('what the stories say happens', () => {
     // The first alloc took all 16 objects: the slab is full and its array went out with the last one.
     const grown = ofKind(after.steps[0] ?? [], EventKind.SLAB_GET_OBJ);
     expect(grown).toHaveLength(16);
+    // Before, kmalloc-32's refill also hands an object out: the array of the new slab, named by its GROW.
+    const hosted = movesOf(before0(SCENARIOS[0] as SlabScenario)).filter((m) => m.what === 'pop');
+    expect(hosted.map((m) => m.cacheId).sort()).toEqual([0, 20]);
     // drain: the first object back into that slab becomes the array's home.
     const moved = ofKind(after.steps[4] ?? [], EventKind.SLAB_PUT_OBJ).filter((e) => e.arg1 === 1);
     expect(moved).toHaveLength(1);
@@ -120,6 +126,10 @@ describe('what the stories say happens', () => {
     expect(f?.name).toBe('kmalloc-256');
     const refills = (i: number) => ofKind(r.steps[i] ?? [], EventKind.SLAB_REFILL).map((e) => e.arg0);
     expect(refills(0)).toEqual([16]);
+    // The refill's 16 go to slots 0..15, and the top one is handed out (it has no event of its own).
+    const first = movesOf(r.steps[0] ?? []);
+    expect(first.map((m) => m.what)).toEqual([...new Array<string>(16).fill('refill'), 'pop']);
+    expect(first.at(-1)).toMatchObject({ from: { kind: 'slot', owner: 0, slot: 15 }, to: { kind: 'object', pfn: first[15]?.pfn, index: first[15]?.index } });
     expect(new Set(refills(1))).toEqual(new Set([f?.batchcount]));
     const flushes = ofKind(r.steps[2] ?? [], EventKind.SLAB_FLUSH);
     expect(flushes.length).toBeGreaterThan(0);

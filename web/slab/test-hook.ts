@@ -25,6 +25,8 @@ export interface SlabCacheHook {
 }
 export interface SlabPaneHook {
   label: string;
+  /** The moves the step on screen made (moves.ts). */
+  moves: number;
   rules: string;
   check: string;
   caches: SlabCacheHook[];
@@ -37,8 +39,6 @@ export interface SlabTestHook {
   caption: string;
   opResults: number[];
   panes: SlabPaneHook[];
-  /** The moves the step on screen made in pane 0. */
-  moves: number;
 }
 declare global {
   interface Window {
@@ -49,9 +49,10 @@ declare global {
 /** The checker's verdict in words ('' when it found nothing). */
 export const checkText = (check: Check | null | undefined) => (check && check.rc !== 0 ? `The checker (validate) flags a corruption: ${check.message}` : '');
 
-export function paneHook(label: string, s: SlabSnapshot, check: Check | null): SlabPaneHook {
+export function paneHook(label: string, s: SlabSnapshot, check: Check | null, moves: number): SlabPaneHook {
   return {
     label,
+    moves,
     rules: s.rules,
     check: checkText(check),
     caches: shownCaches(s).map((c) => ({

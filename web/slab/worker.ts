@@ -14,7 +14,7 @@ import { KMALLOC_PHASES, KMALLOC_RULES, KMALLOC_SIZE_MAX, parseKmallocVariant } 
 import type { CacheFacts, CacheSpec, SlabWorldInfo, TypesQuery, WorldConfig } from './protocol';
 import { ARENA_MIN_MB } from './scenarios';
 import { checkScript, isPlace, MAX_COUNT, MAX_WORLD_CACHES, type Script, type ScriptOp } from './script';
-import { CACHE_FLAGS_ALL, kernelCode, KERNEL_FIRST, KERNEL_LAST, SlabApi, type SlabModule } from './slab-api';
+import { CACHE_FLAGS_ALL, kernelCode, KERNEL_FIRST, KERNEL_LAST, SlabApi, SlabError, type SlabModule } from './slab-api';
 import { decodeSlabSnapshot, type Rules, type SlabCacheState } from './snapshot';
 
 const MAX_CPUS = 8;
@@ -231,7 +231,13 @@ export const slabModel: ModelAdapter = {
       worldInfo: (raw) => worldInfo(api, checkWorld(raw)),
       query: (raw) => {
         const q = checkTypesQuery(raw);
-        return api.slabTypes(q.text, { format: q.format, kernel: q.kernel, initOnFree: false, cpus: q.cpus, rules: 'both', source: q.source });
+        try {
+          return api.slabTypes(q.text, { format: q.format, kernel: q.kernel, initOnFree: false, cpus: q.cpus, rules: 'both', source: q.source });
+        } catch (e) {
+          // A file the core cannot read is the request's mistake: say what the core says ("line N: ...").
+          if (e instanceof SlabError) throw new BadRequest(e.message);
+          throw e;
+        }
       },
       benchRow: (p, onThread) => {
         if (p.experiment !== 'kmalloc') throw new BadRequest(`experiment must be kmalloc, got ${String(p.experiment)}`);
