@@ -5,7 +5,7 @@
 // parameter; the caches panel fed a /proc/slabinfo file and a bad one; the
 // embed in a plain page.  Screenshots go to docs/screenshots/ when
 // SCREENSHOTS=1.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
 import type { SlabCacheHook, SlabPaneHook, SlabTestHook } from '../web/slab/test-hook';
 
@@ -44,8 +44,11 @@ async function open(page: Page, query: string): Promise<void> {
   await expect(page.getByTestId('core-mode')).toContainText('threads');
 }
 
-async function shot(page: Page, name: string): Promise<void> {
-  if (SHOTS) await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
+/** The page (or one part of it) to docs/screenshots/NAME.png when SCREENSHOTS=1. */
+async function shot(page: Page, name: string, part?: Locator): Promise<void> {
+  if (!SHOTS) return;
+  if (part) await part.screenshot({ path: `docs/screenshots/${name}.png` });
+  else await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
 }
 
 const cache = (p: SlabPaneHook | undefined, name: string): SlabCacheHook => {
@@ -234,7 +237,11 @@ test.describe("Your kernel's caches", () => {
     await expect(page.getByRole('columnheader', { name: 'bytes wasted per slab after' })).toHaveAttribute('aria-sort', 'descending');
     const wastes = await page.getByTestId('slab-caches-table').locator('tbody tr td:nth-child(8)').allInnerTexts();
     expect(wastes.map(Number)).toEqual([...wastes.map(Number)].sort((a, b) => b - a));
-    await shot(page, 'slab-caches-panel');
+    await page.getByRole('button', { name: /This project's machine/ }).click();
+    await expect(page.getByTestId('slab-caches-source')).toContainText('sysfs-6.18.tar: 235 caches');
+    await shot(page, 'slab-caches-panel', page.getByTestId('slab-caches'));
+    await page.getByLabel('A slabinfo or a sysfs tar').setInputFiles('tests/fixtures/slab/slabinfo-6.18-slub.txt');
+    await expect(page.getByTestId('slab-caches-source')).toContainText('slabinfo-6.18-slub.txt: 235 caches');
     const bad = 'slabinfo - version: 2.1\n# name <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>\nkmalloc-64 10 10 64 64 1 : tunables 0 0 0 : slabdata 1 1 0\ndentry 10 ten 192 21 1 : tunables 0 0 0 : slabdata 1 1 0\n';
     await page.getByLabel('A slabinfo or a sysfs tar').setInputFiles({ name: 'broken.txt', mimeType: 'text/plain', buffer: Buffer.from(bad) });
     await expect(page.getByTestId('slab-caches-problem')).toContainText('broken.txt: line 4');

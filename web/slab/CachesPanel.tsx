@@ -133,7 +133,14 @@ export function CachesPanel({ kernel, cpus: viewCpus, onOpen }: { kernel: string
         }}
       >
         <label>
-          A slabinfo or a sysfs tar: <input type="file" accept=".txt,.tar,text/plain,application/x-tar" onChange={(e) => loadFile(e.target.files?.[0])} />
+          A slabinfo or a sysfs tar: <input
+            type="file"
+            accept=".txt,.tar,text/plain,application/x-tar"
+            onChange={(e) => {
+              loadFile(e.target.files?.[0]);
+              e.target.value = ''; // the same file picked again (edited since) is read again
+            }}
+          />
         </label>{' '}
         or drop it here, or take{' '}
         {BUNDLED.map((b) => (

@@ -162,7 +162,15 @@ export function layoutSnapshot(s: SlabSnapshot, width: number, focus: Focus | nu
     return lines.length * (LINE - 1) + 1;
   };
   const x0 = PAD + LABEL_W;
-  const stripW = Math.max(60, width - x0 - PAD - STRIP_TEXT_W);
+  // Narrow (a phone, or panes side by side on a small screen): the strips take the width, their figures go under them.
+  const narrow = width - x0 - PAD < 2 * STRIP_TEXT_W + 120;
+  const stripW = narrow ? width - x0 - PAD : width - x0 - PAD - STRIP_TEXT_W;
+  /** A strip's figures: to its right, or (narrow) on a line of their own under it; returns the height that takes. */
+  const stripText = (right: number, y: number, text: string) => {
+    if (!narrow) return label(right + 8, y, text, 'small'), 0;
+    label(x0, y, text, 'small');
+    return LINE - 2;
+  };
   let y = PAD;
   const places = placesOf(s);
   const caches = shownCaches(s);
@@ -179,24 +187,26 @@ export function layoutSnapshot(s: SlabSnapshot, width: number, focus: Focus | nu
     for (const [cpu, a] of c.cpus.entries()) {
       label(PAD, y, `CPU ${cpu}`);
       l.arrays.push({ cacheId: c.id, owner: cpu, x: x0, y, cellW, perRow: Math.max(1, c.limit), rowH: CELL_H + 4, limit: c.limit });
-      label(x0 + c.limit * cellW + 8, y, `avail ${a.avail} / ${a.limit}${a.touched ? ' · touched' : ''}`, 'small');
+      const rowY = y;
       y += CELL_H + 4;
+      y += stripText(x0 + c.limit * cellW, narrow ? y : rowY, `avail ${a.avail} / ${a.limit}${a.touched ? ' · touched' : ''}`);
     }
     if (c.shared) {
       const perRow = Math.max(1, Math.floor(stripW / cellW));
       const rows = Math.ceil(c.sharedLimit / perRow);
       label(PAD, y, 'shared');
       l.arrays.push({ cacheId: c.id, owner: -1, x: x0, y, cellW, perRow, rowH: CELL_H + 2, limit: c.sharedLimit });
-      label(x0 + Math.min(perRow, c.sharedLimit) * cellW + 8, y, `avail ${c.shared.avail} / ${c.sharedLimit}${c.shared.touched ? ' · touched' : ''}`, 'small');
+      const top = y;
       y += rows * (CELL_H + 2) + 2;
+      y += stripText(x0 + Math.min(perRow, c.sharedLimit) * cellW, narrow ? y : top, `avail ${c.shared.avail} / ${c.sharedLimit}${c.shared.touched ? ' · touched' : ''}`);
     }
 
     // The node: free_objects against free_limit, then its lists.
     label(PAD, y, 'node');
-    l.gauges.push({ cacheId: c.id, x: x0, y: y + 2, w: Math.min(200, stripW) });
-    label(x0 + Math.min(200, stripW) + 8, y, `free_objects ${c.freeObjects} / free_limit ${c.freeLimit}`, 'small');
+    const gaugeW = Math.min(200, narrow ? stripW : stripW - 8);
+    l.gauges.push({ cacheId: c.id, x: x0, y: y + 2, w: gaugeW });
     y += LINE;
-    y += para(x0, y, `${plural(c.totalSlabs, 'slab')} · colour_next ${c.colourNext} · next reap at ${c.nextReap} ms${c.freeTouched ? ' · free_touched' : ''}`, 'small') + 2;
+    y += para(x0, y, `free_objects ${c.freeObjects} / free_limit ${c.freeLimit} · ${plural(c.totalSlabs, 'slab')} · colour_next ${c.colourNext} · next reap at ${c.nextReap} ms${c.freeTouched ? ' · free_touched' : ''}`, 'small') + 2;
     const perRow = Math.max(1, Math.floor((width - x0 - PAD) / (THUMB_W + THUMB_GAP)));
     for (const list of ['partial', 'full', 'free'] as const) {
       const members = c.slabs.map((sl, i) => ({ sl, i })).filter(({ sl }) => sl.list === list);
