@@ -3,6 +3,7 @@
 // colour legend, and the operations by hand of the sandbox.
 
 import { useState } from 'react';
+import { NumberPicker, range, ScenarioPicker } from '../lab/pickers';
 import { PLACE_NAMES } from './places';
 import { COLORS, PLACE_COLORS } from './render';
 import { scenarioById, SCENARIOS } from './scenarios';
@@ -25,17 +26,7 @@ export function SlabPickers({ values, update }: { values: SlabValues; update: Up
   const sizes = SIZES.includes(values.size) ? SIZES : [...SIZES, values.size].sort((a, b) => a - b);
   return (
     <>
-      <label>
-        Scenario{' '}
-        <select value={values.scenario} onChange={(e) => update({ scenario: e.target.value, step: 0, ops: '' })}>
-          {SCENARIOS.map((s, i) => (
-            <option key={s.id} value={s.id}>
-              {i + 1}. {s.title}
-            </option>
-          ))}
-          <option value={SANDBOX}>Sandbox (your own steps)</option>
-        </select>
-      </label>
+      <ScenarioPicker scenarios={SCENARIOS} value={values.scenario} sandbox={SANDBOX} onPick={(scenario) => update({ scenario, step: 0, ops: '' })} />
       <label>
         Rules{' '}
         <select value={values.rules} onChange={(e) => update({ rules: e.target.value as SlabValues['rules'], step: 0 })}>
@@ -46,16 +37,7 @@ export function SlabPickers({ values, update }: { values: SlabValues; update: Up
           ))}
         </select>
       </label>
-      <label>
-        Size{' '}
-        <select value={values.size} onChange={(e) => update({ size: Number(e.target.value), step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })}>
-          {sizes.map((n) => (
-            <option key={n} value={n}>
-              {n} B
-            </option>
-          ))}
-        </select>
-      </label>
+      <NumberPicker label="Size" value={values.size} choices={sizes} text={(n) => `${n} B`} onPick={(size) => update({ size, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })} />
       <label>
         Kernel{' '}
         <select value={values.kernel} onChange={(e) => update({ kernel: e.target.value, step: 0 })}>
@@ -67,14 +49,7 @@ export function SlabPickers({ values, update }: { values: SlabValues; update: Up
           ))}
         </select>
       </label>
-      <label>
-        CPUs{' '}
-        <select value={values.cpus} onChange={(e) => update({ cpus: Number(e.target.value), step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })}>
-          {[1, 2, 3, 4, 5, 6, 7, 8].map((n) => (
-            <option key={n}>{n}</option>
-          ))}
-        </select>
-      </label>
+      <NumberPicker label="CPUs" value={values.cpus} choices={range(1, 8)} onPick={(cpus) => update({ cpus, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })} />
     </>
   );
 }
@@ -121,16 +96,7 @@ export function SlabOps(p: SlabOpsProps) {
       <h3 id="slab-ops-title">Operations by hand</h3>
       <p className="lab-hint">Added after the current step (later steps are dropped); the session becomes a sandbox, still in the URL.</p>
       <div className="slab-op-buttons">
-        <label>
-          As CPU{' '}
-          <select value={cpu} onChange={(e) => setOpCpu(Number(e.target.value))}>
-            {Array.from({ length: p.cpus }, (_, k) => (
-              <option key={k} value={k}>
-                {k}
-              </option>
-            ))}
-          </select>
-        </label>
+        <NumberPicker label="As CPU" value={cpu} choices={range(0, p.cpus - 1)} onPick={setOpCpu} />
         <label>
           Times <input type="number" min={1} max={MAX_COUNT} value={count} aria-label="Times" onChange={(e) => setCount(Math.max(1, Math.min(MAX_COUNT, Math.floor(Number(e.target.value)) || 1)))} />
         </label>

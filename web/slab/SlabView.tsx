@@ -7,8 +7,8 @@
 // the test hook.  The whole state is in the URL; the selection is local.
 
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { Shortcut } from '../lab/shortcuts';
-import { StepLabFrame, stepOfPaneStop, Timeline, ViewCanvas } from '../lab/StepLab';
+import { selectionShortcuts } from '../lab/shortcuts';
+import { LabTimeline, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
 import { STEP_END, useStepLab } from '../lab/use-step-lab';
 import type { ViewProps } from '../lab/view';
@@ -110,15 +110,7 @@ export function SlabView({ core, store, embedded }: ViewProps) {
     },
     [snap0, selection],
   );
-  const shortcuts = useMemo<Shortcut[]>(
-    () => [
-      { key: ']', description: 'Select the next object (arrows do this when the canvas has focus)', run: () => moveSel(1, 0) },
-      { key: '[', description: 'Select the previous object', run: () => moveSel(-1, 0) },
-      { key: '}', description: 'Select the next slab', run: () => moveSel(0, 1) },
-      { key: '{', description: 'Select the previous slab', run: () => moveSel(0, -1) },
-    ],
-    [moveSel],
-  );
+  const shortcuts = useMemo(() => selectionShortcuts(moveSel), [moveSel]);
 
   // Editing the script: operations go after the current step; later ones are dropped.
   const own = ownCache(values);
@@ -180,19 +172,7 @@ export function SlabView({ core, store, embedded }: ViewProps) {
           </>
         }
         legend={<SlabLegend />}
-        paneHeads={lab.panes.map((p, i) => {
-          const s = shown[i]?.snap;
-          return (
-            <div key={i}>
-              <h3>{p.label}</h3>
-              {s && (
-                <p className="lab-figures" data-testid={`slab-pane-figures-${i}`}>
-                  {figures(s)}
-                </p>
-              )}
-            </div>
-          );
-        })}
+        paneHeads={paneHeads(lab, 'slab', figures)}
         panes={lab.panes.map((_, i) => {
           const p = shown[i];
           const overlay = overlays[i];
@@ -216,16 +196,7 @@ export function SlabView({ core, store, embedded }: ViewProps) {
           </p>
         }
         aside={<SlabOps cpus={values.cpus} size={values.size} cacheName={own.name} selection={selectedObject ? { cache: selectedObject.cacheId, pfn: selectedObject.pfn, index: selectedObject.index } : null} onAppend={append} />}
-        timeline={
-          first && (
-            <Timeline
-              panes={lab.panes.map((p, i) => ({ label: p.label, events: p.events, stops: p.stops, names: p.names, now: lab.at?.panes[i] ?? 0 }))}
-              words={slabStepView.describe.events}
-              cpus={values.cpus}
-              onJump={(pane, stop) => lab.go(stepOfPaneStop(lab, pane, stop))}
-            />
-          )
-        }
+        timeline={<LabTimeline lab={lab} words={slabStepView.describe.events} cpus={values.cpus} />}
       />
       {!embedded && (
         <CachesPanel

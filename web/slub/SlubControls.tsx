@@ -4,6 +4,7 @@
 // colour legend with the "show full slabs" switch.
 
 import type { ParamValues } from '../lab/params';
+import { NumberPicker, range, ScenarioPicker } from '../lab/pickers';
 import { COLORS, STATE_COLORS, STATE_NAMES } from './render';
 import type { Scenario } from './scenarios';
 import { SCENARIOS } from './scenarios';
@@ -15,25 +16,8 @@ type Update = (patch: Partial<Values>) => void;
 export function SlubPickers({ values, update, sideBySide }: { values: Values; update: Update; sideBySide: boolean }) {
   return (
     <>
-      <label>
-        Scenario{' '}
-        <select value={values.scenario} onChange={(e) => update({ scenario: e.target.value, step: 0, ops: '' })}>
-          {SCENARIOS.map((s, i) => (
-            <option key={s.id} value={s.id}>
-              {i + 1}. {s.title}
-            </option>
-          ))}
-          <option value={SANDBOX}>Sandbox (your own steps)</option>
-        </select>
-      </label>
-      <label>
-        CPUs{' '}
-        <select value={values.cpus} onChange={(e) => update({ cpus: Number(e.target.value), step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })}>
-          {[2, 3, 4, 5, 6, 7, 8].map((n) => (
-            <option key={n}>{n}</option>
-          ))}
-        </select>
-      </label>
+      <ScenarioPicker scenarios={SCENARIOS} value={values.scenario} sandbox={SANDBOX} onPick={(scenario) => update({ scenario, step: 0, ops: '' })} />
+      <NumberPicker label="CPUs" value={values.cpus} choices={range(2, 8)} onPick={(cpus) => update({ cpus, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })} />
       {sideBySide ? (
         <button type="button" onClick={() => update({ variant: values.variant.slice(0, 1), bulk: values.bulk.slice(0, 1) })}>
           Show one world
