@@ -21,6 +21,7 @@ import { scriptProblem, scriptToText, type Script, type ScriptOp } from './scrip
 import { scenarioTitle, SlabLegend, SlabOps, SlabPickers } from './SlabControls';
 import type { SlabSnapshot } from './snapshot';
 import { checkText, paneHook, type SlabTestHook } from './test-hook';
+import { CACHE_NAME } from './protocol';
 import { ownCache, SANDBOX, SLAB_PARAMS, slabStepView } from './view';
 import './slab.css';
 
@@ -203,7 +204,8 @@ export function SlabView({ core, store, embedded }: ViewProps) {
           cpus={values.cpus}
           kernel={values.kernel}
           onOpen={(c) => {
-            update({ scenario: 'cache', size: c.size, align: c.align, flags: c.flags, name: c.name, rules: 'both', step: 0, ops: '' });
+            // A name the URL cannot carry (none in sysfs or slabinfo that we know) gets the default, cache-<size>.
+            update({ scenario: 'cache', size: c.size, align: c.align, flags: c.flags, name: CACHE_NAME.test(c.name) ? c.name : '', rules: 'both', step: 0, ops: '' });
             setSelection(null);
             window.scrollTo({ top: 0 });
           }}

@@ -6,6 +6,9 @@
 
 import type { MgmtName, Rules } from './snapshot';
 
+/** What a cache name may be in the URL and in a world (the model keeps 63 bytes). */
+export const CACHE_NAME = /^[\w:.@-]{1,63}$/;
+
 /** A cache the world creates (kmem_cache_create) before the script runs; the script names it by its place in the list. */
 export interface CacheSpec {
   name: string;

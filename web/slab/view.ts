@@ -9,7 +9,7 @@ import { STEP_PARAM } from '../lab/use-step-lab';
 import type { Pane, StepView } from '../lab/view';
 import { describeHit, SLAB_EVENT_WORDS } from './describe';
 import { hitTest, layoutSnapshot, type Hit, type Layout } from './layout';
-import type { CacheSpec, SlabWorldInfo, WorldConfig } from './protocol';
+import { CACHE_NAME, type CacheSpec, type SlabWorldInfo, type WorldConfig } from './protocol';
 import { drawSnapshot, type Overlay } from './render';
 import { scenarioById, SCENARIO_IDS, SCENARIOS } from './scenarios';
 import { describeOp, MAX_KMALLOC, parseScript, scriptToText, type Script } from './script';
@@ -40,7 +40,7 @@ export const SLAB_PARAMS = {
   kernel: text((raw) => (kernelCode(raw) === null ? `a kernel version from ${KERNEL_FIRST} to ${KERNEL_LAST} such as 5.4` : null), KERNEL_LAST),
   cpus: whole(1, 8, 2),
   // The cache of the `cache` scenario and of the sandbox (the caches panel fills them in).
-  name: text((raw) => (/^[\w:.@-]{1,63}$/.test(raw) ? null : 'a cache name of 1 to 63 letters, digits or _:.@-'), ''),
+  name: text((raw) => (CACHE_NAME.test(raw) ? null : 'a cache name of 1 to 63 letters, digits or _:.@-'), ''),
   align: alignParam,
   flags: listOf(FLAG_NAMES, [], FLAG_NAMES.length),
   ops: text((raw) => {

@@ -11,7 +11,7 @@ import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/request
 import type { ModelAdapter, ModelWorld, SessionModel } from '../lab/model';
 import { replaySessions } from '../lab/session';
 import { KMALLOC_PHASES, KMALLOC_RULES, KMALLOC_SIZE_MAX, parseKmallocVariant } from './bench';
-import type { CacheFacts, CacheSpec, SlabWorldInfo, TypesQuery, WorldConfig } from './protocol';
+import { CACHE_NAME, type CacheFacts, type CacheSpec, type SlabWorldInfo, type TypesQuery, type WorldConfig } from './protocol';
 import { ARENA_MIN_MB } from './scenarios';
 import { checkScript, isPlace, MAX_COUNT, MAX_WORLD_CACHES, type Script, type ScriptOp } from './script';
 import { CACHE_FLAGS_ALL, kernelCode, KERNEL_FIRST, KERNEL_LAST, SlabApi, SlabError, type SlabModule } from './slab-api';
@@ -36,7 +36,7 @@ function checkKernel(v: unknown): string {
 
 function checkCache(raw: unknown, what: string): CacheSpec {
   const c = checkRecord(what, raw);
-  if (typeof c.name !== 'string' || !/^[\w:.@-]{1,63}$/.test(c.name)) throw new BadRequest(`${what}'s name must be 1 to 63 letters, digits or _:.@-, got ${String(c.name)}`);
+  if (typeof c.name !== 'string' || !CACHE_NAME.test(c.name)) throw new BadRequest(`${what}'s name must be 1 to 63 letters, digits or _:.@-, got ${String(c.name)}`);
   const align = checkWhole(`${what}'s align`, c.align, 0, 4 << 20);
   if (align & (align - 1)) throw new BadRequest(`${what}'s align must be 0 or a power of two, got ${align}`);
   return { name: c.name, objectSize: checkWhole(`${what}'s objectSize`, c.objectSize, 1, 4 << 20), align, flags: checkWhole(`${what}'s flags`, c.flags, 0, CACHE_FLAGS_ALL) };
