@@ -1,12 +1,16 @@
-// SlubControls.tsx - the SLUB view's own controls around the engine's frame:
-// the pickers (scenario, CPUs, fast path, bulk-free form, or back to one
-// world from side by side), the contrast a story invites at its end, and the
-// colour legend with the "show full slabs" switch.
+// SlubControls.tsx - the SLUB view's own controls and panels around the
+// engine's frame: the pickers (scenario, CPUs, fast path, bulk-free form, or
+// back to one world from side by side), the contrast a story invites at its
+// end, the colour legend with the "show full slabs" switch, and the
+// counters under their sysfs names.
 
+import { Fragment } from 'react';
 import type { ParamValues } from '../lab/params';
 import { COLORS, STATE_COLORS, STATE_NAMES } from './render';
 import type { Scenario } from './scenarios';
 import { SCENARIOS } from './scenarios';
+import type { StatNames } from './slub-api';
+import { sysfsLine, type SlubSnapshot } from './snapshot';
 import { SANDBOX, type SLUB_PARAMS } from './view';
 
 type Values = ParamValues<typeof SLUB_PARAMS>;
@@ -46,13 +50,14 @@ export function SlubPickers({ values, update, sideBySide }: { values: Values; up
               <option value="cmpxchg">cmpxchg (kernel)</option>
               <option value="locked">locked cmpxchg</option>
               <option value="plain">plain writes (RFC)</option>
+              <option value="rt">rt (PREEMPT_RT: local_lock)</option>
             </select>
           </label>
           <label>
             Bulk free{' '}
             <select value={values.bulk[0]} onChange={(e) => update({ bulk: [e.target.value as Values['bulk'][number]] })}>
               <option value="detached">detached freelist</option>
-              <option value="fallback">fallback</option>
+              <option value="generic">generic loop (one free per object)</option>
             </select>
           </label>
         </>
@@ -66,6 +71,8 @@ export function SlubContrast({ scenario, values, update }: { scenario: Scenario;
   const c = scenario.contrast;
   if (!c) return null;
   const on = (c.fastpath !== undefined && values.variant[0] === c.fastpath) || (c.bulkFree !== undefined && values.bulk[0] === c.bulkFree);
+  const fastpaths = c.fastpath ? (c.sideBySide ?? [scenario.defaultFastpath, c.fastpath]) : [];
+  const panes = Math.max(fastpaths.length, c.bulkFree ? 2 : 1);
   return (
     <p>
       <button
@@ -84,13 +91,13 @@ export function SlubContrast({ scenario, values, update }: { scenario: Scenario;
         type="button"
         onClick={() =>
           update({
-            ...(c.fastpath ? { variant: [scenario.defaultFastpath, c.fastpath] } : {}),
+            ...(fastpaths.length ? { variant: fastpaths } : {}),
             ...(c.bulkFree ? { bulk: [scenario.defaultBulk, c.bulkFree] } : {}),
             step: 0,
           })
         }
       >
-        Compare both side by side
+        Compare {panes === 2 ? 'both' : `all ${panes}`} side by side
       </button>
     </p>
   );
@@ -113,5 +120,27 @@ export function SlubLegend({ showFull, setShowFull }: { showFull: boolean; setSh
         </label>
       </li>
     </ul>
+  );
+}
+
+/** The CONFIG_SLUB_STATS counters as /sys/kernel/slab/<cache>/<name> prints them, then the model's own. */
+export function SlubCounters({ snap, names, testId }: { snap: SlubSnapshot; names: StatNames; testId: string }) {
+  const list = (from: number, of: readonly string[]) => (
+    <dl>
+      {of.map((name, k) => (
+        <Fragment key={name}>
+          <dt>{name}</dt>
+          <dd>{sysfsLine(snap, from + k)}</dd>
+        </Fragment>
+      ))}
+    </dl>
+  );
+  return (
+    <details className="slub-counters" data-testid={testId}>
+      <summary>Counters under their sysfs names (CONFIG_SLUB_STATS; total, then per CPU)</summary>
+      {list(0, names.kernel)}
+      <p>The model's own:</p>
+      {list(names.kernel.length, names.model)}
+    </details>
   );
 }
