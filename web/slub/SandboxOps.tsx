@@ -40,8 +40,11 @@ export interface SandboxOpsProps {
 export function SandboxOps(p: SandboxOpsProps) {
   const [opCpu, setOpCpu] = useState(0);
   const [bulkN, setBulkN] = useState(8);
-  const [minPartial, setMinPartial] = useState(p.tuning.minPartial);
-  const [cpuPartial, setCpuPartial] = useState(p.tuning.cpuPartial);
+  // What the inputs hold once edited; until then, the values at the current step.
+  const [minPartialInput, setMinPartial] = useState<number | null>(null);
+  const [cpuPartialInput, setCpuPartial] = useState<number | null>(null);
+  const minPartial = minPartialInput ?? p.tuning.minPartial;
+  const cpuPartial = cpuPartialInput ?? p.tuning.cpuPartial;
   const tuneValue = (raw: string) => Math.max(0, Math.min(TUNE_MAX, Math.floor(Number(raw)) || 0));
   const cpu = Math.min(opCpu, p.cpus - 1);
   const sel = p.selection && p.selection.index >= 0 ? p.selection : null;

@@ -169,7 +169,7 @@ describe('session', () => {
     const groups = detachedGroups(p);
     const built = decodeEvents(r.events).filter((e) => e.kind === EventKind.SLUB_DETACHED_FREELIST);
     expect(built.map((e) => [e.slab, e.obj, e.arg0])).toEqual(groups.map((g) => [g.chain[0]?.pfn, g.chain[0]?.index, g.chain.length]));
-    // One cmpxchg per group against one per object for the fallback.
+    // One cmpxchg per group against one per object for the generic loop.
     expect(r.ops[1]?.result).toBe(groups.length);
     expect((r.extra as SlubLoadExtra).otherBulkForm.results[1]).toBe(p.length);
   });
@@ -282,6 +282,8 @@ describe('tuning operations', () => {
     expect(r.ops.map((o) => o.result >= 0)).toEqual(script.ops.map(() => true));
     expect(r.ops[0]?.result).toBeGreaterThan(0); // pages held
     expect(r.ops[4]?.result).toBe(0); // all given back
+    // Every step has its own operation number, so the timeline names each one (the untraced page allocator's too).
+    expect(new Set(r.ops.map((o) => o.opNum)).size).toBe(script.ops.length);
     const events = decodeEvents(r.events);
     const fb = events.filter((e) => e.kind === EventKind.SLUB_ORDER_FALLBACK);
     expect(fb.map((e) => [e.arg0, e.arg1, e.arg2])).toEqual([[order, fbOrder, fbObjects]]);

@@ -57,6 +57,13 @@ function slice(s: Script, from: number, to: number): Script {
 }
 
 const EV_OP = EVENT_LAYOUT.op.offset;
+/**
+ * The page allocator running short is no operation of the core (it takes no
+ * operation number and is not traced): its brackets carry this plus its
+ * index in the script, a number the core's counter does not reach in a
+ * session, so the timeline names it as the step it is.
+ */
+const UNTRACED_OP = 0x80000000;
 const EV_KIND = EVENT_LAYOUT.kind.offset;
 const EV_SEQ = EVENT_LAYOUT.seq.offset;
 
@@ -107,7 +114,7 @@ class SlubWorld implements ModelWorld<Script> {
     for (let at = from; at < to; ) {
       const op = script.ops[at];
       if (op && isTune(op.kind)) {
-        results.push(this.tune(op.kind, op.value ?? 0));
+        results.push(this.tune(op.kind, op.value ?? 0, at));
         at++;
         continue;
       }
@@ -121,8 +128,8 @@ class SlubWorld implements ModelWorld<Script> {
     }
     return { results, stopSnapshot: null };
   }
-  /** Runs one tuning operation; returns its result (shrink: 1 if slabs remain; zoneShort: pages held; or an sl_err). */
-  private tune(kind: TuneKind, value: number): number {
+  /** Runs tuning operation `index` of the script; returns its result (shrink: 1 if slabs remain; zoneShort: pages held; or an sl_err). */
+  private tune(kind: TuneKind, value: number, index: number): number {
     const m = this.api.m;
     this.drained.push(mergeRings(this.api.drain(this.w, this.cpus)).events);
     let rc: number;
@@ -136,7 +143,7 @@ class SlubWorld implements ModelWorld<Script> {
     const events = mergeRings(this.api.drain(this.w, this.cpus)).events;
     const v = new DataView(events.buffer, events.byteOffset, events.byteLength);
     const kept: number[] = [];
-    let op = 0;
+    let op = UNTRACED_OP + index;
     for (let at = 0; at < events.byteLength; at += EVENT_SIZE) {
       const k = v.getUint16(at + EV_KIND, true);
       if (k === EventKind.OP_BEGIN || k === EventKind.OP_END) continue;
