@@ -264,8 +264,11 @@ test.describe('SLUB view driving', () => {
     await open(page, 'scenario=sandbox&cpus=2');
     await ready(page, 0);
     const short = page.getByLabel('Page allocator runs short');
+    // Each edit reloads the script: wait until its last step is on screen before the next one.
+    const atEndOf = (ops: number) => page.waitForFunction((n) => window.__slablabSlub?.ready && window.__slablabSlub.stops === n + 1 && window.__slablabSlub.stop === n, ops);
     await short.check();
     await expect(page).toHaveURL(/ops=z1(&|$)/);
+    await atEndOf(1);
     await expect(short).toBeChecked();
     await page.getByRole('button', { name: 'Alloc on CPU 0', exact: true }).click();
     await page.waitForFunction(() => window.__slablabSlub?.ready && window.__slablabSlub.slabs.length === 1);
@@ -281,6 +284,8 @@ test.describe('SLUB view driving', () => {
     // The pages back: the next new slab has the cache's order again.
     await short.uncheck();
     await expect(page).toHaveURL(/ops=z1\.a0\.z0(&|$)/);
+    await atEndOf(3);
+    await expect(short).not.toBeChecked();
     await page.getByLabel('Bulk count').fill('8');
     await page.getByRole('button', { name: 'Bulk alloc 8' }).click();
     await page.waitForFunction(() => window.__slablabSlub?.ready && window.__slablabSlub.slabs.length === 2);
