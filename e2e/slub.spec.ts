@@ -260,6 +260,23 @@ test.describe('SLUB view driving', () => {
     await expect(page.getByRole('button', { name: /Set min_partial \(now 0\)/ })).toBeVisible();
   });
 
+  test('the kernel\'s boot parameters in the URL shape the geometry shown; the Kernel picker writes them', async ({ page }) => {
+    await open(page, 'scenario=fast-path&cpus=2&slub_min_order=2&nr_cpus=8192');
+    const h = await ready(page, 0);
+    expect(h.cpus.map((c) => c.tid)).toEqual([0, 1]);
+    await expect(page.getByText(/^Cache: 512-byte objects in 512-byte slots, 32 per order-2 slab; .*TID_STEP 8192;/)).toBeVisible();
+    const end = await playToEnd(page);
+    expect(end.slabs.map((x) => [x.order, x.objects])).toEqual([[2, 32]]);
+    expect(end.cpus[0]?.tid).toBe(6 * 8192); // six operations, each moving tid on by TID_STEP 8192
+    await page.getByText('Kernel', { exact: true }).click();
+    await page.getByLabel('CONFIG_PREEMPTION').uncheck();
+    await expect(page).toHaveURL(/preemption=off/);
+    await expect(page.getByText(/TID_STEP 1;/)).toBeVisible();
+    await page.getByLabel('slub_min_order').selectOption('');
+    await expect(page).not.toHaveURL(/slub_min_order/);
+    await expect(page.getByText(/16 per order-1 slab/)).toBeVisible();
+  });
+
   test('the page allocator runs short: a new slab falls back to the lower order, and the inspector says so', async ({ page }) => {
     await open(page, 'scenario=sandbox&cpus=2');
     await ready(page, 0);

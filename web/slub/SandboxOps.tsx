@@ -37,15 +37,26 @@ export interface SandboxOpsProps {
   onInterrupt: (handler: ScriptOp['kind'], refs?: ObjRef[]) => void;
 }
 
+/** A sysfs file's value to write: the input holds the value at the current step until edited. */
+function Tunable({ name, now, onSet }: { name: string; now: number; onSet: (value: number) => void }) {
+  const [edited, setEdited] = useState<number | null>(null);
+  const value = edited ?? now;
+  return (
+    <>
+      <label>
+        {name}{' '}
+        <input type="number" min={0} max={TUNE_MAX} value={value} onChange={(e) => setEdited(Math.max(0, Math.min(TUNE_MAX, Math.floor(Number(e.target.value)) || 0)))} />
+      </label>
+      <button type="button" onClick={() => onSet(value)}>
+        Set {name} (now {now})
+      </button>
+    </>
+  );
+}
+
 export function SandboxOps(p: SandboxOpsProps) {
   const [opCpu, setOpCpu] = useState(0);
   const [bulkN, setBulkN] = useState(8);
-  // What the inputs hold once edited; until then, the values at the current step.
-  const [minPartialInput, setMinPartial] = useState<number | null>(null);
-  const [cpuPartialInput, setCpuPartial] = useState<number | null>(null);
-  const minPartial = minPartialInput ?? p.tuning.minPartial;
-  const cpuPartial = cpuPartialInput ?? p.tuning.cpuPartial;
-  const tuneValue = (raw: string) => Math.max(0, Math.min(TUNE_MAX, Math.floor(Number(raw)) || 0));
   const cpu = Math.min(opCpu, p.cpus - 1);
   const sel = p.selection && p.selection.index >= 0 ? p.selection : null;
   const remote = p.ownerCpu !== undefined && p.ownerCpu !== NO_CPU && p.ownerCpu !== cpu;
@@ -97,18 +108,8 @@ export function SandboxOps(p: SandboxOpsProps) {
       <fieldset className="slub-tuning">
         <legend>Tuning: the cache's sysfs files, and the page allocator</legend>
         <div className="slub-op-buttons">
-          <label>
-            min_partial <input type="number" min={0} max={TUNE_MAX} value={minPartial} onChange={(e) => setMinPartial(tuneValue(e.target.value))} />
-          </label>
-          <button type="button" onClick={() => p.onAppend({ kind: 'minPartial', cpu: 0, value: minPartial })}>
-            Set min_partial (now {p.tuning.minPartial})
-          </button>
-          <label>
-            cpu_partial <input type="number" min={0} max={TUNE_MAX} value={cpuPartial} onChange={(e) => setCpuPartial(tuneValue(e.target.value))} />
-          </label>
-          <button type="button" onClick={() => p.onAppend({ kind: 'cpuPartial', cpu: 0, value: cpuPartial })}>
-            Set cpu_partial (now {p.tuning.cpuPartial})
-          </button>
+          <Tunable name="min_partial" now={p.tuning.minPartial} onSet={(value) => p.onAppend({ kind: 'minPartial', cpu: 0, value })} />
+          <Tunable name="cpu_partial" now={p.tuning.cpuPartial} onSet={(value) => p.onAppend({ kind: 'cpuPartial', cpu: 0, value })} />
           <button type="button" onClick={() => p.onAppend({ kind: 'shrink', cpu: 0 })}>
             Shrink
           </button>

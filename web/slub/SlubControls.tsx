@@ -1,6 +1,7 @@
 // SlubControls.tsx - the SLUB view's own controls and panels around the
 // engine's frame: the pickers (scenario, CPUs, fast path, bulk-free form, or
-// back to one world from side by side), the contrast a story invites at its
+// back to one world from side by side; the kernel's boot parameters and
+// options), the contrast a story invites at its
 // end, the colour legend with the "show full slabs" switch, and the
 // counters under their sysfs names.
 
@@ -15,6 +16,51 @@ import { SANDBOX, type SLUB_PARAMS } from './view';
 
 type Values = ParamValues<typeof SLUB_PARAMS>;
 type Update = (patch: Partial<Values>) => void;
+
+/** The kernel's boot parameters and options (URL keys of the same names); changing one restarts the story (a sandbox's objects would move). */
+function KernelPicker({ values, update }: { values: Values; update: Update }) {
+  const set = (patch: Partial<Values>) => update({ ...patch, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) });
+  const orders = (key: 'slub_min_order' | 'slub_max_order') => (
+    <label>
+      {key}{' '}
+      <select value={values[key] ?? ''} onChange={(e) => set({ [key]: e.target.value === '' ? null : Number(e.target.value) })}>
+        <option value="">default</option>
+        {Array.from({ length: 11 }, (_, o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <details className="slub-kernel">
+      <summary>Kernel</summary>
+      {orders('slub_min_order')} {orders('slub_max_order')}{' '}
+      <label>
+        slub_min_objects{' '}
+        <select value={values.slub_min_objects ?? ''} onChange={(e) => set({ slub_min_objects: e.target.value === '' ? null : Number(e.target.value) })}>
+          <option value="">default</option>
+          {[4, 8, 16, 32, 64, 128].map((n) => (
+            <option key={n}>{n}</option>
+          ))}
+        </select>
+      </label>{' '}
+      <label>
+        CONFIG_NR_CPUS{' '}
+        <select value={values.nr_cpus ?? ''} onChange={(e) => set({ nr_cpus: e.target.value === '' ? null : Number(e.target.value) })}>
+          <option value="">the CPU count</option>
+          {[8, 64, 512, 8192].filter((n) => n >= values.cpus).map((n) => (
+            <option key={n}>{n}</option>
+          ))}
+        </select>
+      </label>{' '}
+      <label>
+        <input type="checkbox" checked={values.preemption === 'on'} onChange={(e) => set({ preemption: e.target.checked ? 'on' : 'off' })} /> CONFIG_PREEMPTION
+      </label>
+    </details>
+  );
+}
 
 export function SlubPickers({ values, update, sideBySide }: { values: Values; update: Update; sideBySide: boolean }) {
   return (
@@ -32,7 +78,14 @@ export function SlubPickers({ values, update, sideBySide }: { values: Values; up
       </label>
       <label>
         CPUs{' '}
-        <select value={values.cpus} onChange={(e) => update({ cpus: Number(e.target.value), step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })}>
+        <select
+          value={values.cpus}
+          onChange={(e) => {
+            const cpus = Number(e.target.value);
+            // CONFIG_NR_CPUS is at least the CPU count: a smaller one goes back to the default.
+            update({ cpus, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}), ...(values.nr_cpus !== null && values.nr_cpus < cpus ? { nr_cpus: null } : {}) });
+          }}
+        >
           {[2, 3, 4, 5, 6, 7, 8].map((n) => (
             <option key={n}>{n}</option>
           ))}
@@ -62,6 +115,7 @@ export function SlubPickers({ values, update, sideBySide }: { values: Values; up
           </label>
         </>
       )}
+      <KernelPicker values={values} update={update} />
     </>
   );
 }

@@ -2,6 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { BadRequest } from '../core/requests';
 import { checkScript, describeOp, detachedGroups, encodeScript, parseScript, scriptToText, type Script } from './script';
 
+/** What parseScript says is wrong with `text` ('' when nothing is). */
+const parseError = (text: string, cpus = 2) => {
+  const r = parseScript(text, cpus);
+  return r.ok ? '' : r.error;
+};
+
 describe('script text', () => {
   it('round-trips every kind of operation and an interrupt', () => {
     const s: Script = {
@@ -24,10 +30,7 @@ describe('script text', () => {
   });
 
   it('says what is wrong with bad text', () => {
-    const err = (t: string, cpus = 2) => {
-      const r = parseScript(t, cpus);
-      return r.ok ? '' : r.error;
-    };
+    const err = parseError;
     expect(err('a0.q9')).toContain('"q9" is not an operation');
     expect(err('a3')).toContain('names CPU 3, there are 2');
     expect(err('f0-1')).toContain('wrong numbers');
@@ -66,10 +69,7 @@ describe('tuning operations', () => {
   });
 
   it('says what is wrong with bad tuning text', () => {
-    const err = (t: string) => {
-      const r = parseScript(t, 2);
-      return r.ok ? '' : r.error;
-    };
+    const err = parseError;
     expect(err('z2')).toContain('"z2" must be z1');
     expect(err('m65536')).toContain('"m65536" writes more than 65535');
     expect(err('c')).toContain('"c" is not an operation');

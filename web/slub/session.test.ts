@@ -355,15 +355,21 @@ describe('URL parameters', () => {
 });
 
 describe('side by side', () => {
-  it('runs "why the tid" with cmpxchg and plain writes on one script: the same steps, each world its own counters', async () => {
+  /** Loads a URL's panes through the engine's handlers, as the page does. */
+  async function loadPanes(query: string) {
     const core = await loadNodeBridgeCore();
     const h = labHandlers([slubModel]);
-    const q = new URLSearchParams('scenario=why-tid&variant=cmpxchg,plain&cpus=2');
+    const q = new URLSearchParams(query);
     const values = parseParams(SLUB_PARAMS, (k) => q.get(k)).values;
     const panes = slubStepView.panes(values);
-    expect(panes.map((p) => [p.label, p.world.fastpath])).toEqual([['cmpxchg', 'cmpxchg'], ['plain', 'plain']]);
     const story = await slubStepView.story(values, async () => h.worldInfo({ model: 'slub', world: panes[0]?.world }, core).result as SlubWorldInfo);
     const loaded = panes.map((p) => h.load({ model: 'slub', world: p.world, script: story.script }, core).result);
+    return { core, h, panes, story, loaded };
+  }
+
+  it('runs "why the tid" with cmpxchg and plain writes on one script: the same steps, each world its own counters', async () => {
+    const { core, h, panes, story, loaded } = await loadPanes('scenario=why-tid&variant=cmpxchg,plain&cpus=2');
+    expect(panes.map((p) => [p.label, p.world.fastpath])).toEqual([['cmpxchg', 'cmpxchg'], ['plain', 'plain']]);
     const aligned = alignStops(loaded.map((l) => l.stops));
     // cmpxchg retries (a second preemption point in the interrupted alloc): more stops than plain, stepped together.
     expect(loaded[0]?.stops.length).toBeGreaterThan(loaded[1]?.stops.length ?? 0);
@@ -387,14 +393,8 @@ describe('side by side', () => {
   });
 
   it('runs "why the tid" with rt beside cmpxchg and plain: under local_lock the interrupted alloc neither retries nor hands out twice', async () => {
-    const core = await loadNodeBridgeCore();
-    const h = labHandlers([slubModel]);
-    const q = new URLSearchParams('scenario=why-tid&variant=cmpxchg,plain,rt&cpus=2');
-    const values = parseParams(SLUB_PARAMS, (k) => q.get(k)).values;
-    const panes = slubStepView.panes(values);
+    const { core, h, panes, loaded } = await loadPanes('scenario=why-tid&variant=cmpxchg,plain,rt&cpus=2');
     expect(panes.map((p) => p.label)).toEqual(['cmpxchg', 'plain', 'rt']);
-    const story = await slubStepView.story(values, async () => h.worldInfo({ model: 'slub', world: panes[0]?.world }, core).result as SlubWorldInfo);
-    const loaded = panes.map((p) => h.load({ model: 'slub', world: p.world, script: story.script }, core).result);
     const ends = loaded.map((l) => h.at({ session: l.session, stop: l.stops.length - 1 }, core).result);
     const [ks, ps, rs] = ends.map((e) => decodeSnapshot(e.snapshot));
     if (!ks || !ps || !rs) throw new Error('three panes');
