@@ -90,6 +90,7 @@ describe('tuning operations', () => {
     };
     expect(bad({ ops: [{ kind: 'minPartial', cpu: 0 }], irqs: [] })).toBe("op 1's value must be a whole number from 0 to 65535, got undefined");
     expect(bad({ ops: [{ kind: 'zoneShort', cpu: 0, value: 2 }], irqs: [] })).toBe("op 1's value must be a whole number from 0 to 1, got 2");
+    expect(bad({ ops: [{ kind: 'shrink', cpu: 1 }], irqs: [] })).toBe('op 1 is shrink, which acts as CPU 0, not CPU 1');
     expect(bad({ ops: [{ kind: 'alloc', cpu: 0 }], irqs: [{ atOp: 0, point: 1, nth: 0, handler: { kind: 'shrink' } }] })).toBe(
       "interrupt 1's handler cannot be shrink: an interrupt handler writes no sysfs file",
     );

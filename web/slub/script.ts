@@ -116,6 +116,7 @@ function checkOp(raw: unknown, what: string, cpus: number | null): ScriptOp<AnyR
   const kind = checkOneOf(`${what}'s kind`, o.kind, OP_KINDS);
   if (cpus === null && isTune(kind)) throw new BadRequest(`${what} cannot be ${kind}: an interrupt handler writes no sysfs file`);
   const op: ScriptOp<AnyRef> = { kind, cpu: cpus === null ? 0 : checkWhole(`${what}'s cpu`, o.cpu, 0, cpus - 1) };
+  if (isTune(kind) && op.cpu !== 0) throw new BadRequest(`${what} is ${kind}, which acts as CPU 0, not CPU ${op.cpu}`);
   if (kind === 'minPartial' || kind === 'cpuPartial') op.value = checkWhole(`${what}'s value`, o.value, 0, TUNE_MAX);
   if (kind === 'zoneShort') op.value = checkWhole(`${what}'s value`, o.value, 0, 1);
   if (kind === 'allocBulk') op.count = checkWhole(`${what}'s count`, o.count, 1, MAX_BULK);

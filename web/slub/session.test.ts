@@ -92,6 +92,16 @@ describe('snapshot decoder', () => {
     bad[0] = 0;
     expect(() => decodeSnapshot(bad)).toThrow(/magic/);
     expect(() => decodeSnapshot(bytes.subarray(0, bytes.byteLength - 8))).toThrow(/past the end|says/);
+    // A slab claiming more objects than a slab has records (the drawing indexes records by the slab's own count).
+    const w2 = api.createWorld(config);
+    api.m._sl_api_slub_alloc(w2, 0);
+    const one = api.snapshot(w2);
+    api.destroyWorld(w2);
+    const v = new DataView(one.buffer, one.byteOffset);
+    const slabAt = v.getUint32(44, true);
+    expect(decodeSnapshot(one).nslabs).toBe(1);
+    v.setUint16(slabAt + 8, decodeSnapshot(one).geometry.objects + 1, true);
+    expect(() => decodeSnapshot(one)).toThrow(/has 17 objects, more than the 16 records per slab/);
   });
 });
 
