@@ -15,7 +15,10 @@ test('a short benchmark run completes, with a native result side by side', async
   await expect(page.getByTestId('bench-status')).toHaveText('Finished.', { timeout: 100_000 });
   const h = await page.evaluate(() => window.__slablabBench);
   const of = (e: string) => h?.points.filter((p) => p.experiment === e) ?? [];
-  expect(of('fastpath').length + of('bulk').length).toBe(3 + 2 * 3);
+  // Four fast-path variants (rt included) and two bulk forms at three sizes.
+  expect(of('fastpath').map((p) => p.variant).sort()).toEqual(['cmpxchg', 'locked', 'plain', 'rt']);
+  expect(of('bulk').length).toBe(2 * 3);
+  await expect(page.getByTestId('bench-table')).toContainText('generic');
   // kmalloc (SLAB, seed 002): 3 sizes x both rule sets x both phases.
   expect(of('kmalloc').map((p) => `${p.row} ${p.variant}`).sort()).toEqual(
     [32, 256, 4096].flatMap((r) => ['slab-after:alloc', 'slab-after:free', 'slab-before:alloc', 'slab-before:free'].map((v) => `${r} ${v}`)).sort(),

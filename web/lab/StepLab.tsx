@@ -216,8 +216,8 @@ export function Timeline({ panes, words, cpus, onJump }: { panes: readonly Timel
   );
 }
 
-/** Each pane's head when they are side by side: its label, and the view's figures for its state on screen. */
-export function paneHeads<Snap>(lab: StepLab<unknown, Snap>, idPrefix: string, figures: (s: Snap) => string): ReactNode[] {
+/** Each pane's head when they are side by side: its label, the view's figures for its state on screen, and what else the view shows of that state (`more`). */
+export function paneHeads<Snap>(lab: StepLab<unknown, Snap>, idPrefix: string, figures: (s: Snap) => string, more?: (s: Snap, pane: number) => ReactNode): ReactNode[] {
   return lab.panes.map((p, i) => {
     const s = lab.shown?.[i]?.snap;
     return (
@@ -228,6 +228,7 @@ export function paneHeads<Snap>(lab: StepLab<unknown, Snap>, idPrefix: string, f
             {figures(s)}
           </p>
         )}
+        {s && more?.(s, i)}
       </div>
     );
   });

@@ -15,7 +15,7 @@ import { readNative, runRows, type BenchPoint, type BenchRow, type NativeResult 
 import { kmallocRows, KMALLOC_VARIANTS, parseKmallocNative } from '../slab/bench';
 import { BULK_VARIANTS, FASTPATH_VARIANTS, FULL_PLAN, parseNative, SHORT_PLAN, slubRows } from '../slub/bench';
 
-const SERIES_COLORS: Record<string, string> = { fallback: '#d9480f', detached: '#1c7ed6', irqoff: '#7048e8', 'slab-before': '#d9480f', 'slab-after': '#1c7ed6', slub: '#2f9e44' };
+const SERIES_COLORS: Record<string, string> = { generic: '#d9480f', detached: '#1c7ed6', irqoff: '#7048e8', 'slab-before': '#d9480f', 'slab-after': '#1c7ed6', slub: '#2f9e44' };
 
 const EXPERIMENTS = ['fastpath', 'bulk', 'kmalloc'] as const;
 type Experiment = (typeof EXPERIMENTS)[number];
@@ -210,9 +210,9 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
       <h2 id="bench-title">Benchmarks</h2>
       <p>
         The SLUB model's <code>fastpath</code> (seed 001: one alloc+free pair of a 256-byte object per fast-path variant) and <code>bulk</code> (seed 000:
-        kmem_cache_alloc_bulk + kmem_cache_free_bulk, fallback against the detached freelist) experiments, and the SLAB model's <code>kmalloc</code>{' '}
-        (seed 002's slab_test: rounds of 10,000 kmalloc(size) then 10,000 kfree on one CPU, before and after OBJFREELIST_SLAB, each phase timed on its
-        own, ns per call), run here in WebAssembly{' '}
+        kmem_cache_alloc_bulk + kmem_cache_free_bulk, slab_common.c's generic per-object loop (the seeds' "fallback") against the detached freelist)
+        experiments, and the SLAB model's <code>kmalloc</code> (seed 002's slab_test: rounds of 10,000 kmalloc(size) then 10,000 kfree on one CPU,
+        before and after OBJFREELIST_SLAB, each phase timed on its own, ns per call), run here in WebAssembly{' '}
         {threads ? 'on a CPU worker thread' : 'on the bridge worker (single-threaded build)'}. Each point is calibrated to about{' '}
         {FULL_PLAN.targetMs} ms per timed call, variants interleaved, median of {FULL_PLAN.reps} (a short run: 1 repetition, 3 bulk sizes). The
         browser's clock is coarse (5 µs isolated, 100 µs not) and WebAssembly has no CMPXCHG16B: the double-word compare-and-swap is a 64-bit one on

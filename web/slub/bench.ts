@@ -1,14 +1,19 @@
 // bench.ts - the SLUB model's experiments on the Benchmarks page: `fastpath`
 // (seed 001: one alloc+free pair of a 256-byte object per fast-path variant)
-// and `bulk` (seed 000: alloc_bulk + free_bulk per bulk size, fallback vs
-// detached), as rows for the engine's web/lab/bench.ts, and the native
-// measurements that match them.
+// and `bulk` (seed 000: alloc_bulk + free_bulk per bulk size, the generic
+// per-object loop vs the detached freelist), as rows for the engine's
+// web/lab/bench.ts, and the native measurements that match them.
 
 import { readNative, type BenchRow, type NativeResult } from '../lab/bench';
+import { FASTPATHS } from './snapshot';
 
 export const BULK_SIZES = [1, 2, 3, 4, 8, 16, 30, 32, 34, 48, 64, 128, 158, 250] as const;
-export const FASTPATH_VARIANTS = ['cmpxchg', 'locked', 'plain'] as const;
-export const BULK_VARIANTS = ['fallback', 'detached'] as const;
+/** Every fast-path variant, rt (PREEMPT_RT) included, as `slablab fastpath` measures them. */
+export const FASTPATH_VARIANTS = FASTPATHS;
+/** slab_common.c's generic per-object loop (named "fallback" by the seeds and by the CLI before issue 11) and the detached freelist. */
+export const BULK_VARIANTS = ['generic', 'detached'] as const;
+/** The bulk variant's name in native results written before issue 11's rename. */
+const OLD_BULK_NAMES: Readonly<Record<string, string>> = { fallback: 'generic' };
 
 export interface BenchPlan {
   experiments: ('fastpath' | 'bulk')[];
@@ -37,7 +42,7 @@ export function parseNative(text: string): NativeResult {
     m.experiment === 'fastpath' && m.group === 'slub alloc+free'
       ? [{ experiment: 'fastpath', row: 1, variant: m.variant, ns: m.ns }]
       : m.experiment === 'bulk' && m.group === 'bulk'
-        ? [{ experiment: 'bulk', row: Number(m.row), variant: m.variant, ns: m.ns }]
+        ? [{ experiment: 'bulk', row: Number(m.row), variant: OLD_BULK_NAMES[m.variant] ?? m.variant, ns: m.ns }]
         : [],
   );
   if (!points.length) throw new Error('it has no fastpath or bulk measurements (run `slablab fastpath` or `slablab bulk` with --format json)');
