@@ -10,16 +10,12 @@
  * page is back in the zone.  Run under TSan by `scripts/test.mjs tsan`.
  */
 #include "sheaves_world.h"
+#define SL_TEST_RING 16384
+#include "spsc_ring.h"
 
-#define RING 16384
 #define MAXCPU 4
 #define HELD 256
 
-typedef struct ring {
-    _Alignas(64) atomic_uint head;
-    _Alignas(64) atomic_uint tail;
-    void *slot[RING];
-} ring;
 
 typedef struct shared {
     world w;
@@ -35,26 +31,6 @@ typedef struct worker {
     unsigned nheld;
     unsigned long n, bad_stamps, errors, remote;
 } worker;
-
-static bool ring_put(ring *r, void *p)
-{
-    unsigned h = atomic_load_explicit(&r->head, memory_order_relaxed);
-    if (h - atomic_load_explicit(&r->tail, memory_order_acquire) == RING)
-        return false;
-    r->slot[h % RING] = p;
-    atomic_store_explicit(&r->head, h + 1, memory_order_release);
-    return true;
-}
-
-static void *ring_get(ring *r)
-{
-    unsigned t = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    if (t == atomic_load_explicit(&r->head, memory_order_acquire))
-        return NULL;
-    void *p = r->slot[t % RING];
-    atomic_store_explicit(&r->tail, t + 1, memory_order_release);
-    return p;
-}
 
 static void stamp(worker *wk, void *p)
 {

@@ -657,6 +657,45 @@ typedef struct detached_freelist {
 } detached_freelist;
 
 /*
+ * Starts a detached freelist with `object` after its checks (without
+ * `checks`, the lookup only); false when it fails them (its error goes to
+ * *first_err).
+ */
+static bool group_start(sli_act *a, detached_freelist *df, void *object, int *first_err, bool checks)
+{
+    int err = SL_OK;
+    df->slab = checks ? sli_slub_free_check(a, object, &err) : sli_slab_of(a->s, object);
+    if (!df->slab) {
+        if (!*first_err)
+            *first_err = checks ? err : SL_EFOREIGN;
+        return false;
+    }
+    df->tail = df->freelist = object;
+    df->cnt = 1;
+    sli_set_fp(a->s, object, NULL);
+    return true;
+}
+
+/*
+ * Links `object`, an object of df's slab, onto the group after its checks;
+ * one that fails them, or (FREELIST_HARDENED) is the group's head already,
+ * is left out (its error goes to *first_err).
+ */
+static void group_add(sli_act *a, detached_freelist *df, void *object, int *first_err, bool checks)
+{
+    int err = checks ? sli_slub_free_checks(a, df->slab, object) : SL_OK;
+    if (err == SL_OK && sli_fp_self_link(a, SLI_LINK_DETACHED, df->slab, object, df->freelist))
+        err = SL_EDOUBLEFREE;
+    if (err == SL_OK) {
+        sli_set_fp(a->s, object, df->freelist);
+        df->freelist = object;
+        df->cnt++;
+    } else if (!*first_err) {
+        *first_err = err;
+    }
+}
+
+/*
  * build_detached_freelist (6.x): takes p[size-1], then scans downwards for
  * objects of the same slab, linking each onto a private freelist and
  * swapping it to the tail of the unscanned part; gives up after three
@@ -672,32 +711,15 @@ typedef struct detached_freelist {
 static size_t build_detached_freelist(sli_act *a, size_t size, void **p, detached_freelist *df, int *first_err,
                                       bool checks)
 {
-    sl_slub_cache *s = a->s;
-    int lookahead = 3, err = SL_OK;
+    int lookahead = 3;
     void *object = p[--size];
-    df->slab = checks ? sli_slub_free_check(a, object, &err) : sli_slab_of(s, object);
-    if (!df->slab) {
-        if (!*first_err)
-            *first_err = checks ? err : SL_EFOREIGN;
+    if (!group_start(a, df, object, first_err, checks))
         return size;
-    }
-    df->tail = df->freelist = object;
-    df->cnt = 1;
-    sli_set_fp(s, object, NULL);
     size_t same = size;
     while (size) {
         object = p[--size];
-        if (object && sli_slab_lookup(s, object) == df->slab) {
-            if ((err = checks ? sli_slub_free_checks(a, df->slab, object) : SL_OK) == SL_OK &&
-                sli_fp_self_link(a, SLI_LINK_DETACHED, df->slab, object, df->freelist))
-                err = SL_EDOUBLEFREE;
-            if (err == SL_OK) {
-                sli_set_fp(s, object, df->freelist);
-                df->freelist = object;
-                df->cnt++;
-            } else if (!*first_err) {
-                *first_err = err;
-            }
+        if (object && sli_slab_lookup(a->s, object) == df->slab) {
+            group_add(a, df, object, first_err, checks);
             same--;
             if (size != same) {
                 void *t = p[size];
@@ -739,9 +761,8 @@ static SL_NOINLINE int free_bulk_generic(sli_act *a, size_t n, void **p)
 static size_t build_detached_freelist_nulls(sli_act *a, size_t size, void **p, detached_freelist *df,
                                             int *first_err)
 {
-    sl_slub_cache *s = a->s;
     size_t first_skipped_index = 0;
-    int lookahead = 3, err;
+    int lookahead = 3;
     void *object;
     df->slab = NULL;
     do {
@@ -750,30 +771,14 @@ static size_t build_detached_freelist_nulls(sli_act *a, size_t size, void **p, d
     if (!object)
         return 0;
     p[size] = NULL; /* mark object processed */
-    df->slab = sli_slub_free_check(a, object, &err);
-    if (!df->slab) {
-        if (!*first_err)
-            *first_err = err;
+    if (!group_start(a, df, object, first_err, true))
         return size;
-    }
-    df->tail = df->freelist = object;
-    df->cnt = 1;
-    sli_set_fp(s, object, NULL);
     while (size) {
         object = p[--size];
         if (!object)
             continue; /* skip processed objects */
-        if (sli_slab_lookup(s, object) == df->slab) {
-            if ((err = sli_slub_free_checks(a, df->slab, object)) == SL_OK &&
-                sli_fp_self_link(a, SLI_LINK_DETACHED, df->slab, object, df->freelist))
-                err = SL_EDOUBLEFREE;
-            if (err == SL_OK) {
-                sli_set_fp(s, object, df->freelist);
-                df->freelist = object;
-                df->cnt++;
-            } else if (!*first_err) {
-                *first_err = err;
-            }
+        if (sli_slab_lookup(a->s, object) == df->slab) {
+            group_add(a, df, object, first_err, true);
             p[size] = NULL;
             continue;
         }
