@@ -31,6 +31,8 @@ export interface StepLabFrameProps {
   legend?: ReactNode;
   /** One drawing per pane; `paneHeads` titles them when there are several. */
   panes: ReactNode[];
+  /** The narrowest a pane may be before the panes wrap (CSS length; lab.css's default otherwise). */
+  paneMinWidth?: string;
   paneHeads?: ReactNode[];
   inspector: ReactNode;
   /** Beside the inspector (full page only): e.g. operations by hand. */
@@ -103,7 +105,10 @@ export function StepLabFrame(p: StepLabFrameProps) {
       {p.afterCaption}
       {p.legend}
 
-      <div className={p.panes.length > 1 ? 'lab-panes lab-panes-many' : 'lab-panes'}>
+      <div
+        className={p.panes.length > 1 ? 'lab-panes lab-panes-many' : 'lab-panes'}
+        style={p.panes.length > 1 && p.paneMinWidth ? { gridTemplateColumns: `repeat(auto-fit, minmax(min(100%, ${p.paneMinWidth}), 1fr))` } : undefined}
+      >
         {p.panes.map((pane, i) => (
           <section key={i} className="lab-pane" aria-label={p.panes.length > 1 ? lab.panes[i]?.label : undefined} data-testid={p.panes.length > 1 ? `${idPrefix}-pane-${i}` : undefined}>
             {p.panes.length > 1 && p.paneHeads?.[i]}
@@ -124,6 +129,9 @@ export function StepLabFrame(p: StepLabFrameProps) {
     </section>
   );
 }
+
+/** Rows the timeline lists at once. */
+const TIMELINE_ROWS = 3000;
 
 export interface TimelinePane {
   label: string;
@@ -146,14 +154,22 @@ export function Timeline({ panes, words, cpus, onJump }: { panes: readonly Timel
   const pane = panes[Math.min(which, panes.length - 1)];
   const now = pane?.stops[pane.now]?.eventCount ?? 0;
   const listRef = useRef<HTMLOListElement>(null);
-  const rows = useMemo(
-    () =>
-      (pane?.events ?? [])
-        .map((e, j) => ({ e, j }))
-        .filter(({ e }) => (cpuOn[e.cpu] ?? true) && (group === 'all' || words.groupOf(e.kind) === group))
-        .slice(0, 3000),
+  const matching = useMemo(
+    () => (pane?.events ?? []).map((e, j) => ({ e, j })).filter(({ e }) => (cpuOn[e.cpu] ?? true) && (group === 'all' || words.groupOf(e.kind) === group)),
     [pane, cpuOn, group, words],
   );
+  // A long run lists a window of rows around the current event (the list stays quick however many events there are).
+  const first = useMemo(() => {
+    let lo = 0;
+    let hi = matching.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((matching[mid]?.j ?? 0) < now - 1) lo = mid + 1;
+      else hi = mid;
+    }
+    return Math.max(0, Math.min(lo - TIMELINE_ROWS / 2, matching.length - TIMELINE_ROWS));
+  }, [matching, now]);
+  const rows = useMemo(() => matching.slice(first, first + TIMELINE_ROWS), [matching, first]);
   // Keep the current event in view by scrolling the list only (scrollIntoView would scroll the page to it too).
   useEffect(() => {
     const list = listRef.current;
@@ -200,7 +216,7 @@ export function Timeline({ panes, words, cpus, onJump }: { panes: readonly Timel
           </select>
         </label>
         <span>
-          {rows.length} of {pane.events.length} events
+          {matching.length} of {pane.events.length} events{matching.length > rows.length ? ` (showing ${first + 1} to ${first + rows.length})` : ''}
         </span>
       </div>
       <ol className="lab-events" ref={listRef} data-testid="timeline">

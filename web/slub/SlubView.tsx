@@ -9,6 +9,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import { EventKind, type SlEvent } from '../core/events.generated';
+import { checkText } from '../lab/describe';
 import type { Shortcut } from '../lab/shortcuts';
 import { StepLabFrame, stepOfPaneStop, Timeline, ViewCanvas } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
@@ -22,7 +23,7 @@ import { scenarioById } from './scenarios';
 import { detachedGroups, PreemptPoint, scriptToText, type AnyRef, type ObjRef, type Script, type ScriptOp } from './script';
 import { SlubContrast, SlubLegend, SlubPickers } from './SlubControls';
 import { slabIndexOf, stat, type SlubSnapshot } from './snapshot';
-import { checkText, dupCount, paneHook, type SlubPaneHook, type SlubTestHook } from './test-hook';
+import { dupCount, paneHook, type SlubPaneHook, type SlubTestHook } from './test-hook';
 import { SANDBOX, SLUB_PARAMS, slubStepView } from './view';
 import './slub.css';
 
