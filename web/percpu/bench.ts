@@ -5,7 +5,9 @@
 // The seed reports, per allocator and object size, the worst alloc and free
 // times over the three free orders (worstOverOrders).
 
-import { FREE_ORDERS, type FreeOrder, type PercpuBenchParams, type PercpuBenchResult } from './percpu-api';
+import type { BenchRowParams, BenchRowReply } from '../core/bridge-protocol';
+import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
+import { BENCH_STATUS, FREE_ORDERS, type FreeOrder, type PercpuBenchParams, type PercpuBenchResult } from './percpu-api';
 import { ALLOCATORS, type Allocator } from './snapshot';
 
 export const PERCPU_SIZES = [4, 16, 64, 256, 1024] as const;
@@ -35,6 +37,49 @@ export interface PercpuRow {
 }
 
 export type PercpuRowRunner = (p: PercpuBenchParams) => Promise<PercpuBenchResult>;
+
+/** The engine's benchRow request for one row (web/lab/worker-host.ts): the model adapter (worker.ts) reads it back with checkBenchRow. */
+export const PERCPU_EXPERIMENT = 'percpu';
+
+export function rowRequest(p: PercpuBenchParams): BenchRowParams {
+  return {
+    model: 'percpu',
+    experiment: PERCPU_EXPERIMENT,
+    variant: `${p.allocator}/${p.order}`,
+    row: p.size,
+    loops: p.objects,
+    options: { align: p.align, prefill: p.prefill, units: p.units, unitSize: p.unitSize, budgetMs: p.budgetMs },
+  };
+}
+
+/** A benchRow request's row, checked (BadRequest naming what is wrong). */
+export function checkBenchRow(p: Omit<BenchRowParams, 'model'>): PercpuBenchParams {
+  if (p.experiment !== PERCPU_EXPERIMENT) throw new BadRequest(`experiment must be ${PERCPU_EXPERIMENT}, got ${String(p.experiment)}`);
+  const [allocator, order] = String(p.variant).split('/');
+  const o = checkRecord('options', p.options);
+  return {
+    allocator: checkOneOf('variant\'s allocator', allocator, ALLOCATORS),
+    order: checkOneOf('variant\'s free order', order, FREE_ORDERS),
+    size: checkWhole('row (object size)', p.row, 1, 32 * 1024),
+    objects: checkWhole('loops (objects)', p.loops, 1, 1 << 26),
+    align: checkWhole('align', o.align, 1, 4096),
+    prefill: o.prefill === true,
+    units: checkWhole('units', o.units, 1, 64),
+    unitSize: checkWhole('unitSize', o.unitSize, 0, 64 << 20),
+    budgetMs: checkWhole('budgetMs', o.budgetMs, 0, 3_600_000),
+  };
+}
+
+
+/** A row's result as the reply's figures, and back. */
+export function benchFigures(r: PercpuBenchResult): Record<string, number> {
+  return { allocMs: r.allocMs, freeMs: r.freeMs, allocated: r.allocated, freed: r.freed, status: BENCH_STATUS.indexOf(r.status), chunks: r.chunks };
+}
+export function resultOfReply(reply: BenchRowReply): PercpuBenchResult {
+  const f = reply.figures ?? {};
+  const n = (k: string) => f[k] ?? 0;
+  return { allocMs: n('allocMs'), freeMs: n('freeMs'), allocated: n('allocated'), freed: n('freed'), status: BENCH_STATUS[n('status')] ?? 'alloc_failed', chunks: n('chunks') };
+}
 
 /** The rows of a plan, allocator by allocator, order by order, size by size (the seed's table order). */
 export function planRows(plan: PercpuPlan): PercpuBenchParams[] {
