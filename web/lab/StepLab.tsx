@@ -5,7 +5,7 @@
 // with what is its own; the frame registers the transport's keys (and the
 // view's) scoped to its own element, so two labs on a page keep theirs apart.
 
-import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import type { SlEvent } from '../core/events.generated';
 import type { OpNames } from './describe';
@@ -130,8 +130,8 @@ export function StepLabFrame(p: StepLabFrameProps) {
   );
 }
 
-/** Rows the timeline lists at once. */
-const TIMELINE_ROWS = 3000;
+/** Rows the timeline lists at once (each step re-renders them). */
+const TIMELINE_ROWS = 600;
 
 export interface TimelinePane {
   label: string;
@@ -154,9 +154,11 @@ export function Timeline({ panes, words, cpus, onJump }: { panes: readonly Timel
   const pane = panes[Math.min(which, panes.length - 1)];
   const now = pane?.stops[pane.now]?.eventCount ?? 0;
   const listRef = useRef<HTMLOListElement>(null);
+  // Keyed on the events, not the pane: a view passes new pane objects on every render.
+  const events = pane?.events;
   const matching = useMemo(
-    () => (pane?.events ?? []).map((e, j) => ({ e, j })).filter(({ e }) => (cpuOn[e.cpu] ?? true) && (group === 'all' || words.groupOf(e.kind) === group)),
-    [pane, cpuOn, group, words],
+    () => (events ?? []).map((e, j) => ({ e, j })).filter(({ e }) => (cpuOn[e.cpu] ?? true) && (group === 'all' || words.groupOf(e.kind) === group)),
+    [events, cpuOn, group, words],
   );
   // A long run lists a window of rows around the current event (the list stays quick however many events there are).
   const first = useMemo(() => {
@@ -178,11 +180,15 @@ export function Timeline({ panes, words, cpus, onJump }: { panes: readonly Timel
     if (row.offsetTop < list.scrollTop) list.scrollTop = row.offsetTop;
     else if (row.offsetTop + row.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = row.offsetTop + row.offsetHeight - list.clientHeight;
   }, [now]);
-  if (!pane) return null;
-  const jump = (j: number) => {
+  // One callback for every row, so a row re-renders only when its own class or text changes.
+  const jumpTo = useRef<(j: number) => void>(() => undefined);
+  jumpTo.current = (j: number) => {
+    if (!pane) return;
     const i = pane.stops.findIndex((s) => s.eventCount >= j + 1);
     onJump(Math.min(which, panes.length - 1), i < 0 ? pane.stops.length - 1 : i);
   };
+  const onRowJump = useCallback((j: number) => jumpTo.current(j), []);
+  if (!pane) return null;
   return (
     <section className="lab-timeline" aria-labelledby="timeline-title">
       <h3 id="timeline-title">Events</h3>
@@ -221,16 +227,22 @@ export function Timeline({ panes, words, cpus, onJump }: { panes: readonly Timel
       </div>
       <ol className="lab-events" ref={listRef} data-testid="timeline">
         {rows.map(({ e, j }) => (
-          <li key={j} className={j < now ? (j === now - 1 ? 'past now' : 'past') : 'future'}>
-            <button type="button" onClick={() => jump(j)}>
-              <span className="ev-cpu">CPU {e.cpu}</span> {words.event(e, pane.names)}
-            </button>
-          </li>
+          <TimelineRow key={j} j={j} cls={j < now ? (j === now - 1 ? 'past now' : 'past') : 'future'} cpu={e.cpu} text={words.event(e, pane.names)} onJump={onRowJump} />
         ))}
       </ol>
     </section>
   );
 }
+
+const TimelineRow = memo(function TimelineRow({ j, cls, cpu, text, onJump }: { j: number; cls: string; cpu: number; text: string; onJump: (j: number) => void }) {
+  return (
+    <li className={cls}>
+      <button type="button" onClick={() => onJump(j)}>
+        <span className="ev-cpu">CPU {cpu}</span> {text}
+      </button>
+    </li>
+  );
+});
 
 /** The aligned step at which pane `pane` shows its stop `stop` (or the first after it). */
 export function stepOfPaneStop(lab: StepLab<unknown, unknown>, pane: number, stop: number): number {

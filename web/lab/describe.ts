@@ -7,6 +7,10 @@ import type { Check, OpInfo, Stop } from '../core/bridge-protocol';
 import { EventKind, type SlEvent } from '../core/events.generated';
 import type { Story } from './view';
 
+const NUMBER = new Intl.NumberFormat('en');
+/** A number as the lab writes it in words, with thousands separators ("16,384"); one formatter, as toLocaleString builds one per call. */
+export const numberText = (n: number) => NUMBER.format(n);
+
 /** Maps trace operation numbers to the script's steps. */
 export class OpNames {
   private readonly byNum = new Map<number, number>();
