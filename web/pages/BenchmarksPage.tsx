@@ -2,27 +2,21 @@
 // run in the WebAssembly build (on a CPU worker in the threads build), with
 // progress and cancel, charted with uPlot; a native JSON result can be loaded
 // to plot native and WebAssembly side by side.  Run logic: web/slub/bench.ts.
+// Other models' experiments follow as sections of their own (MORE_EXPERIMENTS).
 
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
 import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
 import '../lab/lab.css';
 import { getBridge } from '../core/bridge';
+import { Chart } from '../lab/BenchChart';
 import type { CoreState } from '../core/use-core';
+import { PercpuBenchSection } from '../percpu/BenchSection';
 import { BULK_VARIANTS, FASTPATH_VARIANTS, FULL_PLAN, parseNative, runPlan, SHORT_PLAN, type BenchPoint, type NativeResult } from '../slub/bench';
 
-const SERIES_COLORS: Record<string, string> = { fallback: '#d9480f', detached: '#1c7ed6', irqoff: '#7048e8' };
+/** The other models' experiments, each a section of its own (its runs, charts, table and native overlay), after SLUB's. */
+const MORE_EXPERIMENTS: readonly ComponentType<{ core: CoreState }>[] = [PercpuBenchSection];
 
-function Chart({ opts, data, label }: { opts: uPlot.Options; data: uPlot.AlignedData; label: string }) {
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const plot = new uPlot({ ...opts, width: Math.max(320, el.clientWidth) }, data, el);
-    return () => plot.destroy();
-  }, [opts, data]);
-  return <div ref={ref} role="img" aria-label={label} className="bench-chart" />;
-}
+const SERIES_COLORS: Record<string, string> = { fallback: '#d9480f', detached: '#1c7ed6', irqoff: '#7048e8' };
 
 function bulkChart(points: BenchPoint[], native: NativeResult | null): { opts: uPlot.Options; data: uPlot.AlignedData } {
   const sizes = [...new Set([...points.filter((p) => p.experiment === 'bulk').map((p) => p.row), ...(native?.points.filter((p) => p.experiment === 'bulk').map((p) => p.row) ?? [])])].sort((a, b) => a - b);
@@ -215,6 +209,9 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
           </tbody>
         </table>
       )}
+      {MORE_EXPERIMENTS.map((Experiment, i) => (
+        <Experiment key={i} core={core} />
+      ))}
     </section>
   );
 }
