@@ -12,6 +12,7 @@ import { SCENARIOS } from './scenarios';
 import { DEFAULT_ALIGN, MAX_AREAS, MAX_SIZE, MAX_UNITS, type FreeStep, type Step } from './script';
 import { ALLOCATORS, type Allocator } from './snapshot';
 import { SANDBOX, type PERCPU_PARAMS } from './view';
+import { numberText as fmt } from '../lab/describe';
 
 type Values = ParamValues<typeof PERCPU_PARAMS>;
 type Update = (patch: Partial<Values>) => void;
@@ -74,8 +75,7 @@ export interface ZoomControls {
 }
 
 export function ZoomBar({ z }: { z: ZoomControls }) {
-  const fmt = (n: number) => n.toLocaleString('en');
-  return (
+    return (
     <div className="lab-controls percpu-zoom" role="group" aria-label="Zoom">
       <button type="button" onClick={z.zoomOut} disabled={z.zoom.span >= z.unitSize}>
         Zoom out

@@ -9,7 +9,7 @@
 
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
-import { checkText } from '../lab/describe';
+import { checkText, numberText as fmt } from '../lab/describe';
 import type { Shortcut } from '../lab/shortcuts';
 import { StepLabFrame, stepOfPaneStop, Timeline, ViewCanvas } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
@@ -28,7 +28,6 @@ import { paneHook, type PercpuTestHook } from './test-hook';
 import { PERCPU_PARAMS, percpuStepView, SANDBOX } from './view';
 import './percpu.css';
 
-const fmt = (n: number) => n.toLocaleString('en');
 
 /** The figures of the step a pane's stop ends (null at the start). */
 function stepAt(run: RunFigures | undefined, stop: Stop | undefined): StepFigures | null {
@@ -73,16 +72,48 @@ function useAnimation(key: unknown, on: boolean, ms: number): number {
   return t;
 }
 
+/**
+ * One pane's canvas, animating the step's memmoves: only this component
+ * re-renders on the animation's frames (the page around it, timeline
+ * included, renders once per step).
+ */
+function PaneCanvas({ snap, overlay, animate, animKey, ms, label, onPick, onMove }: {
+  snap: PercpuSnapshot;
+  overlay: Omit<Overlay, 'anim'>;
+  animate: boolean;
+  animKey: unknown;
+  ms: number;
+  label: string;
+  onPick: (hit: PercpuHit | null) => void;
+  onMove: (dx: number, dy: number) => void;
+}) {
+  const anim = useAnimation(animKey, animate, ms);
+  const o = useMemo(() => ({ ...overlay, anim }), [overlay, anim]);
+  return (
+    <ViewCanvas<PercpuSnapshot, PercpuLayout, PercpuHit, Overlay>
+      view={percpuStepView}
+      snap={snap}
+      overlay={o}
+      testId="percpu-canvas"
+      label={label}
+      onPick={onPick}
+      onMove={onMove}
+      {...(window.__slablabPerfMarks ? { measure: 'percpu-draw' } : {})}
+    />
+  );
+}
+
 /** The next selection for an arrow key: a bit along the unit, or the same offset in the next chunk. */
 function moved(s: PercpuSnapshot, sel: PercpuHit | null, dx: number, dy: number): PercpuHit | null {
   const ids = s.chunks.map((c) => c.id);
   if (!ids.length) return null;
+  // The first key press selects the first chunk's first byte; later ones move from the selection.
   const at = sel ? Math.max(0, ids.indexOf(sel.chunk)) : 0;
-  const id = ids[(at + dy + ids.length) % ids.length] ?? 0;
+  const id = (sel ? ids[(at + dy + ids.length) % ids.length] : ids[0]) ?? 0;
   const c = chunkById(s, id);
   if (!c) return null;
   const offset = sel?.kind === 'byte' ? sel.offset : region(s, c).start;
-  return { kind: 'byte', chunk: id, offset: Math.max(0, Math.min(s.unitSize - BIT_BYTES, offset + dx * BIT_BYTES)) };
+  return { kind: 'byte', chunk: id, offset: sel ? Math.max(0, Math.min(s.unitSize - BIT_BYTES, offset + dx * BIT_BYTES)) : offset };
 }
 
 export function PercpuView({ core, store, embedded }: ViewProps) {
@@ -100,8 +131,6 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
   const zoom = clampZoom(unitSize, view.center, view.span);
   const figures = useMemo(() => lab.panes.map((p) => runFigures(p.events)), [lab.panes]);
   const steps = lab.panes.map((_, i) => stepAt(figures[i], lab.paneStops[i]));
-  const memmoving = steps.some((f) => (f?.lastMemmove.length ?? 0) > 0);
-  const anim = useAnimation(lab.stepIndex, lab.ready && memmoving, Math.min(600, 800 / lab.speed));
 
   const zoomControls: ZoomControls = useMemo(() => {
     const around = () => (selection?.kind === 'byte' ? selection.offset : zoom.from + zoom.span / 2);
@@ -138,9 +167,9 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
   );
 
   const overlays = useMemo(
-    () => lab.panes.map((_, i): Overlay => ({ zoom, selected: selection, step: steps[i] ?? null, anim })),
+    () => lab.panes.map((_, i): Omit<Overlay, 'anim'> => ({ zoom, selected: selection, step: steps[i] ?? null })),
     // steps[] is derived from lab.paneStops and figures, both listed.
-    [lab.panes, lab.paneStops, figures, zoom.from, zoom.span, selection, anim],
+    [lab.panes, lab.paneStops, figures, zoom.from, zoom.span, selection],
   );
 
   /** The inspector's words for pane i. */
@@ -242,15 +271,15 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
         const p = shown[i];
         const overlay = overlays[i];
         return p && overlay ? (
-          <ViewCanvas<PercpuSnapshot, PercpuLayout, PercpuHit, Overlay>
-            view={percpuStepView}
+          <PaneCanvas
             snap={p.snap}
             overlay={overlay}
-            testId="percpu-canvas"
+            animate={lab.ready && (overlay.step?.lastMemmove.length ?? 0) > 0}
+            animKey={lab.stepIndex}
+            ms={Math.min(600, 800 / lab.speed)}
             label={`percpu state${many ? ` with the ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.chunks.length} chunks on ${p.snap.nrSlots} slot lists. The inspector below describes the selection in words.`}
-            onPick={(hit) => setSelection(hit)}
-            onMove={(dx, dy) => select(dx, dy)}
-            measure="percpu-draw"
+            onPick={setSelection}
+            onMove={select}
           />
         ) : null;
       })}

@@ -5,7 +5,7 @@
 // tests can read it.
 
 import { eventKindInfo, EventKind, NONE32, type SlEvent } from '../core/events.generated';
-import { describeTraceEvent, TRACE_GROUPS, traceGroup, type OpNames, type TraceWords } from '../lab/describe';
+import { describeTraceEvent, numberText as fmt, TRACE_GROUPS, traceGroup, type OpNames, type TraceWords } from '../lab/describe';
 import type { EventWords } from '../lab/view';
 import { areaAt, BIT_BYTES, region, runAt, RunState } from './areas';
 import type { Maker } from './figures';
@@ -20,7 +20,6 @@ export const ALLOCATOR_TITLES: Record<Allocator, string> = {
   scanhint: 'scan hints (v5.2)',
 };
 
-const fmt = (n: number) => n.toLocaleString('en');
 const plural = (n: number, one: string, many = `${one}s`) => `${fmt(n)} ${n === 1 ? one : many}`;
 const ordinal = (n: number) => `${n}${n % 10 === 1 && n % 100 !== 11 ? 'st' : n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th'}`;
 

@@ -65,7 +65,9 @@ export interface ChunkRow {
 }
 
 export interface PercpuLayout extends CanvasLayout {
+  /** Many chunks: each row a thin strip with its label beside it (labelW wide), no block lanes. */
   compact: boolean;
+  labelW: number;
   /** The strips' left edge and width, and the bytes they show. */
   x0: number;
   w: number;
@@ -103,21 +105,26 @@ function entriesIn(c: PercpuChunk, z: Zoom, whole: boolean): { first: number; en
   return { first, end, cells: end - first };
 }
 
+/** Compact rows' label column. */
+const COMPACT_LABEL_W = 104;
+
 export function layoutSnapshot(s: PercpuSnapshot, width: number, zoom: Zoom): PercpuLayout {
   const compact = s.chunks.length > 10;
-  const x0 = 8;
-  const w = Math.max(120, width - 16);
+  const full = Math.max(120, width - 16);
+  const labelW = compact ? Math.min(COMPACT_LABEL_W, Math.floor(full / 3)) : 0;
+  const x0 = 8 + labelW;
+  const w = full - labelW;
   const whole = zoom.from === 0 && zoom.span >= s.unitSize;
   let y = 4;
 
-  // Slot lists: one column per slot, its chunks stacked head first.
+  // Slot lists: one column per slot across the whole width, its chunks stacked head first.
   const slotsY = y;
-  const cellW = w / Math.max(1, s.nrSlots);
+  const cellW = full / Math.max(1, s.nrSlots);
   const chipH = compact ? 11 : 15;
   const maxChips = compact ? 8 : 6;
   const title = 16;
   const slotCells: SlotCell[] = s.slots.map((ids, slot) => {
-    const x = x0 + slot * cellW;
+    const x = 8 + slot * cellW;
     const shown = ids.slice(0, maxChips);
     return {
       slot,
@@ -129,12 +136,13 @@ export function layoutSnapshot(s: PercpuSnapshot, width: number, zoom: Zoom): Pe
   });
   const deepest = Math.max(1, ...slotCells.map((c) => c.chips.length + (c.more ? 1 : 0)));
   const reserved = s.chunks.find((c) => c.reserved);
-  const reservedChip = reserved ? { id: reserved.id, x: x0 + w - 40, y: slotsY + 1, w: 40, h: chipH } : null;
+  const reservedChip = reserved ? { id: reserved.id, x: 8 + full - 40, y: slotsY + 1, w: 40, h: chipH } : null;
   const slotsH = title + 14 + deepest * (chipH + 2) + 6;
   y += slotsH + 4;
 
   const rows: ChunkRow[] = s.chunks.map((c, index) => {
-    const labelH = compact ? 13 : 16;
+    // Compact rows carry their label in the column to the left, on the strip's line.
+    const labelH = compact ? 0 : 16;
     const popH = compact ? 2 : 4;
     const stripH = compact ? 8 : 20;
     const hintH = compact ? 3 : 8;
@@ -164,12 +172,13 @@ export function layoutSnapshot(s: PercpuSnapshot, width: number, zoom: Zoom): Pe
     row.hintY = row.stripY + stripH + 1;
     row.blockY = row.hintY + hintH + (blockH ? 2 : 0);
     row.mapY = row.blockY + blockH + (mapH ? 3 : 0);
-    row.h = row.mapY + mapH + (compact ? 4 : 10) - y;
+    row.h = row.mapY + mapH + (compact ? 3 : 10) - y;
+    if (compact) row.labelY = row.stripY - 2;
     y += row.h;
     return row;
   });
 
-  return { width, height: y + 4, compact, x0, w, zoom, slotsY, slotsH, slotCells, reservedChip, rows };
+  return { width, height: y + 4, compact, labelW, x0, w, zoom, slotsY, slotsH, slotCells, reservedChip, rows };
 }
 
 export type PercpuHit =
@@ -191,7 +200,7 @@ export function hitTest(l: PercpuLayout, s: PercpuSnapshot, x: number, y: number
   const row = l.rows.find((r) => y >= r.y && y < r.y + r.h);
   const c = row ? s.chunks[row.index] : undefined;
   if (!row || !c) return null;
-  if (y < row.popY) return { kind: 'chunk', chunk: c.id };
+  if (y < row.popY || (l.compact && x < l.x0)) return { kind: 'chunk', chunk: c.id };
   if (x < l.x0 || x >= l.x0 + l.w) return null;
   if (row.mapH && y >= row.mapY - 1) {
     const entry = row.entryFirst + Math.floor((x - l.x0) / row.entryW);

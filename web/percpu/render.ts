@@ -12,6 +12,7 @@ import { BIT_BYTES, boundTicks, chunkRuns, region, RunState } from './areas';
 import type { StepFigures } from './figures';
 import { xOf, type ChunkRow, type PercpuHit, type PercpuLayout, type Zoom } from './layout';
 import { mapEntryInUse, mapEntryOffset, testBit, type PercpuChunk, type PercpuSnapshot } from './snapshot';
+import { numberText as fmt } from '../lab/describe';
 
 export const COLORS = {
   background: '#0f1420',
@@ -22,7 +23,7 @@ export const COLORS = {
   mixed: '#46587c',
   hidden: '#3a3f4b',
   unpopulated: 'rgba(5, 8, 14, 0.55)',
-  populated: '#22c55e',
+  populated: '#94a3b8',
   notPopulated: '#334155',
   tick: '#e2e8f0',
   stale: '#f59e0b',
@@ -73,7 +74,7 @@ export const LEGEND: readonly (readonly [string, string])[] = [
   [COLORS.used, 'in use'],
   [COLORS.free, 'free'],
   [COLORS.hidden, 'hidden (not the chunk\'s to give out)'],
-  [COLORS.populated, 'populated page'],
+  [COLORS.populated, 'populated page (the bar above a strip)'],
   [COLORS.tick, 'bound_map tick'],
   [COLORS.stale, 'stale bound_map tick / memmove'],
   [COLORS.contig, 'contig hint'],
@@ -82,7 +83,6 @@ export const LEGEND: readonly (readonly [string, string])[] = [
   [COLORS.firstFree, 'first free'],
 ];
 
-const fmt = (n: number) => n.toLocaleString('en');
 
 /**
  * Per pixel column of the strip, the share of its bytes that the spans
@@ -182,11 +182,26 @@ function chunkLabels(c: PercpuChunk): string[] {
     `${kind} ${c.id} · ${where} · ${free} · ${fmt(c.nrAlloc)} areas`,
     `${kind} ${c.id} · ${where} · ${free}`,
     `${c.id} · ${c.slot === null ? 'no list' : `slot ${c.slot}`} · ${free}`,
+    `${c.id} · ${c.slot === null ? '-' : `s${c.slot}`} · ${fmt(c.freeBytes)}`,
+    `${c.id}`,
   ];
 }
 
+/** Text widths by font and text: labels repeat from step to step, and measuring is slow in software. */
+const widths = new Map<string, number>();
+function textWidth(ctx: CanvasRenderingContext2D, text: string): number {
+  const key = `${ctx.font}|${text}`;
+  let w = widths.get(key);
+  if (w === undefined) {
+    if (widths.size > 4000) widths.clear();
+    widths.set(key, (w = ctx.measureText(text).width));
+  }
+  return w;
+}
+
+/** The first of `texts` (longest first) that fits `width`, else the last. */
 function fitText(ctx: CanvasRenderingContext2D, texts: readonly string[], width: number): string {
-  return texts.find((t) => ctx.measureText(t).width <= width) ?? texts[texts.length - 1] ?? '';
+  return texts.find((t) => textWidth(ctx, t) <= width) ?? texts[texts.length - 1] ?? '';
 }
 
 /** The unit's bytes of every page of a chunk that is not populated. */
@@ -379,9 +394,30 @@ function drawSelection(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, c: Perc
   ctx.strokeRect(x0 - 1, top - 1, Math.max(3, x1 - x0 + 2), h + 2);
 }
 
+/** What the last whole paint of each canvas showed: a frame that only moves the animation repaints just the sliding map rows. */
+const painted = new WeakMap<CanvasRenderingContext2D, { s: PercpuSnapshot; width: number; height: number; zoom: Zoom; selected: PercpuHit | null; step: StepFigures | null }>();
+
+function repaintsOnlyTheAnimation(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, l: PercpuLayout, o: Overlay): boolean {
+  const last = painted.get(ctx);
+  return !!last && last.s === s && last.width === l.width && last.height === l.height && last.zoom.from === l.zoom.from && last.zoom.span === l.zoom.span && last.selected === o.selected && last.step === o.step;
+}
+
 export function drawSnapshot(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, l: PercpuLayout, o: Overlay): void {
   ctx.textBaseline = 'top';
   ctx.textAlign = 'left';
+  if (repaintsOnlyTheAnimation(ctx, s, l, o)) {
+    for (const m of o.step?.lastMemmove ?? []) {
+      const row = l.rows.find((r) => r.id === m.chunk);
+      const c = row ? s.chunks[row.index] : undefined;
+      if (!row || !c || !row.mapH) continue;
+      ctx.fillStyle = COLORS.background;
+      ctx.fillRect(0, row.mapY - 3, l.width, row.mapH + 6);
+      drawMap(ctx, c, row, l, o);
+      if (o.selected?.kind === 'entry' && o.selected.chunk === c.id) drawSelection(ctx, s, c, row, l, o.selected);
+    }
+    return;
+  }
+  painted.set(ctx, { s, width: l.width, height: l.height, zoom: l.zoom, selected: o.selected, step: o.step });
   ctx.fillStyle = COLORS.background;
   ctx.fillRect(0, 0, l.width, l.height);
   drawSlots(ctx, s, l, o);
@@ -392,9 +428,10 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, l
     ctx.font = `${l.compact ? 10 : 12}px system-ui, sans-serif`;
     const mm = moved.get(c.id);
     const note = mm && !l.compact ? `memmove ${fmt(mm.entries)} ${mm.shift > 0 ? `→${mm.shift}` : `←${-mm.shift}`}` : '';
-    const noteW = note ? ctx.measureText(note).width + 12 : 0;
+    const noteW = note ? textWidth(ctx, note) + 12 : 0;
     ctx.fillStyle = o.selected?.chunk === c.id ? COLORS.selected : COLORS.text;
-    ctx.fillText(fitText(ctx, chunkLabels(c), l.w - noteW), l.x0, row.labelY + 1);
+    if (l.compact) ctx.fillText(fitText(ctx, chunkLabels(c), l.labelW - 6), 8, row.labelY);
+    else ctx.fillText(fitText(ctx, chunkLabels(c), l.w - noteW), l.x0, row.labelY + 1);
     if (note) {
       ctx.fillStyle = COLORS.memmove;
       ctx.textAlign = 'right';

@@ -18,6 +18,7 @@
 // (only unreserved URL characters, so it is never percent-encoded).
 
 import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
+import { numberText as fmt } from '../lab/describe';
 
 /** CPUs (units) a lab world may have: each has an event ring, allocated whether it records or not (worker.ts). */
 export const MAX_UNITS = 4;
@@ -144,13 +145,13 @@ export function checkScript(raw: unknown, cpus: number): PercpuScript {
   return { steps: checker.steps };
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+const plural = (n: number, one: string, many = `${one}s`) => `${fmt(n)} ${n === 1 ? one : many}`;
 
 /** The words a person would use for a step. */
 export function describeStep(s: Step): string {
   switch (s.kind) {
     case 'alloc':
-      return `alloc ${s.count === 1 ? '' : `${s.count.toLocaleString('en')} × `}${s.size} B${s.align !== DEFAULT_ALIGN ? ` aligned ${s.align}` : ''}${s.reserved ? ' (reserved)' : ''} on CPU ${s.cpu}`;
+      return `alloc ${s.count === 1 ? '' : `${fmt(s.count)} × `}${s.size} B${s.align !== DEFAULT_ALIGN ? ` aligned ${s.align}` : ''}${s.reserved ? ' (reserved)' : ''} on CPU ${s.cpu}`;
     case 'free': {
       const which =
         s.count === 1

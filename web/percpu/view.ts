@@ -18,16 +18,23 @@ import { ALLOCATORS, decodePercpuSnapshot, type PercpuSnapshot } from './snapsho
 /** The scenario value of a hand-made script (`ops=`). */
 export const SANDBOX = 'sandbox';
 
+/** What is wrong with the URL's script (null: nothing); the last answer is kept, as every change of the URL asks again. */
+let lastOps: { raw: string; wrong: string | null } = { raw: '', wrong: null };
+function opsProblem(raw: string): string | null {
+  if (raw !== lastOps.raw) {
+    const r = parseScript(raw, MAX_UNITS);
+    lastOps = { raw, wrong: r.ok ? null : `a script like a0-4-4-256.f0-0 (${r.error})` };
+  }
+  return lastOps.wrong;
+}
+
 /** The percpu view's parameters. */
 export const PERCPU_PARAMS = {
   scenario: oneOf<string>([...SCENARIO_IDS, SANDBOX], 'in-order'),
   step: STEP_PARAM,
   allocator: listOf(ALLOCATORS, ALLOCATORS, ALLOCATORS.length),
   units: whole(1, MAX_UNITS, 2),
-  ops: text((raw) => {
-    const r = parseScript(raw, MAX_UNITS);
-    return r.ok ? null : `a script like a0-4-4-256.f0-0 (${r.error})`;
-  }, ''),
+  ops: text(opsProblem, ''),
 };
 
 export const percpuStepView: StepView<typeof PERCPU_PARAMS, PercpuConfig, PercpuScript, PercpuSnapshot, PercpuLayout, PercpuHit, Overlay, unknown> = {
