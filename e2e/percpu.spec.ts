@@ -12,6 +12,8 @@ import type { PercpuTestHook } from '../web/percpu/test-hook';
 const SHOTS = process.env.SCREENSHOTS === '1';
 const ALLOCATORS = ['areamap', 'bitmap', 'scanhint'] as const;
 const SCENARIOS = ['in-order', 'free-orders', 'second-half', 'align8', 'bpf-burst'] as const;
+/** The step each scenario's screenshot shows. */
+const SHOT_STEP: Record<(typeof SCENARIOS)[number], number> = { 'in-order': 3, 'free-orders': 3, 'second-half': 3, align8: 7, 'bpf-burst': 3 };
 /** A step past any story's end: the view shows the last one (web/lab/use-step-lab.ts). */
 const STEP_END = 1_000_000;
 
@@ -104,7 +106,16 @@ test.describe('percpu scenarios side by side', () => {
         expect(scan?.chunksScanned).toBeLessThan(bitmap?.chunksScanned ?? 0);
         expect(end.panes[2]?.chunks.filter((c) => c.relegated).length).toBeGreaterThan(0);
       }
-      await shot(page, `percpu-${scenario}`);
+      if (SHOTS) {
+        // The screenshot: the step that tells the story, the first chunk's first area selected, zoomed in on it.
+        await page.goto(`${ISOLATED_URL}?mode=percpu&scenario=${scenario}&step=${SHOT_STEP[scenario]}`);
+        await ready(page, SHOT_STEP[scenario]);
+        await page.getByTestId('percpu-canvas').first().focus();
+        await page.keyboard.press('ArrowDown');
+        for (let i = 0; i < 5; i++) await page.keyboard.press('+');
+        await page.waitForTimeout(800); // the memmove's slide
+        await shot(page, `percpu-${scenario}`);
+      }
     });
 });
 

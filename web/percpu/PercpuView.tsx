@@ -72,12 +72,29 @@ function useAnimation(key: unknown, on: boolean, ms: number): number {
   return t;
 }
 
+/** `value`, `frames` animation frames after it changes (at once for 0). */
+function useLagged<T>(value: T, frames: number): T {
+  const [lagged, setLagged] = useState(value);
+  useEffect(() => {
+    if (frames === 0) return;
+    let left = frames;
+    let id = requestAnimationFrame(function tick() {
+      if (--left > 0) id = requestAnimationFrame(tick);
+      else setLagged(value);
+    });
+    return () => cancelAnimationFrame(id);
+  }, [value, frames]);
+  return frames === 0 ? value : lagged;
+}
+
 /**
  * One pane's canvas, animating the step's memmoves: only this component
  * re-renders on the animation's frames (the page around it, timeline
- * included, renders once per step).
+ * included, renders once per step).  Pane i paints a new step i frames
+ * after pane 0, so the panes' repaints fall in different frames.
  */
-function PaneCanvas({ snap, overlay, animate, animKey, ms, label, onPick, onMove }: {
+function PaneCanvas({ pane, snap: newSnap, overlay: newOverlay, animate, animKey, ms, label, onPick, onMove }: {
+  pane: number;
   snap: PercpuSnapshot;
   overlay: Omit<Overlay, 'anim'>;
   animate: boolean;
@@ -87,6 +104,7 @@ function PaneCanvas({ snap, overlay, animate, animKey, ms, label, onPick, onMove
   onPick: (hit: PercpuHit | null) => void;
   onMove: (dx: number, dy: number) => void;
 }) {
+  const { snap, overlay } = useLagged(useMemo(() => ({ snap: newSnap, overlay: newOverlay }), [newSnap, newOverlay]), pane);
   const anim = useAnimation(animKey, animate, ms);
   const o = useMemo(() => ({ ...overlay, anim }), [overlay, anim]);
   return (
@@ -272,6 +290,7 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
         const overlay = overlays[i];
         return p && overlay ? (
           <PaneCanvas
+            pane={i}
             snap={p.snap}
             overlay={overlay}
             animate={lab.ready && (overlay.step?.lastMemmove.length ?? 0) > 0}

@@ -218,13 +218,15 @@ function drawStrip(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, c: PercpuCh
   ctx.fillStyle = COLORS.free;
   ctx.fillRect(l.x0, row.stripY, l.w, row.stripH);
   fillColumns(ctx, l.x0, row.stripY, row.stripH, coverage(l, each(RunState.USED)), (v) => (v >= 0.99 ? COLORS.used : v > 0.01 ? COLORS.mixed : null));
-  fillColumns(ctx, l.x0, row.stripY, row.stripH, coverage(l, each(RunState.HIDDEN)), (v) => (v >= 0.5 ? hatch(ctx) : null));
+  if (c.startOffset || c.endOffset) fillColumns(ctx, l.x0, row.stripY, row.stripH, coverage(l, each(RunState.HIDDEN)), (v) => (v >= 0.5 ? hatch(ctx) : null));
   // Populated pages: the bar above the strip; unpopulated ones also dim the strip.
-  const unpop = coverage(l, (emit) => unpopulated(s, c, emit));
   ctx.fillStyle = COLORS.populated;
   ctx.fillRect(l.x0, row.popY, l.w, row.popH);
-  fillColumns(ctx, l.x0, row.popY, row.popH, unpop, (v) => (v >= 0.5 ? COLORS.notPopulated : null));
-  fillColumns(ctx, l.x0, row.stripY, row.stripH, unpop, (v) => (v >= 0.5 ? COLORS.unpopulated : null));
+  if (c.nrPopulated < c.nrPages) {
+    const unpop = coverage(l, (emit) => unpopulated(s, c, emit));
+    fillColumns(ctx, l.x0, row.popY, row.popH, unpop, (v) => (v >= 0.5 ? COLORS.notPopulated : null));
+    fillColumns(ctx, l.x0, row.stripY, row.stripH, unpop, (v) => (v >= 0.5 ? COLORS.unpopulated : null));
+  }
   // Block (page) boundaries.
   const page = s.blockBits * BIT_BYTES;
   ctx.fillStyle = COLORS.block;
