@@ -3,13 +3,14 @@
 // with the three allocators side by side on a 64-chunk world, in headless
 // Chromium, from the browser's performance timeline.
 //
-//   npx vite build && node scripts/percpu-frame-bench.mjs [--seconds 10] [--chunks 64] [--speed 12] [--width 1400]
+//   npx vite build && node scripts/percpu-frame-bench.mjs [--seconds 10] [--chunks 64] [--speed 2] [--width 1400]
 //
 // Serves dist/ with `vite preview` (COOP/COEP: the threads build, as the lab
 // runs), opens ?mode=percpu with a hand-made script (ops=): one step that
 // allocates 1 KiB areas until the world has --chunks chunks (16 per chunk of
 // the lab's 16 KiB units), then single-area frees spread over the chunks,
-// and from the end of the first step plays at --speed steps per second.
+// and from the end of the first step plays at --speed steps per second (2,
+// the Lab's default; the slider goes to 12).
 // While it plays it records every animation frame's interval
 // (requestAnimationFrame timestamps), each canvas paint ('percpu-draw'
 // measures, LabCanvas), long tasks, and the steps actually shown per
@@ -21,7 +22,7 @@ import { launchChromium, ms2 as f, numberArg, pct, servePreview } from './browse
 const arg = (name, dflt) => numberArg('percpu-frame-bench', name, dflt);
 const seconds = arg('seconds', 10);
 const chunks = arg('chunks', 64);
-const speed = arg('speed', 12);
+const speed = arg('speed', 2);
 const width = arg('width', 1400);
 const port = arg('port', 4392);
 
