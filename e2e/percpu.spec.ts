@@ -250,12 +250,12 @@ test.describe('percpu on the Benchmarks page', () => {
     await expect(table).toContainText('scan hints (v5.2)');
     // The native column is filled for the sizes the native result has.
     await expect(table.locator('tr', { hasText: '1024 B' }).first()).not.toContainText('–');
+    await shot(page, 'percpu-benchmarks');
     await page.getByRole('button', { name: 'Run the percpu experiment' }).click();
     await page.waitForFunction(() => (window.__slablabPercpuBench?.done ?? 0) >= 1);
     await page.getByRole('button', { name: 'Stop the percpu run' }).click();
     await expect(page.getByTestId('percpu-bench-status')).toHaveText('Stopped.', { timeout: 120_000 });
     await page.getByLabel(/Native percpu JSON/).setInputFiles({ name: 'x.json', mimeType: 'application/json', buffer: Buffer.from('{"a":1}') });
     await expect(page.getByRole('alert')).toContainText('x.json: not a percpu result');
-    await shot(page, 'percpu-benchmarks');
   });
 });
