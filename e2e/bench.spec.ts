@@ -1,7 +1,7 @@
-// The Benchmarks page: a short run of the fastpath and bulk experiments
-// completes in the WebAssembly build with every point measured, a native
-// result loads beside it, Cancel stops a run, and a wrong file is refused
-// with a message.
+// The Benchmarks page: a short run of the fastpath, bulk and kmalloc experiments
+// (percpu's has its own test in percpu.spec.ts) completes in the WebAssembly
+// build with every point measured, a native result loads beside it, Cancel
+// stops a run, and a wrong file is refused with a message.
 import { expect, test } from '@playwright/test';
 import { ISOLATED_URL } from './servers';
 
@@ -11,12 +11,23 @@ test('a short benchmark run completes, with a native result side by side', async
   await expect(page.getByTestId('core-mode')).toContainText('threads');
   await page.getByLabel(/Native result/).setInputFiles('e2e/bench-native.fixture.json');
   await expect(page.getByTestId('bench-native')).toContainText('native points');
+  await page.getByRole('checkbox', { name: /^percpu/ }).uncheck();
   await page.getByRole('button', { name: 'Short run' }).click();
   await expect(page.getByTestId('bench-status')).toHaveText('Finished.', { timeout: 100_000 });
   const h = await page.evaluate(() => window.__slablabBench);
-  expect(h?.points.length).toBe(3 + 2 * 3);
+  const of = (e: string) => h?.points.filter((p) => p.experiment === e) ?? [];
+  // Four fast-path variants (rt included) and two bulk forms at three sizes.
+  expect(of('fastpath').map((p) => p.variant).sort()).toEqual(['cmpxchg', 'locked', 'plain', 'rt']);
+  expect(of('bulk').length).toBe(2 * 3);
+  await expect(page.getByTestId('bench-table')).toContainText('generic');
+  // kmalloc (SLAB, seed 002): 3 sizes x both rule sets x both phases.
+  expect(of('kmalloc').map((p) => `${p.row} ${p.variant}`).sort()).toEqual(
+    [32, 256, 4096].flatMap((r) => ['slab-after:alloc', 'slab-after:free', 'slab-before:alloc', 'slab-before:free'].map((v) => `${r} ${v}`)).sort(),
+  );
   for (const p of h?.points ?? []) expect(p.ns).toBeGreaterThan(0);
+  expect(h?.percpu).toEqual([]);
   await expect(page.getByTestId('bench-table')).toContainText('detached');
+  await expect(page.getByTestId('bench-table').locator('tr', { hasText: '4096 B' }).filter({ hasText: 'slab-after:alloc' })).not.toContainText('–');
   // The native column is filled where the native result has the same row.
   await expect(page.getByTestId('bench-table').locator('tr', { hasText: 'bulk 158' }).first()).not.toContainText('–');
   await page.screenshot({ path: 'test-results/bench.png', fullPage: true });

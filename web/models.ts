@@ -3,6 +3,7 @@
 // Only the worker's entry point imports this list.
 import type { ModelAdapter } from './lab/model';
 import { percpuModel } from './percpu/worker';
+import { slabModel } from './slab/worker';
 import { slubModel } from './slub/worker';
 
-export const MODELS: readonly ModelAdapter[] = [slubModel, percpuModel];
+export const MODELS: readonly ModelAdapter[] = [slubModel, slabModel, percpuModel];

@@ -4,6 +4,7 @@
 import type { LabViewEntry } from './lab/view';
 import { percpuView } from './percpu';
 import { selftestView } from './selftest';
+import { slabView } from './slab';
 import { slubFreeRun, slubView } from './slub';
 
-export const VIEWS: readonly LabViewEntry[] = [slubView, slubFreeRun, selftestView, percpuView];
+export const VIEWS: readonly LabViewEntry[] = [slubView, slubFreeRun, selftestView, slabView, percpuView];

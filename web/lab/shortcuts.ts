@@ -115,3 +115,17 @@ export function useShortcutList(): Shortcut[] {
     () => snapshot,
   );
 }
+
+/**
+ * The keys that move a view's selection without the canvas having focus
+ * (with focus, the arrows do it): `move(dx, dy)` steps through the view's
+ * items (dx: objects, bits) and their groups (dy: slabs, chunks).
+ */
+export function selectionShortcuts(move: (dx: number, dy: number) => void, item = 'object', group = 'slab'): Shortcut[] {
+  return [
+    { key: ']', description: `Select the next ${item} (arrows do this when the canvas has focus)`, run: () => move(1, 0) },
+    { key: '[', description: `Select the previous ${item}`, run: () => move(-1, 0) },
+    { key: '}', description: `Select the next ${group}`, run: () => move(0, 1) },
+    { key: '{', description: `Select the previous ${group}`, run: () => move(0, -1) },
+  ];
+}

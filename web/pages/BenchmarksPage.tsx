@@ -1,22 +1,98 @@
-// BenchmarksPage.tsx - the `fastpath` and `bulk` experiments of the native CLI
-// run in the WebAssembly build (on a CPU worker in the threads build), with
-// progress and cancel, charted with uPlot; a native JSON result can be loaded
-// to plot native and WebAssembly side by side.  Run logic: web/slub/bench.ts.
-// Other models' experiments follow as sections of their own (MORE_EXPERIMENTS).
+// BenchmarksPage.tsx - the `fastpath`, `bulk` (SLUB), `kmalloc` (SLAB) and
+// `percpu` experiments of the native CLI run in the WebAssembly build (on a
+// CPU worker in the threads build), with progress and cancel, charted with
+// uPlot; a native JSON result can be loaded to plot native and WebAssembly
+// side by side.  Run logic: web/lab/bench.ts (calibrated, interleaved rows)
+// and web/percpu/bench.ts (seed 003's rows, each timed by the workload
+// itself); the models' rows: web/slub/bench.ts, web/slab/bench.ts.
 
-import { useEffect, useMemo, useRef, useState, type ComponentType } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import '../lab/lab.css';
 import { getBridge } from '../core/bridge';
-import { Chart } from '../lab/BenchChart';
 import type { CoreState } from '../core/use-core';
-import { PercpuBenchSection } from '../percpu/BenchSection';
-import { BULK_VARIANTS, FASTPATH_VARIANTS, FULL_PLAN, parseNative, runPlan, SHORT_PLAN, type BenchPoint, type NativeResult } from '../slub/bench';
+import { Chart } from '../lab/BenchChart';
+import { readNative, runRows, type BenchPoint, type BenchRow, type NativeResult } from '../lab/bench';
+import { FULL_PLAN as PERCPU_FULL_PLAN, parsePercpuNative, planRows as percpuPlanRows, resultOfReply, rowRequest, runPercpuPlan, SHORT_PLAN as PERCPU_SHORT_PLAN, type NativePercpu, type PercpuRow } from '../percpu/bench';
+import { PercpuBenchResults } from '../percpu/BenchSection';
+import { kmallocRows, KMALLOC_VARIANTS, parseKmallocNative } from '../slab/bench';
+import { BULK_VARIANTS, FASTPATH_VARIANTS, FULL_PLAN, parseNative, SHORT_PLAN, slubRows } from '../slub/bench';
 
-/** The other models' experiments, each a section of its own (its runs, charts, table and native overlay), after SLUB's. */
-const MORE_EXPERIMENTS: readonly ComponentType<{ core: CoreState }>[] = [PercpuBenchSection];
+const SERIES_COLORS: Record<string, string> = { generic: '#d9480f', detached: '#1c7ed6', irqoff: '#7048e8', 'slab-before': '#d9480f', 'slab-after': '#1c7ed6', slub: '#2f9e44' };
 
-const SERIES_COLORS: Record<string, string> = { fallback: '#d9480f', detached: '#1c7ed6', irqoff: '#7048e8' };
+/** Every experiment the page runs, in the order Run takes them (percpu's rows last: the engine's calibrated rows are quicker). */
+const EXPERIMENTS = ['fastpath', 'bulk', 'kmalloc', 'percpu'] as const;
+type Experiment = (typeof EXPERIMENTS)[number];
+const EXPERIMENT_TEXT: Record<Experiment, string> = {
+  fastpath: 'fastpath (SLUB, seed 001)',
+  bulk: 'bulk (SLUB, seeds 000 and 004)',
+  kmalloc: 'kmalloc (SLAB, seed 002)',
+  percpu: 'percpu (area map, bitmap, scan hints; seed 003)',
+};
+
+/** The rows of the chosen experiments, full or short. */
+function planRows(chosen: ReadonlySet<Experiment>, short: boolean): BenchRow[] {
+  const plan = short ? SHORT_PLAN : FULL_PLAN;
+  return [...slubRows({ ...plan, experiments: plan.experiments.filter((e) => chosen.has(e)) }), ...(chosen.has('kmalloc') ? kmallocRows(short) : [])];
+}
+
+/** What a file parser makes of a text, or null when the text holds none of its experiment. */
+const orNull = <T,>(parse: (text: string) => T, text: string): T | null => {
+  try {
+    return parse(text);
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * A native result's rows for every experiment the page runs (percpu's on
+ * their own: `slablab percpu --format json` writes its runs, not a
+ * slablab-bench/1 document); throws what is wrong with a file that has none.
+ */
+function parseAllNative(text: string): { calibrated: NativeResult | null; percpu: NativePercpu | null } {
+  const percpu = orNull(parsePercpuNative, text);
+  let calibrated: NativeResult | null = null;
+  try {
+    const { machine } = readNative(text);
+    const points = [parseNative, parseKmallocNative].flatMap((parse) => orNull(parse, text)?.points ?? []);
+    if (points.length) calibrated = { machine, points };
+  } catch (e) {
+    if (!percpu) throw e;
+  }
+  if (!calibrated && !percpu) throw new Error('it has no fastpath, bulk, kmalloc or percpu measurements (run `slablab all --format json`)');
+  return { calibrated, percpu };
+}
+
+function kmallocChart(points: BenchPoint[], native: NativeResult | null): { opts: uPlot.Options; data: uPlot.AlignedData } {
+  const mine = (ps: readonly { experiment: string; row: number }[]) => ps.filter((p) => p.experiment === 'kmalloc').map((p) => p.row);
+  const sizes = [...new Set([...mine(points), ...mine(native?.points ?? [])])].sort((a, b) => a - b);
+  const series: uPlot.Series[] = [{ label: 'size' }];
+  const data: (number | null)[][] = [sizes];
+  const line = (label: string, variant: string, dash: boolean, ps: readonly { experiment: string; row: number; variant: string; ns: number }[]) => {
+    const [rules = '', phase = ''] = variant.split(':');
+    series.push({ label, stroke: SERIES_COLORS[rules] ?? '#333', width: phase === 'alloc' ? 2 : 1, ...(dash ? { dash: [6, 4] } : {}), spanGaps: true, points: { show: true } });
+    data.push(sizes.map((b) => ps.find((p) => p.experiment === 'kmalloc' && p.row === b && p.variant === variant)?.ns ?? null));
+  };
+  for (const v of KMALLOC_VARIANTS) line(`wasm ${v}`, v, false, points);
+  if (native)
+    for (const v of [...KMALLOC_VARIANTS, 'slub:alloc', 'slub:free']) if (native.points.some((p) => p.experiment === 'kmalloc' && p.variant === v)) line(`native ${v}`, v, true, native.points);
+  return {
+    opts: {
+      width: 800,
+      height: 320,
+      title: 'kmalloc: nanoseconds per kmalloc (thick) and per kfree (thin) against size, SLAB before and after OBJFREELIST',
+      scales: { x: { time: false, distr: 3 }, y: { range: (_u, _min, max) => [0, max * 1.1] } },
+      axes: [{ label: 'size in bytes (log)' }, { label: 'ns per call' }],
+      series,
+    },
+    data: data as uPlot.AlignedData,
+  };
+}
+
+function rowText(p: BenchPoint): string {
+  return p.experiment === 'bulk' ? `bulk ${p.row}` : p.experiment === 'kmalloc' ? `${p.row} B` : 'alloc+free';
+}
 
 function bulkChart(points: BenchPoint[], native: NativeResult | null): { opts: uPlot.Options; data: uPlot.AlignedData } {
   const sizes = [...new Set([...points.filter((p) => p.experiment === 'bulk').map((p) => p.row), ...(native?.points.filter((p) => p.experiment === 'bulk').map((p) => p.row) ?? [])])].sort((a, b) => a - b);
@@ -74,6 +150,9 @@ export interface BenchHook {
   done: number;
   total: number;
   points: BenchPoint[];
+  /** The percpu experiment's rows (seed 003's figures per row). */
+  percpu: PercpuRow[];
+  /** Native measurements loaded, percpu runs included. */
   native: number;
 }
 declare global {
@@ -87,28 +166,51 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
   const [progress, setProgress] = useState<[number, number]>([0, 0]);
   const [running, setRunning] = useState(false);
   const [status, setStatus] = useState('');
+  const [percpuRows, setPercpuRows] = useState<PercpuRow[]>([]);
   const [native, setNative] = useState<NativeResult | null>(null);
+  const [percpuNative, setPercpuNative] = useState<NativePercpu | null>(null);
   const [nativeError, setNativeError] = useState('');
+  const [chosen, setChosen] = useState<ReadonlySet<Experiment>>(() => new Set(EXPERIMENTS));
   const cancel = useRef(false);
 
   useEffect(() => {
-    window.__slablabBench = { running, done: progress[0], total: progress[1], points, native: native?.points.length ?? 0 };
+    window.__slablabBench = { running, done: progress[0], total: progress[1], points, percpu: percpuRows, native: nativeCount };
   });
 
   const start = async (short: boolean) => {
     cancel.current = false;
     setPoints([]);
+    setPercpuRows([]);
     setRunning(true);
     setStatus('');
     const bridge = getBridge();
     try {
-      const finished = await runPlan(
-        short ? SHORT_PLAN : FULL_PLAN,
-        (p) => bridge.request('benchRow', p),
-        (p) => setPoints((ps) => [...ps, p]),
-        (d, t) => setProgress([d, t]),
-        () => cancel.current,
-      );
+      const plan = short ? SHORT_PLAN : FULL_PLAN;
+      const percpuPlan = short ? PERCPU_SHORT_PLAN : PERCPU_FULL_PLAN;
+      const percpuTotal = chosen.has('percpu') ? percpuPlanRows(percpuPlan).length : 0;
+      // One progress bar: the calibrated calls, then percpu's rows after them.
+      let before = 0;
+      const finished =
+        (await runRows(
+          planRows(chosen, short),
+          plan.reps,
+          plan.targetMs,
+          (p) => bridge.request('benchRow', p),
+          (p) => setPoints((ps) => [...ps, p]),
+          (d, t) => {
+            before = t;
+            setProgress([d, t + percpuTotal]);
+          },
+          () => cancel.current,
+        )) &&
+        (percpuTotal === 0 ||
+          (await runPercpuPlan(
+            percpuPlan,
+            async (p) => resultOfReply(await bridge.request('benchRow', rowRequest(p))),
+            (r) => setPercpuRows((rs) => [...rs, r]),
+            (d, t) => setProgress([before + d, before + t]),
+            () => cancel.current,
+          )));
       setStatus(finished ? 'Finished.' : 'Cancelled.');
     } catch (e) {
       setStatus(`The run failed: ${e instanceof Error ? e.message : String(e)}`);
@@ -120,16 +222,22 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
   const loadFile = async (file: File | undefined) => {
     if (!file) return;
     try {
-      setNative(parseNative(await file.text()));
+      const n = parseAllNative(await file.text());
+      setNative(n.calibrated);
+      setPercpuNative(n.percpu);
       setNativeError('');
     } catch (e) {
       setNative(null);
+      setPercpuNative(null);
       setNativeError(`${file.name}: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
 
   const bulk = useMemo(() => bulkChart(points, native), [points, native]);
   const fast = useMemo(() => fastpathChart(points, native), [points, native]);
+  const kmalloc = useMemo(() => kmallocChart(points, native), [points, native]);
+  const nativeCount = (native?.points.length ?? 0) + (percpuNative?.points.length ?? 0);
+  const nativeMachine = native?.machine ?? percpuNative?.machine ?? '';
   const threads = core.status === 'ready' && core.info.mode === 'threads';
 
   return (
@@ -137,17 +245,40 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
       <h2 id="bench-title">Benchmarks</h2>
       <p>
         The SLUB model's <code>fastpath</code> (seed 001: one alloc+free pair of a 256-byte object per fast-path variant) and <code>bulk</code> (seed 000:
-        kmem_cache_alloc_bulk + kmem_cache_free_bulk, fallback against the detached freelist) experiments, run here in WebAssembly{' '}
+        kmem_cache_alloc_bulk + kmem_cache_free_bulk, slab_common.c's generic per-object loop (the seeds' "fallback") against the detached freelist)
+        experiments, and the SLAB model's <code>kmalloc</code> (seed 002's slab_test: rounds of 10,000 kmalloc(size) then 10,000 kfree on one CPU,
+        before and after OBJFREELIST_SLAB, each phase timed on its own, ns per call), and the percpu model's <code>percpu</code> (seed 003, below
+        its own table), run here in WebAssembly{' '}
         {threads ? 'on a CPU worker thread' : 'on the bridge worker (single-threaded build)'}. Each point is calibrated to about{' '}
         {FULL_PLAN.targetMs} ms per timed call, variants interleaved, median of {FULL_PLAN.reps} (a short run: 1 repetition, 3 bulk sizes). The
         browser's clock is coarse (5 µs isolated, 100 µs not) and WebAssembly has no CMPXCHG16B: the double-word compare-and-swap is a 64-bit one on
         wasm32, so the variants differ less than natively. Native numbers: <code>npm run bench -- all --out bench.json</code>, then load the file below.
       </p>
+      <fieldset className="bench-experiments" disabled={running}>
+        <legend>Experiments</legend>
+        {EXPERIMENTS.map((e) => (
+          <label key={e}>
+            <input
+              type="checkbox"
+              checked={chosen.has(e)}
+              onChange={(ev) =>
+                setChosen((c) => {
+                  const n = new Set(c);
+                  if (ev.target.checked) n.add(e);
+                  else n.delete(e);
+                  return n;
+                })
+              }
+            />{' '}
+            {EXPERIMENT_TEXT[e]}
+          </label>
+        ))}
+      </fieldset>
       <div className="lab-controls">
-        <button type="button" disabled={running || core.status !== 'ready'} onClick={() => void start(false)}>
+        <button type="button" disabled={running || core.status !== 'ready' || chosen.size === 0} onClick={() => void start(false)}>
           Run
         </button>
-        <button type="button" disabled={running || core.status !== 'ready'} onClick={() => void start(true)}>
+        <button type="button" disabled={running || core.status !== 'ready' || chosen.size === 0} onClick={() => void start(true)}>
           Short run
         </button>
         <button type="button" disabled={!running} onClick={() => (cancel.current = true)}>
@@ -170,7 +301,12 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
           Native result (<code>slablab ... --format json</code>): <input type="file" accept=".json,application/json" onChange={(e) => void loadFile(e.target.files?.[0])} />
         </label>{' '}
         or drop it here.
-        {native && <span data-testid="bench-native"> Loaded: {native.points.length} native points from {native.machine}.</span>}
+        {nativeCount > 0 && (
+          <span data-testid="bench-native">
+            {' '}
+            Loaded: {nativeCount} native points from {nativeMachine}.
+          </span>
+        )}
         {nativeError && (
           <span role="alert" className="fail">
             {' '}
@@ -181,10 +317,11 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
       <div className="bench-charts">
         <Chart opts={fast.opts} data={fast.data} label="Fast-path variants: nanoseconds per alloc+free pair (the table below has the figures)" />
         <Chart opts={bulk.opts} data={bulk.data} label="Bulk: nanoseconds per object against bulk size (the table below has the figures)" />
+        <Chart opts={kmalloc.opts} data={kmalloc.data} label="kmalloc: nanoseconds per kmalloc and per kfree against size, SLAB before and after OBJFREELIST (the table below has the figures)" />
       </div>
       {points.length > 0 && (
         <table className="per-cpu" data-testid="bench-table">
-          <caption>WebAssembly results (ns per object, median [min..max])</caption>
+          <caption>WebAssembly results (ns per object, or per call for kmalloc; median [min..max])</caption>
           <thead>
             <tr>
               <th scope="col">experiment</th>
@@ -198,7 +335,7 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
             {points.map((p) => (
               <tr key={`${p.experiment}-${p.row}-${p.variant}`}>
                 <td>{p.experiment}</td>
-                <td>{p.experiment === 'bulk' ? `bulk ${p.row}` : 'alloc+free'}</td>
+                <td>{rowText(p)}</td>
                 <td>{p.variant}</td>
                 <td>
                   {p.ns.toFixed(2)} [{p.min.toFixed(2)}..{p.max.toFixed(2)}]
@@ -209,9 +346,7 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
           </tbody>
         </table>
       )}
-      {MORE_EXPERIMENTS.map((Experiment, i) => (
-        <Experiment key={i} core={core} />
-      ))}
+      <PercpuBenchResults rows={percpuRows} native={percpuNative} />
     </section>
   );
 }

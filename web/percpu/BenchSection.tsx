@@ -1,16 +1,14 @@
-// BenchSection.tsx - seed 003's percpu experiment on the Benchmarks page: one
-// row per bridge call (the engine's benchRow, run by this model's adapter on
-// a CPU worker in the threads build), with progress and a stop between rows,
-// the seed's table (alloc and free milliseconds by object size and free
-// order, per allocator, the worst order marked), charts of nanoseconds per
-// object, and a native result (`slablab percpu --format json`) beside them.
+// BenchSection.tsx - the results of seed 003's percpu experiment on the
+// Benchmarks page (which runs it, one row per bridge call, among its other
+// experiments: web/pages/BenchmarksPage.tsx): the seed's table (alloc and
+// free milliseconds by object size and free order, per allocator, the worst
+// order marked), charts of nanoseconds per object, and a native result
+// (`slablab percpu --format json`) beside them.
 
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo } from 'react';
 import type uPlot from 'uplot';
-import { getBridge } from '../core/bridge';
-import type { CoreState } from '../core/use-core';
 import { Chart } from '../lab/BenchChart';
-import { FULL_PLAN, parsePercpuNative, perObject, resultOfReply, rowRequest, runPercpuPlan, SHORT_PLAN, worstOverOrders, type NativePercpu, type PercpuRow } from './bench';
+import { FULL_PLAN, perObject, worstOverOrders, type NativePercpu, type PercpuRow } from './bench';
 import { ALLOCATOR_TITLES } from './describe';
 import { FREE_ORDERS } from './percpu-api';
 import { ALLOCATORS, type Allocator } from './snapshot';
@@ -18,19 +16,6 @@ import './percpu.css';
 import { numberText as fmt } from '../lab/describe';
 
 const COLORS: Record<Allocator, string> = { areamap: '#d9480f', bitmap: '#1c7ed6', scanhint: '#7048e8' };
-
-export interface PercpuBenchHook {
-  running: boolean;
-  done: number;
-  total: number;
-  rows: PercpuRow[];
-  native: number;
-}
-declare global {
-  interface Window {
-    __slablabPercpuBench?: PercpuBenchHook;
-  }
-}
 
 /** ns per object against object size (log axis): one series per allocator, the worst free order; native dashed. */
 function chart(rows: readonly PercpuRow[], native: NativePercpu | null, phase: 'alloc' | 'free'): { opts: uPlot.Options; data: uPlot.AlignedData } {
@@ -71,52 +56,8 @@ function chart(rows: readonly PercpuRow[], native: NativePercpu | null, phase: '
 
 const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 
-export function PercpuBenchSection({ core }: { core: CoreState }) {
-  const [rows, setRows] = useState<PercpuRow[]>([]);
-  const [progress, setProgress] = useState<[number, number]>([0, 0]);
-  const [running, setRunning] = useState(false);
-  const stopped = useRef(false);
-  const [status, setStatus] = useState('');
-  const [native, setNative] = useState<NativePercpu | null>(null);
-  const [nativeError, setNativeError] = useState('');
-
-  useEffect(() => {
-    window.__slablabPercpuBench = { running, done: progress[0], total: progress[1], rows, native: native?.points.length ?? 0 };
-  });
-
-  const start = async (short: boolean) => {
-    stopped.current = false;
-    setRows([]);
-    setRunning(true);
-    setStatus('');
-    const bridge = getBridge();
-    try {
-      const finished = await runPercpuPlan(
-        short ? SHORT_PLAN : FULL_PLAN,
-        async (p) => resultOfReply(await bridge.request('benchRow', rowRequest(p))),
-        (r) => setRows((rs) => [...rs, r]),
-        (d, t) => setProgress([d, t]),
-        () => stopped.current,
-      );
-      setStatus(finished ? 'Finished.' : 'Stopped.');
-    } catch (e) {
-      setStatus(`The run failed: ${e instanceof Error ? e.message : String(e)}`);
-    } finally {
-      setRunning(false);
-    }
-  };
-
-  const loadFile = async (file: File | undefined) => {
-    if (!file) return;
-    try {
-      setNative(parsePercpuNative(await file.text()));
-      setNativeError('');
-    } catch (e) {
-      setNative(null);
-      setNativeError(`${file.name}: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  };
-
+/** The percpu rows run so far and a native result's, as the seed's table and two charts. */
+export function PercpuBenchResults({ rows, native }: { rows: readonly PercpuRow[]; native: NativePercpu | null }) {
   const alloc = useMemo(() => chart(rows, native, 'alloc'), [rows, native]);
   const free = useMemo(() => chart(rows, native, 'free'), [rows, native]);
   const worst = useMemo(() => worstOverOrders(rows), [rows]);
@@ -124,7 +65,6 @@ export function PercpuBenchSection({ core }: { core: CoreState }) {
     const pts = native?.points.filter((p) => p.allocator === a && p.size === size && !p.prefill) ?? [];
     return pts.length ? `${Math.max(...pts.map((p) => p.allocNs)).toFixed(0)} / ${Math.max(...pts.map((p) => p.freeNs)).toFixed(0)}` : '–';
   };
-  const ready = core.status === 'ready';
 
   return (
     <section className="percpu-bench" aria-labelledby="percpu-bench-title">
@@ -133,43 +73,9 @@ export function PercpuBenchSection({ core }: { core: CoreState }) {
         Seed 003's workload in WebAssembly: allocate {fmt(FULL_PLAN.objects)} objects of one size into a fresh instance of each allocator
         (2 units of 256 KiB), then free them in order, alternating (every other one first) or last first, timing both halves; one row per call. The
         seed used 2<sup>20</sup> objects, and its table gives each allocator's worst free order; here the table has every order and marks the worst, and
-        the charts compare nanoseconds per object, which runs of different lengths share. Native: <code>npm run -s bench -- percpu --format json &gt; percpu.json</code>.
+        the charts compare nanoseconds per object, which runs of different lengths share. Native: <code>npm run -s bench -- percpu --format json &gt; percpu.json</code>{' '}
+        (or the <code>all</code> result), loaded above.
       </p>
-      <div className="lab-controls">
-        <button type="button" disabled={running || !ready} onClick={() => void start(false)}>
-          Run the percpu experiment
-        </button>
-        <button type="button" disabled={running || !ready} onClick={() => void start(true)}>
-          Short percpu run
-        </button>
-        <button type="button" disabled={!running} onClick={() => (stopped.current = true)}>
-          Stop the percpu run
-        </button>
-        <progress max={progress[1] || 1} value={progress[0]} aria-label="percpu benchmark progress" />
-        <span data-testid="percpu-bench-status" aria-live="polite">
-          {running ? `${progress[0]} of ${progress[1]} rows` : status}
-        </span>
-      </div>
-      <div
-        className="bench-drop"
-        onDragOver={(e) => e.preventDefault()}
-        onDrop={(e) => {
-          e.preventDefault();
-          void loadFile(e.dataTransfer.files[0]);
-        }}
-      >
-        <label>
-          Native percpu JSON (<code>slablab percpu --format json</code>): <input type="file" accept=".json,application/json" onChange={(e) => void loadFile(e.target.files?.[0])} />
-        </label>{' '}
-        or drop it here.
-        {native && <span data-testid="percpu-bench-native"> Loaded: {native.points.length} native runs from {native.machine}.</span>}
-        {nativeError && (
-          <span role="alert" className="fail">
-            {' '}
-            {nativeError}
-          </span>
-        )}
-      </div>
       <div className="bench-charts">
         <Chart opts={alloc.opts} data={alloc.data} label="percpu: allocation nanoseconds per object against object size, per allocator (the table below has the figures)" />
         <Chart opts={free.opts} data={free.data} label="percpu: free nanoseconds per object against object size, per allocator (the table below has the figures)" />

@@ -10,8 +10,8 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import { checkText, numberText as fmt } from '../lab/describe';
-import type { Shortcut } from '../lab/shortcuts';
-import { StepLabFrame, stepOfPaneStop, Timeline, ViewCanvas } from '../lab/StepLab';
+import { selectionShortcuts } from '../lab/shortcuts';
+import { LabTimeline, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
 import { STEP_END, useStepLab } from '../lab/use-step-lab';
 import type { ViewProps } from '../lab/view';
@@ -168,7 +168,7 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
   }, [selection, zoom.from, zoom.span]);
 
   const select = useCallback((dx: number, dy: number) => snap0 && setSelection((sel) => moved(snap0, sel, dx, dy)), [snap0]);
-  const shortcuts = useMemo<Shortcut[]>(
+  const shortcuts = useMemo(
     () => [
       { key: '+', description: 'Zoom in (around the selected byte)', run: zoomControls.zoomIn },
       { key: '=', description: 'Zoom in', run: zoomControls.zoomIn },
@@ -176,10 +176,7 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
       { key: '0', description: 'Show the whole unit', run: zoomControls.whole },
       { key: '<', description: 'Pan left by half the window', run: () => zoomControls.panTo(zoom.from) },
       { key: '>', description: 'Pan right by half the window', run: () => zoomControls.panTo(zoom.from + zoom.span) },
-      { key: ']', description: 'Select the next bit (arrows do this when the canvas has focus)', run: () => select(1, 0) },
-      { key: '[', description: 'Select the previous bit', run: () => select(-1, 0) },
-      { key: '}', description: 'Select the same offset in the next chunk', run: () => select(0, 1) },
-      { key: '{', description: 'Select the same offset in the previous chunk', run: () => select(0, -1) },
+      ...selectionShortcuts(select, 'bit', 'chunk (at the same offset)'),
     ],
     [zoomControls, zoom.from, zoom.span, select],
   );
@@ -277,14 +274,7 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
       }
       legend={<PercpuLegend />}
       paneMinWidth="22rem"
-      paneHeads={lab.panes.map((p, i) => (
-        <div key={i}>
-          <h3>{p.label}</h3>
-          <p className="lab-figures percpu-pane-figures" data-testid={`percpu-pane-figures-${i}`}>
-            {figuresText(allocatorOf(i), steps[i] ?? null)}
-          </p>
-        </div>
-      ))}
+      paneHeads={paneHeads(lab, 'percpu', (_, i) => figuresText(allocatorOf(i), steps[i] ?? null))}
       panes={lab.panes.map((_, i) => {
         const p = shown[i];
         const overlay = overlays[i];
@@ -308,16 +298,7 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
         </p>
       }
       aside={<PercpuOps units={values.units} onAppend={append} selected={freeOfSelection} />}
-      timeline={
-        first && (
-          <Timeline
-            panes={lab.panes.map((p, i) => ({ label: p.label, events: p.events, stops: p.stops, names: p.names, now: lab.at?.panes[i] ?? 0 }))}
-            words={percpuStepView.describe.events}
-            cpus={values.units}
-            onJump={(pane, stop) => lab.go(stepOfPaneStop(lab, pane, stop))}
-          />
-        )
-      }
+      timeline={<LabTimeline lab={lab} words={percpuStepView.describe.events} cpus={values.units} />}
     />
   );
 }
