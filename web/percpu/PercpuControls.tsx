@@ -5,6 +5,7 @@
 
 import { useState } from 'react';
 import type { ParamValues } from '../lab/params';
+import { NumberPicker, range, ScenarioPicker } from '../lab/pickers';
 import { ALLOCATOR_TITLES } from './describe';
 import type { Zoom } from './layout';
 import { LEGEND } from './render';
@@ -21,25 +22,8 @@ export function PercpuPickers({ values, update }: { values: Values; update: Upda
   const many = values.allocator.length > 1;
   return (
     <>
-      <label>
-        Scenario{' '}
-        <select value={values.scenario} onChange={(e) => update({ scenario: e.target.value, step: 0, ops: '' })}>
-          {SCENARIOS.map((s, i) => (
-            <option key={s.id} value={s.id}>
-              {i + 1}. {s.title}
-            </option>
-          ))}
-          <option value={SANDBOX}>Sandbox (your own steps)</option>
-        </select>
-      </label>
-      <label>
-        Units (CPUs){' '}
-        <select value={values.units} onChange={(e) => update({ units: Number(e.target.value), step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })}>
-          {Array.from({ length: MAX_UNITS }, (_, i) => (
-            <option key={i}>{i + 1}</option>
-          ))}
-        </select>
-      </label>
+      <ScenarioPicker scenarios={SCENARIOS} value={values.scenario} sandbox={SANDBOX} onPick={(scenario) => update({ scenario, step: 0, ops: '' })} />
+      <NumberPicker label="Units (CPUs)" value={values.units} choices={range(1, MAX_UNITS)} onPick={(units) => update({ units, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })} />
       {many ? (
         <button type="button" onClick={() => update({ allocator: values.allocator.slice(0, 1) })}>
           Show one world
@@ -143,26 +127,12 @@ export function PercpuOps({ units, onAppend, selected }: {
     <section className="percpu-ops" aria-labelledby="percpu-ops-title">
       <h3 id="percpu-ops-title">Steps by hand</h3>
       <div className="lab-controls">
-        <label>
-          As CPU{' '}
-          <select value={c} onChange={(e) => setCpu(Number(e.target.value))}>
-            {Array.from({ length: units }, (_, i) => (
-              <option key={i}>{i}</option>
-            ))}
-          </select>
-        </label>
+        <NumberPicker label="As CPU" value={c} choices={range(0, units - 1)} onPick={setCpu} />
         <label>
           Size{' '}
           <input type="number" min={1} max={MAX_SIZE} value={size} onChange={(e) => setSize(Math.max(1, Math.min(MAX_SIZE, Number(e.target.value) || 1)))} />
         </label>
-        <label>
-          Align{' '}
-          <select value={align} onChange={(e) => setAlign(Number(e.target.value))}>
-            {aligns.map((a) => (
-              <option key={a}>{a}</option>
-            ))}
-          </select>
-        </label>
+        <NumberPicker label="Align" value={align} choices={aligns} onPick={setAlign} />
         <label>
           Areas{' '}
           <input type="number" min={1} max={MAX_AREAS} value={count} onChange={(e) => setCount(Math.max(1, Math.min(MAX_AREAS, Number(e.target.value) || 1)))} />
