@@ -147,7 +147,6 @@ static void chunk_move(sl_pcpu *pc, sl_pcpu_chunk *c, int oslot, int nslot, unsi
         list_add_between(&c->list, head, head->next);
     SLI_PCPU_EVENT(pc, c, PCPU_SLOT_MOVE, .arg0 = oslot < 0 ? SL_NONE32 : (uint32_t)oslot, .arg1 = (uint32_t)nslot,
                    .arg2 = how);
-    (void)oslot; /* benchmark builds have no events */
 }
 
 /* list_move to the head when the chunk got freer, list_move_tail when fuller. */
@@ -261,7 +260,6 @@ static int chunk_link(sl_pcpu *pc, sl_pcpu_chunk *c, unsigned by)
         return SL_ENOMEM;
     pc->chunks_created++;
     SLI_PCPU_EVENT(pc, c, PCPU_CHUNK_CREATE, .arg0 = pc->nr_chunks, .arg1 = by);
-    (void)by; /* benchmark builds have no events */
     sli_pcpu_chunk_relocate(pc, c, -1);
     return SL_OK;
 }

@@ -66,8 +66,9 @@ sli_sheaf sli_bootstrap_sheaf;
 
 /* An event naming obj (may be NULL) by its slab and index. */
 #if defined(SLABLAB_BENCH)
-/* Evaluated for nothing (plain reads), so that what only events use still counts as used. */
-#define SH_EV(a, kind, obj, a0, a1, a2) ((void)(a), (void)(obj), (void)(a0), (void)(a1), (void)(a2))
+/* Compiled under sizeof, never evaluated, so that what only events read still counts as used. */
+#define SH_EV(a, kind, obj, a0, a1, a2)                                                            \
+    ((void)sizeof((uintptr_t[]){(uintptr_t)(a), (uintptr_t)(obj), (a0), (a1), (a2)}))
 #else
 #define SH_EV(a, kind, obj, a0, a1, a2)                                                            \
     SLI_EV((a), kind, (obj) ? sli_slab_of((a)->s, (obj)) : NULL, (obj), (a0), (a1), (a2))
