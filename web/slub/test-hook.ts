@@ -57,6 +57,6 @@ export function paneHook(label: string, snap: SlubSnapshot, check: Check | null,
     })),
     dupObjects: dupCount(snap),
     stats: Object.fromEntries(HOOK_STATS.map((n) => [n, stat(snap, n)])),
-    sysfs: Object.fromEntries([...names.kernel, ...names.model].map((n, i) => [n, sysfsLine(snap, i)])),
+    sysfs: Object.fromEntries([...names.kernel, ...names.model].map(({ name, stat }) => [name, sysfsLine(snap, stat)])),
   };
 }
