@@ -1,4 +1,9 @@
-// vite.config.ts - the lab (index.html) and the embeddable view (embed.html).
+// vite.config.ts - the lab (index.html), the embeddable view (embed.html)
+// and the <slab-lab> element (dist/slab-lab.js, an ES module entry with a
+// fixed name, so a page can load it by that name; its chunks, the bridge
+// worker and the WebAssembly go to assets/ beside it and are found relative
+// to the script's URL).  In development /slab-lab.js redirects to the
+// element's source, so pages load it by the same name under `npm start`.
 //
 // Both the dev server (`npm start`) and `vite preview` send the headers that
 // make the page cross-origin isolated (COOP same-origin + COEP require-corp),
@@ -8,7 +13,7 @@
 // then loads the single-threaded build.
 import react from '@vitejs/plugin-react';
 import { resolve } from 'node:path';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 const isolationHeaders = {
   'Cross-Origin-Opener-Policy': 'same-origin',
@@ -16,8 +21,21 @@ const isolationHeaders = {
   'Cross-Origin-Resource-Policy': 'cross-origin',
 };
 
+/** /slab-lab.js under the dev server: the element's module. */
+const slabLabInDev: Plugin = {
+  name: 'slab-lab-in-dev',
+  configureServer(server) {
+    server.middlewares.use((req, res, next) => {
+      if (req.url?.split('?')[0] !== '/slab-lab.js') return next();
+      res.statusCode = 302;
+      res.setHeader('Location', '/web/embed/slab-lab.ts');
+      res.end();
+    });
+  },
+};
+
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), slabLabInDev],
   base: './',
   server: {
     host: 'localhost',
@@ -40,6 +58,10 @@ export default defineConfig({
       input: {
         main: resolve(import.meta.dirname, 'index.html'),
         embed: resolve(import.meta.dirname, 'embed.html'),
+        'slab-lab': resolve(import.meta.dirname, 'web/embed/slab-lab.ts'),
+      },
+      output: {
+        entryFileNames: (chunk) => (chunk.name === 'slab-lab' ? 'slab-lab.js' : 'assets/[name]-[hash].js'),
       },
     },
   },

@@ -4,11 +4,14 @@
 // inspector, a side panel and the event timeline.  The view fills the slots
 // with what is its own; the frame registers the transport's keys (and the
 // view's) scoped to its own element, so two labs on a page keep theirs apart.
+// The host (host.ts) may ask for less: `controls=none` leaves the caption and
+// the drawing, for a figure driven by its page.
 
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import type { SlEvent } from '../core/events.generated';
 import type { OpNames } from './describe';
+import { useLabHost } from './host';
 import { LabCanvas, type CanvasLayout } from './LabCanvas';
 import { useShortcuts, type Shortcut } from './shortcuts';
 import type { StepLab } from './use-step-lab';
@@ -40,15 +43,17 @@ export interface StepLabFrameProps {
 
 export function StepLabFrame(p: StepLabFrameProps) {
   const { lab, idPrefix, embedded } = p;
+  const host = useLabHost();
+  const controls = host.controls ?? (embedded ? 'minimal' : 'full');
   const root = useRef<HTMLElement>(null);
   const keys = useMemo(() => [...lab.shortcuts, ...p.shortcuts], [lab.shortcuts, p.shortcuts]);
-  useShortcuts(keys, root);
+  useShortcuts(keys, root, host.keysNeedFocus);
   const titleId = `${idPrefix}-title`;
   const paneStop = lab.paneStops.length === 1 ? lab.paneStops[0] : undefined;
   const micro = paneStop ? paneStop.micro : (lab.at?.micro ?? 0);
   return (
     <section className="lab-view" ref={root} aria-labelledby={titleId} data-testid={`${idPrefix}-view`}>
-      {embedded ? (
+      {controls !== 'full' ? (
         <h2 id={titleId} className="visually-hidden">
           {p.title}
         </h2>
@@ -69,39 +74,41 @@ export function StepLabFrame(p: StepLabFrameProps) {
         </div>
       )}
 
-      <div className="lab-controls" role="toolbar" aria-label="Playback">
-        <button type="button" onClick={() => lab.go(0)} disabled={lab.stepIndex === 0}>
-          Reset
-        </button>
-        <button type="button" onClick={lab.prevOp} disabled={lab.stepIndex === 0}>
-          Back
-        </button>
-        <button type="button" onClick={() => lab.setPlaying((x) => !x)} disabled={lab.atEnd && !lab.playing}>
-          {lab.playing ? 'Pause' : 'Play'}
-        </button>
-        <button type="button" onClick={() => lab.go(lab.stepIndex + 1)} disabled={lab.atEnd}>
-          Micro-step
-        </button>
-        <button type="button" onClick={lab.nextOp} disabled={lab.atEnd}>
-          Step
-        </button>
-        {!embedded && (
-          <label className="lab-speed">
-            Speed{' '}
-            <input type="range" min={0.5} max={12} step={0.5} value={lab.speed} aria-label="Speed (steps per second)" onChange={(e) => lab.setSpeed(Number(e.target.value))} />
-            <span>{lab.speed}/s</span>
-          </label>
-        )}
-        <span className="lab-position" data-testid={`${idPrefix}-position`} aria-live="polite">
-          {lab.stops.length ? `stop ${lab.stepIndex} of ${lab.stops.length - 1}${micro ? ` · micro-step ${micro}` : ''}` : 'loading…'}
-        </span>
-      </div>
+      {controls !== 'none' && (
+        <div className="lab-controls" role="toolbar" aria-label="Playback">
+          <button type="button" onClick={() => lab.go(0)} disabled={lab.stepIndex === 0}>
+            Reset
+          </button>
+          <button type="button" onClick={lab.prevOp} disabled={lab.stepIndex === 0}>
+            Back
+          </button>
+          <button type="button" onClick={() => lab.setPlaying((x) => !x)} disabled={lab.atEnd && !lab.playing}>
+            {lab.playing ? 'Pause' : 'Play'}
+          </button>
+          <button type="button" onClick={() => lab.go(lab.stepIndex + 1)} disabled={lab.atEnd}>
+            Micro-step
+          </button>
+          <button type="button" onClick={lab.nextOp} disabled={lab.atEnd}>
+            Step
+          </button>
+          {controls === 'full' && (
+            <label className="lab-speed">
+              Speed{' '}
+              <input type="range" min={0.5} max={12} step={0.5} value={lab.speed} aria-label="Speed (steps per second)" onChange={(e) => lab.setSpeed(Number(e.target.value))} />
+              <span>{lab.speed}/s</span>
+            </label>
+          )}
+          <span className="lab-position" data-testid={`${idPrefix}-position`} aria-live="polite">
+            {lab.stops.length ? `stop ${lab.stepIndex} of ${lab.stops.length - 1}${micro ? ` · micro-step ${micro}` : ''}` : 'loading…'}
+          </span>
+        </div>
+      )}
 
       <p className="lab-caption" data-testid={`${idPrefix}-caption`} aria-live="polite">
         {lab.caption}
       </p>
       {p.afterCaption}
-      {p.legend}
+      {controls !== 'none' && p.legend}
 
       <div className={p.panes.length > 1 ? 'lab-panes lab-panes-many' : 'lab-panes'}>
         {p.panes.map((pane, i) => (
@@ -112,15 +119,19 @@ export function StepLabFrame(p: StepLabFrameProps) {
         ))}
       </div>
 
-      <div className="lab-bottom">
-        <section className="lab-inspector" aria-labelledby={`${idPrefix}-inspector-title`}>
-          <h3 id={`${idPrefix}-inspector-title`}>Inspector</h3>
-          {p.inspector}
-        </section>
-        {!embedded && p.aside}
-      </div>
+      {controls !== 'none' && (
+        <>
+          <div className="lab-bottom">
+            <section className="lab-inspector" aria-labelledby={`${idPrefix}-inspector-title`}>
+              <h3 id={`${idPrefix}-inspector-title`}>Inspector</h3>
+              {p.inspector}
+            </section>
+            {controls === 'full' && p.aside}
+          </div>
 
-      {p.timeline}
+          {p.timeline}
+        </>
+      )}
     </section>
   );
 }

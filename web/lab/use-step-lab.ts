@@ -9,12 +9,13 @@
 // view goes away.  What is on screen stays while the next stop is fetched;
 // `ready` says when it is the stop the step names.
 
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { BridgeError, getBridge } from '../core/bridge';
 import type { Check, OpInfo, Stop } from '../core/bridge-protocol';
 import { decodeEvents, type SlEvent } from '../core/events.generated';
 import { describeBridgeError, type CoreState } from '../core/use-core';
 import { caption as captionOf, OpNames } from './describe';
+import { useLabHost } from './host';
 import type { CanvasLayout } from './LabCanvas';
 import { whole, type ParamSpecs, type ParamValues } from './params';
 import type { Shortcut } from './shortcuts';
@@ -100,6 +101,7 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
   const [error, setError] = useState<string | null>(null);
   const [playing, setPlaying] = useState(false);
   const [speed, setSpeed] = useState(2);
+  const host = useLabHost();
 
   // Load the panes whenever what defines them changes; free their sessions after.
   useEffect(() => {
@@ -187,16 +189,25 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
   }, [stops, stepIndex, go]);
   const atEnd = stops.length === 0 || stepIndex >= stops.length - 1;
 
-  // Play: one stop (micro-steps included) per tick.
+  // Play: one stop (micro-steps included) per tick, while the lab is on screen.
   useEffect(() => {
-    if (!playing) return;
+    if (!playing || !stops.length || !host.active) return;
     if (atEnd) {
       setPlaying(false);
       return;
     }
     const t = setTimeout(() => go(stepIndex + 1), 1000 / speed);
     return () => clearTimeout(t);
-  }, [playing, atEnd, stepIndex, speed, go]);
+  }, [playing, stops.length, host.active, atEnd, stepIndex, speed, go]);
+
+  // The host's commands, and autoplay once per story.
+  useEffect(() => host.commands.listen((c) => (c.type === 'go' ? go(c.step) : setPlaying(c.type === 'play'))), [host.commands, go]);
+  const autoplayed = useRef('');
+  useEffect(() => {
+    if (!host.autoplay || !current || autoplayed.current === current.key) return;
+    autoplayed.current = current.key;
+    setPlaying(true);
+  }, [host.autoplay, current]);
 
   const shortcuts = useMemo<Shortcut[]>(
     () => [
@@ -222,6 +233,9 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
       : '';
 
   const shownNow = shown?.key === key ? shown : null;
+  const ready = shownNow?.step === stepIndex;
+  const { report } = host;
+  useEffect(() => report({ ready, step: stepIndex, stops: stops.length, atEnd, playing, caption }), [report, ready, stepIndex, stops.length, atEnd, playing, caption]);
   return {
     story: current?.story ?? null,
     panes: current?.panes ?? [],
@@ -230,7 +244,7 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
     at,
     paneStops,
     shown: shownNow?.panes ?? null,
-    ready: shownNow?.step === stepIndex,
+    ready,
     atEnd,
     caption,
     error,

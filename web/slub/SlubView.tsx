@@ -9,6 +9,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import { EventKind, type SlEvent } from '../core/events.generated';
+import { useLabHost } from '../lab/host';
 import type { Shortcut } from '../lab/shortcuts';
 import { StepLabFrame, stepOfPaneStop, Timeline, ViewCanvas } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
@@ -50,6 +51,8 @@ export function SlubView({ core, store, embedded }: ViewProps) {
   const [selection, setSelection] = useState<ObjRef | null>(null);
   const [marked, setMarked] = useState<ReadonlySet<string>>(new Set());
   const [showFull, setShowFull] = useState(true);
+  // The test hook goes where the host says: the window in the app, the element in <slab-lab>.
+  const hooks = useLabHost().hooks as { __slablabSlub?: SlubTestHook };
 
   const shown = lab.shown ?? [];
   const first = lab.panes[0];
@@ -135,11 +138,11 @@ export function SlubView({ core, store, embedded }: ViewProps) {
   // The test hook: the state the canvases draw, once every pane shows the step the URL names.
   useEffect(() => {
     if (!lab.ready || !first || shown.length !== lab.panes.length) {
-      window.__slablabSlub = { ...(window.__slablabSlub as SlubTestHook), ready: false };
+      hooks.__slablabSlub = { ...(hooks.__slablabSlub as SlubTestHook), ready: false };
       return;
     }
     const panes = shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check));
-    window.__slablabSlub = {
+    hooks.__slablabSlub = {
       ...(panes[0] as SlubPaneHook),
       ready: true,
       stop: lab.stepIndex,
