@@ -5,6 +5,11 @@
 // to the script's URL).  In development /slab-lab.js redirects to the
 // element's source, so pages load it by the same name under `npm start`.
 //
+// coi-serviceworker.js (from the npm package) is served and built beside
+// them: a page on a host that cannot send COOP/COEP loads it first and gets
+// cross-origin isolation, hence the threads build, from a service worker
+// (public/docs.html does so when asked with ?threads).
+//
 // Both the dev server (`npm start`) and `vite preview` send the headers that
 // make the page cross-origin isolated (COOP same-origin + COEP require-corp),
 // which gives the bridge worker SharedArrayBuffer and so the threads build of
@@ -12,6 +17,8 @@
 // embed.html.  A static host without these headers still works: the worker
 // then loads the single-threaded build.
 import react from '@vitejs/plugin-react';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 
@@ -34,8 +41,24 @@ const slabLabInDev: Plugin = {
   },
 };
 
+const COI_SERVICEWORKER = createRequire(import.meta.url).resolve('coi-serviceworker/coi-serviceworker.min.js');
+
+/** /coi-serviceworker.js, served and emitted from the npm package as it is. */
+const coiServiceWorker: Plugin = {
+  name: 'coi-serviceworker',
+  configureServer(server) {
+    server.middlewares.use('/coi-serviceworker.js', (_req, res) => {
+      res.setHeader('Content-Type', 'text/javascript');
+      res.end(readFileSync(COI_SERVICEWORKER));
+    });
+  },
+  generateBundle() {
+    this.emitFile({ type: 'asset', fileName: 'coi-serviceworker.js', source: readFileSync(COI_SERVICEWORKER, 'utf8') });
+  },
+};
+
 export default defineConfig({
-  plugins: [react(), slabLabInDev],
+  plugins: [react(), slabLabInDev, coiServiceWorker],
   base: './',
   server: {
     host: 'localhost',

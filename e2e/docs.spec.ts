@@ -1,0 +1,33 @@
+// The stories page (public/docs.html, in dist/ beside slab-lab.js) from a
+// plain static server: every figure renders and steps; with ?threads the
+// page isolates itself through coi-serviceworker and the figures run the
+// threads build.
+import { expect, test, type Page } from '@playwright/test';
+import type { SlabLabElement } from '../web/embed/slab-lab';
+import { PLAIN_URL } from './servers';
+
+const DOCS = `${PLAIN_URL}docs.html`;
+
+/** Scrolls figure `id` into view and waits until it shows a loaded stop. */
+async function figureReady(page: Page, id: string): Promise<{ step: number; stops: number }> {
+  await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+  const h = await page.waitForFunction((id) => {
+    const s = (document.getElementById(id) as SlabLabElement | null)?.state;
+    return s && s.ready && s.stops > 0 ? { step: s.step, stops: s.stops } : null;
+  }, id);
+  return (await h.jsonValue()) as { step: number; stops: number };
+}
+
+test('static hosting: ?threads isolates the page through coi-serviceworker, and leaving it off removes the worker', async ({ page }) => {
+  await page.goto(`${DOCS}?threads`);
+  // The service worker registers, the page reloads once under it and is then isolated.
+  await page.waitForFunction(() => window.crossOriginIsolated === true, null, { timeout: 30_000 });
+  await expect(page.locator('#mode')).toContainText('cross-origin isolated');
+  await figureReady(page, 'fig-fast-path');
+  await expect(page.locator('#fig-fast-path').getByTestId('core-mode')).toHaveText(/threads/);
+
+  await page.goto(DOCS);
+  await page.waitForFunction(() => window.crossOriginIsolated === false && navigator.serviceWorker.controller === null, null, { timeout: 30_000 });
+  await figureReady(page, 'fig-fast-path');
+  await expect(page.locator('#fig-fast-path').getByTestId('core-mode')).toHaveText('single-threaded');
+});
