@@ -274,3 +274,68 @@ test.describe('the iframe embed API (postMessage)', () => {
     expect((await received(page)).filter((m) => m.type === 'step').map((m) => m.state?.step)).toEqual([0, 2]);
   });
 });
+
+test.describe('themes', () => {
+  /** The colour of the canvas's top-left pixel in figure `id`, once drawn (r, g, b). */
+  async function canvasCorner(page: Page, id: string): Promise<number[]> {
+    await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+    await settled(page, id);
+    const h = await page.waitForFunction((id) => {
+      const c = document.getElementById(id)?.shadowRoot?.querySelector('canvas');
+      if (!c || c.width === 0) return null;
+      const px = c.getContext('2d')?.getImageData(1, 1, 1, 1).data;
+      return px && px[3] === 255 ? [px[0], px[1], px[2]] : null;
+    }, id);
+    return (await h.jsonValue()) as number[];
+  }
+  const luminance = (rgb: number[]) => (rgb.reduce((a, b) => a + b, 0) / 3);
+
+  test('theme="dark", "light" and "auto" (the system): page colours and the canvas follow, per element', async ({ page }) => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await hostPage(
+      page,
+      `${PLAIN_URL}themes.html`,
+      `<slab-lab id="d" scenario="fast-path" cpus="2" theme="dark"></slab-lab><slab-lab id="l" scenario="fast-path" cpus="2" theme="light"></slab-lab><slab-lab id="a" scenario="fast-path" cpus="2"></slab-lab>`,
+    );
+    const bg = async (id: string) => {
+      await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+      return page.locator(`#${id} .embed`).evaluate((el) => [el.getAttribute('data-theme'), getComputedStyle(el).backgroundColor]);
+    };
+    expect(await bg('d')).toEqual(['dark', 'rgb(17, 21, 29)']);
+    expect(await bg('l')).toEqual(['light', 'rgb(246, 247, 249)']);
+    expect((await bg('a'))[0]).toBe('dark'); // auto, and the system is dark
+    expect(luminance(await canvasCorner(page, 'd'))).toBeLessThan(40);
+    expect(luminance(await canvasCorner(page, 'l'))).toBeGreaterThan(220);
+    // The system turns light: the auto element follows, the others keep their choice.
+    await page.emulateMedia({ colorScheme: 'light' });
+    await expect.poll(async () => (await bg('a'))[0]).toBe('light');
+    expect((await bg('d'))[0]).toBe('dark');
+    // An attribute change switches one element, canvas included.
+    await page.evaluate(() => document.getElementById('d')?.setAttribute('theme', 'light'));
+    await expect.poll(async () => luminance(await canvasCorner(page, 'd'))).toBeGreaterThan(220);
+  });
+
+  test("the lab's theme toggle: light, dark, back to the system, remembered across loads", async ({ page }) => {
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.goto(`${PLAIN_URL}?scenario=fast-path&cpus=2`);
+    const html = page.locator('html');
+    await expect(html).toHaveAttribute('data-theme', 'light');
+    const toggle = page.getByTestId('theme-toggle');
+    await expect(toggle).toHaveAccessibleName('Theme: auto (light)');
+    await toggle.click(); // light
+    await toggle.click(); // dark
+    await expect(html).toHaveAttribute('data-theme', 'dark');
+    await expect(toggle).toHaveAccessibleName('Theme: dark');
+    const canvasBg = () =>
+      page.getByTestId('slub-canvas').evaluate((c: HTMLCanvasElement) => {
+        const px = c.getContext('2d')?.getImageData(1, 1, 1, 1).data;
+        return px ? Array.from(px.subarray(0, 3)).reduce((a, b) => a + b, 0) / 3 : -1;
+      });
+    await expect.poll(canvasBg).toBeLessThan(40);
+    await page.reload();
+    await expect(html).toHaveAttribute('data-theme', 'dark');
+    await page.getByTestId('theme-toggle').click(); // auto: the system is light
+    await expect(html).toHaveAttribute('data-theme', 'light');
+    await expect.poll(canvasBg).toBeGreaterThan(220);
+  });
+});

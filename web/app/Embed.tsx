@@ -5,12 +5,12 @@
 // isolated, so this works with the single-threaded build too; the link
 // opens the same state in the full lab.
 
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useCore } from '../core/use-core';
 import { useParentApi } from '../embed/parent-api';
 import { LabHostContext, type LabHost } from '../lab/host';
 import { parseParams, type ParamStore } from '../lab/params';
-import { useResolvedTheme } from '../lab/theme';
+import { ThemeContext, useResolvedTheme } from '../lab/theme';
 import { useUrlStore } from '../lab/url-store';
 import { CoreLoadAlert, CoreStatus } from './CoreStatus';
 import { UrlProblems } from './UrlProblems';
@@ -26,31 +26,38 @@ export interface EmbedFrameProps {
   /** The folder of the full lab's index.html, for "Open in slablab". */
   labBase: URL;
   host: EmbedHost;
+  /** An element outside the frame to theme too (embed.html's <html>, for the page around the frame). */
+  themeRoot?: HTMLElement;
 }
 
-export function EmbedFrame({ store, problems, labBase, host }: EmbedFrameProps) {
+export function EmbedFrame({ store, problems, labBase, host, themeRoot }: EmbedFrameProps) {
   const values = useMemo(() => parseParams(EMBED_PARAMS, store.get).values, [store]);
   const view = viewById(values.view);
   const core = useCore();
   const theme = useResolvedTheme(values.theme);
+  useEffect(() => {
+    if (themeRoot) themeRoot.dataset.theme = theme;
+  }, [themeRoot, theme]);
   const labHost = useMemo<LabHost>(() => ({ ...host, controls: values.controls, autoplay: values.autoplay }), [host, values.controls, values.autoplay]);
   return (
-    <div className="embed" data-theme={theme}>
-      {values.controls !== 'none' && (
-        <header className="embed-bar">
-          <span className="embed-title">slablab</span>
-          <CoreStatus core={core} cpus={viewCpus(view, store)} />
-          <a href={labUrl(view, store, labBase)} target="_blank" rel="noopener">
-            Open in slablab
-          </a>
-        </header>
-      )}
-      <UrlProblems problems={problems} />
-      <CoreLoadAlert core={core} />
-      <LabHostContext.Provider value={labHost}>
-        <view.Component key={view.id} core={core} store={store} embedded={values.controls !== 'full'} />
-      </LabHostContext.Provider>
-    </div>
+    <ThemeContext.Provider value={theme}>
+      <div className="embed" data-theme={theme}>
+        {values.controls !== 'none' && (
+          <header className="embed-bar">
+            <span className="embed-title">slablab</span>
+            <CoreStatus core={core} cpus={viewCpus(view, store)} />
+            <a href={labUrl(view, store, labBase)} target="_blank" rel="noopener">
+              Open in slablab
+            </a>
+          </header>
+        )}
+        <UrlProblems problems={problems} />
+        <CoreLoadAlert core={core} />
+        <LabHostContext.Provider value={labHost}>
+          <view.Component key={view.id} core={core} store={store} embedded={values.controls !== 'full'} />
+        </LabHostContext.Provider>
+      </div>
+    </ThemeContext.Provider>
   );
 }
 
@@ -61,5 +68,5 @@ export function Embed() {
   const store = useUrlStore(EMBED_KEYS);
   const [problems] = useState(() => urlProblems(window.location.search, EMBED_PARAMS, (get) => viewById(parseParams(EMBED_PARAMS, get).values.view)));
   const host = useParentApi(store, EMBED_PARAMS, viewById, parseParams(EMBED_PARAMS, store.get).values.view);
-  return <EmbedFrame store={store} problems={problems} labBase={new URL(window.location.href)} host={host} />;
+  return <EmbedFrame store={store} problems={problems} labBase={new URL(window.location.href)} host={host} themeRoot={document.documentElement} />;
 }

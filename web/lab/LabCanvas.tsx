@@ -2,10 +2,12 @@
 // element; the view's layout is computed for the element's width (a
 // ResizeObserver follows it) and its draw paints synchronously from data
 // already fetched, on the next animation frame after anything changes, into a
-// context scaled to CSS pixels (devicePixelRatio).  Clicks and, with the
-// canvas focused, the arrow keys go through the view's hit test.
+// context scaled to CSS pixels (devicePixelRatio), with the colours of the
+// theme the canvas is in (drawn again when the theme changes).  Clicks and,
+// with the canvas focused, the arrow keys go through the view's hit test.
 
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useContext, useEffect, useMemo, useRef, useState } from 'react';
+import { canvasTheme, ThemeContext, type CanvasTheme } from './theme';
 
 export interface CanvasLayout {
   width: number;
@@ -16,7 +18,7 @@ export interface LabCanvasProps<L extends CanvasLayout, H> {
   /** The layout for a width in CSS pixels (pass a memoised function: a new one lays out again). */
   layout: (width: number) => L;
   /** Paints everything (no clear before it: a view that covers the canvas saves the pixels). */
-  draw: (ctx: CanvasRenderingContext2D, layout: L) => void;
+  draw: (ctx: CanvasRenderingContext2D, layout: L, colors: CanvasTheme) => void;
   /** What is under (x, y), in CSS pixels. */
   hit?: (layout: L, x: number, y: number) => H | null;
   onPick?: (hit: H | null, additive: boolean) => void;
@@ -36,6 +38,7 @@ export function LabCanvas<L extends CanvasLayout, H>({ layout: layoutFor, draw, 
   const ref = useRef<HTMLCanvasElement>(null);
   const [width, setWidth] = useState(900);
   const layout = useMemo(() => layoutFor(width), [layoutFor, width]);
+  const theme = useContext(ThemeContext);
 
   useEffect(() => {
     const canvas = ref.current;
@@ -59,11 +62,11 @@ export function LabCanvas<L extends CanvasLayout, H>({ layout: layoutFor, draw, 
         canvas.height = h;
       }
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-      draw(ctx, layout);
+      draw(ctx, layout, canvasTheme(canvas));
       if (measure) performance.measure(measure, { start: t0, end: performance.now() });
     });
     return () => cancelAnimationFrame(frame);
-  }, [layout, draw, measure]);
+  }, [layout, draw, measure, theme]);
 
   return (
     <canvas

@@ -14,6 +14,7 @@ import type { OpNames } from './describe';
 import { useLabHost } from './host';
 import { LabCanvas, type CanvasLayout } from './LabCanvas';
 import { useShortcuts, type Shortcut } from './shortcuts';
+import type { CanvasTheme } from './theme';
 import type { StepLab } from './use-step-lab';
 import type { EventWords, StepView } from './view';
 import './lab.css';
@@ -249,7 +250,7 @@ export interface ViewCanvasProps<Snap, L extends CanvasLayout, Hit, Overlay> {
 /** One pane's state drawn by its view on the canvas host. */
 export function ViewCanvas<Snap, L extends CanvasLayout, Hit, Overlay>({ view, snap, overlay, label, testId, onPick, onMove, measure }: ViewCanvasProps<Snap, L, Hit, Overlay>) {
   const layout = useCallback((width: number) => view.layout(snap, width, overlay), [view, snap, overlay]);
-  const draw = useCallback((ctx: CanvasRenderingContext2D, l: L) => view.draw(ctx, snap, l, overlay), [view, snap, overlay]);
+  const draw = useCallback((ctx: CanvasRenderingContext2D, l: L, colors: CanvasTheme) => view.draw(ctx, snap, l, overlay, colors), [view, snap, overlay]);
   const hit = useCallback((l: L, x: number, y: number) => view.hit(l, snap, x, y), [view, snap]);
   return <LabCanvas layout={layout} draw={draw} hit={hit} onPick={onPick} onMove={onMove} label={label} testId={testId} {...(measure ? { measure } : {})} />;
 }

@@ -6,7 +6,7 @@
 // Canvases read their colours from the same properties (canvasTheme), so a
 // drawing follows its own lab's theme, even with two themes on one page.
 
-import { useEffect, useState } from 'react';
+import { createContext, useEffect, useState } from 'react';
 import { oneOf } from './params';
 
 export const THEMES = ['auto', 'light', 'dark'] as const;
@@ -28,4 +28,33 @@ export function useResolvedTheme(choice: ThemeChoice): Theme {
     return () => q.removeEventListener('change', on);
   }, []);
   return choice === 'auto' ? (systemDark ? 'dark' : 'light') : choice;
+}
+
+/** The resolved theme of the lab around a component (the app's <html>, an embed's frame). */
+export const ThemeContext = createContext<Theme>('light');
+
+/** The surface colours every view's drawing takes from its theme (a view keeps its own state colours). */
+export interface CanvasTheme {
+  background: string;
+  text: string;
+  dim: string;
+  lane: string;
+  laneAlt: string;
+  selected: string;
+}
+
+const CANVAS_PROPERTIES: Record<keyof CanvasTheme, string> = {
+  background: '--canvas-background',
+  text: '--canvas-text',
+  dim: '--canvas-dim',
+  lane: '--canvas-lane',
+  laneAlt: '--canvas-lane-alt',
+  selected: '--canvas-selected',
+};
+
+/** The canvas colours of the theme `el` is in: web/theme.css's --canvas-* properties. */
+export function canvasTheme(el: Element): CanvasTheme {
+  const style = getComputedStyle(el);
+  const read = (k: keyof CanvasTheme) => style.getPropertyValue(CANVAS_PROPERTIES[k]).trim();
+  return { background: read('background'), text: read('text'), dim: read('dim'), lane: read('lane'), laneAlt: read('laneAlt'), selected: read('selected') };
 }

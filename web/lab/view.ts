@@ -13,6 +13,7 @@ import type { CoreState } from '../core/use-core';
 import type { OpNames } from './describe';
 import type { CanvasLayout } from './LabCanvas';
 import type { ParamSpecs, ParamStore, ParamValues } from './params';
+import type { CanvasTheme } from './theme';
 
 export interface ViewProps {
   core: CoreState;
@@ -108,8 +109,8 @@ export interface StepView<P extends ParamSpecs, World, Script, Snap, L extends C
   mirror?(anchor: Snap): Mirror<Snap>;
   /** Where everything goes for a width (the overlay may carry display choices, e.g. SLUB's "show full slabs"). */
   layout(s: Snap, width: number, o: Overlay): L;
-  /** Synchronous: paints only what has already been fetched. */
-  draw(ctx: CanvasRenderingContext2D, s: Snap, l: L, o: Overlay): void;
+  /** Synchronous: paints only what has already been fetched, on the theme's surface colours. */
+  draw(ctx: CanvasRenderingContext2D, s: Snap, l: L, o: Overlay, colors: CanvasTheme): void;
   hit(l: L, s: Snap, x: number, y: number): Hit | null;
   /** Everything the canvas shows, also in words (the inspector, the timeline, screen readers, tests). */
   describe: {

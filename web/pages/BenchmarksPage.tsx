@@ -3,24 +3,31 @@
 // progress and cancel, charted with uPlot; a native JSON result can be loaded
 // to plot native and WebAssembly side by side.  Run logic: web/slub/bench.ts.
 
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useContext, useEffect, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import '../lab/lab.css';
 import { getBridge } from '../core/bridge';
 import type { CoreState } from '../core/use-core';
+import { ThemeContext } from '../lab/theme';
 import { BULK_VARIANTS, FASTPATH_VARIANTS, FULL_PLAN, parseNative, runPlan, SHORT_PLAN, type BenchPoint, type NativeResult } from '../slub/bench';
 
 const SERIES_COLORS: Record<string, string> = { fallback: '#d9480f', detached: '#1c7ed6', irqoff: '#7048e8' };
 
 function Chart({ opts, data, label }: { opts: uPlot.Options; data: uPlot.AlignedData; label: string }) {
   const ref = useRef<HTMLDivElement>(null);
+  const theme = useContext(ThemeContext);
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const plot = new uPlot({ ...opts, width: Math.max(320, el.clientWidth) }, data, el);
+    // Axes, ticks and grid in the theme's ink and rule colours.
+    const style = getComputedStyle(el);
+    const ink = style.getPropertyValue('--ink').trim();
+    const rule = style.getPropertyValue('--rule').trim();
+    const axes = opts.axes?.map((a) => ({ stroke: ink, grid: { stroke: rule }, ticks: { stroke: rule }, ...a }));
+    const plot = new uPlot({ ...opts, ...(axes ? { axes } : {}), width: Math.max(320, el.clientWidth) }, data, el);
     return () => plot.destroy();
-  }, [opts, data]);
+  }, [opts, data, theme]);
   return <div ref={ref} role="img" aria-label={label} className="bench-chart" />;
 }
 
