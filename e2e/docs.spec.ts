@@ -18,6 +18,31 @@ async function figureReady(page: Page, id: string): Promise<{ step: number; stop
   return (await h.jsonValue()) as { step: number; stops: number };
 }
 
+test('every figure of the stories page renders and steps, on a plain static server', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(DOCS);
+  expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(false);
+  const ids = await page.locator('slab-lab').evaluateAll((els) => els.map((e) => e.id));
+  expect(ids.length).toBeGreaterThanOrEqual(3);
+  for (const id of ids) {
+    const fig = page.locator(`#${id}`);
+    const before = await figureReady(page, id);
+    expect(before.stops).toBeGreaterThan(1);
+    await expect(fig.getByTestId('core-mode')).toHaveText('single-threaded');
+    // Drawn: the canvas has pixels, the caption words.
+    const drawn = await fig.locator('canvas').first().evaluate((c: HTMLCanvasElement) => c.width > 0 && (c.getContext('2d')?.getImageData(1, 1, 1, 1).data[3] ?? 0) === 255);
+    expect(drawn).toBe(true);
+    await expect(fig.locator('.lab-caption').first()).not.toBeEmpty();
+    await fig.getByRole('button', { name: 'Micro-step', exact: true }).click();
+    await page.waitForFunction(([id, step]) => {
+      const s = (document.getElementById(id as string) as SlabLabElement | null)?.state;
+      return !!s && s.ready && s.step === step;
+    }, [id, before.step + 1] as const);
+  }
+  expect(errors).toEqual([]);
+});
+
 test('static hosting: ?threads isolates the page through coi-serviceworker, and leaving it off removes the worker', async ({ page }) => {
   await page.goto(`${DOCS}?threads`);
   // The service worker registers, the page reloads once under it and is then isolated.
