@@ -9,7 +9,8 @@ describe('the URL as loaded', () => {
     expect(problems('')).toEqual([]);
     expect(problems('?page=about&mode=selftest&cpus=8&iters=1&seed=4294967295')).toEqual([]);
     expect(problems('?mode=free&rate=0&workload=bursts&slabs=2048')).toEqual([]);
-    expect(problems('?scenario=why-tid&variant=cmpxchg,plain&bulk=fallback&step=3&cpus=2')).toEqual([]);
+    expect(problems('?scenario=why-tid&variant=cmpxchg,plain,rt&bulk=generic&step=3&cpus=2')).toEqual([]);
+    expect(problems('?scenario=sandbox&ops=z1.a0.m2.c30.s&slub_min_order=1&slub_max_order=default&slub_min_objects=8&nr_cpus=64&preemption=off')).toEqual([]);
   });
 
   it.each([
@@ -25,9 +26,11 @@ describe('the URL as loaded', () => {
     ['mode=free&rate=fast', 'rate="fast"', 'a whole number from 0 to 1000000'],
     ['mode=free&rate=2000000', 'rate="2000000"', 'a whole number from 0 to 1000000'],
     ['mode=free&workload=storm', 'workload="storm"', 'one of local, prodcons, bursts'],
-    ['variant=fast', 'variant="fast"', 'one of cmpxchg, locked, plain, or a comma list of up to 3 different ones'],
-    ['variant=plain,plain', 'variant="plain,plain"', 'one of cmpxchg, locked, plain, or a comma list of up to 3 different ones'],
-    ['bulk=detached,', 'bulk="detached,"', 'one of detached, fallback, or a comma list of up to 2 different ones'],
+    ['variant=fast', 'variant="fast"', 'one of cmpxchg, locked, plain, rt, or a comma list of up to 4 different ones'],
+    ['variant=plain,plain', 'variant="plain,plain"', 'one of cmpxchg, locked, plain, rt, or a comma list of up to 4 different ones'],
+    ['bulk=detached,', 'bulk="detached,"', 'one of detached, generic, or a comma list of up to 2 different ones'],
+    ['bulk=fallback', 'bulk="fallback"', `one of detached, generic, or a comma list of up to 2 different ones; "fallback" is now called "generic" (slab_common.c's generic loop of one kmem_cache_free per object)`],
+    ['nr_cpus=0', 'nr_cpus="0"', 'a whole number from 1 to 8192, or default'],
   ])('explains a bad %s and names what it accepts', (query, shown, expected) => {
     const p = problems(`?${query}`);
     expect(p).toHaveLength(1);

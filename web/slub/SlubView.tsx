@@ -3,8 +3,9 @@
 // per world (side by side when `variant` or `bulk` lists several).  What is
 // SLUB's own is here: the pickers, the selection and the marks for a bulk
 // free, the detached freelist being built, the inspector's words, the
-// checker's alert, the contrast of the two variants, operations by hand and
-// the test hook.  The whole state is in the URL; selection is local.
+// checker's alert, the contrast of the variants, operations and tuning by
+// hand, the counters and the test hook.  The whole state is in the URL;
+// selection is local.
 
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
@@ -18,10 +19,10 @@ import type { ViewProps } from '../lab/view';
 import type { Layout } from './layout';
 import type { SlubLoadExtra } from './protocol';
 import { refKey, type Overlay } from './render';
-import { SandboxOps } from './SandboxOps';
+import { SandboxOps, type TuningNow } from './SandboxOps';
 import { scenarioById } from './scenarios';
 import { detachedGroups, PreemptPoint, scriptToText, type AnyRef, type ObjRef, type Script, type ScriptOp } from './script';
-import { SlubContrast, SlubLegend, SlubPickers } from './SlubControls';
+import { SlubContrast, SlubCounters, SlubLegend, SlubPickers } from './SlubControls';
 import { slabIndexOf, stat, type SlubSnapshot } from './snapshot';
 import { checkText, dupCount, paneHook, type SlubPaneHook, type SlubTestHook } from './test-hook';
 import { SANDBOX, SLUB_PARAMS, slubStepView } from './view';
@@ -39,7 +40,10 @@ function detachedAt(pane: LoadedPane<Script<AnyRef>>, stop: Stop | undefined): O
 
 function figures(snap: SlubSnapshot): string {
   const g = snap.geometry;
-  return `Cache: ${g.objectSize}-byte objects in ${g.size}-byte slots, ${g.objects} per order-${g.order} slab; TID_STEP ${g.tidStep}; fast path ${g.fastpath}; bulk free ${g.bulkFree}. Fast-path allocs ${stat(snap, 'ALLOC_FASTPATH')}, slow ${stat(snap, 'ALLOC_SLOWPATH')}; cmpxchg retries ${stat(snap, 'CMPXCHG_DOUBLE_CPU_FAIL') + stat(snap, 'CMPXCHG_DOUBLE_FAIL')}.`;
+  let fallback = 0;
+  for (let i = 0; i < snap.nslabs; i++) if (snap.slab.order[i] !== g.order) fallback++;
+  const fallbackText = fallback ? ` ${fallback} fallback slab${fallback === 1 ? '' : 's'} of a lower order (ORDER_FALLBACK).` : '';
+  return `Cache: ${g.objectSize}-byte objects in ${g.size}-byte slots, ${g.objects} per order-${g.order} slab; min_partial ${g.minPartial}, cpu_partial ${g.cpuPartial}; TID_STEP ${g.tidStep}; fast path ${g.fastpath}; bulk free ${g.bulkFree}. Fast-path allocs ${stat(snap, 'ALLOC_FASTPATH')}, slow ${stat(snap, 'ALLOC_SLOWPATH')}; cmpxchg retries ${stat(snap, 'CMPXCHG_DOUBLE_CPU_FAIL') + stat(snap, 'CMPXCHG_DOUBLE_FAIL')}.${fallbackText}`;
 }
 
 export function SlubView({ core, store, embedded }: ViewProps) {
@@ -72,7 +76,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
         pos = (pos + dy + order.length) % order.length;
         index = -1;
       } else if (selSlab0 < 0) index = 0;
-      else index = Math.max(-1, Math.min(snap0.geometry.objects - 1, index + dx));
+      else index = Math.max(-1, Math.min((snap0.slab.objects[selSlab0] ?? 0) - 1, index + dx));
       setSelection({ pfn: snap0.slab.pfn[order[pos] ?? 0] ?? 0, index });
     },
     [snap0, selSlab0, selection],
@@ -101,6 +105,12 @@ export function SlubView({ core, store, embedded }: ViewProps) {
   const keep = stop0 ? (stop0.micro ? stop0.opIndex + 1 : stop0.ops) : 0;
   const append = (op: ScriptOp) => edit((s) => ({ ops: [...s.ops.slice(0, keep), op], irqs: s.irqs.filter((q) => q.atOp < keep) }), STEP_END);
   const canInterrupt = !!stop0 && stop0.micro > 0 && !stop0.inHandler && (first?.script.irqs.length ?? 8) < 8;
+  const tuning: TuningNow = {
+    minPartial: snap0?.geometry.minPartial ?? 0,
+    cpuPartial: snap0?.geometry.cpuPartial ?? 0,
+    zoneShort: first?.script.ops.slice(0, keep).findLast((o) => o.kind === 'zoneShort')?.value === 1,
+  };
+  const statNames = first ? (first.extra as SlubLoadExtra).statNames : null;
   const interrupt = (kind: ScriptOp['kind'], refs?: ObjRef[]) => {
     if (!stop0 || !canInterrupt) return;
     const handler = refs ? { kind, refs } : { kind };
@@ -141,7 +151,8 @@ export function SlubView({ core, store, embedded }: ViewProps) {
       hooks.__slablabSlub = { ...(hooks.__slablabSlub as SlubTestHook), ready: false };
       return;
     }
-    const panes = shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check));
+    const names = (first.extra as SlubLoadExtra).statNames;
+    const panes = shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, names));
     hooks.__slablabSlub = {
       ...(panes[0] as SlubPaneHook),
       ready: true,
@@ -208,6 +219,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
                 {figures(s)}
               </p>
             )}
+            {s && statNames && <SlubCounters snap={s} names={statNames} testId={`slub-counters-${i}`} />}
           </div>
         );
       })}
@@ -245,6 +257,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
             {inspectorText.length ? inspectorText.join(' ') : 'Select an object or a slab: click it, or focus the canvas and use the arrow keys.'}
           </p>
           {snap0 && !many && <p className="lab-figures">{figures(snap0)}</p>}
+          {snap0 && !many && statNames && <SlubCounters snap={snap0} names={statNames} testId="slub-counters" />}
         </>
       }
       aside={
@@ -257,6 +270,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
           stop={stop0}
           stopCpu={stop0 ? (first?.script.ops[stop0.opIndex]?.cpu ?? 0) : 0}
           canInterrupt={canInterrupt}
+          tuning={tuning}
           onAppend={append}
           onBulkFree={(cpu) => {
             setMarked(new Set());

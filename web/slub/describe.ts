@@ -6,7 +6,7 @@
 import { eventKindInfo, EventKind, NONE32 as EV_NONE, type SlEvent } from '../core/events.generated';
 import { describeTraceEvent, eventPlace, TRACE_GROUPS, traceGroup, type OpNames, type TraceWords } from '../lab/describe';
 import type { EventWords } from '../lab/view';
-import { POINT_TEXT } from './script';
+import { POINT_TEXT, TUNE_OPCODE } from './script';
 import { NEXT_CORRUPT, NO_CPU, NONE32, ObjState, SlabList, type SlubSnapshot } from './snapshot';
 import { STATE_NAMES } from './render';
 
@@ -24,11 +24,19 @@ function listName(s: SlubSnapshot, slab: number): string {
   }
 }
 
+/** " (order k, n objects)", and why when the slab is a fallback one. */
+function slabSize(s: SlubSnapshot, slab: number): string {
+  const order = s.slab.order[slab] ?? s.geometry.order;
+  const objects = s.slab.objects[slab] ?? 0;
+  const fallback = order === s.geometry.order ? '' : `: a fallback slab, made when the page allocator had no order-${s.geometry.order} block for the cache's ${s.geometry.objects}-object slabs`;
+  return ` (order ${order}, ${objects} objects${fallback})`;
+}
+
 export function describeSlab(s: SlubSnapshot, slab: number): string {
   const inuse = s.slab.inuse[slab] ?? 0;
   const objects = s.slab.objects[slab] ?? 0;
   const parts = [
-    `Slab pfn ${s.slab.pfn[slab]} (order ${s.geometry.order}) is on ${listName(s, slab)}.`,
+    `Slab pfn ${s.slab.pfn[slab]}${slabSize(s, slab)} is on ${listName(s, slab)}.`,
     `inuse ${inuse}, objects ${objects}, frozen ${s.slab.frozen[slab] ? 'yes' : 'no'}.`,
     `${s.slab.slabFreeCount[slab]} free on its own freelist, ${s.slab.cpuFreeCount[slab]} on a CPU freelist.`,
   ];
@@ -39,9 +47,10 @@ export function describeSlab(s: SlubSnapshot, slab: number): string {
 /** Position of an object on its chain and its predecessor, walking from the chain's head. */
 function chainPlace(s: SlubSnapshot, slab: number, index: number, head: number): { pos: number; prev: number } | null {
   const first = s.slab.firstObj[slab] ?? 0;
+  const objects = s.slab.objects[slab] ?? 0;
   let prev = NONE32;
   let at = head;
-  for (let n = 0; at !== NONE32 && at < s.geometry.objects && n <= s.geometry.objects; n++) {
+  for (let n = 0; at !== NONE32 && at < objects && n <= objects; n++) {
     if (at === index) return { pos: n, prev };
     prev = at;
     at = s.obj.next[first + at] ?? NONE32;
@@ -74,7 +83,7 @@ export function describeObject(s: SlubSnapshot, slab: number, index: number, nam
     );
     if (fop) out.push(`Last freed by ${names ? names.name(fop) : `operation #${fop}`} on CPU ${s.obj.freeCpu[first + index]}.`);
   }
-  out.push(`Slab counters: inuse ${s.slab.inuse[slab]}, objects ${s.slab.objects[slab]}, frozen ${s.slab.frozen[slab] ? 'yes' : 'no'}.`);
+  out.push(`Slab${slabSize(s, slab)} counters: inuse ${s.slab.inuse[slab]}, objects ${s.slab.objects[slab]}, frozen ${s.slab.frozen[slab] ? 'yes' : 'no'}.`);
   return out.join(' ');
 }
 
@@ -87,6 +96,7 @@ const EVENT_GROUPS = {
   cas: 'cmpxchg retries',
   micro: TRACE_GROUPS.micro,
   bulk: 'bulk',
+  tune: 'tuning (sysfs) and the page allocator',
   pages: TRACE_GROUPS.pages,
 } as const;
 type EventGroup = keyof typeof EVENT_GROUPS;
@@ -117,7 +127,28 @@ const GROUP_OF: Partial<Record<number, EventGroup>> = {
   [K.SLUB_DISCARD_SLAB]: 'lists',
   [K.SLUB_CPU_PARTIAL_NODE]: 'lists',
   [K.SLUB_FLUSH_CPU]: 'lists',
+  [K.SLUB_RT_REDO]: 'fast',
+  [K.SLUB_ORDER_FALLBACK]: 'slow',
+  [K.SLUB_TUNE]: 'tune',
+  [K.SLUB_HARDENED_DOUBLE_FREE]: 'pages',
+  [K.SLUB_SLAB_DISABLED]: 'pages',
 };
+
+/** The tuning operations' codes (script.ts) after the driver's, in words. */
+const OPCODE_WORDS: Record<number, string> = {
+  1: 'alloc',
+  2: 'free',
+  3: 'bulk alloc',
+  4: 'bulk free',
+  5: 'flush',
+  [TUNE_OPCODE.minPartial]: 'min_partial write',
+  [TUNE_OPCODE.cpuPartial]: 'cpu_partial write',
+  [TUNE_OPCODE.shrink]: 'shrink',
+  [TUNE_OPCODE.zoneShort]: 'page allocator change',
+};
+
+/** SLUB_HARDENED_DOUBLE_FREE's arg0: where set_freepointer's BUG_ON(object == fp) fired. */
+const HARDENED_SITES = ['do_slab_free', '__slab_free', 'deactivate_slab', 'build_detached_freelist', 'free_to_partial_list'];
 
 function eventGroup(kind: number): EventGroup {
   return traceGroup(kind) ?? GROUP_OF[kind] ?? 'pages';
@@ -125,7 +156,7 @@ function eventGroup(kind: number): EventGroup {
 
 /** The driver's operation codes (OP_BEGIN/OP_END arg0; sl_sched_kind) and preemption points in words. */
 const SLUB_TRACE_WORDS: TraceWords = {
-  opcode: (code) => ['', 'alloc', 'free', 'bulk alloc', 'bulk free', 'flush'][code] ?? 'op',
+  opcode: (code) => OPCODE_WORDS[code] ?? 'op',
   point: (id) => POINT_TEXT[id] ?? `point ${id}`,
 };
 
@@ -167,7 +198,7 @@ function describeEvent(e: SlEvent, names: OpNames | null): string {
     case K.SLUB_NODE_PARTIAL_REMOVE:
       return `${where(e).trim()} off the node partial list (${e.arg1} left)`;
     case K.SLUB_DISCARD_SLAB:
-      return `${where(e).trim()} discarded (empty beyond min_partial)`;
+      return `${where(e).trim()} discarded: empty, its order-${e.arg0} pages go back to the page allocator`;
     case K.SLUB_CPU_PARTIAL_NODE:
       return `${where(e).trim()} from the node to this CPU's partial list`;
     case K.SLUB_DEACTIVATE_BYPASS:
@@ -177,7 +208,7 @@ function describeEvent(e: SlEvent, names: OpNames | null): string {
     case K.SLUB_BULK_ALLOC:
       return `bulk alloc: ${e.arg1} of ${e.arg0} objects`;
     case K.SLUB_BULK_FREE:
-      return `bulk free of ${e.arg0} (${e.arg1 ? 'fallback' : 'detached'}): ${e.arg2} cmpxchg${e.arg2 === 1 ? '' : 's'}`;
+      return `bulk free of ${e.arg0} (${e.arg1 ? 'generic loop' : 'detached'}): ${e.arg2} cmpxchg${e.arg2 === 1 ? '' : 's'}`;
     case K.SLUB_DETACHED_FREELIST:
       return `detached freelist built: head${where(e)}, ${e.arg0} objects`;
     case K.SLUB_CPUSLAB_FLUSH:
@@ -186,6 +217,20 @@ function describeEvent(e: SlEvent, names: OpNames | null): string {
       return `object${where(e)} quarantined (error ${e.arg0 | 0}): never handed out again`;
     case K.SLUB_FLUSH_CPU:
       return `flush_cpu_slab: the CPU slab${e.slab === EV_NONE ? ' (none)' : ` (pfn ${e.slab})`} deactivated, the partial list moved to the node`;
+    case K.SLUB_HARDENED_DOUBLE_FREE:
+      return `FREELIST_HARDENED: object${where(e)} would be linked to itself in ${HARDENED_SITES[e.arg0] ?? `site ${e.arg0}`} (a double free); the kernel BUG()s here, the model refuses the free`;
+    case K.SLUB_SLAB_DISABLED:
+      return `slab${where(e)} taken out of use by a failed consistency check: its ${e.arg0} free object${e.arg0 === 1 ? '' : 's'} leak; the allocation goes on with the next slab`;
+    case K.SLUB_ORDER_FALLBACK:
+      return `ORDER_FALLBACK: no free order-${e.arg0} block, so${where(e)} is an order-${e.arg1} slab of ${e.arg2} objects`;
+    case K.SLUB_RT_REDO:
+      return `rt: the CPU slab changed before local_lock was taken; the free of${where(e)} starts over`;
+    case K.SLUB_TUNE:
+      return e.arg0 === 0
+        ? `sysfs min_partial = ${e.arg1}: empty slabs stay on the node list while it holds fewer`
+        : e.arg0 === 1
+          ? `sysfs cpu_partial = ${e.arg1} objects: cpu_partial_slabs recomputed, every CPU flushed (flush_all)`
+          : `sysfs shrink: every CPU flushed, ${e.arg1} empty slab${e.arg1 === 1 ? '' : 's'} discarded, the node list sorted fullest first`;
     default:
       return `${eventKindInfo(e.kind)?.name ?? `kind ${e.kind}`}${where(e)} ${e.arg0} ${e.arg1} ${e.arg2}`;
   }

@@ -3,6 +3,7 @@
 // model adapter (worker.ts): the world configuration, the free run's
 // parameters, and the model's own parts of the replies.
 
+import type { KernelParams, StatNames } from './slub-api';
 import type { BulkForm, Fastpath } from './snapshot';
 
 export interface WorldConfig {
@@ -12,18 +13,24 @@ export interface WorldConfig {
   bulkFree: BulkForm;
   seed: number;
   arenaBytes: number;
+  /** The kernel's boot parameters and options; absent: the defaults. */
+  kernel?: KernelParams;
 }
 
-/** worldInfo: the cache's geometry for the world's object size and CPU count. */
+/** worldInfo: the cache's geometry for the world's object size, CPU count and kernel. */
 export interface SlubWorldInfo {
   objects: number;
   order: number;
   size: number;
+  /** The order a new slab falls back to when the page allocator runs short (s->min), and its objects. */
+  fallbackOrder: number;
+  fallbackObjects: number;
 }
 
-/** LoadReply.extra: the same script's results with the other bulk-free form (scenario 5's comparison). */
+/** LoadReply.extra: the same script's results with the other bulk-free form (scenario 5's comparison), and the counters' sysfs names. */
 export interface SlubLoadExtra {
   otherBulkForm: { form: BulkForm; results: number[] };
+  statNames: StatNames;
 }
 
 export const WORKLOADS = ['local', 'prodcons', 'bursts'] as const;

@@ -4,16 +4,19 @@
 // before panes existed) and every pane's under `panes`.
 
 import type { Check } from '../core/bridge-protocol';
-import { NO_CPU, NONE32, ObjState, stat, type StatName, type SlubSnapshot } from './snapshot';
+import type { StatNames } from './slub-api';
+import { NO_CPU, NONE32, ObjState, stat, sysfsLine, type StatName, type SlubSnapshot } from './snapshot';
 
 export interface SlubPaneHook {
   label: string;
   check: string;
   cpus: { tid: number; freelistLength: number; slabPfn: number | null; partial: number }[];
   nodePartial: number[];
-  slabs: { pfn: number; list: number; cpu: number; inuse: number; objects: number; frozen: boolean }[];
+  slabs: { pfn: number; order: number; list: number; cpu: number; inuse: number; objects: number; frozen: boolean }[];
   dupObjects: number;
   stats: Record<string, number>;
+  /** Every counter as its sysfs file prints it, by its sysfs name ("alloc_fastpath": "3 C0=3"). */
+  sysfs: Record<string, string>;
 }
 export interface SlubTestHook extends SlubPaneHook {
   /** The states of the stop the URL names are on screen in every pane. */
@@ -39,7 +42,7 @@ export const dupCount = (s: SlubSnapshot) => s.obj.state.reduce((n, st) => n + (
 /** The checker's verdict in words ('' when it found nothing). */
 export const checkText = (check: Check | null | undefined) => (check && check.rc !== 0 ? `The checker (validate) flags a corruption: ${check.message}` : '');
 
-export function paneHook(label: string, snap: SlubSnapshot, check: Check | null): SlubPaneHook {
+export function paneHook(label: string, snap: SlubSnapshot, check: Check | null, names: StatNames): SlubPaneHook {
   return {
     label,
     check: checkText(check),
@@ -47,6 +50,7 @@ export function paneHook(label: string, snap: SlubSnapshot, check: Check | null)
     nodePartial: snap.nodePartial.map((i) => snap.slab.pfn[i] ?? 0),
     slabs: Array.from({ length: snap.nslabs }, (_, i) => ({
       pfn: snap.slab.pfn[i] ?? 0,
+      order: snap.slab.order[i] ?? 0,
       list: snap.slab.list[i] ?? 0,
       cpu: snap.slab.cpu[i] ?? NO_CPU,
       inuse: snap.slab.inuse[i] ?? 0,
@@ -55,5 +59,6 @@ export function paneHook(label: string, snap: SlubSnapshot, check: Check | null)
     })),
     dupObjects: dupCount(snap),
     stats: Object.fromEntries(HOOK_STATS.map((n) => [n, stat(snap, n)])),
+    sysfs: Object.fromEntries([...names.kernel, ...names.model].map((n, i) => [n, sysfsLine(snap, i)])),
   };
 }
