@@ -5,6 +5,9 @@
 // to the script's URL).  In development /slab-lab.js redirects to the
 // element's source, so pages load it by the same name under `npm start`.
 //
+// virtual:slablab/c-source is the models' C as the code panel shows it,
+// read from wasm-core/src on every build (scripts/c-source.mjs).
+//
 // coi-serviceworker.js (from the npm package) is served and built beside
 // them: a page on a host that cannot send COOP/COEP loads it first and gets
 // cross-origin isolation, hence the threads build, from a service worker
@@ -21,6 +24,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
+import { readCSource } from './scripts/c-source.mjs';
 
 const isolationHeaders = {
   'Cross-Origin-Opener-Policy': 'same-origin',
@@ -57,8 +61,20 @@ const coiServiceWorker: Plugin = {
   },
 };
 
+const C_SOURCE = 'virtual:slablab/c-source';
+
+/** The models' functions, preemption points and event sites, for the code panel (web/lab/code.ts). */
+const cSource: Plugin = {
+  name: 'c-source',
+  resolveId: (id) => (id === C_SOURCE ? `\0${C_SOURCE}` : null),
+  load: (id) => {
+    if (id !== `\0${C_SOURCE}`) return null;
+    return `export default ${JSON.stringify(readCSource())};`;
+  },
+};
+
 export default defineConfig({
-  plugins: [react(), slabLabInDev, coiServiceWorker],
+  plugins: [react(), slabLabInDev, coiServiceWorker, cSource],
   base: './',
   server: {
     host: 'localhost',

@@ -10,6 +10,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import type { SlEvent } from '../core/events.generated';
+import { CodePanel } from './CodePanel';
 import type { OpNames } from './describe';
 import { useLabHost } from './host';
 import { LabCanvas, type CanvasLayout } from './LabCanvas';
@@ -122,10 +123,18 @@ export function StepLabFrame(p: StepLabFrameProps) {
 
       {controls !== 'none' && (
         <>
+          <CodePanel
+            model={lab.model}
+            kernel={lab.kernel}
+            panes={lab.panes.map((pane, i) => ({ label: pane.label, stop: lab.paneStops[i], events: pane.events }))}
+            startOpen={controls === 'full'}
+            idPrefix={idPrefix}
+          />
           <div className="lab-bottom">
             <section className="lab-inspector" aria-labelledby={`${idPrefix}-inspector-title`}>
               <h3 id={`${idPrefix}-inspector-title`}>Inspector</h3>
               {p.inspector}
+              {lab.find && <FindAddress find={lab.find} idPrefix={idPrefix} />}
             </section>
             {controls === 'full' && p.aside}
           </div>
@@ -134,6 +143,32 @@ export function StepLabFrame(p: StepLabFrameProps) {
         </>
       )}
     </section>
+  );
+}
+
+/** The "find address" box: an address typed in, what it is said in words (announced). */
+function FindAddress({ find, idPrefix }: { find: (text: string) => string; idPrefix: string }) {
+  const [text, setText] = useState('');
+  const [asked, setAsked] = useState('');
+  return (
+    <form
+      className="lab-find"
+      role="search"
+      aria-label="Find an address"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setAsked(text);
+      }}
+    >
+      <label>
+        Find address{' '}
+        <input type="text" value={text} spellCheck={false} placeholder="0xffff888000001000" onChange={(e) => setText(e.target.value)} data-testid={`${idPrefix}-find-input`} />
+      </label>{' '}
+      <button type="submit">Find</button>
+      <p aria-live="polite" data-testid={`${idPrefix}-find-result`}>
+        {asked ? find(asked) : ''}
+      </p>
+    </form>
   );
 }
 
@@ -245,12 +280,14 @@ export interface ViewCanvasProps<Snap, L extends CanvasLayout, Hit, Overlay> {
   onMove: (dx: number, dy: number, layout: L) => void;
   /** Each paint's duration as a performance measure of this name. */
   measure?: string;
+  /** Animate between states (default: yes, for step views; a free run repaints every frame). */
+  motion?: boolean;
 }
 
 /** One pane's state drawn by its view on the canvas host. */
-export function ViewCanvas<Snap, L extends CanvasLayout, Hit, Overlay>({ view, snap, overlay, label, testId, onPick, onMove, measure }: ViewCanvasProps<Snap, L, Hit, Overlay>) {
+export function ViewCanvas<Snap, L extends CanvasLayout, Hit, Overlay>({ view, snap, overlay, label, testId, onPick, onMove, measure, motion = true }: ViewCanvasProps<Snap, L, Hit, Overlay>) {
   const layout = useCallback((width: number) => view.layout(snap, width, overlay), [view, snap, overlay]);
   const draw = useCallback((ctx: CanvasRenderingContext2D, l: L, colors: CanvasTheme) => view.draw(ctx, snap, l, overlay, colors), [view, snap, overlay]);
   const hit = useCallback((l: L, x: number, y: number) => view.hit(l, snap, x, y), [view, snap]);
-  return <LabCanvas layout={layout} draw={draw} hit={hit} onPick={onPick} onMove={onMove} label={label} testId={testId} {...(measure ? { measure } : {})} />;
+  return <LabCanvas layout={layout} draw={draw} hit={hit} onPick={onPick} onMove={onMove} label={label} testId={testId} motion={motion} {...(measure ? { measure } : {})} />;
 }

@@ -48,6 +48,9 @@ export interface ShownPane<Snap> {
 }
 
 export interface StepLab<Script, Snap> {
+  /** The view's model (its C folder, for the code panel) and the kernel release it follows for these values. */
+  model: string;
+  kernel: { file: string; version: string } | null;
   story: Story<Script> | null;
   panes: LoadedPane<Script>[];
   stops: AlignedStop[];
@@ -72,6 +75,8 @@ export interface StepLab<Script, Snap> {
   prevOp: () => void;
   /** The transport's keys (Space, arrows, '.', ',', r). */
   shortcuts: Shortcut[];
+  /** The view's "find address" in each pane's state on screen ("cmpxchg: ..." when there are several), null if the view has none. */
+  find: ((text: string) => string) | null;
 }
 
 export function errorText(e: unknown): string {
@@ -236,7 +241,23 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
   const ready = shownNow?.step === stepIndex;
   const { report } = host;
   useEffect(() => report({ ready, step: stepIndex, stops: stops.length, atEnd, playing, caption }), [report, ready, stepIndex, stops.length, atEnd, playing, caption]);
+  const kernel = useMemo(() => (view.kernel ? { file: view.kernel.file, version: view.kernel.version(values) } : null), [view, values]);
+  const shownPanes = shownNow?.panes;
+  const find = useMemo(() => {
+    const viewFind = view.describe.find;
+    if (!viewFind || !current || !shownPanes) return null;
+    return (text: string) =>
+      shownPanes
+        .map((p, i) => {
+          const pane = current.panes[i];
+          const words = viewFind(p.snap, text, pane?.names ?? null);
+          return current.panes.length > 1 ? `${pane?.label}: ${words}` : words;
+        })
+        .join(' ');
+  }, [view, current, shownPanes]);
   return {
+    model: view.model,
+    kernel,
     story: current?.story ?? null,
     panes: current?.panes ?? [],
     stops,
@@ -257,5 +278,6 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
     nextOp,
     prevOp,
     shortcuts,
+    find,
   };
 }

@@ -278,6 +278,8 @@ long sl_slub_snapshot_inflight(sl_slub_cache *s, void *buf, size_t cap, const sl
             put64(b + off_stats + 8u * (k * SL_SLUB_NR_STATS + i), sl_slub_stat_get(s, (int)k, i));
     put32(b + 72, NONE32);
     put32(b + 76, NONE32);
+    /* s->random, which FREELIST_HARDENED folds into every stored free pointer (the lab decodes them). */
+    put64(b + 84, (uint64_t)s->random);
     if (inflight)
         mark_inflight(s, b, inflight, nslabs);
     return (long)total;
