@@ -11,8 +11,10 @@
 // each item the layout names (a slab, by its pfn) that moved glides from its
 // old place to its new one.  The state is already the new one: a step never
 // waits for the animation, and a step taken during one starts the next
-// transition from whatever is on screen.  No motion under
-// prefers-reduced-motion, on the first paint, or when the size changed.
+// transition from whatever is on screen.  Only a new state moves (the
+// motionKey the host passes, e.g. the snapshot); a repaint of the same one
+// (a selection, a view's own animation frame) lands at once, as does
+// everything under prefers-reduced-motion, the first paint, or a resize.
 
 import { useContext, useEffect, useMemo, useRef, useState } from 'react';
 import { canvasTheme, ThemeContext, type CanvasTheme } from './theme';
@@ -36,7 +38,8 @@ export interface CanvasLayout {
 /** How long the motion between two states lasts. */
 export const MOTION_MS = 300;
 
-const reducedMotion = () => typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
+/** The reader asked for less motion (prefers-reduced-motion): views with animations of their own honour it too. */
+export const reducedMotion = () => typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
 
 /** The items of `to` that moved since `from`, with both places. */
 export function movedItems(from: readonly CanvasItem[] | undefined, to: readonly CanvasItem[] | undefined): { from: CanvasItem; to: CanvasItem }[] {
@@ -67,19 +70,19 @@ export interface LabCanvasProps<L extends CanvasLayout, H> {
   className?: string;
   /** Each paint's duration goes to the performance timeline as a measure of this name. */
   measure?: string;
-  /** Animate from one state to the next (step views; a free run repaints every frame instead). */
-  motion?: boolean;
+  /** The state drawn: a paint for a new one animates (a repaint of the same state, e.g. a selection, does not). Absent: no motion. */
+  motionKey?: unknown;
 }
 
 const ARROWS: Record<string, [number, number]> = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
 
-export function LabCanvas<L extends CanvasLayout, H>({ layout: layoutFor, draw, hit, onPick, onMove, label, testId, className = 'lab-canvas', measure, motion = false }: LabCanvasProps<L, H>) {
+export function LabCanvas<L extends CanvasLayout, H>({ layout: layoutFor, draw, hit, onPick, onMove, label, testId, className = 'lab-canvas', measure, motionKey }: LabCanvasProps<L, H>) {
   const ref = useRef<HTMLCanvasElement>(null);
   const [width, setWidth] = useState(900);
   const layout = useMemo(() => layoutFor(width), [layoutFor, width]);
   const theme = useContext(ThemeContext);
-  /** The layout of what is on screen (its items are where a motion starts). */
-  const onScreen = useRef<L | null>(null);
+  /** The layout of what is on screen (its items are where a motion starts), and the state it shows. */
+  const onScreen = useRef<{ layout: L; key: unknown } | null>(null);
 
   useEffect(() => {
     const canvas = ref.current;
@@ -100,8 +103,8 @@ export function LabCanvas<L extends CanvasLayout, H>({ layout: layoutFor, draw, 
       const h = Math.round(layout.height * dpr);
       const resized = canvas.width !== w || canvas.height !== h;
       const before = onScreen.current;
-      onScreen.current = layout;
-      if (!motion || resized || !before || reducedMotion()) {
+      onScreen.current = { layout, key: motionKey };
+      if (motionKey === undefined || resized || !before || before.key === motionKey || reducedMotion()) {
         if (resized) {
           canvas.width = w;
           canvas.height = h;
@@ -122,7 +125,7 @@ export function LabCanvas<L extends CanvasLayout, H>({ layout: layoutFor, draw, 
       nctx.setTransform(dpr, 0, 0, dpr, 0, 0);
       draw(nctx, layout, canvasTheme(canvas));
       if (measure) performance.measure(measure, { start: t0, end: performance.now() });
-      const moves = movedItems(before.items, layout.items);
+      const moves = movedItems(before.layout.items, layout.items);
       canvas.dataset.motion = 'on';
       const paint = (now: number) => {
         const t = Math.min(1, (now - t0) / MOTION_MS);
@@ -146,7 +149,7 @@ export function LabCanvas<L extends CanvasLayout, H>({ layout: layoutFor, draw, 
       cancelAnimationFrame(frame);
       delete canvas.dataset.motion;
     };
-  }, [layout, draw, measure, theme, motion]);
+  }, [layout, draw, measure, theme, motionKey]);
 
   return (
     <canvas

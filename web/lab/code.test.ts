@@ -90,8 +90,9 @@ describe('codeAt', () => {
     expect(codeAt(m, stop(0, 4), events)).toMatchObject({ fn: { name: 'a' }, line: 14 });
     // Without the hint of 107, the first site.
     expect(codeAt(m, stop(0, 3), [ev(EventKind.OP_BEGIN, 6), ev(108, 6), ev(EventKind.OP_END, 6)])).toMatchObject({ fn: { name: 'b' }, line: 23 });
-    // An earlier operation's events do not count.
+    // An earlier operation's events do not count; those of operations run inside this one do.
     expect(codeAt(m, stop(0, 5), [ev(107, 4), ev(EventKind.OP_END, 4), ev(EventKind.OP_BEGIN, 5), ev(108, 5), ev(EventKind.OP_END, 5)])?.fn.name).toBe('b');
+    expect(codeAt(m, stop(0, 6), [ev(EventKind.OP_BEGIN, 5), ev(EventKind.OP_BEGIN, 6), ev(107, 6), ev(108, 6), ev(EventKind.OP_END, 6), ev(EventKind.OP_END, 5)])).toMatchObject({ fn: { name: 'a' }, line: 14 });
     expect(codeAt(m, stop(0, 0), [])).toBeNull();
   });
 

@@ -5,10 +5,10 @@
 //   - at a micro-step, the PREEMPT_POINT event the scheduler recorded names
 //     the point and its source line (arg2), so the site is exact even where
 //     one point id sits at several places (the rt and cmpxchg fast paths);
-//   - at an operation's end, the place that recorded the operation's last
-//     event of the model's own; where that kind is recorded at several
-//     places, the one in the function most of the operation's other events
-//     came from (then the first).
+//   - at an operation's end, the place that recorded the last event of the
+//     model's own between the operation's OP_BEGIN and OP_END; where that
+//     kind is recorded at several places, the one in the function most of
+//     those events came from (then the first).
 
 import type { Stop } from '../core/bridge-protocol';
 import { EventKind, eventKindInfo, type SlEvent } from '../core/events.generated';
@@ -69,11 +69,12 @@ export function codeAt(src: ModelSource, stop: Stop, events: readonly SlEvent[])
   }
   const end = lastBefore(events, stop.eventCount, (e) => e.kind === EventKind.OP_END);
   if (!end) return null;
+  // The model's events between the operation's brackets (a step may run operations of its own inside: SLAB's kmalloc test).
   const ofOp: SlEvent[] = [];
   for (let i = Math.min(stop.eventCount, events.length) - 1; i >= 0; i--) {
     const e = events[i];
     if (!e || (e.kind === EventKind.OP_BEGIN && e.op === end.op)) break;
-    if (e.op === end.op && src.events[e.kind]) ofOp.push(e);
+    if (src.events[e.kind]) ofOp.push(e);
   }
   const last = ofOp[0];
   if (!last) return null;
