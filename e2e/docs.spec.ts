@@ -7,6 +7,7 @@ import type { SlabLabElement } from '../web/embed/slab-lab';
 import { PLAIN_URL } from './servers';
 
 const DOCS = `${PLAIN_URL}docs.html`;
+const SHOTS = process.env.SCREENSHOTS === '1';
 
 /** Scrolls figure `id` into view and waits until it shows a loaded stop. */
 async function figureReady(page: Page, id: string): Promise<{ step: number; stops: number }> {
@@ -41,6 +42,12 @@ test('every figure of the stories page renders and steps, on a plain static serv
     }, [id, before.step + 1] as const);
   }
   expect(errors).toEqual([]);
+  if (SHOTS) {
+    await page.setViewportSize({ width: 1280, height: 1500 });
+    await page.locator('#fast-path-title').scrollIntoViewIfNeeded();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: 'docs/screenshots/docs-page.png' });
+  }
 });
 
 test('static hosting: ?threads isolates the page through coi-serviceworker, and leaving it off removes the worker', async ({ page }) => {
