@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { expect, test, type Page } from '@playwright/test';
 import type { AxeResults } from 'axe-core';
 import type { SlabLabElement } from '../web/embed/slab-lab';
+import { figureState, loadFigures } from './figures';
 import { PLAIN_URL } from './servers';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -43,19 +44,6 @@ async function embeddableViews(page: Page): Promise<string[]> {
   return (list ?? '').split(', ');
 }
 
-/** Scrolls every <slab-lab> of the page into view and waits until each shows a loaded stop. */
-async function loadFigures(page: Page): Promise<number> {
-  const ids = await page.locator('slab-lab').evaluateAll((els) => els.map((e) => e.id));
-  for (const id of ids) {
-    await page.locator(`#${id}`).scrollIntoViewIfNeeded();
-    await page.waitForFunction((id) => {
-      const s = (document.getElementById(id) as SlabLabElement | null)?.state;
-      return !!s && s.ready && s.stops > 0;
-    }, id);
-  }
-  return ids.length;
-}
-
 for (const scheme of ['light', 'dark'] as const) {
   test.describe(`axe-core, ${scheme} theme`, () => {
     test.use({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
@@ -90,7 +78,7 @@ for (const scheme of ['light', 'dark'] as const) {
 
     test('the stories page with every figure loaded', async ({ page }) => {
       await page.goto(`${PLAIN_URL}docs.html`);
-      expect(await loadFigures(page)).toBeGreaterThan(0);
+      expect((await loadFigures(page)).length).toBeGreaterThan(0);
       expect(await axeProblems(page)).toEqual([]);
     });
   });
@@ -146,8 +134,7 @@ test.describe('keyboard and screen reader', () => {
 
   test('a <slab-lab> figure is reachable by Tab and steps by Enter', async ({ page }) => {
     await page.goto(`${PLAIN_URL}docs.html`);
-    await page.locator('#fig-fast-path').scrollIntoViewIfNeeded();
-    await page.waitForFunction(() => (document.getElementById('fig-fast-path') as SlabLabElement | null)?.state?.ready === true);
+    await figureState(page, 'fig-fast-path');
     await page.locator('#fig-fast-path').getByRole('link', { name: 'Open in slablab' }).focus();
     let name = '';
     for (let i = 0; i < 10 && name !== 'Step'; i++) {

@@ -2,33 +2,23 @@
 // plain static server: every figure renders and steps; with ?threads the
 // page isolates itself through coi-serviceworker and the figures run the
 // threads build.
-import { expect, test, type Page } from '@playwright/test';
-import type { SlabLabElement } from '../web/embed/slab-lab';
+import { expect, test } from '@playwright/test';
+import { figureState, loadFigures } from './figures';
 import { PLAIN_URL } from './servers';
 
 const DOCS = `${PLAIN_URL}docs.html`;
 const SHOTS = process.env.SCREENSHOTS === '1';
-
-/** Scrolls figure `id` into view and waits until it shows a loaded stop. */
-async function figureReady(page: Page, id: string): Promise<{ step: number; stops: number }> {
-  await page.locator(`#${id}`).scrollIntoViewIfNeeded();
-  const h = await page.waitForFunction((id) => {
-    const s = (document.getElementById(id) as SlabLabElement | null)?.state;
-    return s && s.ready && s.stops > 0 ? { step: s.step, stops: s.stops } : null;
-  }, id);
-  return (await h.jsonValue()) as { step: number; stops: number };
-}
 
 test('every figure of the stories page renders and steps, on a plain static server', async ({ page }) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(DOCS);
   expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(false);
-  const ids = await page.locator('slab-lab').evaluateAll((els) => els.map((e) => e.id));
+  const ids = await loadFigures(page);
   expect(ids.length).toBeGreaterThanOrEqual(3);
   for (const id of ids) {
     const fig = page.locator(`#${id}`);
-    const before = await figureReady(page, id);
+    const before = await figureState(page, id);
     expect(before.stops).toBeGreaterThan(1);
     await expect(fig.getByTestId('core-mode')).toHaveText('single-threaded');
     // Drawn: the canvas has pixels, the caption words.
@@ -36,10 +26,7 @@ test('every figure of the stories page renders and steps, on a plain static serv
     expect(drawn).toBe(true);
     await expect(fig.locator('.lab-caption').first()).not.toBeEmpty();
     await fig.getByRole('button', { name: 'Micro-step', exact: true }).click();
-    await page.waitForFunction(([id, step]) => {
-      const s = (document.getElementById(id as string) as SlabLabElement | null)?.state;
-      return !!s && s.ready && s.step === step;
-    }, [id, before.step + 1] as const);
+    await figureState(page, id, before.step + 1);
   }
   expect(errors).toEqual([]);
   if (SHOTS) {
@@ -55,11 +42,11 @@ test('static hosting: ?threads isolates the page through coi-serviceworker, and 
   // The service worker registers, the page reloads once under it and is then isolated.
   await page.waitForFunction(() => window.crossOriginIsolated === true, null, { timeout: 30_000 });
   await expect(page.locator('#mode')).toContainText('cross-origin isolated');
-  await figureReady(page, 'fig-fast-path');
+  await figureState(page, 'fig-fast-path');
   await expect(page.locator('#fig-fast-path').getByTestId('core-mode')).toHaveText(/threads/);
 
   await page.goto(DOCS);
   await page.waitForFunction(() => window.crossOriginIsolated === false && navigator.serviceWorker.controller === null, null, { timeout: 30_000 });
-  await figureReady(page, 'fig-fast-path');
+  await figureState(page, 'fig-fast-path');
   await expect(page.locator('#fig-fast-path').getByTestId('core-mode')).toHaveText('single-threaded');
 });

@@ -8,6 +8,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import type { SlabLabElement } from '../web/embed/slab-lab';
 import type { LabState } from '../web/lab/host';
+import { figureState } from './figures';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
 
 /** Serves `body` as the page at `url` (with COOP/COEP when `isolated`) and opens it. */
@@ -20,18 +21,6 @@ async function hostPage(page: Page, url: string, body: string, isolated = false)
     }),
   );
   await page.goto(url);
-}
-
-/** The element's state once it shows stop `step` (any stop when undefined) of a loaded story. */
-async function settled(page: Page, id: string, step?: number): Promise<LabState> {
-  const handle = await page.waitForFunction(
-    ([id, step]) => {
-      const s = (document.getElementById(id as string) as HTMLElementTagNameMap['slab-lab'] | null)?.state;
-      return s && s.ready && s.stops > 0 && (step === undefined || s.step === step) ? s : null;
-    },
-    [id, step] as const,
-  );
-  return (await handle.jsonValue()) as LabState;
 }
 
 /** Logs what the page sends its workers (requests) into window.__requests. */
@@ -68,8 +57,8 @@ test.describe('<slab-lab> in a plain page', () => {
     const a = page.locator('#a');
     const b = page.locator('#b');
     await expect(a.getByTestId('core-mode')).toHaveText('single-threaded', { timeout: 30_000 });
-    const a0 = await settled(page, 'a', 0);
-    const b2 = await settled(page, 'b', 2);
+    const a0 = await figureState(page, 'a', 0);
+    const b2 = await figureState(page, 'b', 2);
     expect(a0.caption).toContain('One CPU allocating');
     expect(b2.stops).toBeGreaterThan(a0.stops - 100); // both loaded their own story
     // Each element's test hook is its own.
@@ -78,9 +67,9 @@ test.describe('<slab-lab> in a plain page', () => {
 
     // Stepping one leaves the other where it was; the step is written back to the attribute.
     await a.getByRole('button', { name: 'Step', exact: true }).click();
-    const a1 = await settled(page, 'a', a0.step + 1);
+    const a1 = await figureState(page, 'a', a0.step + 1);
     await expect(a).toHaveAttribute('step', String(a1.step));
-    expect((await settled(page, 'b')).step).toBe(2);
+    expect((await figureState(page, 'b')).step).toBe(2);
 
     // An attribute change is a new story; a bad value is named in the element.
     await page.evaluate(() => document.getElementById('a')?.setAttribute('scenario', 'slow-path'));
@@ -89,7 +78,7 @@ test.describe('<slab-lab> in a plain page', () => {
     await expect(a.getByTestId('url-problems')).toContainText('attribute cpus="99" is not valid: expected a whole number from 2 to 8.');
     await page.evaluate(() => document.getElementById('a')?.setAttribute('cpus', '2'));
     await expect(a.getByTestId('url-problems')).toHaveCount(0);
-    await settled(page, 'a');
+    await figureState(page, 'a');
 
     // Removal disposes the element's session; the other one keeps working.
     const loadsBefore = (await requests(page)).filter((r) => r.type === 'load').length;
@@ -98,7 +87,7 @@ test.describe('<slab-lab> in a plain page', () => {
     await page.evaluate(() => document.getElementById('a')?.remove());
     await expect.poll(async () => (await requests(page)).filter((r) => r.type === 'dispose').length).toBe(disposesBefore + 1);
     await b.getByRole('button', { name: 'Micro-step', exact: true }).click();
-    expect((await settled(page, 'b', 3)).step).toBe(3);
+    expect((await figureState(page, 'b', 3)).step).toBe(3);
     expect(errors).toEqual([]);
   });
 
@@ -108,21 +97,21 @@ test.describe('<slab-lab> in a plain page', () => {
       `${PLAIN_URL}keys.html`,
       `<p>prose</p><slab-lab id="a" scenario="fast-path" cpus="2"></slab-lab><slab-lab id="b" scenario="fast-path" cpus="2"></slab-lab><div style="height:3000px"></div>`,
     );
-    await settled(page, 'a', 0);
-    await settled(page, 'b', 0);
+    await figureState(page, 'a', 0);
+    await figureState(page, 'b', 0);
     await page.locator('#b').getByRole('button', { name: 'Step', exact: true }).focus();
     await page.keyboard.press('ArrowRight');
-    await expect.poll(async () => (await settled(page, 'b')).step).toBeGreaterThan(0);
-    const b = await settled(page, 'b');
-    expect((await settled(page, 'a')).step).toBe(0);
+    await expect.poll(async () => (await figureState(page, 'b')).step).toBeGreaterThan(0);
+    const b = await figureState(page, 'b');
+    expect((await figureState(page, 'a')).step).toBe(0);
     // Focus on the page body: no element takes the keys.
     await page.getByText('prose', { exact: true }).click();
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press(' ');
     await expect.poll(() => page.evaluate(() => window.scrollY)).toBeGreaterThan(0);
-    expect((await settled(page, 'a')).step).toBe(0);
-    expect((await settled(page, 'b')).step).toBe(b.step);
-    expect((await settled(page, 'b')).playing).toBe(false);
+    expect((await figureState(page, 'a')).step).toBe(0);
+    expect((await figureState(page, 'b')).step).toBe(b.step);
+    expect((await figureState(page, 'b')).playing).toBe(false);
   });
 
   test('an element loads nothing until it is scrolled into view', async ({ page }) => {
@@ -133,18 +122,18 @@ test.describe('<slab-lab> in a plain page', () => {
       `<slab-lab id="early" scenario="fast-path" cpus="2" style="aspect-ratio:auto"></slab-lab><div style="height:4000px">prose</div><slab-lab id="late" scenario="why-tid" cpus="2"></slab-lab>`,
     );
     // Once the figure on screen has loaded, the one below the fold still has not asked for anything.
-    await settled(page, 'early', 0);
+    await figureState(page, 'early', 0);
     await expect(page.locator('#late')).toContainText('loads when it is scrolled into view');
     expect((await requests(page)).filter((r) => r.type === 'load')).toHaveLength(1);
     expect(await page.evaluate(() => (document.getElementById('late') as SlabLabElement | null)?.state ?? null)).toBeNull();
     await page.locator('#late').scrollIntoViewIfNeeded();
-    await settled(page, 'late', 0);
+    await figureState(page, 'late', 0);
     expect((await requests(page)).filter((r) => r.type === 'load')).toHaveLength(2);
   });
 
   test('the element API: go, play to the end, pause, load, with events', async ({ page }) => {
     await hostPage(page, `${PLAIN_URL}api.html`, `<slab-lab id="a" scenario="fast-path" cpus="2" controls="none"></slab-lab>`);
-    await settled(page, 'a', 0);
+    await figureState(page, 'a', 0);
     // controls="none": the caption and the drawing only.
     await expect(page.locator('#a').getByRole('toolbar', { name: 'Playback' })).toHaveCount(0);
     await expect(page.locator('#a').getByTestId('slub-canvas')).toBeVisible();
@@ -175,11 +164,11 @@ test.describe('<slab-lab> in a plain page', () => {
     await page.evaluate(() => (document.getElementById('a') as SlabLabElement | null)?.load({ scenario: 'why-tid', cpus: '2' }));
     await expect(page.locator('#a')).toHaveAttribute('scenario', 'why-tid');
     await expect(page.locator('#a')).not.toHaveAttribute('step', /./);
-    const loaded = await settled(page, 'a', 0);
+    const loaded = await figureState(page, 'a', 0);
     expect(loaded.caption).not.toBe(end.caption);
     await page.evaluate(() => (document.getElementById('a') as SlabLabElement | null)?.play());
     await page.evaluate(() => (document.getElementById('a') as SlabLabElement | null)?.pause());
-    await expect.poll(async () => (await settled(page, 'a')).playing).toBe(false);
+    await expect.poll(async () => (await figureState(page, 'a')).playing).toBe(false);
   });
 });
 
@@ -187,9 +176,9 @@ test('<slab-lab> in a cross-origin isolated page runs the threads build', async 
   await hostPage(page, `${ISOLATED_URL}isolated.html`, `<slab-lab id="a" scenario="why-tid" cpus="2"></slab-lab>`, true);
   expect(await page.evaluate(() => window.crossOriginIsolated)).toBe(true);
   await expect(page.locator('#a').getByTestId('core-mode')).toHaveText(/threads/, { timeout: 30_000 });
-  await settled(page, 'a', 0);
+  await figureState(page, 'a', 0);
   await page.locator('#a').getByRole('button', { name: 'Step', exact: true }).click();
-  expect((await settled(page, 'a')).step).toBeGreaterThan(0);
+  expect((await figureState(page, 'a')).step).toBeGreaterThan(0);
 });
 
 test.describe('the iframe embed API (postMessage)', () => {
@@ -278,8 +267,7 @@ test.describe('the iframe embed API (postMessage)', () => {
 test.describe('themes', () => {
   /** The colour of the canvas's top-left pixel in figure `id`, once drawn (r, g, b). */
   async function canvasCorner(page: Page, id: string): Promise<number[]> {
-    await page.locator(`#${id}`).scrollIntoViewIfNeeded();
-    await settled(page, id);
+    await figureState(page, id);
     const h = await page.waitForFunction((id) => {
       const c = document.getElementById(id)?.shadowRoot?.querySelector('canvas');
       if (!c || c.width === 0) return null;

@@ -9,6 +9,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import type { SlEvent } from '../core/events.generated';
 import { codeAt, elixirUrl, type CSource } from './code';
+import { PanePicker } from './PanePicker';
 
 let loading: Promise<CSource> | undefined;
 const loadSource = () => (loading ??= import('virtual:slablab/c-source').then((m) => m.default));
@@ -58,18 +59,7 @@ export function CodePanel({ model, kernel, panes, startOpen, idPrefix }: { model
       <summary>
         Code{at ? `: ${at.fn.name} (${file}:${at.line})` : ''}
       </summary>
-      {panes.length > 1 && (
-        <label>
-          Of{' '}
-          <select value={which} onChange={(e) => setWhich(Number(e.target.value))}>
-            {panes.map((p, i) => (
-              <option key={i} value={i}>
-                {p.label}
-              </option>
-            ))}
-          </select>
-        </label>
-      )}
+      {panes.length > 1 && <PanePicker labels={panes.map((p) => p.label)} which={which} onPick={setWhich} label="Code of" />}
       {failed && <p className="alert alert-error">The model's source could not be loaded: {failed}</p>}
       {open && !failed && !source && <p className="lab-hint">Loading the model's C…</p>}
       {source && !src && <p className="lab-hint">No C source map for the {model} model.</p>}

@@ -11,6 +11,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } fro
 import type { Stop } from '../core/bridge-protocol';
 import type { SlEvent } from '../core/events.generated';
 import { CodePanel } from './CodePanel';
+import { PanePicker } from './PanePicker';
 import type { OpNames } from './describe';
 import { useLabHost } from './host';
 import { LabCanvas, type CanvasLayout } from './LabCanvas';
@@ -218,18 +219,7 @@ export function Timeline({ panes, words, cpus, onJump }: { panes: readonly Timel
     <section className="lab-timeline" aria-labelledby="timeline-title">
       <h3 id="timeline-title">Events</h3>
       <div className="lab-timeline-filters">
-        {panes.length > 1 && (
-          <label>
-            Of{' '}
-            <select value={which} onChange={(e) => setWhich(Number(e.target.value))} aria-label="Events of">
-              {panes.map((p, i) => (
-                <option key={i} value={i}>
-                  {p.label}
-                </option>
-              ))}
-            </select>
-          </label>
-        )}
+        {panes.length > 1 && <PanePicker labels={panes.map((p) => p.label)} which={which} onPick={setWhich} label="Events of" />}
         {Array.from({ length: cpus }, (_, k) => (
           <label key={k}>
             <input type="checkbox" checked={cpuOn[k] ?? true} onChange={(e) => setCpuOn((c) => Array.from({ length: cpus }, (_, i) => (i === k ? e.target.checked : (c[i] ?? true))))} /> CPU {k}
