@@ -5,6 +5,8 @@
 // The host pages are served by the test itself (route.fulfill) at the
 // servers' origins, so the script and the files beside it come from the
 // built site exactly as they would for a docs page.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import type { SlabLabElement } from '../web/embed/slab-lab';
 import type { LabState } from '../web/lab/host';
@@ -170,6 +172,37 @@ test.describe('<slab-lab> in a plain page', () => {
     await page.evaluate(() => (document.getElementById('a') as SlabLabElement | null)?.pause());
     await expect.poll(async () => (await figureState(page, 'a')).playing).toBe(false);
   });
+});
+
+test('<slab-lab autoplay> plays its story to the end by itself once on screen', async ({ page }) => {
+  await hostPage(page, `${PLAIN_URL}autoplay.html`, `<slab-lab id="a" scenario="fast-path" cpus="2" autoplay controls="none"></slab-lab>`);
+  const end = await page.evaluate(
+    () => new Promise<LabState>((resolve) => document.getElementById('a')?.addEventListener('slab-lab-finished', (e) => resolve((e as CustomEvent<LabState>).detail), { once: true })),
+  );
+  expect(end.step).toBe(end.stops - 1);
+  expect(end.atEnd).toBe(true);
+});
+
+test('<slab-lab> from another origin (a CDN with CORS): the worker starts from a same-origin shim and the figure steps', async ({ page }) => {
+  const CDN = 'http://cdn.slablab.test/';
+  const TYPES: Record<string, string> = { js: 'text/javascript', wasm: 'application/wasm', css: 'text/css' };
+  await page.route(`${CDN}**`, (route) => {
+    const path = new URL(route.request().url()).pathname;
+    const file = join('dist', path);
+    if (!existsSync(file)) return route.fulfill({ status: 404, body: 'Not Found' });
+    return route.fulfill({ body: readFileSync(file), headers: { 'Content-Type': TYPES[path.split('.').pop() ?? ''] ?? 'application/octet-stream', 'Access-Control-Allow-Origin': '*' } });
+  });
+  await page.route(`${PLAIN_URL}cdn.html`, (route) =>
+    route.fulfill({ contentType: 'text/html', body: `<!doctype html><html lang="en"><head><title>cdn</title><script type="module" src="${CDN}slab-lab.js"></script></head><body><slab-lab id="a" scenario="fast-path" cpus="2"></slab-lab></body></html>` }),
+  );
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${PLAIN_URL}cdn.html`);
+  const a0 = await figureState(page, 'a', 0);
+  await page.locator('#a').getByRole('button', { name: 'Step', exact: true }).click();
+  await expect.poll(async () => (await figureState(page, 'a')).step).toBeGreaterThan(a0.step);
+  await expect(page.locator('#a').getByRole('link', { name: 'Open in slablab' })).toHaveAttribute('href', new RegExp(`^${CDN}\\?`));
+  expect(errors).toEqual([]);
 });
 
 test('<slab-lab> in a cross-origin isolated page runs the threads build', async ({ page }) => {

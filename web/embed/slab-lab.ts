@@ -37,6 +37,7 @@ import { EMBED_PARAMS, keyOrder, viewById } from '../app/url-state';
 import { provideBridgeWorker } from '../core/bridge';
 import { LabCommands, type LabState } from '../lab/host';
 import { parseParams, type ParamStore } from '../lab/params';
+import bridgeWorkerUrl from '../bridge.worker.ts?worker&url';
 import { loadPatch, stateEvents } from './api';
 
 /** Every stylesheet of web/, the shell's first: the shadow root sees none of the page's. */
@@ -49,7 +50,21 @@ let sheet: CSSStyleSheet | undefined;
 /** The full lab's folder: beside this script once built, the site's root in development. */
 const LAB_BASE = new URL(import.meta.env.DEV ? '../../' : '.', import.meta.url);
 
-provideBridgeWorker(() => new Worker(new URL('../bridge.worker.ts', import.meta.url), { type: 'module', name: 'slablab-bridge' }));
+/**
+ * The bridge worker, from beside this script.  A page may load the script
+ * from another origin (the lab's own host), and a worker must come from the
+ * page's origin: then a same-origin module that imports the worker's module
+ * starts it (the host must send CORS headers, as static hosts such as GitHub
+ * Pages do; the worker's files are then fetched from there too).
+ */
+function startBridgeWorker(): Worker {
+  const url = new URL(bridgeWorkerUrl, import.meta.url);
+  const options: WorkerOptions = { type: 'module', name: 'slablab-bridge' };
+  if (url.origin === window.location.origin) return new Worker(url, options);
+  const shim = URL.createObjectURL(new Blob([`import ${JSON.stringify(url.href)};`], { type: 'text/javascript' }));
+  return new Worker(shim, options);
+}
+provideBridgeWorker(startBridgeWorker);
 
 /** The element's attributes as a view's parameter store (a new one per render: useParams memoises on it). */
 function attributeStore(el: HTMLElement): ParamStore {
