@@ -40,6 +40,8 @@ export interface CanvasTheme {
   dim: string;
   lane: string;
   laneAlt: string;
+  /** An empty slot or track (an array entry nobody holds). */
+  well: string;
   selected: string;
 }
 
@@ -49,6 +51,7 @@ const CANVAS_PROPERTIES: Record<keyof CanvasTheme, string> = {
   dim: '--canvas-dim',
   lane: '--canvas-lane',
   laneAlt: '--canvas-lane-alt',
+  well: '--canvas-well',
   selected: '--canvas-selected',
 };
 
@@ -56,5 +59,5 @@ const CANVAS_PROPERTIES: Record<keyof CanvasTheme, string> = {
 export function canvasTheme(el: Element): CanvasTheme {
   const style = getComputedStyle(el);
   const read = (k: keyof CanvasTheme) => style.getPropertyValue(CANVAS_PROPERTIES[k]).trim();
-  return { background: read('background'), text: read('text'), dim: read('dim'), lane: read('lane'), laneAlt: read('laneAlt'), selected: read('selected') };
+  return { background: read('background'), text: read('text'), dim: read('dim'), lane: read('lane'), laneAlt: read('laneAlt'), well: read('well'), selected: read('selected') };
 }

@@ -21,7 +21,7 @@ export function laneDrawer(r: SelftestResult): (ctx: CanvasRenderingContext2D, l
       const y = cpu * LANE_HEIGHT;
       const worker = workers.indexOf(String(r.threadIds[cpu]));
       const frac = r.iterations ? Number(done) / r.iterations : 0;
-      ctx.fillStyle = colors.lane;
+      ctx.fillStyle = colors.well;
       ctx.fillRect(labelW, y + 4, width - labelW - 4, LANE_HEIGHT - 8);
       ctx.fillStyle = PALETTE[worker % PALETTE.length] ?? '#888';
       ctx.fillRect(labelW, y + 4, (width - labelW - 4) * frac, LANE_HEIGHT - 8);

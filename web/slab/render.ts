@@ -15,13 +15,11 @@ import type { CanvasTheme } from '../lab/theme';
 
 /** The colours of what a SLAB drawing holds, the same in both themes (the surfaces come from the theme: CanvasTheme). */
 export const COLORS = {
-  cellEmpty: '#222a3a',
   colourOffset: '#3a4560',
   leftover: '#262e40',
   padding: '#444f66',
   taken: '#3a4256',
   moved: '#22d3ee',
-  cursor: '#fde047',
   partial: '#f59e0b',
   full: '#5d6b86',
   free: '#22c55e',
@@ -88,14 +86,14 @@ function drawArrays(ctx: CanvasRenderingContext2D, colors: CanvasTheme, s: SlabS
     for (let slot = 0; slot < a.limit; slot++) {
       const r = slotRect(l, a.cacheId, a.owner, slot);
       if (!r) continue;
-      ctx.fillStyle = slot < ac.avail ? PLACE_COLORS[a.owner < 0 ? Place.SHARED : Place.CPU] : COLORS.cellEmpty;
+      ctx.fillStyle = slot < ac.avail ? PLACE_COLORS[a.owner < 0 ? Place.SHARED : Place.CPU] : colors.well;
       ctx.fillRect(r.x, r.y, Math.max(1, r.w - (r.w > 3 ? 1 : 0)), r.h);
     }
     if (a.owner >= 0) {
       // The batchcount: a flush takes this many from the bottom, a touched refill asks this many.
       const b = slotRect(l, a.cacheId, a.owner, Math.min(a.limit - 1, c.batchcount));
       if (b && c.batchcount < a.limit) {
-        ctx.fillStyle = COLORS.cursor;
+        ctx.fillStyle = colors.selected;
         ctx.fillRect(b.x - 1, b.y - 3, 2, b.h + 6);
       }
       // The top: the next object handed out.
@@ -117,7 +115,7 @@ function drawNode(ctx: CanvasRenderingContext2D, colors: CanvasTheme, s: SlabSna
     const c = s.caches.find((k) => k.id === g.cacheId);
     if (!c) continue;
     const scale = g.w / Math.max(1, c.freeLimit, c.freeObjects);
-    ctx.fillStyle = COLORS.cellEmpty;
+    ctx.fillStyle = colors.well;
     ctx.fillRect(g.x, g.y, g.w, GAUGE_H);
     ctx.fillStyle = c.freeObjects > c.freeLimit ? '#ef4444' : PLACE_COLORS[Place.FREE];
     ctx.fillRect(g.x, g.y, c.freeObjects * scale, GAUGE_H);
@@ -129,7 +127,7 @@ function drawNode(ctx: CanvasRenderingContext2D, colors: CanvasTheme, s: SlabSna
     const sl = c?.slabs[t.slab];
     if (!c || !sl) continue;
     const r = thumbRect(t);
-    ctx.fillStyle = COLORS.cellEmpty;
+    ctx.fillStyle = colors.well;
     ctx.fillRect(r.x, r.y, r.w, r.h);
     const h = Math.round((r.h * sl.active) / c.num);
     ctx.fillStyle = COLORS[sl.list];
@@ -184,7 +182,7 @@ function drawSlab(ctx: CanvasRenderingContext2D, colors: CanvasTheme, s: SlabSna
     ctx.textBaseline = 'top';
     // The `active` cursor: slab_get_obj takes the index at this position next.
     const cur = positionRect(d, Math.min(sl.active, c.num));
-    ctx.fillStyle = COLORS.cursor;
+    ctx.fillStyle = colors.selected;
     ctx.beginPath();
     ctx.moveTo(cur.x, cur.y + cur.h + 1);
     ctx.lineTo(cur.x - 4, cur.y + cur.h + 7);
