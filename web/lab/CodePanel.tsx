@@ -20,7 +20,7 @@ export interface CodePane {
   events: readonly SlEvent[];
 }
 
-export function CodePanel({ model, kernel, panes, startOpen, idPrefix }: { model: string; kernel: { file: string; version: string } | null; panes: readonly CodePane[]; startOpen: boolean; idPrefix: string }) {
+export function CodePanel({ model, kernel, panes, startOpen, idPrefix }: { model: string; kernel: { file: string; versions: readonly string[] } | null; panes: readonly CodePane[]; startOpen: boolean; idPrefix: string }) {
   const [open, setOpen] = useState(startOpen);
   const [source, setSource] = useState<CSource | null>(null);
   const [failed, setFailed] = useState<string | null>(null);
@@ -54,6 +54,7 @@ export function CodePanel({ model, kernel, panes, startOpen, idPrefix }: { model
   }, [at]);
 
   const file = at?.fn.file.split('/').pop() ?? '';
+  const version = kernel?.versions[Math.min(which, panes.length - 1)];
   return (
     <details className="lab-code" open={open} onToggle={(e) => setOpen(e.currentTarget.open)} data-testid={`${idPrefix}-code`}>
       <summary>
@@ -68,9 +69,9 @@ export function CodePanel({ model, kernel, panes, startOpen, idPrefix }: { model
         <>
           <p className="lab-code-why" data-testid={`${idPrefix}-code-why`}>
             <code>{at.fn.name}</code> in {at.fn.file}, line {at.line}: {at.reason}.{' '}
-            {kernel && (
-              <a href={elixirUrl(kernel.version, kernel.file, at.fn.kernel)} target="_blank" rel="noopener">
-                {at.fn.kernel ? `${at.fn.kernel} in Linux ${kernel.version}` : `${kernel.file} in Linux ${kernel.version}`} on Elixir
+            {kernel && version && (
+              <a href={elixirUrl(version, kernel.file, at.fn.kernel)} target="_blank" rel="noopener">
+                {at.fn.kernel ? `${at.fn.kernel} in Linux ${version}` : `${kernel.file} in Linux ${version}`} on Elixir
               </a>
             )}
           </p>

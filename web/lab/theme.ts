@@ -33,8 +33,9 @@ export function useResolvedTheme(choice: ThemeChoice): Theme {
 /** The resolved theme of the lab around a component (the app's <html>, an embed's frame). */
 export const ThemeContext = createContext<Theme>('light');
 
-/** The surface colours every view's drawing takes from its theme (a view keeps its own state colours). */
+/** The surface colours every view's drawing takes from its theme (a view keeps its own state colours, or a palette per `scheme`). */
 export interface CanvasTheme {
+  scheme: Theme;
   background: string;
   text: string;
   dim: string;
@@ -45,7 +46,7 @@ export interface CanvasTheme {
   selected: string;
 }
 
-const CANVAS_PROPERTIES: Record<keyof CanvasTheme, string> = {
+const CANVAS_PROPERTIES: Record<Exclude<keyof CanvasTheme, 'scheme'>, string> = {
   background: '--canvas-background',
   text: '--canvas-text',
   dim: '--canvas-dim',
@@ -58,6 +59,7 @@ const CANVAS_PROPERTIES: Record<keyof CanvasTheme, string> = {
 /** The canvas colours of the theme `el` is in: web/theme.css's --canvas-* properties. */
 export function canvasTheme(el: Element): CanvasTheme {
   const style = getComputedStyle(el);
-  const read = (k: keyof CanvasTheme) => style.getPropertyValue(CANVAS_PROPERTIES[k]).trim();
-  return { background: read('background'), text: read('text'), dim: read('dim'), lane: read('lane'), laneAlt: read('laneAlt'), well: read('well'), selected: read('selected') };
+  const read = (k: keyof typeof CANVAS_PROPERTIES) => style.getPropertyValue(CANVAS_PROPERTIES[k]).trim();
+  const scheme: Theme = style.getPropertyValue('--canvas-scheme').trim() === 'dark' ? 'dark' : 'light';
+  return { scheme, background: read('background'), text: read('text'), dim: read('dim'), lane: read('lane'), laneAlt: read('laneAlt'), well: read('well'), selected: read('selected') };
 }

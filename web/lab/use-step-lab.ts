@@ -9,7 +9,7 @@
 // view goes away.  What is on screen stays while the next stop is fetched;
 // `ready` says when it is the stop the step names.
 
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { startTransition, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { BridgeError, getBridge } from '../core/bridge';
 import type { Check, OpInfo, Stop } from '../core/bridge-protocol';
 import { decodeEvents, type SlEvent } from '../core/events.generated';
@@ -48,9 +48,9 @@ export interface ShownPane<Snap> {
 }
 
 export interface StepLab<Script, Snap> {
-  /** The view's model (its C folder, for the code panel) and the kernel release it follows for these values. */
+  /** The view's model (its C folder, for the code panel) and the kernel release each pane follows for these values. */
   model: string;
-  kernel: { file: string; version: string } | null;
+  kernel: { file: string; versions: string[] } | null;
   story: Story<Script> | null;
   panes: LoadedPane<Script>[];
   stops: AlignedStop[];
@@ -174,7 +174,10 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
     const bridge = getBridge();
     Promise.all(current.panes.map((p, i) => bridge.request('at', { session: p.session, stop: at.panes[i] ?? 0 })))
       .then((rs) => {
-        if (live) setShown({ key, step: stepIndex, panes: rs.map((r, i) => ({ stop: at.panes[i] ?? 0, snap: view.decode(r.snapshot), check: r.check })) });
+        if (!live) return;
+        const panes = rs.map((r, i) => ({ stop: at.panes[i] ?? 0, snap: view.decode(r.snapshot), check: r.check }));
+        // A transition: React renders the new state in slices between frames, so a big view does not stall the page.
+        startTransition(() => setShown({ key, step: stepIndex, panes }));
       })
       .catch((e: unknown) => live && setError(errorText(e)));
     return () => {
@@ -201,7 +204,7 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
       setPlaying(false);
       return;
     }
-    const t = setTimeout(() => go(stepIndex + 1), 1000 / speed);
+    const t = setTimeout(() => startTransition(() => go(stepIndex + 1)), 1000 / speed);
     return () => clearTimeout(t);
   }, [playing, stops.length, host.active, atEnd, stepIndex, speed, go]);
 
@@ -241,7 +244,10 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
   const ready = shownNow?.step === stepIndex;
   const { report } = host;
   useEffect(() => report({ ready, step: stepIndex, stops: stops.length, atEnd, playing, caption }), [report, ready, stepIndex, stops.length, atEnd, playing, caption]);
-  const kernel = useMemo(() => (view.kernel ? { file: view.kernel.file, version: view.kernel.version(values) } : null), [view, values]);
+  const kernel = useMemo(() => {
+    const k = view.kernel;
+    return k ? { file: k.file, versions: view.panes(values).map((_, i) => k.version(values, i)) } : null;
+  }, [view, values]);
   const shownPanes = shownNow?.panes;
   const find = useMemo(() => {
     const viewFind = view.describe.find;

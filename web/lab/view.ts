@@ -96,8 +96,8 @@ export interface EventWords<Names> {
 export interface StepView<P extends ParamSpecs, World, Script, Snap, L extends CanvasLayout, Hit, Overlay, Info> {
   /** The model adapter's id in the worker (web/models.ts): the view's id, and its C folder wasm-core/src/<model>/. */
   model: string;
-  /** The kernel the model follows, for the code panel's links to Bootlin's Elixir: its file and the release for these values (a tag such as "v6.17"). */
-  kernel?: { file: string; version(values: ParamValues<P>): string };
+  /** The kernel the model follows, for the code panel's links to Bootlin's Elixir: its file and the release pane `pane` follows for these values (a tag such as "v6.17"). */
+  kernel?: { file: string; version(values: ParamValues<P>, pane: number): string };
   params: P;
   /** One pane per world: several when a parameter lists values to compare. */
   panes(values: ParamValues<P>): Pane<World>[];

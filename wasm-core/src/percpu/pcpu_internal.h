@@ -156,14 +156,27 @@ int sli_pcpu_corrupt(sl_pcpu *pc, const char *fmt, ...) __attribute__((format(pr
 
 /*
  * An event of chunk c on behalf of the operation holding pc->lock (slab =
- * the chunk id).  Nothing in SLABLAB_BENCH builds, as every SL_EVENT.
+ * the chunk id).  Nothing in SLABLAB_BENCH builds, as every SL_EVENT: there
+ * the record is built under sizeof only (compiled, never evaluated), so the
+ * variables and parameters that serve events alone stay used.
  */
+#if defined(SLABLAB_BENCH)
+#define SLI_PCPU_EVENT(pc, c, KIND, ...)                                                            \
+    ((void)sizeof((sl_event){.op = (pc)->ev_op, .cpu = (pc)->ev_cpu, .kind = SL_EV_##KIND,         \
+                             .slab = (c)->id, __VA_ARGS__}))
+#else
 #define SLI_PCPU_EVENT(pc, c, KIND, ...)                                                            \
     SL_EVENT((pc)->cfg.trace, .op = (pc)->ev_op, .cpu = (pc)->ev_cpu, .kind = SL_EV_##KIND,         \
              .slab = (c)->id, __VA_ARGS__)
-/* Counts scan work for the PCPU_ALLOC_SCAN event; compiled out of benchmark builds. */
+#endif
+/*
+ * Counts scan work for the PCPU_ALLOC_SCAN event; compiled out of benchmark
+ * builds.  There the tally sits inside sizeof, which compiles it (so the
+ * variables and parameters it alone reads stay used, and it stays correct)
+ * but never evaluates it: no code on the hot path.
+ */
 #if defined(SLABLAB_BENCH)
-#define SLI_PCPU_TALLY(pc, field, n) ((void)0)
+#define SLI_PCPU_TALLY(pc, field, n) ((void)sizeof((pc)->scan.field += (uint32_t)(n)))
 #else
 #define SLI_PCPU_TALLY(pc, field, n) ((pc)->scan.field += (uint32_t)(n))
 #endif
