@@ -58,6 +58,9 @@ function KernelPicker({ values, update }: { values: Values; update: Update }) {
       </label>{' '}
       <label>
         <input type="checkbox" checked={values.preemption === 'on'} onChange={(e) => set({ preemption: e.target.checked ? 'on' : 'off' })} /> CONFIG_PREEMPTION
+      </label>{' '}
+      <label>
+        <input type="checkbox" checked={values.hardened === 'on'} onChange={(e) => set({ hardened: e.target.checked ? 'on' : 'off' })} /> CONFIG_SLAB_FREELIST_HARDENED
       </label>
     </details>
   );

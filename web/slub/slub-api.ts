@@ -9,7 +9,7 @@ import { copyOut, drainRings, readSized } from '../core/heap-io';
 import type { WorldConfig } from './protocol';
 import type { Script } from './script';
 import { encodeScript } from './script';
-import { BULK_FORMS, FASTPATHS } from './snapshot';
+import { BULK_FORMS, FASTPATHS, FREELIST_HARDENED } from './snapshot';
 
 /** The exports this file calls (a superset of core-api.ts's CoreModule). */
 export interface SlubModule {
@@ -198,7 +198,7 @@ export class SlubApi {
   /** A world of one cache; `kernel` gives its boot parameters and kernel options. */
   createWorld(c: WorldConfig, track = true, kernel?: KernelParams): number {
     const w = this.withKernel(kernel, (k) => this.m._sl_api_slub_world_create(
-      c.arenaBytes, c.cpus, c.objectSize, 0, 0, FASTPATHS.indexOf(c.fastpath), BULK_FORMS.indexOf(c.bulkFree),
+      c.arenaBytes, c.cpus, c.objectSize, 0, c.hardened ? FREELIST_HARDENED : 0, FASTPATHS.indexOf(c.fastpath), BULK_FORMS.indexOf(c.bulkFree),
       track ? 1 : 0, c.seed, k,
     ));
     if (!w) {

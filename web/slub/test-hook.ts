@@ -1,5 +1,6 @@
 // test-hook.ts - what the SLUB view's canvases show, as data, for tests and
-// tools: window.__slablabSlub holds pane 0's state at its top level (as
+// tools: __slablabSlub (on the window in the app, on the element in
+// <slab-lab>: the host's `hooks`) holds pane 0's state at its top level (as
 // before panes existed) and every pane's under `panes`.
 
 import type { Check } from '../core/bridge-protocol';
