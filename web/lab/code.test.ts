@@ -18,10 +18,10 @@ const lineOf = (m: ModelSource, fn: number, line: number) => {
 };
 
 describe('the C source map', () => {
-  it('has every model folder, SLUB with its four preemption points', () => {
+  it('has every model folder, SLUB with its seven preemption points (four per-CPU slab, three sheaf)', () => {
     expect(Object.keys(source.models)).toEqual(modelDirs());
     expect(modelDirs()).toEqual(expect.arrayContaining(['percpu', 'slab', 'slub']));
-    expect(Object.values(source.models.slub?.pointNames ?? {})).toEqual(['SL_SLUB_PP_ALLOC_BEFORE_CAS', 'SL_SLUB_PP_FREE_BEFORE_CAS', 'SL_SLUB_PP_SLAB_FREE', 'SL_SLUB_PP_BULK_GROUP']);
+    expect(Object.values(source.models.slub?.pointNames ?? {})).toEqual(['SL_SLUB_PP_ALLOC_BEFORE_CAS', 'SL_SLUB_PP_FREE_BEFORE_CAS', 'SL_SLUB_PP_SLAB_FREE', 'SL_SLUB_PP_BULK_GROUP', 'SL_SLUB_PP_SHEAF_ALLOC', 'SL_SLUB_PP_SHEAF_FREE', 'SL_SLUB_PP_SHEAF_REFILL']);
   });
 
   for (const id of modelDirs())
