@@ -405,7 +405,7 @@ int sl_pcpu_free(sl_pcpu *pc, unsigned cpu, void *p)
     }
     /* Like free_percpu: schedule balance work if another empty chunk exists. */
     bool need_balance = false;
-    if (rc == SL_OK && c->nr_alloc == 0) {
+    if (rc == SL_OK && c->nr_alloc == 0 && !pc->cfg.placed) {
         sl_pcpu_list *head = &pc->slots[pc->nr_slots - 1];
         for (sl_pcpu_list *l = head->next; l != head; l = l->next)
             need_balance |= chunk_of(l) != c;
@@ -429,6 +429,103 @@ int64_t sl_pcpu_sum(const sl_pcpu *pc, void *p)
     for (unsigned u = 0; u < pc->cfg.nr_units; u++)
         sum += __atomic_load_n((int64_t *)sl_pcpu_ptr(pc, p, u), __ATOMIC_RELAXED);
     return sum;
+}
+
+/* ------------------------------------------------------------------ */
+/* Placement by a trace                                                */
+
+int sl_pcpu_chunk_add(sl_pcpu *pc, void **base)
+{
+    sl_spin_lock(&pc->alloc_mutex);
+    sl_pcpu_chunk *c = chunk_create(pc);
+    int rc = c ? SL_OK : SL_ENOMEM;
+    if (c) {
+        sl_spin_lock(&pc->lock);
+        rc = index_insert(pc, c);
+        if (rc == SL_OK) {
+            pc->chunks_created++;
+            sli_pcpu_chunk_relocate(pc, c, -1);
+            *base = c->base;
+            SL_EVENT(pc->cfg.trace, .kind = SL_EV_PCPU_CHUNK_CREATE, .arg0 = (uint32_t)(pc->nr_chunks - 1));
+        }
+        sl_spin_unlock(&pc->lock);
+        if (rc != SL_OK)
+            chunk_free_memory(pc, c);
+    }
+    sl_spin_unlock(&pc->alloc_mutex);
+    return rc;
+}
+
+/* The chunk whose unit 0 starts at base; under lock. */
+static sl_pcpu_chunk *chunk_at(const sl_pcpu *pc, const void *base)
+{
+    unsigned unit;
+    sl_pcpu_chunk *c = sli_pcpu_chunk_lookup(pc, base, &unit);
+    return c && c->base == base ? c : NULL;
+}
+
+int sl_pcpu_alloc_at(sl_pcpu *pc, unsigned cpu, void *base, size_t off, size_t size)
+{
+    size = (size + SL_PCPU_MIN_ALLOC_SIZE - 1) & ~(size_t)(SL_PCPU_MIN_ALLOC_SIZE - 1);
+    if (pc->cfg.kind == SL_PCPU_AREAMAP || off % SL_PCPU_MIN_ALLOC_SIZE || !size ||
+        off + size > (size_t)pc->unit_size || cpu >= pc->cfg.nr_units)
+        return SL_EINVAL;
+    uint32_t op = SL_OP_BEGIN(pc->cfg.trace);
+    (void)op;
+    sl_spin_lock(&pc->lock);
+    sl_pcpu_chunk *c = chunk_at(pc, base);
+    int rc = SL_EINVAL;
+    if (c) {
+        int bit = (int)off / SL_PCPU_MIN_ALLOC_SIZE, bits = (int)size / SL_PCPU_MIN_ALLOC_SIZE;
+        if (sli_find_next_bit(c->alloc_map, bit + bits, bit) < bit + bits) {
+            rc = SL_EBUSY;
+        } else if (pc->ops->alloc_area(pc, c, (int)size, SL_PCPU_MIN_ALLOC_SIZE, bit) != (int)off) {
+            rc = SL_EBUSY; /* cannot happen: the run is free and the minimum alignment fits anywhere */
+        } else {
+            populate(pc, c, (int)off, (int)size);
+            c->nr_alloc++;
+            pc->nr_allocs++;
+            rc = SL_OK;
+        }
+    }
+    sl_spin_unlock(&pc->lock);
+    if (rc == SL_OK)
+        SL_EVENT(pc->cfg.trace, .op = op, .cpu = (uint16_t)cpu, .kind = SL_EV_PCPU_ALLOC, .arg0 = (uint32_t)off,
+                 .arg1 = (uint32_t)size, .arg2 = SL_PCPU_MIN_ALLOC_SIZE);
+    return rc;
+}
+
+int sl_pcpu_chunk_remove(sl_pcpu *pc, void *base)
+{
+    sl_spin_lock(&pc->alloc_mutex);
+    sl_spin_lock(&pc->lock);
+    sl_pcpu_chunk *c = chunk_at(pc, base);
+    int rc = !c ? SL_EINVAL : c->nr_alloc ? SL_EBUSY : SL_OK;
+    if (rc == SL_OK) {
+        list_del(&c->list);
+        index_remove(pc, c);
+        pc->chunks_destroyed++;
+        pc->nr_populated -= c->nr_populated;
+        pc->nr_empty_pop_pages -= c->nr_empty_pop_pages;
+    }
+    sl_spin_unlock(&pc->lock);
+    if (rc == SL_OK) {
+        SL_EVENT(pc->cfg.trace, .kind = SL_EV_PCPU_CHUNK_DESTROY, .arg0 = (uint32_t)c->nr_populated);
+        chunk_free_memory(pc, c);
+    }
+    sl_spin_unlock(&pc->alloc_mutex);
+    return rc;
+}
+
+int sl_pcpu_chunk_index(sl_pcpu *pc, const void *base)
+{
+    int rc = SL_EINVAL;
+    sl_spin_lock(&pc->lock);
+    for (unsigned i = 0; i < pc->nr_chunks; i++)
+        if (pc->chunks[i]->base == base)
+            rc = (int)i;
+    sl_spin_unlock(&pc->lock);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ */

@@ -59,6 +59,7 @@ typedef struct sl_pcpu_config {
     unsigned nr_units;  /* 1..SL_PCPU_MAX_UNITS, one per CPU */
     size_t unit_size;   /* a multiple of the page size; 0 = SL_PCPU_DEFAULT_UNIT_SIZE */
     sl_trace *trace;    /* optional event rings (ncpus >= nr_units) */
+    bool placed;        /* chunks come and go only by sl_pcpu_chunk_add/remove (a replayed trace) */
 } sl_pcpu_config;
 
 typedef struct sl_pcpu_list {
@@ -160,6 +161,31 @@ int sl_pcpu_chunk_info_get(sl_pcpu *pc, unsigned index, sl_pcpu_chunk_info *out)
  * of granules written, or SL_EINVAL.
  */
 int sl_pcpu_chunk_granules(sl_pcpu *pc, unsigned index, uint8_t *out, unsigned max);
+
+/* ------------------------------------------------------------------ */
+/* Placement by a trace (src/replay)                                   */
+
+/*
+ * A replay rebuilds the kernel's chunks from percpu_create_chunk and the
+ * (base_addr, off) of each percpu_alloc_percpu, so here the caller says
+ * where.  Only the bitmap allocators (SL_PCPU_BITMAP, SL_PCPU_SCANHINT)
+ * take placed areas; their hints are kept by the same code as for
+ * sl_pcpu_alloc.  With cfg.placed a free never destroys a chunk (the
+ * trace's percpu_destroy_chunk does).
+ */
+/* pcpu_create_chunk: an empty chunk; *base gets its unit-0 address.  SL_OK or SL_ENOMEM. */
+int sl_pcpu_chunk_add(sl_pcpu *pc, void **base);
+/*
+ * Takes [off, off + size) of the chunk at `base` (size rounded up to 4
+ * bytes), as pcpu_alloc_area does once it has found that place.  Returns
+ * SL_OK, SL_EBUSY when part of it is allocated, or SL_EINVAL (no such
+ * chunk, off not a multiple of 4, past the unit, or the area map).
+ */
+int sl_pcpu_alloc_at(sl_pcpu *pc, unsigned cpu, void *base, size_t off, size_t size);
+/* pcpu_destroy_chunk.  Returns SL_OK, SL_EBUSY when it has live areas, or SL_EINVAL. */
+int sl_pcpu_chunk_remove(sl_pcpu *pc, void *base);
+/* The index sl_pcpu_chunk_info_get uses for the chunk at `base`, or SL_EINVAL. */
+int sl_pcpu_chunk_index(sl_pcpu *pc, const void *base);
 
 /* ------------------------------------------------------------------ */
 /* The seed's workload (commit 40064aeca35c): allocate N objects, free them. */
