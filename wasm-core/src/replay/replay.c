@@ -318,6 +318,9 @@ void sl_replay_destroy(sl_replay *r)
     sli_map_fini(&r->sysfs.folders);
     sli_map_fini(&r->sysfs.aliases);
     free(r->sysfs.caches);
+    free(r->sysfs.info);
+    free(r->sysfs.links);
+    sl_strbuf_free(&r->sysfs.proc_slabinfo);
     free(r->sites);
     sl_strbuf_free(&r->strings);
     sl_strbuf_free(&r->member_buf);
@@ -419,9 +422,12 @@ static sl_slub_kcache *sysfs_cache(sl_replay *r, const char *name, size_t len)
     if (sf->ncaches == sf->cap) {
         unsigned cap = sf->cap ? sf->cap * 2 : 256;
         sl_slub_kcache *n = realloc(sf->caches, cap * sizeof *n);
-        if (!n)
+        if (n)
+            sf->caches = n;
+        sl_slabinfo_cache *ni = n ? realloc(sf->info, cap * sizeof *ni) : NULL;
+        if (!ni)
             return NULL;
-        sf->caches = n;
+        sf->info = ni;
         sf->cap = cap;
     }
     bool existed;
@@ -433,6 +439,9 @@ static sl_slub_kcache *sysfs_cache(sl_replay *r, const char *name, size_t len)
     memcpy(buf, name, len);
     buf[len] = 0;
     sl_slub_kcache_init(&sf->caches[sf->ncaches], buf);
+    memset(&sf->info[sf->ncaches], 0, sizeof sf->info[0]);
+    snprintf(sf->info[sf->ncaches].name, sizeof sf->info[0].name, "%s", buf);
+    sf->info[sf->ncaches].has_sysfs = true;
     return &sf->caches[sf->ncaches++];
 }
 
@@ -456,13 +465,27 @@ static void sysfs_member(sl_replay *r, const char *rest, char type, const char *
         uint64_t *slot = sli_map_put(&r->sysfs.aliases, sli_hash_str(rest, strlen(rest)), &existed);
         if (slot)
             *slot = sli_hash_str(target, strlen(target));
+        sli_sysfs *sf = &r->sysfs;
+        if (sf->nlinks == sf->links_cap) {
+            unsigned cap = sf->links_cap ? sf->links_cap * 2 : 256;
+            sl_slabinfo_alias *n = realloc(sf->links, cap * sizeof *n);
+            if (!n)
+                return;
+            sf->links = n;
+            sf->links_cap = cap;
+        }
+        snprintf(sf->links[sf->nlinks].name, sizeof sf->links->name, "%s", rest);
+        snprintf(sf->links[sf->nlinks].target, sizeof sf->links->target, "%s", target);
+        sf->nlinks++;
         return;
     }
     if (!slash || strchr(slash + 1, '/'))
         return;
     sl_slub_kcache *k = sysfs_cache(r, rest, (size_t)(slash - rest));
-    if (k)
+    if (k) {
         sl_slub_kcache_attr(k, slash + 1, value);
+        sli_slabinfo_attr(&r->sysfs.info[k - r->sysfs.caches], slash + 1, value);
+    }
 }
 
 static const char *basename_of(const char *path)
@@ -490,8 +513,10 @@ static int member_begin(sl_replay *r)
             r->member = SLI_MEMBER_SYSFS;
     } else if (!strcmp(name, "sys/kernel/debug/percpu_stats")) {
         r->member = SLI_MEMBER_PCPU_STATS;
+    } else if (!strcmp(name, "proc/slabinfo")) {
+        r->member = SLI_MEMBER_SLABINFO;
     } else if (!strcmp(base, "trace.txt") || !strcmp(base, "trace")) {
-        r->member = SLI_MEMBER_TRACE;
+        r->member = r->cfg.metadata_only ? SLI_MEMBER_SKIP : SLI_MEMBER_TRACE;
         r->saw_trace_member = true;
     } else if (!strcmp(base, "trace.dat")) {
         return refuse(r, "the archive holds a binary trace-cmd %s: run `trace-cmd report` on it first and replay "
@@ -511,7 +536,10 @@ static void member_end(sl_replay *r)
     if (r->member_buf.failed)
         return;
     char *text = r->member_buf.data;
-    if (r->member == SLI_MEMBER_META || r->member == SLI_MEMBER_PCPU_STATS) {
+    if (r->member == SLI_MEMBER_SLABINFO) {
+        r->sysfs.proc_slabinfo.len = 0;
+        sl_strbuf_append(&r->sysfs.proc_slabinfo, text, r->member_buf.len - 1);
+    } else if (r->member == SLI_MEMBER_META || r->member == SLI_MEMBER_PCPU_STATS) {
         parse_member_lines(r, text, r->member == SLI_MEMBER_PCPU_STATS);
     } else if (r->member == SLI_MEMBER_SYSFS) {
         text[strcspn(text, "\n")] = 0;
@@ -981,7 +1009,9 @@ int sl_replay_finish(sl_replay *r)
         rc = flush_last_line(r);
     if (rc == SL_OK) {
         r->finished = true;
-        if (r->lines == 0)
+        if (r->cfg.metadata_only)
+            ;
+        else if (r->lines == 0)
             rc = refuse(r, "empty input: no lines of text");
         else if (r->parsed == 0 && r->other_events == 0)
             rc = refuse(r, "not an ftrace trace: none of its %llu lines is a trace event%s%s%s",

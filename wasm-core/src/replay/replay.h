@@ -178,6 +178,7 @@ typedef struct sl_replay_config {
     size_t pcpu_unit_size;  /* 0: the capture's percpu_stats, else SL_REPLAY_DEFAULT_PCPU_UNIT */
     bool track;             /* model caches keep per-object state (snapshots name owners; slower) */
     bool validate_each;     /* validate the models after every event (tests: slow) */
+    bool metadata_only;     /* read a .slabcap's metadata and sysfs, skip its trace (slablab slabinfo) */
     /* Called once per applied event (may be NULL). */
     void (*on_op)(void *user, const sl_replay_op *op);
     void *user;

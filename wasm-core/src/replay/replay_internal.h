@@ -291,14 +291,20 @@ typedef struct sli_model {
 /* The capture's /sys/kernel/slab: geometry inputs by cache name, aliases resolved. */
 typedef struct sli_sysfs {
     sl_slub_kcache *caches;
+    sl_slabinfo_cache *info;    /* beside caches[]: what tools/mm/slabinfo reads */
     unsigned ncaches, cap;
     sli_map folders;            /* folder name hash -> uint64 index into caches */
     sli_map aliases;            /* alias link name hash -> its target's name hash */
+    sl_slabinfo_alias *links;   /* the alias links as names */
+    unsigned nlinks, links_cap;
+    sl_strbuf proc_slabinfo;    /* the archive's proc/slabinfo */
 } sli_sysfs;
 
 enum sli_input { SLI_IN_SNIFF, SLI_IN_GZIP, SLI_IN_PLAIN };
 enum sli_text { SLI_TEXT_SNIFF, SLI_TEXT_TAR, SLI_TEXT_LINES };
-enum sli_member { SLI_MEMBER_SKIP, SLI_MEMBER_META, SLI_MEMBER_SYSFS, SLI_MEMBER_PCPU_STATS, SLI_MEMBER_TRACE };
+enum sli_member {
+    SLI_MEMBER_SKIP, SLI_MEMBER_META, SLI_MEMBER_SYSFS, SLI_MEMBER_PCPU_STATS, SLI_MEMBER_SLABINFO, SLI_MEMBER_TRACE
+};
 
 struct sl_replay {
     sl_replay_config cfg;
@@ -393,6 +399,8 @@ unsigned *sli_sorted_caches(const sl_replay *r);
 unsigned *sli_sorted_sites(const sl_replay *r);
 const char *sli_slub_rules(void);
 const char *sli_pcpu_rules(sl_kernel_version v);
+/* slabinfo.c */
+void sli_slabinfo_attr(sl_slabinfo_cache *c, const char *attr, const char *value);
 /* slub_replay.c */
 void sli_replay_slub_event(sl_replay *r, const sli_event *ev);
 int sli_replay_cache_geometry(const sl_replay *r, const sli_cache *c, sl_slub_kcache *k);
