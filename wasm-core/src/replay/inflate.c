@@ -230,9 +230,10 @@ static void fixed_tables(sli_gunzip *z)
     for (; i < 288; i++)
         l[i] = 8;
     build_table(z->lens_table, SLI_GZ_LENS_TABLE, LENS_ROOT, l, 288);
-    for (i = 0; i < 30; i++)
+    /* All 32 distance codes, so the code is complete; 30 and 31 are refused when decoded. */
+    for (i = 0; i < 32; i++)
         l[i] = 5;
-    build_table(z->dists_table, SLI_GZ_DISTS_TABLE, DISTS_ROOT, l, 30);
+    build_table(z->dists_table, SLI_GZ_DISTS_TABLE, DISTS_ROOT, l, 32);
 }
 
 /*

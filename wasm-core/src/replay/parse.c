@@ -50,6 +50,14 @@ static const struct {
     EVENT_NAME("percpu_alloc_percpu_fail", SLI_EV_PCPU_FAIL),
 };
 
+static uint8_t event_kind(const char *name, size_t len)
+{
+    for (unsigned k = 0; k < sizeof event_names / sizeof event_names[0]; k++)
+        if (len == event_names[k].len && !memcmp(name, event_names[k].name, len))
+            return event_names[k].kind;
+    return SLI_EV_OTHER;
+}
+
 const char *sli_event_kind_name(unsigned kind)
 {
     static const char *const names[SLI_EV_COUNT] = {
@@ -334,18 +342,36 @@ int sli_parse_line(const char *line, size_t len, sli_event *ev)
     if (other >= 0)
         return other;
 
+    /*
+     * The first anchor is the one, unless it names an unknown event and a
+     * later one names a known event: then the first was inside the task
+     * name (a comm may read "[1] 2.0: x:").
+     */
     size_t fields = 0;
-    bool found = false, any_ts = false;
+    bool any_ts = false;
+    sli_event first = {0};
+    size_t first_fields = 0;
     for (const char *c = memchr(line, ':', len); c; c = memchr(c + 1, ':', len - (size_t)(c + 1 - line))) {
         size_t colon = (size_t)(c - line);
         if (anchor_at(line, len, colon, ev, &fields)) {
-            found = true;
-            break;
+            ev->kind = event_kind(ev->name, ev->name_len);
+            if (ev->kind != SLI_EV_OTHER)
+                break;
+            if (!first.kind) {
+                first = *ev;
+                first_fields = fields;
+            }
+            ev->kind = SLI_EV_NONE;
+            continue;
         }
         if (colon + 1 < len && line[colon + 1] == ' ' && colon && is_digit(line[colon - 1]))
             any_ts = true;
     }
-    if (!found) {
+    if (!ev->kind && first.kind) {
+        *ev = first;
+        fields = first_fields;
+    }
+    if (!ev->kind) {
         ev->reason = any_ts ? "no [CPU] before the timestamp or no event name after it"
                             : "no timestamp (SECONDS.FRACTION:) found: not an ftrace event line";
         return SLI_LINE_BAD;
@@ -353,13 +379,6 @@ int sli_parse_line(const char *line, size_t len, sli_event *ev)
     if (ev->cpu >= SLI_MAX_TRACE_CPUS) {
         ev->reason = "CPU number out of range (over 4095)";
         return SLI_LINE_BAD;
-    }
-    ev->kind = SLI_EV_OTHER;
-    for (unsigned k = 0; k < sizeof event_names / sizeof event_names[0]; k++) {
-        if (ev->name_len == event_names[k].len && !memcmp(ev->name, event_names[k].name, ev->name_len)) {
-            ev->kind = event_names[k].kind;
-            break;
-        }
     }
     if (ev->kind == SLI_EV_OTHER)
         return SLI_LINE_OTHER_EVENT;

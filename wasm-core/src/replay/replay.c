@@ -576,17 +576,39 @@ static void bad_line(sl_replay *r, const char *reason)
     }
 }
 
-static void validate_models(sl_replay *r, bool final)
+static void validate_cache(sl_replay *r, unsigned k, unsigned c, const char *when)
 {
     char msg[160];
+    sl_slub_cache *s = r->caches[c].m[k].s;
+    if (s && sl_slub_validate(s, msg, sizeof msg) != SL_OK)
+        sli_model_error(r, k, "%s: validate()%s: %s", r->caches[c].name, when, msg);
+}
+
+static void validate_pcpu(sl_replay *r, unsigned k, const char *when)
+{
+    if (r->models[k].pcpu_ready && sl_pcpu_validate(&r->models[k].pcpu) != SL_OK)
+        sli_model_error(r, k, "percpu: validate()%s failed (stderr has the detail)", when);
+}
+
+/* Every model cache and percpu model (at the end of the input). */
+static void validate_models(sl_replay *r)
+{
     for (unsigned k = 0; k < r->nkernels; k++) {
-        for (unsigned c = 0; c < r->ncaches; c++) {
-            sl_slub_cache *s = r->caches[c].m[k].s;
-            if (s && sl_slub_validate(s, msg, sizeof msg) != SL_OK)
-                sli_model_error(r, k, "%s: validate()%s: %s", r->caches[c].name, final ? " at the end" : "", msg);
-        }
-        if (r->models[k].pcpu_ready && sl_pcpu_validate(&r->models[k].pcpu) != SL_OK)
-            sli_model_error(r, k, "percpu: validate()%s failed (stderr has the detail)", final ? " at the end" : "");
+        for (unsigned c = 0; c < r->ncaches; c++)
+            validate_cache(r, k, c, " at the end");
+        validate_pcpu(r, k, " at the end");
+    }
+}
+
+/* After one event (validate_each): what it touched. */
+static void validate_touched(sl_replay *r, const sli_event *ev)
+{
+    for (unsigned k = 0; k < r->nkernels; k++) {
+        if (ev->kind >= SLI_EV_PCPU_ALLOC)
+            validate_pcpu(r, k, "");
+        for (unsigned t = 0; t < 2; t++)
+            if (r->touched[t] != SLI_NONE16)
+                validate_cache(r, k, r->touched[t], "");
     }
 }
 
@@ -602,6 +624,7 @@ static void apply_event(sl_replay *r, sli_event *ev)
     }
     if (ev->ts_ns > r->last_ts)
         r->last_ts = ev->ts_ns;
+    r->touched[0] = r->touched[1] = SLI_NONE16;
     switch (ev->kind) {
     case SLI_EV_KMALLOC:
     case SLI_EV_CACHE_ALLOC:
@@ -622,7 +645,7 @@ static void apply_event(sl_replay *r, sli_event *ev)
         break;
     }
     if (r->cfg.validate_each)
-        validate_models(r, false);
+        validate_touched(r, ev);
 }
 
 /* One complete line (no newline).  Returns SL_OK or SL_REPLAY_PAUSED (the line then waits in r->line). */
@@ -1027,7 +1050,7 @@ int sl_replay_finish(sl_replay *r)
                 sli_warn(r, "the kernel lost %llu events while tracing (a bigger buffer helps): some allocations "
                             "and frees are missing",
                          (unsigned long long)r->lost_events);
-            validate_models(r, true);
+            validate_models(r);
         }
         r->validate_ns = sl_time_ns() - t0;
         return rc == SL_OK ? SL_OK : SL_EINVAL;

@@ -376,6 +376,7 @@ struct sl_replay {
     sli_map cache_by_name;      /* name hash -> uint32 cache index */
     uint16_t kmalloc_idx[4][16]; /* [type][size class] -> cache index (SLI_NONE16: not yet) */
     uint16_t large_cache;
+    uint16_t touched[2];        /* the caches the current event changed (validate_each) */
     sli_site *sites;
     unsigned nsites, sites_cap;
     uint64_t sites_overflow;

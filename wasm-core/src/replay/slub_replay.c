@@ -329,12 +329,14 @@ static void slub_alloc(sl_replay *r, const sli_event *ev)
     if (existed) {
         /* Allocated again while live: the trace lost its free.  Free the old object first. */
         r->untraced_frees++;
+        r->touched[1] = o->cache;
         sli_cache *old = &r->caches[o->cache];
         old->live--;
         old->untraced_frees++;
         model_free(r, old, o, mcpu, &flags);
     }
     sli_cache *c = &r->caches[ci];
+    r->touched[0] = ci;
     c->allocs++;
     c->bytes_req += ev->have & SLI_F_BYTES_REQ ? ev->bytes_req : ev->bytes_alloc;
     c->bytes_alloc += ev->bytes_alloc;
@@ -401,6 +403,7 @@ static void slub_free(sl_replay *r, const sli_event *ev)
     sli_obj o = *found;
     sli_map_del(&r->objs, ev->ptr);
     sli_cache *c = &r->caches[o.cache];
+    r->touched[0] = o.cache;
     if (ev->cache) {
         uint32_t *named = sli_map_get(&r->cache_by_name, sli_hash_str(ev->cache, ev->cache_len));
         if (!named || *named != o.cache)
