@@ -542,9 +542,30 @@ static int run_capture(int argc, char **argv)
     }
     bool interrupted = stop_requested != 0;
     if (child > 0) {
-        /* Ctrl-C reached the command too (same process group); wait for it. */
-        while (waitpid(child, &child_status, 0) < 0 && errno == EINTR)
-            ;
+        /*
+         * Stopped by a signal while the command runs.  From a terminal Ctrl-C
+         * reached the command too (one process group); one that ignores it
+         * gets SIGTERM after 2 s and SIGKILL after 4.  Recording goes on
+         * meanwhile, so the buffer does not overflow and its end is traced.
+         */
+        uint64_t since = now_ns();
+        int sent = 0;
+        while (waitpid(child, &child_status, WNOHANG) == 0) {
+            uint64_t waited = now_ns() - since;
+            if (sent == 0 && waited > 2000000000ull) {
+                kill(child, SIGTERM);
+                sent = 1;
+            } else if (sent == 1 && waited > 4000000000ull) {
+                kill(child, SIGKILL);
+                sent = 2;
+            }
+            struct pollfd pfd = {.fd = pipe_fd, .events = POLLIN};
+            poll(&pfd, 1, 50);
+            long long n = status ? 0 : drain_pipe(&c, pipe_fd, buf, sizeof buf, 8 << 20);
+            if (n < 0)
+                status = 1;
+            trace_bytes += n > 0 ? n : 0;
+        }
     }
     double duration = (double)(now_ns() - t0) / 1e9;
     if (c.instance_made)

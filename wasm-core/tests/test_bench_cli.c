@@ -9,46 +9,15 @@
  * source file.  Skipped where there is no native CLI (WebAssembly builds)
  * or no node.
  */
-#include "check.h"
-
-#if !SL_WASM
-#include <limits.h>
-#include <unistd.h>
-
-/* dir of path into out (path up to its last '/'); returns false if none. */
-static bool dirname_of(const char *path, char *out, size_t n)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash || (size_t)(slash - path) + 1 > n)
-        return false;
-    memcpy(out, path, (size_t)(slash - path));
-    out[slash - path] = '\0';
-    return true;
-}
-#endif
+#include "cli_script.h"
 
 static void test_bench_cli(void)
 {
-#if SL_WASM
-    SL_SKIP("the slablab CLI is native only");
-#else
-    if (access("/usr/bin/node", X_OK) != 0 && system("command -v node >/dev/null 2>&1") != 0)
-        SL_SKIP("node is not installed");
-    char exe[PATH_MAX], bindir[PATH_MAX], srcdir[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    SL_REQUIRE(n > 0);
-    exe[n] = '\0';
-    SL_REQUIRE(dirname_of(exe, bindir, sizeof bindir));
-    SL_REQUIRE(dirname_of(__FILE__, srcdir, sizeof srcdir));
-    char bin[PATH_MAX + 16];
-    snprintf(bin, sizeof bin, "%s/slablab", bindir);
-    SL_REQUIRE(access(bin, X_OK) == 0);
-    char cmd[4 * PATH_MAX];
-    snprintf(cmd, sizeof cmd, "node '%s/cli/bench_cli_test.mjs' '%s' '%s/../../docs/bench-schema.json'",
-             srcdir, bin, srcdir);
-    int rc = system(cmd);
+    const char *skip = NULL;
+    int rc = sl_run_cli_script(__FILE__, "bench_cli_test.mjs", "../../docs/bench-schema.json", &skip);
+    if (skip)
+        SL_SKIP(skip);
     SL_CHECK_EQ(rc, 0);
-#endif
 }
 
 int main(void)
