@@ -185,6 +185,11 @@ int sl_replay_chunk_info_get(const sl_replay *r, unsigned chunk, sl_replay_chunk
     return SL_OK;
 }
 
+const void *sl_replay_chunk_model_base(const sl_replay *r, unsigned chunk, unsigned kernel)
+{
+    return chunk < r->nchunks && kernel < r->nkernels ? r->chunks[chunk].model[kernel] : NULL;
+}
+
 sl_pcpu *sl_replay_pcpu(sl_replay *r, unsigned kernel)
 {
     return kernel < r->nkernels && r->models[kernel].pcpu_ready ? &r->models[kernel].pcpu : NULL;
