@@ -239,17 +239,18 @@ static void see(range *r, unsigned long long v)
     r->total += v;
 }
 
-static void row4(const char *label, unsigned long long avg, const range *r, unsigned long long total, const char *pct)
+/* One "Per Cache" row: average, minimum, maximum, total, each with `unit` ("" or "%"). */
+static void row4(const char *label, unsigned long long avg, unsigned long long min, unsigned long long max,
+                 unsigned long long total, const char *unit)
 {
     char b1[24], b2[24], b3[24], b4[24];
     store_size(b1, avg);
-    store_size(b2, r->min);
-    store_size(b3, r->max);
+    store_size(b2, min);
+    store_size(b3, max);
     store_size(b4, total);
-    if (pct)
-        printf("%s%15s%s %15s%s %15s%s %15s%s\n", label, b1, pct, b2, pct, b3, pct, b4, pct);
-    else
-        printf("%s%15s  %15s  %15s  %15s\n", label, b1, b2, b3, b4);
+    bool pct = *unit;
+    printf("%s%15s%s %15s%s %15s%s %15s%s\n", label, b1, pct ? unit : " ", b2, pct ? unit : " ", b3, pct ? unit : " ",
+           b4, pct ? unit : "");
 }
 
 static void totals(void)
@@ -301,31 +302,15 @@ static void totals(void)
     printf("# Objects  : %15s   # PartObj: %15s   ORatio:%6s%%\n", b1, b2, b3);
     printf("\nPer Cache         Average              Min              Max            Total\n");
     printf("----------------------------------------------------------------------------\n");
-    row4("#Objects  ", objects.total / used_slabs, &objects, objects.total, NULL);
-    row4("#Slabs    ", nslab.total / used_slabs, &nslab, nslab.total, NULL);
-    row4("#PartSlab ", partial.total / used_slabs, &partial, partial.total, NULL);
-    range pr = ppart;
-    char pct[] = "%";
-    {
-        char a[24], b[24], c[24], d[24];
-        store_size(a, ppart.total / used_slabs);
-        store_size(b, pr.min);
-        store_size(c, pr.max);
-        store_size(d, partial.total * 100 / nslab.total);
-        printf("%%PartSlab%15s%s %15s%s %15s%s %15s%s\n", a, pct, b, pct, c, pct, d, pct);
-    }
-    row4("PartObjs  ", partobj.total / used_slabs, &partobj, partobj.total, NULL);
-    {
-        char a[24], b[24], c[24], d[24];
-        store_size(a, ppartobj.total / used_slabs);
-        store_size(b, ppartobj.min);
-        store_size(c, ppartobj.max);
-        store_size(d, partobj.total * 100 / objects.total);
-        printf("%% PartObj%15s%s %15s%s %15s%s %15s%s\n", a, pct, b, pct, c, pct, d, pct);
-    }
-    row4("Memory    ", size.total / used_slabs, &size, size.total, NULL);
-    row4("Used      ", used.total / used_slabs, &used, used.total, NULL);
-    row4("Loss      ", waste.total / used_slabs, &waste, waste.total, NULL);
+    row4("#Objects  ", objects.total / used_slabs, objects.min, objects.max, objects.total, "");
+    row4("#Slabs    ", nslab.total / used_slabs, nslab.min, nslab.max, nslab.total, "");
+    row4("#PartSlab ", partial.total / used_slabs, partial.min, partial.max, partial.total, "");
+    row4("%PartSlab", ppart.total / used_slabs, ppart.min, ppart.max, partial.total * 100 / nslab.total, "%");
+    row4("PartObjs  ", partobj.total / used_slabs, partobj.min, partobj.max, partobj.total, "");
+    row4("% PartObj", ppartobj.total / used_slabs, ppartobj.min, ppartobj.max, partobj.total * 100 / objects.total, "%");
+    row4("Memory    ", size.total / used_slabs, size.min, size.max, size.total, "");
+    row4("Used      ", used.total / used_slabs, used.min, used.max, used.total, "");
+    row4("Loss      ", waste.total / used_slabs, waste.min, waste.max, waste.total, "");
     printf("\nPer Object        Average              Min              Max\n");
     printf("---------------------------------------------------------\n");
     char a[24], b[24], c[24];

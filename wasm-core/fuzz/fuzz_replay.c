@@ -12,7 +12,7 @@
  * lines = parsed + skipped, a refusal with a message, a JSON document
  * that parses, an export that ends.
  */
-#include "../src/replay/replay_internal.h"
+#include "../tests/gzip_write.h"
 #include "../tests/json_lite.h"
 
 #include <stdlib.h>
@@ -35,30 +35,6 @@ typedef struct ctx {
     sl_perfetto *pf;
 } ctx;
 static void on_op(void *user, const sl_replay_op *op) { sl_perfetto_op(((ctx *)user)->pf, op); }
-
-static void wrap_gzip(sl_strbuf *o, const uint8_t *d, size_t n)
-{
-    static uint32_t t[8][256];
-    static bool have;
-    if (!have) {
-        sli_crc32_table(t);
-        have = true;
-    }
-    uint8_t h[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3};
-    sl_strbuf_append(o, h, 10);
-    size_t off = 0;
-    do {
-        size_t k = n - off > 65535 ? 65535 : n - off;
-        uint8_t b[5] = {off + k == n, (uint8_t)k, (uint8_t)(k >> 8), (uint8_t)~k, (uint8_t)(~k >> 8)};
-        sl_strbuf_append(o, b, 5);
-        sl_strbuf_append(o, d + off, k);
-        off += k;
-    } while (off < n);
-    uint32_t crc = sli_crc32(t, 0, d, n), len = (uint32_t)n;
-    uint8_t tr[8] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24),
-                     (uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16), (uint8_t)(len >> 24)};
-    sl_strbuf_append(o, tr, 8);
-}
 
 static void tar_member(sl_strbuf *o, const char *name, const void *d, size_t n)
 {
@@ -117,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sl_strbuf_append(&input, in, n);
         break;
     case 1:
-        wrap_gzip(&input, in, n);
+        gz_stored(&input, in, n, 0, 65535);
         break;
     case 2:
         wrap_tar(&input, in, n);

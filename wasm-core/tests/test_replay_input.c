@@ -10,7 +10,7 @@
  */
 #include "replay_util.h"
 
-#include "../src/replay/replay_internal.h"
+#include "gzip_write.h"
 
 /* ---- building gzip streams -------------------------------------------- */
 
@@ -41,47 +41,6 @@ static void flush_bits(bits *w)
 {
     if (w->n)
         put_bits(w, 0, 8 - w->n);
-}
-
-static void gz_header(sl_strbuf *o, uint8_t flags)
-{
-    uint8_t h[10] = {0x1f, 0x8b, 8, flags, 0, 0, 0, 0, 0, 3};
-    sl_strbuf_append(o, h, 10);
-    if (flags & 4) { /* FEXTRA */
-        uint8_t x[6] = {4, 0, 'a', 'b', 'c', 'd'};
-        sl_strbuf_append(o, x, 6);
-    }
-    if (flags & 8)
-        sl_strbuf_append(o, "name.txt", 9);
-    if (flags & 16)
-        sl_strbuf_append(o, "a comment", 10);
-    if (flags & 2)
-        sl_strbuf_append(o, "\x12\x34", 2);
-}
-
-static void gz_trailer(sl_strbuf *o, const void *data, size_t len)
-{
-    static uint32_t t[8][256];
-    sli_crc32_table(t);
-    uint32_t crc = sli_crc32(t, 0, data, len), n = (uint32_t)len;
-    uint8_t tr[8] = {(uint8_t)crc, (uint8_t)(crc >> 8), (uint8_t)(crc >> 16), (uint8_t)(crc >> 24),
-                     (uint8_t)n,   (uint8_t)(n >> 8),   (uint8_t)(n >> 16),   (uint8_t)(n >> 24)};
-    sl_strbuf_append(o, tr, 8);
-}
-
-/* One member: `data` as stored blocks of at most 1000 bytes. */
-static void gz_stored(sl_strbuf *o, const char *data, size_t len, uint8_t flags)
-{
-    gz_header(o, flags);
-    size_t off = 0;
-    do {
-        size_t n = len - off > 1000 ? 1000 : len - off;
-        uint8_t h[5] = {off + n == len, (uint8_t)n, (uint8_t)(n >> 8), (uint8_t)~n, (uint8_t)(~n >> 8)};
-        sl_strbuf_append(o, h, 5);
-        sl_strbuf_append(o, data + off, n);
-        off += n;
-    } while (off < len);
-    gz_trailer(o, data, len);
 }
 
 static void fixed_literal(bits *w, uint8_t c)
@@ -185,19 +144,19 @@ static void test_gzip_blocks_and_headers(void)
         sl_strbuf gz = {0};
         size_t len = strlen(trace_text);
         if (variant == 0)
-            gz_stored(&gz, trace_text, len, 0);
+            gz_stored(&gz, trace_text, len, 0, 1000);
         else if (variant == 1)
-            gz_stored(&gz, trace_text, len, 2 | 4 | 8 | 16); /* FHCRC FEXTRA FNAME FCOMMENT */
+            gz_stored(&gz, trace_text, len, 2 | 4 | 8 | 16, 1000); /* FHCRC FEXTRA FNAME FCOMMENT */
         else if (variant == 2)
             gz_fixed(&gz, trace_text, len);
         else if (variant == 3) { /* two members and tar-style zero padding */
             gz_fixed(&gz, trace_text, 100);
-            gz_stored(&gz, trace_text + 100, len - 100, 8);
+            gz_stored(&gz, trace_text + 100, len - 100, 8, 1000);
             sl_strbuf_append(&gz, "\0\0\0\0\0\0\0\0", 8);
         } else { /* every block boundary: stored in 1000-byte blocks over the text three times */
             sl_strbuf three = {0};
             sl_strbuf_printf(&three, "%s%s%s", trace_text, trace_text + 20, trace_text + 20);
-            gz_stored(&gz, three.data, three.len, 0);
+            gz_stored(&gz, three.data, three.len, 0, 1000);
             sl_strbuf_free(&three);
             sl_replay_config cfg = {0};
             int rc;
@@ -401,7 +360,7 @@ static void test_refusals(void)
     SL_REQUIRE(dat);
     expect_refusal(dat, len, "a binary trace-cmd trace.dat file: run `trace-cmd report -i FILE > trace.txt` first");
     sl_strbuf gz = {0};
-    gz_stored(&gz, (const char *)dat, len, 0);
+    gz_stored(&gz, dat, len, 0, 1000);
     expect_refusal(gz.data, gz.len, "gzip holding a binary trace-cmd trace.dat");
     sl_strbuf_free(&gz);
     free(dat);

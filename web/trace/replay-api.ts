@@ -221,25 +221,14 @@ export interface ReplayResult {
   events_per_s: number;
 }
 
-/** Field offsets of sl_replay_op as the compiled C reports them. */
-export interface OpLayout {
-  size: number;
-  tsNs: number;
-  ptr: number;
-  allocTsNs: number;
-  line: number;
-  bytes: number;
-  live: number;
-  slabs: number;
-  partial: number;
-  objPfn: number;
-  objIndex: number;
-  cpu: number;
-  allocCpu: number;
-  cache: number;
-  kind: number;
-  flags: number;
-}
+/** The fields of sl_replay_op, in the order sl_api_replay_op_layout reports their offsets, with their widths. */
+const OP_FIELDS = [
+  ['tsNs', 8], ['ptr', 8], ['allocTsNs', 8], ['line', 4], ['bytes', 4], ['live', 4], ['slabs', 4], ['partial', 4],
+  ['objPfn', 4], ['objIndex', 4], ['cpu', 2], ['allocCpu', 2], ['cache', 2], ['kind', 1], ['flags', 1],
+] as const satisfies readonly (readonly [keyof ReplayOp, 1 | 2 | 4 | 8])[];
+
+/** The record size and each field's offset, as the compiled C reports them. */
+export type OpLayout = { size: number } & Record<keyof ReplayOp, number>;
 
 function withCString<T>(m: ReplayModule, s: string | undefined, f: (ptr: number) => T): T {
   if (s === undefined || s === '') return f(0);
@@ -257,14 +246,14 @@ function withCString<T>(m: ReplayModule, s: string | undefined, f: (ptr: number)
 
 /** The layout of sl_replay_op from the core. */
 export function opLayout(m: ReplayModule): OpLayout {
-  const ptr = m._malloc(64);
+  const ptr = m._malloc(4 * (OP_FIELDS.length + 1));
   try {
     const n = m._sl_api_replay_op_layout(ptr);
-    const v = Array.from(new Uint32Array(m.HEAPU8.buffer, ptr, n));
-    const [size, tsNs, p, allocTsNs, line, bytes, live, slabs, partial, objPfn, objIndex, cpu, allocCpu, cache, kind, flags] = v;
-    if (flags === undefined) throw new ReplayError('sl_api_replay_op_layout returned too few fields');
-    return { size: size!, tsNs: tsNs!, ptr: p!, allocTsNs: allocTsNs!, line: line!, bytes: bytes!, live: live!, slabs: slabs!,
-      partial: partial!, objPfn: objPfn!, objIndex: objIndex!, cpu: cpu!, allocCpu: allocCpu!, cache: cache!, kind: kind!, flags };
+    if (n !== OP_FIELDS.length + 1) throw new ReplayError(`sl_api_replay_op_layout gave ${n} values, not ${OP_FIELDS.length + 1}`);
+    const v = new Uint32Array(m.HEAPU8.buffer, ptr, n);
+    const layout = { size: v[0]! } as OpLayout;
+    OP_FIELDS.forEach(([name], i) => (layout[name] = v[i + 1]!));
+    return layout;
   } finally {
     m._free(ptr);
   }
@@ -275,23 +264,12 @@ export function decodeOps(bytes: ArrayBuffer, l: OpLayout): ReplayOp[] {
   const v = new DataView(bytes);
   const out: ReplayOp[] = [];
   for (let o = 0; o + l.size <= bytes.byteLength; o += l.size) {
-    out.push({
-      tsNs: v.getBigUint64(o + l.tsNs, true),
-      ptr: v.getBigUint64(o + l.ptr, true),
-      allocTsNs: v.getBigUint64(o + l.allocTsNs, true),
-      line: v.getUint32(o + l.line, true),
-      bytes: v.getUint32(o + l.bytes, true),
-      live: v.getUint32(o + l.live, true),
-      slabs: v.getUint32(o + l.slabs, true),
-      partial: v.getUint32(o + l.partial, true),
-      objPfn: v.getUint32(o + l.objPfn, true),
-      objIndex: v.getUint32(o + l.objIndex, true),
-      cpu: v.getUint16(o + l.cpu, true),
-      allocCpu: v.getUint16(o + l.allocCpu, true),
-      cache: v.getUint16(o + l.cache, true),
-      kind: v.getUint8(o + l.kind),
-      flags: v.getUint8(o + l.flags),
-    });
+    const op: Record<string, number | bigint> = {};
+    for (const [name, width] of OP_FIELDS) {
+      const at = o + l[name];
+      op[name] = width === 8 ? v.getBigUint64(at, true) : width === 4 ? v.getUint32(at, true) : width === 2 ? v.getUint16(at, true) : v.getUint8(at);
+    }
+    out.push(op as unknown as ReplayOp);
   }
   return out;
 }

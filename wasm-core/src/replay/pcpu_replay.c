@@ -71,14 +71,8 @@ static uint32_t chunk_for(sl_replay *r, uint64_t base, bool created)
     uint32_t *idx = sli_map_get(&r->chunk_by_base, base);
     if (idx)
         return *idx;
-    if (r->nchunks == r->chunks_cap) {
-        unsigned cap = r->chunks_cap ? r->chunks_cap * 2 : 16;
-        sli_chunk *n = realloc(r->chunks, cap * sizeof *n);
-        if (!n)
-            return UINT32_MAX;
-        r->chunks = n;
-        r->chunks_cap = cap;
-    }
+    if (!sli_grow(&r->chunks, &r->chunks_cap, r->nchunks, sizeof *r->chunks, 16))
+        return UINT32_MAX;
     bool existed;
     idx = sli_map_put(&r->chunk_by_base, base, &existed);
     if (!idx)

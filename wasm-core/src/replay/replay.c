@@ -125,6 +125,19 @@ bool sli_map_del(sli_map *m, uint64_t key)
     return true;
 }
 
+bool sli_grow(void *v, unsigned *cap, unsigned n, size_t esize, unsigned first)
+{
+    if (n < *cap)
+        return true;
+    unsigned ncap = *cap ? *cap * 2 : first;
+    void *nv = realloc(*(void **)v, (size_t)ncap * esize);
+    if (!nv)
+        return false;
+    *(void **)v = nv;
+    *cap = ncap;
+    return true;
+}
+
 uint64_t sli_hash_str(const char *s, size_t n)
 {
     uint64_t h = 0xcbf29ce484222325ull;
@@ -419,17 +432,10 @@ static sl_slub_kcache *sysfs_cache(sl_replay *r, const char *name, size_t len)
         return &sf->caches[*idx];
     if (len >= sizeof sf->caches->name)
         return NULL;
-    if (sf->ncaches == sf->cap) {
-        unsigned cap = sf->cap ? sf->cap * 2 : 256;
-        sl_slub_kcache *n = realloc(sf->caches, cap * sizeof *n);
-        if (n)
-            sf->caches = n;
-        sl_slabinfo_cache *ni = n ? realloc(sf->info, cap * sizeof *ni) : NULL;
-        if (!ni)
-            return NULL;
-        sf->info = ni;
-        sf->cap = cap;
-    }
+    unsigned info_cap = sf->cap;
+    if (!sli_grow(&sf->info, &info_cap, sf->ncaches, sizeof *sf->info, 256) ||
+        !sli_grow(&sf->caches, &sf->cap, sf->ncaches, sizeof *sf->caches, 256))
+        return NULL;
     bool existed;
     uint64_t *slot = sli_map_put(&sf->folders, sli_hash_str(name, len), &existed);
     if (!slot)
@@ -466,14 +472,8 @@ static void sysfs_member(sl_replay *r, const char *rest, char type, const char *
         if (slot)
             *slot = sli_hash_str(target, strlen(target));
         sli_sysfs *sf = &r->sysfs;
-        if (sf->nlinks == sf->links_cap) {
-            unsigned cap = sf->links_cap ? sf->links_cap * 2 : 256;
-            sl_slabinfo_alias *n = realloc(sf->links, cap * sizeof *n);
-            if (!n)
-                return;
-            sf->links = n;
-            sf->links_cap = cap;
-        }
+        if (!sli_grow(&sf->links, &sf->links_cap, sf->nlinks, sizeof *sf->links, 256))
+            return;
         snprintf(sf->links[sf->nlinks].name, sizeof sf->links->name, "%s", rest);
         snprintf(sf->links[sf->nlinks].target, sizeof sf->links->target, "%s", target);
         sf->nlinks++;

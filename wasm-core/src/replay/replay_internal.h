@@ -196,6 +196,11 @@ void *sli_map_get(const sli_map *m, uint64_t key);
 /* The record for key, created zeroed if absent (*existed says which); NULL when out of memory. */
 void *sli_map_put(sli_map *m, uint64_t key, bool *existed);
 bool sli_map_del(sli_map *m, uint64_t key);
+/*
+ * Makes room for element `n` of the array *v (esize bytes each, *cap
+ * allocated), doubling from `first`.  False when out of memory (*v stays).
+ */
+bool sli_grow(void *v, unsigned *cap, unsigned n, size_t esize, unsigned first);
 /* FNV-1a of a string, never 0 (a map key). */
 uint64_t sli_hash_str(const char *s, size_t n);
 

@@ -253,40 +253,25 @@ static int by_bytes_desc(const void *pa, const void *pb, void *ctx)
     return strcmp(r->strings.data + a->name_off, r->strings.data + b->name_off);
 }
 
-/* qsort with a context (qsort_r is not in C11 nor in every libc the builds use). */
-static void sort_indexes(unsigned *v, unsigned n, int (*cmp)(const void *, const void *, void *), void *ctx)
+/* 0..n-1 ordered by cmp (an insertion sort with a context: qsort_r is not in C11 nor in every libc here). */
+static unsigned *sorted(unsigned n, int (*cmp)(const void *, const void *, void *), const sl_replay *r)
 {
-    for (unsigned i = 1; i < n; i++) { /* insertion sort over an index array: fine for these sizes */
-        unsigned x = v[i], j = i;
-        while (j > 0 && cmp(&v[j - 1], &x, ctx) > 0) {
+    unsigned *v = malloc((n + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned j = i;
+        while (j > 0 && cmp(&v[j - 1], &i, (void *)r) > 0) {
             v[j] = v[j - 1];
             j--;
         }
-        v[j] = x;
+        v[j] = i;
     }
-}
-
-unsigned *sli_sorted_caches(const sl_replay *r)
-{
-    unsigned *v = malloc((r->ncaches + 1) * sizeof *v);
-    if (!v)
-        return NULL;
-    for (unsigned i = 0; i < r->ncaches; i++)
-        v[i] = i;
-    sort_indexes(v, r->ncaches, by_allocs_desc, (void *)r);
     return v;
 }
 
-unsigned *sli_sorted_sites(const sl_replay *r)
-{
-    unsigned *v = malloc((r->nsites + 1) * sizeof *v);
-    if (!v)
-        return NULL;
-    for (unsigned i = 0; i < r->nsites; i++)
-        v[i] = i;
-    sort_indexes(v, r->nsites, by_bytes_desc, (void *)r);
-    return v;
-}
+unsigned *sli_sorted_caches(const sl_replay *r) { return sorted(r->ncaches, by_allocs_desc, r); }
+unsigned *sli_sorted_sites(const sl_replay *r) { return sorted(r->nsites, by_bytes_desc, r); }
 
 const char *sli_slub_rules(void)
 {

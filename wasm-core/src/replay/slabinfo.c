@@ -47,14 +47,8 @@ void sli_slabinfo_attr(sl_slabinfo_cache *c, const char *attr, const char *value
 
 static bool push_cache(sl_slabinfo_set *set, unsigned *cap, const sl_slabinfo_cache *c)
 {
-    if (set->ncaches == *cap) {
-        unsigned n = *cap ? *cap * 2 : 256;
-        sl_slabinfo_cache *v = realloc(set->caches, n * sizeof *v);
-        if (!v)
-            return false;
-        set->caches = v;
-        *cap = n;
-    }
+    if (!sli_grow(&set->caches, cap, set->ncaches, sizeof *set->caches, 256))
+        return false;
     set->caches[set->ncaches++] = *c;
     return true;
 }
@@ -125,14 +119,9 @@ static int read_directory(const char *dir, sl_slabinfo_set *set, char *err, size
                 continue;
             buf[n] = 0;
             const char *target = strrchr(buf, '/');
-            if (set->naliases == acap) {
-                acap = acap ? acap * 2 : 256;
-                sl_slabinfo_alias *v = realloc(set->aliases, acap * sizeof *v);
-                if (!v) {
-                    rc = SL_ENOMEM;
-                    break;
-                }
-                set->aliases = v;
+            if (!sli_grow(&set->aliases, &acap, set->naliases, sizeof *set->aliases, 256)) {
+                rc = SL_ENOMEM;
+                break;
             }
             snprintf(set->aliases[set->naliases].name, sizeof set->aliases->name, "%.63s", e->d_name);
             snprintf(set->aliases[set->naliases++].target, sizeof set->aliases->target, "%.63s", target ? target + 1 : buf);

@@ -56,14 +56,8 @@ static uint16_t new_cache(sl_replay *r, const char *name, size_t len, uint8_t ty
 {
     if (r->ncaches >= SLI_MAX_CACHES)
         return SLI_NONE16;
-    if (r->ncaches == r->caches_cap) {
-        unsigned cap = r->caches_cap ? r->caches_cap * 2 : 64;
-        sli_cache *n = realloc(r->caches, cap * sizeof *n);
-        if (!n)
-            return SLI_NONE16;
-        r->caches = n;
-        r->caches_cap = cap;
-    }
+    if (!sli_grow(&r->caches, &r->caches_cap, r->ncaches, sizeof *r->caches, 64))
+        return SLI_NONE16;
     bool existed;
     uint32_t *slot = sli_map_put(&r->cache_by_name, sli_hash_str(name, len), &existed);
     if (!slot)
@@ -228,15 +222,9 @@ static uint32_t site_index(sl_replay *r, const sli_event *ev)
         r->sites_overflow++;
         return UINT32_MAX;
     }
-    if (r->nsites == r->sites_cap) {
-        unsigned cap = r->sites_cap ? r->sites_cap * 2 : 256;
-        sli_site *n = realloc(r->sites, cap * sizeof *n);
-        if (!n) {
-            sli_map_del(&r->site_by_name, sli_hash_str(ev->site, len));
-            return UINT32_MAX;
-        }
-        r->sites = n;
-        r->sites_cap = cap;
+    if (!sli_grow(&r->sites, &r->sites_cap, r->nsites, sizeof *r->sites, 256)) {
+        sli_map_del(&r->site_by_name, sli_hash_str(ev->site, len));
+        return UINT32_MAX;
     }
     sli_site *s = &r->sites[r->nsites];
     memset(s, 0, sizeof *s);
