@@ -66,31 +66,13 @@ static void human_time(char *buf, size_t len, uint64_t ns, uint64_t n)
         snprintf(buf, len, "%.0fus", (double)ns / 1e3);
 }
 
-static int by_allocs(const void *a, const void *b, const sl_replay *r)
-{
-    sl_replay_cache_info x, y;
-    sl_replay_cache_info_get(r, *(const unsigned *)a, 0, &x);
-    sl_replay_cache_info_get(r, *(const unsigned *)b, 0, &y);
-    if (x.allocs + x.freed_unknown != y.allocs + y.freed_unknown)
-        return x.allocs + x.freed_unknown < y.allocs + y.freed_unknown ? 1 : -1;
-    return strcmp(x.name, y.name);
-}
-
 static void print_caches(sl_replay *r, unsigned kernels, unsigned top)
 {
     unsigned n = sl_replay_cache_count(r);
-    unsigned *order = malloc((n + 1) * sizeof *order);
+    unsigned *order = sl_replay_order(r, SL_REPLAY_ORDER_CACHES);
     if (!order)
         return;
-    for (unsigned i = 0; i < n; i++)
-        order[i] = i;
-    for (unsigned i = 1; i < n; i++) /* insertion sort: a few hundred caches */
-        for (unsigned j = i; j > 0 && by_allocs(&order[j - 1], &order[j], r) > 0; j--) {
-            unsigned t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
-    printf("\nCaches (by allocations; the model columns are kernel %s)\n", kernels > 1 ? "1's; --format json has both" : "model's");
+    printf("\nCaches (by allocations%s)\n", kernels > 1 ? "; the model columns are the first kernel's, --format json has both" : "");
     printf("%-24s %8s %8s %7s %8s %8s %5s %7s %6s %7s %7s | %5s %6s %6s %4s %5s\n", "cache", "allocs", "frees",
            "unknown", "req", "alloc", "frag%", "peak", "xcpu", "life50", "life99", "fast%", "slabs+", "slabs-",
            "part", "geom");
@@ -120,33 +102,15 @@ static void print_caches(sl_replay *r, unsigned kernels, unsigned top)
     free(order);
 }
 
-static int by_site_bytes(const void *a, const void *b, const sl_replay *r)
-{
-    sl_replay_site_info x, y;
-    sl_replay_site_info_get(r, *(const unsigned *)a, &x);
-    sl_replay_site_info_get(r, *(const unsigned *)b, &y);
-    if (x.bytes_alloc != y.bytes_alloc)
-        return x.bytes_alloc < y.bytes_alloc ? 1 : -1;
-    return strcmp(x.site, y.site);
-}
-
 /* The layout of `perf kmem stat --caller`. */
 static void print_sites(sl_replay *r, unsigned top)
 {
     unsigned n = sl_replay_site_count(r);
     if (!n)
         return;
-    unsigned *order = malloc(n * sizeof *order);
+    unsigned *order = sl_replay_order(r, SL_REPLAY_ORDER_SITES);
     if (!order)
         return;
-    for (unsigned i = 0; i < n; i++)
-        order[i] = i;
-    for (unsigned i = 1; i < n; i++)
-        for (unsigned j = i; j > 0 && by_site_bytes(&order[j - 1], &order[j], r) > 0; j--) {
-            unsigned t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
     static const char rule[] = "-----------------------------------------------------------------------------------------"
                                "----------------";
     printf("\n%s\n %-34s | Total_alloc/Per | Total_req/Per   | Hit      | Ping-pong | Frag\n%s\n", rule, "Callsite",

@@ -265,6 +265,13 @@ typedef struct sl_replay_cache_info {
 } sl_replay_cache_info;
 
 unsigned sl_replay_cache_count(const sl_replay *r);
+/*
+ * The order the reports use, as a malloc'd array of indexes (NULL when out
+ * of memory): SL_REPLAY_ORDER_CACHES by allocations (most first),
+ * SL_REPLAY_ORDER_SITES by bytes allocated.
+ */
+enum { SL_REPLAY_ORDER_CACHES, SL_REPLAY_ORDER_SITES };
+unsigned *sl_replay_order(const sl_replay *r, int what);
 /* Returns SL_OK, or SL_EINVAL for a bad index or kernel. */
 int sl_replay_cache_info_get(const sl_replay *r, unsigned cache, unsigned kernel, sl_replay_cache_info *out);
 /* The model cache (for snapshots), or NULL when the cache is not modelled. */

@@ -400,9 +400,7 @@ struct sl_replay {
     uint64_t page_alloc_by_order[11], page_free_by_order[11];
 };
 
-/* report.c: index arrays in report order (caches by allocations, sites by bytes), malloc'd */
-unsigned *sli_sorted_caches(const sl_replay *r);
-unsigned *sli_sorted_sites(const sl_replay *r);
+/* report.c */
 const char *sli_slub_rules(void);
 const char *sli_pcpu_rules(sl_kernel_version v);
 /* slabinfo.c */

@@ -270,8 +270,10 @@ static unsigned *sorted(unsigned n, int (*cmp)(const void *, const void *, void 
     return v;
 }
 
-unsigned *sli_sorted_caches(const sl_replay *r) { return sorted(r->ncaches, by_allocs_desc, r); }
-unsigned *sli_sorted_sites(const sl_replay *r) { return sorted(r->nsites, by_bytes_desc, r); }
+unsigned *sl_replay_order(const sl_replay *r, int what)
+{
+    return what == SL_REPLAY_ORDER_SITES ? sorted(r->nsites, by_bytes_desc, r) : sorted(r->ncaches, by_allocs_desc, r);
+}
 
 const char *sli_slub_rules(void)
 {
@@ -495,14 +497,14 @@ int sl_replay_json(sl_replay *r, sl_strbuf *out, const char *extra)
                      (unsigned long long)r->freed_unknown, (unsigned long long)r->null_frees,
                      (unsigned long long)r->alloc_failed, (unsigned long long)r->zero_size,
                      (unsigned long long)r->untraced_frees, (unsigned long long)r->cache_mismatch);
-    unsigned *order = sli_sorted_caches(r);
+    unsigned *order = sl_replay_order(r, SL_REPLAY_ORDER_CACHES);
     for (unsigned i = 0; order && i < r->ncaches; i++) {
         sl_strbuf_printf(b, "%s\n  ", i ? "," : "");
         json_cache(b, r, order[i]);
     }
     free(order);
     sl_strbuf_printf(b, "],\n\"callsites\": [");
-    order = sli_sorted_sites(r);
+    order = sl_replay_order(r, SL_REPLAY_ORDER_SITES);
     for (unsigned i = 0; order && i < r->nsites; i++) {
         const sli_site *s = &r->sites[order[i]];
         sl_strbuf_printf(b, "%s\n  {\"site\": ", i ? "," : "");

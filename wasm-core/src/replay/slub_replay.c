@@ -236,7 +236,7 @@ static uint32_t site_index(sl_replay *r, const sli_event *ev)
 }
 
 /* Fills the model part of an op from kernel 0's cache after the event. */
-static void model_fields(sl_replay *r, sli_cache *c, void *obj, sl_replay_op *op)
+static void model_fields(sli_cache *c, void *obj, sl_replay_op *op)
 {
     op->obj_pfn = SL_NONE32;
     op->obj_index = SL_NONE32;
@@ -249,7 +249,6 @@ static void model_fields(sl_replay *r, sli_cache *c, void *obj, sl_replay_op *op
     op->partial = ni.nr_partial;
     if (obj)
         sl_slub_object_index(s, obj, &op->obj_pfn, &op->obj_index);
-    (void)r;
 }
 
 /* After a model operation: the longest node partial list seen. */
@@ -363,7 +362,7 @@ static void slub_alloc(sl_replay *r, const sli_event *ev)
         sl_replay_op op = {.ts_ns = ev->ts_ns, .ptr = ev->ptr, .line = (uint32_t)r->lines,
                            .bytes = (uint32_t)ev->bytes_alloc, .live = (uint32_t)c->live, .cpu = (uint16_t)ev->cpu,
                            .alloc_cpu = SLI_NONE16, .cache = ci, .kind = SL_REPLAY_OP_ALLOC, .flags = flags};
-        model_fields(r, c, o->model[0], &op);
+        model_fields(c, o->model[0], &op);
         r->cfg.on_op(r->cfg.user, &op);
     }
 }
@@ -413,14 +412,14 @@ static void slub_free(sl_replay *r, const sli_event *ev)
     uint8_t flags = cross ? SL_REPLAY_F_CROSS_CPU : 0;
     sl_replay_op op = {0};
     if (r->cfg.on_op)
-        model_fields(r, c, o.model[0], &op); /* where the object was, before the free */
+        model_fields(c, o.model[0], &op); /* where the object was, before the free */
     model_free(r, c, &o, sli_model_cpu(r, ev->cpu), &flags);
     if (r->cfg.on_op) {
         uint32_t pfn = op.obj_pfn, idx = op.obj_index;
         op = (sl_replay_op){.ts_ns = ev->ts_ns, .ptr = ev->ptr, .alloc_ts_ns = o.ts_ns, .line = (uint32_t)r->lines,
                             .live = (uint32_t)c->live, .cpu = (uint16_t)ev->cpu, .alloc_cpu = o.cpu, .cache = o.cache,
                             .kind = SL_REPLAY_OP_FREE, .flags = flags};
-        model_fields(r, c, NULL, &op);
+        model_fields(c, NULL, &op);
         op.obj_pfn = pfn;
         op.obj_index = idx;
         r->cfg.on_op(r->cfg.user, &op);
