@@ -42,6 +42,28 @@ static bool write_file(void *user, const void *data, size_t len)
 
 static void on_op(void *user, const sl_replay_op *op) { sl_perfetto_op(((export_ctx *)user)->pf, op); }
 
+/*
+ * This process's peak resident set: VmHWM, which exec resets (getrusage's
+ * ru_maxrss also keeps the high-water mark of the process that forked us).
+ */
+static long peak_rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    if (kb < 0) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        kb = ru.ru_maxrss;
+    }
+    return kb;
+}
+
 static void human_bytes(char *buf, size_t len, uint64_t v)
 {
     if (v >= 10ull << 30)
@@ -275,10 +297,9 @@ static int run_replay(int argc, char **argv)
         sl_replay_destroy(x.r);
         return 1;
     }
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
+    long peak_kb = peak_rss_kb();
     char extra[64];
-    snprintf(extra, sizeof extra, "\"peak_rss_kb\": %ld", ru.ru_maxrss);
+    snprintf(extra, sizeof extra, "\"peak_rss_kb\": %ld", peak_kb);
     sl_strbuf json = {0};
     sl_replay_json(x.r, &json, extra);
     const char *err = sl_replay_error(x.r);
@@ -292,7 +313,7 @@ static int run_replay(int argc, char **argv)
         print_table(x.r, file, (unsigned)top);
         sl_replay_progress p;
         sl_replay_progress_get(x.r, &p);
-        printf("%.3f s, %.0f events/s, peak RSS %ld KiB\n", p.elapsed_s, p.events_per_s, ru.ru_maxrss);
+        printf("%.3f s, %.0f events/s, peak RSS %ld KiB\n", p.elapsed_s, p.events_per_s, peak_kb);
         if (perfetto)
             printf("Perfetto trace: %s (open it at https://ui.perfetto.dev)\n", perfetto);
     }
