@@ -7,8 +7,9 @@
 // (wasm-core/tests/fixtures/replay) by `slablab trace-gen` (pointers shifted per
 // repetition, leftovers freed: a bounded live set) and streamed, never stored as text:
 //   1. native, plain text through a pipe: `trace-gen | slablab replay -` (the benchmark
-//      build); events/s is the replay's own time (parse + pair + model, one core, the
-//      generator runs on another), peak RSS the replay process's;
+//      build); events/s is over the replay's own time (parse + pair + model, one thread,
+//      the generator runs on another core), events/CPU-s over the CPU time it used (what
+//      one core does, whatever else shares the machine), peak RSS the replay process's;
 //   2. native, the same trace gzip -1 compressed in a temporary file;
 //   3. WebAssembly (the Node build of the core, single-threaded, as the bridge worker
 //      runs it), --wasm-bytes of the same trace fed in 1 MiB chunks.
@@ -54,6 +55,7 @@ function row(what, j) {
   console.log(
     `${what.padEnd(34)} ${mb.padStart(6)} MiB ${String(j.events.parsed).padStart(10)} events ` +
       `${j.elapsed_s.toFixed(2).padStart(7)} s ${(j.events_per_s / 1e6).toFixed(2).padStart(6)} M events/s` +
+      ` (CPU ${j.cpu_s.toFixed(2)} s: ${(j.events_per_cpu_s / 1e6).toFixed(2)} M/CPU-s)` +
       `  peak RSS ${j.peak_rss_kb ? (j.peak_rss_kb / 1024).toFixed(1) + ' MiB' : '-'}  model errors ${j.model.errors}`,
   );
 }
@@ -103,6 +105,7 @@ const ptr = m._sl_api_replay_json_data(h);
 const j = JSON.parse(Buffer.from(m.HEAPU8.subarray(ptr, ptr + n)).toString('utf8'));
 j.peak_rss_kb = peakRss / 1024;
 row('WebAssembly (Node, single-threaded)', j);
-console.log(`(the WebAssembly heap is fixed at ${(m.HEAPU8.length / 1048576).toFixed(0)} MiB; RSS is Node's whole process)`);
+console.log(`(the WebAssembly heap is fixed at ${(m.HEAPU8.length / 1048576).toFixed(0)} MiB; RSS is Node's whole process;`);
+console.log(' its CPU time is the wall clock: Emscripten has no process CPU clock)');
 m._sl_api_replay_destroy(h);
 rmSync(tmp, { recursive: true, force: true });

@@ -313,7 +313,8 @@ static int run_replay(int argc, char **argv)
         print_table(x.r, file, (unsigned)top);
         sl_replay_progress p;
         sl_replay_progress_get(x.r, &p);
-        printf("%.3f s, %.0f events/s, peak RSS %ld KiB\n", p.elapsed_s, p.events_per_s, peak_kb);
+        printf("%.3f s, %.0f events/s (%.0f per CPU-second), peak RSS %ld KiB\n", p.elapsed_s, p.events_per_s,
+               p.events_per_cpu_s, peak_kb);
         if (perfetto)
             printf("Perfetto trace: %s (open it at https://ui.perfetto.dev)\n", perfetto);
     }

@@ -219,6 +219,9 @@ export interface ReplayResult {
   models: ReplayModel[];
   elapsed_s: number;
   events_per_s: number;
+  cpu_s: number;
+  events_per_cpu_s: number;
+  validate_s: number;
 }
 
 /** The fields of sl_replay_op, in the order sl_api_replay_op_layout reports their offsets, with their widths. */

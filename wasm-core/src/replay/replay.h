@@ -220,6 +220,8 @@ typedef struct sl_replay_progress {
     uint64_t model_errors;
     double elapsed_s;      /* time spent in feed/finish: parse, pair, model (not the final validation) */
     double validate_s;     /* the final validate() of every model */
+    double cpu_s;          /* CPU time over the same spans as elapsed_s (what the replay's core did) */
+    double events_per_cpu_s;
     double events_per_s;
     bool finished;
 } sl_replay_progress;

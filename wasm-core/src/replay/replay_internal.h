@@ -341,6 +341,7 @@ struct sl_replay {
     char error[320];
     uint64_t limit;
     uint64_t elapsed_ns;        /* in feed and finish, but for the final validation */
+    uint64_t cpu_us;            /* this process's CPU time over the same spans (clock()) */
     uint64_t validate_ns;       /* the final validation */
     uint64_t bytes_in, text_bytes;
     char warnings[4][200];

@@ -536,8 +536,10 @@ int sl_replay_json(sl_replay *r, sl_strbuf *out, const char *extra)
     }
     sl_replay_progress p;
     sl_replay_progress_get(r, &p);
-    sl_strbuf_printf(b, "],\n\"elapsed_s\": %.6f, \"events_per_s\": %.0f, \"validate_s\": %.6f", p.elapsed_s,
-                     p.events_per_s, p.validate_s);
+    sl_strbuf_printf(b,
+                     "],\n\"elapsed_s\": %.6f, \"events_per_s\": %.0f, \"cpu_s\": %.6f, \"events_per_cpu_s\": %.0f, "
+                     "\"validate_s\": %.6f",
+                     p.elapsed_s, p.events_per_s, p.cpu_s, p.events_per_cpu_s, p.validate_s);
     if (extra && *extra)
         sl_strbuf_printf(b, ", %s", extra);
     sl_strbuf_printf(b, "}\n");
