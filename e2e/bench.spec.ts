@@ -14,7 +14,10 @@ test('a short benchmark run completes, with a native result side by side', async
   await page.getByRole('button', { name: 'Short run' }).click();
   await expect(page.getByTestId('bench-status')).toHaveText('Finished.', { timeout: 100_000 });
   const h = await page.evaluate(() => window.__slablabBench);
-  expect(h?.points.length).toBe(3 + 2 * 3);
+  // Four fast-path variants (rt included) and two bulk forms at three sizes.
+  expect(h?.points.length).toBe(4 + 2 * 3);
+  await expect(page.getByTestId('bench-table')).toContainText('rt');
+  await expect(page.getByTestId('bench-table')).toContainText('generic');
   for (const p of h?.points ?? []) expect(p.ns).toBeGreaterThan(0);
   await expect(page.getByTestId('bench-table')).toContainText('detached');
   // The native column is filled where the native result has the same row.

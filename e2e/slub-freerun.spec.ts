@@ -50,7 +50,7 @@ test('free-running without isolation runs interleaved and says why', async ({ pa
   // Follow a slab: the inspector describes it from the live state; Escape lets go.
   await page.getByTestId('slub-canvas').focus();
   await page.keyboard.press('ArrowDown');
-  await expect(page.getByTestId('freerun-inspector')).toContainText(/Slab pfn \d+ \(order \d\) is on /);
+  await expect(page.getByTestId('freerun-inspector')).toContainText(/Slab pfn \d+ \(order \d, \d+ objects\) is on /);
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('freerun-inspector')).toContainText('Click a slab');
   // Space stops the CPUs.

@@ -1,12 +1,4 @@
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
 import { App } from './app/App';
-import './styles.css';
+import { mount } from './app/mount';
 
-const root = document.getElementById('root');
-if (!root) throw new Error('index.html has no #root');
-createRoot(root).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
+mount(<App />);

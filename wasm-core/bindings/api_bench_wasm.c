@@ -1,7 +1,7 @@
 /*
  * api_bench_wasm.c - work the browser runs on CPU threads: the free-running
- * workloads of the SLUB view, and the `fastpath` and `bulk` benchmark loops
- * of the Benchmarks page.
+ * workloads of the SLUB view, and the `fastpath`, `bulk` and `percpu`
+ * benchmarks of the Benchmarks page.
  *
  * Free-running.  sl_api_slub_workload (api_slub.c) runs a workload as CPU k
  * on the calling thread.  The bridge worker cannot call it on a pthread
@@ -28,9 +28,14 @@
  * HWCACHE_ALIGN cache on one CPU, made with no trace, so the preemption points
  * compiled into this (non-benchmark) build cost a test of a NULL pointer.  In
  * the threads build the loop runs on a CPU thread, joined before returning.
+ * The percpu experiment is one row of seed 003's table per call (one
+ * allocator, object size and free order: sl_pcpu_run_workload, timed by the
+ * workload itself), so the page reports progress and can cancel between
+ * rows.
  */
 #include "export.h"
 
+#include "../src/percpu/percpu.h"
 #include "../src/slub/slub.h"
 
 #include <string.h>
@@ -240,13 +245,19 @@ static void *bench_main(void *arg)
     return NULL;
 }
 
-static double bench_run(bench_job *j, uint32_t on_thread)
+/* Runs fn(arg) on a CPU thread when on_thread and the build has threads (joined before returning), else here. */
+static void run_on_cpu(void *(*fn)(void *), void *arg, uint32_t on_thread)
 {
     sl_thread t;
-    if (on_thread && SL_HAVE_THREADS && sl_thread_start(&t, bench_main, j) == SL_OK)
+    if (on_thread && SL_HAVE_THREADS && sl_thread_start(&t, fn, arg) == SL_OK)
         sl_thread_join(t);
     else
-        bench_loop(j);
+        fn(arg);
+}
+
+static double bench_run(bench_job *j, uint32_t on_thread)
+{
+    run_on_cpu(bench_main, j, on_thread);
     return j->rc == SL_OK ? j->ns : (double)j->rc;
 }
 
@@ -257,7 +268,7 @@ static double bench_run(bench_job *j, uint32_t on_thread)
  */
 SL_EXPORT double sl_api_bench_fastpath(uint32_t fastpath, uint32_t loops, uint32_t on_thread)
 {
-    if (fastpath > SL_SLUB_FP_PLAIN || loops == 0)
+    if (fastpath >= SL_SLUB_NR_FASTPATHS || loops == 0)
         return SL_EINVAL;
     bench_job j = {.what = BENCH_FASTPATH, .fastpath = fastpath, .bulk = 1, .loops = loops};
     return bench_run(&j, on_thread);
@@ -271,8 +282,56 @@ SL_EXPORT double sl_api_bench_fastpath(uint32_t fastpath, uint32_t loops, uint32
  */
 SL_EXPORT double sl_api_bench_bulk(uint32_t form, uint32_t bulk, uint32_t loops, uint32_t on_thread)
 {
-    if (form > SL_SLUB_BULK_FALLBACK || bulk == 0 || bulk > BENCH_MAX_BULK || loops == 0)
+    if (form > SL_SLUB_BULK_GENERIC || bulk == 0 || bulk > BENCH_MAX_BULK || loops == 0)
         return SL_EINVAL;
     bench_job j = {.what = BENCH_BULK, .form = form, .bulk = bulk, .loops = loops};
     return bench_run(&j, on_thread);
+}
+
+typedef struct pcpu_job {
+    sl_pcpu_workload w;
+    sl_pcpu_workload_result r;
+    int rc;
+} pcpu_job;
+
+static void *pcpu_main(void *arg)
+{
+    pcpu_job *j = arg;
+    j->rc = sl_pcpu_run_workload(&j->w, &j->r);
+    return NULL;
+}
+
+/*
+ * One row of seed 003's experiment (slablab percpu): a fresh instance of
+ * allocator `kind` (0 areamap, 1 bitmap, 2 scanhint) with `units` units of
+ * unit_size bytes (0: 256 KiB) allocates `objects` objects of `size` bytes
+ * aligned to `align`, into chunks whose second half was filled first when
+ * `prefill`, then frees them in `order` (0 inorder, 1 alternate, 2
+ * reverse), stopping once alloc + free took budget_ms (0: no budget).
+ * out[6] = alloc ms, free ms, objects allocated, objects freed, status
+ * (0 done, 1 over budget, 2 an allocation failed: no memory), chunks when
+ * all were live.  Returns 0, or SL_EINVAL / SL_ENOMEM before timing began.
+ */
+SL_EXPORT int sl_api_bench_percpu(uint32_t kind, uint32_t size, uint32_t align, uint32_t objects, uint32_t order,
+                                  uint32_t prefill, uint32_t units, uint32_t unit_size, uint32_t budget_ms,
+                                  uint32_t on_thread, double *out)
+{
+    if (kind >= SL_PCPU_NKINDS || order > SL_PCPU_FREE_REVERSE || size == 0 || size > SL_PCPU_MAX_ALLOC_SIZE ||
+        objects == 0 || objects > (1u << 26))
+        return SL_EINVAL;
+    pcpu_job j = {.w = {.cfg = {.kind = (sl_pcpu_kind)kind, .nr_units = units, .unit_size = unit_size},
+                        .size = size,
+                        .align = align,
+                        .objects = objects,
+                        .order = (sl_pcpu_order)order,
+                        .prefill_second_half = prefill != 0,
+                        .budget_ns = (uint64_t)budget_ms * 1000000u}};
+    run_on_cpu(pcpu_main, &j, on_thread);
+    if (j.rc != SL_OK)
+        return j.rc;
+    const double v[6] = {(double)j.r.alloc_ns / 1e6, (double)j.r.free_ns / 1e6, (double)j.r.allocated,
+                         (double)j.r.freed,          j.r.over_budget ? 1 : j.r.alloc_failed ? 2 : 0,
+                         (double)j.r.chunks};
+    memcpy(out, v, sizeof v);
+    return SL_OK;
 }

@@ -218,9 +218,8 @@ SL_EXPORT int sl_api_replay_lookup(api_replay *a, double ptr_hi, double ptr_lo, 
 SL_EXPORT int sl_api_replay_chunk_granules(api_replay *a, unsigned chunk, uint8_t *out, unsigned max)
 {
     sl_pcpu *pc = sl_replay_pcpu(a->r, 0);
-    const void *base = pc ? sl_replay_chunk_model_base(a->r, chunk, 0) : NULL;
-    int idx = base ? sl_pcpu_chunk_index(pc, base) : SL_EINVAL;
-    return idx >= 0 ? sl_pcpu_chunk_granules(pc, (unsigned)idx, out, max) : SL_EINVAL;
+    uint32_t id = sl_replay_chunk_model_id(a->r, chunk, 0);
+    return pc && id != SL_NONE32 ? sl_pcpu_chunk_granules(pc, id, out, max) : SL_EINVAL;
 }
 
 /* ---- Perfetto export ----------------------------------------------------- */

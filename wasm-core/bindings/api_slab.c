@@ -1,8 +1,17 @@
 /*
- * api_slab.c - the SLAB model for the browser bridge.
+ * api_slab.c - the SLAB model for the browser bridge (typed wrappers:
+ * web/slab/slab-api.ts).  Every export is listed in docs/snapshot-format.md
+ * ("SLAB bridge API"), with the layouts of the buffers it writes.
  *
- * Handles are wasm32 pointers passed as numbers.  Binary results are
- * written into caller-provided buffers, all fields little-endian 32-bit:
+ * A world is one simulated machine: an event trace and an sl_slab (page
+ * zone, the kernel version's kmalloc caches, created caches), for 1..64
+ * CPUs.  Objects cross the bridge as wasm32 pointers; the snapshot names
+ * them as (slab pfn, index), and object_at / object_ref convert.  The
+ * bridge calls one function at a time, so the quiescent calls (snapshot,
+ * validate, shrink, cache create and destroy) are always quiescent here.
+ *
+ * Binary results are written into caller-provided buffers, all fields
+ * little-endian 32-bit:
  *
  *   sl_slab_geometry (44 bytes): mgmt (0 OBJFREELIST, 1 NORMAL(leftover),
  *     2 NORMAL, 3 OFF), size, align, order, num, left, freelist_size,
@@ -12,51 +21,109 @@
  *     shared_limit, total_slabs, free_slabs, free_objects, active_objs,
  *     cpu_avail, shared_avail, grown, destroyed, alloc_hit, alloc_miss,
  *     free_hit, free_miss.
+ *   the snapshot: docs/snapshot-format.md, checked with snapshot_layout.
  *
- * sl_api_slab_info_size() and sl_api_slab_geometry_size() return the sizes
- * so the bridge can check them.
+ * slab-types: the parser and classifier of src/slab/types.c, text in (a
+ * /proc/slabinfo file or the --caches format), the JSON of `slablab
+ * slab-types --format json` out.
  */
 #include "export.h"
 
 #include "../src/slab/slab.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 _Static_assert(sizeof(sl_slab_geometry) == 44, "geometry layout");
 _Static_assert(sizeof(sl_slab_cache_info) == 176, "cache info layout (wasm32)");
 
+typedef struct sl_api_slab_world {
+    sl_trace trace;
+    sl_slab *sl;
+} sl_api_slab_world;
+
+static int last_error;
+static char last_message[256];
+
 SL_EXPORT int sl_api_slab_geometry_size(void) { return (int)sizeof(sl_slab_geometry); }
 SL_EXPORT int sl_api_slab_info_size(void) { return (int)sizeof(sl_slab_cache_info); }
 
-/* Geometry of one cache under `rules` (0 before, 1 after); returns 0 or an sl_err. */
-SL_EXPORT int sl_api_slab_geometry(uint32_t object_size, uint32_t align, uint32_t flags, int rules,
-                                   sl_slab_geometry *out)
+/* The error of the last world_create, geometry or types call that failed. */
+SL_EXPORT int sl_api_slab_last_error(void) { return last_error; }
+/* What was wrong, in a sentence (slab-types: "line N: ..."). */
+SL_EXPORT const char *sl_api_slab_last_message(void) { return last_message; }
+
+static int fail(int rc, const char *msg)
 {
-    if (rules != SL_SLAB_RULES_BEFORE && rules != SL_SLAB_RULES_AFTER)
-        return SL_EINVAL;
+    last_error = rc;
+    snprintf(last_message, sizeof last_message, "%s", msg ? msg : sl_strerror(rc));
+    return rc;
+}
+
+/* Geometry of one cache for a variant (rules 0 before, 1 after; kernel 0 = 6.7); returns 0 or an sl_err. */
+SL_EXPORT int sl_api_slab_geometry(uint32_t object_size, uint32_t align, uint32_t flags, int rules, uint32_t kernel,
+                                   int init_on_free, sl_slab_geometry *out)
+{
     sl_slab_kmalloc_table kt;
-    sl_slab_kmalloc_table_init(&kt, (sl_slab_rules)rules);
-    sl_slab_spec spec = {.object_size = object_size, .align = align, .flags = flags};
-    return sl_slab_geometry_compute(&spec, &kt, out);
+    sl_slab_variant v = {.rules = (sl_slab_rules)rules, .kernel = kernel, .init_on_free = init_on_free != 0};
+    int rc = sl_slab_kmalloc_table_init(&kt, &v);
+    if (rc == SL_OK) {
+        sl_slab_spec spec = {.object_size = object_size, .align = align, .flags = flags};
+        rc = sl_slab_geometry_compute(&spec, &kt, out);
+    }
+    return rc == SL_OK ? SL_OK : fail(rc, NULL);
 }
 
-/* A world of `ncpus` CPUs over `arena_mb` MiB; `trace` may be 0.  Returns the handle or 0. */
-SL_EXPORT sl_slab *sl_api_slab_create(unsigned ncpus, unsigned arena_mb, int rules, sl_trace *trace)
+/*
+ * A world of `ncpus` CPUs over `arena_mb` MiB for a variant, with event
+ * rings of `ring_events` per CPU (0: no events).  Returns the handle, or 0
+ * with last_error() set.
+ */
+SL_EXPORT sl_api_slab_world *sl_api_slab_create(unsigned ncpus, unsigned arena_mb, int rules, uint32_t kernel,
+                                                int init_on_free, unsigned ring_events)
 {
-    sl_slab_config cfg = {.ncpus = ncpus, .arena_bytes = (size_t)arena_mb << 20, .rules = (sl_slab_rules)rules,
-                          .trace = trace};
-    sl_slab *sl = NULL;
-    return sl_slab_create(&cfg, &sl) == SL_OK ? sl : NULL;
+    sl_api_slab_world *w = calloc(1, sizeof *w);
+    if (!w) {
+        fail(SL_ENOMEM, NULL);
+        return NULL;
+    }
+    int rc = ring_events ? sl_trace_init(&w->trace, ncpus ? ncpus : 1, ring_events) : SL_OK;
+    w->trace.enabled = ring_events != 0;
+    sl_slab_config cfg = {.ncpus = ncpus, .arena_bytes = (size_t)arena_mb << 20,
+                          .variant = {.rules = (sl_slab_rules)rules, .kernel = kernel, .init_on_free = init_on_free != 0},
+                          .trace = ring_events ? &w->trace : NULL};
+    if (rc == SL_OK)
+        rc = sl_slab_create(&cfg, &w->sl);
+    if (rc != SL_OK) {
+        if (ring_events)
+            sl_trace_destroy(&w->trace);
+        free(w);
+        fail(rc, NULL);
+        return NULL;
+    }
+    return w;
 }
 
-SL_EXPORT void sl_api_slab_destroy(sl_slab *sl) { sl_slab_destroy(sl); }
+SL_EXPORT void sl_api_slab_destroy(sl_api_slab_world *w)
+{
+    if (!w)
+        return;
+    sl_slab_destroy(w->sl);
+    if (w->trace.rings)
+        sl_trace_destroy(&w->trace);
+    free(w);
+}
 
-SL_EXPORT void *sl_api_slab_kmalloc(sl_slab *sl, unsigned cpu, uint32_t size) { return sl_slab_kmalloc(sl, cpu, size); }
+SL_EXPORT void *sl_api_slab_kmalloc(sl_api_slab_world *w, unsigned cpu, uint32_t size)
+{
+    return sl_slab_kmalloc(w->sl, cpu, size);
+}
 
-SL_EXPORT int sl_api_slab_kfree(sl_slab *sl, unsigned cpu, void *p) { return sl_slab_kfree(sl, cpu, p); }
+SL_EXPORT int sl_api_slab_kfree(sl_api_slab_world *w, unsigned cpu, void *p) { return sl_slab_kfree(w->sl, cpu, p); }
 
 /* Creates a cache; returns its id (>= 20) or a negative sl_err. */
-SL_EXPORT int sl_api_slab_cache_create(sl_slab *sl, const char *name, uint32_t object_size, uint32_t align,
+SL_EXPORT int sl_api_slab_cache_create(sl_api_slab_world *w, const char *name, uint32_t object_size, uint32_t align,
                                        uint32_t flags)
 {
     sl_slab_spec spec = {.object_size = object_size, .align = align, .flags = flags};
@@ -65,7 +132,7 @@ SL_EXPORT int sl_api_slab_cache_create(sl_slab *sl, const char *name, uint32_t o
         memcpy(spec.name, name, n);
     }
     sl_slab_cache *c;
-    int rc = sl_slab_cache_create(sl, &spec, &c);
+    int rc = sl_slab_cache_create(w->sl, &spec, &c);
     if (rc != SL_OK)
         return rc;
     sl_slab_cache_info info;
@@ -74,45 +141,116 @@ SL_EXPORT int sl_api_slab_cache_create(sl_slab *sl, const char *name, uint32_t o
 }
 
 /* kmem_cache_alloc / kmem_cache_free on the cache with this id. */
-SL_EXPORT void *sl_api_slab_cache_alloc(sl_slab *sl, unsigned id, unsigned cpu)
+SL_EXPORT void *sl_api_slab_cache_alloc(sl_api_slab_world *w, unsigned id, unsigned cpu)
 {
-    sl_slab_cache *c = sl_slab_cache_by_id(sl, id);
+    sl_slab_cache *c = sl_slab_cache_by_id(w->sl, id);
     return c ? sl_slab_cache_alloc(c, cpu) : NULL;
 }
 
-SL_EXPORT int sl_api_slab_cache_free(sl_slab *sl, unsigned id, unsigned cpu, void *p)
+SL_EXPORT int sl_api_slab_cache_free(sl_api_slab_world *w, unsigned id, unsigned cpu, void *p)
 {
-    sl_slab_cache *c = sl_slab_cache_by_id(sl, id);
+    sl_slab_cache *c = sl_slab_cache_by_id(w->sl, id);
     return c ? sl_slab_cache_free(c, cpu, p) : SL_EINVAL;
 }
 
-SL_EXPORT int sl_api_slab_cache_destroy(sl_slab *sl, unsigned id)
+SL_EXPORT int sl_api_slab_cache_destroy(sl_api_slab_world *w, unsigned id)
 {
-    sl_slab_cache *c = sl_slab_cache_by_id(sl, id);
+    sl_slab_cache *c = sl_slab_cache_by_id(w->sl, id);
     return c ? sl_slab_cache_destroy(c) : SL_EINVAL;
 }
 
-/* Number of cache ids (destroyed caches keep their id; their info call fails). */
-SL_EXPORT int sl_api_slab_cache_count(sl_slab *sl) { return (int)sl_slab_cache_count(sl); }
+/* Number of cache ids (kmalloc indexes the kernel lacks and destroyed caches keep theirs; their info call fails). */
+SL_EXPORT int sl_api_slab_cache_count(sl_api_slab_world *w) { return (int)sl_slab_cache_count(w->sl); }
 
 /* Writes the cache's sl_slab_cache_info; returns 0 or SL_EINVAL. */
-SL_EXPORT int sl_api_slab_cache_info(sl_slab *sl, unsigned id, sl_slab_cache_info *out)
+SL_EXPORT int sl_api_slab_cache_info(sl_api_slab_world *w, unsigned id, sl_slab_cache_info *out)
 {
-    sl_slab_cache *c = sl_slab_cache_by_id(sl, id);
+    sl_slab_cache *c = sl_slab_cache_by_id(w->sl, id);
     if (!c)
         return SL_EINVAL;
     sl_slab_cache_info_get(c, out);
     return SL_OK;
 }
 
-SL_EXPORT void sl_api_slab_drain_cpu(sl_slab *sl, unsigned cpu) { sl_slab_drain_cpu(sl, cpu); }
+/* The object at (pfn, index) of cache id, or 0. */
+SL_EXPORT void *sl_api_slab_object_at(sl_api_slab_world *w, unsigned id, uint32_t pfn, uint32_t index)
+{
+    sl_slab_cache *c = sl_slab_cache_by_id(w->sl, id);
+    return c ? sl_slab_object_at(c, pfn, index) : NULL;
+}
 
-SL_EXPORT void sl_api_slab_reap(sl_slab *sl, unsigned cpu) { sl_slab_reap(sl, cpu); }
+/* out[0..1] = (pfn, index) of the object at p; returns 0, or SL_EFOREIGN when p is no object start. */
+SL_EXPORT int sl_api_slab_object_ref(sl_api_slab_world *w, const void *p, uint32_t *out)
+{
+    return sl_slab_object_ref(w->sl, p, &out[0], &out[1]) ? SL_OK : SL_EFOREIGN;
+}
 
-SL_EXPORT int sl_api_slab_shrink(sl_slab *sl) { return (int)sl_slab_shrink(sl); }
+SL_EXPORT void sl_api_slab_drain_cpu(sl_api_slab_world *w, unsigned cpu) { sl_slab_drain_cpu(w->sl, cpu); }
+
+/* One cache_reap run on `cpu` at simulated time now_ms. */
+SL_EXPORT void sl_api_slab_reap(sl_api_slab_world *w, unsigned cpu, uint32_t now_ms)
+{
+    sl_slab_reap(w->sl, cpu, now_ms);
+}
+
+SL_EXPORT int sl_api_slab_shrink(sl_api_slab_world *w) { return (int)sl_slab_shrink(w->sl); }
 
 /* sl_slab_validate; `why` (may be 0) gets a message of up to `whylen` bytes. */
-SL_EXPORT int sl_api_slab_validate(sl_slab *sl, char *why, unsigned whylen)
+SL_EXPORT int sl_api_slab_validate(sl_api_slab_world *w, char *why, unsigned whylen)
 {
-    return sl_slab_validate(sl, why, whylen);
+    return sl_slab_validate(w->sl, why, whylen);
 }
+
+/* The snapshot (docs/snapshot-format.md): bytes written, or minus the bytes needed. */
+SL_EXPORT int sl_api_slab_snapshot(sl_api_slab_world *w, void *buf, unsigned cap)
+{
+    return (int)sl_slab_snapshot(w->sl, buf, cap);
+}
+
+/* Writes SL_SLAB_SNAPSHOT_LAYOUT_WORDS words (sl_slab_snapshot_layout); returns the count. */
+SL_EXPORT int sl_api_slab_snapshot_layout(uint32_t *out)
+{
+    sl_slab_snapshot_layout(out);
+    return SL_SLAB_SNAPSHOT_LAYOUT_WORDS;
+}
+
+/* Moves up to `max` events of the CPU's ring to out (36 bytes each); returns the count (0 without events). */
+SL_EXPORT int sl_api_slab_drain_events(sl_api_slab_world *w, unsigned cpu, sl_event *out, unsigned max)
+{
+    return w->trace.rings ? (int)sl_trace_drain(&w->trace, cpu, out, max) : 0;
+}
+
+/*
+ * slab-types on a text: format 0 a /proc/slabinfo file, 1 the --caches
+ * format; kernel 0 = 6.7; rules_mask 1 before, 2 after, 3 both.  Returns
+ * the JSON document (free it with sl_api_slab_free_string), or 0 with
+ * last_error() and last_message() ("line N: ...") set.
+ */
+SL_EXPORT char *sl_api_slab_types(const char *text, unsigned len, int format, uint32_t kernel, int init_on_free,
+                                  unsigned ncpus, unsigned rules_mask, const char *source)
+{
+    sl_slab_spec_list list = {0};
+    sl_slab_types t = {0};
+    char err[256] = "";
+    sl_slab_variant v = {.kernel = kernel, .init_on_free = init_on_free != 0};
+    int rc = format == 0   ? sl_slab_slabinfo_parse(text, len, &list, err, sizeof err)
+             : format == 1 ? sl_slab_caches_parse(text, len, &list, err, sizeof err)
+                           : SL_EINVAL;
+    if (format != 0 && format != 1)
+        snprintf(err, sizeof err, "format must be 0 (slabinfo) or 1 (caches list)");
+    if (rc == SL_OK)
+        rc = sl_slab_types_compute(&list, &v, ncpus, &t, err, sizeof err);
+    char *json = NULL;
+    if (rc == SL_OK) {
+        json = sl_slab_types_json(&list, &t, source ? source : "", rules_mask & 3);
+        if (!json)
+            rc = SL_ENOMEM;
+    }
+    sl_slab_types_free(&t);
+    sl_slab_spec_list_free(&list);
+    if (rc != SL_OK)
+        fail(rc, err[0] ? err : NULL);
+    return json;
+}
+
+SL_EXPORT void sl_api_slab_free_string(char *s) { free(s); }

@@ -57,6 +57,8 @@ typedef struct sl_api_slub_world {
     unsigned nheld[SL_SLUB_MAX_CPUS];
     _Atomic uint64_t actor[SL_SLUB_MAX_CPUS]; /* thread acting as the CPU, 0 none */
     unsigned claims[SL_SLUB_MAX_CPUS];        /* nested claims: the actor's only */
+    sl_page **pinned;                         /* pages held to make the zone run short (fragment) */
+    uint32_t npinned;
 } sl_api_slub_world;
 
 static int last_error;
@@ -64,13 +66,43 @@ static int last_error;
 /* The error of the last world_create that returned NULL. */
 SL_EXPORT int sl_api_slub_last_error(void) { return last_error; }
 
+/*
+ * The kernel a cache lives in, as KERNEL_WORDS u32 (docs/snapshot-format.md):
+ * slub_min_order, slub_max_order (KERNEL_UNSET: not given), slub_min_objects,
+ * CONFIG_NR_CPUS (0: the CPU count), no CONFIG_PREEMPTION (0/1).  NULL: all
+ * defaults.  False for a value out of range.
+ */
+enum { KERNEL_WORDS = 5 };
+#define KERNEL_UNSET 0xffffffffu
+static bool read_kernel(const uint32_t *k, sl_slub_kernel *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!k)
+        return true;
+    if (k[0] > SL_PAGE_MAX_ORDER || (k[1] != KERNEL_UNSET && k[1] > 255) || k[2] > 32767 || k[3] > 8192 || k[4] > 1)
+        return false;
+    out->boot.min_order = (uint8_t)k[0];
+    out->boot.max_order_set = k[1] != KERNEL_UNSET;
+    out->boot.max_order = out->boot.max_order_set ? (uint8_t)k[1] : 0;
+    out->boot.min_objects = k[2];
+    out->nr_cpus = (uint16_t)k[3];
+    out->no_preempt = (uint8_t)k[4];
+    return true;
+}
+
+/*
+ * A world for ncpus CPUs with one cache; `kernel` (may be 0) names the
+ * kernel's boot parameters and options (read_kernel).
+ */
 SL_EXPORT sl_api_slub_world *sl_api_slub_world_create(uint32_t arena_bytes, uint32_t ncpus, uint32_t object_size,
                                                       uint32_t align, uint32_t flags, uint32_t fastpath,
-                                                      uint32_t bulk_free, uint32_t track, uint32_t seed)
+                                                      uint32_t bulk_free, uint32_t track, uint32_t seed,
+                                                      const uint32_t *kernel)
 {
     last_error = SL_EINVAL;
-    if (ncpus < 1 || ncpus > SL_SLUB_MAX_CPUS || arena_bytes < SL_PAGE_SIZE || fastpath > SL_SLUB_FP_PLAIN ||
-        bulk_free > SL_SLUB_BULK_FALLBACK)
+    sl_slub_kernel k;
+    if (ncpus < 1 || ncpus > SL_SLUB_MAX_CPUS || arena_bytes < SL_PAGE_SIZE || fastpath >= SL_SLUB_NR_FASTPATHS ||
+        bulk_free > SL_SLUB_BULK_GENERIC || !read_kernel(kernel, &k))
         return NULL;
     sl_api_slub_world *w = calloc(1, sizeof *w);
     if (!w) {
@@ -84,7 +116,7 @@ SL_EXPORT sl_api_slub_world *sl_api_slub_world_create(uint32_t arena_bytes, uint
     if (rc == SL_OK) {
         sl_slub_config cfg = {.object_size = object_size, .align = align, .flags = flags,
                               .fastpath = (uint8_t)fastpath, .bulk_free = (uint8_t)bulk_free,
-                              .track = (uint8_t)(track != 0), .seed = seed, .id = 1};
+                              .track = (uint8_t)(track != 0), .seed = seed, .id = 1, .kernel = k};
         rc = sl_slub_cache_create(&w->zone, &w->trace, ncpus, &cfg, &w->cache);
     }
     if (rc == SL_OK && !(w->rings = calloc((size_t)ncpus * ncpus, sizeof(wl_ring))))
@@ -113,6 +145,7 @@ SL_EXPORT void sl_api_slub_world_destroy(sl_api_slub_world *w)
     sl_page_zone_destroy(&w->zone);
     sl_trace_destroy(&w->trace);
     free(w->rings);
+    free(w->pinned);
     free(w);
 }
 
@@ -241,7 +274,7 @@ SL_EXPORT int sl_api_slub_flush(sl_api_slub_world *w, uint32_t cpu)
 
 SL_EXPORT int sl_api_slub_set_variant(sl_api_slub_world *w, uint32_t fastpath, uint32_t bulk_free)
 {
-    if (!w || fastpath > SL_SLUB_FP_PLAIN || bulk_free > SL_SLUB_BULK_FALLBACK)
+    if (!w || fastpath >= SL_SLUB_NR_FASTPATHS || bulk_free > SL_SLUB_BULK_GENERIC)
         return SL_EINVAL;
     int rc = claim_all(w);
     if (rc != SL_OK)
@@ -250,6 +283,73 @@ SL_EXPORT int sl_api_slub_set_variant(sl_api_slub_world *w, uint32_t fastpath, u
     sl_slub_set_bulk_free(w->cache, (sl_slub_bulk_free)bulk_free);
     release_all(w);
     return SL_OK;
+}
+
+/* Runs a sysfs tunable (slub.h) with every CPU quiet: its result, SL_EINVAL or SL_EBUSY. */
+static int tune(sl_api_slub_world *w, int (*store)(sl_slub_cache *, uint32_t), uint32_t value)
+{
+    int rc = w ? claim_all(w) : SL_EINVAL;
+    if (rc != SL_OK)
+        return rc;
+    rc = store(w->cache, value);
+    release_all(w);
+    return rc;
+}
+
+SL_EXPORT int sl_api_slub_set_min_partial(sl_api_slub_world *w, uint32_t min_partial)
+{
+    return tune(w, sl_slub_set_min_partial, min_partial);
+}
+
+SL_EXPORT int sl_api_slub_set_cpu_partial(sl_api_slub_world *w, uint32_t objects)
+{
+    return tune(w, sl_slub_set_cpu_partial, objects);
+}
+
+/*
+ * Makes the world's page allocator run short (on = 1): every free block is
+ * split into pages and every other page is held, so no block above order 0
+ * is free and a new slab of a higher order falls back (ORDER_FALLBACK);
+ * on = 0 gives the held pages back.  Returns the pages held, or an error.
+ * With every CPU quiet (SL_EBUSY otherwise).
+ */
+SL_EXPORT int sl_api_slub_fragment(sl_api_slub_world *w, uint32_t on)
+{
+    int rc = w ? claim_all(w) : SL_EINVAL;
+    if (rc != SL_OK)
+        return rc;
+    if (on && !w->pinned && (w->pinned = malloc(sizeof(sl_page *) * w->zone.npages))) {
+        uint32_t n = 0;
+        sl_page *pg;
+        while (n < w->zone.npages && (pg = sl_page_alloc(&w->zone, 0, 0)))
+            w->pinned[n++] = pg;
+        for (uint32_t i = 0; i < n; i++) { /* give back the even pfns: no two free pages are buddies */
+            if (sl_page_pfn(&w->zone, w->pinned[i]) % 2 == 0)
+                sl_page_free(&w->zone, w->pinned[i], 0);
+            else
+                w->pinned[w->npinned++] = w->pinned[i];
+        }
+    } else if (!on && w->pinned) {
+        while (w->npinned)
+            sl_page_free(&w->zone, w->pinned[--w->npinned], 0);
+        free(w->pinned);
+        w->pinned = NULL;
+    }
+    rc = on && !w->pinned ? SL_ENOMEM : (int)w->npinned;
+    release_all(w);
+    return rc;
+}
+
+/* shrink: returns 1 if the cache still has slabs, 0 if it has none, or an error. */
+SL_EXPORT int sl_api_slub_shrink(sl_api_slub_world *w)
+{
+    int rc = w ? claim_all(w) : SL_EINVAL;
+    if (rc != SL_OK)
+        return rc;
+    int remaining = 0;
+    rc = sl_slub_shrink(w->cache, &remaining);
+    release_all(w);
+    return rc == SL_OK ? remaining : rc;
 }
 
 /* Snapshot into buf: bytes written, or minus the bytes needed. */
@@ -276,6 +376,8 @@ SL_EXPORT void sl_api_slub_trace_enable(sl_api_slub_world *w, uint32_t on)
 }
 
 SL_EXPORT uint32_t sl_api_slub_stat_count(void) { return SL_SLUB_NR_STATS; }
+/* Counters 0 .. stat_kernel_count() - 1 are the kernel's (CONFIG_SLUB_STATS), the rest the model's. */
+SL_EXPORT uint32_t sl_api_slub_stat_kernel_count(void) { return SL_SLUB_NR_KERNEL_STATS; }
 SL_EXPORT const char *sl_api_slub_stat_name(uint32_t i) { return sl_slub_stat_name(i); }
 /* Counter i of one CPU, or of all (cpu = -1); a double is exact up to 2^53. */
 SL_EXPORT double sl_api_slub_stat(sl_api_slub_world *w, int32_t cpu, uint32_t i)
@@ -299,14 +401,21 @@ SL_EXPORT int sl_api_slub_validate(sl_api_slub_world *w)
 }
 SL_EXPORT const char *sl_api_slub_validate_message(sl_api_slub_world *w) { return w ? w->msg : ""; }
 
-/* Geometry for the given inputs into out[12] (the sl_slub_geometry fields in order). */
+/*
+ * Geometry for the given inputs into out[14] (the sl_slub_geometry fields in
+ * order), under the boot parameters of `kernel` (as world_create; may be 0).
+ */
 SL_EXPORT int sl_api_slub_geometry(uint32_t object_size, uint32_t align, uint32_t flags, uint32_t ncpus,
-                                   uint32_t *out)
+                                   uint32_t *out, const uint32_t *kernel)
 {
     sl_slub_geometry g;
-    int rc = sl_slub_calculate_geometry(object_size, align, flags, ncpus, &g);
+    sl_slub_kernel k;
+    if (!read_kernel(kernel, &k))
+        return SL_EINVAL;
+    int rc = sl_slub_calculate_geometry(object_size, align, flags, ncpus, &k.boot, &g);
     if (rc == SL_OK)
         memcpy(out, &g, sizeof g);
+    _Static_assert(sizeof(sl_slub_geometry) == 14 * sizeof(uint32_t), "geometry() writes out[14]");
     return rc;
 }
 

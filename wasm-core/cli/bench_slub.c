@@ -51,6 +51,8 @@ const char *sl_bench_slub_fastpath_name(sl_slub_fastpath fp)
         return "locked";
     case SL_SLUB_FP_PLAIN:
         return "plain";
+    case SL_SLUB_FP_RT:
+        return "rt";
     }
     return "?";
 }

@@ -35,7 +35,7 @@ void sl_bench_slub_close(sl_bench_slub *b);
  * kernel never does.  sl_bench_slub_open does it for its zone.
  */
 void sl_bench_zone_prefault(sl_page_zone *z);
-/* "cmpxchg", "locked" or "plain". */
+/* "cmpxchg", "locked", "plain" or "rt". */
 const char *sl_bench_slub_fastpath_name(sl_slub_fastpath fp);
 
 #endif

@@ -4,9 +4,12 @@
  * for each bulk size, `loops` iterations of alloc_bulk + free_bulk, cycles
  * per object (an alloc+free pair).  Three variants, interleaved, each on a
  * cache of its own (slab_bulk_test01 creates one per test):
- *   fallback  the generic __kmem_cache_alloc_bulk/__kmem_cache_free_bulk:
- *             noinline loops of one kmem_cache_alloc / kmem_cache_free per
- *             object, copied into the test module as slab_bulk_test01 did;
+ *   generic   slab_common.c's generic __kmem_cache_alloc_bulk /
+ *             __kmem_cache_free_bulk of 4.3 to 6.7 (the seeds call them the
+ *             "fallback"): noinline loops of one kmem_cache_alloc /
+ *             kmem_cache_free per object, copied into the test module as
+ *             slab_bulk_test01 did (6.8+ gave the free name to SLUB's own
+ *             hook-less detached-freelist bulk free);
  *   detached  kmem_cache_alloc_bulk + kmem_cache_free_bulk building
  *             detached freelists (seed 000: one CAS per group of objects
  *             of the same slab);
@@ -16,7 +19,8 @@
  *             path (no CAS, as with interrupts off) with per-object bulk
  *             free is the same work minus local_irq_{disable,enable}
  *             (7 cycles per call in seed 004).
- * Improvements are of each variant over fallback, as the seeds print them.
+ * Improvements are of each variant over generic, as the seeds print them
+ * over their fallback.
  */
 #include "bench.h"
 #include "bench_slub.h"
@@ -37,34 +41,34 @@ typedef struct bulk_arg {
     unsigned n;
 } bulk_arg;
 
-static SL_NOINLINE void fallback_free_bulk(sl_slub_cache *s, size_t n, void **p)
+static SL_NOINLINE void generic_free_bulk(sl_slub_cache *s, size_t n, void **p)
 {
     for (size_t i = 0; i < n; i++)
         (void)sl_slub_free(s, 0, p[i]);
 }
 
-static SL_NOINLINE bool fallback_alloc_bulk(sl_slub_cache *s, size_t n, void **p)
+static SL_NOINLINE bool generic_alloc_bulk(sl_slub_cache *s, size_t n, void **p)
 {
     for (size_t i = 0; i < n; i++) {
         if (sl_slub_alloc(s, 0, &p[i]) != SL_OK) {
-            fallback_free_bulk(s, i, p);
+            generic_free_bulk(s, i, p);
             return false;
         }
     }
     return true;
 }
 
-static int time_fallback(void *arg, uint64_t loops, sl_bench_rec *rec)
+static int time_generic(void *arg, uint64_t loops, sl_bench_rec *rec)
 {
     const bulk_arg *a = arg;
     void *objs[MAX_BULK];
     uint64_t cnt = 0;
     sl_bench_start(rec);
     for (uint64_t i = 0; i < loops; i++) {
-        if (!fallback_alloc_bulk(a->s, a->n, objs))
+        if (!generic_alloc_bulk(a->s, a->n, objs))
             return SL_ENOMEM;
         __asm__ __volatile__("" ::: "memory");
-        fallback_free_bulk(a->s, a->n, objs);
+        generic_free_bulk(a->s, a->n, objs);
         cnt += a->n;
     }
     sl_bench_stop(rec, cnt);
@@ -94,7 +98,7 @@ static int time_bulk(void *arg, uint64_t loops, sl_bench_rec *rec)
 static int run(sl_bench_report *r, const sl_bench_opts *o, void *ctx)
 {
     (void)ctx;
-    sl_bench_exp *e = sl_bench_exp_new(r, "bulk", "SLUB alloc_bulk + free_bulk: fallback vs detached freelist vs irq-off section",
+    sl_bench_exp *e = sl_bench_exp_new(r, "bulk", "SLUB alloc_bulk + free_bulk: generic loop vs detached freelist vs irq-off section",
                                        "000, 004", "object (an alloc+free pair)", "improvement");
     sl_bench_param_num(e, "object_size", 256);
     sl_bench_param_str(e, "flags", "HWCACHE_ALIGN");
@@ -107,9 +111,9 @@ static int run(sl_bench_report *r, const sl_bench_opts *o, void *ctx)
         sl_slub_bulk_free bf;
         sl_bench_fn fn;
     } kinds[3] = {
-        {"fallback", SL_SLUB_FP_CMPXCHG, SL_SLUB_BULK_FALLBACK, time_fallback},
+        {"generic", SL_SLUB_FP_CMPXCHG, SL_SLUB_BULK_GENERIC, time_generic},
         {"detached", SL_SLUB_FP_CMPXCHG, SL_SLUB_BULK_DETACHED, time_bulk},
-        {"irqoff", SL_SLUB_FP_PLAIN, SL_SLUB_BULK_FALLBACK, time_bulk},
+        {"irqoff", SL_SLUB_FP_PLAIN, SL_SLUB_BULK_GENERIC, time_bulk},
     };
     sl_bench_slub caches[3];
     bulk_arg args[3];
@@ -147,7 +151,7 @@ int sl_bench_bulk_run(sl_bench_report *r, const sl_bench_opts *o) { return run(r
 
 static int run_bulk(int argc, char **argv);
 SL_CLI_COMMAND(bulk, .name = "bulk",
-               .summary = "seed 000/004: SLUB bulk alloc+free per object, fallback vs detached freelist vs irq-off",
+               .summary = "seed 000/004: SLUB bulk alloc+free per object, generic loop vs detached freelist vs irq-off",
                .usage = "slablab bulk " SL_BENCH_OPTS_USAGE, .run = run_bulk)
 
 static int run_bulk(int argc, char **argv)

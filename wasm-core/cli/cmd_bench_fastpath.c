@@ -2,10 +2,12 @@
  * cmd_bench_fastpath.c - `slablab fastpath`: seed 001's measurement.  The
  * SLUB model's alloc+free pair of one 256-byte object ("fastpath reuse":
  * the object goes straight back to the per-CPU freelist it came from) for
- * the three fast-path variants, interleaved and reported as ratios to
- * cmpxchg; and the bare instruction costs seed 001 reasons with: CMPXCHG16B
- * without and with LOCK, and the 8-byte cmpxchg with and without LOCK,
- * each looped on one cache-hot word as the per-CPU fast path does.
+ * the four fast-path variants (cmpxchg, locked, seed 001's plain writes,
+ * and PREEMPT_RT's local_lock paths, the kernel's nearest relative of
+ * plain writes), interleaved and reported as ratios to cmpxchg; and the
+ * bare instruction costs seed 001 reasons with: CMPXCHG16B without and with
+ * LOCK, and the 8-byte cmpxchg with and without LOCK, each looped on one
+ * cache-hot word as the per-CPU fast path does.
  */
 #include "bench.h"
 #include "bench_slub.h"
@@ -99,10 +101,10 @@ int sl_bench_fastpath_run(sl_bench_report *r, const sl_bench_opts *o)
     int rc = SL_OK;
     sl_bench_param_num(e, "object_size", 256);
     sl_bench_param_str(e, "flags", "HWCACHE_ALIGN");
-    sl_bench_slub c[3];
-    sl_bench_variant v[3];
+    sl_bench_slub c[SL_SLUB_NR_FASTPATHS];
+    sl_bench_variant v[SL_SLUB_NR_FASTPATHS];
     unsigned opened = 0;
-    for (; opened < 3 && rc == SL_OK; opened++) {
+    for (; opened < SL_SLUB_NR_FASTPATHS && rc == SL_OK; opened++) {
         sl_slub_fastpath fp = (sl_slub_fastpath)opened;
         rc = sl_bench_slub_open(&c[opened], 1, 256, SL_SLUB_HWCACHE_ALIGN, fp, SL_SLUB_BULK_DETACHED, 16);
         if (rc != SL_OK)
@@ -111,7 +113,7 @@ int sl_bench_fastpath_run(sl_bench_report *r, const sl_bench_opts *o)
                                        .arg = c[opened].cache, .available = true};
     }
     if (rc == SL_OK)
-        rc = sl_bench_row(e, o, "slub alloc+free", "256", v, 3, NULL, NULL, SL_SLUB_FP_CMPXCHG);
+        rc = sl_bench_row(e, o, "slub alloc+free", "256", v, SL_SLUB_NR_FASTPATHS, NULL, NULL, SL_SLUB_FP_CMPXCHG);
     while (opened)
         sl_bench_slub_close(&c[--opened]);
     /* the instruction rows run even if the model's failed: they need no cache */
@@ -124,6 +126,9 @@ int sl_bench_fastpath_run(sl_bench_report *r, const sl_bench_opts *o)
     sl_bench_note(e, "local_irq_{disable,enable} and local_irq_{save,restore} are kernel-only (CLI/STI "
                      "and POPF of IF need ring 0): not measured here; seed 001 quotes 7 and 37 "
                      "cycles(tsc) on an E5-2695");
+    sl_bench_note(e, "rt: PREEMPT_RT, where alloc is always ___slab_alloc and free writes freelist and tid, "
+                     "each under the CPU's local_lock (here a spin lock: a LOCK CMPXCHG and a release store; "
+                     "the kernel's rt_spin_lock adds migrate_disable/enable)");
     return failures ? 1 : 0;
 }
 
@@ -135,7 +140,7 @@ static int run(sl_bench_report *r, const sl_bench_opts *o, void *ctx)
 
 static int run_fastpath(int argc, char **argv);
 SL_CLI_COMMAND(fastpath, .name = "fastpath",
-               .summary = "SLUB fast path alloc+free: cmpxchg vs locked vs plain, and bare CMPXCHG16B costs",
+               .summary = "SLUB fast path alloc+free: cmpxchg vs locked vs plain vs rt, and bare CMPXCHG16B costs",
                .usage = "slablab fastpath " SL_BENCH_OPTS_USAGE, .run = run_fastpath)
 
 static int run_fastpath(int argc, char **argv)

@@ -4,7 +4,8 @@
  * kmalloc(size) then 10000 kfree, sizes 32 to 4096, cycles per kmalloc and
  * per kfree, timed as two phases of one round.  Variants, interleaved:
  *   slab-before  the SLAB model with the management-type rules before
- *                OBJFREELIST_SLAB (commit b03a017bebc4's parent);
+ *                OBJFREELIST_SLAB (commit b03a017bebc4's parent), on the
+ *                kernel version --kernel names (default 6.7);
  *   slab-after   the same with OBJFREELIST_SLAB;
  *   slub         a SLUB model cache of that size (kmalloc-style, word
  *                aligned), cmpxchg fast path.
@@ -83,18 +84,22 @@ static int time_slub(void *arg, uint64_t loops, sl_bench_rec *rec)
 
 static const unsigned sizes[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
 
-int sl_bench_kmalloc_run(sl_bench_report *r, const sl_bench_opts *o)
+static int kmalloc_run(sl_bench_report *r, const sl_bench_opts *o, unsigned kernel)
 {
     sl_bench_exp *e = sl_bench_exp_new(r, "kmalloc", "slab_test: 10000 x kmalloc(size) then 10000 x kfree",
                                        "002", "kmalloc or kfree call", "improvement");
     sl_bench_param_num(e, "round", ROUND);
+    static char version[16]; /* the report keeps the pointer */
+    sl_slab_kernel_name(kernel, version, sizeof version);
+    sl_bench_param_str(e, "kernel", version);
     sl_bench_note(e, "improvement: of each variant over slab-before (SLAB without OBJFREELIST_SLAB), per phase");
     void **slots = calloc(ROUND, sizeof *slots);
     sl_slab *slab[2] = {NULL, NULL};
     int rc = slots ? SL_OK : SL_ENOMEM;
     for (unsigned k = 0; k < 2 && rc == SL_OK; k++) {
         sl_slab_config cfg = {.ncpus = 1, .arena_bytes = (size_t)128 << 20,
-                              .rules = k ? SL_SLAB_RULES_AFTER : SL_SLAB_RULES_BEFORE, .trace = NULL};
+                              .variant = {.rules = k ? SL_SLAB_RULES_AFTER : SL_SLAB_RULES_BEFORE, .kernel = kernel},
+                              .trace = NULL};
         rc = sl_slab_create(&cfg, &slab[k]);
         if (rc == SL_OK)
             sl_bench_zone_prefault(sl_slab_zone(slab[k]));
@@ -128,18 +133,34 @@ int sl_bench_kmalloc_run(sl_bench_report *r, const sl_bench_opts *o)
     return 0;
 }
 
+int sl_bench_kmalloc_run(sl_bench_report *r, const sl_bench_opts *o)
+{
+    return kmalloc_run(r, o, SL_SLAB_KERNEL_LAST);
+}
+
+/* --kernel X.Y: the SLAB kernel version the two SLAB variants follow. */
+static int own_opt(const sl_cli_command *cmd, int argc, char **argv, int *i, void *ctx)
+{
+    if (strcmp(argv[*i], "--kernel"))
+        return 0;
+    if (*i + 1 >= argc || sl_slab_kernel_parse(argv[++*i], ctx) != SL_OK)
+        return sl_cli_usage_error(cmd, "--kernel takes a version from 4.10 to 6.7 such as 5.4");
+    return 1;
+}
+
 static int run(sl_bench_report *r, const sl_bench_opts *o, void *ctx)
 {
-    (void)ctx;
-    return sl_bench_kmalloc_run(r, o);
+    return kmalloc_run(r, o, *(const unsigned *)ctx);
 }
 
 static int run_kmalloc(int argc, char **argv);
 SL_CLI_COMMAND(kmalloc, .name = "kmalloc",
                .summary = "seed 002: 10000 x kmalloc then kfree, SLAB before/after OBJFREELIST and SLUB",
-               .usage = "slablab kmalloc " SL_BENCH_OPTS_USAGE, .run = run_kmalloc)
+               .usage = "slablab kmalloc [--kernel X.Y (4.10 .. 6.7, default 6.7)] " SL_BENCH_OPTS_USAGE,
+               .run = run_kmalloc)
 
 static int run_kmalloc(int argc, char **argv)
 {
-    return sl_bench_command(&sl_cli_cmd_kmalloc, argc, argv, NULL, run, NULL, NULL);
+    unsigned kernel = SL_SLAB_KERNEL_LAST;
+    return sl_bench_command(&sl_cli_cmd_kmalloc, argc, argv, own_opt, run, &kernel, NULL);
 }

@@ -2,7 +2,9 @@
  * cmd_geometry.c - `slablab geometry`: the SLUB model's cache geometry
  * (slab_size, order, objs_per_slab, min_partial, cpu_partial) for every
  * cache of a /sys/kernel/slab-like directory or a /proc/slabinfo file,
- * beside the kernel's own figures where the source has them.
+ * beside the kernel's own figures where the source has them, optionally
+ * under the boot parameters slub_min_order, slub_max_order and
+ * slub_min_objects (--min-order, --max-order, --min-objects).
  */
 #include "cli.h"
 
@@ -13,20 +15,20 @@
 
 static int run_geometry(int argc, char **argv);
 SL_CLI_COMMAND(geometry, .name = "geometry",
-               .summary = "compute SLUB cache geometry as Linux 6.x does and compare it with a kernel's",
+               .summary = "compute SLUB cache geometry as Linux 6.8+ does and compare it with a kernel's",
                .usage = "slablab geometry (--sysfs DIR | --slabinfo FILE) [--cpus N (default: present CPUs)]\n"
-                        "                 [--format table|json]",
+                        "                 [--min-order N] [--max-order N] [--min-objects N] [--format table|json]",
                .run = run_geometry)
 
 static const char *const fields[5] = {"slab_size", "order", "objs_per_slab", "min_partial", "cpu_partial"};
 
-static void print_json(const sl_slub_kcache *v, int n, unsigned cpus)
+static void print_json(const sl_slub_kcache *v, int n, unsigned cpus, const sl_slub_boot *boot)
 {
     printf("[");
     for (int i = 0; i < n; i++) {
         sl_slub_geometry g;
         uint32_t model[5];
-        int m = sl_slub_kcache_compare(&v[i], cpus, &g, model);
+        int m = sl_slub_kcache_compare(&v[i], cpus, boot, &g, model);
         printf("%s\n  {\"name\": ", i ? "," : "");
         sl_cli_json_string(stdout, v[i].name);
         if (m < 0) {
@@ -54,16 +56,22 @@ static void print_json(const sl_slub_kcache *v, int n, unsigned cpus)
     printf("\n]\n");
 }
 
-static void print_table(const sl_slub_kcache *v, int n, unsigned cpus, const char *source)
+static void print_table(const sl_slub_kcache *v, int n, unsigned cpus, const sl_slub_boot *boot, const char *source)
 {
-    printf("SLUB geometry (Linux 6.x rules) for %u CPUs, kernel figures from %s\n", cpus, source);
+    printf("SLUB geometry (Linux 6.8+ rules) for %u CPUs, kernel figures from %s\n", cpus, source);
+    if (boot->min_order || boot->max_order_set || boot->min_objects) {
+        printf("boot parameters: slub_min_order=%u", boot->min_order);
+        if (boot->max_order_set)
+            printf(" slub_max_order=%u", boot->max_order);
+        printf(" slub_min_objects=%u\n", boot->min_objects);
+    }
     printf("%-28s %7s | %6s %5s %5s %4s %5s | %6s %5s %5s %4s %5s | %s\n", "cache", "objsize", "size", "order",
            "objs", "minp", "cpup", "k.size", "order", "objs", "minp", "cpup", "match");
     int matched = 0, compared = 0;
     for (int i = 0; i < n; i++) {
         sl_slub_geometry g;
         uint32_t model[5];
-        int m = sl_slub_kcache_compare(&v[i], cpus, &g, model);
+        int m = sl_slub_kcache_compare(&v[i], cpus, boot, &g, model);
         if (m < 0) {
             printf("%-28s %7u | (the model refuses this size: %s)\n", v[i].name, v[i].object_size, sl_strerror(m));
             continue;
@@ -89,7 +97,8 @@ static void print_table(const sl_slub_kcache *v, int n, unsigned cpus, const cha
 static int run_geometry(int argc, char **argv)
 {
     const char *sysfs = NULL, *slabinfo = NULL;
-    unsigned long cpus = 0;
+    unsigned long cpus = 0, value;
+    sl_slub_boot boot = {0};
     sl_cli_format fmt = SL_FMT_TABLE;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help")) {
@@ -102,11 +111,27 @@ static int run_geometry(int argc, char **argv)
         } else if (!strcmp(argv[i], "--cpus") && i + 1 < argc) {
             if (!sl_cli_parse_ulong(argv[++i], 1, 8192, &cpus))
                 return sl_cli_usage_error(&sl_cli_cmd_geometry, "--cpus takes 1 to 8192");
+        } else if (!strcmp(argv[i], "--min-order") && i + 1 < argc) {
+            if (!sl_cli_parse_ulong(argv[++i], 0, SL_PAGE_MAX_ORDER, &value))
+                return sl_cli_usage_error(&sl_cli_cmd_geometry, "--min-order takes 0 to %d", SL_PAGE_MAX_ORDER);
+            boot.min_order = (uint8_t)value;
+        } else if (!strcmp(argv[i], "--max-order") && i + 1 < argc) {
+            /* the kernel clamps slub_max_order to MAX_PAGE_ORDER; so does the model */
+            if (!sl_cli_parse_ulong(argv[++i], 0, 255, &value))
+                return sl_cli_usage_error(&sl_cli_cmd_geometry, "--max-order takes 0 to 255");
+            boot.max_order = (uint8_t)value;
+            boot.max_order_set = 1;
+        } else if (!strcmp(argv[i], "--min-objects") && i + 1 < argc) {
+            if (!sl_cli_parse_ulong(argv[++i], 0, 32767, &value))
+                return sl_cli_usage_error(&sl_cli_cmd_geometry, "--min-objects takes 0 to 32767");
+            boot.min_objects = (uint32_t)value;
         } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
             if (!sl_cli_parse_format(argv[++i], &fmt) || fmt == SL_FMT_CSV)
                 return sl_cli_usage_error(&sl_cli_cmd_geometry, "--format takes table or json");
         } else if (i + 1 == argc && (!strcmp(argv[i], "--sysfs") || !strcmp(argv[i], "--slabinfo") ||
-                                     !strcmp(argv[i], "--cpus") || !strcmp(argv[i], "--format"))) {
+                                     !strcmp(argv[i], "--cpus") || !strcmp(argv[i], "--format") ||
+                                     !strcmp(argv[i], "--min-order") || !strcmp(argv[i], "--max-order") ||
+                                     !strcmp(argv[i], "--min-objects"))) {
             return sl_cli_usage_error(&sl_cli_cmd_geometry, "%s needs a value", argv[i]);
         } else {
             return sl_cli_usage_error(&sl_cli_cmd_geometry, "unknown argument '%s'", argv[i]);
@@ -131,9 +156,9 @@ static int run_geometry(int argc, char **argv)
         return 1;
     }
     if (fmt == SL_FMT_JSON)
-        print_json(v, n, (unsigned)cpus);
+        print_json(v, n, (unsigned)cpus, &boot);
     else
-        print_table(v, n, (unsigned)cpus, sysfs ? sysfs : slabinfo);
+        print_table(v, n, (unsigned)cpus, &boot, sysfs ? sysfs : slabinfo);
     free(v);
     return 0;
 }

@@ -1,8 +1,11 @@
 /*
  * cmd_slab_types.c - `slablab slab-types`: the SLAB management type, order,
  * objects and waste per slab of each cache in a list, under the rules
- * before and/or after OBJFREELIST_SLAB (commit b03a017bebc4), and the totals
- * in seed 002's form TOTAL = OBJFREELIST + NORMAL(leftover) + NORMAL + OFF.
+ * before and/or after OBJFREELIST_SLAB (commit b03a017bebc4), the
+ * array-cache tunables, the totals in seed 002's form TOTAL = OBJFREELIST +
+ * NORMAL(leftover) + NORMAL + OFF, and, for a SLAB kernel's /proc/slabinfo,
+ * that kernel's own figures beside the model's.  The computation and the
+ * JSON are the core's (src/slab/types.c), shared with the browser.
  */
 #include "cli.h"
 
@@ -14,13 +17,13 @@
 static int run_slab_types(int argc, char **argv);
 SL_CLI_COMMAND(slab_types, .name = "slab-types",
                .summary = "SLAB management types of a list of caches, before and after OBJFREELIST_SLAB",
-               .usage = "slablab slab-types [--sysfs DIR | --caches FILE] [--rules before|after|both] "
-                        "[--format table|csv|json]\n"
-                        "  without --sysfs or --caches: the kmalloc caches (32 B .. 4 MiB)",
+               .usage = "slablab slab-types [--sysfs DIR | --caches FILE | --slabinfo FILE] [--rules before|after|both]\n"
+                        "                   [--kernel X.Y (4.10 .. 6.7, default 6.7)] [--init-on-free]\n"
+                        "                   [--cpus N (default: present CPUs)] [--format table|csv|json]\n"
+                        "  without --sysfs, --caches or --slabinfo: the kernel's kmalloc caches",
                .run = run_slab_types)
 
 static const char *const rules_names[2] = {"before", "after"};
-
 static int read_file(const char *path, char **text, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -52,167 +55,169 @@ static int read_file(const char *path, char **text, size_t *len)
     return 0;
 }
 
-static void print_geometry_json(const sl_slab_geometry *g)
+static void print_table(const sl_slab_spec_list *l, const sl_slab_types *t, const bool want[2])
 {
-    printf("{\"type\":\"%s\",\"order\":%u,\"objs_per_slab\":%u,\"size\":%u,\"align\":%u,\"left\":%u,"
-           "\"freelist_size\":%u,\"off_cache_size\":%u,\"colour_off\":%u,\"colour\":%u,\"waste\":%u}",
-           sl_slab_mgmt_name(g->mgmt), g->order, g->num, g->size, g->align, g->left, g->freelist_size,
-           g->off_cache_size, g->colour_off, g->colour, g->waste);
+    char kernel[16];
+    sl_slab_kernel_name(t->kernel, kernel, sizeof kernel);
+    printf("SLAB %s%s, %u CPUs%s\n", kernel, t->init_on_free ? " with init_on_free" : "", t->ncpus,
+           l->reported ? "; k. = what the kernel's slabinfo says" : "");
+    printf("%-28s %8s", "cache", "objsize");
+    for (unsigned r = 0; r < 2; r++)
+        if (want[r])
+            printf(" | %-16s %5s %4s %6s", r ? "after: type" : "before: type", "order", "objs", "waste");
+    printf(" | %5s %5s %6s", "limit", "batch", "shared");
+    if (l->reported)
+        printf(" | %7s %6s %7s %7s %8s | %s", "k.order", "k.objs", "k.limit", "k.batch", "k.shared", "match");
+    printf("\n");
+    for (unsigned i = 0; i < l->n; i++) {
+        printf("%-28s %8u", l->v[i].name, l->v[i].object_size);
+        for (unsigned r = 0; r < 2; r++) {
+            if (!want[r])
+                continue;
+            const sl_slab_geometry *g = &t->g[r][i];
+            printf(" | %-16s %5u %4u %6u", sl_slab_mgmt_name(g->mgmt), g->order, g->num, g->waste);
+        }
+        printf(" | %5u %5u %6u", t->tun[i].limit, t->tun[i].batchcount, t->tun[i].shared);
+        if (l->reported) {
+            const sl_slab_reported *k = &l->reported[i];
+            printf(" | %7u %6u %7u %7u %8u | %s", k->order, k->num, k->limit, k->batchcount, k->shared,
+                   t->match[i] ? "yes" : "NO");
+        }
+        printf("\n");
+    }
+    printf("\nTOTAL = OBJFREELIST + NORMAL(leftover) + NORMAL + OFF\n");
+    for (unsigned r = 0; r < 2; r++)
+        if (want[r])
+            printf("/%s/ %u = %u + %u + %u + %u\n", r ? "After" : "Before", l->n, t->totals[r][0], t->totals[r][1],
+                   t->totals[r][2], t->totals[r][3]);
+    if (l->reported)
+        printf("%u caches compared with the kernel (order, objects per slab, limit, batchcount, shared): "
+               "%u match, %u differ\n",
+               t->compared, t->matched, t->compared - t->matched);
+}
+
+static void print_csv(const sl_slab_spec_list *l, const sl_slab_types *t, const bool want[2])
+{
+    printf("cache,object_size,rules,type,order,objs_per_slab,size,align,left,freelist_size,off_cache_size,"
+           "colour,waste,limit,batchcount,shared\n");
+    for (unsigned i = 0; i < l->n; i++)
+        for (unsigned r = 0; r < 2; r++) {
+            if (!want[r])
+                continue;
+            const sl_slab_geometry *g = &t->g[r][i];
+            printf("%s,%u,%s,%s,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u\n", l->v[i].name, l->v[i].object_size,
+                   rules_names[r], sl_slab_mgmt_name(g->mgmt), g->order, g->num, g->size, g->align, g->left,
+                   g->freelist_size, g->off_cache_size, g->colour, g->waste, t->tun[i].limit, t->tun[i].batchcount,
+                   t->tun[i].shared);
+        }
+}
+
+/* Reads the list of caches from the chosen source; the kmalloc caches of the kernel without one. */
+static int read_list(const char *sysfs, const char *caches, const char *slabinfo, const sl_slab_variant *v,
+                     sl_slab_spec_list *list, char *err, size_t errlen)
+{
+    if (sysfs)
+        return sl_slab_caches_read_sysfs(sysfs, list, err, errlen);
+    if (caches || slabinfo) {
+        const char *path = caches ? caches : slabinfo;
+        char *text;
+        size_t len;
+        if (read_file(path, &text, &len) != 0) {
+            snprintf(err, errlen, "cannot read the file");
+            return SL_EINVAL;
+        }
+        int rc = caches ? sl_slab_caches_parse(text, len, list, err, errlen)
+                        : sl_slab_slabinfo_parse(text, len, list, err, errlen);
+        free(text);
+        return rc;
+    }
+    sl_slab_kmalloc_table kt;
+    int rc = sl_slab_kmalloc_table_init(&kt, v);
+    for (unsigned i = 0; i < kt.nkmalloc && rc == SL_OK; i++) {
+        sl_slab_spec s = sl_slab_kmalloc_spec(&kt, i);
+        rc = sl_slab_spec_list_add(list, &s, NULL);
+    }
+    return rc;
 }
 
 static int run_slab_types(int argc, char **argv)
 {
     const sl_cli_command *me = &sl_cli_cmd_slab_types;
-    const char *sysfs = NULL, *caches = NULL;
+    const char *sysfs = NULL, *caches = NULL, *slabinfo = NULL;
     bool want[2] = {true, true};
+    sl_slab_variant variant = {.kernel = SL_SLAB_KERNEL_LAST};
+    unsigned long cpus = 0;
     sl_cli_format fmt = SL_FMT_TABLE;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help")) {
-            printf("usage: %s\n", me->usage);
-            return 0;
-        } else if (!strcmp(argv[i], "--sysfs") && i + 1 < argc) {
-            sysfs = argv[++i];
-        } else if (!strcmp(argv[i], "--caches") && i + 1 < argc) {
-            caches = argv[++i];
-        } else if (!strcmp(argv[i], "--rules") && i + 1 < argc) {
-            const char *r = argv[++i];
-            if (!strcmp(r, "before"))
-                want[0] = true, want[1] = false;
-            else if (!strcmp(r, "after"))
-                want[0] = false, want[1] = true;
-            else if (!strcmp(r, "both"))
-                want[0] = want[1] = true;
-            else
-                return sl_cli_usage_error(me, "--rules takes before, after or both, not '%s'", r);
-        } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
-            if (!sl_cli_parse_format(argv[++i], &fmt))
-                return sl_cli_usage_error(me, "--format takes table, csv or json, not '%s'", argv[i]);
+        const char *arg = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(arg, "--init-on-free")) {
+            variant.init_on_free = true;
+            continue;
+        }
+        if (!strcmp(arg, "--sysfs") || !strcmp(arg, "--caches") || !strcmp(arg, "--slabinfo") ||
+            !strcmp(arg, "--rules") || !strcmp(arg, "--format") || !strcmp(arg, "--kernel") || !strcmp(arg, "--cpus")) {
+            if (!val)
+                return sl_cli_usage_error(me, "%s needs a value", arg);
+            i++;
         } else {
-            return sl_cli_usage_error(me, "unknown or incomplete argument '%s'", argv[i]);
+            return sl_cli_usage_error(me, "unknown argument '%s'", arg);
+        }
+        if (!strcmp(arg, "--sysfs")) {
+            sysfs = val;
+        } else if (!strcmp(arg, "--caches")) {
+            caches = val;
+        } else if (!strcmp(arg, "--slabinfo")) {
+            slabinfo = val;
+        } else if (!strcmp(arg, "--rules")) {
+            if (!strcmp(val, "before") || !strcmp(val, "after") || !strcmp(val, "both")) {
+                want[0] = strcmp(val, "after") != 0;
+                want[1] = strcmp(val, "before") != 0;
+            } else {
+                return sl_cli_usage_error(me, "--rules takes before, after or both, not '%s'", val);
+            }
+        } else if (!strcmp(arg, "--format")) {
+            if (!sl_cli_parse_format(val, &fmt))
+                return sl_cli_usage_error(me, "--format takes table, csv or json, not '%s'", val);
+        } else if (!strcmp(arg, "--kernel")) {
+            if (sl_slab_kernel_parse(val, &variant.kernel) != SL_OK)
+                return sl_cli_usage_error(me, "--kernel takes a version from 4.10 to 6.7 such as 5.4, not '%s'", val);
+        } else if (!sl_cli_parse_ulong(val, 1, 8192, &cpus)) {
+            return sl_cli_usage_error(me, "--cpus takes 1 to 8192, not '%s'", val);
         }
     }
-    if (sysfs && caches)
-        return sl_cli_usage_error(me, "give --sysfs or --caches, not both");
+    if ((sysfs != NULL) + (caches != NULL) + (slabinfo != NULL) > 1)
+        return sl_cli_usage_error(me, "give at most one of --sysfs, --caches and --slabinfo");
+    if (variant.init_on_free && variant.kernel < SL_SLAB_KERNEL_INIT_ON_FREE)
+        return sl_cli_usage_error(me, "--init-on-free needs --kernel 5.3 or later (init_on_free came with 5.3)");
+    if (!cpus)
+        cpus = sl_host_cpus();
 
+    const char *source = sysfs ? sysfs : caches ? caches : slabinfo ? slabinfo : "kmalloc";
     sl_slab_spec_list list = {0};
+    sl_slab_types t = {0};
     char err[256] = "";
-    int rc = SL_OK;
-    const char *source = "kmalloc";
-    if (sysfs) {
-        source = sysfs;
-        rc = sl_slab_caches_read_sysfs(sysfs, &list, err, sizeof err);
-    } else if (caches) {
-        source = caches;
-        char *text;
-        size_t len;
-        if (read_file(caches, &text, &len) != 0) {
-            fprintf(stderr, "slablab slab-types: cannot read %s\n", caches);
-            return 1;
-        }
-        rc = sl_slab_caches_parse(text, len, &list, err, sizeof err);
-        free(text);
-    } else {
-        for (unsigned i = 0; i < SL_SLAB_NKMALLOC && rc == SL_OK; i++) {
-            sl_slab_spec s = {.object_size = sl_slab_kmalloc_size(i), .flags = SL_SLAB_HWCACHE_ALIGN};
-            sl_slab_kmalloc_name(i, s.name, sizeof s.name);
-            rc = sl_slab_spec_list_add(&list, &s);
-        }
-    }
+    int rc = read_list(sysfs, caches, slabinfo, &variant, &list, err, sizeof err);
+    if (rc == SL_OK)
+        rc = sl_slab_types_compute(&list, &variant, (unsigned)cpus, &t, err, sizeof err);
     if (rc != SL_OK) {
         fprintf(stderr, "slablab slab-types: %s: %s\n", source, err[0] ? err : sl_strerror(rc));
         sl_slab_spec_list_free(&list);
         return 1;
     }
-
-    sl_slab_kmalloc_table kt[2];
-    sl_slab_geometry *geo[2] = {NULL, NULL};
-    unsigned totals[2][SL_SLAB_NMGMT] = {{0}};
-    for (unsigned r = 0; r < 2; r++) {
-        if (!want[r])
-            continue;
-        sl_slab_kmalloc_table_init(&kt[r], (sl_slab_rules)r);
-        geo[r] = calloc(list.n ? list.n : 1, sizeof *geo[r]);
-        if (!geo[r]) {
+    if (fmt == SL_FMT_JSON) {
+        char *json = sl_slab_types_json(&list, &t, source, (want[0] ? 1u : 0u) | (want[1] ? 2u : 0u));
+        if (json)
+            fputs(json, stdout);
+        else
             fprintf(stderr, "slablab slab-types: %s\n", sl_strerror(SL_ENOMEM));
-            rc = 1;
-            goto out;
-        }
-        for (unsigned i = 0; i < list.n; i++) {
-            int grc = sl_slab_geometry_compute(&list.v[i], &kt[r], &geo[r][i]);
-            if (grc != SL_OK) {
-                fprintf(stderr, "slablab slab-types: cache %s: %s\n", list.v[i].name, sl_strerror(grc));
-                rc = 1;
-                goto out;
-            }
-            totals[r][geo[r][i].mgmt]++;
-        }
-    }
-
-    if (fmt == SL_FMT_CSV) {
-        printf("cache,object_size,rules,type,order,objs_per_slab,size,align,left,freelist_size,off_cache_size,"
-               "colour,waste\n");
-        for (unsigned i = 0; i < list.n; i++)
-            for (unsigned r = 0; r < 2; r++) {
-                if (!want[r])
-                    continue;
-                const sl_slab_geometry *g = &geo[r][i];
-                printf("%s,%u,%s,%s,%u,%u,%u,%u,%u,%u,%u,%u,%u\n", list.v[i].name, list.v[i].object_size,
-                       rules_names[r], sl_slab_mgmt_name(g->mgmt), g->order, g->num, g->size, g->align, g->left,
-                       g->freelist_size, g->off_cache_size, g->colour, g->waste);
-            }
-    } else if (fmt == SL_FMT_JSON) {
-        printf("{\"source\":");
-        sl_cli_json_string(stdout, source);
-        printf(",\"caches\":[");
-        for (unsigned i = 0; i < list.n; i++) {
-            printf("%s\n{\"name\":", i ? "," : "");
-            sl_cli_json_string(stdout, list.v[i].name);
-            printf(",\"object_size\":%u,\"align\":%u,\"flags\":%u", list.v[i].object_size, list.v[i].align,
-                   list.v[i].flags);
-            for (unsigned r = 0; r < 2; r++) {
-                if (!want[r])
-                    continue;
-                printf(",\"%s\":", rules_names[r]);
-                print_geometry_json(&geo[r][i]);
-            }
-            printf("}");
-        }
-        printf("],\n\"totals\":{");
-        bool first = true;
-        for (unsigned r = 0; r < 2; r++) {
-            if (!want[r])
-                continue;
-            printf("%s\"%s\":{\"total\":%u,\"objfreelist\":%u,\"normal_leftover\":%u,\"normal\":%u,\"off\":%u}",
-                   first ? "" : ",", rules_names[r], list.n, totals[r][0], totals[r][1], totals[r][2],
-                   totals[r][3]);
-            first = false;
-        }
-        printf("}}\n");
+        rc = json ? SL_OK : SL_ENOMEM;
+        free(json);
+    } else if (fmt == SL_FMT_CSV) {
+        print_csv(&list, &t, want);
     } else {
-        printf("%-28s %8s", "cache", "objsize");
-        for (unsigned r = 0; r < 2; r++)
-            if (want[r])
-                printf(" | %-16s %5s %4s %6s", r ? "after: type" : "before: type", "order", "objs", "waste");
-        printf("\n");
-        for (unsigned i = 0; i < list.n; i++) {
-            printf("%-28s %8u", list.v[i].name, list.v[i].object_size);
-            for (unsigned r = 0; r < 2; r++) {
-                if (!want[r])
-                    continue;
-                const sl_slab_geometry *g = &geo[r][i];
-                printf(" | %-16s %5u %4u %6u", sl_slab_mgmt_name(g->mgmt), g->order, g->num, g->waste);
-            }
-            printf("\n");
-        }
-        printf("\nTOTAL = OBJFREELIST + NORMAL(leftover) + NORMAL + OFF\n");
-        for (unsigned r = 0; r < 2; r++)
-            if (want[r])
-                printf("/%s/ %u = %u + %u + %u + %u\n", r ? "After" : "Before", list.n, totals[r][0], totals[r][1],
-                       totals[r][2], totals[r][3]);
+        print_table(&list, &t, want);
     }
-out:
-    free(geo[0]);
-    free(geo[1]);
+    sl_slab_types_free(&t);
     sl_slab_spec_list_free(&list);
-    return rc;
+    return rc == SL_OK ? 0 : 1;
 }

@@ -1,17 +1,21 @@
 /*
  * fuzz_slab.c - libFuzzer target for the SLAB model.
  *
- * First byte even: the rest is a --caches text; every parsed cache gets its
- * geometry under both rules and the geometry must add up.  First byte odd:
- * the rest is a program of operations on a 3-CPU SLAB world (rules from the
- * byte): kmalloc, kfree, cache create/alloc/free, double, misaligned and
- * foreign frees (each must be refused with its error code), drains, reaps
- * and shrinks, with sl_slab_validate() every few steps and at the end.  Any
- * broken expectation traps.
+ * The first byte picks the kernel version (one of 4.10, 5.3, 5.4, 6.0, 6.1,
+ * 6.7), init_on_free (from 5.3) and the rules.  Its low bit 0: the rest is
+ * a --caches text or (next bit) a /proc/slabinfo file; every parsed cache
+ * gets slab-types' prediction, whose geometry must add up and whose JSON
+ * must be produced.  Low bit 1: the rest is a program of operations on a
+ * 3-CPU SLAB world: kmalloc (kmalloc_large above the kernel's largest
+ * cache), kfree, cache create/alloc/free, double, misaligned and foreign
+ * frees (each must be refused with its error code), drains, reaps at an
+ * advancing clock, shrinks and snapshots, with sl_slab_validate() every few
+ * steps and at the end.  Any broken expectation traps.
  */
 #include "../src/slab/slab.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CHECK(x)                                                                                   \
@@ -28,33 +32,55 @@ typedef struct held {
     uint32_t size;
 } held;
 
-static void fuzz_parse(const uint8_t *data, size_t size)
+static void fuzz_parse(const sl_slab_variant *v, bool slabinfo, const uint8_t *data, size_t size)
 {
     sl_slab_spec_list l = {0};
     char err[128];
-    if (sl_slab_caches_parse((const char *)data, size, &l, err, sizeof err) == SL_OK) {
-        for (unsigned r = 0; r < 2; r++) {
-            sl_slab_kmalloc_table kt;
-            sl_slab_kmalloc_table_init(&kt, (sl_slab_rules)r);
+    int rc = slabinfo ? sl_slab_slabinfo_parse((const char *)data, size, &l, err, sizeof err)
+                      : sl_slab_caches_parse((const char *)data, size, &l, err, sizeof err);
+    CHECK(rc == SL_OK || (rc == SL_EINVAL && !strncmp(err, "line ", 5)));
+    sl_slab_types t;
+    if (rc == SL_OK && sl_slab_types_compute(&l, v, 1 + size % 8, &t, err, sizeof err) == SL_OK) {
+        for (unsigned r = 0; r < 2; r++)
             for (unsigned i = 0; i < l.n; i++) {
-                sl_slab_geometry g;
-                CHECK(sl_slab_geometry_compute(&l.v[i], &kt, &g) == SL_OK);
-                bool on_slab = g.mgmt == SL_SLAB_NORMAL || g.mgmt == SL_SLAB_NORMAL_LEFTOVER;
-                CHECK((size_t)g.num * g.size + (on_slab ? g.num : 0) + g.left == SL_PAGE_SIZE << g.order);
-                CHECK(r == 1 || g.mgmt != SL_SLAB_OBJFREELIST);
+                const sl_slab_geometry *g = &t.g[r][i];
+                bool on_slab = g->mgmt == SL_SLAB_NORMAL || g->mgmt == SL_SLAB_NORMAL_LEFTOVER;
+                CHECK((size_t)g->num * g->size + (on_slab ? g->num : 0) + g->left == SL_PAGE_SIZE << g->order);
+                CHECK(r == 1 || g->mgmt != SL_SLAB_OBJFREELIST);
+                CHECK(!v->init_on_free || g->mgmt != SL_SLAB_OBJFREELIST);
             }
-        }
+        CHECK(t.compared == (l.reported ? l.n : 0));
+        char *json = sl_slab_types_json(&l, &t, "fuzz", 3);
+        CHECK(json && json[0] == '{');
+        free(json);
+        sl_slab_types_free(&t);
     }
     sl_slab_spec_list_free(&l);
 }
 
 static void validate(sl_slab *sl) { CHECK(sl_slab_validate(sl, NULL, 0) == SL_OK); }
 
-static void fuzz_ops(sl_slab_rules rules, const uint8_t *data, size_t size)
+/* The snapshot's size query and its write agree, and a short buffer is refused. */
+static void snapshot(sl_slab *sl)
+{
+    long need = sl_slab_snapshot(sl, NULL, 0);
+    CHECK(need < 0);
+    unsigned char *b = malloc((size_t)-need);
+    CHECK(b);
+    CHECK(sl_slab_snapshot(sl, b, (size_t)-need - 4) == need);
+    CHECK(sl_slab_snapshot(sl, b, (size_t)-need) == -need);
+    uint32_t total;
+    memcpy(&total, b + 8, 4);
+    CHECK(total == (uint32_t)-need);
+    free(b);
+}
+
+static void fuzz_ops(const sl_slab_variant *v, const uint8_t *data, size_t size)
 {
     sl_slab *sl;
-    sl_slab_config cfg = {.ncpus = NCPU, .arena_bytes = (size_t)8 << 20, .rules = rules};
+    sl_slab_config cfg = {.ncpus = NCPU, .arena_bytes = (size_t)8 << 20, .variant = *v};
     CHECK(sl_slab_create(&cfg, &sl) == SL_OK);
+    uint64_t now = 0;
     static held h[MAXH];
     unsigned nh = 0;
     sl_slab_cache *caches[MAXC];
@@ -69,7 +95,7 @@ static void fuzz_ops(sl_slab_rules rules, const uint8_t *data, size_t size)
         i += 3;
         switch (op) {
         case 0:
-        case 1: { /* kmalloc: mostly small, sometimes up to 64 KiB */
+        case 1: { /* kmalloc: mostly small, sometimes up to 64 KiB (kmalloc_large from 6.1) */
             uint32_t sz = op ? arg % 700 : arg;
             void *p = sl_slab_kmalloc(sl, cpu, sz); /* NULL for 0, or when the arena is full */
             if (p && nh < MAXH) {
@@ -87,8 +113,10 @@ static void fuzz_ops(sl_slab_rules rules, const uint8_t *data, size_t size)
             int rc = h[k].cache < 0 ? sl_slab_kfree(sl, cpu, h[k].p)
                                     : sl_slab_cache_free(caches[h[k].cache], cpu, h[k].p);
             CHECK(rc == SL_OK);
-            if (arg & 0x8000) /* then again */
-                CHECK(sl_slab_kfree(sl, (cpu + 1) % NCPU, h[k].p) == SL_EDOUBLEFREE);
+            if (arg & 0x8000) { /* then again: a kmalloc_large block's pages are free, so a foreign pointer */
+                bool large = h[k].cache < 0 && !sl_slab_kmalloc_cache(sl, h[k].size);
+                CHECK(sl_slab_kfree(sl, (cpu + 1) % NCPU, h[k].p) == (large ? SL_EFOREIGN : SL_EDOUBLEFREE));
+            }
             h[k] = h[--nh];
             break;
         }
@@ -132,13 +160,18 @@ static void fuzz_ops(sl_slab_rules rules, const uint8_t *data, size_t size)
             }
             break;
         case 7:
-            if (arg & 1)
-                sl_slab_reap(sl, cpu);
-            else
+            if (arg & 1) {
+                now += arg >> 4; /* up to 4 s a step: the node timer expires now and then */
+                sl_slab_reap(sl, cpu, now);
+            } else {
                 sl_slab_drain_cpu(sl, cpu);
+            }
             break;
         case 8:
-            sl_slab_shrink(sl);
+            if (arg & 1)
+                snapshot(sl);
+            else
+                sl_slab_shrink(sl);
             break;
         case 9:
             validate(sl);
@@ -162,9 +195,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
+    static const unsigned kernels[6] = {SL_SLAB_KERNEL(4, 10), SL_SLAB_KERNEL(5, 3), SL_SLAB_KERNEL(5, 4),
+                                        SL_SLAB_KERNEL(6, 0), SL_SLAB_KERNEL(6, 1), SL_SLAB_KERNEL(6, 7)};
+    sl_slab_variant v = {.rules = data[0] & 4 ? SL_SLAB_RULES_BEFORE : SL_SLAB_RULES_AFTER,
+                         .kernel = kernels[(data[0] >> 3) % 6]};
+    v.init_on_free = (data[0] & 0x80) && v.kernel >= SL_SLAB_KERNEL_INIT_ON_FREE;
     if (data[0] % 2 == 0)
-        fuzz_parse(data + 1, size - 1);
+        fuzz_parse(&v, data[0] & 2, data + 1, size - 1);
     else
-        fuzz_ops(data[0] & 2 ? SL_SLAB_RULES_BEFORE : SL_SLAB_RULES_AFTER, data + 1, size - 1);
+        fuzz_ops(&v, data + 1, size - 1);
     return 0;
 }

@@ -101,4 +101,15 @@ static inline uint64_t sl_test_rand(uint64_t *state)
     return x * 0x2545F4914F6CDD1Dull;
 }
 
+/* The directory part of `path` (up to its last '/') into out; false if there is none or it does not fit. */
+static inline bool sl_test_dirname(const char *path, char *out, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || (size_t)(slash - path) + 1 > n)
+        return false;
+    memcpy(out, path, (size_t)(slash - path));
+    out[slash - path] = '\0';
+    return true;
+}
+
 #endif

@@ -9,15 +9,19 @@
  * source file.  Skipped where there is no native CLI (WebAssembly builds)
  * or no node.
  */
-#include "cli_script.h"
+#include "cli_test.h"
 
 static void test_bench_cli(void)
 {
+#if SL_WASM
+    SL_SKIP(SL_CLI_NATIVE_ONLY);
+#else
     const char *skip = NULL;
-    int rc = sl_run_cli_script(__FILE__, "bench_cli_test.mjs", "../../docs/bench-schema.json", &skip);
+    int rc = sl_cli_script(__FILE__, "bench_cli_test.mjs", "../../docs/bench-schema.json", &skip);
     if (skip)
         SL_SKIP(skip);
     SL_CHECK_EQ(rc, 0);
+#endif
 }
 
 int main(void)

@@ -358,6 +358,17 @@ static void test_two_kernels_side_by_side(void)
     const jl *by = jl_get(c, "by_kernel");
     SL_CHECK(by && by->n == 2);
     jl_free(j);
+
+    /* The scan hints arrived in 5.2 (docs/percpu.md): 5.1 keeps the 2017 bitmap. */
+    cfg.kernel = "5.1,5.2";
+    j = replay_fixture("percpu-chunks-6.18.trace.txt", &cfg);
+    SL_REQUIRE(j);
+    models = jl_get(j, "models");
+    SL_REQUIRE(models && models->n == 2);
+    SL_CHECK(!strcmp(jl_str(models->kids[0], "percpu_allocator"), "bitmap"));
+    SL_CHECK(!strcmp(jl_str(models->kids[1], "percpu_allocator"), "scanhint"));
+    SL_CHECK_EQ(jl_num(j, "model.errors"), 0);
+    jl_free(j);
 }
 
 static void test_cache_filter_and_lookup(void)

@@ -1,7 +1,10 @@
 /*
  * test_slab_geometry.c - SLAB cache geometry against hand-computed cases of
- * mm/slab.c (4 KiB pages, 1-byte freelist_idx_t, slab_max_order 1), the
- * --caches parser, the sysfs reader, and the captured 6.18 fixture.
+ * mm/slab.c (4 KiB pages, 1-byte freelist_idx_t, slab_max_order 1): the
+ * classification by the layout chosen, kmem_cache_init's boot order, each
+ * kernel-version rule, the tunables; the --caches, /proc/slabinfo and sysfs
+ * readers with their errors; and slab-types on the captured fixtures (this
+ * machine's 6.18 sysfs tree, and a real 5.4 SLAB kernel's slabinfo).
  */
 #include "check.h"
 
@@ -10,7 +13,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static sl_slab_kmalloc_table before, after;
+/* Kernel 6.7 (the default) and 4.10 (kmalloc caches up to 4 MiB, no power-of-two alignment). */
+static sl_slab_kmalloc_table before, after, before410, after410;
+
+static void table(sl_slab_kmalloc_table *t, sl_slab_rules rules, unsigned kernel, bool init_on_free)
+{
+    sl_slab_variant v = {.rules = rules, .kernel = kernel, .init_on_free = init_on_free};
+    int rc = sl_slab_kmalloc_table_init(t, &v);
+    SL_CHECK_EQ(rc, SL_OK);
+}
 
 static sl_slab_geometry geo(const sl_slab_kmalloc_table *kt, uint32_t size, uint32_t align, uint32_t flags)
 {
@@ -52,10 +63,11 @@ static void test_kmalloc_index(void)
         SL_CHECK_EQ(sl_slab_kmalloc_index(sl_slab_kmalloc_size(i)), i);
 }
 
-/* The kmalloc caches as the kernel created them at boot, both rules. */
+/* The kmalloc caches of 4.10 as the kernel created them at boot, both rules. */
 static void test_kmalloc_caches(void)
 {
-    const sl_slab_geometry *a = after.g, *b = before.g;
+    const sl_slab_geometry *a = after410.g, *b = before410.g;
+    SL_CHECK_EQ(after410.nkmalloc, 20);
     /* kmalloc-32: 128 indexes do not fit in 32 bytes; off-slab would need
      * kmalloc-128 which does not exist yet; on-slab 4096/33. */
     SL_CHECK_EQ(a[0].mgmt, SL_SLAB_NORMAL);
@@ -77,6 +89,10 @@ static void test_kmalloc_caches(void)
     SL_CHECK_EQ(b[2].mgmt, SL_SLAB_OFF); /* 32 indexes in kmalloc-32, 32 <= 96/2 */
     SL_CHECK_EQ(b[2].off_cache_size, 32);
     SL_CHECK_EQ(b[2].waste, 32);
+    /* kmalloc-128 came first (kmem_cache_node): no kmalloc cache for its array existed yet. */
+    SL_CHECK_EQ(b[3].mgmt, SL_SLAB_NORMAL);
+    SL_CHECK_EQ(b[3].num, 31);
+    SL_CHECK_EQ(a[3].mgmt, SL_SLAB_OBJFREELIST);
     /* kmalloc-192: 21 objects leave 64 bytes, enough for the array. */
     SL_CHECK_EQ(b[4].mgmt, SL_SLAB_NORMAL_LEFTOVER);
     SL_CHECK_EQ(b[4].num, 21); /* 4096 / 193 */
@@ -96,8 +112,143 @@ static void test_kmalloc_caches(void)
     for (unsigned i = 0; i < SL_SLAB_NKMALLOC; i++)
         nb[b[i].mgmt]++, na[a[i].mgmt]++;
     SL_CHECK_EQ(nb[SL_SLAB_OBJFREELIST], 0);
-    SL_CHECK_EQ(nb[SL_SLAB_OFF], 17);
+    SL_CHECK_EQ(nb[SL_SLAB_OFF], 16);
+    SL_CHECK_EQ(nb[SL_SLAB_NORMAL], 3);
     SL_CHECK_EQ(na[SL_SLAB_OBJFREELIST], 19);
+}
+
+/*
+ * kmem_cache_init creates kmalloc-128 before any other kmalloc cache, so
+ * under the rules before OBJFREELIST it cannot go off-slab: NORMAL.  A
+ * 128-byte cache created later finds kmalloc-32 and goes off-slab.
+ */
+static void test_boot_order(void)
+{
+    SL_CHECK_EQ(sl_slab_kmalloc_boot_index(0), SL_SLAB_KMALLOC_INDEX_NODE);
+    SL_CHECK_EQ(sl_slab_kmalloc_boot_index(1), 0);
+    SL_CHECK_EQ(sl_slab_kmalloc_boot_index(3), 2);
+    SL_CHECK_EQ(sl_slab_kmalloc_boot_index(4), 4);
+    SL_CHECK_EQ(before.g[3].mgmt, SL_SLAB_NORMAL);
+    SL_CHECK_EQ(before.g[3].num, 31);
+    sl_slab_geometry later = geo(&before, 128, 0, SL_SLAB_HWCACHE_ALIGN);
+    SL_CHECK_EQ(later.mgmt, SL_SLAB_OFF);
+    SL_CHECK_EQ(later.num, 32);
+    SL_CHECK_EQ(later.off_cache_size, 32);
+    /* slab-types takes a cache named like a kmalloc cache from the boot table. */
+    sl_slab_spec_list l = {0};
+    sl_slab_spec k128 = {.name = "kmalloc-128", .object_size = 128, .flags = SL_SLAB_HWCACHE_ALIGN};
+    sl_slab_spec other = k128;
+    snprintf(other.name, sizeof other.name, "kmalloc-cg-128");
+    SL_REQUIRE(sl_slab_spec_list_add(&l, &k128, NULL) == SL_OK && sl_slab_spec_list_add(&l, &other, NULL) == SL_OK);
+    sl_slab_types t;
+    sl_slab_variant v = {0};
+    char err[128];
+    SL_REQUIRE(sl_slab_types_compute(&l, &v, 2, &t, err, sizeof err) == SL_OK);
+    SL_CHECK_EQ(t.g[0][0].mgmt, SL_SLAB_NORMAL);
+    SL_CHECK_EQ(t.g[0][1].mgmt, SL_SLAB_OFF);
+    SL_CHECK_EQ(sl_slab_kmalloc_index_of_name("kmalloc-1k"), 7);
+    SL_CHECK_EQ(sl_slab_kmalloc_index_of_name("kmalloc-rcl-1k"), -1);
+    sl_slab_types_free(&t);
+    sl_slab_spec_list_free(&l);
+}
+
+/*
+ * NORMAL(leftover) is decided by the layout chosen: the array fits in what
+ * the slab leaves over anyway when it holds as many objects with the array
+ * as without.  112 bytes: 36 objects either way (4096/113, 4096/112); no
+ * off-slab order passes (the array would need kmalloc-64 or more, over
+ * half of the object), which the classification once took for NORMAL.
+ */
+static void test_normal_leftover_by_layout(void)
+{
+    sl_slab_geometry g = geo(&before, 112, 0, 0);
+    SL_CHECK_EQ(g.mgmt, SL_SLAB_NORMAL_LEFTOVER);
+    SL_CHECK_EQ(g.num, 36);
+    SL_CHECK_EQ(g.left, 4096 - 36 * 113);
+    g = geo(&after, 112, 0, SL_SLAB_CTOR); /* refused OBJFREELIST: the same layout */
+    SL_CHECK_EQ(g.mgmt, SL_SLAB_NORMAL_LEFTOVER);
+    g = geo(&after, 72, 0, SL_SLAB_TYPESAFE_RCU); /* 56 objects either way */
+    SL_CHECK_EQ(g.mgmt, SL_SLAB_NORMAL_LEFTOVER);
+    SL_CHECK_EQ(g.num, 56);
+    /* 40 bytes: 99 objects with the array, 102 without: the array costs three. */
+    g = geo(&before, 40, 0, 0);
+    SL_CHECK_EQ(g.mgmt, SL_SLAB_NORMAL);
+    g = geo(&after, 40, 0, SL_SLAB_CTOR);
+    SL_CHECK_EQ(g.mgmt, SL_SLAB_NORMAL);
+}
+
+static void test_kernel_versions(void)
+{
+    unsigned v = 0;
+    SL_CHECK_EQ(sl_slab_kernel_parse("6.7", &v), SL_OK);
+    SL_CHECK_EQ(v, 607);
+    SL_CHECK_EQ(sl_slab_kernel_parse("4.10", &v), SL_OK);
+    SL_CHECK_EQ(v, 410);
+    SL_CHECK_EQ(sl_slab_kernel_parse("5.19", &v), SL_OK);
+    static const char *const bad[] = {"4.9", "6.8", "5.20", "4.21", "7.0", "", "5", "5.", ".4", "5.4.1", "x.y", "5.4x",
+                                      "123.4", "5.123"};
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        SL_CHECK_EQ(sl_slab_kernel_parse(bad[i], &v), SL_EINVAL);
+    char name[16];
+    sl_slab_kernel_name(SL_SLAB_KERNEL(4, 10), name, sizeof name);
+    SL_CHECK(!strcmp(name, "4.10"));
+
+    sl_slab_variant var = {.rules = SL_SLAB_RULES_AFTER};
+    SL_CHECK_EQ(sl_slab_variant_resolve(&var), SL_OK);
+    SL_CHECK_EQ(var.kernel, SL_SLAB_KERNEL_LAST);
+    var = (sl_slab_variant){.kernel = SL_SLAB_KERNEL(5, 2), .init_on_free = true};
+    SL_CHECK_EQ(sl_slab_variant_resolve(&var), SL_EINVAL); /* init_on_free came with 5.3 */
+    var.kernel = SL_SLAB_KERNEL(5, 3);
+    SL_CHECK_EQ(sl_slab_variant_resolve(&var), SL_OK);
+    var = (sl_slab_variant){.rules = (sl_slab_rules)2};
+    SL_CHECK_EQ(sl_slab_variant_resolve(&var), SL_EINVAL);
+    sl_slab_kmalloc_table t;
+    var = (sl_slab_variant){.kernel = SL_SLAB_KERNEL(4, 9)};
+    SL_CHECK_EQ(sl_slab_kmalloc_table_init(&t, &var), SL_EINVAL);
+
+    /* 6.1: kmalloc caches end at 8 KiB; 6.0 still has them up to 4 MiB. */
+    table(&t, SL_SLAB_RULES_AFTER, SL_SLAB_KERNEL(6, 1), false);
+    SL_CHECK_EQ(t.nkmalloc, 11);
+    SL_CHECK_EQ(sl_slab_kmalloc_max_cache(&t), 8192);
+    table(&t, SL_SLAB_RULES_AFTER, SL_SLAB_KERNEL(6, 0), false);
+    SL_CHECK_EQ(t.nkmalloc, 20);
+    SL_CHECK_EQ(sl_slab_kmalloc_max_cache(&t), 4u << 20);
+
+    /* 5.4: power-of-two kmalloc caches aligned to their size, which sets the colour offset. */
+    table(&t, SL_SLAB_RULES_AFTER, SL_SLAB_KERNEL(5, 4), false);
+    SL_CHECK_EQ(t.g[5].align, 256);
+    SL_CHECK_EQ(t.g[5].colour_off, 256);
+    SL_CHECK_EQ(t.g[2].align, 64); /* kmalloc-96: not a power of two, cache-line aligned */
+    SL_CHECK_EQ(t.g[4].align, 64);
+    table(&t, SL_SLAB_RULES_AFTER, SL_SLAB_KERNEL(5, 3), false);
+    SL_CHECK_EQ(t.g[5].align, 64);
+    SL_CHECK_EQ(t.g[5].colour_off, 64);
+    SL_CHECK_EQ(t.g[4].colour, 1); /* kmalloc-192: 64 bytes left, 64-byte colour offset */
+
+    /* 5.3: init_on_free refuses OBJFREELIST; the rest of the choice is the rules before it. */
+    table(&t, SL_SLAB_RULES_AFTER, SL_SLAB_KERNEL(5, 3), true);
+    sl_slab_geometry g = geo(&t, 256, 0, 0);
+    SL_CHECK_EQ(g.mgmt, SL_SLAB_OFF);
+    SL_CHECK_EQ(t.g[1].mgmt, SL_SLAB_NORMAL); /* kmalloc-64 */
+    for (unsigned i = 0; i < t.nkmalloc; i++)
+        SL_CHECK(t.g[i].mgmt != SL_SLAB_OBJFREELIST);
+}
+
+static void test_tunables(void)
+{
+    static const struct {
+        uint32_t size;
+        unsigned cpus;
+        sl_slab_tunables want;
+    } cases[] = {{32, 2, {120, 60, 8}},   {256, 2, {120, 60, 8}}, {257, 2, {54, 27, 8}}, {1024, 4, {54, 27, 8}},
+                 {1025, 2, {24, 12, 8}},  {4096, 2, {24, 12, 8}}, {4097, 2, {8, 4, 0}},  {131072, 2, {8, 4, 0}},
+                 {131073, 2, {1, 1, 0}},  {64, 1, {120, 60, 0}}};
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sl_slab_tunables t = sl_slab_tunables_for(cases[i].size, cases[i].cpus);
+        SL_CHECK_EQ(t.limit, cases[i].want.limit);
+        SL_CHECK_EQ(t.batchcount, cases[i].want.batchcount);
+        SL_CHECK_EQ(t.shared, cases[i].want.shared);
+    }
 }
 
 static void test_ctor_and_rcu_refuse_objfreelist(void)
@@ -192,6 +343,10 @@ static void test_geometry_invariants(void)
             SL_REQUIRE(g.colour == g.left / g.colour_off);
             SL_REQUIRE(g.waste == slab - (size_t)g.num * g.size + g.off_cache_size);
             SL_REQUIRE(g.freelist_size == g.num);
+            size_t left_without_array;
+            bool as_many = sl_slab_cache_estimate(g.order, g.size, true, &left_without_array) == g.num;
+            if (g.mgmt == SL_SLAB_NORMAL_LEFTOVER || g.mgmt == SL_SLAB_NORMAL)
+                SL_REQUIRE(as_many == (g.mgmt == SL_SLAB_NORMAL_LEFTOVER));
             if (g.mgmt == SL_SLAB_OBJFREELIST)
                 SL_REQUIRE(rules == 1 && g.num <= size && !(flags & (SL_SLAB_CTOR | SL_SLAB_TYPESAFE_RCU)));
             if (g.mgmt == SL_SLAB_OFF) {
@@ -239,52 +394,185 @@ static void test_caches_parse(void)
     }
 }
 
-static void fixture_dir(char *buf, size_t len)
+/* The path of tests/fixtures/slab/<name>. */
+static void fixture_path(char *buf, size_t len, const char *name)
 {
     snprintf(buf, len, "%s", __FILE__);
     char *slash = strrchr(buf, '/');
     if (slash)
         *slash = 0;
     size_t n = strlen(buf);
-    snprintf(buf + n, len - n, "/../../tests/fixtures/slab/sysfs-6.18");
+    snprintf(buf + n, len - n, "/../../tests/fixtures/slab/%s", name);
 }
 
-/* The captured /sys/kernel/slab of the development machine (docs/slab.md). */
+/* The whole file, NUL-terminated (malloc'd), or NULL. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = malloc(1 << 20);
+    size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+    fclose(f);
+    if (buf)
+        buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+/* The captured /sys/kernel/slab of the development machine (docs/slab.md), as slab-types counts it. */
 static void test_fixture_totals(void)
 {
     char dir[4096], err[256] = "";
-    fixture_dir(dir, sizeof dir);
+    fixture_path(dir, sizeof dir, "sysfs-6.18");
     sl_slab_spec_list l = {0};
     int rc = sl_slab_caches_read_sysfs(dir, &l, err, sizeof err);
     if (rc != SL_OK)
         fprintf(stderr, "  %s\n", err);
     SL_REQUIRE(rc == SL_OK);
     SL_CHECK_EQ(l.n, 235);
-    unsigned tot[2][SL_SLAB_NMGMT] = {{0}};
     const sl_slab_spec *dentry = NULL;
     for (unsigned i = 0; i < l.n; i++) {
         if (!strcmp(l.v[i].name, "dentry"))
             dentry = &l.v[i];
         if (i)
             SL_CHECK(strcmp(l.v[i - 1].name, l.v[i].name) < 0);
-        for (unsigned r = 0; r < 2; r++) {
-            sl_slab_geometry g;
-            SL_REQUIRE(sl_slab_geometry_compute(&l.v[i], r ? &after : &before, &g) == SL_OK);
-            tot[r][g.mgmt]++;
-        }
     }
     SL_REQUIRE(dentry);
     SL_CHECK_EQ(dentry->object_size, 192);
     SL_CHECK_EQ(dentry->flags, SL_SLAB_RECLAIM);
-    SL_CHECK_EQ(tot[0][0], 0);
-    SL_CHECK_EQ(tot[0][1], 103);
-    SL_CHECK_EQ(tot[0][2], 66);
-    SL_CHECK_EQ(tot[0][3], 66);
-    SL_CHECK_EQ(tot[1][0], 155);
-    SL_CHECK_EQ(tot[1][1], 37);
-    SL_CHECK_EQ(tot[1][2], 37);
-    SL_CHECK_EQ(tot[1][3], 6);
+    sl_slab_types t;
+    sl_slab_variant v = {0};
+    SL_REQUIRE(sl_slab_types_compute(&l, &v, 2, &t, err, sizeof err) == SL_OK);
+    static const unsigned want[2][SL_SLAB_NMGMT] = {{0, 119, 50, 66}, {155, 39, 35, 6}};
+    for (unsigned r = 0; r < 2; r++)
+        for (unsigned m = 0; m < SL_SLAB_NMGMT; m++)
+            SL_CHECK_EQ(t.totals[r][m], want[r][m]);
+    SL_CHECK_EQ(t.compared, 0); /* a SLUB kernel says nothing of SLAB's choices */
+    sl_slab_types_free(&t);
     sl_slab_spec_list_free(&l);
+}
+
+/*
+ * /proc/slabinfo of a Linux 5.4.54 SLAB kernel (tests/fixtures/slab/README.md):
+ * order, objects per slab and tunables as that kernel chose them, against
+ * the model for 5.4.  The six caches that differ are the ones the file
+ * cannot describe: RECLAIM_ACCOUNT caches (first acceptable order), and
+ * objects smaller than their buffer or with a constructor (no OBJFREELIST).
+ */
+static void test_slabinfo_slab_kernel(void)
+{
+    char path[4096], err[256] = "";
+    size_t len;
+    fixture_path(path, sizeof path, "slabinfo-5.4.54-slab.txt");
+    char *text = slurp(path, &len);
+    SL_REQUIRE(text);
+    sl_slab_spec_list l = {0};
+    int rc = sl_slab_slabinfo_parse(text, len, &l, err, sizeof err);
+    free(text);
+    if (rc != SL_OK)
+        fprintf(stderr, "  %s\n", err);
+    SL_REQUIRE(rc == SL_OK);
+    SL_CHECK_EQ(l.n, 175);
+    SL_REQUIRE(l.reported);
+    SL_CHECK(!strcmp(l.v[0].name, "nfs_direct_cache"));
+    SL_CHECK_EQ(l.v[0].object_size, 224);
+    SL_CHECK_EQ(l.reported[0].num, 18);
+    SL_CHECK_EQ(l.reported[0].limit, 120);
+    SL_CHECK(!strcmp(l.v[13].name, "raid6-md0"));
+    SL_CHECK_EQ(l.reported[13].order, 1);
+    SL_CHECK_EQ(l.reported[13].shared, 0);
+    sl_slab_types t;
+    sl_slab_variant v = {.kernel = SL_SLAB_KERNEL(5, 4)};
+    SL_REQUIRE(sl_slab_types_compute(&l, &v, 2, &t, err, sizeof err) == SL_OK);
+    SL_CHECK_EQ(t.compared, 175);
+    SL_CHECK_EQ(t.matched, 169);
+    static const char *const differ[] = {"nfs_inode_cache", "ext4_inode_cache", "iommu_iova", "bdev_cache",
+                                         "fs_cache", "anon_vma"};
+    unsigned found = 0;
+    for (unsigned i = 0; i < l.n; i++) {
+        bool expected = false;
+        for (unsigned k = 0; k < 6; k++)
+            expected |= !strcmp(l.v[i].name, differ[k]);
+        SL_CHECK_EQ(t.match[i], !expected);
+        found += expected;
+    }
+    SL_CHECK_EQ(found, 6);
+    char *json = sl_slab_types_json(&l, &t, "5.4.54", 3);
+    SL_REQUIRE(json);
+    SL_CHECK(strstr(json, "\"kernel\":\"5.4\"") != NULL);
+    SL_CHECK(strstr(json, "{\"name\":\"kmalloc-128\",\"object_size\":128") != NULL);
+    SL_CHECK(strstr(json, "\"kernel\":{\"order\":0,\"objs_per_slab\":32,\"limit\":120,\"batchcount\":60,"
+                          "\"shared\":8},\"match\":true}") != NULL);
+    SL_CHECK(strstr(json, "\"compared\":175,\"matched\":169}") != NULL);
+    free(json);
+    sl_slab_types_free(&t);
+    sl_slab_spec_list_free(&l);
+
+    /* A SLUB kernel's file (this machine's): no tunables, so nothing to compare. */
+    fixture_path(path, sizeof path, "slabinfo-6.18-slub.txt");
+    text = slurp(path, &len);
+    SL_REQUIRE(text);
+    SL_CHECK_EQ(sl_slab_slabinfo_parse(text, len, &l, err, sizeof err), SL_OK);
+    free(text);
+    SL_CHECK_EQ(l.n, 235);
+    SL_CHECK(l.reported == NULL);
+    SL_REQUIRE(sl_slab_types_compute(&l, &v, 2, &t, err, sizeof err) == SL_OK);
+    json = sl_slab_types_json(&l, &t, "6.18", 2);
+    SL_REQUIRE(json);
+    SL_CHECK(strstr(json, "\"kernel\":null,\"match\":null}") != NULL);
+    SL_CHECK(strstr(json, "\"before\"") == NULL);
+    free(json);
+    sl_slab_types_free(&t);
+    sl_slab_spec_list_free(&l);
+}
+
+static void test_slabinfo_errors(void)
+{
+#define HDR "slabinfo - version: 2.1\n# name <active_objs> ...\n"
+#define LINE(name, size, per, pages, limit) name " 1 2 " size " " per " " pages " : tunables " limit " 60 8 : slabdata 1 1 0\n"
+    static const struct {
+        const char *text;
+        const char *msg;
+    } bad[] = {
+        {"", "line 1: not a /proc/slabinfo file (it is empty)"},
+        {"\n\n", "line 1: not a /proc/slabinfo file (it is empty)"},
+        {"name 1 2 3\n", "line 1: not a /proc/slabinfo file"},
+        {"slabinfo - version: 2.0\n", "line 1: slabinfo version '2.0'; only 2.1 is read"},
+        {HDR, "line 2: no caches after the header"},
+        {HDR "dentry 1 2 192 21 1\n", "line 3: expected NAME and 5 numbers"},
+        {HDR "dentry 1 2 192 21 1 : tunables 120 60 8 : slabinfo 1 1 0\n", "line 3: expected NAME"},
+        {HDR "dentry 1 2 192 21 1 : tunables 120 60 8 : slabdata 1 1 0 extra\n", "line 3: expected NAME"},
+        {HDR LINE("dentry", "19x", "21", "1", "120"), "line 3: objsize '19x' is not a number"},
+        {HDR LINE("dentry", "192", "21", "1", "-1"), "line 3: limit '-1' is not a number"},
+        {HDR LINE("dentry", "0", "21", "1", "120"), "line 3: objsize 0 is outside 1 .. 4194304"},
+        {HDR LINE("dentry", "4194305", "1", "1024", "1"), "line 3: objsize 4194305 is outside"},
+        {HDR LINE("dentry", "192", "21", "3", "120"), "line 3: pagesperslab 3 is not a power of two up to 1024"},
+        {HDR LINE("dentry", "192", "21", "2048", "120"), "line 3: pagesperslab 2048"},
+        {HDR LINE("a", "192", "21", "1", "120") "\n" LINE("b", "64", "64", "1", "0"),
+         "line 5: tunables are 0 on line 5 but not on line 3"},
+    };
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sl_slab_spec_list l = {0};
+        char err[256] = "";
+        SL_CHECK_EQ(sl_slab_slabinfo_parse(bad[i].text, strlen(bad[i].text), &l, err, sizeof err), SL_EINVAL);
+        if (strncmp(err, bad[i].msg, strlen(bad[i].msg)))
+            fprintf(stderr, "  case %u: got '%s'\n", i, err);
+        SL_CHECK(!strncmp(err, bad[i].msg, strlen(bad[i].msg)));
+        SL_CHECK_EQ(l.n, 0);
+        sl_slab_spec_list_free(&l);
+    }
+    /* Statistics groups after slabdata (CONFIG_DEBUG_SLAB) are read past; CRLF line ends too. */
+    const char *ok = "slabinfo - version: 2.1\r\ndentry 1 2 192 21 1 : tunables 120 60 8 : slabdata 1 1 0 "
+                     ": globalstat 1 2 3 4 5 6 7 8 9 : cpustat 1 2 3 4\r\n";
+    sl_slab_spec_list l = {0};
+    char err[256] = "";
+    SL_CHECK_EQ(sl_slab_slabinfo_parse(ok, strlen(ok), &l, err, sizeof err), SL_OK);
+    SL_CHECK_EQ(l.n, 1);
+    SL_CHECK(l.reported && l.reported[0].batchcount == 60);
+    sl_slab_spec_list_free(&l);
+#undef LINE
+#undef HDR
 }
 
 static void write_file(const char *path, const char *text)
@@ -341,17 +629,25 @@ static void test_sysfs_reader(void)
 
 int main(void)
 {
-    sl_slab_kmalloc_table_init(&before, SL_SLAB_RULES_BEFORE);
-    sl_slab_kmalloc_table_init(&after, SL_SLAB_RULES_AFTER);
+    table(&before, SL_SLAB_RULES_BEFORE, 0, false);
+    table(&after, SL_SLAB_RULES_AFTER, 0, false);
+    table(&before410, SL_SLAB_RULES_BEFORE, SL_SLAB_KERNEL(4, 10), false);
+    table(&after410, SL_SLAB_RULES_AFTER, SL_SLAB_KERNEL(4, 10), false);
     SL_RUN(test_cache_estimate);
     SL_RUN(test_kmalloc_index);
     SL_RUN(test_kmalloc_caches);
+    SL_RUN(test_boot_order);
+    SL_RUN(test_normal_leftover_by_layout);
+    SL_RUN(test_kernel_versions);
+    SL_RUN(test_tunables);
     SL_RUN(test_ctor_and_rcu_refuse_objfreelist);
     SL_RUN(test_order_rules);
     SL_RUN(test_rejects_bad_specs);
     SL_RUN(test_geometry_invariants);
     SL_RUN(test_caches_parse);
     SL_RUN(test_fixture_totals);
+    SL_RUN(test_slabinfo_slab_kernel);
+    SL_RUN(test_slabinfo_errors);
     SL_RUN(test_sysfs_reader);
     return sl_check_summary();
 }

@@ -8,9 +8,9 @@
 
 static void test_world_and_operations(void)
 {
-    SL_CHECK(sl_api_slub_world_create(1u << 20, 9, 256, 0, 0, 0, 0, 1, 1) == NULL);
+    SL_CHECK(sl_api_slub_world_create(1u << 20, 9, 256, 0, 0, 0, 0, 1, 1, NULL) == NULL);
     SL_CHECK_EQ(sl_api_slub_last_error(), SL_EINVAL);
-    sl_api_slub_world *w = sl_api_slub_world_create(4u << 20, 2, 256, 0, SL_SLUB_HWCACHE_ALIGN, 0, 0, 1, 1);
+    sl_api_slub_world *w = sl_api_slub_world_create(4u << 20, 2, 256, 0, SL_SLUB_HWCACHE_ALIGN, 0, 0, 1, 1, NULL);
     SL_REQUIRE(w != NULL);
     uint32_t *sc = sl_api_slub_scratch(w, 0);
     SL_CHECK_EQ(sl_api_slub_alloc(w, 0), SL_OK);
@@ -29,8 +29,8 @@ static void test_world_and_operations(void)
     void *buf = malloc((size_t)need);
     SL_CHECK_EQ(sl_api_slub_snapshot(w, buf, (uint32_t)need), need);
     free(buf);
-    uint32_t g[12];
-    SL_CHECK_EQ(sl_api_slub_geometry(256, 256, SL_SLUB_KMALLOC, 8, g), SL_OK);
+    uint32_t g[14];
+    SL_CHECK_EQ(sl_api_slub_geometry(256, 256, SL_SLUB_KMALLOC, 8, g, NULL), SL_OK);
     SL_CHECK_EQ(g[6], 1);
     /* A driver run: alloc, then an alloc interrupted by an alloc. */
     sl_sched_op ops[2] = {{SL_SCHED_ALLOC, 1, 0, 0}, {SL_SCHED_ALLOC, 1, 0, 0}};
@@ -41,6 +41,50 @@ static void test_world_and_operations(void)
     SL_CHECK_EQ(out[4], 1);
     SL_CHECK_EQ(sl_api_slub_validate(w), SL_OK);
     sl_api_slub_world_destroy(w);
+}
+
+/* The kernel words of world_create and geometry, and the sysfs tunables. */
+static void test_kernel_words_and_tunables(void)
+{
+    const uint32_t bad[5] = {11, 0xffffffffu, 0, 0, 0}; /* slub_min_order past MAX_PAGE_ORDER */
+    SL_CHECK(sl_api_slub_world_create(4u << 20, 2, 256, 0, 0, 0, 0, 1, 1, bad) == NULL);
+    SL_CHECK_EQ(sl_api_slub_last_error(), SL_EINVAL);
+    const uint32_t too_few[5] = {0, 0xffffffffu, 0, 1, 0}; /* CONFIG_NR_CPUS below the CPU count */
+    SL_CHECK(sl_api_slub_world_create(4u << 20, 2, 256, 0, 0, 0, 0, 1, 1, too_few) == NULL);
+    const uint32_t k[5] = {1, 0xffffffffu, 0, 64, 0}; /* slub_min_order=1, CONFIG_NR_CPUS=64 */
+    sl_api_slub_world *w = sl_api_slub_world_create(4u << 20, 2, 256, 0, 0, SL_SLUB_FP_RT, 1, 1, 1, k);
+    SL_REQUIRE(w != NULL);
+    uint32_t g[14];
+    SL_CHECK_EQ(sl_api_slub_geometry(256, 0, 0, 2, g, k), SL_OK);
+    SL_CHECK_EQ(g[6], 1);  /* order */
+    SL_CHECK_EQ(g[12], 0); /* fallback_order */
+    SL_CHECK_EQ(sl_slub_cache_tid_step(w->cache), 64);
+    SL_CHECK_EQ(sl_api_slub_alloc(w, 0), SL_OK);
+    SL_CHECK(sl_api_slub_stat(w, 0, SL_SLUB_ALLOC_SLOWPATH) == 1.0);
+    SL_CHECK_EQ(sl_api_slub_stat_kernel_count(), 26);
+    SL_CHECK(!strcmp(sl_api_slub_stat_name(19), "order_fallback"));
+    SL_CHECK_EQ(sl_api_slub_set_min_partial(w, 0), SL_OK);
+    SL_CHECK_EQ(sl_api_slub_set_cpu_partial(w, 13), SL_OK); /* flushes CPU 0 */
+    SL_CHECK(sl_api_slub_stat(w, 0, SL_SLUB_CPUSLAB_FLUSH) == 1.0);
+    SL_CHECK_EQ(sl_api_slub_shrink(w), 1); /* the slab holds the allocated object */
+    SL_CHECK_EQ(sl_api_slub_free(w, 1, w->scratch[0][0], w->scratch[0][1]), SL_OK);
+    SL_CHECK_EQ(sl_api_slub_shrink(w), 0);
+    SL_CHECK_EQ(sl_api_slub_set_variant(w, 4, 0), SL_EINVAL);
+    SL_CHECK_EQ(sl_api_slub_validate(w), SL_OK);
+    /* A zone run short: the next slab falls back to order 0. */
+    int held = sl_api_slub_fragment(w, 1);
+    SL_CHECK(held > 0);
+    SL_CHECK_EQ(sl_api_slub_fragment(w, 1), held); /* already */
+    SL_CHECK_EQ(sl_api_slub_alloc(w, 0), SL_OK);
+    SL_CHECK(sl_api_slub_stat(w, 0, SL_SLUB_ORDER_FALLBACK) == 1.0);
+    SL_CHECK_EQ(sl_api_slub_fragment(w, 0), 0);
+    SL_CHECK_EQ(sl_api_slub_alloc(w, 1), SL_OK); /* CPU 1's first slab: the cache's order again */
+    SL_CHECK(sl_api_slub_stat(w, -1, SL_SLUB_ORDER_FALLBACK) == 1.0);
+    SL_CHECK_EQ(sl_api_slub_validate(w), SL_OK);
+    SL_CHECK(sl_api_slub_fragment(w, 1) > 0); /* destroy gives the pages back with the zone */
+    sl_api_slub_world_destroy(w);
+    SL_CHECK_EQ(sl_api_slub_shrink(NULL), SL_EINVAL);
+    SL_CHECK_EQ(sl_api_slub_fragment(NULL, 1), SL_EINVAL);
 }
 
 static sl_api_slub_world *shared_world;
@@ -54,7 +98,7 @@ static void *worker(void *arg)
 static void test_workload_threads(void)
 {
     SL_SKIP_WITHOUT_THREADS();
-    shared_world = sl_api_slub_world_create(16u << 20, 2, 64, 0, 0, 0, 0, 1, 1);
+    shared_world = sl_api_slub_world_create(16u << 20, 2, 64, 0, 0, 0, 0, 1, 1, NULL);
     SL_REQUIRE(shared_world != NULL);
     sl_api_slub_trace_enable(shared_world, 0);
     sl_thread th[2];
@@ -91,7 +135,7 @@ static void *hold_cpu0(void *arg)
 static void test_cpu_claims(void)
 {
     SL_SKIP_WITHOUT_THREADS();
-    shared_world = sl_api_slub_world_create(4u << 20, 2, 256, 0, 0, 0, 0, 1, 1);
+    shared_world = sl_api_slub_world_create(4u << 20, 2, 256, 0, 0, 0, 0, 1, 1, NULL);
     SL_REQUIRE(shared_world != NULL);
     /* The same thread may claim again (nested), and is refused nothing. */
     SL_CHECK_EQ(sl_api_slub_cpu_claim(shared_world, 0), SL_OK);
@@ -108,6 +152,10 @@ static void test_cpu_claims(void)
     SL_CHECK_EQ(sl_api_slub_workload(shared_world, 0, 0, 10, 1), SL_EBUSY);
     SL_CHECK_EQ(sl_api_slub_workload_drain(shared_world, 0), SL_EBUSY);
     SL_CHECK_EQ(sl_api_slub_set_variant(shared_world, 1, 0), SL_EBUSY);
+    SL_CHECK_EQ(sl_api_slub_set_min_partial(shared_world, 1), SL_EBUSY);
+    SL_CHECK_EQ(sl_api_slub_set_cpu_partial(shared_world, 1), SL_EBUSY);
+    SL_CHECK_EQ(sl_api_slub_shrink(shared_world), SL_EBUSY);
+    SL_CHECK_EQ(sl_api_slub_fragment(shared_world, 1), SL_EBUSY);
     SL_CHECK_EQ(sl_api_slub_validate(shared_world), SL_EBUSY);
     SL_CHECK(strstr(sl_api_slub_validate_message(shared_world), "in use by another thread") != NULL);
     int32_t out[8];
@@ -132,6 +180,7 @@ int main(void)
 {
 #if defined(__EMSCRIPTEN__)
     SL_RUN(test_world_and_operations);
+    SL_RUN(test_kernel_words_and_tunables);
     SL_RUN(test_workload_threads);
     SL_RUN(test_cpu_claims);
 #else

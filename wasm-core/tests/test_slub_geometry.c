@@ -25,7 +25,7 @@ static void test_every_fixture_cache_matches(void)
     for (int i = 0; i < n; i++) {
         sl_slub_geometry g;
         uint32_t model[5];
-        int m = sl_slub_kcache_compare(&v[i], 2, &g, model);
+        int m = sl_slub_kcache_compare(&v[i], 2, NULL, &g, model);
         for (unsigned f = 0; f < 5; f++)
             SL_CHECK(v[i].has[f]);
         if (!strcmp(v[i].name, "vm_area_struct")) {
@@ -75,9 +75,9 @@ static void test_slabinfo_reader(void)
     SL_REQUIRE(n == 2);
     sl_slub_geometry g;
     uint32_t model[5];
-    SL_CHECK_EQ(sl_slub_kcache_compare(&v[0], 2, &g, model), 1);
+    SL_CHECK_EQ(sl_slub_kcache_compare(&v[0], 2, NULL, &g, model), 1);
     SL_CHECK_EQ(v[1].kernel[1], 3);
-    SL_CHECK_EQ(sl_slub_kcache_compare(&v[1], 2, &g, model), 1);
+    SL_CHECK_EQ(sl_slub_kcache_compare(&v[1], 2, NULL, &g, model), 1);
     SL_CHECK(!v[0].has[0] && v[0].has[1] && v[0].has[2]);
     free(v);
 }

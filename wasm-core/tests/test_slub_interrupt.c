@@ -1,6 +1,7 @@
 /* test_slub_interrupt.c - interrupts injected into the fast paths through the deterministic
  * driver: the tid makes cmpxchg/locked retry; the RFC's plain writes corrupt the freelist and
- * validate() says so.  Also micro-step snapshots and replay determinism. */
+ * validate() says so; PREEMPT_RT's local_lock makes everything read before it be read again.
+ * Also micro-step snapshots and replay determinism. */
 #include "check.h"
 
 #include "../src/sched/sched.h"
@@ -50,10 +51,18 @@ static void run_alloc_interrupted(world *w, int32_t results[4], sl_sched_run *r)
     SL_CHECK_EQ(sl_sched_execute(r), SL_OK);
 }
 
-static void test_alloc_interrupted_cmpxchg_and_locked(void)
+/*
+ * "Why the tid", in every variant.  cmpxchg and locked: the interrupted CAS fails on the changed
+ * tid and the operation retries.  Seed 001's plain writes have no tid check: the interrupted
+ * alloc writes back the freelist it had read and hands out the handler's object again.  rt: the
+ * point sits before local_lock; the handler's alloc takes the head, and the interrupted one,
+ * under the lock, reads the freelist again (no tid needed there): no retry, nothing handed out
+ * twice.
+ */
+static void test_alloc_interrupted(void)
 {
     SKIP_IN_BENCH();
-    for (int fp = SL_SLUB_FP_CMPXCHG; fp <= SL_SLUB_FP_LOCKED; fp++) {
+    for (int fp = SL_SLUB_FP_CMPXCHG; fp < SL_SLUB_NR_FASTPATHS; fp++) {
         world w;
         SL_REQUIRE(world_init(&w, (sl_slub_fastpath)fp));
         int32_t res[4];
@@ -61,12 +70,20 @@ static void test_alloc_interrupted_cmpxchg_and_locked(void)
         run_alloc_interrupted(&w, res, &r);
         SL_CHECK_EQ(r.irqs_fired, 1);
         SL_CHECK_EQ(r.irq_results[0], SL_OK);
+        bool retries = fp == SL_SLUB_FP_CMPXCHG || fp == SL_SLUB_FP_LOCKED;
+        SL_CHECK_EQ(sl_slub_stat_get(w.s, 0, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL), retries ? 1 : 0);
+        char msg[200];
+        if (fp == SL_SLUB_FP_PLAIN) {
+            SL_CHECK_EQ(res[3], SL_EFREELIST);
+            SL_CHECK_EQ(sl_slub_validate(w.s, msg, sizeof msg), SL_EFREELIST);
+            SL_CHECK(strstr(msg, "twice") != NULL);
+            world_fini(&w);
+            continue;
+        }
         SL_CHECK_EQ(res[3], SL_OK);
-        /* The interrupted CAS failed on the changed tid and the operation retried. */
-        SL_CHECK_EQ(sl_slub_stat_get(w.s, 0, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL), 1);
-        SL_CHECK_EQ(sl_slub_validate(w.s, NULL, 0), SL_OK);
-        sl_slub_node_info ni;
-        sl_slub_node_info_get(w.s, &ni);
+        SL_CHECK_EQ(sl_slub_validate(w.s, msg, sizeof msg), SL_OK);
+        if (fp == SL_SLUB_FP_RT)
+            SL_CHECK_EQ(sl_slub_stat_get(w.s, 0, SL_SLUB_ALLOC_SLOWPATH), 5);
         /* Five objects handed out, all distinct: the snapshot counts five allocated. */
         unsigned char snap[8192];
         long n = sl_slub_snapshot(w.s, snap, sizeof snap);
@@ -78,7 +95,7 @@ static void test_alloc_interrupted_cmpxchg_and_locked(void)
         for (uint32_t i = 0; i < nobj; i++)
             allocated += snap[off_obj + 16 * i] == 2;
         SL_CHECK_EQ(allocated, 5);
-        /* The events show the failed CAS between the interrupt and the retry. */
+        /* The events show the failed CAS between the interrupt and the retry (none with rt). */
         sl_event ev[2048];
         unsigned ne = sl_trace_drain(&w.tr, 0, ev, 2048), seen_irq = 0, fail_after_irq = 0;
         for (unsigned i = 0; i < ne; i++) {
@@ -87,52 +104,65 @@ static void test_alloc_interrupted_cmpxchg_and_locked(void)
             if (seen_irq && ev[i].kind == SL_EV_SLUB_CPU_CAS_FAIL)
                 fail_after_irq = 1;
         }
-        SL_CHECK(fail_after_irq);
+        SL_CHECK_EQ(fail_after_irq, retries ? 1u : 0u);
         world_fini(&w);
     }
 }
 
-static void test_alloc_interrupted_plain_corrupts(void)
+/*
+ * Runs warmup on CPU 0, then frees its slab's object 1 while an interrupt runs `handler` (an
+ * op kind) on the same CPU at the free's preemption point; *res gets the free's result.
+ */
+static void run_free_interrupted(world *w, uint8_t handler, int32_t *res, sl_sched_run *r)
+{
+    sl_sched_run r0 = {.cache = w->s, .trace = &w->tr, .ops = warmup, .nops = 3, .stop_at_microstep = SL_SCHED_NO_STOP};
+    SL_CHECK_EQ(sl_sched_execute(&r0), SL_OK);
+    unsigned char snap[8192];
+    SL_REQUIRE(sl_slub_snapshot(w->s, snap, sizeof snap) > 0);
+    uint32_t off_slab;
+    static sl_sched_ref ref;
+    memcpy(&off_slab, snap + 44, 4);
+    memcpy(&ref.pfn, snap + off_slab, 4);
+    ref.index = 1;
+    static const sl_sched_op op = {SL_SCHED_FREE, 0, 0, 0};
+    static sl_sched_irq irq;
+    irq = (sl_sched_irq){.at_op = 0, .point = SL_SLUB_PP_FREE_BEFORE_CAS, .handler = {handler, 0, 0, 0}};
+    *r = (sl_sched_run){.cache = w->s, .trace = &w->tr, .ops = &op, .nops = 1, .refs = &ref, .nrefs = 1,
+                        .irqs = &irq, .nirqs = 1, .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
+    SL_CHECK_EQ(sl_sched_execute(r), SL_OK);
+}
+
+/* rt: the CPU slab changes between the comparison and local_lock (a flush): the free starts over. */
+static void test_rt_free_sees_the_slab_change(void)
 {
     SKIP_IN_BENCH();
     world w;
-    SL_REQUIRE(world_init(&w, SL_SLUB_FP_PLAIN));
-    int32_t res[4];
+    SL_REQUIRE(world_init(&w, SL_SLUB_FP_RT));
+    int32_t res;
     sl_sched_run r;
-    run_alloc_interrupted(&w, res, &r);
+    run_free_interrupted(&w, SL_SCHED_FLUSH, &res, &r);
     SL_CHECK_EQ(r.irqs_fired, 1);
-    SL_CHECK_EQ(r.irq_results[0], SL_OK);
-    /* The outer alloc wrote back the freelist it had read: the handler's object again. */
-    SL_CHECK_EQ(res[3], SL_EFREELIST);
-    SL_CHECK_EQ(sl_slub_stat_get(w.s, 0, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL), 0);
-    char msg[200];
-    SL_CHECK_EQ(sl_slub_validate(w.s, msg, sizeof msg), SL_EFREELIST);
-    SL_CHECK(strstr(msg, "twice") != NULL);
+    SL_CHECK_EQ(res, SL_OK);
+    SL_CHECK_EQ(sl_slub_stat_get(w.s, 0, SL_SLUB_FREE_SLOWPATH), 1); /* redone as __slab_free */
+    sl_event ev[512];
+    unsigned ne = sl_trace_drain(&w.tr, 0, ev, 512), redo = 0;
+    for (unsigned i = 0; i < ne; i++)
+        redo += ev[i].kind == SL_EV_SLUB_RT_REDO;
+    SL_CHECK_EQ(redo, 1);
+    SL_CHECK_EQ(sl_slub_validate(w.s, NULL, 0), SL_OK);
     world_fini(&w);
 }
 
 static void test_free_interrupted(void)
 {
     SKIP_IN_BENCH();
-    for (int fp = SL_SLUB_FP_CMPXCHG; fp <= SL_SLUB_FP_PLAIN; fp++) {
+    for (int fp = SL_SLUB_FP_CMPXCHG; fp < SL_SLUB_NR_FASTPATHS; fp++) {
         world w;
         SL_REQUIRE(world_init(&w, (sl_slub_fastpath)fp));
         /* Allocate three, then free the second while an interrupt allocates on the same CPU. */
-        sl_sched_run r0 = {.cache = w.s, .trace = &w.tr, .ops = warmup, .nops = 3,
-                           .stop_at_microstep = SL_SCHED_NO_STOP};
-        SL_CHECK_EQ(sl_sched_execute(&r0), SL_OK);
-        unsigned char snap[8192];
-        SL_REQUIRE(sl_slub_snapshot(w.s, snap, sizeof snap) > 0);
-        uint32_t off_slab, pfn;
-        memcpy(&off_slab, snap + 44, 4);
-        memcpy(&pfn, snap + off_slab, 4);
-        sl_sched_ref ref = {pfn, 1};
-        sl_sched_op op = {SL_SCHED_FREE, 0, 0, 0};
-        sl_sched_irq irq = {.at_op = 0, .point = SL_SLUB_PP_FREE_BEFORE_CAS, .handler = {SL_SCHED_ALLOC, 0, 0, 0}};
         int32_t res;
-        sl_sched_run r = {.cache = w.s, .trace = &w.tr, .ops = &op, .nops = 1, .refs = &ref, .nrefs = 1,
-                          .irqs = &irq, .nirqs = 1, .stop_at_microstep = SL_SCHED_NO_STOP, .results = &res};
-        SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
+        sl_sched_run r;
+        run_free_interrupted(&w, SL_SCHED_ALLOC, &res, &r);
         SL_CHECK_EQ(r.irqs_fired, 1);
         SL_CHECK_EQ(res, SL_OK);
         int v = sl_slub_validate(w.s, NULL, 0);
@@ -141,8 +171,9 @@ static void test_free_interrupted(void)
              * the CPU freelist. */
             SL_CHECK_EQ(v, SL_EFREELIST);
         } else {
+            /* cmpxchg and locked retry on the changed tid; rt reads the freelist under its lock. */
             SL_CHECK_EQ(v, SL_OK);
-            SL_CHECK_EQ(sl_slub_stat_get(w.s, 0, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL), 1);
+            SL_CHECK_EQ(sl_slub_stat_get(w.s, 0, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL), fp == SL_SLUB_FP_RT ? 0 : 1);
         }
         world_fini(&w);
     }
@@ -251,8 +282,8 @@ static void test_bad_scripts_are_refused(void)
 
 int main(void)
 {
-    SL_RUN(test_alloc_interrupted_cmpxchg_and_locked);
-    SL_RUN(test_alloc_interrupted_plain_corrupts);
+    SL_RUN(test_alloc_interrupted);
+    SL_RUN(test_rt_free_sees_the_slab_change);
     SL_RUN(test_free_interrupted);
     SL_RUN(test_microstep_stop_and_determinism);
     SL_RUN(test_detached_freelist_in_flight);

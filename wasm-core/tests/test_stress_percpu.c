@@ -1,10 +1,13 @@
 /*
  * test_stress_percpu.c - CPU threads allocating and freeing percpu areas
- * at once under the global lock, for each allocator: objects are handed
- * between threads (freed by a CPU other than the one that allocated them),
- * each object's copies carry a tag that must survive until its free, and a
- * per-CPU counter is bumped by each CPU on its own copy and summed at the
- * end.  validate() runs concurrently with the workers and after them.
+ * at once under the global lock, for each allocator, on an instance booted
+ * with static and reserved regions: objects, some from the reserved chunk,
+ * are handed between threads (freed by a CPU other than the one that
+ * allocated them), each object's copies carry a tag that must survive until
+ * its free, the balance step runs from allocations and frees on every
+ * thread, and a per-CPU counter is bumped by each CPU on its own copy and
+ * summed at the end.  validate() and snapshots run concurrently with the
+ * workers, and validate() after them.
  */
 #include "check.h"
 
@@ -20,6 +23,7 @@ typedef struct shared {
     atomic_uint failures;
     atomic_uint running;
     atomic_uint progress; /* operations done by all workers */
+    atomic_uint reserved_ok, reserved_full;
     unsigned ops;
 } shared;
 
@@ -62,11 +66,19 @@ static void *work(void *arg)
         } else {
             size_t size = (r >> 20) & 1 ? 8 + ((r >> 24) % 64) * 8 : 8 + ((r >> 24) % 3000);
             size_t align = (size_t)8 << ((r >> 40) % 6);
+            bool reserved = (r >> 50) % 8 == 0;
             void *p;
-            if (sl_pcpu_alloc(&sh->pc, w->cpu, size, align, &p) != SL_OK) {
+            int rc = (reserved ? sl_pcpu_alloc_reserved : sl_pcpu_alloc)(&sh->pc, w->cpu, size, align, &p);
+            if (reserved && rc == SL_ENOMEM) {
+                atomic_fetch_add(&sh->reserved_full, 1); /* the reserved chunk never grows */
+                continue;
+            }
+            if (rc != SL_OK) {
                 atomic_fetch_add(&sh->failures, 1);
                 continue;
             }
+            if (reserved)
+                atomic_fetch_add(&sh->reserved_ok, 1);
             uint64_t tag = r & ~0xffull;
             for (unsigned u = 0; u < NTHREADS; u++)
                 *(uint64_t *)sl_pcpu_ptr(&sh->pc, p, u) = tag + u;
@@ -84,7 +96,8 @@ static void stress(sl_pcpu_kind kind)
 {
     static shared sh;
     memset(&sh, 0, sizeof sh);
-    sl_pcpu_config cfg = {.kind = kind, .nr_units = NTHREADS, .unit_size = 8 * SL_PAGE_SIZE};
+    sl_pcpu_config cfg = {.kind = kind, .nr_units = NTHREADS, .unit_size = 8 * SL_PAGE_SIZE,
+                          .static_size = 2 * SL_PAGE_SIZE + 64, .reserved_size = SL_PAGE_SIZE};
     SL_REQUIRE(sl_pcpu_init(&sh.pc, &cfg) == SL_OK);
     SL_REQUIRE(sl_pcpu_alloc(&sh.pc, 0, 8, 8, &sh.counter) == SL_OK);
     sh.ops = (unsigned)sl_test_scale(20000);
@@ -95,7 +108,11 @@ static void stress(sl_pcpu_kind kind)
         w[i] = (worker){&sh, i};
         SL_REQUIRE(sl_thread_start(&t[i], work, &w[i]) == SL_OK);
     }
-    /* Validate between bursts of work: back to back, the validator would starve the workers of the lock. */
+    /*
+     * Validate and snapshot between bursts of work: back to back, they would
+     * starve the workers of the lock.
+     */
+    static unsigned char snap[1 << 20];
     unsigned validations = 0, last = 0;
     while (atomic_load(&sh.running)) {
         unsigned now = atomic_load_explicit(&sh.progress, memory_order_relaxed);
@@ -105,6 +122,8 @@ static void stress(sl_pcpu_kind kind)
         }
         last = now;
         SL_CHECK_EQ(sl_pcpu_validate(&sh.pc), SL_OK);
+        long n = sl_pcpu_snapshot(&sh.pc, snap, sizeof snap);
+        SL_CHECK(n > 0 && memcmp(snap, "PCPU", 4) == 0);
         validations++;
     }
     for (unsigned i = 0; i < NTHREADS; i++)
@@ -124,10 +143,13 @@ static void stress(sl_pcpu_kind kind)
     sl_pcpu_get_stats(&sh.pc, &st);
     SL_CHECK_EQ(st.live_allocs, 0);
     SL_CHECK_EQ(st.nr_empty_chunks, st.nr_chunks);
-    SL_CHECK_EQ(st.nr_chunks, 1);
-    SL_CHECK(st.chunks_created > 1);
-    printf("  %s: %u ops x %d CPUs, %llu chunks created, %u concurrent validations\n", sl_pcpu_kind_name(kind),
-           sh.ops, NTHREADS, (unsigned long long)st.chunks_created, validations);
+    /* The first chunk (its static region keeps it out of the empty slot) and the one empty chunk kept. */
+    SL_CHECK_EQ(st.nr_chunks, 2);
+    SL_CHECK(st.chunks_created > 2);
+    SL_CHECK(atomic_load(&sh.reserved_ok) > 0 && atomic_load(&sh.reserved_full) > 0);
+    printf("  %s: %u ops x %d CPUs, %llu chunks created, %u reserved areas (%u refused), %u concurrent validations\n",
+           sl_pcpu_kind_name(kind), sh.ops, NTHREADS, (unsigned long long)st.chunks_created,
+           atomic_load(&sh.reserved_ok), atomic_load(&sh.reserved_full), validations);
     sl_pcpu_destroy(&sh.pc);
 }
 

@@ -1,7 +1,9 @@
 /*
  * test_stress_slab.c - SLAB with several CPU threads: local alloc/free,
  * objects handed to other CPUs and freed there (remote frees through kfree
- * on another CPU), drains, cache_reap runs, and racing double frees.  Every object carries
+ * on another CPU), drains, cache_reap runs (each CPU on its own clock, the
+ * node timer shared), kmalloc_large blocks (6.7), init_on_free, and racing
+ * double frees of slab objects and of kmalloc_large blocks.  Every object carries
  * a pattern checked before it is freed; afterwards sl_slab_validate() and
  * an empty page allocator once everything is freed and shrunk.
  */
@@ -81,7 +83,7 @@ static void *run(void *arg)
     for (unsigned it = 0; it < st->iters; it++) {
         uint64_t r = sl_test_rand(&rng);
         if (nmine < LOCAL && (r & 3) != 0) {
-            uint32_t size = (r >> 8) & 1 ? 0 : 1 + (uint32_t)((r >> 16) % ((r >> 40) % 16 ? 512 : 8192));
+            uint32_t size = (r >> 8) & 1 ? 0 : 1 + (uint32_t)((r >> 16) % ((r >> 40) % 16 ? 512 : 16384));
             void *p = size ? sl_slab_kmalloc(st->sl, cpu, size) : sl_slab_cache_alloc(st->cache, cpu);
             if (!p) {
                 atomic_fetch_add(&st->bad, 1);
@@ -128,7 +130,7 @@ static void *run(void *arg)
         if ((it & 1023) == 512)
             sl_slab_drain_cpu(st->sl, cpu);
         if ((it & 255) == 128)
-            sl_slab_reap(st->sl, cpu); /* node part races with the other CPUs' refills and flushes */
+            sl_slab_reap(st->sl, cpu, (uint64_t)it * 16); /* node part races with the others' refills and flushes */
     }
     for (unsigned i = 0; i < nmine; i++)
         release(st, cpu, mine[i], mysize[i]);
@@ -136,12 +138,12 @@ static void *run(void *arg)
     return NULL;
 }
 
-static void stress_rules(sl_slab_rules rules)
+static void stress_variant(sl_slab_variant variant)
 {
     SL_SKIP_WITHOUT_THREADS();
     static stress st;
     memset(&st, 0, sizeof st);
-    sl_slab_config cfg = {.ncpus = NCPU, .arena_bytes = 64 * MiB, .rules = rules};
+    sl_slab_config cfg = {.ncpus = NCPU, .arena_bytes = 64 * MiB, .variant = variant};
     SL_REQUIRE(sl_slab_create(&cfg, &st.sl) == SL_OK);
     sl_slab_spec spec = {.name = "stress-256", .object_size = 256};
     SL_REQUIRE(sl_slab_cache_create(st.sl, &spec, &st.cache) == SL_OK);
@@ -179,10 +181,18 @@ static void stress_rules(sl_slab_rules rules)
     sl_slab_destroy(st.sl);
 }
 
-static void test_stress_after(void) { stress_rules(SL_SLAB_RULES_AFTER); }
-static void test_stress_before(void) { stress_rules(SL_SLAB_RULES_BEFORE); }
+static void test_stress_after(void) { stress_variant((sl_slab_variant){.rules = SL_SLAB_RULES_AFTER}); }
+static void test_stress_before(void) { stress_variant((sl_slab_variant){.rules = SL_SLAB_RULES_BEFORE}); }
+static void test_stress_init_on_free(void)
+{
+    stress_variant((sl_slab_variant){.rules = SL_SLAB_RULES_AFTER, .kernel = SL_SLAB_KERNEL(5, 3), .init_on_free = true});
+}
 
-/* Two CPUs free the same object at once: exactly one wins, the other gets SL_EDOUBLEFREE. */
+/*
+ * Two CPUs free the same object at once: exactly one wins, the other gets
+ * SL_EDOUBLEFREE -- or, for a kmalloc_large block whose pages the winner
+ * already gave back, SL_EFOREIGN.
+ */
 typedef struct racer {
     sl_slab *sl;
     void *volatile target;
@@ -200,25 +210,28 @@ static void *race_run(void *arg)
         while (atomic_load(&race.go) != r)
             sched_yield(); /* 3 threads on as few as 2 cores: spinning would starve the others */
         int rc = sl_slab_kfree(race.sl, cpu, race.target);
+        if (rc != SL_OK && rc != SL_EDOUBLEFREE && rc != SL_EFOREIGN)
+            atomic_fetch_add(&race.dbl, 1000000); /* any other answer fails the test */
         atomic_fetch_add(rc == SL_OK ? &race.ok : &race.dbl, 1);
         atomic_fetch_add(&race.done, 1);
     }
     return NULL;
 }
 
-static void test_racing_double_free(void)
+static void racing_double_free(size_t size)
 {
     SL_SKIP_WITHOUT_THREADS();
     if (!SL_DEBUG)
         SL_SKIP("benchmark build: no double-free detection");
-    sl_slab_config cfg = {.ncpus = 3, .arena_bytes = 16 * MiB, .rules = SL_SLAB_RULES_AFTER};
+    memset(&race, 0, sizeof race);
+    sl_slab_config cfg = {.ncpus = 3, .arena_bytes = 16 * MiB, .variant = {.rules = SL_SLAB_RULES_AFTER}};
     SL_REQUIRE(sl_slab_create(&cfg, &race.sl) == SL_OK);
     race.rounds = (unsigned)sl_test_scale(1000);
     sl_thread t[2];
     for (unsigned i = 0; i < 2; i++)
         SL_REQUIRE(sl_thread_start(&t[i], race_run, (void *)(uintptr_t)(i + 1)) == SL_OK);
     for (unsigned r = 1; r <= race.rounds; r++) {
-        race.target = sl_slab_kmalloc(race.sl, 0, 64);
+        race.target = sl_slab_kmalloc(race.sl, 0, size);
         atomic_store(&race.done, 0);
         atomic_store(&race.go, r);
         while (atomic_load(&race.done) != 2)
@@ -232,10 +245,15 @@ static void test_racing_double_free(void)
     sl_slab_destroy(race.sl);
 }
 
+static void test_racing_double_free(void) { racing_double_free(64); }
+static void test_racing_double_free_large(void) { racing_double_free(20000); }
+
 int main(void)
 {
     SL_RUN(test_stress_after);
     SL_RUN(test_stress_before);
+    SL_RUN(test_stress_init_on_free);
     SL_RUN(test_racing_double_free);
+    SL_RUN(test_racing_double_free_large);
     return sl_check_summary();
 }

@@ -1,7 +1,8 @@
 /* test_stress_slub.c - CPU threads hammering one SLUB cache: local churn plus a large share of
  * remote frees (objects handed to the other CPU through a lock-free ring and freed there).
  * Each object carries a stamp so a double hand-out is caught; at the end every object is
- * freed, validate() passes, and every page goes back to the zone. */
+ * freed, validate() passes, and every page goes back to the zone.  Every fast-path variant,
+ * a debug cache, and slabs of the fallback order on a fragmented zone. */
 #include "check.h"
 
 #include "../src/slub/slub.h"
@@ -111,13 +112,31 @@ static void *run_cpu(void *arg)
     return NULL;
 }
 
-static void stress(sl_slub_fastpath fp, uint32_t flags, unsigned ncpus, unsigned long total_ops)
+static const char *const fastpath_names[SL_SLUB_NR_FASTPATHS] = {"cmpxchg", "locked", "plain", "rt"};
+
+/* boot: the kernel's boot parameters; fragmented: every other page of the zone held, so that
+ * only order-0 blocks are free (slabs of a higher order fall back). */
+static void stress_in(sl_slub_fastpath fp, uint32_t flags, const sl_slub_boot *boot, bool fragmented, unsigned ncpus,
+                      unsigned long total_ops)
 {
     sl_page_zone zone;
     SL_REQUIRE(sl_page_zone_init(&zone, 64u << 20, NULL) == SL_OK);
+    static sl_page *pinned[(64u << 20) / SL_PAGE_SIZE];
+    uint32_t npinned = 0;
+    if (fragmented) {
+        for (uint32_t i = 0; i < zone.npages; i++)
+            pinned[npinned++] = sl_page_alloc(&zone, 0, 0);
+        for (uint32_t i = 0; i < npinned; i += 2)
+            sl_page_free(&zone, pinned[i], 0);
+        for (uint32_t i = 1; i < npinned; i += 2)
+            pinned[i / 2] = pinned[i];
+        npinned /= 2;
+    }
     static shared sh;
     memset(&sh, 0, sizeof sh);
     sl_slub_config cfg = {.object_size = 64, .flags = flags, .track = 1, .fastpath = (uint8_t)fp, .seed = 5};
+    if (boot)
+        cfg.kernel.boot = *boot;
     SL_REQUIRE(sl_slub_cache_create(&zone, NULL, ncpus, &cfg, &sh.s) == SL_OK);
     sh.ncpus = ncpus;
     sh.ops_per_cpu = total_ops / ncpus;
@@ -141,8 +160,7 @@ static void stress(sl_slub_fastpath fp, uint32_t flags, unsigned ncpus, unsigned
     double secs = (double)(sl_time_ns() - t0) / 1e9;
     printf("  %s%s, %u CPUs: %lu ops (%lu allocs, %lu frees, %.0f%% of frees remote) in %.2f s; "
            "fast-path allocs %.1f%%, CPU CAS failures %llu, slab CAS failures %llu\n",
-           fp == SL_SLUB_FP_CMPXCHG ? "cmpxchg" : fp == SL_SLUB_FP_LOCKED ? "locked" : "plain",
-           flags ? " (debug cache)" : "", ncpus,
+           fastpath_names[fp], flags ? " (debug cache)" : fragmented ? " (fragmented zone)" : "", ncpus,
            allocs + frees, allocs, frees, 100.0 * (double)remote / (double)(frees ? frees : 1), secs,
            100.0 * (double)sl_slub_stat_get(sh.s, -1, SL_SLUB_ALLOC_FASTPATH) / (double)(allocs ? allocs : 1),
            (unsigned long long)sl_slub_stat_get(sh.s, -1, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL),
@@ -152,6 +170,8 @@ static void stress(sl_slub_fastpath fp, uint32_t flags, unsigned ncpus, unsigned
     SL_CHECK(allocs + frees >= total_ops - ncpus);
     SL_CHECK(remote * 3 > frees); /* a large share of the frees were remote */
     SL_CHECK(sl_slub_stat_get(sh.s, -1, SL_SLUB_FREE_SLOWPATH) > 0);
+    if (fragmented)
+        SL_CHECK_EQ(sl_slub_stat_get(sh.s, -1, SL_SLUB_ORDER_FALLBACK), sl_slub_stat_get(sh.s, -1, SL_SLUB_ALLOC_SLAB));
     char msg[200];
     SL_CHECK_EQ(sl_slub_validate(sh.s, msg, sizeof msg), SL_OK);
     for (unsigned c = 0; c < ncpus; c++)
@@ -164,11 +184,18 @@ static void stress(sl_slub_fastpath fp, uint32_t flags, unsigned ncpus, unsigned
     sl_slub_node_info_get(sh.s, &ni);
     SL_CHECK(ni.nr_slabs <= sl_slub_cache_geometry(sh.s)->min_partial);
     SL_CHECK_EQ(sl_slub_cache_destroy(sh.s), SL_OK); /* SL_EBUSY if any object were still allocated */
+    while (npinned)
+        sl_page_free(&zone, pinned[--npinned], 0);
     sl_page_stats ps;
     sl_page_stats_get(&zone, &ps);
     SL_CHECK_EQ(ps.pages_free, ps.pages_total);
     SL_CHECK_EQ(sl_page_validate(&zone), SL_OK);
     sl_page_zone_destroy(&zone);
+}
+
+static void stress(sl_slub_fastpath fp, uint32_t flags, unsigned ncpus, unsigned long total_ops)
+{
+    stress_in(fp, flags, NULL, false, ncpus, total_ops);
 }
 
 static void test_stress_cmpxchg(void)
@@ -192,10 +219,20 @@ static void test_stress_debug_cache(void)
     stress(SL_SLUB_FP_CMPXCHG, SL_SLUB_POISON | SL_SLUB_RED_ZONE | SL_SLUB_STORE_USER, 3, sl_test_scale(1000000));
 }
 
+static void test_stress_rt_and_order_fallback(void)
+{
+    SL_SKIP_WITHOUT_THREADS();
+    stress(SL_SLUB_FP_RT, 0, 3, sl_test_scale(1000000));
+    /* slub_min_order=2 on a zone with only order-0 blocks free: every slab at the fallback order. */
+    sl_slub_boot boot = {.min_order = 2};
+    stress_in(SL_SLUB_FP_CMPXCHG, 0, &boot, true, 3, sl_test_scale(1000000));
+}
+
 int main(void)
 {
     SL_RUN(test_stress_cmpxchg);
     SL_RUN(test_stress_locked_and_plain_four_cpus);
     SL_RUN(test_stress_debug_cache);
+    SL_RUN(test_stress_rt_and_order_fallback);
     return sl_check_summary();
 }

@@ -1,33 +1,40 @@
 // App.tsx - the lab's shell: header with the core's mode, page tabs (Lab,
 // Benchmarks, About; the page is in the URL), URL problems, the keyboard
-// help panel.  Pages live in web/pages/; canvas views in web/views/.
+// help panel.  Pages live in web/pages/; the Lab's views are web/views.ts's.
 
 import { useMemo, useState } from 'react';
 import { useCore } from '../core/use-core';
+import { formatParams, parseParams } from '../lab/params';
+import { useShortcuts } from '../lab/shortcuts';
+import { useParams, useUrlStore } from '../lab/url-store';
 import { AboutPage } from '../pages/AboutPage';
 import { BenchmarksPage } from '../pages/BenchmarksPage';
 import { LabPage } from '../pages/LabPage';
 import { CoreLoadAlert, CoreStatus } from './CoreStatus';
 import { HelpPanel } from './HelpPanel';
-import { useShortcuts } from './shortcuts';
 import { UrlProblems } from './UrlProblems';
-import { APP_KEYS, PAGES, type Page } from './url-state';
-import { useUrlState } from './use-url-state';
+import { APP_PARAMS, keyOrder, PAGES, urlProblems, viewById, viewCpus, type Page } from './url-state';
 
 const TITLES: Record<Page, string> = { lab: 'Lab', benchmarks: 'Benchmarks', about: 'About' };
+const APP_KEYS = keyOrder(APP_PARAMS);
 
 export function App() {
-  const { state, problems, update } = useUrlState(APP_KEYS);
+  const store = useUrlStore(APP_KEYS);
+  const { values, update } = useParams(APP_PARAMS, store);
+  const [problems] = useState(() => urlProblems(window.location.search, APP_PARAMS, (get) => viewById(parseParams(APP_PARAMS, get).values.mode)));
+  const view = viewById(values.mode);
   const core = useCore();
   const [help, setHelp] = useState(false);
+  /** A new page is a new history entry, so Back returns to the one before. */
+  const goTo = useMemo(() => (page: Page) => store.set(formatParams(APP_PARAMS, { page }), page !== values.page), [store, values.page]);
 
   useShortcuts(
     useMemo(
       () => [
         { key: '?', description: 'Show or hide this help', run: () => setHelp((h) => !h) },
-        ...PAGES.map((p, i) => ({ key: String(i + 1), description: `Go to ${TITLES[p]}`, run: () => update({ page: p }) })),
+        ...PAGES.map((p, i) => ({ key: String(i + 1), description: `Go to ${TITLES[p]}`, run: () => goTo(p) })),
       ],
-      [update],
+      [goTo],
     ),
   );
 
@@ -41,10 +48,10 @@ export function App() {
               <li key={p}>
                 <a
                   href={`?page=${p}`}
-                  aria-current={state.page === p ? 'page' : undefined}
+                  aria-current={values.page === p ? 'page' : undefined}
                   onClick={(e) => {
                     e.preventDefault();
-                    update({ page: p });
+                    goTo(p);
                   }}
                 >
                   {TITLES[p]}
@@ -53,7 +60,7 @@ export function App() {
             ))}
           </ul>
         </nav>
-        <CoreStatus core={core} cpus={state.cpus} />
+        <CoreStatus core={core} cpus={viewCpus(view, store)} />
         <button type="button" className="help-button" aria-label="Keyboard shortcuts" onClick={() => setHelp(true)}>
           ?
         </button>
@@ -61,9 +68,9 @@ export function App() {
       <main>
         <UrlProblems problems={problems} />
         <CoreLoadAlert core={core} />
-        {state.page === 'lab' && <LabPage core={core} state={state} update={update} />}
-        {state.page === 'benchmarks' && <BenchmarksPage core={core} />}
-        {state.page === 'about' && <AboutPage core={core} />}
+        {values.page === 'lab' && <LabPage core={core} store={store} view={view} onMode={(mode) => update({ mode })} />}
+        {values.page === 'benchmarks' && <BenchmarksPage core={core} />}
+        {values.page === 'about' && <AboutPage core={core} />}
       </main>
       <HelpPanel open={help} onClose={() => setHelp(false)} />
     </div>

@@ -2,7 +2,7 @@ import type { CoreState } from '../core/use-core';
 import { describeBridgeError } from '../core/use-core';
 
 /** The mode badge: how the core runs the simulated CPUs, or why it cannot. */
-export function CoreStatus({ core, cpus }: { core: CoreState; cpus: number }) {
+export function CoreStatus({ core, cpus }: { core: CoreState; cpus: number | null }) {
   switch (core.status) {
     case 'loading':
       return (
@@ -24,7 +24,7 @@ export function CoreStatus({ core, cpus }: { core: CoreState; cpus: number }) {
           data-testid="core-mode"
           title={`Cross-origin isolated: each simulated CPU runs on its own web worker (a pthread sharing the core's memory); ${core.info.cpuWorkerPool} workers are ready.`}
         >
-          threads: {cpus} workers
+          threads: {cpus ?? core.info.cpuWorkerPool} workers
         </span>
       ) : (
         <span

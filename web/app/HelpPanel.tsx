@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import { useShortcutList } from './shortcuts';
+import { useShortcutList } from '../lab/shortcuts';
 
 /** The keyboard help ('?'): every shortcut registered on screen right now. */
 export function HelpPanel({ open, onClose }: { open: boolean; onClose: () => void }) {

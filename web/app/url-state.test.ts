@@ -1,49 +1,63 @@
 import { describe, expect, it } from 'vitest';
-import { APP_KEYS, DEFAULT_STATE, parseSearch, toSearch } from './url-state';
+import { APP_PARAMS, EMBED_PARAMS, keyOrder, urlProblems, viewById } from './url-state';
+import { parseParams } from '../lab/params';
 
-describe('parseSearch', () => {
-  it('gives the defaults for an empty query', () => {
-    expect(parseSearch('')).toEqual({ state: DEFAULT_STATE, problems: [] });
-  });
+const problems = (search: string) => urlProblems(search, APP_PARAMS, (get) => viewById(parseParams(APP_PARAMS, get).values.mode));
 
-  it('reads valid parameters', () => {
-    const { state, problems } = parseSearch('?page=about&cpus=8&iters=1&seed=4294967295&rate=0');
-    expect(problems).toEqual([]);
-    expect(state).toMatchObject({ page: 'about', cpus: 8, iters: 1, seed: 4294967295, rate: 0 });
+describe('the URL as loaded', () => {
+  it('has nothing to say about an empty or a valid query', () => {
+    expect(problems('')).toEqual([]);
+    expect(problems('?page=about&mode=selftest&cpus=8&iters=1&seed=4294967295')).toEqual([]);
+    expect(problems('?mode=free&rate=0&workload=bursts&slabs=2048')).toEqual([]);
+    expect(problems('?scenario=why-tid&variant=cmpxchg,plain,rt&bulk=generic&step=3&cpus=2')).toEqual([]);
+    expect(problems('?scenario=sandbox&ops=z1.a0.m2.c30.s&slub_min_order=1&slub_max_order=default&slub_min_objects=8&nr_cpus=64&preemption=off')).toEqual([]);
   });
 
   it.each([
-    ['cpus=0', 'cpus="0"', 'a whole number from 1 to 8'],
-    ['cpus=9', 'cpus="9"', 'a whole number from 1 to 8'],
-    ['cpus=2.5', 'cpus="2.5"', 'a whole number from 1 to 8'],
-    ['cpus=-1', 'cpus="-1"', 'a whole number from 1 to 8'],
-    ['cpus=', 'cpus=""', 'a whole number from 1 to 8'],
-    ['iters=1e3', 'iters="1e3"', 'a whole number from 1 to 1000000'],
+    ['mode=selftest&cpus=0', 'cpus="0"', 'a whole number from 1 to 8'],
+    ['mode=selftest&cpus=9', 'cpus="9"', 'a whole number from 1 to 8'],
+    ['mode=selftest&cpus=2.5', 'cpus="2.5"', 'a whole number from 1 to 8'],
+    ['mode=selftest&cpus=-1', 'cpus="-1"', 'a whole number from 1 to 8'],
+    ['mode=selftest&cpus=', 'cpus=""', 'a whole number from 1 to 8'],
+    ['mode=selftest&iters=1e3', 'iters="1e3"', 'a whole number from 1 to 1000000'],
+    ['cpus=1', 'cpus="1"', 'a whole number from 2 to 8'],
     ['page=labs', 'page="labs"', 'one of lab, benchmarks, about'],
-    ['view=percpu', 'view="percpu"', 'one of selftest, slub'],
-    ['rate=fast', 'rate="fast"', 'a whole number from 0 to 1000000'],
-    ['rate=2000000', 'rate="2000000"', 'a whole number from 0 to 1000000'],
-    ['workload=storm', 'workload="storm"', 'one of local, prodcons, bursts'],
-  ])('explains a bad %s and keeps the default', (query, shown, expected) => {
-    const { state, problems } = parseSearch(`?${query}`);
-    expect(state).toEqual(DEFAULT_STATE);
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toContain(`URL parameter ${shown} is not valid: expected ${expected}.`);
+    ['mode=percpu', 'mode="percpu"', 'one of slub, free, selftest'],
+    ['mode=free&rate=fast', 'rate="fast"', 'a whole number from 0 to 1000000'],
+    ['mode=free&rate=2000000', 'rate="2000000"', 'a whole number from 0 to 1000000'],
+    ['mode=free&workload=storm', 'workload="storm"', 'one of local, prodcons, bursts'],
+    ['variant=fast', 'variant="fast"', 'one of cmpxchg, locked, plain, rt, or a comma list of up to 4 different ones'],
+    ['variant=plain,plain', 'variant="plain,plain"', 'one of cmpxchg, locked, plain, rt, or a comma list of up to 4 different ones'],
+    ['bulk=detached,', 'bulk="detached,"', 'one of detached, generic, or a comma list of up to 2 different ones'],
+    ['bulk=fallback', 'bulk="fallback"', `one of detached, generic, or a comma list of up to 2 different ones; "fallback" is now called "generic" (slab_common.c's generic loop of one kmem_cache_free per object)`],
+    ['nr_cpus=0', 'nr_cpus="0"', 'a whole number from 1 to 8192, or default'],
+  ])('explains a bad %s and names what it accepts', (query, shown, expected) => {
+    const p = problems(`?${query}`);
+    expect(p).toHaveLength(1);
+    expect(p[0]).toContain(`URL parameter ${shown} is not valid: expected ${expected}.`);
   });
 
-  it('names unknown parameters and keeps the rest', () => {
-    const { state, problems } = parseSearch('?cpu=2&cpus=3');
-    expect(state.cpus).toBe(3);
-    expect(problems).toEqual([expect.stringContaining('Unknown URL parameter "cpu" was ignored')]);
+  it('checks the keys of the view on screen, each on its own, and names unknown ones', () => {
+    const p = problems('?mode=selftest&cpu=2&cpus=3&iters=0');
+    expect(p).toEqual([
+      expect.stringContaining('iters="0" is not valid'),
+      expect.stringContaining('Unknown URL parameter "cpu" was ignored (known: page, mode, scenario, step, cpus'),
+    ]);
+    // A key of another view is not unknown: switching views keeps it.
+    expect(problems('?mode=selftest&workload=bursts')).toEqual([]);
   });
-});
 
-describe('toSearch', () => {
-  it('writes only what differs from the defaults, and round-trips', () => {
-    expect(toSearch(DEFAULT_STATE, APP_KEYS)).toBe('');
-    const state = { ...DEFAULT_STATE, page: 'benchmarks' as const, cpus: 2 };
-    const search = toSearch(state, APP_KEYS);
-    expect(search).toBe('?page=benchmarks&cpus=2');
-    expect(parseSearch(search).state).toEqual(state);
+  it('reads the embed\'s view', () => {
+    expect(urlProblems('?view=slub&scenario=nope', EMBED_PARAMS, (get) => viewById(parseParams(EMBED_PARAMS, get).values.view))).toEqual([
+      expect.stringContaining('URL parameter scenario="nope" is not valid: expected one of fast-path, why-tid, slow-path, remote-frees, bulk-free, sandbox.'),
+    ]);
+    expect(urlProblems('?view=free', EMBED_PARAMS, () => viewById('selftest'))[0]).toContain('expected one of slub, selftest');
+  });
+
+  it('writes keys in one order: the shell\'s, then every view\'s once', () => {
+    const keys = keyOrder(APP_PARAMS);
+    expect(keys.slice(0, 2)).toEqual(['page', 'mode']);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toEqual(expect.arrayContaining(['scenario', 'step', 'cpus', 'variant', 'bulk', 'ops', 'workload', 'slabs', 'rate', 'iters', 'seed']));
   });
 });

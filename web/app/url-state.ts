@@ -1,102 +1,52 @@
-// url-state.ts - the page's state lives in its URL query, so any moment can
-// be shared as a link.  Each parameter has one spec: how to parse it, its
-// default, how to write it.  Parsing never throws: a bad value yields the
-// default plus a message that names the parameter, the value and what was
-// expected, which the shell shows.
-//
-// Adding a parameter (a view's step, a scenario name, ...): add a spec to
-// PARAMS with a parser from the helpers below; its value appears in
-// UrlState, is validated on load and written back by toSearch().
+// url-state.ts - the shell's own parameters and what the page says about a
+// URL when it loads.  The page's state lives in its URL query (one store:
+// web/lab/url-store.ts), so any moment can be shared as a link.  The shell
+// reads `page` and `mode` (the lab's view) or, in the embed, `view`; each
+// view reads its own keys (web/views.ts lists the views and their params).
+// Parsing never throws: a bad value yields the default plus a message that
+// names the parameter, the value and what was expected.
 
-import { SLUB_KEYS, SLUB_PARAMS } from '../slub/url';
+import { oneOf, parseParams, type ParamSpecs, type ParamStore } from '../lab/params';
+import type { LabViewEntry } from '../lab/view';
+import { VIEWS } from '../views';
 
 export const PAGES = ['lab', 'benchmarks', 'about'] as const;
 export type Page = (typeof PAGES)[number];
 
-export const EMBED_VIEWS = ['selftest', 'slub'] as const;
-export type EmbedView = (typeof EMBED_VIEWS)[number];
+const ids = (views: readonly LabViewEntry[]) => views.map((v) => v.id);
+const firstView: LabViewEntry = VIEWS[0] ?? ((): never => {
+  throw new Error('web/views.ts lists no view');
+})();
 
-type Parsed<T> = { ok: true; value: T } | { ok: false; expected: string };
+/** The full page's keys: which page, and which view the Lab shows. */
+export const APP_PARAMS = { page: oneOf(PAGES, 'lab'), mode: oneOf(ids(VIEWS), firstView.id) };
+/** The embed's key: which view (embed.html?view=<id>). */
+export const EMBED_PARAMS = { view: oneOf(ids(VIEWS.filter((v) => v.embeddable)), 'selftest') };
 
-interface ParamSpec<T> {
-  parse(raw: string): Parsed<T>;
-  fallback: T;
+/** Every key any view reads, after `shell`'s: the order URLs are written in. */
+export function keyOrder(shell: ParamSpecs): string[] {
+  return [...new Set([...Object.keys(shell), ...VIEWS.flatMap((v) => Object.keys(v.params))])];
 }
 
-function oneOf<T extends string>(values: readonly T[], fallback: T): ParamSpec<T> {
-  return {
-    parse: (raw) =>
-      (values as readonly string[]).includes(raw)
-        ? { ok: true, value: raw as T }
-        : { ok: false, expected: `one of ${values.join(', ')}` },
-    fallback,
-  };
+/** The view a shell value names (the first when none matches). */
+export function viewById(id: string): LabViewEntry {
+  return VIEWS.find((v) => v.id === id) ?? firstView;
 }
 
-function wholeNumber(min: number, max: number, fallback: number): ParamSpec<number> {
-  return {
-    parse: (raw) => {
-      const v = /^\d{1,10}$/.test(raw) ? Number(raw) : NaN;
-      return Number.isInteger(v) && v >= min && v <= max
-        ? { ok: true, value: v }
-        : { ok: false, expected: `a whole number from ${min} to ${max}` };
-    },
-    fallback,
-  };
-}
-
-export const MAX_CPUS = 8;
-
-const PARAMS = {
-  page: oneOf(PAGES, 'lab'),
-  view: oneOf(EMBED_VIEWS, 'selftest'),
-  cpus: wholeNumber(1, MAX_CPUS, 4),
-  iters: wholeNumber(1, 1_000_000, 100_000),
-  seed: wholeNumber(0, 0xffffffff, 1),
-  ...SLUB_PARAMS,
-};
-
-export type UrlState = { [K in keyof typeof PARAMS]: (typeof PARAMS)[K]['fallback'] };
-type Key = keyof UrlState;
-
-export const DEFAULT_STATE: UrlState = Object.fromEntries(
-  Object.entries(PARAMS).map(([k, spec]) => [k, spec.fallback]),
-) as UrlState;
-
-export interface ParseResult {
-  state: UrlState;
-  /** One message per bad or unknown parameter, for the user. */
-  problems: string[];
-}
-
-export function parseSearch(search: string): ParseResult {
+/**
+ * What is wrong with the URL as loaded: bad values of the shell's keys and
+ * of the view on screen, and keys no view reads.
+ */
+export function urlProblems(search: string, shell: ParamSpecs, view: (get: (k: string) => string | null) => LabViewEntry): string[] {
   const q = new URLSearchParams(search);
-  const state: Record<string, unknown> = { ...DEFAULT_STATE };
-  const problems: string[] = [];
-  for (const [name, raw] of q) {
-    if (!(name in PARAMS)) {
-      problems.push(`Unknown URL parameter "${name}" was ignored (known: ${Object.keys(PARAMS).join(', ')}).`);
-      continue;
-    }
-    const spec = PARAMS[name as Key] as ParamSpec<unknown>;
-    const r = spec.parse(raw);
-    if (r.ok) state[name] = r.value;
-    else
-      problems.push(
-        `URL parameter ${name}=${JSON.stringify(raw)} is not valid: expected ${r.expected}. Using ${String(spec.fallback)}.`,
-      );
-  }
-  return { state: state as UrlState, problems };
+  const get = (k: string) => q.get(k);
+  const known = keyOrder(shell);
+  const unknown = [...new Set(q.keys())].filter((k) => !known.includes(k)).map((k) => `Unknown URL parameter "${k}" was ignored (known: ${known.join(', ')}).`);
+  return [...parseParams(shell, get).problems, ...parseParams(view(get).params, get).problems, ...unknown];
 }
 
-/** The query string for `state`, listing only `keys` that differ from their default. */
-export function toSearch(state: UrlState, keys: readonly Key[]): string {
-  const q = new URLSearchParams();
-  for (const k of keys) if (state[k] !== DEFAULT_STATE[k]) q.set(k, String(state[k]));
-  const s = q.toString();
-  return s ? `?${s}` : '';
+/** The CPU count the view on screen uses, if it has a `cpus` parameter (the header's badge shows it). */
+export function viewCpus(view: LabViewEntry, store: ParamStore): number | null {
+  const cpus = parseParams(view.params, store.get).values.cpus;
+  return typeof cpus === 'number' ? cpus : null;
 }
-
-/** Parameters each entry point writes back to its URL. */
-export const APP_KEYS: readonly Key[] = ['page', 'cpus', 'iters', 'seed', ...SLUB_KEYS];
-export const EMBED_KEYS: readonly Key[] = ['view', 'cpus', 'iters', 'seed', ...SLUB_KEYS];

@@ -8,7 +8,10 @@
 //
 // One bridge per page (getBridge), created on first use and kept at module
 // level: React StrictMode mounts components twice in development, and two
-// workers would load the core twice.
+// workers would load the core twice.  The page's entry point says how to
+// start the worker (provideBridgeWorker): the worker's own entry point
+// (web/bridge.worker.ts) lists the models it serves, and the core does not
+// know them.
 
 import type { BridgeErrorCode, ParamsOf, RequestType, ResponseMessage, ResultOf } from './bridge-protocol';
 
@@ -69,9 +72,18 @@ export class Bridge {
 }
 
 let shared: Bridge | undefined;
+let startWorker: (() => Worker) | undefined;
+
+/** Tells getBridge how to start the bridge worker (once, in the page's entry point). */
+export function provideBridgeWorker(start: () => Worker): void {
+  startWorker = start;
+}
 
 /** The page's bridge, started on first use. */
 export function getBridge(): Bridge {
-  shared ??= new Bridge(new Worker(new URL('./bridge.worker.ts', import.meta.url), { type: 'module', name: 'slablab-bridge' }));
+  if (!shared) {
+    if (!startWorker) throw new Error('no bridge worker: the entry point must call provideBridgeWorker first');
+    shared = new Bridge(startWorker());
+  }
   return shared;
 }

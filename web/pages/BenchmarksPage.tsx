@@ -6,12 +6,12 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import '../slub/slub.css';
+import '../lab/lab.css';
 import { getBridge } from '../core/bridge';
 import type { CoreState } from '../core/use-core';
 import { BULK_VARIANTS, FASTPATH_VARIANTS, FULL_PLAN, parseNative, runPlan, SHORT_PLAN, type BenchPoint, type NativeResult } from '../slub/bench';
 
-const SERIES_COLORS: Record<string, string> = { fallback: '#d9480f', detached: '#1c7ed6', irqoff: '#7048e8' };
+const SERIES_COLORS: Record<string, string> = { generic: '#d9480f', detached: '#1c7ed6', irqoff: '#7048e8' };
 
 function Chart({ opts, data, label }: { opts: uPlot.Options; data: uPlot.AlignedData; label: string }) {
   const ref = useRef<HTMLDivElement>(null);
@@ -143,13 +143,14 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
       <h2 id="bench-title">Benchmarks</h2>
       <p>
         The SLUB model's <code>fastpath</code> (seed 001: one alloc+free pair of a 256-byte object per fast-path variant) and <code>bulk</code> (seed 000:
-        kmem_cache_alloc_bulk + kmem_cache_free_bulk, fallback against the detached freelist) experiments, run here in WebAssembly{' '}
+        kmem_cache_alloc_bulk + kmem_cache_free_bulk, slab_common.c's generic per-object loop (the seeds' "fallback") against the detached freelist)
+        experiments, run here in WebAssembly{' '}
         {threads ? 'on a CPU worker thread' : 'on the bridge worker (single-threaded build)'}. Each point is calibrated to about{' '}
         {FULL_PLAN.targetMs} ms per timed call, variants interleaved, median of {FULL_PLAN.reps} (a short run: 1 repetition, 3 bulk sizes). The
         browser's clock is coarse (5 µs isolated, 100 µs not) and WebAssembly has no CMPXCHG16B: the double-word compare-and-swap is a 64-bit one on
         wasm32, so the variants differ less than natively. Native numbers: <code>npm run bench -- all --out bench.json</code>, then load the file below.
       </p>
-      <div className="slub-controls">
+      <div className="lab-controls">
         <button type="button" disabled={running || core.status !== 'ready'} onClick={() => void start(false)}>
           Run
         </button>

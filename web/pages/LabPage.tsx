@@ -1,27 +1,22 @@
-import type { UrlState } from '../app/url-state';
 import type { CoreState } from '../core/use-core';
-import { SelftestPanel } from '../lab/SelftestPanel';
-import { FreeRunView } from '../slub/FreeRunView';
-import { SlubView } from '../slub/SlubView';
-import { LAB_MODES, type LabMode } from '../slub/url';
+import type { ParamStore } from '../lab/params';
+import type { LabViewEntry } from '../lab/view';
+import { VIEWS } from '../views';
+import '../lab/lab.css';
 
-const MODE_TITLES: Record<LabMode, string> = { slub: 'SLUB step by step', free: 'SLUB free-running', selftest: 'CPU self-test' };
-
-/** The Lab: the SLUB view (scenarios, sandbox), its free-running mode, and the CPU self-test. */
-export function LabPage({ core, state, update }: { core: CoreState; state: UrlState; update: (p: Partial<UrlState>) => void }) {
+/** The Lab: a button per view (web/views.ts), and the view the URL's `mode` names. */
+export function LabPage({ core, store, view, onMode }: { core: CoreState; store: ParamStore; view: LabViewEntry; onMode: (id: string) => void }) {
   return (
     <>
       <h2 className="visually-hidden">Lab</h2>
       <nav aria-label="Lab views" className="lab-modes">
-        {LAB_MODES.map((m) => (
-          <button key={m} type="button" aria-pressed={state.mode === m} onClick={() => update({ mode: m })}>
-            {MODE_TITLES[m]}
+        {VIEWS.map((v) => (
+          <button key={v.id} type="button" aria-pressed={view.id === v.id} onClick={() => onMode(v.id)}>
+            {v.title}
           </button>
         ))}
       </nav>
-      {state.mode === 'slub' && <SlubView core={core} state={state} update={update} />}
-      {state.mode === 'free' && <FreeRunView core={core} state={state} update={update} />}
-      {state.mode === 'selftest' && <SelftestPanel core={core} state={state} update={update} />}
+      <view.Component key={view.id} core={core} store={store} embedded={false} />
     </>
   );
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { median, parseNative, runPlan, SHORT_PLAN, type BenchPoint } from './bench';
-import type { BenchRowParams } from './protocol';
+import type { BenchRowParams } from '../core/bridge-protocol';
 
 describe('bench plan', () => {
   it('takes the median of odd and even counts', () => {
@@ -14,24 +14,24 @@ describe('bench plan', () => {
     const calls: BenchRowParams[] = [];
     const run = async (p: BenchRowParams) => {
       calls.push(p);
-      // detached is 3x cheaper per object than fallback; the fast path 10 ns
-      const ns = p.experiment === 'fastpath' ? 10 : p.variant === 'fallback' ? 30 : 10;
-      return { nsPerOp: ns, ops: p.loops * p.bulk, elapsedMs: (ns * p.loops * p.bulk) / 1e6, onThread: false };
+      // detached is 3x cheaper per object than the generic loop; the fast path 10 ns
+      const ns = p.experiment === 'fastpath' ? 10 : p.variant === 'generic' ? 30 : 10;
+      return { nsPerOp: ns, ops: p.loops * p.row, elapsedMs: (ns * p.loops * p.row) / 1e6, onThread: false };
     };
     const points: BenchPoint[] = [];
     let last = [0, 0];
     const plan = { ...SHORT_PLAN, reps: 2 };
     expect(await runPlan(plan, run, (p) => points.push(p), (d, t) => (last = [d, t]), () => false)).toBe(true);
-    expect(points).toHaveLength(3 + 2 * plan.bulkSizes.length);
+    expect(points).toHaveLength(4 + 2 * plan.bulkSizes.length);
     expect(last[0]).toBe(last[1]);
     const b16 = points.filter((p) => p.row === 16);
-    expect(b16.find((p) => p.variant === 'fallback')?.ns).toBe(30);
-    // calibrated: a timed call of fallback at bulk 16 lasts about targetMs
-    const timed = calls.filter((c) => c.experiment === 'bulk' && c.bulk === 16 && c.variant === 'fallback').at(-1);
+    expect(b16.find((p) => p.variant === 'generic')?.ns).toBe(30);
+    // calibrated: a timed call of the generic loop at bulk 16 lasts about targetMs
+    const timed = calls.filter((c) => c.experiment === 'bulk' && c.row === 16 && c.variant === 'generic').at(-1);
     expect(((timed?.loops ?? 0) * 16 * 30) / 1e6).toBeCloseTo(plan.targetMs, 0);
     // the second repetition runs the variants in reverse order
-    const fp = calls.filter((c) => c.experiment === 'fastpath').slice(3).map((c) => c.variant);
-    expect(fp).toEqual(['cmpxchg', 'locked', 'plain', 'plain', 'locked', 'cmpxchg']);
+    const fp = calls.filter((c) => c.experiment === 'fastpath').slice(4).map((c) => c.variant);
+    expect(fp).toEqual(['cmpxchg', 'locked', 'plain', 'rt', 'rt', 'plain', 'locked', 'cmpxchg']);
 
     let n = 0;
     expect(await runPlan(plan, run, () => undefined, () => undefined, () => ++n > 4)).toBe(false);
@@ -41,8 +41,14 @@ describe('bench plan', () => {
 describe('native results', () => {
   it('reads the fastpath and bulk rows of `slablab all --format json`', () => {
     const r = parseNative(readFileSync(new URL('../../e2e/bench-native.fixture.json', import.meta.url), 'utf8'));
-    expect(r.points.filter((p) => p.experiment === 'fastpath').map((p) => p.variant)).toEqual(['cmpxchg', 'locked', 'plain']);
-    expect(r.points.some((p) => p.experiment === 'bulk' && p.row === 30 && p.variant === 'detached')).toBe(true);
+    expect(r.points.filter((p) => p.experiment === 'fastpath').map((p) => p.variant)).toEqual(['cmpxchg', 'locked', 'plain', 'rt']);
+    expect(r.points.filter((p) => p.experiment === 'bulk' && p.row === 30).map((p) => p.variant)).toEqual(['generic', 'detached', 'irqoff']);
+  });
+  it('reads a result written before the rename: its "fallback" is the generic loop', () => {
+    const old = readFileSync(new URL('../../e2e/bench-native.fixture.json', import.meta.url), 'utf8').replaceAll('"variant": "generic"', '"variant": "fallback"');
+    expect(old).toContain('"fallback"');
+    const r = parseNative(old);
+    expect(r.points.filter((p) => p.experiment === 'bulk' && p.row === 158).map((p) => p.variant)).toEqual(['generic', 'detached', 'irqoff']);
   });
   it('says what is wrong with a file that is not one', () => {
     expect(() => parseNative('{')).toThrow(/not JSON/);

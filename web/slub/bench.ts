@@ -8,11 +8,16 @@
 // reported.  Each timed call is one bridge request, so Cancel takes effect
 // within one call.
 
-import type { BenchRowParams, BenchRowReply } from './protocol';
+import type { BenchRowParams, BenchRowReply } from '../core/bridge-protocol';
+import { FASTPATHS } from './snapshot';
 
 export const BULK_SIZES = [1, 2, 3, 4, 8, 16, 30, 32, 34, 48, 64, 128, 158, 250] as const;
-export const FASTPATH_VARIANTS = ['cmpxchg', 'locked', 'plain'] as const;
-export const BULK_VARIANTS = ['fallback', 'detached'] as const;
+/** Every fast-path variant, rt (PREEMPT_RT) included, as `slablab fastpath` measures them. */
+export const FASTPATH_VARIANTS = FASTPATHS;
+/** slab_common.c's generic per-object loop (named "fallback" by the seeds and by the CLI before issue 11) and the detached freelist. */
+export const BULK_VARIANTS = ['generic', 'detached'] as const;
+/** The bulk variant's name in native results written before issue 11's rename. */
+const OLD_BULK_NAMES: Readonly<Record<string, string>> = { fallback: 'generic' };
 
 export interface BenchPlan {
   experiments: ('fastpath' | 'bulk')[];
@@ -65,7 +70,7 @@ export async function runPlan(
     for (const v of r.variants) {
       if (cancelled()) return false;
       const probe = Math.max(1, Math.round(2000 / r.row));
-      const t = await run({ experiment: r.experiment, variant: v, bulk: r.row, loops: probe });
+      const t = await run({ model: 'slub', experiment: r.experiment, variant: v, row: r.row, loops: probe });
       const perLoopMs = Math.max(1e-6, (t.nsPerOp * r.row) / 1e6);
       loops.set(v, Math.max(1, Math.min(50_000_000, Math.round(plan.targetMs / perLoopMs))));
       progress(++done, total);
@@ -75,7 +80,7 @@ export async function runPlan(
       const order = rep % 2 ? [...r.variants].reverse() : r.variants;
       for (const v of order) {
         if (cancelled()) return false;
-        const t = await run({ experiment: r.experiment, variant: v, bulk: r.row, loops: loops.get(v) ?? 1 });
+        const t = await run({ model: 'slub', experiment: r.experiment, variant: v, row: r.row, loops: loops.get(v) ?? 1 });
         samples.get(v)?.push(t.nsPerOp);
         progress(++done, total);
       }
@@ -117,7 +122,7 @@ export function parseNative(text: string): NativeResult {
     for (const m of e.measurements as { group?: unknown; row?: unknown; variant?: unknown; available?: unknown; ns?: { median?: unknown } }[]) {
       if (m.available !== true || typeof m.ns?.median !== 'number' || typeof m.variant !== 'string') continue;
       if (e.name === 'fastpath' && m.group === 'slub alloc+free') points.push({ experiment: 'fastpath', row: 1, variant: m.variant, ns: m.ns.median });
-      if (e.name === 'bulk' && m.group === 'bulk') points.push({ experiment: 'bulk', row: Number(m.row), variant: m.variant, ns: m.ns.median });
+      if (e.name === 'bulk' && m.group === 'bulk') points.push({ experiment: 'bulk', row: Number(m.row), variant: OLD_BULK_NAMES[m.variant] ?? m.variant, ns: m.ns.median });
     }
   }
   if (!points.length) throw new Error('it has no fastpath or bulk measurements (run `slablab fastpath` or `slablab bulk` with --format json)');

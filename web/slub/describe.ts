@@ -3,35 +3,15 @@
 // Everything a reader sees on the canvas is also said here, as text, so the
 // view works with a screen reader and the e2e tests can read it.
 
-import { eventKindInfo, NONE32 as EV_NONE, type SlEvent } from '../core/events.generated';
-import type { OpInfo } from './protocol';
-import { describeOp, POINT_TEXT, type Script } from './script';
-import { NEXT_CORRUPT, NONE32, ObjState, SlabList, type SlubSnapshot } from './snapshot';
+import { eventKindInfo, EventKind, NONE32 as EV_NONE, type SlEvent } from '../core/events.generated';
+import { describeTraceEvent, eventPlace, TRACE_GROUPS, traceGroup, type OpNames, type TraceWords } from '../lab/describe';
+import type { EventWords } from '../lab/view';
+import { POINT_TEXT, TUNE_OPCODE } from './script';
+import { NEXT_CORRUPT, NO_CPU, NONE32, ObjState, SlabList, type SlubSnapshot } from './snapshot';
 import { STATE_NAMES } from './render';
 
-/** Maps trace operation numbers to what the script did. */
-export class OpNames {
-  private readonly byNum = new Map<number, number>();
-  constructor(
-    private readonly ops: OpInfo[],
-    private readonly script: Script,
-  ) {
-    ops.forEach((o, i) => this.byNum.set(o.opNum, i));
-  }
-  /** "op 4 (alloc on CPU 0)", or "op #12 (an interrupt handler)". */
-  name(opNum: number): string {
-    const i = this.byNum.get(opNum);
-    if (i === undefined) return `operation #${opNum} (an interrupt handler)`;
-    const op = this.script.ops[i];
-    return `step ${i + 1} (${op ? describeOp(op) : '?'})`;
-  }
-  get count(): number {
-    return this.ops.length;
-  }
-}
-
 function listName(s: SlubSnapshot, slab: number): string {
-  const cpu = s.slab.cpu[slab] ?? 0xff;
+  const cpu = s.slab.cpu[slab] ?? NO_CPU;
   switch (s.slab.list[slab]) {
     case SlabList.CPU_SLAB:
       return `CPU ${cpu}'s CPU slab`;
@@ -44,11 +24,19 @@ function listName(s: SlubSnapshot, slab: number): string {
   }
 }
 
+/** " (order k, n objects)", and why when the slab is a fallback one. */
+function slabSize(s: SlubSnapshot, slab: number): string {
+  const order = s.slab.order[slab] ?? s.geometry.order;
+  const objects = s.slab.objects[slab] ?? 0;
+  const fallback = order === s.geometry.order ? '' : `: a fallback slab, made when the page allocator had no order-${s.geometry.order} block for the cache's ${s.geometry.objects}-object slabs`;
+  return ` (order ${order}, ${objects} objects${fallback})`;
+}
+
 export function describeSlab(s: SlubSnapshot, slab: number): string {
   const inuse = s.slab.inuse[slab] ?? 0;
   const objects = s.slab.objects[slab] ?? 0;
   const parts = [
-    `Slab pfn ${s.slab.pfn[slab]} (order ${s.geometry.order}) is on ${listName(s, slab)}.`,
+    `Slab pfn ${s.slab.pfn[slab]}${slabSize(s, slab)} is on ${listName(s, slab)}.`,
     `inuse ${inuse}, objects ${objects}, frozen ${s.slab.frozen[slab] ? 'yes' : 'no'}.`,
     `${s.slab.slabFreeCount[slab]} free on its own freelist, ${s.slab.cpuFreeCount[slab]} on a CPU freelist.`,
   ];
@@ -59,9 +47,10 @@ export function describeSlab(s: SlubSnapshot, slab: number): string {
 /** Position of an object on its chain and its predecessor, walking from the chain's head. */
 function chainPlace(s: SlubSnapshot, slab: number, index: number, head: number): { pos: number; prev: number } | null {
   const first = s.slab.firstObj[slab] ?? 0;
+  const objects = s.slab.objects[slab] ?? 0;
   let prev = NONE32;
   let at = head;
-  for (let n = 0; at !== NONE32 && at < s.geometry.objects && n <= s.geometry.objects; n++) {
+  for (let n = 0; at !== NONE32 && at < objects && n <= objects; n++) {
     if (at === index) return { pos: n, prev };
     prev = at;
     at = s.obj.next[first + at] ?? NONE32;
@@ -94,108 +83,158 @@ export function describeObject(s: SlubSnapshot, slab: number, index: number, nam
     );
     if (fop) out.push(`Last freed by ${names ? names.name(fop) : `operation #${fop}`} on CPU ${s.obj.freeCpu[first + index]}.`);
   }
-  out.push(`Slab counters: inuse ${s.slab.inuse[slab]}, objects ${s.slab.objects[slab]}, frozen ${s.slab.frozen[slab] ? 'yes' : 'no'}.`);
+  out.push(`Slab${slabSize(s, slab)} counters: inuse ${s.slab.inuse[slab]}, objects ${s.slab.objects[slab]}, frozen ${s.slab.frozen[slab] ? 'yes' : 'no'}.`);
   return out.join(' ');
 }
 
 /** Timeline categories for the kind filter. */
-export const EVENT_GROUPS = {
-  ops: 'operations',
+const EVENT_GROUPS = {
+  ops: TRACE_GROUPS.ops,
   fast: 'fast path',
   slow: 'slow path and refills',
   lists: 'list moves',
   cas: 'cmpxchg retries',
-  micro: 'micro-steps and interrupts',
+  micro: TRACE_GROUPS.micro,
   bulk: 'bulk',
-  pages: 'pages and errors',
+  tune: 'tuning (sysfs) and the page allocator',
+  pages: TRACE_GROUPS.pages,
 } as const;
-export type EventGroup = keyof typeof EVENT_GROUPS;
+type EventGroup = keyof typeof EVENT_GROUPS;
 
-export function eventGroup(kind: number): EventGroup {
-  if (kind === 1 || kind === 2) return 'ops';
-  if (kind === 100 || kind === 101) return 'fast';
-  if (kind === 104 || kind === 105) return 'cas';
-  if (kind >= 4 && kind <= 6) return 'micro';
-  if (kind === 119 || kind === 120 || kind === 121) return 'bulk';
-  if ([102, 103, 106, 107, 108, 109, 117, 118, 122].includes(kind)) return 'slow';
-  if ([110, 111, 112, 113, 114, 115, 116, 124].includes(kind)) return 'lists';
-  return 'pages';
+const K = EventKind;
+const GROUP_OF: Partial<Record<number, EventGroup>> = {
+  [K.SLUB_ALLOC_FASTPATH]: 'fast',
+  [K.SLUB_FREE_FASTPATH]: 'fast',
+  [K.SLUB_CPU_CAS_FAIL]: 'cas',
+  [K.SLUB_SLAB_CAS_FAIL]: 'cas',
+  [K.SLUB_BULK_ALLOC]: 'bulk',
+  [K.SLUB_BULK_FREE]: 'bulk',
+  [K.SLUB_DETACHED_FREELIST]: 'bulk',
+  [K.SLUB_ALLOC_SLOWPATH]: 'slow',
+  [K.SLUB_FREE_SLOWPATH]: 'slow',
+  [K.SLUB_REFILL_FREELIST]: 'slow',
+  [K.SLUB_REFILL_CPU_PARTIAL]: 'slow',
+  [K.SLUB_REFILL_NODE_PARTIAL]: 'slow',
+  [K.SLUB_NEW_SLAB]: 'slow',
+  [K.SLUB_DEACTIVATE_BYPASS]: 'slow',
+  [K.SLUB_FREE_FROZEN]: 'slow',
+  [K.SLUB_CPUSLAB_FLUSH]: 'slow',
+  [K.SLUB_DEACTIVATE]: 'lists',
+  [K.SLUB_CPU_PARTIAL_ADD]: 'lists',
+  [K.SLUB_CPU_PARTIAL_DRAIN]: 'lists',
+  [K.SLUB_NODE_PARTIAL_ADD]: 'lists',
+  [K.SLUB_NODE_PARTIAL_REMOVE]: 'lists',
+  [K.SLUB_DISCARD_SLAB]: 'lists',
+  [K.SLUB_CPU_PARTIAL_NODE]: 'lists',
+  [K.SLUB_FLUSH_CPU]: 'lists',
+  [K.SLUB_RT_REDO]: 'fast',
+  [K.SLUB_ORDER_FALLBACK]: 'slow',
+  [K.SLUB_TUNE]: 'tune',
+  [K.SLUB_HARDENED_DOUBLE_FREE]: 'pages',
+  [K.SLUB_SLAB_DISABLED]: 'pages',
+};
+
+/** The tuning operations' codes (script.ts) after the driver's, in words. */
+const OPCODE_WORDS: Record<number, string> = {
+  1: 'alloc',
+  2: 'free',
+  3: 'bulk alloc',
+  4: 'bulk free',
+  5: 'flush',
+  [TUNE_OPCODE.minPartial]: 'min_partial write',
+  [TUNE_OPCODE.cpuPartial]: 'cpu_partial write',
+  [TUNE_OPCODE.shrink]: 'shrink',
+  [TUNE_OPCODE.zoneShort]: 'page allocator change',
+};
+
+/** SLUB_HARDENED_DOUBLE_FREE's arg0: where set_freepointer's BUG_ON(object == fp) fired. */
+const HARDENED_SITES = ['do_slab_free', '__slab_free', 'deactivate_slab', 'build_detached_freelist', 'free_to_partial_list'];
+
+function eventGroup(kind: number): EventGroup {
+  return traceGroup(kind) ?? GROUP_OF[kind] ?? 'pages';
 }
 
-const OPCODES = ['', 'alloc', 'free', 'bulk alloc', 'bulk free', 'flush'];
-const where = (e: SlEvent) => (e.slab === EV_NONE ? '' : e.obj === EV_NONE ? ` slab ${e.slab}` : ` ${e.slab}:${e.obj}`);
+/** The driver's operation codes (OP_BEGIN/OP_END arg0; sl_sched_kind) and preemption points in words. */
+const SLUB_TRACE_WORDS: TraceWords = {
+  opcode: (code) => OPCODE_WORDS[code] ?? 'op',
+  point: (id) => POINT_TEXT[id] ?? `point ${id}`,
+};
+
+const where = (e: SlEvent) => eventPlace(e, EV_NONE);
 
 /** One line for an event, in words. */
-export function describeEvent(e: SlEvent, names: OpNames | null): string {
-  const name = eventKindInfo(e.kind)?.name ?? `kind ${e.kind}`;
+function describeEvent(e: SlEvent, names: OpNames | null): string {
+  const common = describeTraceEvent(e, names, SLUB_TRACE_WORDS, EV_NONE);
+  if (common !== null) return common;
   switch (e.kind) {
-    case 1:
-      return `${OPCODES[e.arg0] ?? 'op'} begins${names ? ` — ${names.name(e.op)}` : ''}`;
-    case 2:
-      return `${OPCODES[e.arg0] ?? 'op'} ends: ${(e.arg1 | 0) < 0 ? `error ${e.arg1 | 0}` : `result ${e.arg1}`}`;
-    case 3:
-      return `error ${e.arg0 | 0} detected${where(e)}`;
-    case 4:
-      return `micro-step: ${POINT_TEXT[e.arg0] ?? `point ${e.arg0}`}`;
-    case 5:
-      return 'interrupt: a handler runs on this CPU';
-    case 6:
-      return `interrupt handler returns ${e.arg1 | 0}`;
-    case 10:
-      return `page allocator: order-${e.arg0} pages at pfn ${e.slab}`;
-    case 11:
-      return `pages at pfn ${e.slab} back to the page allocator`;
-    case 100:
+    case K.SLUB_ALLOC_FASTPATH:
       return `fast-path alloc of${where(e)}, tid ${e.arg0} → ${e.arg1}`;
-    case 101:
+    case K.SLUB_FREE_FASTPATH:
       return `fast-path free of${where(e)} (${e.arg0} object${e.arg0 === 1 ? '' : 's'}), tid → ${e.arg1}`;
-    case 102:
+    case K.SLUB_ALLOC_SLOWPATH:
       return 'slow path: the CPU freelist is empty';
-    case 103:
+    case K.SLUB_FREE_SLOWPATH:
       return `remote free (__slab_free) of${where(e)}, inuse now ${e.arg1}${e.arg2 ? ', slab frozen' : ''}`;
-    case 104:
+    case K.SLUB_CPU_CAS_FAIL:
       return `CPU cmpxchg failed (${e.arg0 ? 'free' : 'alloc'}): tid was ${e.arg1}, now ${e.arg2}; retry`;
-    case 105:
+    case K.SLUB_SLAB_CAS_FAIL:
       return `slab cmpxchg lost a race (site ${e.arg0}); retry`;
-    case 106:
+    case K.SLUB_REFILL_FREELIST:
       return `refill from the CPU slab's own freelist: ${e.arg0} objects`;
-    case 107:
+    case K.SLUB_REFILL_CPU_PARTIAL:
       return `refill from the CPU partial list:${where(e)}, ${e.arg0} objects`;
-    case 108:
+    case K.SLUB_REFILL_NODE_PARTIAL:
       return `refill from the node partial list:${where(e)}, ${e.arg0} objects`;
-    case 109:
+    case K.SLUB_NEW_SLAB:
       return `refill from a new slab:${where(e)} (order ${e.arg0}, ${e.arg1} objects)`;
-    case 110:
+    case K.SLUB_DEACTIVATE:
       return `deactivate${where(e)}: ${['stays full', 'to node partial (head)', 'to node partial (tail)', 'discarded'][e.arg1] ?? ''}, inuse ${e.arg2}`;
-    case 111:
+    case K.SLUB_CPU_PARTIAL_ADD:
       return `${where(e).trim()} onto this CPU's partial list (${e.arg0} slabs)`;
-    case 112:
+    case K.SLUB_CPU_PARTIAL_DRAIN:
       return `CPU partial list drained to the node: ${e.arg0} slabs`;
-    case 113:
+    case K.SLUB_NODE_PARTIAL_ADD:
       return `${where(e).trim()} onto the node partial list (${e.arg1} now)`;
-    case 114:
+    case K.SLUB_NODE_PARTIAL_REMOVE:
       return `${where(e).trim()} off the node partial list (${e.arg1} left)`;
-    case 115:
-      return `${where(e).trim()} discarded (empty beyond min_partial)`;
-    case 116:
+    case K.SLUB_DISCARD_SLAB:
+      return `${where(e).trim()} discarded: empty, its order-${e.arg0} pages go back to the page allocator`;
+    case K.SLUB_CPU_PARTIAL_NODE:
       return `${where(e).trim()} from the node to this CPU's partial list`;
-    case 117:
+    case K.SLUB_DEACTIVATE_BYPASS:
       return 'the CPU slab is used up: dropped without deactivation';
-    case 118:
+    case K.SLUB_FREE_FROZEN:
       return `remote free into a frozen slab${where(e)}: no list change`;
-    case 119:
+    case K.SLUB_BULK_ALLOC:
       return `bulk alloc: ${e.arg1} of ${e.arg0} objects`;
-    case 120:
-      return `bulk free of ${e.arg0} (${e.arg1 ? 'fallback' : 'detached'}): ${e.arg2} cmpxchg${e.arg2 === 1 ? '' : 's'}`;
-    case 121:
+    case K.SLUB_BULK_FREE:
+      return `bulk free of ${e.arg0} (${e.arg1 ? 'generic loop' : 'detached'}): ${e.arg2} cmpxchg${e.arg2 === 1 ? '' : 's'}`;
+    case K.SLUB_DETACHED_FREELIST:
       return `detached freelist built: head${where(e)}, ${e.arg0} objects`;
-    case 122:
+    case K.SLUB_CPUSLAB_FLUSH:
       return 'the CPU slab is flushed to make room for the new one';
-    case 123:
+    case K.SLUB_QUARANTINE:
       return `object${where(e)} quarantined (error ${e.arg0 | 0}): never handed out again`;
-    case 124:
+    case K.SLUB_FLUSH_CPU:
       return `flush_cpu_slab: the CPU slab${e.slab === EV_NONE ? ' (none)' : ` (pfn ${e.slab})`} deactivated, the partial list moved to the node`;
+    case K.SLUB_HARDENED_DOUBLE_FREE:
+      return `FREELIST_HARDENED: object${where(e)} would be linked to itself in ${HARDENED_SITES[e.arg0] ?? `site ${e.arg0}`} (a double free); the kernel BUG()s here, the model refuses the free`;
+    case K.SLUB_SLAB_DISABLED:
+      return `slab${where(e)} taken out of use by a failed consistency check: its ${e.arg0} free object${e.arg0 === 1 ? '' : 's'} leak; the allocation goes on with the next slab`;
+    case K.SLUB_ORDER_FALLBACK:
+      return `ORDER_FALLBACK: no free order-${e.arg0} block, so${where(e)} is an order-${e.arg1} slab of ${e.arg2} objects`;
+    case K.SLUB_RT_REDO:
+      return `rt: the CPU slab changed before local_lock was taken; the free of${where(e)} starts over`;
+    case K.SLUB_TUNE:
+      return e.arg0 === 0
+        ? `sysfs min_partial = ${e.arg1}: empty slabs stay on the node list while it holds fewer`
+        : e.arg0 === 1
+          ? `sysfs cpu_partial = ${e.arg1} objects: cpu_partial_slabs recomputed, every CPU flushed (flush_all)`
+          : `sysfs shrink: every CPU flushed, ${e.arg1} empty slab${e.arg1 === 1 ? '' : 's'} discarded, the node list sorted fullest first`;
     default:
-      return `${name}${where(e)} ${e.arg0} ${e.arg1} ${e.arg2}`;
+      return `${eventKindInfo(e.kind)?.name ?? `kind ${e.kind}`}${where(e)} ${e.arg0} ${e.arg1} ${e.arg2}`;
   }
 }
+
+/** The timeline's words for SLUB's events. */
+export const SLUB_EVENT_WORDS: EventWords<OpNames> = { event: describeEvent, groups: EVENT_GROUPS, groupOf: eventGroup };

@@ -11,7 +11,7 @@ export interface SlabBox {
   slab: number;
   x: number;
   y: number;
-  /** Slot width; the strip is objects * slotW wide. */
+  /** Slot width; the strip is the slab's own objects * slotW wide (a fallback slab's is shorter). */
   slotW: number;
   stripY: number;
   stripH: number;
@@ -110,9 +110,8 @@ export interface Hit {
 
 /** What is under (x, y), if anything. */
 export function hitTest(l: Layout, s: SlubSnapshot, x: number, y: number): Hit | null {
-  const objects = s.geometry.objects;
   for (const b of l.boxes) {
-    const w = objects * b.slotW;
+    const w = (s.slab.objects[b.slab] ?? 0) * b.slotW;
     if (x < b.x || x >= b.x + w + (l.compact ? 0 : 10)) continue;
     if (y >= b.stripY && y < b.stripY + b.stripH && x < b.x + w) return { slab: b.slab, index: Math.floor((x - b.x) / b.slotW) };
     if (!l.compact && y >= b.y && y < b.y + 62) return { slab: b.slab, index: -1 };

@@ -7,9 +7,14 @@
 // compact live view draws: which list each slab is on and for which CPU,
 // frozen, inuse, each object's place (allocated, on the CPU freelist, on the
 // slab freelist), each CPU's slab, partial list and freelist length, and the
-// node partial list in order.  Freelist order (next pointers, heads) is not
-// in the events, so the mirror leaves it unknown (NONE32) and the live view
-// draws no freelist arrows.
+// node partial list in order, and each slab's own order and object count (a
+// slab made when the page allocator ran short has the cache's fallback
+// order and fewer objects: SLUB_NEW_SLAB says how many, SLUB_ORDER_FALLBACK
+// before it says so for a debug cache's new slab).  Freelist order (next
+// pointers, heads) is not in the events, so the mirror leaves it unknown
+// (NONE32) and the live view draws no freelist arrows.  An allocation that
+// takes the CPU freelist's head in the slow path (PREEMPT_RT's everyday
+// allocation, under local_lock) names its object only in its OP_END.
 //
 // Exactness.  Applied in the order the operations happened, the events
 // reproduce the state exactly: the interleaved (single-threaded) free-run is
@@ -26,17 +31,18 @@
 // events (the caller checks the rings' drop counters).
 
 import { EVENT_SIZE, EventKind } from '../core/events.generated';
-import { NONE32, ObjState, SlabList, slabIndexOf, type CpuState, type SlubSnapshot } from './snapshot';
-
-const NO_CPU = 0xff;
+import type { Mirror } from '../lab/view';
+import { NO_CPU, NONE32, ObjState, SlabList, slabIndexOf, type CpuState, type SlubSnapshot } from './snapshot';
 
 interface MirrorSlab {
   pfn: number;
+  order: number;
   list: number;
   /** CPU of the CPU slab or CPU partial list, or of a frozen slab; NO_CPU otherwise. */
   cpu: number;
   frozen: boolean;
   inuse: number;
+  /** One entry per object of this slab (its own count). */
   state: Uint8Array;
 }
 
@@ -47,12 +53,20 @@ interface MirrorCpu {
   freelistLength: number;
   tid: number;
   tidHi: number;
+  /** In an allocation's slow path with no refill yet: the object comes off the CPU freelist, named by the OP_END. */
+  slowAlloc: boolean;
 }
 
-export class LiveMirror {
+/** OP_BEGIN/OP_END's operation code of an alloc (sl_sched_kind). */
+const OPCODE_ALLOC = 1;
+
+export class LiveMirror implements Mirror<SlubSnapshot> {
   private readonly base: SlubSnapshot;
+  /** Object records per slab in the snapshot's shape: the cache's objects per slab. */
   private readonly objects: number;
   private readonly slabs = new Map<number, MirrorSlab>();
+  /** Slabs SLUB_ORDER_FALLBACK announced and no new-slab event has taken yet: pfn -> order, objects. */
+  private readonly fallback = new Map<number, { order: number; objects: number }>();
   private readonly cpus: MirrorCpu[];
   /** The node partial list, head first (pfns). */
   private node: number[];
@@ -72,11 +86,12 @@ export class LiveMirror {
     this.anchorOp = anchor.lastOp;
     for (let i = 0; i < anchor.nslabs; i++) {
       const first = anchor.slab.firstObj[i] ?? 0;
-      const state = anchor.obj.state.slice(first, first + this.objects);
+      const state = anchor.obj.state.slice(first, first + (anchor.slab.objects[i] ?? 0));
       for (let j = 0; j < state.length; j++) if (state[j] !== ObjState.SLAB_FREE && state[j] !== ObjState.CPU_FREE) state[j] = ObjState.ALLOCATED;
       const pfn = anchor.slab.pfn[i] ?? 0;
       this.slabs.set(pfn, {
         pfn,
+        order: anchor.slab.order[i] ?? anchor.geometry.order,
         list: anchor.slab.list[i] ?? SlabList.NONE,
         cpu: anchor.slab.cpu[i] ?? NO_CPU,
         frozen: (anchor.slab.frozen[i] ?? 0) !== 0,
@@ -92,7 +107,7 @@ export class LiveMirror {
         const i = slabIndexOf(anchor, pfn);
         pfn = i < 0 ? NONE32 : (anchor.slab.next[i] ?? NONE32);
       }
-      return { slab: c.slabPfn, partial, freelistLength: c.freelistLength, tid: c.tid, tidHi: c.tidHi };
+      return { slab: c.slabPfn, partial, freelistLength: c.freelistLength, tid: c.tid, tidHi: c.tidHi, slowAlloc: false };
     });
     this.node = anchor.nodePartial.map((i) => anchor.slab.pfn[i] ?? 0);
   }
@@ -170,9 +185,18 @@ export class LiveMirror {
     s.list = SlabList.CPU_SLAB;
     s.cpu = cpu;
     s.frozen = true;
-    s.inuse = this.objects;
+    s.inuse = s.state.length;
     c.slab = s.pfn;
     c.freelistLength = taken - 1;
+    c.slowAlloc = false;
+  }
+
+  /** A slab the page allocator just gave (a fallback one if SLUB_ORDER_FALLBACK said so), every object free. */
+  private newSlab(pfn: number, order: number, objects: number, frozen: boolean): MirrorSlab {
+    this.fallback.delete(pfn);
+    const s: MirrorSlab = { pfn, order, list: SlabList.NONE, cpu: NO_CPU, frozen, inuse: 0, state: new Uint8Array(objects).fill(ObjState.SLAB_FREE) };
+    this.slabs.set(pfn, s);
+    return s;
   }
 
   private one(cpu: number, kind: number, pfn: number, obj: number, a0: number, a1: number, a2: number): void {
@@ -215,9 +239,25 @@ export class LiveMirror {
       }
       case EventKind.SLUB_NEW_SLAB: {
         if (this.slabs.has(pfn)) return this.mismatch(`new slab ${pfn} is already in the mirror`);
-        const s: MirrorSlab = { pfn, list: SlabList.NONE, cpu: NO_CPU, frozen: true, inuse: 0, state: new Uint8Array(a1).fill(ObjState.SLAB_FREE) };
-        this.slabs.set(pfn, s);
-        this.load(cpu, s, a1, obj, 'new slab');
+        this.load(cpu, this.newSlab(pfn, a0, a1, true), a1, obj, 'new slab');
+        return;
+      }
+      case EventKind.SLUB_ORDER_FALLBACK:
+        // arg0 the cache's order, arg1 the fallback order, arg2 its objects: the new-slab event follows.
+        this.fallback.set(pfn, { order: a1, objects: a2 });
+        return;
+      case EventKind.SLUB_ALLOC_SLOWPATH:
+        if (c) c.slowAlloc = true;
+        return;
+      case EventKind.OP_END: {
+        // Whatever the operation, its slow path is over; an alloc's OP_END names the object it returned.
+        if (!c || !c.slowAlloc) return;
+        c.slowAlloc = false;
+        if (a0 !== OPCODE_ALLOC || pfn === NONE32) return;
+        const s = this.slab(pfn, 'slow-path alloc from the CPU freelist');
+        if (!s) return;
+        this.setObj(s, obj, ObjState.CPU_FREE, ObjState.ALLOCATED, 'slow-path alloc from the CPU freelist');
+        c.freelistLength--;
         return;
       }
       case EventKind.SLUB_DEACTIVATE: {
@@ -274,10 +314,11 @@ export class LiveMirror {
       case EventKind.SLUB_ALLOC_SINGLE: {
         // A debug cache: no CPU slab; the slab's list moves follow as their own events.
         let s = this.slabs.get(pfn);
+        if (c) c.slowAlloc = false;
         if (a0 === 1) {
           if (s) return this.mismatch(`new slab ${pfn} is already in the mirror`);
-          s = { pfn, list: SlabList.NONE, cpu: NO_CPU, frozen: false, inuse: 0, state: new Uint8Array(this.objects).fill(ObjState.SLAB_FREE) };
-          this.slabs.set(pfn, s);
+          const fb = this.fallback.get(pfn);
+          s = this.newSlab(pfn, fb?.order ?? this.base.geometry.order, fb?.objects ?? this.objects, false);
         } else if (!s) return this.mismatch(`alloc_single names slab ${pfn}, which the mirror does not have`);
         this.setObj(s, obj, ObjState.SLAB_FREE, ObjState.ALLOCATED, 'alloc_single');
         s.inuse = a1;
@@ -286,7 +327,9 @@ export class LiveMirror {
       case EventKind.SLUB_QUARANTINE:
         return this.mismatch('a quarantined object (the mirror does not follow debug errors)');
       default:
-        // Operation brackets, CAS retries, list drains (their slabs' own events follow), pages.
+        // OP_BEGIN, CAS retries, list drains (their slabs' own events follow), pages; and what changes
+        // nothing the mirror holds: a sysfs write (SLUB_TUNE: its flushes and list moves follow as their
+        // own events), rt's free starting over (SLUB_RT_REDO), a double free refused (SLUB_HARDENED_DOUBLE_FREE).
         return;
     }
   }
@@ -310,10 +353,11 @@ export class LiveMirror {
     const n = this.objects;
     const slab = {
       pfn: Uint32Array.from(pfns),
+      order: new Uint8Array(nslabs),
       list: new Uint8Array(nslabs),
       cpu: new Uint8Array(nslabs),
       frozen: new Uint8Array(nslabs),
-      objects: new Uint16Array(nslabs).fill(n),
+      objects: new Uint16Array(nslabs),
       inuse: new Uint16Array(nslabs),
       freelistHead: new Uint32Array(nslabs).fill(NONE32),
       next: new Uint32Array(nslabs).fill(NONE32),
@@ -323,7 +367,7 @@ export class LiveMirror {
       position: new Uint16Array(nslabs),
     };
     const obj = {
-      state: new Uint8Array(nslabs * n),
+      state: new Uint8Array(nslabs * n).fill(ObjState.NO_OBJECT),
       allocCpu: new Uint8Array(nslabs * n).fill(NO_CPU),
       freeCpu: new Uint8Array(nslabs * n).fill(NO_CPU),
       next: new Uint32Array(nslabs * n).fill(NONE32),
@@ -334,6 +378,8 @@ export class LiveMirror {
     pfns.forEach((pfn, i) => {
       const s = this.slabs.get(pfn) as MirrorSlab;
       rec.set(pfn, i);
+      slab.order[i] = s.order;
+      slab.objects[i] = s.state.length;
       slab.list[i] = s.list;
       slab.cpu[i] = s.cpu;
       slab.frozen[i] = s.frozen ? 1 : 0;

@@ -2,12 +2,16 @@
 // the exact state of the run, and damaged files refused with a reason.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadNodeCore } from '../test/node-core';
-import { decodeRecording, encodeRecording, recordingFrames, RecordingError, replayTo, type Recording } from './recording';
-import { mergeRings } from './session';
+import { decodeRecording as decode, encodeRecording, recordingFrames, RecordingError, replayTo as replay, type Recording } from '../lab/recording';
+import { mergeRings } from '../lab/stops';
+import { LiveMirror } from './live-mirror';
 import { SlubApi, type SlubModule } from './slub-api';
 import { decodeSnapshot, type SlubSnapshot } from './snapshot';
 
 let api: SlubApi;
+/** The SLUB view's reading of a recording (FreeRunView does the same). */
+const decodeRecording = (bytes: ArrayBuffer | Uint8Array, view = 'slub') => decode(bytes, view, (anchor) => decodeSnapshot(anchor));
+const replayTo = (r: Recording, segment: number, frame: number) => replay(r, segment, frame, (anchor) => new LiveMirror(decodeSnapshot(anchor))) as LiveMirror;
 let rec: Recording;
 let truth: SlubSnapshot;
 
@@ -16,7 +20,7 @@ beforeAll(async () => {
   // Four frames of a few dozen operations on two CPUs, remote frees included.
   const w = api.createWorld({ cpus: 2, objectSize: 512, fastpath: 'cmpxchg', bulkFree: 'detached', seed: 1, arenaBytes: 1 << 20 }, false);
   try {
-    rec = { ncpus: 2, workload: 'script', segments: [{ anchor: api.snapshot(w), frames: [] }] };
+    rec = { view: 'slub', ncpus: 2, workload: 'script', segments: [{ anchor: api.snapshot(w), frames: [] }] };
     const held: [number, number][] = [];
     for (let frame = 0; frame < 4; frame++) {
       for (let i = 0; i < 30; i++) {
@@ -62,11 +66,15 @@ describe('recordings', () => {
   });
 
   it('refuses a damaged or foreign file with a reason, whatever the damage', () => {
+    const back = (b: Uint8Array) => decodeRecording(b);
     const bytes = encodeRecording(rec);
     expect(() => decodeRecording(new TextEncoder().encode('{"not": "a recording"}'))).toThrow(/does not start with "SLRC"/);
     const v = new DataView(bytes.buffer.slice(0));
     v.setUint32(4, 9, true);
-    expect(() => decodeRecording(v.buffer)).toThrow(/version 9; this slablab reads version 1/);
+    expect(() => decodeRecording(v.buffer)).toThrow(/version 9; this slablab reads version 2/);
+    // A recording names its view: another view's is refused with where to open it.
+    expect(() => decodeRecording(bytes, 'percpu')).toThrow(/recorded by the "slub" view; open it there \(this is the "percpu" view\)/);
+    expect(back(bytes).view).toBe('slub');
     const w = new DataView(bytes.buffer.slice(0));
     w.setUint32(8, 32, true);
     expect(() => decodeRecording(w.buffer)).toThrow(/events are 32 bytes/);

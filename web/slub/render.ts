@@ -7,7 +7,7 @@
 
 import type { Layout } from './layout';
 import type { ObjRef } from './script';
-import { NEXT_CORRUPT, NONE32, SlabList, type SlubSnapshot } from './snapshot';
+import { NEXT_CORRUPT, NONE32, ObjState, SlabList, type SlubSnapshot } from './snapshot';
 
 export const COLORS = {
   background: '#0f1420',
@@ -26,9 +26,9 @@ export const COLORS = {
   corrupt: '#ff2d55',
 } as const;
 
-/** Colour of each object state (ObjState order). */
-export const STATE_COLORS = [COLORS.slabFree, COLORS.cpuFree, COLORS.allocated, COLORS.poison, COLORS.redzone, COLORS.dup] as const;
-export const STATE_NAMES = ['on the slab freelist', 'on a CPU freelist', 'allocated', 'poisoned (overwritten while free)', 'red zone overwritten', 'handed out twice'] as const;
+/** Colour of each object state (ObjState order; NO_OBJECT, past a fallback slab's objects, is not drawn). */
+export const STATE_COLORS = [COLORS.slabFree, COLORS.cpuFree, COLORS.allocated, COLORS.poison, COLORS.redzone, COLORS.dup, COLORS.detached] as const;
+export const STATE_NAMES = ['on the slab freelist', 'on a CPU freelist', 'allocated', 'poisoned (overwritten while free)', 'red zone overwritten', 'handed out twice', 'in flight (a free is pushing it)'] as const;
 
 export interface Overlay {
   selected: { slab: number; index: number } | null;
@@ -38,6 +38,10 @@ export interface Overlay {
   detached: ObjRef[] | null;
   /** Draw freelist arrows for every slab (detailed) or only the selected one. */
   arrows: 'all' | 'selected';
+  /** Draw the full slabs (on no list), or only count them. */
+  showFull: boolean;
+  /** Force the compact drawing (free-running mode); else chosen from the number of slabs. */
+  compact?: boolean;
 }
 
 export const refKey = (pfn: number, index: number) => `${pfn}:${index}`;
@@ -56,7 +60,8 @@ function arc(ctx: CanvasRenderingContext2D, x0: number, x1: number, y: number, u
 }
 
 export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: Layout, o: Overlay): void {
-  const objects = s.geometry.objects;
+  /** A slab's own object count: its strip, slots and chains end there. */
+  const objectsOf = (slab: number) => s.slab.objects[slab] ?? 0;
   ctx.textBaseline = 'top';
 
   // Lanes and section titles.  The lanes tile the canvas (a full-canvas clear
@@ -89,6 +94,7 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
     for (const b of l.boxes) {
       const first = s.slab.firstObj[b.slab] ?? 0;
       const gap = b.slotW > 4 ? 1 : 0;
+      const objects = objectsOf(b.slab);
       for (let i = 0; i < objects; i++)
         if (s.obj.state[first + i] === st) ctx.fillRect(b.x + i * b.slotW, b.stripY, b.slotW - gap, b.stripH);
     }
@@ -102,13 +108,15 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
       const frozen = s.slab.frozen[i] ? ' frozen' : '';
       const role = b.role === 'cpu-slab' ? 'CPU slab' : b.role === 'cpu-partial' ? 'partial' : b.role === 'node-partial' ? 'node' : 'full';
       ctx.fillStyle = COLORS.dim;
-      ctx.fillText(`${role} pfn ${s.slab.pfn[i]} · ${s.slab.inuse[i]}/${s.slab.objects[i]}${frozen}`, b.x, b.y + 2, objects * b.slotW + 8);
+      const order = s.slab.order[i] === s.geometry.order ? '' : ` · order ${s.slab.order[i]}`;
+      ctx.fillText(`${role} pfn ${s.slab.pfn[i]} · ${s.slab.inuse[i]}/${s.slab.objects[i]}${order}${frozen}`, b.x, b.y + 2, s.geometry.objects * b.slotW + 8);
     }
   }
 
   // Freelist arrows.
   const chain = (b: (typeof l.boxes)[number], head: number, up: boolean) => {
     const first = s.slab.firstObj[b.slab] ?? 0;
+    const objects = objectsOf(b.slab);
     const y = up ? b.stripY - 1 : b.stripY + b.stripH + 1;
     let at = head;
     for (let n = 0; at !== NONE32 && at < objects && n < objects; n++) {
@@ -180,14 +188,14 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
   if (o.marked.size) {
     ctx.strokeStyle = COLORS.detached;
     for (const b of l.boxes)
-      for (let i = 0; i < objects; i++)
+      for (let i = 0; i < objectsOf(b.slab); i++)
         if (o.marked.has(refKey(s.slab.pfn[b.slab] ?? 0, i))) ctx.strokeRect(b.x + i * b.slotW + 1, b.stripY + 1, b.slotW - 3, b.stripH - 2);
   }
   if (o.selected) {
     const b = l.boxes[l.boxOf[o.selected.slab] ?? -1];
     if (b) {
       ctx.strokeStyle = COLORS.selected;
-      if (o.selected.index < 0) ctx.strokeRect(b.x - 3, b.stripY - 3, objects * b.slotW + 5, b.stripH + 6);
+      if (o.selected.index < 0) ctx.strokeRect(b.x - 3, b.stripY - 3, objectsOf(o.selected.slab) * b.slotW + 5, b.stripH + 6);
       else ctx.strokeRect(b.x + o.selected.index * b.slotW, b.stripY - 1, b.slotW - 1, b.stripH + 2);
     }
   }
@@ -199,13 +207,13 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
  * fillRects rather than 16k.
  */
 function paintCompactSlots(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: Layout): void {
-  const objects = s.geometry.objects;
   const runs: number[][] = STATE_COLORS.map(() => []);
   for (const b of l.boxes) {
     const first = s.slab.firstObj[b.slab] ?? 0;
+    const objects = s.slab.objects[b.slab] ?? 0;
     let i = 0;
     while (i < objects) {
-      const st = s.obj.state[first + i] ?? 2;
+      const st = s.obj.state[first + i] ?? ObjState.ALLOCATED;
       let j = i + 1;
       while (j < objects && s.obj.state[first + j] === st) j++;
       runs[st]?.push(b.x + i * b.slotW, b.stripY, (j - i) * b.slotW, b.stripH);

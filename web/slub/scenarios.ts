@@ -2,10 +2,13 @@
 // driver script for the chosen CPU count (the number of objects per slab
 // depends on it, as calculate_order makes it) with one caption per
 // operation.  Objects are named symbolically ("the 3rd object op 2
-// allocated"), resolved to places by the session, so the stories stay
-// deterministic and linkable: the same URL always shows the same states.
+// allocated"), resolved to places by the model adapter (worker.ts), so the
+// stories stay deterministic and linkable: the same URL always shows the
+// same states.
 
+import type { Scenario as LabScenario, Story as LabStory } from '../lab/view';
 import type { WorldConfig } from './protocol';
+import type { KernelParams } from './slub-api';
 import { PreemptPoint, type AnyRef, type Script, type ScriptOp } from './script';
 import type { BulkForm, Fastpath } from './snapshot';
 
@@ -15,24 +18,17 @@ export interface StoryContext {
   objects: number;
 }
 
-export interface Story {
-  script: Script<AnyRef>;
-  /** One caption per op. */
-  captions: string[];
-  intro: string;
-  /** Said at the end; may mention figures the page fills in. */
-  outro: string;
-}
+export type Story = LabStory<Script<AnyRef>>;
 
-export interface Scenario {
-  id: string;
-  title: string;
+export interface Scenario extends LabScenario<Script<AnyRef>, StoryContext> {
   objectSize: number;
   defaultFastpath: Fastpath;
   defaultBulk: BulkForm;
-  /** The variant switch the story invites (shown as a button at the end). */
-  contrast?: { fastpath?: Fastpath; bulkFree?: BulkForm; label: string };
-  build(ctx: StoryContext): Story;
+  /**
+   * The variant switch the story invites (shown as a button at the end), and
+   * the fast paths its side by side shows (default: this one and the story's).
+   */
+  contrast?: { fastpath?: Fastpath; bulkFree?: BulkForm; label: string; sideBySide?: readonly Fastpath[] };
 }
 
 const sym = (allocOf: number, nth = 0): AnyRef => ({ allocOf, nth });
@@ -78,20 +74,24 @@ const whyTid: Scenario = {
   objectSize: 512,
   defaultFastpath: 'cmpxchg',
   defaultBulk: 'detached',
-  contrast: { fastpath: 'plain', label: 'Replay with the RFC\'s plain writes' },
+  contrast: { fastpath: 'plain', label: 'Replay with the RFC\'s plain writes', sideBySide: ['cmpxchg', 'plain', 'rt'] },
   build() {
     const b = new StoryBuilder();
     b.op({ kind: 'alloc', cpu: 0 }, 'Set-up: CPU 0 gets a CPU slab (slow path).');
     b.op({ kind: 'alloc', cpu: 0 }, 'A plain fast-path alloc, for reference.');
     const hit = b.op(
       { kind: 'alloc', cpu: 0 },
-      'CPU 0 allocates again. Micro-step into it: it has read tid, the head object X and X\'s next pointer Y; an interrupt arrives before the cmpxchg, and the handler allocates on the same CPU, taking X.',
+      'CPU 0 allocates again. Micro-step into it: it has read tid, the head object X and X\'s next pointer Y; an interrupt arrives before the cmpxchg (with rt: before local_lock is taken), and the handler allocates on the same CPU, taking X.',
     );
     b.irqs.push({ atOp: hit, point: PreemptPoint.ALLOC_BEFORE_CAS, nth: 0, handler: { kind: 'alloc' } });
-    b.op({ kind: 'alloc', cpu: 0 }, 'Back in the interrupted code the outcome depends on the variant. With cmpxchg, tid had moved on, the cmpxchg failed and the alloc retried (one CMPXCHG_DOUBLE_CPU_FAIL), so everyone got a different object. With plain writes the stale head X was handed out a second time, and the checker reports the corrupt freelist.');
+    b.op(
+      { kind: 'alloc', cpu: 0 },
+      'Back in the interrupted code the outcome depends on the variant. With cmpxchg, tid had moved on, the cmpxchg failed and the alloc retried (one CMPXCHG_DOUBLE_CPU_FAIL), so everyone got a different object. With plain writes the stale head X was handed out a second time, and the checker reports the corrupt freelist. ' +
+        'With rt (PREEMPT_RT) there is no lockless fast path: there local_lock_irqsave does not disable interrupts, so a lockless fast path in an interrupt handler could run inside a slow path that holds the lock; every alloc therefore runs ___slab_alloc under the CPU\'s local_lock (and do_slab_free takes it too). The interrupted alloc took the lock after the handler had finished and read the freelist again under it: it got Y, with no retry.',
+    );
     return b.story(
       'Seed 001 asked whether SLUB\'s fast path could use plain writes instead of this_cpu_cmpxchg_double. Here an interrupt lands between reading the freelist and the cmpxchg.',
-      'The tid is a sequence number for the CPU\'s freelist: a handler that ran in between changes it, so the interrupted cmpxchg cannot succeed on stale data. Plain writes have no such check.',
+      'The tid is a sequence number for the CPU\'s freelist: a handler that ran in between changes it, so the interrupted cmpxchg cannot succeed on stale data. Plain writes have no such check. PREEMPT_RT writes plainly too, but only under the CPU\'s local_lock: the lock, not the tid, keeps the freelist whole there.',
     );
   },
 };
@@ -156,7 +156,7 @@ const bulkFree: Scenario = {
   objectSize: 512,
   defaultFastpath: 'cmpxchg',
   defaultBulk: 'detached',
-  contrast: { bulkFree: 'fallback', label: 'Replay with the fallback (one free per object)' },
+  contrast: { bulkFree: 'generic', label: 'Replay with the generic loop (one free per object)' },
   build({ objects: n }) {
     const b = new StoryBuilder();
     const all = b.op({ kind: 'allocBulk', cpu: 0, count: 2 * n }, `CPU 0 bulk-allocates ${2 * n} objects: two whole slabs.`);
@@ -182,7 +182,7 @@ export function scenarioById(id: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.id === id);
 }
 
-/** The world a scenario runs in. */
-export function scenarioConfig(s: Scenario | undefined, cpus: number, fastpath: Fastpath, bulkFree: BulkForm): WorldConfig {
-  return { cpus, objectSize: s?.objectSize ?? 512, fastpath, bulkFree, seed: 1, arenaBytes: 4 << 20 };
+/** The world a scenario (or the sandbox: none) runs in, under `kernel`'s boot parameters and options if any. */
+export function scenarioConfig(s: Scenario | undefined, cpus: number, fastpath: Fastpath, bulkFree: BulkForm, kernel?: KernelParams): WorldConfig {
+  return { cpus, objectSize: s?.objectSize ?? 512, fastpath, bulkFree, seed: 1, arenaBytes: 4 << 20, ...(kernel ? { kernel } : {}) };
 }

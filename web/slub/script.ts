@@ -6,11 +6,47 @@
 //
 // Objects are named by place, (slab pfn, object index), as in the driver.  A
 // scenario written before anything ran names an object symbolically instead
-// ("the 2nd object operation 3 allocated"); the session resolves those to
-// places by running the prefix (session.ts).
+// ("the 2nd object operation 3 allocated"); the model adapter resolves those
+// to places by running the prefix (worker.ts).
+//
+// Tuning operations are the sysfs writes of a running cache (min_partial,
+// cpu_partial, shrink) and the page allocator running short (new slabs
+// fall back to the cache's lower order).  The driver does not run them: the
+// model adapter runs them between its driver calls (worker.ts), so they
+// replay, step and go in the URL as the others do.  They act as CPU 0 and
+// have no preemption point, so no interrupt can be aimed at one.
+//
+// Script text, the form a hand-made script takes in the URL (`ops=`):
+// operations joined by '.', interrupts after them, e.g.
+//   a0.a0.f1-12-3.b0-8.F0-12-4-12-5.x1.z1.m2.s.i2-1-0-a
+//   a<cpu>                 alloc           f<cpu>-<pfn>-<index>     free
+//   b<cpu>-<n>             bulk alloc      F<cpu>-<pfn>-<index>...  bulk free
+//   x<cpu>                 flush           i<op>-<point>-<nth>-a | i<op>-<point>-<nth>-f-<pfn>-<index>
+//   m<n>                   min_partial = n c<n>                     cpu_partial = n objects
+//   s                      shrink          z1 | z0                  the page allocator runs short | has its pages back
+// (only unreserved URL characters, so it is never percent-encoded).
 
-export type OpKind = 'alloc' | 'free' | 'allocBulk' | 'freeBulk' | 'flush';
-const KIND_CODE: Record<OpKind, number> = { alloc: 1, free: 2, allocBulk: 3, freeBulk: 4, flush: 5 };
+import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
+
+/** What the driver runs (sl_sched_kind). */
+export type DriverKind = 'alloc' | 'free' | 'allocBulk' | 'freeBulk' | 'flush';
+/** What the model adapter runs between driver calls: sysfs writes and the page allocator running short. */
+export type TuneKind = 'minPartial' | 'cpuPartial' | 'shrink' | 'zoneShort';
+export type OpKind = DriverKind | TuneKind;
+const KIND_CODE: Record<DriverKind, number> = { alloc: 1, free: 2, allocBulk: 3, freeBulk: 4, flush: 5 };
+/**
+ * The operation codes a tuning operation's OP_BEGIN/OP_END carry (the model
+ * adapter writes those brackets around its events: worker.ts), after the
+ * driver's.
+ */
+export const TUNE_OPCODE: Record<TuneKind, number> = { minPartial: 6, cpuPartial: 7, shrink: 8, zoneShort: 9 };
+const TUNE_KINDS = Object.keys(TUNE_OPCODE) as TuneKind[];
+/** The largest min_partial or cpu_partial a script writes. */
+export const TUNE_MAX = 65535;
+
+export function isTune(kind: OpKind): kind is TuneKind {
+  return kind in TUNE_OPCODE;
+}
 
 export interface ObjRef {
   pfn: number;
@@ -32,6 +68,8 @@ export interface ScriptOp<R extends AnyRef = ObjRef> {
   cpu: number;
   /** allocBulk: objects to take. */
   count?: number;
+  /** minPartial, cpuPartial: the value written; zoneShort: 1 runs the page allocator short, 0 gives its pages back. */
+  value?: number;
   /** free: one object; freeBulk: the array p[] in order. */
   refs?: R[];
 }
@@ -39,8 +77,8 @@ export interface ScriptOp<R extends AnyRef = ObjRef> {
 /** Preemption point ids (SL_SLUB_PP_* in slub.h). */
 export const PreemptPoint = { ALLOC_BEFORE_CAS: 1, FREE_BEFORE_CAS: 2, SLAB_FREE: 3, BULK_GROUP: 4 } as const;
 export const POINT_TEXT: Record<number, string> = {
-  1: 'slab_alloc_node: tid, freelist and the next object are read; the cmpxchg comes next',
-  2: 'do_slab_free: tid and freelist are read, the free pointer is set; the cmpxchg comes next',
+  1: 'slab_alloc_node: tid, freelist and the next object are read; the cmpxchg comes next (rt: local_lock, then ___slab_alloc)',
+  2: 'do_slab_free: tid and freelist are read, the free pointer is set; the cmpxchg comes next (rt: nothing written yet; local_lock, then the CPU slab is checked again)',
   3: '__slab_free: about to read the slab freelist and counters',
   4: 'kmem_cache_free_bulk: a detached freelist is built; its one free comes next',
 };
@@ -62,11 +100,65 @@ export interface Script<R extends AnyRef = ObjRef> {
 
 export const MAX_IRQS = 8;
 export const MAX_BULK = 1024;
+/** Operations a script may hold. */
+export const MAX_OPS = 1 << 20;
+const OP_KINDS = [...(Object.keys(KIND_CODE) as DriverKind[]), ...TUNE_KINDS];
+
+function checkRef(raw: unknown, what: string): AnyRef {
+  const r = checkRecord(what, raw);
+  if ('allocOf' in r) return { allocOf: checkWhole(`${what}'s allocOf`, r.allocOf, 0, MAX_OPS), nth: checkWhole(`${what}'s nth`, r.nth, 0, MAX_BULK) };
+  return { pfn: checkWhole(`${what}'s pfn`, r.pfn, 0, 0xffffffff), index: checkWhole(`${what}'s index`, r.index, 0, 0xffff) };
+}
+
+/** An operation (or a handler, which has no CPU of its own) from a request, checked. */
+function checkOp(raw: unknown, what: string, cpus: number | null): ScriptOp<AnyRef> {
+  const o = checkRecord(what, raw);
+  const kind = checkOneOf(`${what}'s kind`, o.kind, OP_KINDS);
+  if (cpus === null && isTune(kind)) throw new BadRequest(`${what} cannot be ${kind}: an interrupt handler writes no sysfs file`);
+  const op: ScriptOp<AnyRef> = { kind, cpu: cpus === null ? 0 : checkWhole(`${what}'s cpu`, o.cpu, 0, cpus - 1) };
+  if (isTune(kind) && op.cpu !== 0) throw new BadRequest(`${what} is ${kind}, which acts as CPU 0, not CPU ${op.cpu}`);
+  if (kind === 'minPartial' || kind === 'cpuPartial') op.value = checkWhole(`${what}'s value`, o.value, 0, TUNE_MAX);
+  if (kind === 'zoneShort') op.value = checkWhole(`${what}'s value`, o.value, 0, 1);
+  if (kind === 'allocBulk') op.count = checkWhole(`${what}'s count`, o.count, 1, MAX_BULK);
+  if (kind === 'free' || kind === 'freeBulk') {
+    const max = kind === 'free' ? 1 : MAX_BULK;
+    if (!Array.isArray(o.refs) || o.refs.length < 1 || o.refs.length > max)
+      throw new BadRequest(`${what} must name ${kind === 'free' ? 'one object' : `1 to ${MAX_BULK} objects`} in refs`);
+    op.refs = o.refs.map((r, k) => checkRef(r, `${what}'s object ${k + 1}`));
+  }
+  return op;
+}
+
+/** A script from a request, checked: known kinds, CPUs below `cpus`, counts and objects in range. */
+export function checkScript(raw: unknown, cpus: number): Script<AnyRef> {
+  const s = checkRecord('script', raw);
+  if (!Array.isArray(s.ops) || !Array.isArray(s.irqs)) throw new BadRequest('script must hold an ops and an irqs array');
+  if (s.ops.length > MAX_OPS) throw new BadRequest(`script has ${s.ops.length} operations, at most ${MAX_OPS}`);
+  if (s.irqs.length > MAX_IRQS) throw new BadRequest(`script has ${s.irqs.length} interrupts, at most ${MAX_IRQS}`);
+  if (s.irqs.length && !s.ops.length) throw new BadRequest('script has interrupts but no operation to interrupt');
+  const ops = s.ops.map((o, i) => checkOp(o, `op ${i + 1}`, cpus));
+  const irqs = s.irqs.map((raw, i): ScriptIrq<AnyRef> => {
+    const what = `interrupt ${i + 1}`;
+    const q = checkRecord(what, raw);
+    const { kind, count, refs } = checkOp(q.handler, `${what}'s handler`, null);
+    const atOp = checkWhole(`${what}'s atOp`, q.atOp, 0, ops.length - 1);
+    const target = ops[atOp];
+    if (target && isTune(target.kind)) throw new BadRequest(`${what} interrupts op ${atOp + 1}, ${target.kind}, which has no preemption point`);
+    return {
+      atOp,
+      point: checkWhole(`${what}'s point`, q.point, 0, 0xffff),
+      nth: checkWhole(`${what}'s nth`, q.nth, 0, 0xffff),
+      handler: { kind, ...(count === undefined ? {} : { count }), ...(refs === undefined ? {} : { refs }) },
+    };
+  });
+  return { ops, irqs };
+}
 
 /** The driver's binary records for ops[0..nops) and the interrupts aimed at them. */
 export function encodeScript(s: Script, nops: number): { ops: Uint8Array; refs: Uint8Array; irqs: Uint8Array } {
   const refs: number[] = [];
   const op = (o: Omit<ScriptOp, 'cpu'>, cpu: number, dv: DataView, at: number) => {
+    if (isTune(o.kind)) throw new Error(`${o.kind} is not a driver operation: the model adapter runs it`);
     dv.setUint8(at, KIND_CODE[o.kind]);
     dv.setUint8(at + 1, cpu);
     dv.setUint16(at + 2, o.kind === 'allocBulk' ? (o.count ?? 0) : o.kind === 'freeBulk' ? (o.refs?.length ?? 0) : 0, true);
@@ -106,6 +198,14 @@ export function describeOp(o: ScriptOp<AnyRef>): string {
       return `bulk free of ${o.refs?.length ?? 0} on CPU ${o.cpu}`;
     case 'flush':
       return `flush CPU ${o.cpu}`;
+    case 'minPartial':
+      return `set min_partial to ${o.value ?? 0}`;
+    case 'cpuPartial':
+      return `set cpu_partial to ${o.value ?? 0} objects`;
+    case 'shrink':
+      return 'shrink the cache';
+    case 'zoneShort':
+      return o.value ? 'make the page allocator run short' : 'give the page allocator its pages back';
   }
 }
 
@@ -150,4 +250,87 @@ export function detachedGroups(input: readonly ObjRef[]): DetachedGroup[] {
     groups.push({ chain });
   }
   return groups;
+}
+
+const OP_RE = /^([abfFx])(\d)((?:-\d{1,9})*)$/;
+const TUNE_RE = /^(?:([mcz])(\d{1,5})|s)$/;
+const IRQ_RE = /^i(\d{1,6})-(\d)-(\d{1,4})-(a|f-\d{1,9}-\d{1,6})$/;
+
+/** Parses script text (the URL's `ops=`); every CPU must be below `cpus`. */
+export function parseScript(text: string, cpus: number): { ok: true; script: Script } | { ok: false; error: string } {
+  const script: Script = { ops: [], irqs: [] };
+  if (text === '') return { ok: true, script };
+  if (text.length > 20_000) return { ok: false, error: 'too long' };
+  for (const part of text.split('.')) {
+    const irq = IRQ_RE.exec(part);
+    if (irq) {
+      const [, at, point, nth, h] = irq;
+      const handler: ScriptIrq['handler'] =
+        h === 'a' ? { kind: 'alloc' } : { kind: 'free', refs: [{ pfn: Number(h?.split('-')[1]), index: Number(h?.split('-')[2]) }] };
+      if (Number(at) >= script.ops.length) return { ok: false, error: `interrupt "${part}" names op ${at}, which does not exist yet` };
+      if (isTune(script.ops[Number(at)]?.kind ?? 'alloc')) return { ok: false, error: `interrupt "${part}" names op ${at}, a tuning operation, which has no preemption point` };
+      if (script.irqs.length >= MAX_IRQS) return { ok: false, error: `at most ${MAX_IRQS} interrupts` };
+      script.irqs.push({ atOp: Number(at), point: Number(point), nth: Number(nth), handler });
+      continue;
+    }
+    const tune = TUNE_RE.exec(part);
+    if (tune) {
+      const [, k, v] = tune;
+      const value = Number(v);
+      if (k === undefined) script.ops.push({ kind: 'shrink', cpu: 0 });
+      else if (k === 'z' && value > 1) return { ok: false, error: `"${part}" must be z1 (the page allocator runs short) or z0 (its pages back)` };
+      else if (value > TUNE_MAX) return { ok: false, error: `"${part}" writes more than ${TUNE_MAX}` };
+      else script.ops.push({ kind: k === 'm' ? 'minPartial' : k === 'c' ? 'cpuPartial' : 'zoneShort', cpu: 0, value });
+      continue;
+    }
+    const m = OP_RE.exec(part);
+    if (!m) return { ok: false, error: `"${part}" is not an operation` };
+    const [, k, c, rest] = m;
+    const cpu = Number(c);
+    if (cpu >= cpus) return { ok: false, error: `"${part}" names CPU ${cpu}, there are ${cpus}` };
+    const nums = (rest ?? '').split('-').slice(1).map(Number);
+    const refs = (): ObjRef[] => {
+      const out: ObjRef[] = [];
+      for (let i = 0; i + 1 < nums.length; i += 2) out.push({ pfn: nums[i] ?? 0, index: nums[i + 1] ?? 0 });
+      return out;
+    };
+    let op: ScriptOp | null = null;
+    if (k === 'a' && nums.length === 0) op = { kind: 'alloc', cpu };
+    else if (k === 'x' && nums.length === 0) op = { kind: 'flush', cpu };
+    else if (k === 'b' && nums.length === 1 && (nums[0] ?? 0) >= 1 && (nums[0] ?? 0) <= MAX_BULK) op = { kind: 'allocBulk', cpu, count: nums[0] ?? 1 };
+    else if (k === 'f' && nums.length === 2) op = { kind: 'free', cpu, refs: refs() };
+    else if (k === 'F' && nums.length >= 2 && nums.length % 2 === 0 && nums.length / 2 <= MAX_BULK) op = { kind: 'freeBulk', cpu, refs: refs() };
+    if (!op) return { ok: false, error: `"${part}" has the wrong numbers for its kind` };
+    script.ops.push(op);
+  }
+  return { ok: true, script };
+}
+
+/** The text form of a script (parseScript reads it back). */
+export function scriptToText(s: Script): string {
+  const r = (refs: ObjRef[] | undefined) => (refs ?? []).map((x) => `-${x.pfn}-${x.index}`).join('');
+  const ops = s.ops.map((o) => {
+    switch (o.kind) {
+      case 'alloc':
+        return `a${o.cpu}`;
+      case 'flush':
+        return `x${o.cpu}`;
+      case 'allocBulk':
+        return `b${o.cpu}-${o.count ?? 1}`;
+      case 'free':
+        return `f${o.cpu}${r(o.refs)}`;
+      case 'freeBulk':
+        return `F${o.cpu}${r(o.refs)}`;
+      case 'minPartial':
+        return `m${o.value ?? 0}`;
+      case 'cpuPartial':
+        return `c${o.value ?? 0}`;
+      case 'shrink':
+        return 's';
+      case 'zoneShort':
+        return `z${o.value ? 1 : 0}`;
+    }
+  });
+  const irqs = s.irqs.map((q) => `i${q.atOp}-${q.point}-${q.nth}-${q.handler.kind === 'alloc' ? 'a' : `f${r(q.handler.refs)}`}`);
+  return [...ops, ...irqs].join('.');
 }

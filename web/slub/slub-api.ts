@@ -3,7 +3,9 @@
 // It runs where the module runs: in the bridge worker, and under Node in the
 // vitest tests (the slablab-node build).  Objects cross as (pfn, index) pairs.
 
+import { CoreError } from '../core/core-api';
 import { EVENT_SIZE } from '../core/events.generated';
+import { copyOut, drainRings, readSized } from '../core/heap-io';
 import type { WorldConfig } from './protocol';
 import type { Script } from './script';
 import { encodeScript } from './script';
@@ -19,7 +21,7 @@ export interface SlubModule {
   _sl_api_slub_last_error(): number;
   _sl_api_slub_world_create(
     arena: number, ncpus: number, objectSize: number, align: number, flags: number,
-    fastpath: number, bulkFree: number, track: number, seed: number,
+    fastpath: number, bulkFree: number, track: number, seed: number, kernel?: number,
   ): number;
   _sl_api_slub_world_destroy(w: number): void;
   _sl_api_slub_scratch(w: number, cpu: number): number;
@@ -33,7 +35,14 @@ export interface SlubModule {
   _sl_api_slub_stat(w: number, cpu: number, i: number): number;
   _sl_api_slub_validate(w: number): number;
   _sl_api_slub_validate_message(w: number): number;
-  _sl_api_slub_geometry(objectSize: number, align: number, flags: number, ncpus: number, out: number): number;
+  _sl_api_slub_geometry(objectSize: number, align: number, flags: number, ncpus: number, out: number, kernel?: number): number;
+  _sl_api_slub_set_min_partial(w: number, minPartial: number): number;
+  _sl_api_slub_set_cpu_partial(w: number, objects: number): number;
+  _sl_api_slub_shrink(w: number): number;
+  _sl_api_slub_fragment(w: number, on: number): number;
+  _sl_api_slub_stat_count(): number;
+  _sl_api_slub_stat_kernel_count(): number;
+  _sl_api_slub_stat_name(i: number): number;
   _sl_api_slub_run(
     w: number, ops: number, nops: number, refs: number, nrefs: number, irqs: number, nirqs: number,
     stopAt: number, snapBuf: number, snapCap: number, results: number, out: number,
@@ -48,13 +57,10 @@ export interface SlubModule {
   _sl_api_bench_bulk(form: number, bulk: number, loops: number, onThread: number): number;
 }
 
-/** A C function returned an sl_err. */
-export class SlubError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
+/** A C function returned an sl_err (a CoreError: the bridge answers it with code 'core-error'). */
+export class SlubError extends CoreError {
+  constructor(code: number, message: string) {
+    super(code, message);
     this.name = 'SlubError';
   }
 }
@@ -72,6 +78,34 @@ export interface RunResult {
 
 const SNAP_START = 1 << 16;
 
+/**
+ * The kernel a world's cache lives in (sl_slub_kernel): boot parameters and build options.
+ * Left out: the default (no boot parameter; CONFIG_NR_CPUS = the world's CPUs; CONFIG_PREEMPTION).
+ */
+export interface KernelParams {
+  /** slub_min_order= (0..10). */
+  minOrder?: number;
+  /** slub_max_order= (clamped to 10 as the kernel does). */
+  maxOrder?: number;
+  /** slub_min_objects= (0: derived from the CPU count). */
+  minObjects?: number;
+  /** CONFIG_NR_CPUS, at least the world's CPUs, at most 8192: TID_STEP = roundup_pow_of_two of it. */
+  nrCpus?: number;
+  /** A kernel without CONFIG_PREEMPTION: TID_STEP 1. */
+  noPreempt?: boolean;
+}
+
+/** The five u32 words world_create and geometry take (docs/snapshot-format.md, "Bridge API"). */
+export function kernelWords(k: KernelParams): Uint32Array {
+  return Uint32Array.of(k.minOrder ?? 0, k.maxOrder ?? 0xffffffff, k.minObjects ?? 0, k.nrCpus ?? 0, k.noPreempt ? 1 : 0);
+}
+
+/** The counters' sysfs names (sl_slub_stat_name): the kernel's, in its order, and the model's own. */
+export interface StatNames {
+  kernel: string[];
+  model: string[];
+}
+
 export class SlubApi {
   constructor(readonly m: SlubModule) {}
 
@@ -79,11 +113,12 @@ export class SlubApi {
     return this.m.UTF8ToString(this.m._sl_api_strerror(err));
   }
 
-  createWorld(c: WorldConfig, track = true): number {
-    const w = this.m._sl_api_slub_world_create(
+  /** A world of one cache; `kernel` gives its boot parameters and kernel options. */
+  createWorld(c: WorldConfig, track = true, kernel?: KernelParams): number {
+    const w = this.withKernel(kernel, (k) => this.m._sl_api_slub_world_create(
       c.arenaBytes, c.cpus, c.objectSize, 0, 0, FASTPATHS.indexOf(c.fastpath), BULK_FORMS.indexOf(c.bulkFree),
-      track ? 1 : 0, c.seed,
-    );
+      track ? 1 : 0, c.seed, k,
+    ));
     if (!w) {
       const e = this.m._sl_api_slub_last_error();
       throw new SlubError(e, `could not create a SLUB world: ${this.strerror(e)}`);
@@ -95,32 +130,80 @@ export class SlubApi {
     this.m._sl_api_slub_world_destroy(w);
   }
 
-  /** Objects per slab and the other figures for a cache of this size on `cpus` CPUs. */
-  geometry(objectSize: number, cpus: number): number[] {
+  /**
+   * Objects per slab and the other figures for a cache of this size on `cpus` CPUs (the
+   * sl_slub_geometry fields in order, the last two the fallback order and its objects), under
+   * `kernel`'s boot parameters.
+   */
+  geometry(objectSize: number, cpus: number, kernel?: KernelParams): number[] {
     const out = this.m._malloc(64);
     try {
-      const rc = this.m._sl_api_slub_geometry(objectSize, 0, 0, cpus, out);
+      const rc = this.withKernel(kernel, (k) => this.m._sl_api_slub_geometry(objectSize, 0, 0, cpus, out, k));
       if (rc !== 0) throw new SlubError(rc, `no SLUB geometry for ${objectSize}-byte objects: ${this.strerror(rc)}`);
-      return Array.from(new Uint32Array(this.copy(out, 48).buffer));
+      return Array.from(new Uint32Array(this.copy(out, 56).buffer));
     } finally {
       this.m._free(out);
     }
   }
 
+  /** sysfs min_partial: empty slabs are discarded once the node list holds this many. */
+  setMinPartial(w: number, minPartial: number): void {
+    this.check(this.m._sl_api_slub_set_min_partial(w, minPartial), `min_partial ${minPartial}`);
+  }
+
+  /** sysfs cpu_partial (objects; recomputes cpu_partial_slabs and flushes every CPU). A debug cache takes 0 only. */
+  setCpuPartial(w: number, objects: number): void {
+    this.check(this.m._sl_api_slub_set_cpu_partial(w, objects), `cpu_partial ${objects}`);
+  }
+
+  /** sysfs shrink: flush every CPU, discard empty slabs, sort the node list. True if slabs remain. */
+  shrink(w: number): boolean {
+    const rc = this.m._sl_api_slub_shrink(w);
+    this.check(rc, 'shrink');
+    return rc === 1;
+  }
+
+  /**
+   * Makes the world's page allocator run short of blocks above order 0 (every other free page
+   * held), so new slabs of a higher order fall back to the cache's fallback order; false gives
+   * the pages back.  Returns how many pages are held.
+   */
+  fragment(w: number, on: boolean): number {
+    const rc = this.m._sl_api_slub_fragment(w, on ? 1 : 0);
+    this.check(rc, on ? 'fragmenting the zone' : 'releasing the held pages');
+    return rc;
+  }
+
+  /** The counters' sysfs names, the kernel's apart from the model's. */
+  statNames(): StatNames {
+    const n = this.m._sl_api_slub_stat_count();
+    const k = this.m._sl_api_slub_stat_kernel_count();
+    const names = Array.from({ length: n }, (_, i) => this.m.UTF8ToString(this.m._sl_api_slub_stat_name(i)));
+    return { kernel: names.slice(0, k), model: names.slice(k) };
+  }
+
+  private check(rc: number, what: string): void {
+    if (rc < 0) throw new SlubError(rc, `${what} refused: ${this.strerror(rc)}`);
+  }
+
+  /** Calls fn with the kernel words in module memory (0 for none). */
+  private withKernel<T>(kernel: KernelParams | undefined, fn: (ptr: number) => T): T {
+    if (!kernel) return fn(0);
+    const words = kernelWords(kernel);
+    const ptr = this.m._malloc(words.byteLength);
+    if (!ptr) throw new SlubError(-1, 'no memory for the kernel parameters');
+    try {
+      this.m.HEAPU8.set(new Uint8Array(words.buffer), ptr);
+      return fn(ptr);
+    } finally {
+      this.m._free(ptr);
+    }
+  }
+
   /** The whole state as snapshot bytes (decode with decodeSnapshot). */
   snapshot(w: number): Uint8Array {
-    let cap = SNAP_START;
-    for (;;) {
-      const buf = this.m._malloc(cap);
-      if (!buf) throw new SlubError(-1, `no memory for a ${cap}-byte snapshot`);
-      try {
-        const n = this.m._sl_api_slub_snapshot(w, buf, cap);
-        if (n >= 0) return this.copy(buf, n);
-        cap = -n;
-      } finally {
-        this.m._free(buf);
-      }
-    }
+    return readSized(this.m, SNAP_START, (buf, cap) => this.m._sl_api_slub_snapshot(w, buf, cap),
+      (what) => new SlubError(-1, `no snapshot: ${what}`));
   }
 
   /**
@@ -129,25 +212,7 @@ export class SlubApi {
    * never end.  Merge them with mergeRings.
    */
   drain(w: number, ncpus: number, limit = Infinity): Uint8Array[] {
-    const max = 4096;
-    const buf = this.m._malloc(max * EVENT_SIZE);
-    const rings: Uint8Array[] = [];
-    try {
-      for (let cpu = 0; cpu < ncpus; cpu++) {
-        const parts: Uint8Array[] = [];
-        for (let left = limit; left > 0; ) {
-          const want = Math.min(max, left);
-          const n = this.m._sl_api_slub_drain(w, cpu, buf, want);
-          if (n > 0) parts.push(this.copy(buf, n * EVENT_SIZE));
-          left -= n;
-          if (n < want) break;
-        }
-        rings.push(concat(parts));
-      }
-    } finally {
-      this.m._free(buf);
-    }
-    return rings;
+    return drainRings(this.m, ncpus, EVENT_SIZE, (cpu, out, max) => this.m._sl_api_slub_drain(w, cpu, out, max), limit);
   }
 
   validate(w: number): { rc: number; message: string } {
@@ -196,18 +261,6 @@ export class SlubApi {
 
   /** A fresh (transferable, unshared) copy of `size` bytes at `ptr`. */
   copy(ptr: number, size: number): Uint8Array {
-    const out = new Uint8Array(size);
-    out.set(this.m.HEAPU8.subarray(ptr, ptr + size));
-    return out;
+    return copyOut(this.m, ptr, size);
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
 }

@@ -13,6 +13,7 @@
 //   cpu    32 B   freelist (pfn, index), tid lo, tid hi, cpu slab pfn, partial count,
 //                 first partial pfn, cpu freelist length
 //   slab   32 B   pfn u32, order u8, list u8, cpu u8, frozen u8, objects u16, inuse u16,
+//                 (order and objects are the slab's own: a fallback slab has a lower order, fewer objects)
 //                 slab freelist head u32, next pfn on its list u32, first object record u32,
 //                 slab freelist length u16, cpu freelist length u16, position on its list u16
 //   obj    16 B   state u8, alloc cpu u8, free cpu u8, tracked u8, next index u32,
@@ -25,6 +26,8 @@ export const SNAP_VERSION = 1;
 export const NONE32 = 0xffffffff;
 /** A freelist pointer that does not name an object of its slab (a corrupt freelist). */
 export const NEXT_CORRUPT = 0xfffffffe;
+/** A slab's or an object's CPU when there is none (snapshot `cpu`, `alloc cpu`, `free cpu`). */
+export const NO_CPU = 0xff;
 
 const HDR_SIZE = 96;
 const CPU_SIZE = 32;
@@ -36,23 +39,29 @@ export const SlabList = { NONE: 0, CPU_SLAB: 1, CPU_PARTIAL: 2, NODE_PARTIAL: 3 
 export type SlabListValue = (typeof SlabList)[keyof typeof SlabList];
 
 /** Object state (snapshot `state`). */
-export const ObjState = { SLAB_FREE: 0, CPU_FREE: 1, ALLOCATED: 2, POISON_BAD: 3, REDZONE_BAD: 4, DUP: 5 } as const;
+export const ObjState = { SLAB_FREE: 0, CPU_FREE: 1, ALLOCATED: 2, POISON_BAD: 3, REDZONE_BAD: 4, DUP: 5, IN_FLIGHT: 6, NO_OBJECT: 7 } as const;
 export type ObjStateValue = (typeof ObjState)[keyof typeof ObjState];
 
-export const FASTPATHS = ['cmpxchg', 'locked', 'plain'] as const;
+/** The fast-path variants (SL_SLUB_FP_*): the kernel's cmpxchg, LOCK CMPXCHG, seed 001's plain writes, PREEMPT_RT. */
+export const FASTPATHS = ['cmpxchg', 'locked', 'plain', 'rt'] as const;
 export type Fastpath = (typeof FASTPATHS)[number];
-export const BULK_FORMS = ['detached', 'fallback'] as const;
+/** The bulk-free forms (SL_SLUB_BULK_*): detached freelists, and slab_common.c's generic per-object loop (the seeds' "fallback"). */
+export const BULK_FORMS = ['detached', 'generic'] as const;
 export type BulkForm = (typeof BULK_FORMS)[number];
 
-/** The kernel's stat_item names, in the snapshot's order (SL_SLUB_STATS in slub.h). */
+/**
+ * The counters in the snapshot's order (SL_SLUB_STATS in slub.h): the kernel's enum stat_item
+ * of 6.8-6.17 in its order (the C side's sl_slub_stat_name gives their sysfs names), then the
+ * model's own from BULK_ALLOC_CALLS on.
+ */
 export const STAT_NAMES = [
   'ALLOC_FASTPATH', 'ALLOC_SLOWPATH', 'FREE_FASTPATH', 'FREE_SLOWPATH', 'FREE_FROZEN',
   'FREE_ADD_PARTIAL', 'FREE_REMOVE_PARTIAL', 'ALLOC_FROM_PARTIAL', 'ALLOC_SLAB', 'ALLOC_REFILL',
-  'FREE_SLAB', 'CPUSLAB_FLUSH', 'DEACTIVATE_FULL', 'DEACTIVATE_EMPTY', 'DEACTIVATE_TO_HEAD',
-  'DEACTIVATE_TO_TAIL', 'DEACTIVATE_REMOTE_FREES', 'DEACTIVATE_BYPASS',
-  'CMPXCHG_DOUBLE_CPU_FAIL', 'CMPXCHG_DOUBLE_FAIL', 'CPU_PARTIAL_ALLOC', 'CPU_PARTIAL_FREE',
-  'CPU_PARTIAL_NODE', 'CPU_PARTIAL_DRAIN', 'BULK_ALLOC_CALLS', 'BULK_FREE_CALLS',
-  'BULK_FREE_CAS', 'BULK_FREE_GROUPS', 'ERRORS',
+  'ALLOC_NODE_MISMATCH', 'FREE_SLAB', 'CPUSLAB_FLUSH', 'DEACTIVATE_FULL', 'DEACTIVATE_EMPTY',
+  'DEACTIVATE_TO_HEAD', 'DEACTIVATE_TO_TAIL', 'DEACTIVATE_REMOTE_FREES', 'DEACTIVATE_BYPASS',
+  'ORDER_FALLBACK', 'CMPXCHG_DOUBLE_CPU_FAIL', 'CMPXCHG_DOUBLE_FAIL', 'CPU_PARTIAL_ALLOC',
+  'CPU_PARTIAL_FREE', 'CPU_PARTIAL_NODE', 'CPU_PARTIAL_DRAIN',
+  'BULK_ALLOC_CALLS', 'BULK_FREE_CALLS', 'BULK_FREE_CAS', 'BULK_FREE_GROUPS', 'ERRORS',
 ] as const;
 export type StatName = (typeof STAT_NAMES)[number];
 
@@ -107,10 +116,13 @@ export interface SlubSnapshot {
   nodePartial: number[];
   slab: {
     pfn: Uint32Array;
+    /** The slab's own order: the cache's, or its fallback order (ORDER_FALLBACK). */
+    order: Uint8Array;
     list: Uint8Array;
-    /** Owning CPU (CPU slab or CPU partial list), 0xff for none. */
+    /** Owning CPU (CPU slab or CPU partial list), NO_CPU for none. */
     cpu: Uint8Array;
     frozen: Uint8Array;
+    /** The slab's own object count (a fallback slab holds fewer; its records past them are NO_OBJECT). */
     objects: Uint16Array;
     inuse: Uint16Array;
     freelistHead: Uint32Array;
@@ -207,6 +219,7 @@ export function decodeSnapshot(bytes: ArrayBuffer | Uint8Array): SlubSnapshot {
 
   const slab = {
     pfn: new Uint32Array(nslabs),
+    order: new Uint8Array(nslabs),
     list: new Uint8Array(nslabs),
     cpu: new Uint8Array(nslabs),
     frozen: new Uint8Array(nslabs),
@@ -222,8 +235,9 @@ export function decodeSnapshot(bytes: ArrayBuffer | Uint8Array): SlubSnapshot {
   for (let i = 0; i < nslabs; i++) {
     const at = offSlab + SLAB_SIZE * i;
     slab.pfn[i] = v.getUint32(at, true);
+    slab.order[i] = u8[at + 4] ?? 0;
     slab.list[i] = u8[at + 5] ?? 0;
-    slab.cpu[i] = u8[at + 6] ?? 0xff;
+    slab.cpu[i] = u8[at + 6] ?? NO_CPU;
     slab.frozen[i] = u8[at + 7] ?? 0;
     slab.objects[i] = v.getUint16(at + 8, true);
     slab.inuse[i] = v.getUint16(at + 10, true);
@@ -233,6 +247,8 @@ export function decodeSnapshot(bytes: ArrayBuffer | Uint8Array): SlubSnapshot {
     slab.slabFreeCount[i] = v.getUint16(at + 24, true);
     slab.cpuFreeCount[i] = v.getUint16(at + 26, true);
     slab.position[i] = v.getUint16(at + 28, true);
+    // Drawing and words index a slab's records by its own count: it must fit its records.
+    need((slab.objects[i] ?? 0) <= geometry.objects, `slab ${slab.pfn[i]} has ${slab.objects[i]} objects, more than the ${geometry.objects} records per slab`);
   }
 
   const obj = {
@@ -260,8 +276,8 @@ export function decodeSnapshot(bytes: ArrayBuffer | Uint8Array): SlubSnapshot {
     for (let i = 0; i < nobj; i++) {
       const at = offObj + OBJ_SIZE * i;
       obj.state[i] = u8[at] ?? 0;
-      obj.allocCpu[i] = u8[at + 1] ?? 0xff;
-      obj.freeCpu[i] = u8[at + 2] ?? 0xff;
+      obj.allocCpu[i] = u8[at + 1] ?? NO_CPU;
+      obj.freeCpu[i] = u8[at + 2] ?? NO_CPU;
       obj.next[i] = v.getUint32(at + 4, true);
       obj.allocOp[i] = v.getUint32(at + 8, true);
       obj.freeOp[i] = v.getUint32(at + 12, true);
@@ -309,14 +325,24 @@ export function slabIndexOf(s: SlubSnapshot, pfn: number): number {
   return lo < s.nslabs && s.slab.pfn[lo] === pfn ? lo : -1;
 }
 
-/** Counter `name` of one CPU, or summed over all CPUs (cpu = -1). */
-export function stat(s: SlubSnapshot, name: StatName, cpu = -1): number {
-  const i = STAT_NAMES.indexOf(name);
+/** Counter i (snapshot order) of one CPU, or summed over all CPUs (cpu = -1). */
+function statAt(s: SlubSnapshot, i: number, cpu: number): number {
   if (i < 0 || i >= s.nstats) return 0;
   if (cpu >= 0) return s.stats[cpu * s.nstats + i] ?? 0;
   let sum = 0;
   for (let k = 0; k < s.ncpus; k++) sum += s.stats[k * s.nstats + i] ?? 0;
   return sum;
+}
+
+/** Counter `name` of one CPU, or summed over all CPUs (cpu = -1). */
+export function stat(s: SlubSnapshot, name: StatName, cpu = -1): number {
+  return statAt(s, STAT_NAMES.indexOf(name), cpu);
+}
+
+/** Counter i (snapshot order) as its sysfs file prints it: the total, then each CPU that counted any ("6 C0=4 C1=2"). */
+export function sysfsLine(s: SlubSnapshot, i: number): string {
+  const perCpu = s.cpus.map((c) => statAt(s, i, c.cpu)).flatMap((n, k) => (n ? [`C${k}=${n}`] : []));
+  return [String(statAt(s, i, -1)), ...perCpu].join(' ');
 }
 
 /** The slab records of the CPU partial list of `cpu`, in list order. */

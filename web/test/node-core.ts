@@ -3,7 +3,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { CoreModule } from '../core/core-api';
+import type { CoreInfo } from '../core/bridge-protocol';
+import type { LoadedCore } from '../core/bridge-server';
+import { CoreApi, type CoreModule } from '../core/core-api';
 
 const dir = fileURLToPath(new URL('../core/generated/node/', import.meta.url));
 
@@ -17,4 +19,12 @@ export async function loadNodeCore<M extends object = CoreModule>(): Promise<M> 
     throw new Error(`${glue} is missing: build the core (npm run setup, or ninja -C wasm-core/build/wasm)`);
   const create = createRequire(import.meta.url)(glue) as (opts: { wasmBinary: Uint8Array }) => Promise<M>;
   return create({ wasmBinary: readFileSync(`${dir}slablab-node.wasm`) });
+}
+
+/** The Node core as the bridge worker's handlers see it (web/core/bridge-server.ts's LoadedCore). */
+export async function loadNodeBridgeCore(): Promise<LoadedCore> {
+  const module = await loadNodeCore();
+  const api = new CoreApi(module);
+  const info: CoreInfo = { mode: 'single', abiVersion: api.abiVersion, maxCpus: api.maxCpus, cpuWorkerPool: 0, eventSize: api.eventSize, hostCpus: 1 };
+  return { api, info, module };
 }

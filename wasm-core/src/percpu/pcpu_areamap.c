@@ -1,15 +1,24 @@
 /*
- * pcpu_areamap.c - the area map allocator percpu used until 2017 (v4.12
- * mm/percpu.c: pcpu_alloc_area, pcpu_free_area, pcpu_need_to_extend).
+ * pcpu_areamap.c - the area map allocator percpu used until 2017 (v4.13
+ * mm/percpu.c: pcpu_alloc_area, pcpu_free_area, pcpu_need_to_extend,
+ * pcpu_count_occupied_pages, and the first chunk's map from
+ * pcpu_setup_first_chunk).
  *
- * Data structure.  chunk->map[0..map_used] is a sorted array of area start
- * offsets in bytes; bit 0 of an entry says the area is in use (offsets are
- * even: sizes and alignments are rounded to 2).  Area i spans
- * [map[i] & ~1, map[i + 1] & ~1).  map[map_used] is the sentinel
- * unit_size | 1.  first_free is a map index with no free area before it;
- * contig_hint (bytes) is never smaller than the largest free area, but may
- * be larger until an allocation scans the whole map; free_size counts free
- * bytes.
+ * Data structure, as the kernel stores it.  chunk->map[0..map_used] is a
+ * sorted array of int area start offsets in bytes; bit 0 of an entry says
+ * the area is in use (offsets are even: sizes and alignments are rounded to
+ * 2, so the map's granularity is 2 bytes, not the bitmaps' 4).  Area i
+ * spans [map[i] & ~1, map[i + 1] & ~1).  map[map_used] is the sentinel, the
+ * end of the chunk's region | 1: unit_size | 1, or for the first chunk the
+ * end of its dynamic region (and of its reserved region for the reserved
+ * chunk).  The first chunk's static region (and the reserved chunk's) is
+ * map[0] = 0 | 1, an area in use that is never freed.  first_free is a map
+ * index with no free area before it; contig_hint (bytes) is never smaller
+ * than the largest free area, but may be larger until an allocation scans
+ * the whole map; free_size counts free bytes.  The empty populated pages an
+ * allocation breaks or a free restores are counted by
+ * pcpu_count_occupied_pages (v4.13 keeps only the global count; the model
+ * keeps the same deltas per chunk as well).
  *
  * Cost.  An allocation scans from first_free and, when it splits an area,
  * memmoves the rest of the map up by one or two entries; a free binary
@@ -43,6 +52,53 @@ static int am_chunk_init(sl_pcpu *pc, sl_pcpu_chunk *c)
 
 static void am_chunk_fini(sl_pcpu_chunk *c) { free(c->map); }
 
+/*
+ * pcpu_count_occupied_pages: the pages area i occupies, a page it straddles
+ * included iff the rest of that page is free.
+ */
+static int count_occupied_pages(const sl_pcpu_chunk *c, int i)
+{
+    int page = (int)SL_PAGE_SIZE;
+    int off = c->map[i] & ~1;
+    int end = c->map[i + 1] & ~1;
+
+    if (off % page && i > 0) {
+        int prev = c->map[i - 1];
+        if (!(prev & 1) && prev <= sli_align_down(off, page))
+            off = sli_align_down(off, page);
+    }
+    if (end % page && i + 1 < c->map_used) {
+        int next = c->map[i + 1];
+        int nend = c->map[i + 2] & ~1;
+        if (!(next & 1) && nend >= sli_align_up(end, page))
+            end = sli_align_up(end, page);
+    }
+    return sli_max(end / page - (off + page - 1) / page, 0);
+}
+
+/*
+ * The first chunk's map (pcpu_setup_first_chunk, v4.13): map[0] = 1 hides
+ * [0, start) as an area in use, then one free area up to the sentinel; the
+ * map is the static one of PERCPU_DYNAMIC_EARLY_SLOTS entries.
+ */
+static void am_init_region(sl_pcpu *pc, sl_pcpu_chunk *c)
+{
+    int start = c->start_offset, end = pc->unit_size - c->end_offset;
+    int *map = realloc(c->map, sizeof(int) * SLI_PCPU_EARLY_MAP_SLOTS);
+    if (map) {
+        c->map = map;
+        c->map_alloc = SLI_PCPU_EARLY_MAP_SLOTS;
+    }
+    c->map_used = 0;
+    if (start)
+        c->map[c->map_used++] = 0 | 1;
+    c->first_free = c->map_used;
+    c->map[c->map_used++] = start;
+    c->map[c->map_used] = end | 1;
+    c->contig_hint = c->free_bytes = end - start;
+    c->nr_empty_pop_pages = count_occupied_pages(c, c->first_free);
+}
+
 static int am_chunk_slot(const sl_pcpu *pc, const sl_pcpu_chunk *c)
 {
     if (c->free_bytes < (int)sizeof(int) || c->contig_hint < (int)sizeof(int))
@@ -69,6 +125,7 @@ static int am_alloc_area(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align, int
 {
     (void)start;
     int oslot = am_chunk_slot(pc, c);
+    int scanned_from = c->first_free;
     int max_contig = 0;
     int i, off;
     bool seen_free = false;
@@ -112,6 +169,8 @@ static int am_alloc_area(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align, int
 
         if (head || tail) {
             int nr_extra = !!head + !!tail;
+            SLI_PCPU_EVENT(pc, c, PCPU_MAP_MEMMOVE, .arg0 = (uint32_t)(c->map_used - i), .arg1 = (uint32_t)nr_extra,
+                           .arg2 = (uint32_t)(i + 1));
             memmove(p + nr_extra + 1, p + 1, sizeof(c->map[0]) * (size_t)(c->map_used - i));
             c->map_used += nr_extra;
             if (head) {
@@ -139,10 +198,14 @@ static int am_alloc_area(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align, int
 
         c->free_bytes -= size;
         *p |= 1;
+
+        SLI_PCPU_TALLY(pc, blocks, i + 1 - scanned_from);
+        sli_pcpu_update_empty_pages(pc, c, -count_occupied_pages(c, i));
         sli_pcpu_chunk_relocate(pc, c, oslot);
         return off;
     }
 
+    SLI_PCPU_TALLY(pc, blocks, c->map_used - scanned_from);
     c->contig_hint = max_contig; /* fully scanned */
     sli_pcpu_chunk_relocate(pc, c, oslot);
     return -1;
@@ -178,6 +241,7 @@ static int am_free_area(sl_pcpu *pc, sl_pcpu_chunk *c, int freeme)
     *p = off &= ~1;
     freed = (p[1] & ~1) - off;
     c->free_bytes += freed;
+    sli_pcpu_update_empty_pages(pc, c, count_occupied_pages(c, (int)i));
 
     if (!(p[1] & 1)) /* merge with next? */
         to_free++;
@@ -188,6 +252,8 @@ static int am_free_area(sl_pcpu *pc, sl_pcpu_chunk *c, int freeme)
     }
     if (to_free) {
         c->map_used -= to_free;
+        SLI_PCPU_EVENT(pc, c, PCPU_MAP_MEMMOVE, .arg0 = (uint32_t)(c->map_used - (int)i), .arg1 = (uint32_t)-to_free,
+                       .arg2 = i + 1 + (uint32_t)to_free);
         memmove(p + 1, p + 1 + to_free, (size_t)(c->map_used - (int)i) * sizeof(c->map[0]));
     }
 
@@ -196,37 +262,43 @@ static int am_free_area(sl_pcpu *pc, sl_pcpu_chunk *c, int freeme)
     return freed;
 }
 
-static int am_validate(const sl_pcpu *pc, const sl_pcpu_chunk *c)
+static int am_validate(sl_pcpu *pc, const sl_pcpu_chunk *c)
 {
     const int *m = c->map;
-    if (c->map_used < 1 || c->map_used + 1 > c->map_alloc)
-        return sli_pcpu_corrupt("area map: map_used %d, map_alloc %d", c->map_used, c->map_alloc);
-    if ((m[0] & ~1) != 0 || m[c->map_used] != (pc->unit_size | 1))
-        return sli_pcpu_corrupt("area map: first entry %d or sentinel %d wrong", m[0], m[c->map_used]);
+    int end = pc->unit_size - c->end_offset, hidden_head = c->start_offset ? 1 : 0;
+    if (c->map_used < 1 + hidden_head || c->map_used + 1 > c->map_alloc)
+        return sli_pcpu_corrupt(pc, "area map %u: map_used %d, map_alloc %d", c->id, c->map_used, c->map_alloc);
+    if ((m[0] & ~1) != 0 || m[c->map_used] != (end | 1))
+        return sli_pcpu_corrupt(pc, "area map %u: first entry %d or sentinel %d wrong", c->id, m[0], m[c->map_used]);
+    if (hidden_head && (m[0] != 1 || (m[1] & ~1) != c->start_offset))
+        return sli_pcpu_corrupt(pc, "area map %u: map[0] %d, map[1] %d do not hide [0, %d)", c->id, m[0], m[1],
+                                c->start_offset);
     int free_size = 0, largest = 0, first_free_idx = c->map_used, in_use = 0;
     for (int i = 0; i < c->map_used; i++) {
         int size = (m[i + 1] & ~1) - (m[i] & ~1);
         if (size <= 0)
-            return sli_pcpu_corrupt("area map: entry %d (%d) not below entry %d (%d)", i, m[i], i + 1, m[i + 1]);
+            return sli_pcpu_corrupt(pc, "area map %u: entry %d (%d) not below entry %d (%d)", c->id, i, m[i], i + 1,
+                                    m[i + 1]);
         if (m[i] & 1) {
             in_use++;
             continue;
         }
         if (i > 0 && !(m[i - 1] & 1))
-            return sli_pcpu_corrupt("area map: free areas %d and %d were not merged", i - 1, i);
+            return sli_pcpu_corrupt(pc, "area map %u: free areas %d and %d were not merged", c->id, i - 1, i);
         if (first_free_idx == c->map_used)
             first_free_idx = i;
         free_size += size;
         largest = sli_max(largest, size);
     }
     if (free_size != c->free_bytes)
-        return sli_pcpu_corrupt("area map: free_size %d, map says %d", c->free_bytes, free_size);
-    if (in_use != c->nr_alloc)
-        return sli_pcpu_corrupt("area map: nr_alloc %d, map holds %d", c->nr_alloc, in_use);
+        return sli_pcpu_corrupt(pc, "area map %u: free_size %d, map says %d", c->id, c->free_bytes, free_size);
+    if (in_use - hidden_head != c->nr_alloc)
+        return sli_pcpu_corrupt(pc, "area map %u: nr_alloc %d, map holds %d", c->id, c->nr_alloc, in_use - hidden_head);
     if (c->contig_hint < largest || c->contig_hint > pc->unit_size)
-        return sli_pcpu_corrupt("area map: contig_hint %d, largest free area %d", c->contig_hint, largest);
+        return sli_pcpu_corrupt(pc, "area map %u: contig_hint %d, largest free area %d", c->id, c->contig_hint,
+                                largest);
     if (c->first_free < 0 || c->first_free > first_free_idx)
-        return sli_pcpu_corrupt("area map: first_free %d after the first free area %d", c->first_free,
+        return sli_pcpu_corrupt(pc, "area map %u: first_free %d after the first free area %d", c->id, c->first_free,
                                 first_free_idx);
     return SL_OK;
 }
@@ -236,8 +308,9 @@ static int am_granules(const sl_pcpu *pc, const sl_pcpu_chunk *c, uint8_t *out, 
     unsigned n = (unsigned)pc->unit_size / SL_PCPU_MIN_ALLOC_SIZE;
     if (n > max)
         n = max;
-    memset(out, 0, n);
-    for (int i = 0; i < c->map_used; i++) {
+    for (unsigned g = 0; g < n; g++)
+        out[g] = sli_pcpu_hidden(pc, c, (int)g * SL_PCPU_MIN_ALLOC_SIZE) ? SLI_PCPU_GRANULE_HIDDEN : 0;
+    for (int i = c->start_offset ? 1 : 0; i < c->map_used; i++) {
         if (!(c->map[i] & 1))
             continue;
         unsigned s = (unsigned)(c->map[i] & ~1), e = (unsigned)(c->map[i + 1] & ~1);
@@ -253,6 +326,7 @@ static int am_contig_bytes(const sl_pcpu_chunk *c) { return c->contig_hint; }
 const sli_pcpu_ops sli_pcpu_areamap_ops = {
     .name = "areamap",
     .chunk_init = am_chunk_init,
+    .init_region = am_init_region,
     .chunk_fini = am_chunk_fini,
     .chunk_slot = am_chunk_slot,
     .find_fit = am_find_fit,

@@ -32,6 +32,17 @@
  * replaced the test with pcpu_region_overlap (pcpu_scanhint.c).
  * first_free and first_bit are lower bounds of the first free bit.
  *
+ * Empty populated pages.  v4.14 recounts a chunk's nr_empty_pop_pages only
+ * when it rebuilds the chunk hint (pcpu_chunk_refresh_hint adds
+ * pcpu_cnt_pop_pages over every free region the block hints know), and
+ * pages populated for an allocation are not counted (for_alloc), so the
+ * count is exact right after a refresh and lags in between.
+ *
+ * The first chunk (pcpu_alloc_first_chunk): its region's hint and free
+ * bytes are set, then the bits before and after the region are marked
+ * allocated and delimited in bound_map, each through
+ * pcpu_block_update_hint_alloc, as if allocated.
+ *
  * All functions run under pcpu_lock.
  */
 #include "pcpu_internal.h"
@@ -40,7 +51,6 @@
 #include <string.h>
 
 #define BB SLI_PCPU_BLOCK_BITS
-
 
 static int bm_chunk_init(sl_pcpu *pc, sl_pcpu_chunk *c)
 {
@@ -114,7 +124,8 @@ int sli_pcpu_next_hint(const sli_pcpu_block_md *block, int alloc_bits)
     return block->first_free;
 }
 
-void sli_pcpu_next_fit_region(const sl_pcpu_chunk *c, int alloc_bits, int align, int *bit_off, int *bits)
+void sli_pcpu_next_fit_region(sl_pcpu *pc, const sl_pcpu_chunk *c, int alloc_bits, int align, int *bit_off,
+                              int *bits)
 {
     int i = sli_pcpu_off_to_block_index(*bit_off);
     int block_off = sli_pcpu_off_to_block_off(*bit_off);
@@ -122,6 +133,7 @@ void sli_pcpu_next_fit_region(const sl_pcpu_chunk *c, int alloc_bits, int align,
 
     *bits = 0;
     for (block = c->md_blocks + i; i < sli_pcpu_nr_blocks(c); block++, i++) {
+        SLI_PCPU_TALLY(pc, blocks, 1);
         if (*bits) {
             *bits += block->left_free;
             if (*bits >= alloc_bits)
@@ -159,14 +171,29 @@ static void chunk_update(sl_pcpu_chunk *c, int bit_off, int bits)
     }
 }
 
-/* pcpu_chunk_refresh_hint: rebuild the chunk hint from the block hints. */
-static void chunk_refresh_hint(sl_pcpu_chunk *c)
+/* pcpu_cnt_pop_pages: the populated pages wholly inside [bit_off, bit_off + bits). */
+static int cnt_pop_pages(const sl_pcpu_chunk *c, int bit_off, int bits)
 {
-    int bit_off = c->first_bit, bits = 0;
+    int page_start = sli_align_up(bit_off * SL_PCPU_MIN_ALLOC_SIZE, (int)SL_PAGE_SIZE) / (int)SL_PAGE_SIZE;
+    int page_end = (bit_off + bits) * SL_PCPU_MIN_ALLOC_SIZE / (int)SL_PAGE_SIZE;
+    if (page_start >= page_end)
+        return 0;
+    return sli_bitmap_weight(c->populated, page_end) - sli_bitmap_weight(c->populated, page_start);
+}
+
+/* pcpu_chunk_refresh_hint: rebuild the chunk hint, and the empty page count, from the block hints. */
+static void chunk_refresh_hint(sl_pcpu *pc, sl_pcpu_chunk *c)
+{
+    int bit_off = c->first_bit, bits = 0, nr_empty_pop_pages = 0;
+    SLI_PCPU_EVENT(pc, c, PCPU_HINT_REFRESH, .arg0 = SLI_PCPU_REFRESH_CHUNK, .arg1 = (uint32_t)bit_off,
+                   .arg2 = (uint32_t)(sli_pcpu_nr_blocks(c) - sli_pcpu_off_to_block_index(bit_off)));
     c->contig_bits = 0;
     for (sli_pcpu_next_md_free_region(c, &bit_off, &bits); bit_off < sli_pcpu_map_bits(c);
-         bit_off += bits + 1, sli_pcpu_next_md_free_region(c, &bit_off, &bits))
+         bit_off += bits + 1, sli_pcpu_next_md_free_region(c, &bit_off, &bits)) {
         chunk_update(c, bit_off, bits);
+        nr_empty_pop_pages += cnt_pop_pages(c, bit_off, bits);
+    }
+    sli_pcpu_update_empty_pages(pc, c, nr_empty_pop_pages - c->nr_empty_pop_pages);
 }
 
 /* pcpu_block_update: [start, end) is a whole free run of the block. */
@@ -189,10 +216,12 @@ static void block_update(sli_pcpu_block_md *block, int start, int end)
 }
 
 /* pcpu_block_refresh_hint: rescan a block's free runs from first_free. */
-static void block_refresh_hint(sl_pcpu_chunk *c, int index)
+static void block_refresh_hint(sl_pcpu *pc, sl_pcpu_chunk *c, int index)
 {
     sli_pcpu_block_md *block = c->md_blocks + index;
     const uint64_t *map = sli_pcpu_index_alloc_map(c, index);
+    SLI_PCPU_EVENT(pc, c, PCPU_HINT_REFRESH, .arg0 = SLI_PCPU_REFRESH_BLOCK, .arg1 = (uint32_t)index,
+                   .arg2 = (uint32_t)(BB - block->first_free));
 
     block->contig_hint = 0;
     block->left_free = block->right_free = 0;
@@ -204,7 +233,7 @@ static void block_refresh_hint(sl_pcpu_chunk *c, int index)
 }
 
 /* pcpu_block_update_hint_alloc */
-static void block_update_hint_alloc(sl_pcpu_chunk *c, int bit_off, int bits)
+static void block_update_hint_alloc(sl_pcpu *pc, sl_pcpu_chunk *c, int bit_off, int bits)
 {
     int s_index = sli_pcpu_off_to_block_index(bit_off);
     int e_index = sli_pcpu_off_to_block_index(bit_off + bits - 1);
@@ -216,7 +245,7 @@ static void block_update_hint_alloc(sl_pcpu_chunk *c, int bit_off, int bits)
         s_block->first_free = sli_find_next_zero_bit(sli_pcpu_index_alloc_map(c, s_index), BB, s_off + bits);
 
     if (s_off >= s_block->contig_hint_start && s_off < s_block->contig_hint_start + s_block->contig_hint) {
-        block_refresh_hint(c, s_index); /* block contig hint is broken */
+        block_refresh_hint(pc, c, s_index); /* block contig hint is broken */
     } else {
         s_block->left_free = sli_min(s_block->left_free, s_off);
         if (s_index == e_index)
@@ -230,7 +259,7 @@ static void block_update_hint_alloc(sl_pcpu_chunk *c, int bit_off, int bits)
         if (e_off == BB) {
             e_block++; /* the whole e_block is taken: reset it with the middle ones */
         } else if (e_off > e_block->contig_hint_start) {
-            block_refresh_hint(c, e_index);
+            block_refresh_hint(pc, c, e_index);
         } else {
             e_block->left_free = 0;
             e_block->right_free = sli_min(e_block->right_free, BB - e_off);
@@ -244,7 +273,7 @@ static void block_update_hint_alloc(sl_pcpu_chunk *c, int bit_off, int bits)
 
     /* A full chunk scan only when the allocation broke the chunk's contig hint. */
     if (bit_off >= c->contig_bits_start && bit_off < c->contig_bits_start + c->contig_bits)
-        chunk_refresh_hint(c);
+        chunk_refresh_hint(pc, c);
 }
 
 void sli_pcpu_freed_run(const sl_pcpu_chunk *c, int bit_off, int bits, int *start, int *end)
@@ -270,7 +299,7 @@ void sli_pcpu_freed_run(const sl_pcpu_chunk *c, int bit_off, int bits, int *star
 }
 
 /* pcpu_block_update_hint_free: find the whole freed run, cheaply when it meets a contig hint. */
-static void block_update_hint_free(sl_pcpu_chunk *c, int bit_off, int bits)
+static void block_update_hint_free(sl_pcpu *pc, sl_pcpu_chunk *c, int bit_off, int bits)
 {
     int s_index = sli_pcpu_off_to_block_index(bit_off);
     int e_index = sli_pcpu_off_to_block_index(bit_off + bits - 1);
@@ -294,15 +323,33 @@ static void block_update_hint_free(sl_pcpu_chunk *c, int bit_off, int bits)
 
     /* Rescan the chunk only when a page or block became free or the free spans blocks. */
     if (sli_align_down(end, BB) > sli_align_up(start, BB) || s_index != e_index)
-        chunk_refresh_hint(c);
+        chunk_refresh_hint(pc, c);
     else
         chunk_update(c, sli_pcpu_block_off_to_off(s_index, start), s_block->contig_hint);
+}
+
+/* pcpu_alloc_first_chunk (v4.14) */
+static void bm_init_region(sl_pcpu *pc, sl_pcpu_chunk *c)
+{
+    int start_bits = c->start_offset / SL_PCPU_MIN_ALLOC_SIZE, end_bits = c->end_offset / SL_PCPU_MIN_ALLOC_SIZE;
+    int region_bits = sli_pcpu_map_bits(c) - start_bits - end_bits;
+    c->nr_empty_pop_pages = cnt_pop_pages(c, start_bits, region_bits);
+    c->contig_bits = region_bits;
+    c->free_bytes = region_bits * SL_PCPU_MIN_ALLOC_SIZE;
+    if (start_bits) {
+        sli_pcpu_bitmap_mark(c, 0, start_bits);
+        c->first_bit = start_bits;
+        block_update_hint_alloc(pc, c, 0, start_bits);
+    }
+    if (end_bits) {
+        sli_pcpu_bitmap_mark(c, sli_pcpu_map_bits(c) - end_bits, end_bits);
+        block_update_hint_alloc(pc, c, sli_pcpu_map_bits(c) - end_bits, end_bits);
+    }
 }
 
 /* pcpu_find_block_fit (pop_only = false): where to start scanning, or -1. */
 static int bm_find_fit(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align)
 {
-    (void)pc;
     int alloc_bits = size / SL_PCPU_MIN_ALLOC_SIZE, bit_align = align / SL_PCPU_MIN_ALLOC_SIZE;
     int bit_off, bits;
 
@@ -312,7 +359,7 @@ static int bm_find_fit(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align)
         return -1;
 
     bit_off = c->first_bit;
-    sli_pcpu_next_fit_region(c, alloc_bits, bit_align, &bit_off, &bits);
+    sli_pcpu_next_fit_region(pc, c, alloc_bits, bit_align, &bit_off, &bits);
     return bit_off >= sli_pcpu_map_bits(c) ? -1 : bit_off;
 }
 
@@ -324,19 +371,17 @@ static int bm_alloc_area(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align, int
     /* v4.14 does not clamp end to the map; later kernels do (reading past it is a bug). */
     int end = sli_min(start + alloc_bits + BB, sli_pcpu_map_bits(c));
     int bit_off = sli_bitmap_find_next_zero_area(c->alloc_map, end, start, alloc_bits, align_mask);
+    SLI_PCPU_TALLY(pc, bits, sli_pcpu_bits_searched(start, bit_off, alloc_bits, end));
     if (bit_off + alloc_bits > end)
         return -1;
 
-    sli_bitmap_set(c->alloc_map, bit_off, alloc_bits);
-    sli_set_bit(c->bound_map, bit_off);
-    sli_bitmap_clear(c->bound_map, bit_off + 1, alloc_bits - 1);
-    sli_set_bit(c->bound_map, bit_off + alloc_bits);
+    sli_pcpu_bitmap_mark(c, bit_off, alloc_bits);
     c->free_bytes -= alloc_bits * SL_PCPU_MIN_ALLOC_SIZE;
 
     if (bit_off == c->first_bit)
         c->first_bit = sli_find_next_zero_bit(c->alloc_map, sli_pcpu_map_bits(c), bit_off + alloc_bits);
 
-    block_update_hint_alloc(c, bit_off, alloc_bits);
+    block_update_hint_alloc(pc, c, bit_off, alloc_bits);
     sli_pcpu_chunk_relocate(pc, c, oslot);
     return bit_off * SL_PCPU_MIN_ALLOC_SIZE;
 }
@@ -370,21 +415,29 @@ static int bm_free_area(sl_pcpu *pc, sl_pcpu_chunk *c, int off)
     sli_bitmap_clear(c->alloc_map, bit_off, bits);
     c->free_bytes += bits * SL_PCPU_MIN_ALLOC_SIZE;
     c->first_bit = sli_min(c->first_bit, bit_off);
-    block_update_hint_free(c, bit_off, bits);
+    block_update_hint_free(pc, c, bit_off, bits);
     sli_pcpu_chunk_relocate(pc, c, oslot);
     return bits * SL_PCPU_MIN_ALLOC_SIZE;
 }
 
-int sli_pcpu_bitmap_validate_maps(const sl_pcpu_chunk *c)
+void sli_pcpu_bitmap_mark(sl_pcpu_chunk *c, int bit_off, int bits)
+{
+    sli_bitmap_set(c->alloc_map, bit_off, bits);
+    sli_set_bit(c->bound_map, bit_off);
+    sli_bitmap_clear(c->bound_map, bit_off + 1, bits - 1);
+    sli_set_bit(c->bound_map, bit_off + bits);
+}
+
+int sli_pcpu_bitmap_validate_maps(sl_pcpu *pc, const sl_pcpu_chunk *c)
 {
     int n = sli_pcpu_map_bits(c);
-    for (int b = 0; b < n; b++) {
-        if (!sli_test_bit(c->alloc_map, b))
-            continue;
-        if ((b == 0 || !sli_test_bit(c->alloc_map, b - 1)) && !sli_test_bit(c->bound_map, b))
-            return sli_pcpu_corrupt("bitmap: allocated run at bit %d has no start in bound_map", b);
-        if ((b + 1 == n || !sli_test_bit(c->alloc_map, b + 1)) && !sli_test_bit(c->bound_map, b + 1))
-            return sli_pcpu_corrupt("bitmap: allocated run ending at bit %d has no end in bound_map", b);
+    for (int rs = sli_find_next_bit(c->alloc_map, n, 0), re; rs < n; rs = sli_find_next_bit(c->alloc_map, n, re)) {
+        re = sli_find_next_zero_bit(c->alloc_map, n, rs + 1);
+        if (!sli_test_bit(c->bound_map, rs))
+            return sli_pcpu_corrupt(pc, "bitmap %u: allocated run at bit %d has no start in bound_map", c->id, rs);
+        if (!sli_test_bit(c->bound_map, re))
+            return sli_pcpu_corrupt(pc, "bitmap %u: allocated run ending at bit %d has no end in bound_map", c->id,
+                                    re - 1);
     }
     return SL_OK;
 }
@@ -407,10 +460,9 @@ static bool run_is_free(const sl_pcpu_chunk *c, int start, int bits)
            (bits == 0 || sli_find_next_bit(c->alloc_map, start + bits, start) >= start + bits);
 }
 
-static int bm_validate(const sl_pcpu *pc, const sl_pcpu_chunk *c)
+static int bm_validate(sl_pcpu *pc, const sl_pcpu_chunk *c)
 {
-    (void)pc;
-    int rc = sli_pcpu_bitmap_validate_maps(c);
+    int rc = sli_pcpu_bitmap_validate_maps(pc, c);
     if (rc != SL_OK)
         return rc;
     for (int i = 0; i < sli_pcpu_nr_blocks(c); i++) {
@@ -418,16 +470,16 @@ static int bm_validate(const sl_pcpu *pc, const sl_pcpu_chunk *c)
         int left, right, largest, first;
         sli_pcpu_block_truth(c, i, &left, &right, &largest, &first);
         if (b->left_free != left || b->right_free != right)
-            return sli_pcpu_corrupt("bitmap block %d: left/right_free %d/%d, map says %d/%d", i, b->left_free,
+            return sli_pcpu_corrupt(pc, "bitmap %u block %d: left/right_free %d/%d, map says %d/%d", c->id, i, b->left_free,
                                     b->right_free, left, right);
         if (b->contig_hint != largest)
-            return sli_pcpu_corrupt("bitmap block %d: contig_hint %d, largest run %d", i, b->contig_hint, largest);
+            return sli_pcpu_corrupt(pc, "bitmap %u block %d: contig_hint %d, largest run %d", c->id, i, b->contig_hint, largest);
         if (!run_is_free(c, sli_pcpu_block_off_to_off(i, b->contig_hint_start), b->contig_hint) ||
             b->contig_hint_start + b->contig_hint > BB)
-            return sli_pcpu_corrupt("bitmap block %d: contig_hint_start %d is not a free run of %d", i,
+            return sli_pcpu_corrupt(pc, "bitmap %u block %d: contig_hint_start %d is not a free run of %d", c->id, i,
                                     b->contig_hint_start, b->contig_hint);
         if (b->first_free > first)
-            return sli_pcpu_corrupt("bitmap block %d: first_free %d after the first free bit %d", i, b->first_free,
+            return sli_pcpu_corrupt(pc, "bitmap %u block %d: first_free %d after the first free bit %d", c->id, i, b->first_free,
                                     first);
     }
     /*
@@ -438,24 +490,29 @@ static int bm_validate(const sl_pcpu *pc, const sl_pcpu_chunk *c)
      */
     if (c->contig_bits < 0 || c->contig_bits > sli_pcpu_map_bits(c) || c->contig_bits_start < 0 ||
         c->contig_bits_start >= sli_pcpu_map_bits(c))
-        return sli_pcpu_corrupt("bitmap chunk: contig_bits %d at %d outside the map", c->contig_bits,
+        return sli_pcpu_corrupt(pc, "bitmap chunk %u: contig_bits %d at %d outside the map", c->id, c->contig_bits,
                                 c->contig_bits_start);
     if (c->first_bit > sli_find_next_zero_bit(c->alloc_map, sli_pcpu_map_bits(c), 0))
-        return sli_pcpu_corrupt("bitmap chunk: first_bit %d after the first free bit", c->first_bit);
+        return sli_pcpu_corrupt(pc, "bitmap chunk %u: first_bit %d after the first free bit", c->id, c->first_bit);
     return SL_OK;
 }
 
 int sli_pcpu_bitmap_granules(const sl_pcpu *pc, const sl_pcpu_chunk *c, uint8_t *out, unsigned max)
 {
-    (void)pc;
     unsigned n = (unsigned)sli_pcpu_map_bits(c);
     if (n > max)
         n = max;
     for (unsigned b = 0; b < n; b++) {
-        if (!sli_test_bit(c->alloc_map, (int)b))
+        if (b % 64 == 0 && !c->alloc_map[b / 64] && b + 64 <= n) {
+            memset(out + b, 0, 64); /* a free word */
+            b += 63;
+        } else if (!sli_test_bit(c->alloc_map, (int)b)) {
             out[b] = 0;
-        else
+        } else if (sli_pcpu_hidden(pc, c, (int)b * SL_PCPU_MIN_ALLOC_SIZE)) {
+            out[b] = SLI_PCPU_GRANULE_HIDDEN;
+        } else {
             out[b] = sli_test_bit(c->bound_map, (int)b) ? 1 : 2;
+        }
     }
     return (int)n;
 }
@@ -465,6 +522,7 @@ static int bm_contig_bytes(const sl_pcpu_chunk *c) { return c->contig_bits * SL_
 const sli_pcpu_ops sli_pcpu_bitmap_ops = {
     .name = "bitmap",
     .chunk_init = bm_chunk_init,
+    .init_region = bm_init_region,
     .chunk_fini = bm_chunk_fini,
     .chunk_slot = bm_chunk_slot,
     .find_fit = bm_find_fit,

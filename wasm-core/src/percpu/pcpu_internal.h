@@ -2,8 +2,19 @@
  * pcpu_internal.h - what the files of the percpu model share: the chunk,
  * the allocator interface, and the bitmap helpers of lib/bitmap.c.
  *
- * A chunk's fields are all under sl_pcpu.lock (pcpu_lock).  Only the fields
- * of the chunk's allocator are used; the others stay zero.
+ * A chunk's fields are all under sl_pcpu.lock (pcpu_lock), except id,
+ * flags, base, start_offset and end_offset, which never change.  Only the
+ * fields of the chunk's allocator are used; the others stay zero.
+ *
+ * Every chunk's maps cover its whole unit, so a chunk offset is a unit
+ * offset.  The first and the reserved chunk serve only their region
+ * [start_offset, unit_size - end_offset) of the first unit; the rest is
+ * hidden as one allocated area at each end (the bitmaps mark it in
+ * alloc_map and bound_map, the area map has it in map[0] and stops at the
+ * sentinel), as pcpu_alloc_first_chunk does.  The kernel's first chunk
+ * begins at the page holding the region start and hides only the part of
+ * that page before it; here the pages before are hidden too (see
+ * docs/percpu.md, "The first chunk").
  *
  * The allocator interface mirrors the kernel's call sequence in
  * pcpu_alloc(): for each chunk in the slots from the size's slot upward,
@@ -22,9 +33,22 @@
 #define SLI_PCPU_BLOCK_BITS ((int)(SL_PAGE_SIZE / SL_PCPU_MIN_ALLOC_SIZE))
 /* PCPU_SLOT_BASE_SHIFT */
 #define SLI_PCPU_SLOT_BASE_SHIFT 5
-/* Area map: PCPU_DFL_MAP_ALLOC and PCPU_ATOMIC_MAP_MARGIN_HIGH. */
+/* Area map: PCPU_DFL_MAP_ALLOC, PCPU_ATOMIC_MAP_MARGIN_HIGH, and the first chunk's static map (PERCPU_DYNAMIC_EARLY_SLOTS). */
 #define SLI_PCPU_DFL_MAP_ALLOC 16
 #define SLI_PCPU_MAP_MARGIN_HIGH 64
+#define SLI_PCPU_EARLY_MAP_SLOTS 128
+
+/* sl_pcpu_chunk.flags */
+#define SLI_PCPU_CHUNK_FIRST 1u    /* pcpu_first_chunk */
+#define SLI_PCPU_CHUNK_RESERVED 2u /* pcpu_reserved_chunk */
+
+/* How a PCPU_SLOT_MOVE event moved a chunk (its arg2). */
+enum { SLI_PCPU_MOVE_HEAD = 0, SLI_PCPU_MOVE_TAIL = 1, SLI_PCPU_MOVE_RELEGATE = 2 };
+/* Which hint a PCPU_HINT_REFRESH event rebuilt (its arg0). */
+enum { SLI_PCPU_REFRESH_BLOCK = 0, SLI_PCPU_REFRESH_BLOCK_FORWARD = 1, SLI_PCPU_REFRESH_CHUNK = 2,
+       SLI_PCPU_REFRESH_CHUNK_FORWARD = 3 };
+/* Who created a chunk or populated pages (arg1 of PCPU_CHUNK_CREATE, arg2 of PCPU_POPULATE). */
+enum { SLI_PCPU_BY_BOOT = 0, SLI_PCPU_BY_ALLOC = 1, SLI_PCPU_BY_BALANCE = 2, SLI_PCPU_BY_TRACE = 3 };
 
 /* struct pcpu_block_md (scan_hint and nr_bits are the 2019 additions). */
 typedef struct sli_pcpu_block_md {
@@ -39,14 +63,18 @@ typedef struct sli_pcpu_block_md {
 } sli_pcpu_block_md;
 
 typedef struct sl_pcpu_chunk {
-    sl_pcpu_list list;       /* in pc->slots[slot] */
+    sl_pcpu_list list;       /* in pc->slots[slot]; the reserved chunk is on none */
+    uint32_t id;             /* never changes, never reused */
+    uint32_t flags;          /* SLI_PCPU_CHUNK_* */
     char *base;              /* unit 0; unit u at base + u * unit_size */
+    int start_offset;        /* bytes hidden at the start of the unit (first and reserved chunk) */
+    int end_offset;          /* bytes hidden at its end */
     int free_bytes;          /* area map: free_size */
     int nr_alloc;            /* live allocations */
     int nr_pages;
     uint64_t *populated;     /* one bit per page of a unit */
     int nr_populated;
-    int nr_empty_pop_pages;  /* scanhint only */
+    int nr_empty_pop_pages;  /* populated pages wholly free (v4.14: as of the last chunk hint refresh) */
 
     /* area map (before 2017) */
     int contig_hint;         /* bytes; an upper bound of the largest free area */
@@ -82,6 +110,11 @@ typedef struct sli_pcpu_ops {
     const char *name;
     /* Sets up an empty chunk's metadata.  Returns SL_OK or SL_ENOMEM. */
     int (*chunk_init)(sl_pcpu *pc, sl_pcpu_chunk *c);
+    /*
+     * pcpu_alloc_first_chunk's second half: a fresh, fully populated chunk
+     * serves only [c->start_offset, unit_size - c->end_offset).
+     */
+    void (*init_region)(sl_pcpu *pc, sl_pcpu_chunk *c);
     void (*chunk_fini)(sl_pcpu_chunk *c);
     /* pcpu_chunk_slot */
     int (*chunk_slot)(const sl_pcpu *pc, const sl_pcpu_chunk *c);
@@ -96,7 +129,7 @@ typedef struct sli_pcpu_ops {
     /* Returns the bytes freed, or SL_EDOUBLEFREE / SL_EMISALIGNED. */
     int (*free_area)(sl_pcpu *pc, sl_pcpu_chunk *c, int off);
     /* Returns SL_OK or SL_ECORRUPT after printing the broken invariant. */
-    int (*validate)(const sl_pcpu *pc, const sl_pcpu_chunk *c);
+    int (*validate)(sl_pcpu *pc, const sl_pcpu_chunk *c);
     /* Writes granule states (see sl_pcpu_chunk_granules); returns the count. */
     int (*granules)(const sl_pcpu *pc, const sl_pcpu_chunk *c, uint8_t *out, unsigned max);
     /* The chunk's contig hint in bytes, for the info call. */
@@ -111,18 +144,37 @@ extern const sli_pcpu_ops sli_pcpu_scanhint_ops;
 sl_pcpu_chunk *sli_pcpu_chunk_lookup(const sl_pcpu *pc, const void *p, unsigned *unit);
 /* pcpu_size_to_slot: by highest bit of the size; a whole unit is the last slot. */
 int sli_pcpu_size_to_slot(const sl_pcpu *pc, int size);
-/* pcpu_chunk_relocate: moves c to the slot its state now calls for. */
+/* pcpu_chunk_relocate: moves c to the slot its state now calls for (the reserved chunk stays on none). */
 void sli_pcpu_chunk_relocate(sl_pcpu *pc, sl_pcpu_chunk *c, int oslot);
-/* Adds nr to the chunk's and the global count of empty populated pages. */
+/* pcpu_update_empty_pages: adds nr to the chunk's count, and to the global one unless c is the reserved chunk. */
 void sli_pcpu_update_empty_pages(sl_pcpu *pc, sl_pcpu_chunk *c, int nr);
-/* Prints "percpu validate: <what>" to stderr; returns SL_ECORRUPT. */
-int sli_pcpu_corrupt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Records "percpu validate: <what>" (printed to stderr, kept in
+ * pc->validate_msg); returns SL_ECORRUPT.  Called under pc->lock.
+ */
+int sli_pcpu_corrupt(sl_pcpu *pc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * An event of chunk c on behalf of the operation holding pc->lock (slab =
+ * the chunk id).  Nothing in SLABLAB_BENCH builds, as every SL_EVENT.
+ */
+#define SLI_PCPU_EVENT(pc, c, KIND, ...)                                                            \
+    SL_EVENT((pc)->cfg.trace, .op = (pc)->ev_op, .cpu = (pc)->ev_cpu, .kind = SL_EV_##KIND,         \
+             .slab = (c)->id, __VA_ARGS__)
+/* Counts scan work for the PCPU_ALLOC_SCAN event; compiled out of benchmark builds. */
+#if defined(SLABLAB_BENCH)
+#define SLI_PCPU_TALLY(pc, field, n) ((void)0)
+#else
+#define SLI_PCPU_TALLY(pc, field, n) ((pc)->scan.field += (uint32_t)(n))
+#endif
 
 /* Shared by the two bitmap allocators (pcpu_bitmap.c). */
 /* Returns SL_OK when off starts a live allocation, else SL_EDOUBLEFREE or SL_EMISALIGNED. */
 int sli_pcpu_bitmap_check_free(const sl_pcpu *pc, const sl_pcpu_chunk *c, int off);
 /* Every allocated run is delimited in bound_map.  Returns SL_OK or SL_ECORRUPT. */
-int sli_pcpu_bitmap_validate_maps(const sl_pcpu_chunk *c);
+int sli_pcpu_bitmap_validate_maps(sl_pcpu *pc, const sl_pcpu_chunk *c);
+/* Marks [bit_off, bit_off + bits) allocated in alloc_map and delimits it in bound_map. */
+void sli_pcpu_bitmap_mark(sl_pcpu_chunk *c, int bit_off, int bits);
 /* pcpu_next_md_free_region (pcpu_bitmap.c), shared by both bitmap allocators. */
 void sli_pcpu_next_md_free_region(const sl_pcpu_chunk *c, int *bit_off, int *bits);
 /*
@@ -141,12 +193,25 @@ int sli_pcpu_next_hint(const sli_pcpu_block_md *block, int alloc_bits);
 /*
  * pcpu_next_fit_region, both versions: the next place at or after *bit_off
  * where the block hints promise alloc_bits aligned bits (*bits of them from
- * there); *bit_off = map bits when none.
+ * there); *bit_off = map bits when none.  Tallies the blocks it visits.
  */
-void sli_pcpu_next_fit_region(const sl_pcpu_chunk *c, int alloc_bits, int align, int *bit_off, int *bits);
+void sli_pcpu_next_fit_region(sl_pcpu *pc, const sl_pcpu_chunk *c, int alloc_bits, int align, int *bit_off,
+                              int *bits);
+/* The alloc_map bits pcpu_alloc_area searched from start for a fit that ended at found (or failed at end). */
+SL_INLINE int sli_pcpu_bits_searched(int start, int found, int alloc_bits, int end)
+{
+    return (found + alloc_bits < end ? found + alloc_bits : end) - start;
+}
 /* The exact left_free, right_free, largest run and first free bit of block i. */
 void sli_pcpu_block_truth(const sl_pcpu_chunk *c, int i, int *left, int *right, int *largest, int *first);
 int sli_pcpu_bitmap_granules(const sl_pcpu *pc, const sl_pcpu_chunk *c, uint8_t *out, unsigned max);
+/* The granule state of an allocated granule outside the chunk's region (see sl_pcpu_chunk_granules). */
+#define SLI_PCPU_GRANULE_HIDDEN 3
+/* True when byte offset off of the unit lies outside c's region. */
+SL_INLINE bool sli_pcpu_hidden(const sl_pcpu *pc, const sl_pcpu_chunk *c, int off)
+{
+    return off < c->start_offset || off >= pc->unit_size - c->end_offset;
+}
 
 /* ------------------------------------------------------------------ */
 /* Bitmaps of 64-bit words, bit i in word i / 64 (lib/bitmap.c, lib/find_bit.c). */

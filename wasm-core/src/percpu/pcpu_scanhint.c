@@ -1,6 +1,7 @@
 /*
  * pcpu_scanhint.c - the bitmap allocator after Dennis Zhou's 2019 scan_hint
- * series (v5.1 .. v5.4 mm/percpu.c).
+ * series ("introduce percpu block scan_hint", 12 patches, pulled for
+ * v5.2-rc1: first released in v5.2), as in v5.4 mm/percpu.c.
  *
  * Same alloc_map / bound_map / per-page blocks as pcpu_bitmap.c, plus:
  *   - scan_hint / scan_hint_start in every block: the largest free run known
@@ -10,7 +11,10 @@
  *     scanning forward only (pcpu_block_refresh_hint).
  *   - chunk_md: the chunk's hints as one more pcpu_block_md covering
  *     nr_bits = the whole map, maintained by the same block_update.
- *   - chunks slotted by contig hint instead of free bytes.
+ *   - chunks slotted by contig hint instead of free bytes, and a chunk that
+ *     fails to fit an allocation while in a slot below
+ *     PCPU_SLOT_FAIL_THRESHOLD relegated to slot 0 (pcpu_core.c), where it
+ *     stays until a free changes the slot its hint calls for.
  *   - pcpu_alloc_area scans at most alloc_bits + one block and remembers
  *     the largest hole it skipped (pcpu_find_zero_area), offering it back
  *     as a scan hint (pcpu_block_update_scan).
@@ -35,6 +39,11 @@
  * that offer is a no-op, so chunk_md lags until a page-sized free or an
  * allocation rescans it.
  *
+ * The first chunk (pcpu_alloc_first_chunk, v5.4): every page counts as
+ * empty and populated, then the bits before and after the region are
+ * marked allocated through pcpu_block_update_hint_alloc, which takes the
+ * pages it breaks off the count.
+ *
  * All functions run under pcpu_lock.
  */
 #include "pcpu_internal.h"
@@ -42,7 +51,6 @@
 #include <stdlib.h>
 
 #define BB SLI_PCPU_BLOCK_BITS
-
 
 /* pcpu_init_md_block */
 static void init_md_block(sli_pcpu_block_md *b, int nr_bits)
@@ -152,12 +160,13 @@ static void block_update_scan(sl_pcpu_chunk *c, int bit_off, int bits)
 }
 
 /* pcpu_chunk_refresh_hint: without full_scan, promote the scan hint and scan forward only. */
-static void chunk_refresh_hint(sl_pcpu_chunk *c, bool full_scan)
+static void chunk_refresh_hint(sl_pcpu *pc, sl_pcpu_chunk *c, bool full_scan)
 {
     sli_pcpu_block_md *chunk_md = &c->chunk_md;
     int bit_off, bits = 0;
+    bool forward = !full_scan && chunk_md->scan_hint;
 
-    if (!full_scan && chunk_md->scan_hint) {
+    if (forward) {
         bit_off = chunk_md->scan_hint_start + chunk_md->scan_hint;
         chunk_md->contig_hint_start = chunk_md->scan_hint_start;
         chunk_md->contig_hint = chunk_md->scan_hint;
@@ -166,19 +175,23 @@ static void chunk_refresh_hint(sl_pcpu_chunk *c, bool full_scan)
         bit_off = chunk_md->first_free;
         chunk_md->contig_hint = 0;
     }
+    SLI_PCPU_EVENT(pc, c, PCPU_HINT_REFRESH,
+                   .arg0 = forward ? SLI_PCPU_REFRESH_CHUNK_FORWARD : SLI_PCPU_REFRESH_CHUNK, .arg1 = (uint32_t)bit_off,
+                   .arg2 = (uint32_t)(sli_pcpu_nr_blocks(c) - sli_pcpu_off_to_block_index(bit_off)));
     for (sli_pcpu_next_md_free_region(c, &bit_off, &bits); bit_off < sli_pcpu_map_bits(c);
          bit_off += bits + 1, sli_pcpu_next_md_free_region(c, &bit_off, &bits))
         block_update(chunk_md, bit_off, bit_off + bits);
 }
 
 /* pcpu_block_refresh_hint */
-static void block_refresh_hint(sl_pcpu_chunk *c, int index)
+static void block_refresh_hint(sl_pcpu *pc, sl_pcpu_chunk *c, int index)
 {
     sli_pcpu_block_md *block = c->md_blocks + index;
     const uint64_t *map = sli_pcpu_index_alloc_map(c, index);
     int start;
+    bool forward = block->scan_hint != 0;
 
-    if (block->scan_hint) {
+    if (forward) {
         start = block->scan_hint_start + block->scan_hint;
         block->contig_hint_start = block->scan_hint_start;
         block->contig_hint = block->scan_hint;
@@ -187,6 +200,9 @@ static void block_refresh_hint(sl_pcpu_chunk *c, int index)
         start = block->first_free;
         block->contig_hint = 0;
     }
+    SLI_PCPU_EVENT(pc, c, PCPU_HINT_REFRESH,
+                   .arg0 = forward ? SLI_PCPU_REFRESH_BLOCK_FORWARD : SLI_PCPU_REFRESH_BLOCK, .arg1 = (uint32_t)index,
+                   .arg2 = (uint32_t)(BB - start));
     block->right_free = 0;
     for (int rs = sli_find_next_zero_bit(map, BB, start), re; rs < BB; rs = sli_find_next_zero_bit(map, BB, re + 1)) {
         re = sli_find_next_bit(map, BB, rs + 1);
@@ -215,7 +231,7 @@ static void block_update_hint_alloc(sl_pcpu *pc, sl_pcpu_chunk *c, int bit_off, 
                        s_off + bits)) {
         if (!s_off)
             s_block->left_free = 0;
-        block_refresh_hint(c, s_index);
+        block_refresh_hint(pc, c, s_index);
     } else {
         s_block->left_free = sli_min(s_block->left_free, s_off);
         if (s_index == e_index)
@@ -235,7 +251,7 @@ static void block_update_hint_alloc(sl_pcpu *pc, sl_pcpu_chunk *c, int bit_off, 
                 e_block->scan_hint = 0;
             e_block->left_free = 0;
             if (e_off > e_block->contig_hint_start)
-                block_refresh_hint(c, e_index);
+                block_refresh_hint(pc, c, e_index);
             else
                 e_block->right_free = sli_min(e_block->right_free, BB - e_off);
         }
@@ -257,7 +273,7 @@ static void block_update_hint_alloc(sl_pcpu *pc, sl_pcpu_chunk *c, int bit_off, 
     /* Only a broken chunk contig hint needs a chunk scan, and a forward one at that. */
     if (region_overlap(chunk_md->contig_hint_start, chunk_md->contig_hint_start + chunk_md->contig_hint, bit_off,
                        bit_off + bits))
-        chunk_refresh_hint(c, false);
+        chunk_refresh_hint(pc, c, false);
 }
 
 /* pcpu_block_update_hint_free */
@@ -294,15 +310,31 @@ static void block_update_hint_free(sl_pcpu *pc, sl_pcpu_chunk *c, int bit_off, i
         sli_pcpu_update_empty_pages(pc, c, nr_empty_pages);
 
     if ((end - start) >= BB || s_index != e_index)
-        chunk_refresh_hint(c, true);
+        chunk_refresh_hint(pc, c, true);
     else
         block_update(&c->chunk_md, sli_pcpu_block_off_to_off(s_index, start), end); /* `end` block-relative, as v5.4 */
+}
+
+/* pcpu_alloc_first_chunk (v5.4) */
+static void sh_init_region(sl_pcpu *pc, sl_pcpu_chunk *c)
+{
+    int start_bits = c->start_offset / SL_PCPU_MIN_ALLOC_SIZE, end_bits = c->end_offset / SL_PCPU_MIN_ALLOC_SIZE;
+    c->nr_empty_pop_pages = c->nr_pages;
+    c->free_bytes = pc->unit_size - c->start_offset - c->end_offset;
+    if (start_bits) {
+        sli_pcpu_bitmap_mark(c, 0, start_bits);
+        c->chunk_md.first_free = start_bits;
+        block_update_hint_alloc(pc, c, 0, start_bits);
+    }
+    if (end_bits) {
+        sli_pcpu_bitmap_mark(c, sli_pcpu_map_bits(c) - end_bits, end_bits);
+        block_update_hint_alloc(pc, c, sli_pcpu_map_bits(c) - end_bits, end_bits);
+    }
 }
 
 /* pcpu_find_block_fit (pop_only = false) */
 static int sh_find_fit(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align)
 {
-    (void)pc;
     const sli_pcpu_block_md *chunk_md = &c->chunk_md;
     int alloc_bits = size / SL_PCPU_MIN_ALLOC_SIZE, bit_align = align / SL_PCPU_MIN_ALLOC_SIZE;
     int bit_off, bits;
@@ -311,7 +343,7 @@ static int sh_find_fit(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align)
     if (bit_off + alloc_bits > chunk_md->contig_hint)
         return -1;
     bit_off = sli_pcpu_next_hint(chunk_md, alloc_bits);
-    sli_pcpu_next_fit_region(c, alloc_bits, bit_align, &bit_off, &bits);
+    sli_pcpu_next_fit_region(pc, c, alloc_bits, bit_align, &bit_off, &bits);
     return bit_off >= sli_pcpu_map_bits(c) ? -1 : bit_off;
 }
 
@@ -353,15 +385,13 @@ static int sh_alloc_area(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align, int
 
     int end = sli_min(start + alloc_bits + BB, sli_pcpu_map_bits(c));
     int bit_off = find_zero_area(c->alloc_map, end, start, alloc_bits, align_mask, &area_off, &area_bits);
+    SLI_PCPU_TALLY(pc, bits, sli_pcpu_bits_searched(start, bit_off, alloc_bits, end));
     if (bit_off >= end)
         return -1;
     if (area_bits)
         block_update_scan(c, area_off, area_bits);
 
-    sli_bitmap_set(c->alloc_map, bit_off, alloc_bits);
-    sli_set_bit(c->bound_map, bit_off);
-    sli_bitmap_clear(c->bound_map, bit_off + 1, alloc_bits - 1);
-    sli_set_bit(c->bound_map, bit_off + alloc_bits);
+    sli_pcpu_bitmap_mark(c, bit_off, alloc_bits);
     c->free_bytes -= alloc_bits * SL_PCPU_MIN_ALLOC_SIZE;
 
     if (bit_off == chunk_md->first_free)
@@ -397,45 +427,48 @@ static bool run_is_free(const sl_pcpu_chunk *c, int start, int bits)
 }
 
 /* Hints of one md block (base = its first bit in the chunk) against the truth. */
-static int check_md(const sl_pcpu_chunk *c, const char *what, int idx, const sli_pcpu_block_md *b, int base,
-                    int largest, int first)
+static int check_md(sl_pcpu *pc, const sl_pcpu_chunk *c, const char *what, int idx, const sli_pcpu_block_md *b,
+                    int base, int largest, int first)
 {
     if (b->contig_hint > largest || !run_is_free(c, base + b->contig_hint_start, b->contig_hint) ||
         b->contig_hint_start + b->contig_hint > b->nr_bits)
-        return sli_pcpu_corrupt("scanhint %s %d: contig_hint %d at %d (largest free run %d)", what, idx,
+        return sli_pcpu_corrupt(pc, "scanhint %u %s %d: contig_hint %d at %d (largest free run %d)", c->id, what, idx,
                                 b->contig_hint, b->contig_hint_start, largest);
     if (b->scan_hint && (b->scan_hint > b->contig_hint || !run_is_free(c, base + b->scan_hint_start, b->scan_hint) ||
                          (b->scan_hint < b->contig_hint && b->scan_hint_start > b->contig_hint_start)))
-        return sli_pcpu_corrupt("scanhint %s %d: scan_hint %d at %d vs contig_hint %d at %d", what, idx, b->scan_hint,
+        return sli_pcpu_corrupt(pc, "scanhint %u %s %d: scan_hint %d at %d vs contig_hint %d at %d", c->id, what, idx,
+                                b->scan_hint,
                                 b->scan_hint_start, b->contig_hint, b->contig_hint_start);
     if (b->first_free > first)
-        return sli_pcpu_corrupt("scanhint %s %d: first_free %d after the first free bit %d", what, idx,
+        return sli_pcpu_corrupt(pc, "scanhint %u %s %d: first_free %d after the first free bit %d", c->id, what, idx,
                                 b->first_free, first);
     return SL_OK;
 }
 
-static int sh_validate(const sl_pcpu *pc, const sl_pcpu_chunk *c)
+static int sh_validate(sl_pcpu *pc, const sl_pcpu_chunk *c)
 {
-    (void)pc;
-    int rc = sli_pcpu_bitmap_validate_maps(c);
+    int rc = sli_pcpu_bitmap_validate_maps(pc, c);
     for (int i = 0; i < sli_pcpu_nr_blocks(c) && rc == SL_OK; i++) {
         const sli_pcpu_block_md *b = &c->md_blocks[i];
         int left, right, largest, first;
         sli_pcpu_block_truth(c, i, &left, &right, &largest, &first);
         /* Promoting a scan hint that touches the block's end leaves right_free 0 (v5.4 and later). */
         if (b->left_free != left || b->right_free > right)
-            return sli_pcpu_corrupt("scanhint block %d: left/right_free %d/%d, map says %d/%d", i, b->left_free,
+            return sli_pcpu_corrupt(pc, "scanhint %u block %d: left/right_free %d/%d, map says %d/%d", c->id, i,
+                                    b->left_free,
                                     b->right_free, left, right);
         /* A wholly free block is an empty page: its contig hint must say so (nr_empty_pop_pages counts on it). */
         if ((largest == BB) != (b->contig_hint == BB))
-            return sli_pcpu_corrupt("scanhint block %d: contig_hint %d, largest free run %d", i, b->contig_hint,
+            return sli_pcpu_corrupt(pc, "scanhint %u block %d: contig_hint %d, largest free run %d", c->id, i,
+                                    b->contig_hint,
                                     largest);
-        rc = check_md(c, "block", i, b, i * BB, largest, first);
+        rc = check_md(pc, c, "block", i, b, i * BB, largest, first);
     }
     if (rc != SL_OK)
         return rc;
     int largest = sli_largest_zero_run(c->alloc_map, 0, sli_pcpu_map_bits(c), NULL);
-    return check_md(c, "chunk", 0, &c->chunk_md, 0, largest, sli_find_next_zero_bit(c->alloc_map, sli_pcpu_map_bits(c), 0));
+    return check_md(pc, c, "chunk", 0, &c->chunk_md, 0, largest,
+                    sli_find_next_zero_bit(c->alloc_map, sli_pcpu_map_bits(c), 0));
 }
 
 static int sh_contig_bytes(const sl_pcpu_chunk *c) { return c->chunk_md.contig_hint * SL_PCPU_MIN_ALLOC_SIZE; }
@@ -443,6 +476,7 @@ static int sh_contig_bytes(const sl_pcpu_chunk *c) { return c->chunk_md.contig_h
 const sli_pcpu_ops sli_pcpu_scanhint_ops = {
     .name = "scanhint",
     .chunk_init = sh_chunk_init,
+    .init_region = sh_init_region,
     .chunk_fini = sh_chunk_fini,
     .chunk_slot = sh_chunk_slot,
     .find_fit = sh_find_fit,

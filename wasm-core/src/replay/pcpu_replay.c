@@ -7,15 +7,26 @@
  * first seen in an allocation or free existed before the trace (the first
  * chunk always does).  Each chunk has a placed chunk in every kernel
  * model (sl_pcpu with cfg.placed: only the trace creates and destroys
- * chunks), and percpu_alloc_percpu takes exactly [off, off + size) there,
- * so the model's bitmaps and hints are the kernel allocator's own
- * bookkeeping for the areas the trace shows.  Areas allocated before the
- * trace are not in the model: their frees are "freed_unknown", and the
- * model's free bytes count only what the trace did.
+ * chunks), named by its model chunk id, and percpu_alloc_percpu takes
+ * exactly [off, off + size) there, so the model's bitmaps and hints are
+ * the kernel allocator's own bookkeeping for the areas the trace shows.
+ * Areas allocated before the trace are not in the model: their frees are
+ * "freed_unknown", and the model's free bytes count only what the trace
+ * did.
+ *
+ * The model's own first chunk (id 0, booted by sl_pcpu_init with the whole
+ * unit dynamic) stands for nothing in the trace and is never placed into:
+ * the trace's chunks get ids from 1, in the order first seen.  The kernel's
+ * first chunk is one of the chunks that existed before the trace, placed
+ * like the others, because nothing in the trace tells it apart (its
+ * base_addr is hashed like every other), its static and reserved sizes are
+ * not in the capture, and its offsets count from the page holding its
+ * dynamic region's start (pcpu_alloc_first_chunk's base_addr), not from the
+ * unit's start as the model's first chunk does (docs/replay.md).
  *
  * Which allocator keeps the hints follows the kernel version: the 2017
- * bitmap before 5.1, the 2019 scan-hint allocator from 5.1 (and for an
- * unknown kernel).  The pre-4.14 area map cannot take placed areas; a
+ * bitmap before 5.2, the 2019 scan-hint allocator from 5.2, its first
+ * release (and for an unknown kernel; docs/percpu.md says why not 5.1).  The pre-4.14 area map cannot take placed areas; a
  * trace that old (percpu tracepoints appeared in 4.13) replays on the
  * bitmap allocator, which the model's rules say.
  *
@@ -33,7 +44,7 @@ sl_pcpu_kind sli_pcpu_kind_for(sl_kernel_version v)
 {
     if (v.major == 0)
         return SL_PCPU_SCANHINT;
-    return v.major > 5 || (v.major == 5 && v.minor >= 1) ? SL_PCPU_SCANHINT : SL_PCPU_BITMAP;
+    return v.major > 5 || (v.major == 5 && v.minor >= 2) ? SL_PCPU_SCANHINT : SL_PCPU_BITMAP;
 }
 
 static unsigned pcpu_units(const sl_replay *r)
@@ -82,12 +93,14 @@ static uint32_t chunk_for(sl_replay *r, uint64_t base, bool created)
     memset(c, 0, sizeof *c);
     c->base = base;
     c->created_in_trace = created;
+    for (unsigned k = 0; k < SL_REPLAY_MAX_KERNELS; k++)
+        c->model_id[k] = SL_NONE32;
     for (unsigned k = 0; k < r->nkernels; k++) {
         if (!ensure_pcpu(r, k))
             continue;
-        int rc = sl_pcpu_chunk_add(&r->models[k].pcpu, &c->model[k]);
+        int rc = sl_pcpu_chunk_add(&r->models[k].pcpu, &c->model_id[k]);
         if (rc != SL_OK) {
-            c->model[k] = NULL;
+            c->model_id[k] = SL_NONE32;
             sli_model_error(r, k, "percpu: no memory for chunk %016llx: %s", (unsigned long long)base, sl_strerror(rc));
         }
     }
@@ -114,10 +127,10 @@ static void model_free_area(sl_replay *r, const sli_area *a, uint8_t *flags)
 {
     sli_chunk *c = &r->chunks[a->chunk];
     for (unsigned k = 0; k < r->nkernels; k++) {
-        if (!c->model[k])
+        if (c->model_id[k] == SL_NONE32)
             continue;
-        int rc = sl_pcpu_free(&r->models[k].pcpu, a->cpu % r->models[k].pcpu.cfg.nr_units,
-                              (char *)c->model[k] + a->off);
+        sl_pcpu *pc = &r->models[k].pcpu;
+        int rc = sl_pcpu_free(pc, a->cpu % pc->cfg.nr_units, sl_pcpu_address(pc, c->model_id[k], a->off));
         if (rc != SL_OK) {
             *flags |= SL_REPLAY_F_MODEL_ERROR;
             sli_model_error(r, k, "percpu: the model refused to free the area at off %u of chunk %016llx: %s", a->off,
@@ -151,10 +164,10 @@ static void pcpu_alloc(sl_replay *r, const sli_event *ev)
     c->allocs++;
     c->live++;
     for (unsigned k = 0; k < r->nkernels; k++) {
-        if (!c->model[k])
+        if (c->model_id[k] == SL_NONE32)
             continue;
         sl_pcpu *pc = &r->models[k].pcpu;
-        int rc = sl_pcpu_alloc_at(pc, ev->cpu % pc->cfg.nr_units, c->model[k], ev->off, ev->size);
+        int rc = sl_pcpu_alloc_at(pc, ev->cpu % pc->cfg.nr_units, c->model_id[k], ev->off, ev->size);
         if (rc == SL_OK)
             continue;
         flags |= SL_REPLAY_F_MODEL_ERROR;
@@ -218,8 +231,8 @@ static void pcpu_destroy(sl_replay *r, const sli_event *ev)
         c->live = 0;
     }
     for (unsigned k = 0; k < r->nkernels; k++)
-        if (c->model[k] && sl_pcpu_chunk_remove(&r->models[k].pcpu, c->model[k]) == SL_OK)
-            c->model[k] = NULL;
+        if (c->model_id[k] != SL_NONE32 && sl_pcpu_chunk_remove(&r->models[k].pcpu, c->model_id[k]) == SL_OK)
+            c->model_id[k] = SL_NONE32;
     c->destroyed = true;
     sli_map_del(&r->chunk_by_base, c->base); /* a later chunk may reuse the address */
     emit(r, ev, SL_REPLAY_OP_CHUNK_DESTROY, ci, 0, 0, NULL, flags);

@@ -306,8 +306,8 @@ unsigned sl_replay_chunk_count(const sl_replay *r);
 int sl_replay_chunk_info_get(const sl_replay *r, unsigned chunk, sl_replay_chunk_info *out);
 /* The percpu model of kernel `kernel` (granule maps), or NULL before any percpu event. */
 sl_pcpu *sl_replay_pcpu(sl_replay *r, unsigned kernel);
-/* Chunk `chunk`'s base in that model (for sl_pcpu_chunk_index), or NULL once destroyed. */
-const void *sl_replay_chunk_model_base(const sl_replay *r, unsigned chunk, unsigned kernel);
+/* Chunk `chunk`'s id in that model (for sl_pcpu_chunk_info_get / _granules), or SL_NONE32 once destroyed. */
+uint32_t sl_replay_chunk_model_id(const sl_replay *r, unsigned chunk, unsigned kernel);
 
 /* ------------------------------------------------------------------ */
 /* The capture's sysfs, for `slablab slabinfo`                         */

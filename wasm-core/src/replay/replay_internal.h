@@ -275,7 +275,7 @@ typedef struct sli_chunk {
     bool created_in_trace, destroyed;
     uint64_t allocs, frees, freed_unknown;
     uint32_t live;
-    void *model[SL_REPLAY_MAX_KERNELS]; /* the chunk's base in each percpu model */
+    uint32_t model_id[SL_REPLAY_MAX_KERNELS]; /* its chunk id in each percpu model, SL_NONE32 when none */
 } sli_chunk;
 
 typedef struct sli_model {

@@ -172,22 +172,19 @@ int sl_replay_chunk_info_get(const sl_replay *r, unsigned chunk, sl_replay_chunk
     *out = (sl_replay_chunk_info){.base = c->base, .created_in_trace = c->created_in_trace, .destroyed = c->destroyed,
                                   .allocs = c->allocs, .frees = c->frees, .freed_unknown = c->freed_unknown,
                                   .live = c->live};
-    sl_pcpu *pc = (sl_pcpu *)&r->models[0].pcpu;
-    if (c->model[0] && r->models[0].pcpu_ready) {
-        int idx = sl_pcpu_chunk_index(pc, c->model[0]);
-        sl_pcpu_chunk_info ci;
-        if (idx >= 0 && sl_pcpu_chunk_info_get(pc, (unsigned)idx, &ci) == SL_OK) {
-            out->free_bytes = ci.free_bytes;
-            out->contig_bytes = ci.contig_bytes;
-            out->nr_populated = ci.nr_populated;
-        }
+    sl_pcpu_chunk_info ci;
+    if (r->models[0].pcpu_ready && c->model_id[0] != SL_NONE32 &&
+        sl_pcpu_chunk_info_get((sl_pcpu *)&r->models[0].pcpu, c->model_id[0], &ci) == SL_OK) {
+        out->free_bytes = ci.free_bytes;
+        out->contig_bytes = ci.contig_bytes;
+        out->nr_populated = ci.nr_populated;
     }
     return SL_OK;
 }
 
-const void *sl_replay_chunk_model_base(const sl_replay *r, unsigned chunk, unsigned kernel)
+uint32_t sl_replay_chunk_model_id(const sl_replay *r, unsigned chunk, unsigned kernel)
 {
-    return chunk < r->nchunks && kernel < r->nkernels ? r->chunks[chunk].model[kernel] : NULL;
+    return chunk < r->nchunks && kernel < r->nkernels ? r->chunks[chunk].model_id[kernel] : SL_NONE32;
 }
 
 sl_pcpu *sl_replay_pcpu(sl_replay *r, unsigned kernel)
@@ -284,10 +281,10 @@ const char *sli_slub_rules(void)
 const char *sli_pcpu_rules(sl_kernel_version v)
 {
     if (sli_pcpu_kind_for(v) == SL_PCPU_SCANHINT)
-        return "v5.1+ bitmap allocator with the 2019 scan hints";
+        return "v5.2+ bitmap allocator with the 2019 scan hints";
     if (v.major < 4 || (v.major == 4 && v.minor < 14))
         return "v4.14 bitmap allocator (this kernel had the area map, which cannot take the trace's placed areas)";
-    return "v4.14-v5.0 bitmap allocator (2017)";
+    return "v4.14-v5.1 bitmap allocator (2017)";
 }
 
 static void json_model(sl_strbuf *b, const sl_replay *r, unsigned k)

@@ -171,8 +171,8 @@ static bool ensure_model(sl_replay *r, sli_cache *c, uint16_t ci, unsigned k, co
         sl_slub_geometry g;
         uint32_t req = (uint32_t)(ev->have & SLI_F_BYTES_REQ ? ev->bytes_req : ev->bytes_alloc);
         kc.object_size = req ? req : (uint32_t)ev->bytes_alloc;
-        if (sl_slub_calculate_geometry(kc.object_size, 8, 0, r->model_cpus, &g) != SL_OK || g.size != ev->bytes_alloc) {
-            if (sl_slub_calculate_geometry(kc.object_size, 8, SL_SLUB_HWCACHE_ALIGN, r->model_cpus, &g) == SL_OK &&
+        if (sl_slub_calculate_geometry(kc.object_size, 8, 0, r->model_cpus, NULL, &g) != SL_OK || g.size != ev->bytes_alloc) {
+            if (sl_slub_calculate_geometry(kc.object_size, 8, SL_SLUB_HWCACHE_ALIGN, r->model_cpus, NULL, &g) == SL_OK &&
                 g.size == ev->bytes_alloc)
                 kc.flags |= SL_SLUB_HWCACHE_ALIGN;
             else
@@ -200,7 +200,7 @@ static bool ensure_model(sl_replay *r, sli_cache *c, uint16_t ci, unsigned k, co
     if (c->geometry_from_sysfs && k == 0) {
         sl_slub_geometry g;
         uint32_t model[5];
-        int cmp = sl_slub_kcache_compare(&kc, r->model_cpus, &g, model);
+        int cmp = sl_slub_kcache_compare(&kc, r->model_cpus, NULL, &g, model);
         c->geometry_matches = cmp == 1 ? 1 : cmp == 0 ? 0 : -1;
     }
     return true;

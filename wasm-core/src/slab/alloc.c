@@ -3,7 +3,8 @@
  * CPU's array_cache), cache_alloc_refill (from the shared array, then from
  * partial and free slabs under list_lock, else a new slab),
  * cache_grow_begin/end, alloc_slabmgmt, cache_init_objs, slab_get_obj and
- * fixup_slab_list, and kmalloc.
+ * fixup_slab_list, and kmalloc (from 6.1, kmalloc_large above 8 KiB: whole
+ * pages from the page allocator, marked SLAB_LIST_LARGE on their head page).
  *
  * The freelist array of a slab is an array of one-byte indexes; positions
  * active .. num-1 list the free objects and slab_get_obj takes the one at
@@ -92,8 +93,12 @@ static int alloc_block(sl_slab_cache *c, sl_slab_array *ac, sl_page *pg, int bat
     return batchcount;
 }
 
-/* transfer_objects: the newest `max` (at most) entries of `from` onto `to`; returns the count. */
-static unsigned transfer_objects(sl_slab_array *to, sl_slab_array *from, unsigned max)
+/*
+ * transfer_objects (refill from the shared array): the newest `max` (at
+ * most) entries of `from` onto `to`, in their order; returns the count.
+ * The REFILL_SHARED event comes first, then one ARRAY_MOVE per object.
+ */
+static unsigned transfer_objects(sl_slab_cache *c, unsigned cpu, sl_slab_array *to, sl_slab_array *from, unsigned max)
 {
     unsigned nr = from->avail;
     if (nr > max)
@@ -102,6 +107,12 @@ static unsigned transfer_objects(sl_slab_array *to, sl_slab_array *from, unsigne
         nr = to->limit - to->avail;
     if (!nr)
         return 0;
+    SLI_EV(c, cpu, SL_EV_SLAB_REFILL_SHARED, SL_NONE32, SL_NONE32, nr, from->avail - nr, 0);
+    for (unsigned i = 0; i < nr; i++) {
+        void *obj = from->entry[from->avail - nr + i];
+        SLI_EV(c, cpu, SL_EV_SLAB_ARRAY_MOVE, sli_slab_obj_pfn(c, obj), sli_slab_obj_index(c, obj), 0xffffu, cpu,
+               to->avail + i);
+    }
     memcpy(to->entry + to->avail, from->entry + from->avail - nr, sizeof(void *) * nr);
     WR(from->avail, from->avail - nr);
     to->avail += nr;
@@ -157,7 +168,8 @@ static sl_page *cache_grow_begin(sl_slab_cache *c, unsigned cpu)
     for (unsigned i = 0; i < c->num; i++)
         fl[i] = (freelist_idx_t)i;
     STAT_INC(c->stats.grown);
-    SLI_EV(c, cpu, SL_EV_SLAB_GROW, sli_slab_pfn(c, pg), SL_NONE32, c->order, (uint32_t)offset, c->mgmt);
+    SLI_EV(c, cpu, SL_EV_SLAB_GROW, sli_slab_pfn(c, pg), SL_NONE32, c->order, (uint32_t)offset,
+           sli_slab_freelist_ref(c, s->freelist));
     return pg;
 }
 
@@ -195,9 +207,8 @@ static SL_NOINLINE void *cache_alloc_refill(sl_slab_cache *c, unsigned cpu)
         goto direct_grow;
 
     sl_spin_lock(&n->list_lock);
-    if (shared && transfer_objects(ac, shared, (unsigned)batchcount)) {
+    if (shared && transfer_objects(c, cpu, ac, shared, (unsigned)batchcount)) {
         shared->touched = 1;
-        SLI_EV(c, cpu, SL_EV_SLAB_REFILL_SHARED, SL_NONE32, SL_NONE32, ac->avail, shared->avail, 0);
         goto alloc_done;
     }
     while (batchcount > 0) {
@@ -233,7 +244,7 @@ SL_INLINE void *cache_alloc_inline(sl_slab_cache *c, unsigned cpu)
         ac->touched = 1;
         obj = ac->entry[--ac->avail];
         CPU_STAT_INC(ac->alloc_hit);
-        SLI_EV(c, cpu, SL_EV_SLAB_ALLOC_HIT, SL_NONE32, SL_NONE32, ac->avail, 0, 0);
+        SLI_EV(c, cpu, SL_EV_SLAB_ALLOC_HIT, sli_slab_obj_pfn(c, obj), sli_slab_obj_index(c, obj), ac->avail, 0, 0);
     } else {
         CPU_STAT_INC(ac->alloc_miss);
         obj = cache_alloc_refill(c, cpu);
@@ -246,28 +257,13 @@ SL_INLINE void *cache_alloc_inline(sl_slab_cache *c, unsigned cpu)
 
 static void *cache_alloc(sl_slab_cache *c, unsigned cpu) { return cache_alloc_inline(c, cpu); }
 
-static void op_event(sl_slab_cache *c, unsigned cpu, unsigned kind, uint32_t op, uint32_t code, uint32_t arg)
-{
-#if defined(SLABLAB_BENCH)
-    (void)c, (void)cpu, (void)kind, (void)op, (void)code, (void)arg;
-#else
-    sl_trace *tr = c->sl->trace;
-    if (tr && tr->enabled && cpu < tr->ncpus) {
-        sl_event ev = {.op = op, .cpu = (uint16_t)cpu, .kind = (uint16_t)kind, .cache = (uint16_t)c->id,
-                       .flags = 0, .slab = SL_NONE32, .obj = SL_NONE32, .arg0 = code, .arg1 = arg, .arg2 = 0};
-        sl_trace_emit(tr, &ev);
-    }
-#endif
-}
-
 void *sl_slab_cache_alloc(sl_slab_cache *c, unsigned cpu)
 {
     if (SL_UNLIKELY(cpu >= c->sl->ncpus))
         return NULL;
-    uint32_t op = SL_OP_BEGIN(c->sl->trace);
-    op_event(c, cpu, SL_EV_OP_BEGIN, op, SL_SLAB_OP_ALLOC, c->object_size);
+    uint32_t op = sli_slab_op_begin(c->sl, cpu, c->id, SL_SLAB_OP_ALLOC, c->object_size);
     void *obj = cache_alloc_inline(c, cpu);
-    op_event(c, cpu, SL_EV_OP_END, op, SL_SLAB_OP_ALLOC, obj ? 0 : (uint32_t)SL_ENOMEM);
+    sli_slab_op_end(c->sl, cpu, c->id, op, SL_SLAB_OP_ALLOC, obj ? 0 : (uint32_t)SL_ENOMEM);
     return obj;
 }
 
@@ -280,24 +276,43 @@ static const uint8_t size_index[24] = {
     4, 4, 4, 4, 4, 4, 4, 4, /* 136 .. 192 -> kmalloc-192 */
 };
 
-SL_INLINE int kmalloc_slab(size_t size)
+/* kmalloc_slab: the cache index for sizes up to the largest kmalloc cache, -1 above it or for 0. */
+SL_INLINE int kmalloc_slab(const sl_slab *sl, size_t size)
 {
     if (SL_LIKELY(size - 1 < 192))
         return size_index[(size - 1) / 8];
-    if (SL_UNLIKELY(size - 1 >= SL_SLAB_KMALLOC_MAX))
-        return -1; /* 0 (wrapped) or above 4 MiB */
+    if (SL_UNLIKELY(size - 1 >= sl->kmalloc_max_cache))
+        return -1; /* 0 (wrapped), or kmalloc_large */
     return (int)(64u - (unsigned)__builtin_clzll((unsigned long long)(size - 1))) - 9 + 6;
+}
+
+/* kmalloc_large (6.1 on): 2^get_order(size) pages, the head page marked as a large block. */
+static SL_NOINLINE void *kmalloc_large(sl_slab *sl, unsigned cpu, size_t size)
+{
+    unsigned order = 0;
+    while ((SL_PAGE_SIZE << order) < size)
+        order++;
+    uint32_t op = sli_slab_op_begin(sl, cpu, 0xffff, SL_SLAB_OP_KMALLOC, (uint32_t)size);
+    sl_page *pg = sl_page_alloc(&sl->zone, order, cpu);
+    void *p = NULL;
+    if (pg) {
+        SLAB_OF(pg)->list = SLAB_LIST_LARGE;
+        p = sl_page_address(&sl->zone, pg);
+        mark_live(sl, p);
+        SLI_WEV(sl, cpu, SL_EV_SLAB_KMALLOC_LARGE, sl_page_pfn(&sl->zone, pg), order, 1);
+    }
+    sli_slab_op_end(sl, cpu, 0xffff, op, SL_SLAB_OP_KMALLOC, p ? 0 : (uint32_t)SL_ENOMEM);
+    return p;
 }
 
 void *sl_slab_kmalloc(sl_slab *sl, unsigned cpu, size_t size)
 {
-    int idx = kmalloc_slab(size);
+    int idx = kmalloc_slab(sl, size);
     if (SL_UNLIKELY(idx < 0 || cpu >= sl->ncpus))
-        return NULL;
+        return size && size <= SL_SLAB_KMALLOC_MAX && cpu < sl->ncpus ? kmalloc_large(sl, cpu, size) : NULL;
     sl_slab_cache *c = sl->caches[idx];
-    uint32_t op = SL_OP_BEGIN(sl->trace);
-    op_event(c, cpu, SL_EV_OP_BEGIN, op, SL_SLAB_OP_KMALLOC, (uint32_t)size);
+    uint32_t op = sli_slab_op_begin(sl, cpu, c->id, SL_SLAB_OP_KMALLOC, (uint32_t)size);
     void *obj = cache_alloc_inline(c, cpu);
-    op_event(c, cpu, SL_EV_OP_END, op, SL_SLAB_OP_KMALLOC, obj ? 0 : (uint32_t)SL_ENOMEM);
+    sli_slab_op_end(sl, cpu, c->id, op, SL_SLAB_OP_KMALLOC, obj ? 0 : (uint32_t)SL_ENOMEM);
     return obj;
 }

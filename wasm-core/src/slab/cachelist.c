@@ -1,6 +1,6 @@
 /*
- * cachelist.c - lists of caches for the geometry: the --caches text format
- * and /sys/kernel/slab-like directories.
+ * cachelist.c - lists of caches for the geometry: the --caches text format,
+ * /proc/slabinfo files and /sys/kernel/slab-like directories.
  *
  * Input is untrusted (a user's file, a directory of any shape): every
  * number is range-checked, names are truncated to SL_SLAB_NAME_MAX - 1
@@ -31,18 +31,32 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
 void sl_slab_spec_list_free(sl_slab_spec_list *l)
 {
     free(l->v);
+    free(l->reported);
     *l = (sl_slab_spec_list){0};
 }
 
-int sl_slab_spec_list_add(sl_slab_spec_list *l, const sl_slab_spec *s)
+int sl_slab_spec_list_add(sl_slab_spec_list *l, const sl_slab_spec *s, const sl_slab_reported *rep)
 {
-    if (l->n == l->cap) {
-        unsigned cap = l->cap ? l->cap * 2 : 64;
+    if (rep && !l->reported && l->n)
+        return SL_EINVAL; /* every entry reports, or none */
+    if (l->n == l->cap || (rep && !l->reported)) {
+        unsigned cap = l->n == l->cap ? (l->cap ? l->cap * 2 : 64) : l->cap;
         sl_slab_spec *v = realloc(l->v, cap * sizeof *v);
         if (!v)
             return SL_ENOMEM;
         l->v = v;
+        if (rep || l->reported) {
+            sl_slab_reported *r = realloc(l->reported, cap * sizeof *r);
+            if (!r)
+                return SL_ENOMEM;
+            l->reported = r;
+        }
         l->cap = cap;
+    }
+    if (l->reported) {
+        if (!rep)
+            return SL_EINVAL;
+        l->reported[l->n] = *rep;
     }
     l->v[l->n++] = *s;
     return SL_OK;
@@ -67,10 +81,9 @@ static bool parse_u32(const char *s, size_t len, uint32_t min, uint32_t max, uin
 
 static bool word_is(const char *w, size_t n, const char *lit) { return strlen(lit) == n && !memcmp(w, lit, n); }
 
-static int parse_line(const char *p, const char *end, unsigned lineno, sl_slab_spec *spec, char *err, size_t errlen)
+/* The whitespace-separated words of [p, end): up to `max`; returns the count, or max + 1 when there are more. */
+static unsigned split_words(const char *p, const char *end, const char **words, size_t *lens, unsigned max)
 {
-    const char *words[16];
-    size_t lens[16];
     unsigned nw = 0;
     while (p < end) {
         while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
@@ -80,12 +93,22 @@ static int parse_line(const char *p, const char *end, unsigned lineno, sl_slab_s
         const char *w = p;
         while (p < end && *p != ' ' && *p != '\t' && *p != '\r')
             p++;
-        if (nw == 16) {
-            set_err(err, errlen, "line %u: too many fields", lineno);
-            return SL_EINVAL;
-        }
+        if (nw == max)
+            return max + 1;
         words[nw] = w;
         lens[nw++] = (size_t)(p - w);
+    }
+    return nw;
+}
+
+static int parse_line(const char *p, const char *end, unsigned lineno, sl_slab_spec *spec, char *err, size_t errlen)
+{
+    const char *words[16];
+    size_t lens[16];
+    unsigned nw = split_words(p, end, words, lens, 16);
+    if (nw > 16) {
+        set_err(err, errlen, "line %u: too many fields", lineno);
+        return SL_EINVAL;
     }
     if (nw < 2) {
         set_err(err, errlen, "line %u: expected NAME OBJECT_SIZE [align=N] [flags]", lineno);
@@ -144,13 +167,139 @@ int sl_slab_caches_parse(const char *text, size_t len, sl_slab_spec_list *out, c
             sl_slab_spec spec;
             int rc = parse_line(q, stop, lineno, &spec, err, errlen);
             if (rc == SL_OK)
-                rc = sl_slab_spec_list_add(out, &spec);
+                rc = sl_slab_spec_list_add(out, &spec, NULL);
             if (rc != SL_OK)
                 return rc;
         }
         p = eol + (eol < end);
     }
     return SL_OK;
+}
+
+/* The column names of a slabinfo 2.1 cache line, by word position (NULL: a literal). */
+static const char *const slabinfo_columns[16] = {
+    "name", "active_objs", "num_objs", "objsize", "objperslab", "pagesperslab", NULL, NULL,
+    "limit", "batchcount", "sharedfactor", NULL, NULL, "active_slabs", "num_slabs", "sharedavail",
+};
+
+static int slabinfo_line(const char *p, const char *end, unsigned lineno, sl_slab_spec *spec, sl_slab_reported *rep,
+                         char *err, size_t errlen)
+{
+    const char *w[64];
+    size_t len[64];
+    unsigned nw = split_words(p, end, w, len, 64);
+    static const char *const literal[16] = {[6] = ":", [7] = "tunables", [11] = ":", [12] = "slabdata"};
+    bool shape = nw >= 16 && nw <= 64 && (nw == 16 || word_is(w[16], len[16], ":"));
+    for (unsigned i = 6; shape && i < 13; i++)
+        if (literal[i] && !word_is(w[i], len[i], literal[i]))
+            shape = false;
+    if (!shape) {
+        set_err(err, errlen,
+                "line %u: expected NAME and 5 numbers, ': tunables' and 3 numbers, ': slabdata' and 3 numbers",
+                lineno);
+        return SL_EINVAL;
+    }
+    uint32_t num[16] = {0};
+    for (unsigned i = 1; i < 16; i++) {
+        if (!slabinfo_columns[i])
+            continue;
+        if (!parse_u32(w[i], len[i], 0, UINT32_MAX, &num[i])) {
+            set_err(err, errlen, "line %u: %s '%.*s' is not a number", lineno, slabinfo_columns[i],
+                    (int)(len[i] > 20 ? 20 : len[i]), w[i]);
+            return SL_EINVAL;
+        }
+    }
+    if (num[3] < 1 || num[3] > SL_SLAB_KMALLOC_MAX) {
+        set_err(err, errlen, "line %u: objsize %u is outside 1 .. %zu", lineno, num[3], SL_SLAB_KMALLOC_MAX);
+        return SL_EINVAL;
+    }
+    if (!num[5] || (num[5] & (num[5] - 1)) || num[5] > (1u << SL_SLAB_KMALLOC_MAX_ORDER)) {
+        set_err(err, errlen, "line %u: pagesperslab %u is not a power of two up to %u", lineno, num[5],
+                1u << SL_SLAB_KMALLOC_MAX_ORDER);
+        return SL_EINVAL;
+    }
+    *spec = (sl_slab_spec){.object_size = num[3]};
+    size_t nlen = len[0] < SL_SLAB_NAME_MAX - 1 ? len[0] : SL_SLAB_NAME_MAX - 1;
+    memcpy(spec->name, w[0], nlen);
+    *rep = (sl_slab_reported){.order = (uint32_t)__builtin_ctz(num[5]), .num = num[4], .limit = num[8],
+                              .batchcount = num[9], .shared = num[10]};
+    return SL_OK;
+}
+
+int sl_slab_slabinfo_parse(const char *text, size_t len, sl_slab_spec_list *out, char *err, size_t errlen)
+{
+    const char *p = text, *end = text + len;
+    unsigned lineno = 0, header = 0, slab_line = 0, slub_line = 0;
+    sl_slab_spec_list l = {0};
+    sl_slab_reported *rep = NULL;
+    unsigned nrep = 0, caprep = 0;
+    int rc = SL_OK;
+    while (rc == SL_OK && p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol)
+            eol = end;
+        lineno++;
+        const char *q = p;
+        while (q < eol && (*q == ' ' || *q == '\t' || *q == '\r'))
+            q++;
+        if (q == eol || *q == '#') {
+            /* blank or a comment */
+        } else if (!header) {
+            static const char want[] = "slabinfo - version: ";
+            size_t n = (size_t)(eol - q);
+            while (n && (q[n - 1] == '\r' || q[n - 1] == ' '))
+                n--;
+            if (n < sizeof want - 1 || memcmp(q, want, sizeof want - 1)) {
+                set_err(err, errlen, "line %u: not a /proc/slabinfo file (it starts with 'slabinfo - version: 2.1')",
+                        lineno);
+                rc = SL_EINVAL;
+            } else if (!word_is(q + sizeof want - 1, n - (sizeof want - 1), "2.1")) {
+                set_err(err, errlen, "line %u: slabinfo version '%.*s'; only 2.1 is read", lineno,
+                        (int)(n - (sizeof want - 1) > 16 ? 16 : n - (sizeof want - 1)), q + sizeof want - 1);
+                rc = SL_EINVAL;
+            }
+            header = lineno;
+        } else {
+            sl_slab_spec spec;
+            sl_slab_reported r;
+            rc = slabinfo_line(q, eol, lineno, &spec, &r, err, errlen);
+            if (rc == SL_OK) {
+                unsigned *seen = r.limit ? &slab_line : &slub_line;
+                if (!*seen)
+                    *seen = lineno;
+                if (slab_line && slub_line) {
+                    set_err(err, errlen, "line %u: tunables are 0 on line %u but not on line %u", lineno, slub_line,
+                            slab_line);
+                    rc = SL_EINVAL;
+                }
+            }
+            if (rc == SL_OK && nrep == caprep) {
+                caprep = caprep ? caprep * 2 : 64;
+                sl_slab_reported *bigger = realloc(rep, caprep * sizeof *rep);
+                rc = bigger ? SL_OK : SL_ENOMEM;
+                if (bigger)
+                    rep = bigger;
+            }
+            if (rc == SL_OK) {
+                rep[nrep++] = r;
+                rc = sl_slab_spec_list_add(&l, &spec, NULL);
+            }
+        }
+        p = eol + (eol < end);
+    }
+    if (rc == SL_OK && !header) {
+        set_err(err, errlen, "line 1: not a /proc/slabinfo file (it is empty)");
+        rc = SL_EINVAL;
+    } else if (rc == SL_OK && !l.n) {
+        set_err(err, errlen, "line %u: no caches after the header", lineno);
+        rc = SL_EINVAL;
+    }
+    /* Only a SLAB kernel's file says what the kernel chose: tunables are 0 under SLUB. */
+    for (unsigned i = 0; rc == SL_OK && i < l.n; i++)
+        rc = sl_slab_spec_list_add(out, &l.v[i], slab_line ? &rep[i] : NULL);
+    free(rep);
+    sl_slab_spec_list_free(&l);
+    return rc;
 }
 
 /*
@@ -231,7 +380,7 @@ int sl_slab_caches_read_sysfs(const char *dir, sl_slab_spec_list *out, char *err
             spec.flags |= SL_SLAB_HWCACHE_ALIGN;
         if (attr_flag(dir, e->d_name, "reclaim_account"))
             spec.flags |= SL_SLAB_RECLAIM;
-        rc = sl_slab_spec_list_add(out, &spec);
+        rc = sl_slab_spec_list_add(out, &spec, NULL);
     }
     closedir(d);
     if (rc == SL_OK && out->n == first) {

@@ -3,8 +3,8 @@
  * array_cache), cache_flusharray (a batch to the shared array, or to
  * free_block when it is full), free_block and slab_put_obj under
  * list_lock, slab destruction outside it, drain_freelist, draining CPU
- * arrays and shrinking, kfree, and the debug checks for foreign,
- * misaligned and double frees.
+ * arrays, cache_reap and shrinking, kfree (kmalloc_large blocks included),
+ * and the debug checks for foreign, misaligned and double frees.
  *
  * A free on CPU c touches only c's array until it overflows; then
  * batchcount objects (the oldest, at the bottom of the array) go to the
@@ -91,7 +91,7 @@ static void slab_destroy(sl_slab_cache *c, sl_page *pg, unsigned cpu)
     sl_assert(rc == SL_OK);
     (void)rc;
     STAT_INC(c->stats.destroyed);
-    SLI_EV(c, cpu, SL_EV_SLAB_DESTROY, pfn, SL_NONE32, c->order, 0, 0);
+    SLI_EV(c, cpu, SL_EV_SLAB_DESTROY, pfn, SL_NONE32, c->order, sli_slab_freelist_ref(c, freelist), 0);
     if (c->mgmt == SL_SLAB_OFF)
         sli_slab_cache_free_raw(c->freelist_cache, cpu, freelist);
 }
@@ -124,29 +124,39 @@ unsigned sli_slab_drain_freelist(sl_slab_cache *c, unsigned cpu, unsigned tofree
         slab_destroy(c, pg, cpu);
         freed++;
     }
+    if (freed)
+        SLI_EV(c, cpu, SL_EV_SLAB_SHRINK, SL_NONE32, SL_NONE32, freed, 0, 0);
     return freed;
 }
 
+/*
+ * cache_flusharray: the bottom `batchcount` (the oldest) entries go to the
+ * shared array, as far as it has room, or else to free_block.  The FLUSH
+ * event comes first, then one ARRAY_MOVE per object (to the shared array)
+ * or free_block's PUT_OBJ events.
+ */
 static SL_NOINLINE void cache_flusharray(sl_slab_cache *c, sl_slab_array *ac, unsigned cpu)
 {
     sl_slab_node *n = &c->node;
     unsigned batchcount = ac->batchcount;
     slab_list destroy = {0};
-    unsigned to_shared = 0;
     sl_spin_lock(&n->list_lock);
     sl_slab_array *shared = n->shared;
     if (shared && shared->limit > shared->avail) {
         unsigned max = shared->limit - shared->avail;
         if (batchcount > max)
             batchcount = max;
+        SLI_EV(c, cpu, SL_EV_SLAB_FLUSH, SL_NONE32, SL_NONE32, batchcount, 1, 0);
+        for (unsigned i = 0; i < batchcount; i++)
+            SLI_EV(c, cpu, SL_EV_SLAB_ARRAY_MOVE, sli_slab_obj_pfn(c, ac->entry[i]), sli_slab_obj_index(c, ac->entry[i]),
+                   cpu, 0xffffu, shared->avail + i);
         memcpy(&shared->entry[shared->avail], ac->entry, sizeof(void *) * batchcount);
         WR(shared->avail, shared->avail + batchcount);
-        to_shared = 1;
     } else {
+        SLI_EV(c, cpu, SL_EV_SLAB_FLUSH, SL_NONE32, SL_NONE32, batchcount, 0, 0);
         sli_slab_free_block(c, cpu, ac->entry, batchcount, &destroy);
     }
     sl_spin_unlock(&n->list_lock);
-    SLI_EV(c, cpu, SL_EV_SLAB_FLUSH, SL_NONE32, SL_NONE32, batchcount, to_shared, 0);
     sli_slab_destroy_list(c, cpu, &destroy);
     ac->avail -= batchcount;
     memmove(ac->entry, &ac->entry[batchcount], sizeof(void *) * ac->avail);
@@ -156,6 +166,8 @@ static SL_NOINLINE void cache_flusharray(sl_slab_cache *c, sl_slab_array *ac, un
 SL_INLINE void cache_free(sl_slab_cache *c, unsigned cpu, void *obj)
 {
     sl_slab_array *ac = c->cpu[cpu];
+    if (SL_UNLIKELY(c->init_on_free))
+        memset(obj, 0, c->object_size);
     if (SL_LIKELY(ac->avail < ac->limit)) {
         CPU_STAT_INC(ac->free_hit);
     } else {
@@ -163,7 +175,7 @@ SL_INLINE void cache_free(sl_slab_cache *c, unsigned cpu, void *obj)
         cache_flusharray(c, ac, cpu);
     }
     ac->entry[ac->avail++] = obj;
-    SLI_EV(c, cpu, SL_EV_SLAB_FREE_HIT, SL_NONE32, SL_NONE32, ac->avail, 0, 0);
+    SLI_EV(c, cpu, SL_EV_SLAB_FREE_HIT, sli_slab_obj_pfn(c, obj), sli_slab_obj_index(c, obj), ac->avail, 0, 0);
 }
 
 void sli_slab_cache_free_raw(sl_slab_cache *c, unsigned cpu, void *obj)
@@ -190,41 +202,25 @@ static int free_check(sl_slab_cache *c, sl_page *pg, const void *obj)
 }
 #endif
 
-static void op_event(sl_slab *sl, unsigned cpu, unsigned kind, uint32_t op, uint32_t code, uint32_t cache, int rc)
-{
-#if defined(SLABLAB_BENCH)
-    (void)sl, (void)cpu, (void)kind, (void)op, (void)code, (void)cache, (void)rc;
-#else
-    sl_trace *tr = sl->trace;
-    if (tr && tr->enabled && cpu < tr->ncpus) {
-        sl_event ev = {.op = op, .cpu = (uint16_t)cpu, .kind = (uint16_t)kind, .cache = (uint16_t)cache,
-                       .flags = 0, .slab = SL_NONE32, .obj = SL_NONE32, .arg0 = code, .arg1 = (uint32_t)rc,
-                       .arg2 = 0};
-        sl_trace_emit(tr, &ev);
-    }
-#endif
-}
-
 /* The shared end of kmem_cache_free and kfree: `pg` is the object's head page (or NULL). */
 SL_INLINE int free_common(sl_slab_cache *c, sl_page *pg, unsigned cpu, void *obj, uint32_t opcode)
 {
     sl_slab *sl = c->sl;
     if (SL_UNLIKELY(cpu >= sl->ncpus))
         return SL_EINVAL;
-    uint32_t op = SL_OP_BEGIN(sl->trace);
-    op_event(sl, cpu, SL_EV_OP_BEGIN, op, opcode, c->id, 0);
+    uint32_t op = sli_slab_op_begin(sl, cpu, c->id, opcode, 0);
 #if SL_DEBUG
     int rc = free_check(c, pg, obj);
     if (rc != SL_OK) {
         SLI_EV(c, cpu, SL_EV_ERROR, SL_NONE32, SL_NONE32, (uint32_t)rc, 0, 0);
-        op_event(sl, cpu, SL_EV_OP_END, op, opcode, c->id, rc);
+        sli_slab_op_end(sl, cpu, c->id, op, opcode, (uint32_t)rc);
         return rc;
     }
 #else
     (void)pg;
 #endif
     cache_free(c, cpu, obj);
-    op_event(sl, cpu, SL_EV_OP_END, op, opcode, c->id, 0);
+    sli_slab_op_end(sl, cpu, c->id, op, opcode, 0);
     return SL_OK;
 }
 
@@ -238,15 +234,41 @@ int sl_slab_cache_free(sl_slab_cache *c, unsigned cpu, void *obj)
     return free_common(c, pg, cpu, obj, SL_SLAB_OP_FREE);
 }
 
+/* kfree of a kmalloc_large block (`pg` its head page). */
+static SL_NOINLINE int kfree_large(sl_slab *sl, unsigned cpu, sl_page *pg, const void *ptr)
+{
+    uint32_t op = sli_slab_op_begin(sl, cpu, 0xffff, SL_SLAB_OP_KFREE, 0);
+    int rc = SL_OK;
+    if (ptr != sl_page_address(&sl->zone, pg))
+        rc = SL_EMISALIGNED;
+    else if (!clear_live(sl, ptr))
+        rc = SL_EDOUBLEFREE; /* another CPU is freeing it right now */
+    if (rc == SL_OK) {
+        uint32_t pfn = sl_page_pfn(&sl->zone, pg);
+        unsigned order = sl_page_order(pg);
+        WR(SLAB_OF(pg)->list, SLAB_LIST_NONE); /* a racing kfree of the block may be reading it */
+        rc = sl_page_free(&sl->zone, pg, cpu);
+        SLI_WEV(sl, cpu, SL_EV_SLAB_KMALLOC_LARGE, pfn, order, 0);
+    } else {
+        SLI_WEV(sl, cpu, SL_EV_ERROR, (uint32_t)rc, 0, 0);
+    }
+    sli_slab_op_end(sl, cpu, 0xffff, op, SL_SLAB_OP_KFREE, (uint32_t)rc);
+    return rc;
+}
+
 int sl_slab_kfree(sl_slab *sl, unsigned cpu, const void *ptr)
 {
     if (!ptr)
         return SL_OK;
+    if (SL_UNLIKELY(cpu >= sl->ncpus))
+        return SL_EINVAL;
     sl_page *pg = sl_page_from_addr(&sl->zone, ptr);
     sl_slab_cache *c = pg ? SLAB_OF(pg)->cache : NULL;
     if (SL_UNLIKELY(!c)) {
+        if (pg && RD(SLAB_OF(pg)->list) == SLAB_LIST_LARGE)
+            return kfree_large(sl, cpu, pg, ptr);
         /* outside the arena, in a free block, or in a slab not yet set up */
-        op_event(sl, cpu, SL_EV_ERROR, 0, (uint32_t)SL_EFOREIGN, 0xffff, 0);
+        SLI_WEV(sl, cpu, SL_EV_ERROR, (uint32_t)SL_EFOREIGN, 0, 0);
         return SL_EFOREIGN;
     }
     return free_common(c, pg, cpu, (void *)ptr, SL_SLAB_OP_KFREE);
@@ -255,9 +277,10 @@ int sl_slab_kfree(sl_slab *sl, unsigned cpu, const void *ptr)
 /*
  * drain_array_locked: moves all of an array (free_all), or (limit + 4) / 5
  * of it but no more than about half, from its bottom (the oldest) to
- * free_block.  list_lock held.  Returns the count.
+ * free_block.  list_lock held.  Returns the count.  The DRAIN event comes
+ * first, then free_block's PUT_OBJ events.
  */
-static unsigned drain_array_locked(sl_slab_cache *c, sl_slab_array *ac, unsigned cpu, bool free_all,
+static unsigned drain_array_locked(sl_slab_cache *c, sl_slab_array *ac, unsigned cpu, bool shared, bool free_all,
                                    slab_list *destroy)
 {
     unsigned avail = ac->avail;
@@ -266,6 +289,7 @@ static unsigned drain_array_locked(sl_slab_cache *c, sl_slab_array *ac, unsigned
     unsigned tofree = free_all ? avail : (ac->limit + 4) / 5;
     if (tofree > avail)
         tofree = (avail + 1) / 2;
+    SLI_EV(c, cpu, SL_EV_SLAB_DRAIN, SL_NONE32, SL_NONE32, tofree, shared, 0);
     sli_slab_free_block(c, cpu, ac->entry, tofree, destroy);
     WR(ac->avail, avail - tofree);
     memmove(ac->entry, &ac->entry[tofree], sizeof(void *) * (avail - tofree));
@@ -277,10 +301,8 @@ static unsigned drain_array(sl_slab_cache *c, sl_slab_array *ac, unsigned cpu, b
 {
     slab_list destroy = {0};
     sl_spin_lock(&c->node.list_lock);
-    unsigned nr = drain_array_locked(c, ac, cpu, free_all, &destroy);
+    unsigned nr = drain_array_locked(c, ac, cpu, shared, free_all, &destroy);
     sl_spin_unlock(&c->node.list_lock);
-    if (nr)
-        SLI_EV(c, cpu, SL_EV_SLAB_DRAIN, SL_NONE32, SL_NONE32, nr, shared, 0);
     sli_slab_destroy_list(c, cpu, &destroy);
     return nr;
 }
@@ -289,22 +311,38 @@ void sl_slab_drain_cpu(sl_slab *sl, unsigned cpu)
 {
     if (cpu >= sl->ncpus)
         return;
+    uint32_t op = sli_slab_op_begin(sl, cpu, 0xffff, SL_SLAB_OP_DRAIN, cpu);
+    unsigned drained = 0;
     /* Newest caches first: their off-slab freelists go back to the kmalloc caches, drained after. */
     for (unsigned id = sl->ncaches; id-- > 0;) {
         sl_slab_cache *c = sl->caches[id];
         if (c && c->cpu[cpu]->avail)
-            drain_array(c, c->cpu[cpu], cpu, false, true);
+            drained += drain_array(c, c->cpu[cpu], cpu, false, true);
     }
+    sli_slab_op_end(sl, cpu, 0xffff, op, SL_SLAB_OP_DRAIN, drained);
 }
 
-void sl_slab_reap(sl_slab *sl, unsigned cpu)
+/* Raises sl->reap_clock to now_ms (a relaxed atomic maximum: CPUs reap concurrently). */
+static void advance_reap_clock(sl_slab *sl, uint64_t now_ms)
+{
+    uint64_t seen = RD(sl->reap_clock);
+    while (seen < now_ms &&
+           !__atomic_compare_exchange_n(&sl->reap_clock, &seen, now_ms, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+void sl_slab_reap(sl_slab *sl, unsigned cpu, uint64_t now_ms)
 {
     if (cpu >= sl->ncpus)
         return;
+    advance_reap_clock(sl, now_ms);
+    uint32_t op = sli_slab_op_begin(sl, cpu, 0xffff, SL_SLAB_OP_REAP, (uint32_t)now_ms);
+    unsigned long destroyed = 0;
     for (unsigned id = sl->ncaches; id-- > 0;) {
         sl_slab_cache *c = sl->caches[id];
         if (!c)
             continue;
+        unsigned long destroyed_before = RD(c->stats.destroyed);
         sl_slab_node *n = &c->node;
         /* drain_array on this CPU's array: a touched array is only untouched. */
         sl_slab_array *ac = c->cpu[cpu];
@@ -314,31 +352,38 @@ void sl_slab_reap(sl_slab *sl, unsigned cpu)
             else
                 drain_array(c, ac, cpu, false, false);
         }
-        /* The node part (REAPTIMEOUT_NODE has passed): the shared array, then free slabs. */
+        /* The node part, once REAPTIMEOUT_NODE has passed: the shared array, then free slabs. */
         slab_list destroy = {0};
-        unsigned tofree = 0, nr = 0;
+        unsigned tofree = 0;
         sl_spin_lock(&n->list_lock);
+        if (now_ms < n->next_reap) {
+            sl_spin_unlock(&n->list_lock);
+            continue;
+        }
+        n->next_reap = now_ms + SL_SLAB_REAP_NODE_MS;
         if (n->shared && n->shared->avail) {
             if (n->shared->touched)
                 n->shared->touched = 0;
             else
-                nr = drain_array_locked(c, n->shared, cpu, false, &destroy);
+                drain_array_locked(c, n->shared, cpu, true, false, &destroy);
         }
         if (n->free_touched)
             n->free_touched = 0;
         else
             tofree = (unsigned)((n->free_limit + 5 * c->num - 1) / (5 * c->num));
+        SLI_EV(c, cpu, SL_EV_SLAB_REAP_NODE, SL_NONE32, SL_NONE32, (uint32_t)now_ms, (uint32_t)n->next_reap, tofree);
         sl_spin_unlock(&n->list_lock);
-        if (nr)
-            SLI_EV(c, cpu, SL_EV_SLAB_DRAIN, SL_NONE32, SL_NONE32, nr, 1, 0);
         sli_slab_destroy_list(c, cpu, &destroy);
         if (tofree)
             sli_slab_drain_freelist(c, cpu, tofree);
+        destroyed += RD(c->stats.destroyed) - destroyed_before;
     }
+    sli_slab_op_end(sl, cpu, 0xffff, op, SL_SLAB_OP_REAP, (uint32_t)destroyed);
 }
 
 unsigned sl_slab_shrink(sl_slab *sl)
 {
+    uint32_t op = sli_slab_op_begin(sl, 0, 0xffff, SL_SLAB_OP_SHRINK, 0);
     unsigned freed = 0;
     for (unsigned id = sl->ncaches; id-- > 0;) {
         sl_slab_cache *c = sl->caches[id];
@@ -353,7 +398,6 @@ unsigned sl_slab_shrink(sl_slab *sl)
         sli_slab_drain_freelist(c, 0, UINT32_MAX);
         freed += (unsigned)(RD(c->stats.destroyed) - before);
     }
-    if (sl->trace && sl->trace->enabled && sl->ncaches)
-        SLI_EV(sl->caches[0], 0, SL_EV_SLAB_SHRINK, SL_NONE32, SL_NONE32, freed, 0, 0);
+    sli_slab_op_end(sl, 0, 0xffff, op, SL_SLAB_OP_SHRINK, freed);
     return freed;
 }

@@ -1,15 +1,18 @@
 /*
  * slab_internal.h - the SLAB model's data structures, shared by its files.
  *
- *   sl_slab           the world: a page zone, the caches (kmalloc first),
- *                     and in debug builds a live-object bitmap.
+ *   sl_slab           the world: a page zone, the variant's kmalloc table,
+ *                     the caches (ids 0..19 the kmalloc indexes), and in
+ *                     debug builds each CPU's current operation number and
+ *                     a live-object bitmap.
  *   sl_slab_cache     struct kmem_cache: constant geometry; one
  *                     sl_slab_array (struct array_cache) per CPU; one node.
  *   sl_slab_node      struct kmem_cache_node: slabs_partial / slabs_full /
  *                     slabs_free, counters, the shared array, list_lock.
  *   slab_page         the SLAB fields of struct page, overlaid on the head
  *                     page's model-private area: slab_cache, s_mem,
- *                     freelist, active, lru.
+ *                     freelist, active, lru.  A kmalloc_large block (6.1 on)
+ *                     is a head page with no cache and list SLAB_LIST_LARGE.
  *
  * Who may touch what:
  *   - cache geometry, limits, ids: written at creation (quiescent), then
@@ -17,7 +20,8 @@
  *   - cpu[c] (avail, limit, batchcount, touched, entry[]): only the thread
  *     acting as CPU c.
  *   - node lists, total_slabs, free_slabs, free_objects, free_limit,
- *     colour_next, free_touched, the shared array and every slab_page field
+ *     colour_next, free_touched, next_reap (the kernel reads and writes
+ *     next_reap and free_touched racily), the shared array and every slab_page field
  *     of a slab that is on a list: under node.list_lock.  free_objects and
  *     shared->avail are also read without the lock by cache_alloc_refill's
  *     early check (as in the kernel), so they are written with relaxed
@@ -29,8 +33,12 @@
  *   - stats: grown/destroyed are relaxed atomic counters (slow paths); the
  *     hit/miss counters sit in each CPU's array, written by its owner.
  *   - live bitmap (debug): one bit per 16-byte granule of the arena, set
- *     while the object starting there is held by a user; atomic fetch-or /
- *     fetch-and, so two racing frees of one object cannot both succeed.
+ *     while the object starting there is held by a user (a kmalloc_large
+ *     block: its first granule); atomic fetch-or / fetch-and, so two racing
+ *     frees of one object cannot both succeed.
+ *   - cur_op[c] (debug): the operation CPU c is in, for its events; only the
+ *     thread acting as CPU c.  reap_clock: the latest reap time any CPU
+ *     passed, a relaxed atomic maximum (read by cache creation, quiescent).
  *
  * Invariants (sl_slab_validate): an object is in exactly one of: a CPU
  * array, the shared array, its slab's free set (freelist positions
@@ -79,7 +87,7 @@ typedef struct slab_page {
 SL_PAGE_PRIV_CHECK(slab_page);
 #define SLAB_OF(pg) SL_PAGE_PRIV(pg, slab_page)
 
-enum { SLAB_LIST_FREE = 0, SLAB_LIST_PARTIAL = 1, SLAB_LIST_FULL = 2, SLAB_LIST_NONE = 3 };
+enum { SLAB_LIST_FREE = 0, SLAB_LIST_PARTIAL = 1, SLAB_LIST_FULL = 2, SLAB_LIST_NONE = 3, SLAB_LIST_LARGE = 4 };
 
 typedef struct slab_list {
     sl_page *first, *last;
@@ -96,6 +104,7 @@ typedef struct sl_slab_node {
     unsigned long free_limit;
     unsigned colour_next;
     unsigned free_touched;
+    uint64_t next_reap;    /* reap time (ms) at which cache_reap's node part is next due */
     sl_slab_array *shared; /* NULL without a shared array */
 } sl_slab_node;
 
@@ -112,6 +121,7 @@ struct sl_slab_cache {
     uint32_t reciprocal_m;     /* reciprocal_value(size) */
     uint8_t reciprocal_sh1, reciprocal_sh2;
     sl_slab_mgmt mgmt;
+    bool init_on_free;         /* slab_want_init_on_free: the boot option, and no ctor or RCU */
     sl_slab_geometry g;
     sl_slab_cache *freelist_cache; /* OFF: the kmalloc cache holding freelist arrays */
     unsigned limit, batchcount, shared_limit;
@@ -125,12 +135,14 @@ struct sl_slab_cache {
 struct sl_slab {
     sl_page_zone zone;
     unsigned ncpus;
-    sl_slab_rules rules;
     sl_trace *trace;
-    sl_slab_kmalloc_table kt;
+    sl_slab_kmalloc_table kt;  /* kt.variant: the resolved variant */
+    size_t kmalloc_max_cache;  /* KMALLOC_MAX_CACHE_SIZE: above it kmalloc_large */
+    uint64_t reap_clock;       /* latest now_ms passed to sl_slab_reap */
     unsigned ncaches;
-    sl_slab_cache *caches[SL_SLAB_MAX_CACHES]; /* by id; kmalloc caches are ids 0..19 */
+    sl_slab_cache *caches[SL_SLAB_MAX_CACHES]; /* by id; ids 0..19 are the kmalloc indexes */
 #if SL_DEBUG
+    uint32_t cur_op[SL_SLAB_MAX_CPUS];
     uint64_t *live; /* one bit per 16-byte granule of the arena */
 #endif
 };
@@ -147,21 +159,42 @@ SL_INLINE void *sli_slab_index_to_obj(const sl_slab_cache *c, const slab_page *s
     return s->s_mem + (size_t)c->size * idx;
 }
 
-/* An event with every field given (SL_EVENT's defaults clash with -Woverride-init). */
+/*
+ * An event with every field given (SL_EVENT's defaults clash with
+ * -Woverride-init), stamped with the acting CPU's current operation.
+ * SLI_WEV is the same for the world (cache 0xffff).
+ */
 #if defined(SLABLAB_BENCH)
 /* Unevaluated: nothing is computed, but the arguments count as used. */
 #define SLI_EV(c, cpu, kind, slabpfn, objidx, a0, a1, a2)                                         \
     ((void)sizeof(c), (void)sizeof(cpu), (void)sizeof(slabpfn), (void)sizeof(objidx), (void)sizeof(a0), \
      (void)sizeof(a1), (void)sizeof(a2))
+#define SLI_WEV(sl, cpu, kind, a0, a1, a2)                                                       \
+    ((void)sizeof(sl), (void)sizeof(cpu), (void)sizeof(a0), (void)sizeof(a1), (void)sizeof(a2))
 #else
-void sli_slab_event(const sl_slab_cache *c, unsigned cpu, unsigned kind, uint32_t slab, uint32_t obj, uint32_t a0,
-                    uint32_t a1, uint32_t a2);
+void sli_slab_event(const sl_slab *sl, unsigned cache, unsigned cpu, unsigned kind, uint32_t slab, uint32_t obj,
+                    uint32_t a0, uint32_t a1, uint32_t a2);
 #define SLI_EV(c, cpu, kind, slabpfn, objidx, a0, a1, a2)                                         \
-    sli_slab_event((c), (cpu), (kind), (slabpfn), (objidx), (a0), (a1), (a2))
+    sli_slab_event((c)->sl, (c)->id, (cpu), (kind), (slabpfn), (objidx), (a0), (a1), (a2))
+#define SLI_WEV(sl, cpu, kind, a0, a1, a2) sli_slab_event((sl), 0xffff, (cpu), (kind), SL_NONE32, SL_NONE32, (a0), (a1), (a2))
 #endif
+
+/*
+ * OP_BEGIN / OP_END of an API operation on `cpu` (cache 0xffff for the
+ * world's): begin takes the next operation number and makes it the CPU's
+ * current one; end clears it.  Nothing in SLABLAB_BENCH builds.
+ */
+uint32_t sli_slab_op_begin(sl_slab *sl, unsigned cpu, unsigned cache, uint32_t code, uint32_t arg);
+void sli_slab_op_end(sl_slab *sl, unsigned cpu, unsigned cache, uint32_t op, uint32_t code, uint32_t result);
 
 /* pfn of a slab's head page (for events). */
 SL_INLINE uint32_t sli_slab_pfn(const sl_slab_cache *c, const sl_page *pg) { return sl_page_pfn(&c->sl->zone, pg); }
+
+/* The slab pfn and object index of an object of cache c (for events); SL_NONE32 when not one. */
+uint32_t sli_slab_obj_pfn(const sl_slab_cache *c, const void *obj);
+uint32_t sli_slab_obj_index(const sl_slab_cache *c, const void *obj);
+/* An off-slab freelist object as GROW and DESTROY events name it: pfn << 8 | index, or SL_NONE32. */
+uint32_t sli_slab_freelist_ref(const sl_slab_cache *c, const void *freelist);
 
 /* Node list helpers (list_lock held, or the slab is private to the caller). */
 void sli_slab_list_add(slab_list *l, sl_page *pg, unsigned which);      /* list_add: at the head */

@@ -1,7 +1,8 @@
 /*
  * validate.c - sl_slab_validate: rebuilds, from the slab lists, freelist
  * arrays and array caches, where every object is, and compares with the
- * counters, the management type's rules and (debug) the live bitmap.
+ * counters, the management type's rules and (debug) the live bitmap;
+ * kmalloc_large blocks are found by walking the page descriptors.
  *
  * Quiescent: it reads everything without locks.  It allocates two bitmaps
  * per page of the arena (objects free in their slab, objects in an
@@ -236,10 +237,24 @@ int sl_slab_validate(sl_slab *sl, char *why, size_t whylen)
     free(v.maps);
     if (rc != SL_OK)
         return rc;
+    /* kmalloc_large blocks: head pages of no cache marked SLAB_LIST_LARGE, each one live object. */
+    for (uint32_t pfn = 0; pfn < sl->zone.npages; pfn++) {
+        sl_page *pg = &sl->zone.pages[pfn];
+        if (pg->flags != SL_PG_HEAD || SLAB_OF(pg)->cache || SLAB_OF(pg)->list != SLAB_LIST_LARGE)
+            continue;
+        if (sl->kt.nkmalloc == SL_SLAB_NKMALLOC)
+            return fail(&v, "page %u is a kmalloc_large block, but this kernel has kmalloc caches up to 4 MiB", pfn);
+#if SL_DEBUG
+        if (!live(sl, sl_page_address(&sl->zone, pg)))
+            return fail(&v, "kmalloc_large block at page %u is not marked live", pfn);
+#endif
+        pages += 1ul << pg->order;
+        v.live_expected++;
+    }
     sl_page_stats ps;
     sl_page_stats_get(&sl->zone, &ps);
     if (pages != ps.pages_total - ps.pages_free)
-        return fail(&v, "slabs hold %lu pages, the page allocator has %llu in use", pages,
+        return fail(&v, "slabs and kmalloc_large blocks hold %lu pages, the page allocator has %llu in use", pages,
                     (unsigned long long)(ps.pages_total - ps.pages_free));
 #if SL_DEBUG
     size_t words = ((((size_t)sl->zone.npages << SL_PAGE_SHIFT) >> 4) + 63) / 64;

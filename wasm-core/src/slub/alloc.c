@@ -1,9 +1,13 @@
 /*
  * alloc.c - allocation: the lockless fast path (slab_alloc_node), the slow
  * path (___slab_alloc with get_freelist, freeze_slab, get_partial_node; for
- * debug caches alloc_single_from_partial / _new_slab, with no CPU slab) and
- * kmem_cache_alloc_bulk, following Linux 6.8+ (where CPU partial slabs are no
- * longer frozen; the 4.4 code of the seeds froze them, see docs/slub.md).
+ * debug caches alloc_single_from_partial / _new_slab, with no CPU slab, and
+ * alloc_debug_processing's checks) and kmem_cache_alloc_bulk, following
+ * Linux 6.8+ (where CPU partial slabs are no longer frozen; the 4.4 code of
+ * the seeds froze them, see docs/slub.md).  On PREEMPT_RT (the `rt`
+ * variant) USE_LOCKLESS_FAST_PATH() is false: every allocation is
+ * ___slab_alloc under the CPU's local_lock, whose first case (objects on
+ * the CPU freelist) is the everyday one there.
  *
  * The CPU freelist+tid double word is read without a lock and replaced with
  * one double-word CAS that fails if an interrupt on this CPU (or anything
@@ -76,9 +80,11 @@ static void *take_one_locked(sli_act *a, sli_slub_slab *slab, uint32_t *inuse)
 }
 
 /*
- * get_partial_node of a debug cache: alloc_single_from_partial on the first
- * node partial slab, which leaves the list when that was its last free
- * object.  Returns the object, or NULL when the list is empty.
+ * get_partial_node of a debug cache: alloc_single_from_partial on each node
+ * partial slab in turn until one yields an object.  A slab leaves the list
+ * when that was its last free object, or when alloc_debug_processing failed
+ * on the object (the slab is then disabled and the search goes on).
+ * Returns the object, or NULL when no slab on the list gave one.
  */
 static void *alloc_single_from_partial(sli_act *a)
 {
@@ -87,11 +93,16 @@ static void *alloc_single_from_partial(sli_act *a)
         return NULL;
     void *object = NULL;
     sl_spin_lock(&n->list_lock);
-    sli_slub_slab *slab = n->partial_head;
-    if (slab) {
+    for (sli_slub_slab *slab = n->partial_head, *next; slab && !object; slab = next) {
+        next = slab->lnext;
         uint32_t inuse;
-        object = take_one_locked(a, slab, &inuse);
-        SLI_EV(a, SLUB_ALLOC_SINGLE, slab, object, 0, inuse, 0);
+        void *taken = take_one_locked(a, slab, &inuse);
+        SLI_EV(a, SLUB_ALLOC_SINGLE, slab, taken, 0, inuse, 0);
+        if (!sli_slub_alloc_debug(a, slab, taken)) {
+            sli_slub_remove_partial(a, slab);
+            continue;
+        }
+        object = taken;
         if (inuse == sli_objects(sl_dw_read(&slab->fc).hi))
             sli_slub_remove_partial(a, slab); /* full: on no list (add_full tracks nothing here) */
     }
@@ -102,29 +113,52 @@ static void *alloc_single_from_partial(sli_act *a)
 /*
  * alloc_single_from_new_slab: the first object of a new slab, which goes on
  * the node partial list (head) unless that object was its only one.
- * Returns the object, or NULL when no page is left.
+ * Returns the object, or NULL if alloc_debug_processing failed on it (the
+ * slab, disabled, goes on no list).
  */
-static void *alloc_single_from_new_slab(sli_act *a)
+static void *alloc_single_from_new_slab(sli_act *a, sli_slub_slab *slab)
 {
     sl_slub_cache *s = a->s;
-    sli_slub_slab *slab = sli_slub_new_slab(a);
-    if (!slab)
-        return NULL;
-    sli_stat(a, SL_SLUB_ALLOC_SLAB, 1);
     sl_spin_lock(&s->node.list_lock);
     uint32_t inuse;
     void *object = take_one_locked(a, slab, &inuse);
     SLI_EV(a, SLUB_ALLOC_SINGLE, slab, object, 1, inuse, 0);
-    if (inuse < s->g.objects)
+    if (!sli_slub_alloc_debug(a, slab, object))
+        object = NULL;
+    else if (inuse < sli_slab_objects(slab))
         sli_slub_add_partial(a, slab, false);
     sl_spin_unlock(&s->node.list_lock);
     return object;
 }
 
 /*
+ * ___slab_alloc of a debug cache (no CPU slab, no CPU partial list): one
+ * object from the node list, else from a new slab; a new slab whose first
+ * object fails its check sends it back to new_objects, the node list first.
+ * Returns NULL when no page is left.
+ */
+static void *alloc_single(sli_act *a)
+{
+    for (;;) {
+        void *object = alloc_single_from_partial(a);
+        if (object)
+            return object;
+        sli_slub_slab *slab = sli_slub_new_slab(a);
+        if (!slab)
+            return NULL;
+        sli_stat(a, SL_SLUB_ALLOC_SLAB, 1);
+        object = alloc_single_from_new_slab(a, slab);
+        if (object)
+            return object;
+    }
+}
+
+/*
  * get_partial_node: the first node partial slab is returned (removed from the
  * list); further ones go to this CPU's partial list until more than
- * cpu_partial_slabs / 2 were moved.  Returns NULL when the list is empty.
+ * cpu_partial_slabs / 2 were moved (none when cpu_partial_slabs is 0, as
+ * after writing 0 to sysfs cpu_partial).  Returns NULL when the list is
+ * empty.
  */
 static sli_slub_slab *get_partial_node(sli_act *a)
 {
@@ -141,7 +175,7 @@ static sli_slub_slab *get_partial_node(sli_act *a)
         if (!partial) {
             partial = slab;
             sli_stat(a, SL_SLUB_ALLOC_FROM_PARTIAL, 1);
-            if (s->g.cpu_partial == 0) /* !kmem_cache_has_cpu_partial */
+            if (s->g.cpu_partial_slabs == 0) /* slub_get_cpu_partial(s) == 0 */
                 break;
         } else {
             sli_slub_put_cpu_partial(a, slab, false);
@@ -164,11 +198,8 @@ void *sli_slub_slab_alloc_slow(sli_act *a)
     uint32_t taken;
     sli_stat(a, SL_SLUB_ALLOC_SLOWPATH, 1);
     SLI_EV(a, SLUB_ALLOC_SLOWPATH, c->slab, NULL, 0, 0, 0);
-    if (sli_kmem_cache_debug(s)) {
-        /* No CPU slab, no CPU partial list: one object, from the node list or a new slab. */
-        void *object = alloc_single_from_partial(a);
-        return object ? object : alloc_single_from_new_slab(a);
-    }
+    if (sli_kmem_cache_debug(s))
+        return alloc_single(a);
 
     slab = c->slab;
     if (!slab)
@@ -222,8 +253,9 @@ new_slab:
     sli_stat(a, SL_SLUB_ALLOC_SLAB, 1);
     /* No other reference to the slab yet: no CAS needed. */
     freelist = (void *)slab->fc.lo;
-    slab->fc = (sl_dword){0, sli_counters(s->g.objects, s->g.objects, 1)};
-    SLI_EV(a, SLUB_NEW_SLAB, slab, freelist, s->g.order, s->g.objects, 0);
+    uint32_t objects = sli_objects(slab->fc.hi);
+    slab->fc = (sl_dword){0, sli_counters(objects, objects, 1)};
+    SLI_EV(a, SLUB_NEW_SLAB, slab, freelist, sli_slab_order(slab), objects, 0);
 
 retry_load_slab:
     if (c->slab) {
@@ -242,13 +274,37 @@ retry_load_slab:
     goto load_freelist;
 }
 
+/*
+ * __slab_alloc_node on PREEMPT_RT: tid, freelist and slab are read (an
+ * RT kernel may be preempted anywhere here), then, the lockless path being
+ * off, ___slab_alloc does everything again under local_lock.  The model
+ * holds the lock for the whole slow path (the kernel drops it around the
+ * page allocator); nothing else runs as this CPU meanwhile either way.
+ */
+static SLI_SLOW void *slab_alloc_rt(sli_act *a)
+{
+    sli_slub_cpu *c = a->c;
+#if !defined(SLABLAB_BENCH)
+    sl_dword cur = sl_dw_read(&c->fl_tid);
+    sl_slub_pp_ctx ctx = {.cache = a->s, .op = a->op, .cpu = a->cpu, .tid = cur.hi, .freelist = (void *)cur.lo};
+    SL_PREEMPT_POINT(a->s->trace, a->cpu, SL_SLUB_PP_ALLOC_BEFORE_CAS, &ctx);
+#endif
+    sl_spin_lock(&c->lock);
+    void *object = sli_slub_slab_alloc_slow(a);
+    sl_spin_unlock(&c->lock);
+    return object;
+}
+
 /* slab_alloc_node: the fast path, or ___slab_alloc.  Returns the object or NULL (no memory). */
 SL_INLINE void *slab_alloc(sli_act *a)
 {
     sl_slub_cache *s = a->s;
     sli_slub_cpu *c = a->c;
+    if (SL_UNLIKELY(s->fastpath == SL_SLUB_FP_RT))
+        return slab_alloc_rt(a);
     for (;;) {
         sl_dword cur = sl_dw_read(&c->fl_tid);
+        SLI_BARRIER();
         void *object = (void *)cur.lo;
         uintptr_t tid = cur.hi;
         if (SL_UNLIKELY(!object || !c->slab))
@@ -302,6 +358,7 @@ SL_INLINE int leaf_alloc(sl_slub_cache *s, unsigned cpu, void **obj, const unsig
     sli_slub_cpu *c = &s->cpu[cpu];
     SLI_HIDE_VAR(c);
     sl_dword cur = sl_dw_read(&c->fl_tid);
+    SLI_BARRIER();
     void *object = (void *)cur.lo;
     if (SL_UNLIKELY(!object || !c->slab))
         return alloc_op(s, cpu, obj);
@@ -326,6 +383,31 @@ static SL_NOINLINE int alloc_plain(sl_slub_cache *s, unsigned cpu, void **obj)
 {
     return leaf_alloc(s, cpu, obj, SL_SLUB_FP_PLAIN);
 }
+/*
+ * PREEMPT_RT's everyday allocation as a leaf: ___slab_alloc's first case
+ * under local_lock (c->slab set, objects on c->freelist: load_freelist, a
+ * plain write of freelist and tid), counted as ALLOC_SLOWPATH as the kernel
+ * counts it.  Anything else goes to alloc_op.
+ */
+static SL_NOINLINE int alloc_rt(sl_slub_cache *s, unsigned cpu, void **obj)
+{
+    if (SL_UNLIKELY(cpu >= s->ncpus))
+        return alloc_op(s, cpu, obj);
+    sli_slub_cpu *c = &s->cpu[cpu];
+    SLI_HIDE_VAR(c);
+    sl_spin_lock(&c->lock);
+    sl_dword cur = sl_dw_read(&c->fl_tid);
+    void *object = (void *)cur.lo;
+    if (SL_UNLIKELY(!object || !c->slab)) {
+        sl_spin_unlock(&c->lock);
+        return alloc_op(s, cpu, obj);
+    }
+    sl_dw_write_plain(&c->fl_tid, (sl_dword){(uintptr_t)sli_get_fp_raw(s, object), sli_next_tid(s, cur.hi)});
+    sl_spin_unlock(&c->lock);
+    sli_cstat(c, SL_SLUB_ALLOC_SLOWPATH, 1);
+    *obj = object;
+    return SL_OK;
+}
 
 sli_alloc_fn sli_slub_alloc_fn(unsigned leaf)
 {
@@ -336,6 +418,8 @@ sli_alloc_fn sli_slub_alloc_fn(unsigned leaf)
         return alloc_locked;
     case SLI_LEAF_PLAIN:
         return alloc_plain;
+    case SLI_LEAF_RT:
+        return alloc_rt;
     default:
         return alloc_op;
     }

@@ -1,17 +1,26 @@
 /*
  * cache.c - creating and destroying a SLUB cache, making and discarding
- * slabs (allocate_slab, shuffle_freelist, discard_slab), the node partial
- * list (add_partial, remove_partial), the debug hooks run around every
- * allocation and free, events and counters.
+ * slabs (allocate_slab with its order fallback, shuffle_freelist,
+ * discard_slab), the node partial list (add_partial, remove_partial), the
+ * debug processing run around every allocation and free, events and
+ * counters.
  *
  * See slub_internal.h for which lock or atomic protects which field.
- * Debug hooks: the kernel sends debug caches through a separate locked path
- * (free_to_partial_list, alloc_single_from_partial); the model keeps its
- * per-CPU paths for them and runs the same checks (check_object: poison and
- * red zones; on_freelist-style double-free detection, here by the object's
- * tracked state) at the start of a free and the end of an allocation.  A
- * failed check leaves the object where it is (quarantined, never handed out
- * again), as the kernel's slab_fix leaves such an object leaked.
+ *
+ * Debug processing follows 6.8+ (checks) and 6.12+ (the disabled slab).
+ * Poison and red zones are written whenever POISON or RED_ZONE is set
+ * (init_object, as setup_object_debug / alloc_debug_processing /
+ * free_debug_processing write them) but checked only with
+ * CONSISTENCY_CHECKS (check_object runs from alloc_consistency_checks and
+ * free_consistency_checks only).  Poison is written only when the cache has
+ * __OBJECT_POISON: POISON without TYPESAFE_BY_RCU or a constructor
+ * (calculate_sizes), whose objects their users may touch while free.
+ * On allocation the check runs in the locked single-object path
+ * (alloc.c, sli_slub_alloc_debug); a failure disables the slab and the
+ * allocation goes on with the next one.  On free the checks run before the
+ * free (sli_slub_free_hook): double-free detection by the object's tracked
+ * state (the kernel's on_freelist), red zones; a failure leaves the object
+ * out of every freelist (quarantined), as the kernel's "Object not freed".
  */
 #include "slub_internal.h"
 
@@ -24,7 +33,7 @@
 #define RED_ACTIVE 0xcc
 
 static const char *const stat_names[] = {
-#define SL_SLUB_STAT_NAME(n) #n,
+#define SL_SLUB_STAT_NAME(n, name) #name,
     SL_SLUB_STATS(SL_SLUB_STAT_NAME)
 #undef SL_SLUB_STAT_NAME
 };
@@ -105,15 +114,29 @@ static void set_leaf(sl_slub_cache *s)
     s->free_fn = sli_slub_free_fn(s->leaf);
 }
 
+/* TID_STEP: roundup_pow_of_two(CONFIG_NR_CPUS) with CONFIG_PREEMPTION, else 1; 0 for a bad kernel. */
+static uintptr_t tid_step(const sl_slub_kernel *k, unsigned ncpus)
+{
+    if (k->no_preempt)
+        return 1;
+    unsigned nr = k->nr_cpus ? k->nr_cpus : ncpus;
+    if (nr < ncpus || nr > 8192)
+        return 0;
+    uintptr_t step = 1;
+    while (step < nr)
+        step <<= 1;
+    return step;
+}
+
 int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, const sl_slub_config *cfg,
                          sl_slub_cache **out)
 {
     *out = NULL;
-    if (!zone || !cfg || ncpus == 0 || ncpus > SL_SLUB_MAX_CPUS || cfg->fastpath > SL_SLUB_FP_PLAIN ||
-        cfg->bulk_free > SL_SLUB_BULK_FALLBACK || (trace && trace->ncpus < ncpus))
+    if (!zone || !cfg || ncpus == 0 || ncpus > SL_SLUB_MAX_CPUS || cfg->fastpath >= SL_SLUB_NR_FASTPATHS ||
+        cfg->bulk_free > SL_SLUB_BULK_GENERIC || (trace && trace->ncpus < ncpus) || !tid_step(&cfg->kernel, ncpus))
         return SL_EINVAL;
     sl_slub_geometry g;
-    int rc = sl_slub_calculate_geometry(cfg->object_size, cfg->align, cfg->flags, ncpus, &g);
+    int rc = sl_slub_calculate_geometry(cfg->object_size, cfg->align, cfg->flags, ncpus, &cfg->kernel.boot, &g);
     if (rc != SL_OK)
         return rc;
     /* A slab must hold at least one object and its objects must be addressable in 16 bits. */
@@ -130,13 +153,12 @@ int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, co
     s->flags = cfg->flags;
     s->ncpus = ncpus;
     s->recip = sli_reciprocal_value(g.size);
-    s->slab_limit = g.objects * g.size;
+    s->info_stride = (SL_PAGE_SIZE + g.size - 1) / g.size;
     s->size_divc = sli_divisible_c(g.size);
     s->zone = zone;
     s->trace = trace;
-    s->tid_step = 1;
-    while (s->tid_step < ncpus)
-        s->tid_step <<= 1;
+    s->tid_step = tid_step(&cfg->kernel, ncpus);
+    s->object_poison = (cfg->flags & SL_SLUB_POISON) && !(cfg->flags & (SL_SLUB_TYPESAFE_BY_RCU | SL_SLUB_CTOR));
     uint64_t rng = 0x9E3779B97F4A7C15ull ^ cfg->seed;
     s->random = (uintptr_t)xorshift(&rng);
     if (cfg->flags & SL_SLUB_FREELIST_RANDOM) {
@@ -155,7 +177,7 @@ int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, co
         }
     }
     if (cfg->track || (cfg->flags & SL_SLUB_CONSISTENCY_CHECKS)) {
-        s->info_len = (size_t)(zone->npages >> g.order) * g.objects;
+        s->info_len = (size_t)zone->npages * s->info_stride;
         s->info = calloc(s->info_len ? s->info_len : 1, sizeof(sli_slub_objinfo));
         if (!s->info) {
             free(s->random_seq);
@@ -175,16 +197,17 @@ int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, co
 
 const sl_slub_geometry *sl_slub_cache_geometry(const sl_slub_cache *s) { return &s->g; }
 unsigned sl_slub_cache_ncpus(const sl_slub_cache *s) { return s->ncpus; }
+unsigned long sl_slub_cache_tid_step(const sl_slub_cache *s) { return (unsigned long)s->tid_step; }
 void sl_slub_set_fastpath(sl_slub_cache *s, sl_slub_fastpath fp)
 {
-    if (fp <= SL_SLUB_FP_PLAIN) {
+    if (fp < SL_SLUB_NR_FASTPATHS) {
         s->fastpath = (uint8_t)fp;
         set_leaf(s);
     }
 }
 void sl_slub_set_bulk_free(sl_slub_cache *s, sl_slub_bulk_free form)
 {
-    if (form <= SL_SLUB_BULK_FALLBACK)
+    if (form <= SL_SLUB_BULK_GENERIC)
         s->bulk_free = (uint8_t)form;
 }
 
@@ -204,6 +227,18 @@ void sl_slub_node_info_get(sl_slub_cache *s, sl_slub_node_info *out)
     out->nr_partial = __atomic_load_n(&s->node.nr_partial, __ATOMIC_RELAXED);
     out->nr_slabs = atomic_load_explicit(&s->node.nr_slabs, memory_order_relaxed);
     out->total_objects = atomic_load_explicit(&s->node.total_objects, memory_order_relaxed);
+    out->partial_free = 0;
+    sl_spin_lock(&s->node.list_lock); /* count_partial(n, count_free) */
+    for (sli_slub_slab *p = s->node.partial_head; p; p = p->lnext) {
+        uintptr_t c = sl_dw_read(&p->fc).hi;
+        out->partial_free += sli_objects(c) - sli_inuse(c);
+    }
+    sl_spin_unlock(&s->node.list_lock);
+    out->cpu_slabs = 0;
+    for (unsigned k = 0; k < s->ncpus; k++) { /* show_slab_objects(SO_CPU) */
+        const sli_slub_cpu *c = &s->cpu[k];
+        out->cpu_slabs += (c->slab != NULL) + (sli_is_our_slab(s, c->partial) ? c->partial->slabs : 0);
+    }
 }
 
 /* ---- slabs ----------------------------------------------------------- */
@@ -214,10 +249,14 @@ static void set_redzones(const sl_slub_cache *s, unsigned char *obj, int red)
     memset(obj + s->g.object_size, red, s->g.inuse - s->g.object_size);
 }
 
-/* init_object(): a free object is poisoned and its red zones say "inactive". */
+/*
+ * init_object(): poison (a cache with __OBJECT_POISON) and red zones set to
+ * `red` (inactive for a free object, active for an allocated one).  The
+ * kernel writes the poison on allocation too; the user then overwrites it.
+ */
 static void init_object(const sl_slub_cache *s, unsigned char *obj, int red)
 {
-    if (s->flags & SL_SLUB_POISON) {
+    if (s->object_poison) {
         memset(obj, POISON_FREE, s->g.object_size - 1);
         obj[s->g.object_size - 1] = POISON_END;
     }
@@ -225,32 +264,55 @@ static void init_object(const sl_slub_cache *s, unsigned char *obj, int red)
         set_redzones(s, obj, red);
 }
 
+/* next_freelist_entry: the shuffled sequence is the full slab's; a smaller slab skips indices past its end. */
+static uint32_t next_shuffled(const sl_slub_cache *s, uint32_t *pos, uint32_t objects)
+{
+    uint32_t idx;
+    do {
+        idx = s->random_seq[*pos];
+        *pos = *pos + 1 == s->g.objects ? 0 : *pos + 1;
+    } while (idx >= objects);
+    return idx;
+}
+
 /*
  * allocate_slab + shuffle_freelist: a new slab with every object on its
- * freelist, counters inuse 0, not frozen; nobody else can see it yet.
- * Returns NULL when the zone has no block of the cache's order.
+ * freelist, counters inuse 0, not frozen; nobody else can see it yet.  The
+ * cache's order is tried first (the kernel's __GFP_NORETRY attempt); when
+ * the zone has no such block, the fallback order s->min (ORDER_FALLBACK),
+ * whose slab holds fewer objects.  Returns NULL when neither can be had.
  */
 sli_slub_slab *sli_slub_new_slab(sli_act *a)
 {
     sl_slub_cache *s = a->s;
-    sl_page *pg = sl_page_alloc(s->zone, s->g.order, a->cpu);
+    uint32_t order = s->g.order, n = s->g.objects;
+    sl_page *pg = sl_page_alloc(s->zone, order, a->cpu);
+    /* A retry at the same order cannot succeed: the model's page allocator does not reclaim. */
+    if (!pg && s->g.fallback_order < order) {
+        order = s->g.fallback_order;
+        n = s->g.fallback_objects;
+        pg = sl_page_alloc(s->zone, order, a->cpu);
+        if (pg) {
+            sli_stat(a, SL_SLUB_ORDER_FALLBACK, 1);
+            SLI_EV(a, SLUB_ORDER_FALLBACK, SL_PAGE_PRIV(pg, sli_slub_slab), NULL, s->g.order, order, n);
+        }
+    }
     if (!pg)
         return NULL;
     sli_slub_slab *slab = SL_PAGE_PRIV(pg, sli_slub_slab);
-    uint32_t n = s->g.objects;
-    if (s->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE))
+    __atomic_store_n(&slab->limit, n * s->g.size, __ATOMIC_RELAXED);
+    if (s->object_poison || (s->flags & SL_SLUB_RED_ZONE))
         for (uint32_t i = 0; i < n; i++)
             init_object(s, sli_obj_at(s, slab, i), RED_INACTIVE);
     if (s->info)
         memset(sli_info(s, slab, 0), 0, sizeof(sli_slub_objinfo) * n);
     void *first;
     if (s->random_seq) {
-        uint32_t pos = (uint32_t)(xorshift(&a->c->rng) % n);
-        first = sli_obj_at(s, slab, s->random_seq[pos]);
+        uint32_t pos = (uint32_t)(xorshift(&a->c->rng) % s->g.objects);
+        first = sli_obj_at(s, slab, next_shuffled(s, &pos, n));
         void *cur = first;
         for (uint32_t k = 1; k < n; k++) {
-            pos = pos + 1 == n ? 0 : pos + 1;
-            void *next = sli_obj_at(s, slab, s->random_seq[pos]);
+            void *next = sli_obj_at(s, slab, next_shuffled(s, &pos, n));
             sli_set_fp(s, cur, next);
             cur = next;
         }
@@ -271,7 +333,7 @@ sli_slub_slab *sli_slub_new_slab(sli_act *a)
 void sli_slub_discard_slab(sli_act *a, sli_slub_slab *slab)
 {
     sl_slub_cache *s = a->s;
-    SLI_EV(a, SLUB_DISCARD_SLAB, slab, NULL, s->g.order, 0, 0);
+    SLI_EV(a, SLUB_DISCARD_SLAB, slab, NULL, sli_slab_order(slab), 0, 0);
     atomic_fetch_sub_explicit(&s->node.nr_slabs, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&s->node.total_objects, sli_objects(slab->fc.hi), memory_order_relaxed);
     __atomic_store_n(&slab->cache, NULL, __ATOMIC_RELAXED);
@@ -331,15 +393,21 @@ static bool bytes_are(const unsigned char *p, int v, size_t n)
     return true;
 }
 
-/* check_object(): poison and red zones as the object's state says they must be. */
-static int check_object(const sl_slub_cache *s, const unsigned char *obj, int red, bool poison)
+/*
+ * check_object(): the red zones must say `red`; a free object (red
+ * inactive) of a cache with __OBJECT_POISON must still hold its poison.
+ * (The kernel also checks the padding poison and the free pointer; the
+ * model does not write padding poison, and finds bad free pointers by
+ * bounding every freelist walk.)
+ */
+static int check_object(const sl_slub_cache *s, const unsigned char *obj, int red)
 {
     if (s->flags & SL_SLUB_RED_ZONE) {
         if (!bytes_are(obj - s->g.red_left_pad, red, s->g.red_left_pad) ||
             !bytes_are(obj + s->g.object_size, red, s->g.inuse - s->g.object_size))
             return SL_EREDZONE;
     }
-    if (poison && (s->flags & SL_SLUB_POISON)) {
+    if (red == RED_INACTIVE && s->object_poison) {
         if (!bytes_are(obj, POISON_FREE, s->g.object_size - 1) || obj[s->g.object_size - 1] != POISON_END)
             return SL_EPOISON;
     }
@@ -352,6 +420,39 @@ static void quarantine(sli_act *a, sli_slub_slab *slab, void *obj, int err, uint
         __atomic_store_n(&sli_info(a->s, slab, sli_obj_index(a->s, slab, obj))->state, state, __ATOMIC_RELAXED);
     sli_slub_error(a, err, slab, obj);
     SLI_EV(a, SLUB_QUARANTINE, slab, obj, (uint32_t)err, 0, 0);
+}
+
+/*
+ * alloc_debug_processing's "bad:" branch: "Marking all objects used", and
+ * (6.12+, mm/slub: Avoid list corruption when removing a slab from the full
+ * list) frozen as the mark of a slab taken out of use.  Under the node's
+ * list_lock, where every change of a debug cache's slab happens: the CAS
+ * cannot fail.  The slab's free objects leak; frees into it are refused.
+ */
+static void disable_slab(sli_act *a, sli_slub_slab *slab)
+{
+    sl_dword old = sl_dw_read(&slab->fc);
+    uint32_t objects = sli_objects(old.hi);
+    a->cas++;
+    bool ok = sl_dw_cas(&slab->fc, old, (sl_dword){0, sli_counters(objects, objects, 1)});
+    sl_assert(ok);
+    (void)ok;
+    SLI_EV(a, SLUB_SLAB_DISABLED, slab, NULL, objects - sli_inuse(old.hi), 0, 0);
+}
+
+bool sli_slub_alloc_debug(sli_act *a, sli_slub_slab *slab, void *obj)
+{
+    sl_slub_cache *s = a->s;
+    if (s->flags & SL_SLUB_CONSISTENCY_CHECKS) {
+        int rc = check_object(s, obj, RED_INACTIVE);
+        if (rc != SL_OK) {
+            quarantine(a, slab, obj, rc, rc == SL_EPOISON ? SLI_OBJ_POISON_BAD : SLI_OBJ_REDZONE_BAD);
+            disable_slab(a, slab);
+            return false;
+        }
+    }
+    init_object(s, obj, RED_ACTIVE);
+    return true;
 }
 
 int sli_slub_alloc_hook(sli_act *a, void *obj)
@@ -375,15 +476,6 @@ int sli_slub_alloc_hook(sli_act *a, void *obj)
         oi->alloc_op = a->op;
         oi->alloc_cpu = (uint8_t)a->cpu;
     }
-    if (s->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE)) {
-        int rc = check_object(s, obj, RED_INACTIVE, true);
-        if (rc != SL_OK) {
-            quarantine(a, slab, obj, rc, rc == SL_EPOISON ? SLI_OBJ_POISON_BAD : SLI_OBJ_REDZONE_BAD);
-            return rc;
-        }
-        if (s->flags & SL_SLUB_RED_ZONE)
-            set_redzones(s, obj, RED_ACTIVE);
-    }
     return SL_OK;
 }
 
@@ -393,9 +485,24 @@ int sli_slub_bad_free(sli_act *a, int err, const sli_slub_slab *slab, const void
     return err;
 }
 
+SLI_COLD void sli_slub_hardened_bug(sli_act *a, unsigned site, const sli_slub_slab *slab, const void *obj)
+{
+    sli_slub_error(a, SL_EDOUBLEFREE, slab, obj);
+    SLI_EV(a, SLUB_HARDENED_DOUBLE_FREE, slab, obj, site, 0, 0);
+    (void)site; /* benchmark builds have no events */
+}
+
+/*
+ * free_debug_processing's checks, before the free: check_slab (a disabled
+ * slab), then with CONSISTENCY_CHECKS the double free (the tracked state)
+ * and check_object (red zones active).  CONSISTENCY_CHECKS forces tracking,
+ * so every check below has the object's state.
+ */
 int sli_slub_free_hook(sli_act *a, sli_slub_slab *slab, void *obj)
 {
     sl_slub_cache *s = a->s;
+    if (SL_UNLIKELY(sli_slab_disabled(s, slab)))
+        return sli_slub_bad_free(a, SL_ECORRUPT, slab, obj);
     if (s->info) {
         sli_slub_objinfo *oi = sli_info(s, slab, sli_obj_index(s, slab, obj));
         bool checks = s->flags & SL_SLUB_CONSISTENCY_CHECKS;
@@ -403,8 +510,8 @@ int sli_slub_free_hook(sli_act *a, sli_slub_slab *slab, void *obj)
             sli_slub_error(a, SL_EDOUBLEFREE, slab, obj);
             return SL_EDOUBLEFREE;
         }
-        if (s->flags & SL_SLUB_RED_ZONE) {
-            int rc = check_object(s, obj, RED_ACTIVE, false);
+        if (checks && (s->flags & SL_SLUB_RED_ZONE)) {
+            int rc = check_object(s, obj, RED_ACTIVE);
             if (rc != SL_OK) {
                 uint8_t expect = SLI_OBJ_ALLOCATED;
                 if (__atomic_compare_exchange_n(&oi->state, &expect, SLI_OBJ_REDZONE_BAD, false,
@@ -428,14 +535,8 @@ int sli_slub_free_hook(sli_act *a, sli_slub_slab *slab, void *obj)
         }
         oi->free_op = a->op;
         oi->free_cpu = (uint8_t)a->cpu;
-    } else if (s->flags & SL_SLUB_RED_ZONE) {
-        int rc = check_object(s, obj, RED_ACTIVE, false);
-        if (rc != SL_OK) {
-            quarantine(a, slab, obj, rc, SLI_OBJ_REDZONE_BAD);
-            return rc;
-        }
     }
-    if (s->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE))
+    if (s->object_poison || (s->flags & SL_SLUB_RED_ZONE))
         init_object(s, obj, RED_INACTIVE);
     return SL_OK;
 }
@@ -456,10 +557,10 @@ bool sl_slub_object_index(const sl_slub_cache *s, const void *obj, uint32_t *pfn
 void *sl_slub_object_at(const sl_slub_cache *s, uint32_t pfn, uint32_t index)
 {
     sl_page *pg = sl_page_from_pfn(s->zone, pfn);
-    if (!pg || index >= s->g.objects || sl_page_from_addr(s->zone, sl_page_address(s->zone, pg)) != pg)
+    if (!pg || sl_page_from_addr(s->zone, sl_page_address(s->zone, pg)) != pg)
         return NULL;
     sli_slub_slab *slab = SL_PAGE_PRIV(pg, sli_slub_slab);
-    return slab->cache == s ? sli_obj_at(s, slab, index) : NULL;
+    return slab->cache == s && index < sli_slab_objects(slab) ? sli_obj_at(s, slab, index) : NULL;
 }
 
 /* ---- destroy ----------------------------------------------------------- */

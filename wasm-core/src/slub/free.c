@@ -1,8 +1,15 @@
 /*
- * free.c - freeing: the lockless fast path (do_slab_free), the remote/slow
- * path (__slab_free), the per-CPU partial list (put_cpu_partial,
- * __put_partials), deactivate_slab and flushing a CPU, and
- * kmem_cache_free_bulk in its two forms (Linux 6.8+; see alloc.c).
+ * free.c - freeing: the lockless fast path (do_slab_free; on PREEMPT_RT its
+ * local_lock branch), the remote/slow path (__slab_free), the per-CPU
+ * partial list (put_cpu_partial, __put_partials), deactivate_slab and
+ * flushing a CPU, and kmem_cache_free_bulk in its two forms (Linux 6.8+;
+ * see alloc.c).
+ *
+ * FREELIST_HARDENED's BUG_ON(object == fp) lives in set_freepointer, so the
+ * kernel runs it wherever an object is linked onto a freelist: here
+ * do_slab_free, __slab_free, deactivate_slab, build_detached_freelist and
+ * free_to_partial_list each check before they link (sli_fp_self_link) and
+ * refuse the double free the kernel would BUG() on.
  *
  * __slab_free runs from any CPU without a lock: one sl_dw_cas on the slab's
  * freelist+counters pushes the chain.  Only when the slab may have to change
@@ -21,7 +28,8 @@
  */
 #include "slub_internal.h"
 
-static bool has_cpu_partial(const sl_slub_cache *s) { return s->g.cpu_partial != 0; }
+/* kmem_cache_has_cpu_partial: a property of the cache, not of the cpu_partial tunable (which may be 0). */
+static bool has_cpu_partial(const sl_slub_cache *s) { return !sli_kmem_cache_debug(s); }
 
 /*
  * __put_partials: moves a detached CPU partial chain to the node list; empty
@@ -119,6 +127,16 @@ void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist)
     sl_dword old, new_;
     for (;;) {
         old = sl_dw_read(&slab->fc);
+        if (freelist_tail && sli_fp_self_link(a, SLI_LINK_DEACTIVATE, slab, freelist_tail, (void *)old.lo)) {
+            /* The CPU freelist's tail was also freed remotely onto the slab's freelist (a double free
+             * without checks): it stays there, once, and the CPU freelist is spliced without it. */
+            void *prev = NULL;
+            for (void *it = freelist; it != freelist_tail; it = sli_get_fp(s, it))
+                prev = it;
+            freelist_tail = prev;
+            free_delta--;
+            continue;
+        }
         uint32_t inuse = sli_inuse(old.hi);
         new_.lo = old.lo;
         if (freelist_tail) {
@@ -156,7 +174,8 @@ void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist)
  * free_to_partial_list: a debug cache's free, all under the node's
  * list_lock.  A full slab goes onto the node partial list (tail); an empty
  * one is discarded when the list holds min_partial slabs already.  Returns 0
- * or SL_EDOUBLEFREE (nothing freed).
+ * or SL_EDOUBLEFREE / SL_ECORRUPT (a slab disabled meanwhile: check_slab
+ * under the lock) with nothing freed.
  */
 static SLI_SLOW int free_to_partial_list(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
 {
@@ -166,9 +185,14 @@ static SLI_SLOW int free_to_partial_list(sli_act *a, sli_slub_slab *slab, void *
     sl_dword old = sl_dw_read(&slab->fc);
     void *prior = (void *)old.lo;
     uint32_t inuse = sli_inuse(old.hi);
-    if (SL_UNLIKELY(inuse < cnt)) {
+    int err = sli_frozen(old.hi) ? SL_ECORRUPT : inuse < cnt ? SL_EDOUBLEFREE : SL_OK;
+    if (SL_UNLIKELY(err != SL_OK)) {
         sl_spin_unlock(&n->list_lock);
-        sli_slub_error(a, SL_EDOUBLEFREE, slab, head);
+        sli_slub_error(a, err, slab, head);
+        return err;
+    }
+    if (SL_UNLIKELY(sli_fp_self_link(a, SLI_LINK_FREE_TO_PARTIAL, slab, tail, prior))) {
+        sl_spin_unlock(&n->list_lock);
         return SL_EDOUBLEFREE;
     }
     inuse -= cnt;
@@ -224,6 +248,8 @@ static SLI_SLOW int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, 
             sli_slub_error(a, SL_EDOUBLEFREE, slab, head);
             return SL_EDOUBLEFREE;
         }
+        if (SL_UNLIKELY(sli_fp_self_link(a, SLI_LINK_SLAB_FREE, slab, tail, prior)))
+            return SL_EDOUBLEFREE; /* tail is the slab freelist's head already */
         sli_set_fp(s, tail, prior);
         was_frozen = sli_frozen(old.hi);
         inuse -= cnt;
@@ -281,9 +307,41 @@ slab_empty:
 }
 
 /*
+ * do_slab_free's PREEMPT_RT branch: under local_lock, c->slab is checked
+ * again (the RT kernel may have been preempted since it compared them: the
+ * lock, not the tid, is what protects this path), then freelist and tid are
+ * written plainly.  Returns 0, SL_EDOUBLEFREE, or 1 when the CPU slab
+ * changed and the free must start over.
+ */
+static SLI_SLOW int slab_free_rt(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_cpu *c = a->c;
+    sl_spin_lock(&c->lock);
+    if (SL_UNLIKELY(slab != c->slab)) {
+        sl_spin_unlock(&c->lock);
+        SLI_EV(a, SLUB_RT_REDO, slab, head, 0, 0, 0);
+        return 1;
+    }
+    sl_dword cur = sl_dw_read(&c->fl_tid);
+    if (SL_UNLIKELY(sli_fp_self_link(a, SLI_LINK_DO_SLAB_FREE, slab, tail, (void *)cur.lo))) {
+        sl_spin_unlock(&c->lock);
+        return SL_EDOUBLEFREE;
+    }
+    sli_set_fp(s, tail, (void *)cur.lo);
+    sl_dw_write_plain(&c->fl_tid, (sl_dword){(uintptr_t)head, sli_next_tid(s, cur.hi)});
+    sl_spin_unlock(&c->lock);
+    sli_stat_fast(a, SL_SLUB_FREE_FASTPATH, cnt);
+    SLI_EV(a, SLUB_FREE_FASTPATH, slab, head, cnt, (uint32_t)sli_next_tid(s, cur.hi), 0);
+    (void)cnt; /* benchmark builds count and trace nothing here */
+    return SL_OK;
+}
+
+/*
  * do_slab_free of a chain head..tail of cnt objects of `slab`: the fast path
- * when slab is this CPU's slab, else __slab_free.  Returns 0 or
- * SL_EDOUBLEFREE (nothing freed).
+ * when slab is this CPU's slab, else __slab_free.  The tid is read first
+ * (with the freelist: one double-word read), then, after SLI_BARRIER, the
+ * CPU slab.  Returns 0 or SL_EDOUBLEFREE (nothing freed).
  */
 SL_INLINE int do_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
 {
@@ -292,13 +350,23 @@ SL_INLINE int do_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *ta
     for (;;) {
         sl_dword cur = sl_dw_read(&c->fl_tid);
         uintptr_t tid = cur.hi;
+        SLI_BARRIER();
         if (SL_UNLIKELY(slab != c->slab))
             return slab_free_slow(a, slab, head, tail, cnt);
-        void *freelist = (void *)cur.lo;
-        if (SL_UNLIKELY((s->flags & SL_SLUB_FREELIST_HARDENED) && freelist == tail)) {
-            /* set_freepointer's naive double-free check (BUG_ON(object == fp)). */
-            return sli_slub_bad_free(a, SL_EDOUBLEFREE, slab, tail);
+        if (SL_UNLIKELY(s->fastpath == SL_SLUB_FP_RT)) {
+#if !defined(SLABLAB_BENCH)
+            sl_slub_pp_ctx ctx = {.cache = s, .op = a->op, .cpu = a->cpu, .tid = tid, .freelist = (void *)cur.lo,
+                                  .next = head, .tail = tail, .cnt = cnt};
+            SL_PREEMPT_POINT(s->trace, a->cpu, SL_SLUB_PP_FREE_BEFORE_CAS, &ctx);
+#endif
+            int rc = slab_free_rt(a, slab, head, tail, cnt);
+            if (rc <= 0)
+                return rc;
+            continue;
         }
+        void *freelist = (void *)cur.lo;
+        if (SL_UNLIKELY(sli_fp_self_link(a, SLI_LINK_DO_SLAB_FREE, slab, tail, freelist)))
+            return SL_EDOUBLEFREE;
         sli_set_fp(s, tail, freelist);
 #if !defined(SLABLAB_BENCH)
         sl_slub_pp_ctx ctx = {.cache = s, .op = a->op, .cpu = a->cpu, .tid = tid, .freelist = freelist,
@@ -351,22 +419,26 @@ static SLI_SLOW int leaf_free_miss(sl_slub_cache *s, sli_slub_cpu *c, void *obj)
     unsigned cpu = (unsigned)(c - s->cpu);
     sli_slub_slab *slab = sli_slab_of(s, obj);
     sli_act a;
-    if (slab && slab != c->slab && sli_off_is_obj(s, sli_obj_offset(s, slab, obj)) && sli_slub_begin(s, cpu, &a))
+    if (slab && slab != c->slab && sli_off_is_obj(s, slab, sli_obj_offset(s, slab, obj)) && sli_slub_begin(s, cpu, &a))
         return slab_free_slow(&a, slab, obj, obj, 1);
     return free_op(s, cpu, obj);
 }
 
 /*
  * kmem_cache_free's fast path as a leaf function per variant (see
- * sl_slub_alloc): one lookup (virt_to_page + compound_head; a pointer
- * outside the zone or in a free block finds nothing), slab == c->slab (the
- * CPU slab is this cache's, so that is cache_from_obj's check too), set the
- * free pointer, replace freelist+tid; leaf_free_miss otherwise.  Outside
- * benchmark builds it also checks that the pointer is an object start, so
- * that a misaligned free can never corrupt the CPU freelist; the kernel
- * checks that only for debug caches (SLAB_CONSISTENCY_CHECKS), and so do
- * benchmark builds here.  Frees that reach leaf_free_miss (another slab, a
- * foreign pointer) are checked in every build.
+ * sl_slub_alloc): read tid (with the freelist) first, then SLI_BARRIER, then
+ * one lookup (virt_to_page + compound_head; a pointer outside the zone or in
+ * a free block finds nothing) and slab == c->slab (the CPU slab is this
+ * cache's, so that is cache_from_obj's check too), set the free pointer,
+ * replace freelist+tid; leaf_free_miss otherwise.  The rt leaf reads
+ * nothing before the lookup (its tid read would go unused): under
+ * local_lock it checks the slab again, sets the free pointer and writes
+ * freelist and tid.  Outside benchmark builds it also checks that the
+ * pointer is an object start, so that a misaligned free can never corrupt
+ * the CPU freelist; the kernel checks that only for debug caches
+ * (SLAB_CONSISTENCY_CHECKS), and so do benchmark builds here.  Frees that
+ * reach leaf_free_miss (another slab, a foreign pointer) are checked in
+ * every build.
  */
 SL_INLINE int leaf_free(sl_slub_cache *s, unsigned cpu, void *obj, const unsigned fp)
 {
@@ -375,19 +447,38 @@ SL_INLINE int leaf_free(sl_slub_cache *s, unsigned cpu, void *obj, const unsigne
     const sl_page_zone *z = s->zone;
     sli_slub_cpu *c = &s->cpu[cpu];
     SLI_HIDE_VAR(c);
+    sl_dword cur = {0, 0};
+    if (fp != SL_SLUB_FP_RT) {
+        cur = sl_dw_read(&c->fl_tid);
+        SLI_BARRIER();
+    }
     uint32_t pfn = sl_page_head_pfn(z, obj);
-    if (SL_UNLIKELY(pfn == SL_PFN_NONE || SL_PAGE_PRIV(&z->pages[pfn], sli_slub_slab) != c->slab))
+    if (SL_UNLIKELY(pfn == SL_PFN_NONE))
+        return leaf_free_miss(s, c, obj);
+    sli_slub_slab *slab = SL_PAGE_PRIV(&z->pages[pfn], sli_slub_slab);
+    if (SL_UNLIKELY(slab != c->slab))
         return leaf_free_miss(s, c, obj);
 #if !defined(SLABLAB_BENCH)
     uint32_t off = (uint32_t)((uintptr_t)obj - (uintptr_t)z->base - ((uintptr_t)pfn << SL_PAGE_SHIFT));
-    if (SL_UNLIKELY(!sli_off_is_obj(s, off - s->g.red_left_pad)))
+    if (SL_UNLIKELY(!sli_off_is_obj(s, slab, off - s->g.red_left_pad)))
         return leaf_free_miss(s, c, obj);
 #endif
-    sl_dword cur = sl_dw_read(&c->fl_tid);
-    sli_set_fp_raw(s, obj, (void *)cur.lo);
-    if (SL_UNLIKELY(!sli_cpu_freelist_update(s, c, fp, (void *)cur.lo, cur.hi, obj))) {
-        sli_cstat(c, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL, 1);
-        return leaf_free_miss(s, c, obj);
+    if (fp == SL_SLUB_FP_RT) {
+        sl_spin_lock(&c->lock);
+        if (SL_UNLIKELY(slab != c->slab)) {
+            sl_spin_unlock(&c->lock);
+            return leaf_free_miss(s, c, obj);
+        }
+        cur = sl_dw_read(&c->fl_tid);
+        sli_set_fp_raw(s, obj, (void *)cur.lo);
+        sl_dw_write_plain(&c->fl_tid, (sl_dword){(uintptr_t)obj, sli_next_tid(s, cur.hi)});
+        sl_spin_unlock(&c->lock);
+    } else {
+        sli_set_fp_raw(s, obj, (void *)cur.lo);
+        if (SL_UNLIKELY(!sli_cpu_freelist_update(s, c, fp, (void *)cur.lo, cur.hi, obj))) {
+            sli_cstat(c, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL, 1);
+            return leaf_free_miss(s, c, obj);
+        }
     }
     sli_cstat_fast(c, SL_SLUB_FREE_FASTPATH, 1);
     return SL_OK;
@@ -404,6 +495,10 @@ static SL_NOINLINE int free_plain(sl_slub_cache *s, unsigned cpu, void *obj)
 {
     return leaf_free(s, cpu, obj, SL_SLUB_FP_PLAIN);
 }
+static SL_NOINLINE int free_rt(sl_slub_cache *s, unsigned cpu, void *obj)
+{
+    return leaf_free(s, cpu, obj, SL_SLUB_FP_RT);
+}
 
 sli_free_fn sli_slub_free_fn(unsigned leaf)
 {
@@ -414,6 +509,8 @@ sli_free_fn sli_slub_free_fn(unsigned leaf)
         return free_locked;
     case SLI_LEAF_PLAIN:
         return free_plain;
+    case SLI_LEAF_RT:
+        return free_rt;
     default:
         return free_op;
     }
@@ -439,8 +536,9 @@ typedef struct detached_freelist {
  * objects of the same slab, linking each onto a private freelist and
  * swapping it to the tail of the unscanned part; gives up after three
  * objects of other slabs (the look-ahead).  Returns how many entries remain
- * to be scanned.  An object that fails its checks is consumed without being
- * linked (its error goes to *first_err).  As the kernel, one virt_to_slab
+ * to be scanned.  An object that fails its checks, or (FREELIST_HARDENED)
+ * is the group's head already, listed twice in a row, is consumed without
+ * being linked (its error goes to *first_err).  As the kernel, one virt_to_slab
  * per object: a later object is compared with the group's slab by its page
  * alone (the group's slab is known to be this cache's), then only its
  * object-start check and a debug cache's hook run.
@@ -463,7 +561,10 @@ static size_t build_detached_freelist(sli_act *a, size_t size, void **p, detache
     while (size) {
         object = p[--size];
         if (object && sli_slab_lookup(s, object) == df->slab) {
-            if ((err = sli_slub_free_checks(a, df->slab, object)) == SL_OK) {
+            if ((err = sli_slub_free_checks(a, df->slab, object)) == SL_OK &&
+                sli_fp_self_link(a, SLI_LINK_DETACHED, df->slab, object, df->freelist))
+                err = SL_EDOUBLEFREE;
+            if (err == SL_OK) {
                 sli_set_fp(s, object, df->freelist);
                 df->freelist = object;
                 df->cnt++;
@@ -485,11 +586,13 @@ static size_t build_detached_freelist(sli_act *a, size_t size, void **p, detache
 }
 
 /*
- * __kmem_cache_free_bulk: one kmem_cache_free per object.  Returns the first
- * error.  Its own function: inside sl_slub_free_bulk gcc put this loop in
- * the .cold section (optimised for size), 10 cycles more per object.
+ * slab_common.c's generic __kmem_cache_free_bulk of 4.3 to 6.7 (SLUB's own
+ * hook-less bulk free has had that name since 6.8 and is the detached
+ * form): one kmem_cache_free per object.  Returns the first error.  Its own
+ * function: inside sl_slub_free_bulk gcc put this loop in the .cold section
+ * (optimised for size), 10 cycles more per object.
  */
-static SL_NOINLINE int free_bulk_fallback(sli_act *a, size_t n, void **p)
+static SL_NOINLINE int free_bulk_generic(sli_act *a, size_t n, void **p)
 {
     int first_err = 0;
     for (size_t i = 0; i < n; i++) {
@@ -510,8 +613,8 @@ int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsign
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_FREE_BULK, (int32_t)n, NULL);
     sli_stat(&a, SL_SLUB_BULK_FREE_CALLS, 1);
     int first_err = 0;
-    if (s->bulk_free == SL_SLUB_BULK_FALLBACK) {
-        first_err = free_bulk_fallback(&a, n, p);
+    if (s->bulk_free == SL_SLUB_BULK_GENERIC) {
+        first_err = free_bulk_generic(&a, n, p);
     } else {
         size_t size = n;
         while (size) {
@@ -547,19 +650,19 @@ int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu)
         return SL_EINVAL;
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_FLUSH, 0, NULL);
     sli_slub_cpu *c = a.c;
-    /* flush_slab */
     sli_slub_slab *slab = c->slab;
-    void *freelist = (void *)sl_dw_read(&c->fl_tid).lo;
-    c->slab = NULL;
-    sl_dword cur = sl_dw_read(&c->fl_tid);
-    a.cas++;
-    sl_dw_cas_local(&c->fl_tid, cur, (sl_dword){0, sli_next_tid(s, cur.hi)});
     SLI_EV(&a, SLUB_FLUSH_CPU, slab, NULL, 0, 0, 0);
     if (slab) {
+        /* flush_slab: the CPU slab leaves, the tid moves on, then deactivate_slab */
+        void *freelist = (void *)sl_dw_read(&c->fl_tid).lo;
+        c->slab = NULL;
+        sl_dword cur = sl_dw_read(&c->fl_tid);
+        a.cas++;
+        sl_dw_cas_local(&c->fl_tid, cur, (sl_dword){0, sli_next_tid(s, cur.hi)});
         sli_slub_deactivate_slab(&a, slab, freelist);
         sli_stat(&a, SL_SLUB_CPUSLAB_FLUSH, 1);
     }
-    /* put_partials_cpu */
+    /* put_partials */
     sli_slub_slab *partial = c->partial;
     c->partial = NULL;
     sli_slub_put_partials(&a, partial);

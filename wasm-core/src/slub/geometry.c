@@ -1,7 +1,8 @@
 /*
- * geometry.c - a cache's layout as Linux 6.x computes it (mm/slub.c:
+ * geometry.c - a cache's layout as Linux 6.8+ computes it (mm/slub.c:
  * calculate_alignment, calculate_sizes, calculate_order, calc_slab_order,
- * set_min_partial, set_cpu_partial / slub_set_cpu_partial).
+ * set_min_partial, set_cpu_partial / slub_set_cpu_partial), under the boot
+ * parameters slub_min_order, slub_max_order and slub_min_objects.
  *
  * The code follows the kernel's line by line; the differences are inputs the
  * kernel has and sysfs does not show: freeptr_offset for RCU caches (6.13+
@@ -10,7 +11,7 @@
  * Word-sized quantities are those of x86-64 in every build, so that the
  * WebAssembly build predicts the same figures as a 64-bit kernel.
  */
-#include "slub.h"
+#include "slub_internal.h"
 
 #define MIN_PARTIAL 5
 #define MAX_PARTIAL 10
@@ -62,21 +63,53 @@ static unsigned calc_slab_order(uint32_t size, unsigned min_order, unsigned max_
     return order;
 }
 
-/* calculate_order() (6.x, after the min_objects loop was removed in 6.8). Returns -1 if none. */
-static int calculate_order(uint32_t size, unsigned nr_cpus)
+/* slub_min_order, slub_max_order, slub_min_objects after the __setup handlers ran. */
+typedef struct boot_params {
+    unsigned min_order, max_order, min_objects;
+} boot_params;
+
+/*
+ * setup_slub_min_order (a min above the max raises the max), then
+ * setup_slub_max_order (clamped to MAX_PAGE_ORDER; a min above it is
+ * lowered).  False for an order the page allocator cannot have.
+ */
+static bool resolve_boot(const sl_slub_boot *b, boot_params *out)
 {
-    unsigned min_objects = 4 * (fls32(nr_cpus) + 1); /* nr_cpus <= 1 would use nr_cpu_ids: same here */
-    uint32_t max_objects = order_objects(SL_SLUB_MAX_ORDER, size);
+    *out = (boot_params){.min_order = 0, .max_order = SL_SLUB_MAX_ORDER, .min_objects = 0};
+    if (!b)
+        return true;
+    if (b->min_order > SL_PAGE_MAX_ORDER)
+        return false;
+    out->min_order = b->min_order;
+    out->min_objects = b->min_objects;
+    if (out->min_order > out->max_order)
+        out->max_order = out->min_order;
+    if (b->max_order_set) {
+        out->max_order = b->max_order < SL_PAGE_MAX_ORDER ? b->max_order : SL_PAGE_MAX_ORDER;
+        if (out->min_order > out->max_order)
+            out->min_order = out->max_order;
+    }
+    return true;
+}
+
+/* calculate_order() (6.8+, after the min_objects loop was removed). Returns -1 if none. */
+static int calculate_order(uint32_t size, unsigned nr_cpus, const boot_params *b)
+{
+    /* nr_cpus <= 1 would use nr_cpu_ids: the same here. */
+    uint64_t min_objects = b->min_objects ? b->min_objects : 4 * (fls32(nr_cpus) + 1);
+    uint32_t max_objects = order_objects(b->max_order, size);
     if (max_objects < 1)
         max_objects = 1;
     if (min_objects > max_objects)
         min_objects = max_objects;
-    unsigned min_order = get_order((uint64_t)min_objects * size); /* slub_min_order = 0 */
+    unsigned min_order = get_order(min_objects * size);
+    if (min_order < b->min_order)
+        min_order = b->min_order;
     if (order_objects(min_order, size) > MAX_OBJS_PER_PAGE)
         return (int)get_order((uint64_t)size * MAX_OBJS_PER_PAGE) - 1;
     for (unsigned fraction = 16; fraction > 1; fraction /= 2) {
-        unsigned order = calc_slab_order(size, min_order, SL_SLUB_MAX_ORDER, fraction);
-        if (order <= SL_SLUB_MAX_ORDER)
+        unsigned order = calc_slab_order(size, min_order, b->max_order, fraction);
+        if (order <= b->max_order)
             return (int)order;
     }
     unsigned order = get_order(size);
@@ -84,10 +117,11 @@ static int calculate_order(uint32_t size, unsigned nr_cpus)
 }
 
 int sl_slub_calculate_geometry(uint32_t object_size, uint32_t align, uint32_t flags, unsigned nr_cpus,
-                               sl_slub_geometry *g)
+                               const sl_slub_boot *boot, sl_slub_geometry *g)
 {
+    boot_params b;
     if (object_size == 0 || object_size > (8u << 20) || (align & (align - 1)) || align > (1u << 22) ||
-        nr_cpus == 0)
+        nr_cpus == 0 || !resolve_boot(boot, &b))
         return SL_EINVAL;
     *g = (sl_slub_geometry){.object_size = object_size, .flags = flags};
     g->align = calculate_alignment(flags, align, object_size);
@@ -117,13 +151,16 @@ int sl_slub_calculate_geometry(uint32_t object_size, uint32_t align, uint32_t fl
     }
     size = align_up(size, g->align);
     g->size = size;
-    int order = calculate_order(size, nr_cpus);
+    int order = calculate_order(size, nr_cpus, &b);
     if (order < 0)
         return SL_EINVAL;
     g->order = (uint32_t)order;
     g->objects = order_objects(g->order, size);
     if (g->objects == 0)
         return SL_EINVAL;
+    /* s->min = oo_make(get_order(size), size): never above order, which holds at least one object. */
+    g->fallback_order = get_order(size);
+    g->fallback_objects = order_objects(g->fallback_order, size);
 
     /* set_min_partial() */
     uint32_t mp = ilog2_32(size) / 2;
@@ -141,7 +178,13 @@ int sl_slub_calculate_geometry(uint32_t object_size, uint32_t align, uint32_t fl
         nr = 52;
     else
         nr = 120;
-    g->cpu_partial = nr;
-    g->cpu_partial_slabs = (nr * 2 + g->objects - 1) / g->objects;
+    sli_slub_set_cpu_partial(g, nr);
     return SL_OK;
+}
+
+void sli_slub_set_cpu_partial(sl_slub_geometry *g, uint32_t objects)
+{
+    /* slub_set_cpu_partial: the limit is on slabs, each assumed half full. */
+    g->cpu_partial = objects;
+    g->cpu_partial_slabs = (uint32_t)(((uint64_t)objects * 2 + g->objects - 1) / g->objects);
 }

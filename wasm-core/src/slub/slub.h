@@ -1,18 +1,21 @@
 /*
- * slub.h - a model of the Linux kernel's SLUB allocator (mm/slub.c, 6.x).
+ * slub.h - a model of the Linux kernel's SLUB allocator (mm/slub.c, 6.8 to 6.17).
  *
  * What is modelled (docs/slub.md says how faithfully):
  *   - cache geometry exactly as calculate_alignment / calculate_sizes /
- *     calculate_order / set_min_partial / set_cpu_partial compute it;
+ *     calculate_order / set_min_partial / set_cpu_partial compute it, with
+ *     the boot parameters slub_min_order, slub_max_order, slub_min_objects;
  *   - kmem_cache_cpu per simulated CPU: freelist and tid in one double word
  *     changed only by a double-word CAS, the CPU slab, the per-CPU partial
  *     list;
  *   - the lockless fast paths (slab_alloc_node, do_slab_free) in three
- *     variants (SL_SLUB_FP_*), the slow paths (___slab_alloc with its four
- *     refill sources, __slab_free for remote frees, put_cpu_partial,
- *     deactivate_slab, discard beyond min_partial), the node partial list
+ *     variants and PREEMPT_RT's local_lock paths (SL_SLUB_FP_*), the slow
+ *     paths (___slab_alloc with its four refill sources, __slab_free for
+ *     remote frees, put_cpu_partial, deactivate_slab, discard beyond
+ *     min_partial), allocate_slab's order fallback, the node partial list
  *     under its list_lock, kmem_cache_alloc_bulk and kmem_cache_free_bulk
- *     (fallback and detached-freelist forms);
+ *     (detached-freelist form, and slab_common.c's generic per-object loop);
+ *   - the sysfs tunables min_partial, cpu_partial and shrink;
  *   - debug checks and hardening per cache (off by default).
  *
  * Concurrency.  Every operation names the CPU it acts as.  The thread that
@@ -29,8 +32,9 @@
  * "interrupt handler").  With cmpxchg/locked the changed tid makes the
  * interrupted operation retry; with plain the same interleaving corrupts the
  * CPU freelist and validate() (and, with tracking, the next allocation)
- * reports SL_EFREELIST.  Benchmark builds (SLABLAB_BENCH) compile the points
- * and all events out.
+ * reports SL_EFREELIST; with rt the points sit just before local_lock is
+ * taken, and everything read before it is read again under the lock.
+ * Benchmark builds (SLABLAB_BENCH) compile the points and all events out.
  */
 #ifndef SL_SLUB_H
 #define SL_SLUB_H
@@ -42,9 +46,9 @@
 
 /* Cache flags: the kernel's SLAB_* values where it has one. */
 enum {
-    SL_SLUB_CONSISTENCY_CHECKS = 0x00000100u, /* double-free detection (needs tracking; forces it on) */
-    SL_SLUB_RED_ZONE = 0x00000400u,           /* red zones around each object, checked */
-    SL_SLUB_POISON = 0x00000800u,             /* poison free objects, checked on allocation */
+    SL_SLUB_CONSISTENCY_CHECKS = 0x00000100u, /* "F": run the checks (double free, poison, red zones; forces tracking) */
+    SL_SLUB_RED_ZONE = 0x00000400u,           /* red zones around each object (checked only with F) */
+    SL_SLUB_POISON = 0x00000800u,             /* poison free objects (checked only with F; not RCU or ctor caches) */
     SL_SLUB_KMALLOC = 0x00001000u,            /* a kmalloc cache (orig_size with STORE_USER/RED_ZONE) */
     SL_SLUB_HWCACHE_ALIGN = 0x00002000u,      /* align objects to the cache line */
     SL_SLUB_CACHE_DMA = 0x00004000u,          /* geometry only */
@@ -60,7 +64,7 @@ enum {
 #define SL_SLUB_DEBUG_FLAGS (SL_SLUB_CONSISTENCY_CHECKS | SL_SLUB_RED_ZONE | SL_SLUB_POISON | SL_SLUB_STORE_USER)
 
 #define SL_SLUB_CACHE_LINE 64      /* cache_line_size() on x86-64 */
-#define SL_SLUB_MAX_ORDER 3        /* slub_max_order = PAGE_ALLOC_COSTLY_ORDER */
+#define SL_SLUB_MAX_ORDER 3        /* slub_max_order's default, PAGE_ALLOC_COSTLY_ORDER */
 #define SL_SLUB_TRACK_SIZE 32      /* sizeof(struct track) on x86-64 with STACKDEPOT */
 #define SL_SLUB_WORD 8             /* sizeof(void *) of the modelled kernel (x86-64) */
 
@@ -77,19 +81,37 @@ typedef struct sl_slub_geometry {
     uint32_t cpu_partial;   /* sysfs cpu_partial (objects) */
     uint32_t cpu_partial_slabs; /* slabs a CPU partial list holds */
     uint32_t flags;         /* flags as given */
+    uint32_t fallback_order;   /* s->min: allocate_slab's order when `order` cannot be had, get_order(size) */
+    uint32_t fallback_objects; /* objects in a slab of fallback_order */
 } sl_slub_geometry;
 
 /*
- * Computes a cache's geometry as Linux 6.x does for `nr_cpus` present CPUs
+ * The boot parameters that shape geometry (mm/slub.c setup_slub_min_order,
+ * setup_slub_max_order, setup_slub_min_objects).  All zero: none given.
+ * When both orders are given they apply as `slub_min_order=` then
+ * `slub_max_order=`: a min_order above the max order raises it, then a
+ * max_order below min_order lowers min_order.
+ */
+typedef struct sl_slub_boot {
+    uint8_t min_order;     /* slub_min_order= (default 0) */
+    uint8_t max_order;     /* slub_max_order=, when max_order_set (default PAGE_ALLOC_COSTLY_ORDER, 3) */
+    uint8_t max_order_set;
+    uint8_t pad_;
+    uint32_t min_objects;  /* slub_min_objects= (0: 4 * (fls(CPUs) + 1)) */
+} sl_slub_boot;
+
+/*
+ * Computes a cache's geometry as Linux 6.8+ does for `nr_cpus` present CPUs
  * (object_size, align and flags as kmem_cache_create gets them; for sysfs
- * input pass its `align`, which calculate_alignment leaves unchanged).
- * Pointer-size quantities are those of x86-64 (8-byte words), in every build,
- * so the figures match a 64-bit kernel.  Returns 0, or SL_EINVAL when
- * object_size is 0 or over 8 MiB, align is not a power of two, nr_cpus is 0,
- * or no order up to 10 fits one object.
+ * input pass its `align`, which calculate_alignment leaves unchanged) under
+ * `boot` (NULL: no boot parameters).  Pointer-size quantities are those of
+ * x86-64 (8-byte words), in every build, so the figures match a 64-bit
+ * kernel.  Returns 0, or SL_EINVAL when object_size is 0 or over 8 MiB,
+ * align is not a power of two, nr_cpus is 0, a boot order is over 10, or no
+ * order up to 10 fits one object.
  */
 int sl_slub_calculate_geometry(uint32_t object_size, uint32_t align, uint32_t flags, unsigned nr_cpus,
-                               sl_slub_geometry *out);
+                               const sl_slub_boot *boot, sl_slub_geometry *out);
 
 /* A cache as a kernel describes it (sysfs or slabinfo), for checking the geometry. */
 typedef struct sl_slub_kcache {
@@ -117,11 +139,13 @@ bool sl_slub_kcache_attr(sl_slub_kcache *k, const char *attr, const char *value)
 /* The same for a /proc/slabinfo file (order and objs_per_slab known; align taken as 8). */
 int sl_slub_slabinfo_read(const char *file, sl_slub_kcache **out);
 /*
- * Computes k's geometry for nr_cpus into *g and model[] (the five figures in
- * the order of kernel[]).  Returns 1 if every figure the kernel gave
- * matches, 0 if one differs, 2 if the kernel gave none, or a negative error.
+ * Computes k's geometry for nr_cpus under boot (may be NULL) into *g and
+ * model[] (the five figures in the order of kernel[]).  Returns 1 if every
+ * figure the kernel gave matches, 0 if one differs, 2 if the kernel gave
+ * none, or a negative error.
  */
-int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, sl_slub_geometry *g, uint32_t model[5]);
+int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, const sl_slub_boot *boot,
+                           sl_slub_geometry *g, uint32_t model[5]);
 
 /* ------------------------------------------------------------------ */
 /* Caches                                                              */
@@ -132,12 +156,29 @@ typedef enum sl_slub_fastpath {
     SL_SLUB_FP_CMPXCHG = 0, /* this_cpu_cmpxchg_double: sl_dw_cas_local (unlocked CMPXCHG16B) */
     SL_SLUB_FP_LOCKED = 1,  /* a full atomic CAS: sl_dw_cas (LOCK CMPXCHG16B) */
     SL_SLUB_FP_PLAIN = 2,   /* seed 001's RFC: plain writes, unsafe against interrupts */
+    SL_SLUB_FP_RT = 3,      /* PREEMPT_RT: every alloc is ___slab_alloc and every free into the CPU
+                             * slab writes freelist and tid, both under the CPU's local_lock */
 } sl_slub_fastpath;
+#define SL_SLUB_NR_FASTPATHS 4
 
 typedef enum sl_slub_bulk_free {
-    SL_SLUB_BULK_DETACHED = 0, /* build_detached_freelist: one free (one CAS) per group */
-    SL_SLUB_BULK_FALLBACK = 1, /* __kmem_cache_free_bulk: one kmem_cache_free per object */
+    SL_SLUB_BULK_DETACHED = 0, /* build_detached_freelist: one do_slab_free (one CAS) per group */
+    SL_SLUB_BULK_GENERIC = 1,  /* slab_common.c's generic loop of 2015 (4.3 to 6.7), the seeds'
+                                * "fallback": one kmem_cache_free per object */
 } sl_slub_bulk_free;
+
+/*
+ * The kernel a cache lives in: build options and boot parameters.  All zero:
+ * the model's defaults.  (Kept apart from the cache's own settings so that
+ * further kernel choices join them here.)
+ */
+typedef struct sl_slub_kernel {
+    sl_slub_boot boot;
+    uint16_t nr_cpus;    /* CONFIG_NR_CPUS, at least the cache's CPUs, at most 8192 (0: the cache's
+                          * CPU count); TID_STEP = roundup_pow_of_two(nr_cpus) */
+    uint8_t no_preempt;  /* 1: a kernel without CONFIG_PREEMPTION, where TID_STEP is 1 */
+    uint8_t pad_;
+} sl_slub_kernel;
 
 typedef struct sl_slub_config {
     uint32_t object_size;
@@ -149,6 +190,7 @@ typedef struct sl_slub_config {
     uint8_t pad_;
     uint32_t seed;       /* seeds s->random and the freelist shuffles (deterministic) */
     uint16_t id;         /* cache id in events */
+    sl_slub_kernel kernel;
 } sl_slub_config;
 
 typedef struct sl_slub_cache sl_slub_cache;
@@ -156,8 +198,8 @@ typedef struct sl_slub_cache sl_slub_cache;
 /*
  * Creates a cache for `ncpus` (1..SL_SLUB_MAX_CPUS) CPUs taking slabs from
  * `zone`, reporting to `trace` (may be NULL; then no preemption points run
- * either).  Geometry as sl_slub_calculate_geometry for ncpus.  Returns 0,
- * SL_EINVAL for a bad config or SL_ENOMEM.
+ * either).  Geometry as sl_slub_calculate_geometry for ncpus and
+ * cfg->kernel.boot.  Returns 0, SL_EINVAL for a bad config or SL_ENOMEM.
  */
 int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, const sl_slub_config *cfg,
                          sl_slub_cache **out);
@@ -168,22 +210,52 @@ int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, co
  */
 int sl_slub_cache_destroy(sl_slub_cache *s);
 
+/* The cache's geometry; min_partial, cpu_partial and cpu_partial_slabs as last tuned. */
 const sl_slub_geometry *sl_slub_cache_geometry(const sl_slub_cache *s);
 unsigned sl_slub_cache_ncpus(const sl_slub_cache *s);
+/* TID_STEP: tids of CPU k are k, k + TID_STEP, ... */
+unsigned long sl_slub_cache_tid_step(const sl_slub_cache *s);
 /* Changes the fast-path variant or bulk-free form; call with no operation running. */
 void sl_slub_set_fastpath(sl_slub_cache *s, sl_slub_fastpath fp);
 void sl_slub_set_bulk_free(sl_slub_cache *s, sl_slub_bulk_free form);
+
+/*
+ * The sysfs tunables (/sys/kernel/slab/<cache>/...), each called with no
+ * operation running (the writes that flush act as every CPU in turn, as
+ * flush_all's work items do).  Each returns 0 or SL_EINVAL.
+ *
+ * min_partial_store: how many slabs the node partial list keeps before
+ * empty ones are discarded.
+ */
+int sl_slub_set_min_partial(sl_slub_cache *s, uint32_t min_partial);
+/*
+ * cpu_partial_store: slub_set_cpu_partial (cpu_partial objects, hence
+ * cpu_partial_slabs = DIV_ROUND_UP(2 * objects, objs_per_slab)) then
+ * flush_all.  Non-zero is refused for a debug cache (no CPU partial lists).
+ */
+int sl_slub_set_cpu_partial(sl_slub_cache *s, uint32_t objects);
+/*
+ * shrink_store (__kmem_cache_shrink): flush_all, then __kmem_cache_do_shrink:
+ * every empty node partial slab is discarded (min_partial does not apply)
+ * and the slabs with 1..32 free objects move to the head of the list, the
+ * fullest first; the rest follow in their order.  *remaining (may be NULL)
+ * gets 1 if the cache still has slabs (the kernel's return value).
+ */
+int sl_slub_shrink(sl_slub_cache *s, int *remaining);
 
 /* ------------------------------------------------------------------ */
 /* Operations: each acts as CPU `cpu` and is called by that CPU's thread */
 
 /*
  * kmem_cache_alloc.  Returns 0 with *obj set, SL_ENOMEM when the zone has no
- * page for a new slab, SL_EINVAL for a bad cpu, or (debug caches) SL_EPOISON /
- * SL_EREDZONE when the object it took had been overwritten while free (that
- * object is quarantined: never handed out again), or SL_EFREELIST when the
- * CPU freelist handed out an object that is already allocated (only possible
- * after a `plain` fast path was interrupted).
+ * page for a new slab (at the cache's order nor at its fallback order),
+ * SL_EINVAL for a bad cpu, or SL_EFREELIST when the CPU freelist handed out
+ * an object that is already allocated (only possible after a `plain` fast
+ * path was interrupted).  With CONSISTENCY_CHECKS an object found
+ * overwritten while free (poison, red zone) is reported (ERROR event,
+ * ERRORS counter), its whole slab is taken out of use as the kernel does
+ * (inuse = objects, no freelist: its free objects leak) and the allocation
+ * goes on with the next slab.
  */
 int sl_slub_alloc(sl_slub_cache *s, unsigned cpu, void **obj);
 /*
@@ -191,12 +263,14 @@ int sl_slub_alloc(sl_slub_cache *s, unsigned cpu, void **obj);
  * a remote free (__slab_free).  Returns 0, SL_EFOREIGN (not in a slab of this
  * cache; also a pointer into a slab since discarded), SL_EMISALIGNED (not
  * at an object start), SL_EDOUBLEFREE (with CONSISTENCY_CHECKS; with
- * FREELIST_HARDENED when the object is the CPU freelist's head; or when the
- * slab's in-use count would go below zero), SL_EREDZONE (red zone
- * overwritten: the object is quarantined, not freed), SL_EINVAL.  After an
- * error nothing changed except the quarantine.  Without CONSISTENCY_CHECKS a
- * double free is otherwise accepted, as in the kernel, and validate()
- * reports the corruption.
+ * FREELIST_HARDENED when the object is the head of the freelist it would be
+ * linked to, set_freepointer's BUG_ON(object == fp), on every path; or when
+ * the slab's in-use count would go below zero), SL_EREDZONE (with
+ * CONSISTENCY_CHECKS, red zone overwritten: the object is quarantined, not
+ * freed), SL_ECORRUPT (its slab was taken out of use by a failed
+ * consistency check), SL_EINVAL.  After an error nothing changed except the
+ * quarantine.  Without those checks a double free is otherwise accepted, as
+ * in the kernel, and validate() reports the corruption.
  *
  * Minimal use (one CPU, no tracing):
  *     sl_page_zone z; sl_page_zone_init(&z, 64 << 20, NULL);
@@ -215,14 +289,16 @@ int sl_slub_alloc_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p);
  * kmem_cache_free_bulk in the cache's form.  p[] is reordered (the 6.x
  * detached freelist swaps matched objects to the tail).  Returns the number
  * of double-word CASes the call executed (>= 0), or the first error found
- * for an object (that object is skipped, the others are freed).  *cas_out
- * (may be NULL) receives the CAS count in either case.
+ * for an object (that object is skipped, the others are freed; with
+ * FREELIST_HARDENED an object listed twice in a row is such an error).
+ * *cas_out (may be NULL) receives the CAS count in either case.
  */
 int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsigned *cas_out);
 /*
- * flush_slab + put_partials for `cpu`: its CPU slab is deactivated and its
- * partial list moved to the node.  Called by the thread acting as cpu (or
- * with no operation running).  Returns 0 or SL_EINVAL.
+ * flush_cpu_slab for `cpu`: its CPU slab, if any, is deactivated
+ * (flush_slab) and its partial list moved to the node (put_partials).
+ * Called by the thread acting as cpu (or with no operation running).
+ * Returns 0 or SL_EINVAL.
  */
 int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu);
 
@@ -230,9 +306,11 @@ int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu);
 /* Preemption points                                                   */
 
 enum {
-    /* slab_alloc_node: tid, freelist and next object read; the CAS comes next. */
+    /* slab_alloc_node: tid, freelist and next object read; the CAS comes next.
+     * rt: tid and freelist read; local_lock in ___slab_alloc comes next. */
     SL_SLUB_PP_ALLOC_BEFORE_CAS = 1,
-    /* do_slab_free: tid and freelist read, tail's free pointer set; the CAS comes next. */
+    /* do_slab_free: tid and freelist read, tail's free pointer set; the CAS comes next.
+     * rt: tid read, slab == c->slab seen; local_lock comes next (then the slab is checked again). */
     SL_SLUB_PP_FREE_BEFORE_CAS = 2,
     /* __slab_free: about to read the slab's freelist+counters (no lock held). */
     SL_SLUB_PP_SLAB_FREE = 3,
@@ -247,7 +325,7 @@ typedef struct sl_slub_pp_ctx {
     uint32_t cpu;
     uintptr_t tid;      /* the tid read (points 1, 2) */
     void *freelist;     /* the CPU freelist head read (1, 2); slab freelist (3); group head (4) */
-    void *next;         /* 1: the next object the CAS installs; 2: the new head (the object freed) */
+    void *next;         /* 1: the next object the CAS installs (NULL with rt); 2: the new head (the object freed) */
     void *tail;         /* 2, 3, 4: the last object of the chain being freed */
     uint32_t cnt;       /* 2, 3, 4: objects in the chain */
 } sl_slub_pp_ctx;
@@ -255,33 +333,52 @@ typedef struct sl_slub_pp_ctx {
 /* ------------------------------------------------------------------ */
 /* Counters                                                            */
 
-/* The kernel's enum stat_item (CONFIG_SLUB_STATS) plus the model's bulk counters. */
-#define SL_SLUB_STATS(X)                                                                           \
-    X(ALLOC_FASTPATH) X(ALLOC_SLOWPATH) X(FREE_FASTPATH) X(FREE_SLOWPATH) X(FREE_FROZEN)           \
-    X(FREE_ADD_PARTIAL) X(FREE_REMOVE_PARTIAL) X(ALLOC_FROM_PARTIAL) X(ALLOC_SLAB) X(ALLOC_REFILL)  \
-    X(FREE_SLAB) X(CPUSLAB_FLUSH) X(DEACTIVATE_FULL) X(DEACTIVATE_EMPTY) X(DEACTIVATE_TO_HEAD)     \
-    X(DEACTIVATE_TO_TAIL) X(DEACTIVATE_REMOTE_FREES) X(DEACTIVATE_BYPASS)                           \
-    X(CMPXCHG_DOUBLE_CPU_FAIL) X(CMPXCHG_DOUBLE_FAIL) X(CPU_PARTIAL_ALLOC) X(CPU_PARTIAL_FREE)      \
-    X(CPU_PARTIAL_NODE) X(CPU_PARTIAL_DRAIN) X(BULK_ALLOC_CALLS) X(BULK_FREE_CALLS)                 \
-    X(BULK_FREE_CAS) X(BULK_FREE_GROUPS) X(ERRORS)
+/*
+ * The kernel's enum stat_item (CONFIG_SLUB_STATS) of 6.8 to 6.17, in its
+ * order, then the model's own counters.  ALLOC_NODE_MISMATCH stays 0 (one
+ * node).
+ */
+#define SL_SLUB_KERNEL_STATS(X)                                                                    \
+    X(ALLOC_FASTPATH, alloc_fastpath) X(ALLOC_SLOWPATH, alloc_slowpath)                             \
+    X(FREE_FASTPATH, free_fastpath) X(FREE_SLOWPATH, free_slowpath) X(FREE_FROZEN, free_frozen)      \
+    X(FREE_ADD_PARTIAL, free_add_partial) X(FREE_REMOVE_PARTIAL, free_remove_partial)                \
+    X(ALLOC_FROM_PARTIAL, alloc_from_partial) X(ALLOC_SLAB, alloc_slab) X(ALLOC_REFILL, alloc_refill) \
+    X(ALLOC_NODE_MISMATCH, alloc_node_mismatch) X(FREE_SLAB, free_slab) X(CPUSLAB_FLUSH, cpuslab_flush) \
+    X(DEACTIVATE_FULL, deactivate_full) X(DEACTIVATE_EMPTY, deactivate_empty)                        \
+    X(DEACTIVATE_TO_HEAD, deactivate_to_head) X(DEACTIVATE_TO_TAIL, deactivate_to_tail)              \
+    X(DEACTIVATE_REMOTE_FREES, deactivate_remote_frees) X(DEACTIVATE_BYPASS, deactivate_bypass)      \
+    X(ORDER_FALLBACK, order_fallback) X(CMPXCHG_DOUBLE_CPU_FAIL, cmpxchg_double_cpu_fail)            \
+    X(CMPXCHG_DOUBLE_FAIL, cmpxchg_double_fail) X(CPU_PARTIAL_ALLOC, cpu_partial_alloc)              \
+    X(CPU_PARTIAL_FREE, cpu_partial_free) X(CPU_PARTIAL_NODE, cpu_partial_node)                      \
+    X(CPU_PARTIAL_DRAIN, cpu_partial_drain)
+/* Model-only: bulk calls, the double-word CASes and groups of bulk frees, errors reported. */
+#define SL_SLUB_MODEL_STATS(X)                                                                     \
+    X(BULK_ALLOC_CALLS, bulk_alloc_calls) X(BULK_FREE_CALLS, bulk_free_calls)                       \
+    X(BULK_FREE_CAS, bulk_free_cas) X(BULK_FREE_GROUPS, bulk_free_groups) X(ERRORS, errors)
+/* X(ENUM, sysfs_name), as the kernel's STAT_ATTR(ALLOC_FASTPATH, alloc_fastpath). */
+#define SL_SLUB_STATS(X) SL_SLUB_KERNEL_STATS(X) SL_SLUB_MODEL_STATS(X)
 
 typedef enum sl_slub_stat {
-#define SL_SLUB_STAT_ENUM(n) SL_SLUB_##n,
+#define SL_SLUB_STAT_ENUM(n, name) SL_SLUB_##n,
     SL_SLUB_STATS(SL_SLUB_STAT_ENUM)
 #undef SL_SLUB_STAT_ENUM
     SL_SLUB_NR_STATS
 } sl_slub_stat;
+/* Counters below this index are the kernel's; from it on, the model's. */
+#define SL_SLUB_NR_KERNEL_STATS SL_SLUB_BULK_ALLOC_CALLS
 
-/* The counter's name, e.g. "ALLOC_FASTPATH", or NULL past the end. */
+/* The counter's sysfs name (the kernel's, e.g. "alloc_fastpath"; the model's in the same style), or NULL past the end. */
 const char *sl_slub_stat_name(unsigned stat);
 /* Copies counter `stat` of every CPU summed (cpu = -1) or of one CPU; 0 for bad arguments. */
 uint64_t sl_slub_stat_get(const sl_slub_cache *s, int cpu, unsigned stat);
 
-/* Node-wide figures. */
+/* The cache's figures as sysfs shows them (cpu_slabs exact only with no operation running). */
 typedef struct sl_slub_node_info {
-    uint32_t nr_partial;   /* slabs on the node partial list */
-    uint32_t nr_slabs;     /* slabs of this cache */
-    uint32_t total_objects;
+    uint32_t nr_partial;   /* slabs on the node partial list (sysfs partial) */
+    uint32_t nr_slabs;     /* slabs of this cache (slabs) */
+    uint32_t total_objects; /* (total_objects) */
+    uint32_t partial_free; /* free objects on node partial slabs: objects = total_objects - partial_free */
+    uint32_t cpu_slabs;    /* CPU slabs plus the slabs on CPU partial lists (cpu_slabs) */
 } sl_slub_node_info;
 void sl_slub_node_info_get(sl_slub_cache *s, sl_slub_node_info *out);
 
@@ -289,11 +386,14 @@ void sl_slub_node_info_get(sl_slub_cache *s, sl_slub_node_info *out);
 /* Checking and inspection (with no operation running)                 */
 
 /*
- * Walks every slab and per-CPU structure: each object is in exactly one
- * place (allocated, a CPU freelist, its slab's freelist), no freelist has a
- * cycle or leaves its slab, inuse agrees with the free counts, frozen slabs
- * are exactly the CPU slabs, list membership matches the slab's state, the
- * node counters agree, and (with tracking) each object's state agrees.
+ * Walks every slab and per-CPU structure: each slab has the cache's order
+ * or its fallback order and that order's object count, each object is in
+ * exactly one place (allocated, a CPU freelist, its slab's freelist), no
+ * freelist has a cycle or leaves its slab, inuse agrees with the free
+ * counts, frozen slabs are exactly the CPU slabs (and a debug cache's
+ * disabled slabs, on no list with no freelist), list membership matches the
+ * slab's state, the node counters agree, and (with tracking) each object's
+ * state agrees.
  * Returns 0, SL_EFREELIST or SL_ECORRUPT; `msg` (may be NULL) gets a
  * sentence naming the first problem.
  */

@@ -13,6 +13,15 @@
  *   lprev, lnext, on_node_partial   the node partial list: node list_lock.
  *   cpu    model-only: the CPU that froze the slab or holds it in its
  *          partial chain (for snapshots), written by that CPU.
+ *   limit  objects * size (check_valid_pointer's bound): written before the
+ *          slab is published, constant after.  Slabs differ: one made at the
+ *          fallback order (allocate_slab's s->min) holds fewer objects, so
+ *          objects and limit are per slab, never s->g.objects.
+ *
+ * A debug cache never freezes a slab, so there frozen = 1 marks a slab a
+ * failed consistency check took out of use (6.12+: alloc_debug_processing
+ * leaves it with inuse = objects and no freelist, on no list; its free
+ * objects leak and frees into it are refused).
  *
  * kmem_cache_cpu (sli_slub_cpu) belongs to the thread acting as that CPU:
  *   fl_tid.lo freelist (a raw object pointer), fl_tid.hi tid.  Changed only
@@ -21,6 +30,8 @@
  *          TID_STEP, so tid % TID_STEP is always the CPU.
  *   slab, partial  plain fields (the kernel changes them with irqs off;
  *          here no preemption point sits in those sections).
+ *   lock   PREEMPT_RT's local_lock (the `rt` variant takes it around its
+ *          freelist+tid updates; only the thread acting as the CPU does).
  *   stat[]  the kernel's CONFIG_SLUB_STATS this_cpu_inc: single-writer
  *          counters (relaxed atomic loads and stores, plain MOVs, so other
  *          threads may sum them); benchmark builds drop the two fast-path
@@ -40,10 +51,12 @@
  * c = 2^64 / d rounded up, every 32-bit n.  One multiply and two compares.
  *
  * Object tracking (cache->info, one sli_slub_objinfo per object slot,
- * indexed by (pfn >> order) * objects + index) records each object's state
- * and its last alloc/free operation and CPU; the state moves by atomic
- * exchange so a double free or a double hand-out is seen even when two CPUs
- * race.
+ * indexed by pfn * info_stride + index, info_stride = DIV_ROUND_UP(PAGE_SIZE,
+ * size): a slab of any order at pfn p holds fewer than 2^order * info_stride
+ * objects, so slabs of the cache's order and of its fallback order never
+ * share an entry) records each object's state and its last alloc/free
+ * operation and CPU; the state moves by atomic exchange so a double free or
+ * a double hand-out is seen even when two CPUs race.
  */
 #ifndef SL_SLUB_INTERNAL_H
 #define SL_SLUB_INTERNAL_H
@@ -71,6 +84,7 @@ typedef struct sli_slub_slab {
     uint32_t slabs;
     uint16_t cpu;
     uint8_t on_node_partial;
+    uint32_t limit; /* objects * size, relaxed atomic */
 } sli_slub_slab;
 SL_PAGE_PRIV_CHECK(sli_slub_slab);
 
@@ -78,10 +92,11 @@ typedef struct sli_slub_cpu {
     sl_dword fl_tid;
     sli_slub_slab *slab;
     sli_slub_slab *partial;
+    sl_spinlock lock;   /* local_lock (rt) */
     uint64_t rng;       /* freelist shuffles of slabs this CPU creates */
     uint64_t stat[SL_SLUB_NR_STATS];
     /* A stride of 512 bytes, a power of two: &s->cpu[cpu] is one shift. */
-    unsigned char pad_[512 - sizeof(sl_dword) - 2 * sizeof(void *) - 8 - 8 * SL_SLUB_NR_STATS];
+    unsigned char pad_[512 - sizeof(sl_dword) - 2 * sizeof(void *) - 8 - 8 * SL_SLUB_NR_STATS - 8];
 } __attribute__((aligned(SL_CACHELINE))) sli_slub_cpu;
 _Static_assert(sizeof(sli_slub_cpu) == 512, "sli_slub_cpu outgrew its 512-byte stride");
 
@@ -110,7 +125,7 @@ typedef struct sli_slub_node {
 
 /* Object states in the tracking table (also the snapshot's object states). */
 enum {
-    SLI_OBJ_FREE = 0,      /* on a freelist (never allocated counts as free) */
+    SLI_OBJ_FREE = 0,      /* on a freelist (never allocated counts as free; also leaked in a disabled slab) */
     SLI_OBJ_ALLOCATED = 1,
     SLI_OBJ_POISON_BAD = 2, /* quarantined: poison found overwritten */
     SLI_OBJ_REDZONE_BAD = 3, /* quarantined: red zone found overwritten */
@@ -156,14 +171,15 @@ struct sl_slub_cache {
     uint32_t flags;
     unsigned ncpus;
     uint8_t debug_hooks;       /* tracking, POISON or RED_ZONE: run the alloc/free hooks */
+    uint8_t object_poison;     /* __OBJECT_POISON: POISON without TYPESAFE_BY_RCU or a constructor */
     uint8_t leaf;              /* SLI_LEAF_*: which leaf fast path sl_slub_alloc/free take */
     /* The leaf fast paths for `leaf` (alloc.c, free.c), or the complete operations. */
     int (*alloc_fn)(sl_slub_cache *s, unsigned cpu, void **obj);
     int (*free_fn)(sl_slub_cache *s, unsigned cpu, void *obj);
     sli_recip recip;           /* s->reciprocal_size = reciprocal_value(size) */
-    uint32_t slab_limit;       /* objects * size: offsets at or past it are no object */
+    uint32_t info_stride;      /* info entries per page: DIV_ROUND_UP(PAGE_SIZE, size) */
     uint64_t size_divc;        /* c = 2^64 / size rounded up (divisibility test) */
-    uintptr_t tid_step;        /* TID_STEP = roundup_pow_of_two(NR_CPUS) (CONFIG_PREEMPTION) */
+    uintptr_t tid_step;        /* TID_STEP: roundup_pow_of_two(CONFIG_NR_CPUS), 1 without CONFIG_PREEMPTION */
     uintptr_t random;          /* s->random for FREELIST_HARDENED */
     uint32_t *random_seq;      /* FREELIST_RANDOM: a shuffled 0..objects-1 */
     sl_page_zone *zone;
@@ -275,17 +291,17 @@ SL_INLINE uint32_t sli_obj_index(const sl_slub_cache *s, const sli_slub_slab *sl
 SL_INLINE uint64_t sli_divisible_c(uint32_t d) { return UINT64_MAX / d + 1; }
 /* n % d == 0, with c = sli_divisible_c(d): n * c <= c - 1, that is n * c < c. */
 SL_INLINE bool sli_divisible(uint32_t n, uint64_t c) { return (uint64_t)n * c < c; }
-/* True if `off` (from the slab's first object) is an object start. */
-SL_INLINE bool sli_off_is_obj(const sl_slub_cache *s, uint32_t off)
+/* True if `off` (from the first object of slab) is an object start. */
+SL_INLINE bool sli_off_is_obj(const sl_slub_cache *s, const sli_slub_slab *slab, uint32_t off)
 {
-    return off < s->slab_limit && sli_divisible(off, s->size_divc);
+    return off < __atomic_load_n(&slab->limit, __ATOMIC_RELAXED) && sli_divisible(off, s->size_divc);
 }
 /* True if obj, a pointer into slab, is an object start; *index gets its index (obj_to_index). */
 SL_INLINE bool sli_obj_start(const sl_slub_cache *s, const sli_slub_slab *slab, const void *obj, uint32_t *index)
 {
     uint32_t off = sli_obj_offset(s, slab, obj);
     *index = sli_reciprocal_divide(off, s->recip);
-    return sli_off_is_obj(s, off);
+    return sli_off_is_obj(s, slab, off);
 }
 /* virt_to_slab: the slab overlay of the block holding obj, whatever owns it, or NULL. */
 SL_INLINE sli_slub_slab *sli_slab_lookup(const sl_slub_cache *s, const void *obj)
@@ -301,8 +317,11 @@ SL_INLINE sli_slub_slab *sli_slab_of(const sl_slub_cache *s, const void *obj)
 }
 SL_INLINE sli_slub_objinfo *sli_info(const sl_slub_cache *s, const sli_slub_slab *slab, uint32_t i)
 {
-    return &s->info[(size_t)(sli_slab_pfn(s, slab) >> s->g.order) * s->g.objects + i];
+    return &s->info[(size_t)sli_slab_pfn(s, slab) * s->info_stride + i];
 }
+/* The slab's order (its compound page's) and object count (constant for its life). */
+SL_INLINE uint32_t sli_slab_order(const sli_slub_slab *slab) { return sli_slab_page(slab)->order; }
+SL_INLINE uint32_t sli_slab_objects(const sli_slub_slab *slab) { return sli_objects(sl_dw_read(&slab->fc).hi); }
 
 /* The slab of this cache whose head page is at pfn, or NULL (quiescent use: snapshots, validate). */
 SL_INLINE sli_slub_slab *sli_slab_at(const sl_slub_cache *s, uint32_t pfn)
@@ -326,7 +345,7 @@ SL_INLINE long sli_obj_index_checked(const sl_slub_cache *s, const sli_slub_slab
 {
     uintptr_t base = (uintptr_t)sli_slab_base(s, slab), o = (uintptr_t)obj;
     uint32_t i;
-    if (o < base || o - base >= ((uintptr_t)SL_PAGE_SIZE << s->g.order) || !sli_obj_start(s, slab, obj, &i))
+    if (o < base || o - base >= ((uintptr_t)SL_PAGE_SIZE << sli_slab_order(slab)) || !sli_obj_start(s, slab, obj, &i))
         return -1;
     return (long)i;
 }
@@ -389,7 +408,7 @@ SL_INLINE bool sli_cpu_freelist_update(const sl_slub_cache *s, sli_slub_cpu *c, 
 }
 /* s->leaf: which leaf fast path sl_slub_alloc / sl_slub_free take (none: the complete operation). */
 enum { SLI_LEAF_NONE = 0, SLI_LEAF_CMPXCHG = 1 + SL_SLUB_FP_CMPXCHG, SLI_LEAF_LOCKED = 1 + SL_SLUB_FP_LOCKED,
-       SLI_LEAF_PLAIN = 1 + SL_SLUB_FP_PLAIN };
+       SLI_LEAF_PLAIN = 1 + SL_SLUB_FP_PLAIN, SLI_LEAF_RT = 1 + SL_SLUB_FP_RT };
 typedef int (*sli_alloc_fn)(sl_slub_cache *s, unsigned cpu, void **obj);
 typedef int (*sli_free_fn)(sl_slub_cache *s, unsigned cpu, void *obj);
 /* The alloc and free functions for leaf mode `leaf` (alloc.c, free.c). */
@@ -411,7 +430,22 @@ SL_INLINE bool sli_update_cpu_freelist(sli_act *a, void *old_fl, uintptr_t tid, 
  */
 SL_INLINE bool sli_kmem_cache_debug(const sl_slub_cache *s) { return (s->flags & SL_SLUB_DEBUG_FLAGS) != 0; }
 
+/*
+ * barrier() between reading the tid and reading anything else of the CPU
+ * (slab_alloc_node, do_slab_free): a CPU slab or freelist read after the tid
+ * belongs to that tid or a later one, so if it changed in between the CAS
+ * on the old tid fails.  Read the other way round, an interrupt could
+ * replace c->slab between the two reads, and a free would push its object
+ * onto the new slab's CPU freelist with a tid that still matches.  A
+ * compiler barrier only: the kernel's is, and both reads are of this CPU's
+ * own state.
+ */
+#define SLI_BARRIER() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
 /* ---- shared between the files ------------------------------------- */
+/* slub_set_cpu_partial: cpu_partial objects, cpu_partial_slabs = DIV_ROUND_UP(2 * objects, objects per slab). */
+void sli_slub_set_cpu_partial(sl_slub_geometry *g, uint32_t objects);
+/* allocate_slab: a new slab (at the fallback order if the cache's cannot be had), or NULL. */
 sli_slub_slab *sli_slub_new_slab(sli_act *a);
 void sli_slub_discard_slab(sli_act *a, sli_slub_slab *slab);
 void sli_slub_add_partial(sli_act *a, sli_slub_slab *slab, bool tail);
@@ -421,16 +455,49 @@ void sli_slub_put_cpu_partial(sli_act *a, sli_slub_slab *slab, bool drain);
 void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain);
 /* ___slab_alloc: returns an object or NULL when no page is left. */
 void *sli_slub_slab_alloc_slow(sli_act *a);
-/* Post-allocation bookkeeping and debug checks; returns 0 or an error (object then quarantined). */
+/*
+ * alloc_debug_processing, for a debug cache's object just taken from slab
+ * under the node's list_lock: with CONSISTENCY_CHECKS, check_object (poison,
+ * red zones); then init_object (red zones active, poison written again).
+ * False when a check failed: the object is quarantined and the slab
+ * disabled (sli_slub_disable_slab); the caller takes it off the list.
+ */
+bool sli_slub_alloc_debug(sli_act *a, sli_slub_slab *slab, void *obj);
+/* Post-allocation bookkeeping of a tracked object; returns 0 or SL_EFREELIST (handed out twice). */
 int sli_slub_alloc_hook(sli_act *a, void *obj);
 /*
- * The free hook of a debug cache (debug_hooks): double-free detection by the
- * tracked state, red-zone check, re-poisoning.  obj is an object start of
- * slab.  Returns 0 or the error (the object is then not freed; quarantined
- * for red-zone damage).
+ * The free hook (debug_hooks): a disabled slab refused, double-free
+ * detection by the tracked state, the red-zone check (CONSISTENCY_CHECKS),
+ * re-poisoning.  obj is an object start of slab.  Returns 0 or the error
+ * (the object is then not freed; quarantined for red-zone damage).
  */
 int sli_slub_free_hook(sli_act *a, sli_slub_slab *slab, void *obj);
+/* True if slab is a debug cache's slab a failed consistency check took out of use. */
+SL_INLINE bool sli_slab_disabled(const sl_slub_cache *s, const sli_slub_slab *slab)
+{
+    return (s->flags & SL_SLUB_DEBUG_FLAGS) && sli_frozen(sl_dw_read(&slab->fc).hi);
+}
 void sli_slub_error(sli_act *a, int err, const sli_slub_slab *slab, const void *obj);
+/* Where sli_fp_self_link caught a self link (event SLUB_HARDENED_DOUBLE_FREE arg0). */
+enum { SLI_LINK_DO_SLAB_FREE = 0, SLI_LINK_SLAB_FREE = 1, SLI_LINK_DEACTIVATE = 2, SLI_LINK_DETACHED = 3,
+       SLI_LINK_FREE_TO_PARTIAL = 4 };
+/* Reports what sli_fp_self_link found. */
+void sli_slub_hardened_bug(sli_act *a, unsigned site, const sli_slub_slab *slab, const void *obj);
+/*
+ * set_freepointer's BUG_ON(object == fp) of FREELIST_HARDENED, on every path
+ * that links an object to a freelist head: true (after reporting
+ * SL_EDOUBLEFREE and a SLUB_HARDENED_DOUBLE_FREE event) if linking obj to fp
+ * would make it point to itself.  The kernel BUG()s there; the model
+ * refuses the link and stays consistent.
+ */
+SL_INLINE bool sli_fp_self_link(sli_act *a, unsigned site, const sli_slub_slab *slab, const void *obj,
+                                const void *fp)
+{
+    if (SL_LIKELY(obj != fp || !(a->s->flags & SL_SLUB_FREELIST_HARDENED)))
+        return false;
+    sli_slub_hardened_bug(a, site, slab, obj);
+    return true;
+}
 
 /* Starts an operation as CPU cpu; false for a bad cache or CPU. */
 SL_INLINE bool sli_slub_begin(sl_slub_cache *s, unsigned cpu, sli_act *a)
@@ -457,7 +524,7 @@ SLI_COLD int sli_slub_bad_free(sli_act *a, int err, const sli_slub_slab *slab, c
  */
 SL_INLINE int sli_slub_free_checks(sli_act *a, sli_slub_slab *slab, void *obj)
 {
-    if (SL_UNLIKELY(!sli_off_is_obj(a->s, sli_obj_offset(a->s, slab, obj))))
+    if (SL_UNLIKELY(!sli_off_is_obj(a->s, slab, sli_obj_offset(a->s, slab, obj))))
         return sli_slub_bad_free(a, SL_EMISALIGNED, slab, NULL);
     if (SL_UNLIKELY(a->s->debug_hooks))
         return sli_slub_free_hook(a, slab, obj);

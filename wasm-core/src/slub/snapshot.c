@@ -19,8 +19,9 @@
 
 enum { HDR_SIZE = 96, GEOM_SIZE = 64, NODE_SIZE = 16, CPU_SIZE = 32, SLAB_SIZE = 32, OBJ_SIZE = 16 };
 enum { LIST_NONE = 0, LIST_CPU_SLAB = 1, LIST_CPU_PARTIAL = 2, LIST_NODE_PARTIAL = 3 };
+/* ST_NONE: a record past the objects of a slab of the fallback order (records have the cache's stride). */
 enum { ST_SLAB_FREE = 0, ST_CPU_FREE = 1, ST_ALLOCATED = 2, ST_POISON_BAD = 3, ST_REDZONE_BAD = 4, ST_DUP = 5,
-       ST_INFLIGHT = 6 };
+       ST_INFLIGHT = 6, ST_NONE = 7 };
 
 static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); } /* wasm32 and x86-64 are little-endian */
 static void put16(unsigned char *p, uint16_t v) { memcpy(p, &v, 2); }
@@ -66,7 +67,7 @@ static void mark_inflight(sl_slub_cache *s, unsigned char *b, const sl_slub_pp_c
     put32(b + 76, idx);
     put32(b + 80, pc->cnt);
     void *p = pc->next;
-    for (uint32_t n = 0; p && n < pc->cnt && n < s->g.objects; n++) {
+    for (uint32_t n = 0; p && n < pc->cnt && n < sli_slab_objects(slab); n++) {
         long i = sli_obj_index_checked(s, slab, p);
         if (i < 0)
             break;
@@ -86,7 +87,7 @@ long sl_slub_snapshot_inflight(sl_slub_cache *s, void *buf, size_t cap, const sl
     if (!s)
         return SL_EINVAL;
     const sl_page_zone *z = s->zone;
-    uint32_t step = 1u << s->g.order, nslabs = 0;
+    uint32_t step = 1u << s->g.fallback_order, nslabs = 0;
     for (uint32_t pfn = 0; pfn < z->npages; pfn += step)
         nslabs += sli_slab_at(s, pfn) != NULL;
     uint32_t nnode = 0;
@@ -127,11 +128,9 @@ long sl_slub_snapshot_inflight(sl_slub_cache *s, void *buf, size_t cap, const sl
                             s->flags, s->fastpath, s->bulk_free, (uint32_t)s->tid_step, s->id};
     for (unsigned i = 0; i < 16; i++)
         put32(b + off_geom + 4 * i, g[i]);
-    sl_slub_node_info ni;
-    sl_slub_node_info_get(s, &ni);
-    put32(b + off_node, ni.nr_partial);
-    put32(b + off_node + 4, ni.nr_slabs);
-    put32(b + off_node + 8, ni.total_objects);
+    put32(b + off_node, __atomic_load_n(&s->node.nr_partial, __ATOMIC_RELAXED));
+    put32(b + off_node + 4, atomic_load_explicit(&s->node.nr_slabs, memory_order_relaxed));
+    put32(b + off_node + 8, atomic_load_explicit(&s->node.total_objects, memory_order_relaxed));
 
     /* Slab records in pfn order; every object starts as allocated with no successor. */
     uint32_t idx = 0;
@@ -142,7 +141,7 @@ long sl_slub_snapshot_inflight(sl_slub_cache *s, void *buf, size_t cap, const sl
         unsigned char *r = b + off_slab + (size_t)SLAB_SIZE * idx;
         sl_dword fc = sl_dw_read(&slab->fc);
         put32(r + 0, pfn);
-        r[4] = (uint8_t)s->g.order;
+        r[4] = (uint8_t)sli_slab_order(slab);
         r[5] = LIST_NONE;
         r[6] = 0xff;
         r[7] = (uint8_t)sli_frozen(fc.hi);
@@ -156,10 +155,10 @@ long sl_slub_snapshot_inflight(sl_slub_cache *s, void *buf, size_t cap, const sl
         put32(r + 20, idx * s->g.objects);
         for (uint32_t i = 0; i < s->g.objects; i++) {
             unsigned char *o = b + off_obj + (size_t)OBJ_SIZE * (idx * s->g.objects + i);
-            o[0] = ST_ALLOCATED;
+            o[0] = i < sli_objects(fc.hi) ? ST_ALLOCATED : ST_NONE;
             o[1] = o[2] = 0xff;
             put32(o + 4, NONE32);
-            if (s->info) {
+            if (s->info && i < sli_objects(fc.hi)) {
                 sli_slub_objinfo *oi = sli_info(s, slab, i);
                 uint8_t st = __atomic_load_n(&oi->state, __ATOMIC_RELAXED);
                 o[0] = st == SLI_OBJ_POISON_BAD ? ST_POISON_BAD
@@ -174,7 +173,7 @@ long sl_slub_snapshot_inflight(sl_slub_cache *s, void *buf, size_t cap, const sl
         }
         /* The slab's own freelist. */
         uint32_t n = 0, prev = NONE32;
-        for (void *p = (void *)fc.lo; p && n < s->g.objects; p = sli_get_fp(s, p), n++) {
+        for (void *p = (void *)fc.lo; p && n < sli_objects(fc.hi); p = sli_get_fp(s, p), n++) {
             long i = sli_obj_index_checked(s, slab, p);
             unsigned char *po = prev == NONE32 ? NULL : b + off_obj + (size_t)OBJ_SIZE * (idx * s->g.objects + prev);
             if (i < 0) {
@@ -212,7 +211,7 @@ long sl_slub_snapshot_inflight(sl_slub_cache *s, void *buf, size_t cap, const sl
                 sr[5] = LIST_CPU_SLAB;
                 sr[6] = (uint8_t)k;
                 uint32_t n = 0, prev = NONE32;
-                for (void *p = (void *)ft.lo; p && n < s->g.objects; p = sli_get_fp(s, p), n++) {
+                for (void *p = (void *)ft.lo; p && n < sli_slab_objects(cs); p = sli_get_fp(s, p), n++) {
                     long i = sli_obj_index_checked(s, cs, p);
                     unsigned char *po =
                         prev == NONE32 ? NULL : b + off_obj + (size_t)OBJ_SIZE * (rec * s->g.objects + prev);

@@ -191,9 +191,10 @@ int sl_slub_slabinfo_read(const char *file, sl_slub_kcache **out)
     return (int)n;
 }
 
-int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, sl_slub_geometry *g, uint32_t model[5])
+int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, const sl_slub_boot *boot,
+                           sl_slub_geometry *g, uint32_t model[5])
 {
-    int rc = sl_slub_calculate_geometry(k->object_size, k->align, k->flags, nr_cpus, g);
+    int rc = sl_slub_calculate_geometry(k->object_size, k->align, k->flags, nr_cpus, boot, g);
     if (rc != SL_OK)
         return rc;
     model[0] = g->size;

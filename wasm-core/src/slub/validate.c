@@ -3,14 +3,18 @@
  * running).
  *
  * Invariants checked:
- *   CPU k:  tid % TID_STEP == k; a CPU freelist only with a CPU slab; every
+ *   CPU k:  tid % TID_STEP == k (TID_STEP > 1); a CPU freelist only with a CPU slab; every
  *           object on it belongs to the CPU slab, which is frozen and ours;
  *           the partial chain holds unfrozen slabs off the node list and its
  *           head's `slabs` is the chain length.
  *   node:   the partial list is well linked, its slabs are ours, unfrozen,
  *           marked on_node_partial, have free objects; nr_partial is its
  *           length; nr_slabs and total_objects count the cache's slabs.
- *   slab:   frozen exactly when it is some CPU's slab; on at most one list;
+ *   slab:   its order is the cache's or the fallback order, and its object
+ *           count and bound (limit) are that order's; frozen exactly when it
+ *           is some CPU's slab, except a debug cache's disabled slab (frozen,
+ *           on no list, no freelist, inuse = objects, whose free objects
+ *           leaked); on at most one list;
  *           an unlisted unfrozen slab is full; its freelist stays inside the
  *           slab at object starts with no cycle; inuse = objects minus the
  *           objects on the slab's own freelist; every object is in exactly one
@@ -31,7 +35,7 @@ typedef struct vstate {
     char *msg;
     size_t len;
     int rc;
-    uint8_t *place; /* per slab slot (pfn >> order) */
+    uint8_t *place; /* per pfn of a slab's head page */
     uint8_t *owner;
 } vstate;
 
@@ -52,7 +56,7 @@ static int fail(vstate *v, int rc, const char *fmt, ...)
 
 static void mark_place(vstate *v, sli_slub_slab *slab, uint8_t place, uint8_t owner, const char *where)
 {
-    size_t k = sli_slab_pfn(v->s, slab) >> v->s->g.order;
+    size_t k = sli_slab_pfn(v->s, slab);
     if (v->place[k] != PLACE_NONE)
         fail(v, SL_ECORRUPT, "slab %u is on two lists (%s and list kind %u)", sli_slab_pfn(v->s, slab), where,
              v->place[k]);
@@ -66,7 +70,7 @@ static void check_cpus(vstate *v)
     for (unsigned k = 0; k < s->ncpus && v->rc == SL_OK; k++) {
         sli_slub_cpu *c = &s->cpu[k];
         sl_dword ft = sl_dw_read(&c->fl_tid);
-        if (ft.hi % s->tid_step != k)
+        if (s->tid_step > 1 && ft.hi % s->tid_step != k)
             fail(v, SL_ECORRUPT, "CPU %u: tid %lu is not %u modulo TID_STEP %lu", k, (unsigned long)ft.hi, k,
                  (unsigned long)s->tid_step);
         if (c->slab) {
@@ -82,7 +86,7 @@ static void check_cpus(vstate *v)
         for (void *o = (void *)ft.lo; o && v->rc == SL_OK; o = sli_get_fp(s, o)) {
             if (!c->slab || sli_obj_index_checked(s, c->slab, o) < 0)
                 fail(v, SL_EFREELIST, "CPU %u: its freelist holds %p, not an object of its CPU slab", k, o);
-            else if (++n > s->g.objects)
+            else if (++n > sli_slab_objects(c->slab))
                 fail(v, SL_EFREELIST, "CPU %u: its freelist has a cycle", k);
         }
         uint32_t len = 0;
@@ -125,16 +129,21 @@ static void check_node(vstate *v)
 static void check_slab(vstate *v, sli_slub_slab *slab, uint8_t *mark)
 {
     sl_slub_cache *s = v->s;
-    uint32_t pfn = sli_slab_pfn(s, slab);
-    size_t k = pfn >> s->g.order;
+    uint32_t pfn = sli_slab_pfn(s, slab), order = sli_slab_order(slab);
+    size_t k = pfn;
     sl_dword fc = sl_dw_read(&slab->fc);
     uint32_t objects = sli_objects(fc.hi), inuse = sli_inuse(fc.hi);
-    if (objects != s->g.objects || inuse > objects) {
-        fail(v, SL_ECORRUPT, "slab %u: counters say %u objects, %u in use", pfn, objects, inuse);
+    uint32_t expect = order == s->g.order ? s->g.objects : order == s->g.fallback_order ? s->g.fallback_objects : 0;
+    if (objects != expect || inuse > objects || __atomic_load_n(&slab->limit, __ATOMIC_RELAXED) != objects * s->g.size) {
+        fail(v, SL_ECORRUPT, "slab %u (order %u): counters say %u objects, %u in use (bound %u)", pfn, order,
+             objects, inuse, slab->limit);
         return;
     }
     bool frozen = sli_frozen(fc.hi);
-    if (frozen != (v->place[k] == PLACE_CPU_SLAB))
+    bool disabled = sli_slab_disabled(s, slab);
+    if (disabled && (v->place[k] != PLACE_NONE || fc.lo || inuse != objects))
+        fail(v, SL_ECORRUPT, "slab %u: disabled by a failed check, yet on a list or with free objects", pfn);
+    else if (!disabled && frozen != (v->place[k] == PLACE_CPU_SLAB))
         fail(v, SL_ECORRUPT, "slab %u: frozen is %d but it is %s a CPU slab", pfn, frozen,
              frozen ? "not" : "");
     if ((v->place[k] == PLACE_NODE_PARTIAL) != (slab->on_node_partial != 0))
@@ -175,7 +184,7 @@ static void check_slab(vstate *v, sli_slub_slab *slab, uint8_t *mark)
                 fail(v, SL_EFREELIST, "slab %u: object %u was handed out twice (a corrupt CPU freelist)", pfn, i);
             else if (mark[i] && st != SLI_OBJ_FREE)
                 fail(v, SL_EFREELIST, "slab %u: object %u is on a freelist but allocated", pfn, i);
-            else if (!mark[i] && st == SLI_OBJ_FREE)
+            else if (!mark[i] && st == SLI_OBJ_FREE && !disabled)
                 fail(v, SL_EFREELIST, "slab %u: object %u is free but on no freelist (lost)", pfn, i);
         }
     }
@@ -187,7 +196,7 @@ int sl_slub_validate(sl_slub_cache *s, char *msg, size_t msg_len)
         msg[0] = 0;
     if (!s)
         return SL_EINVAL;
-    size_t slots = (s->zone->npages >> s->g.order) + 1;
+    size_t slots = s->zone->npages + 1;
     vstate v = {.s = s, .msg = msg, .len = msg_len, .rc = SL_OK};
     v.place = calloc(slots, 1);
     v.owner = calloc(slots, 1);
@@ -200,7 +209,7 @@ int sl_slub_validate(sl_slub_cache *s, char *msg, size_t msg_len)
     if (v.rc == SL_OK)
         check_node(&v);
     uint32_t nr_slabs = 0, total = 0;
-    for (uint32_t pfn = 0; pfn < s->zone->npages && v.rc == SL_OK; pfn += 1u << s->g.order) {
+    for (uint32_t pfn = 0; pfn < s->zone->npages && v.rc == SL_OK; pfn += 1u << s->g.fallback_order) {
         sli_slub_slab *slab = sli_slab_at(s, pfn);
         if (!slab)
             continue;

@@ -1,0 +1,156 @@
+/*
+ * test_slub_cli.c - the SLUB commands of the `slablab` binary: `stats` (slabinfo -D / -r
+ * shaped output, the counters under their sysfs names in the kernel's order, the model's
+ * apart), and `geometry` under boot parameters.  The binary is found beside this test's own
+ * executable (both are built into the build directory).  Native only.
+ */
+#include "cli_test.h"
+
+#if !SL_WASM
+#include "../src/slub/slub.h"
+
+static char bin[PATH_MAX + 16], fixture[PATH_MAX + 32];
+
+/* Runs `slablab ARGS`; its stdout into out; returns the exit status. */
+static int run(const char *args, char *out, size_t cap)
+{
+    char cmd[2 * PATH_MAX];
+    snprintf(cmd, sizeof cmd, "%s 2>/dev/null", args);
+    return sl_cli_run(bin, cmd, out, cap);
+}
+
+/* The total a counter line "name total C0=.. C1=.." gives, or -1. */
+static long long counter(const char *out, const char *name)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\n%s ", name);
+    const char *at = strstr(out, key);
+    long long v;
+    return at && sscanf(at + strlen(key), " %lld", &v) == 1 ? v : -1;
+}
+
+static char out[1 << 16];
+
+static void test_stats_activity_line_and_counters(void)
+{
+    SL_CHECK_EQ(run("stats --workload remote --ops 20000 --cpus 2", out, sizeof out), 0);
+    const char *head = strstr(out, "Name                   Objects      Alloc       Free   %Fast Fallb O CmpX   UL\n");
+    SL_REQUIRE(head);
+    char name[64];
+    long long objects, alloc, freed, pa, pf, fallb, order, cmpx, ul;
+    SL_REQUIRE(sscanf(strchr(head, '\n') + 1, "%63s %lld %lld %lld %lld %lld %lld %lld %lld %lld", name, &objects,
+                      &alloc, &freed, &pa, &pf, &fallb, &order, &cmpx, &ul) == 10);
+    SL_CHECK(!strcmp(name, "cache-256"));
+    /* slabinfo's columns from the counters below. */
+    long long af = counter(out, "alloc_fastpath"), as = counter(out, "alloc_slowpath");
+    long long ff = counter(out, "free_fastpath"), fs = counter(out, "free_slowpath");
+    SL_REQUIRE(af >= 0 && as >= 0 && ff >= 0 && fs >= 0);
+    SL_CHECK_EQ(alloc, af + as);
+    SL_CHECK_EQ(freed, ff + fs);
+    SL_CHECK_EQ(pa, af * 100 / alloc);
+    SL_CHECK_EQ(fallb, counter(out, "order_fallback"));
+    SL_CHECK_EQ(cmpx, counter(out, "cmpxchg_double_fail"));
+    SL_CHECK_EQ(ul, counter(out, "cmpxchg_double_cpu_fail"));
+    SL_CHECK(fs > 0); /* remote frees */
+    /* The kernel's counters in the kernel's order, the model's after their own heading. */
+    const char *prev = strstr(out, "\nCounters (");
+    SL_REQUIRE(prev);
+    for (unsigned i = 0; i < SL_SLUB_NR_STATS; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "\n%s ", sl_slub_stat_name(i));
+        const char *at = strstr(prev, key);
+        SL_CHECK(at != NULL);
+        if (!at)
+            break;
+        const char *model = strstr(out, "\nModel-only counters");
+        SL_CHECK(model && (i < SL_SLUB_NR_KERNEL_STATS ? at < model : at > model));
+        prev = at;
+    }
+    /* Per-CPU values as sysfs prints them: " C0=n C1=m" summing to the total. */
+    const char *line = strstr(out, "\nalloc_slowpath ");
+    long long c0 = 0, c1 = 0;
+    long long total;
+    SL_REQUIRE(line && sscanf(line, "\nalloc_slowpath %lld C0=%lld C1=%lld", &total, &c0, &c1) == 3);
+    SL_CHECK_EQ(total, as);
+    SL_CHECK_EQ(c0 + c1, as);
+}
+
+static void test_stats_report_and_fallback(void)
+{
+    SL_CHECK_EQ(run("stats --workload churn --ops 20000 --min-order 1 --fragment --variant rt --report", out,
+                    sizeof out), 0);
+    SL_CHECK(strstr(out, "Slabcache: cache-256        Aliases:  0 Order :  1") != NULL);
+    SL_CHECK(strstr(out, "\nSlab Perf Counter       Alloc     Free %Al %Fr\n") != NULL);
+    SL_CHECK(strstr(out, "\nSlab Deactivation             Occurrences %\n") != NULL);
+    SL_CHECK(counter(out, "order_fallback") > 0); /* no order-1 block: every slab at order 0 */
+    SL_CHECK_EQ(counter(out, "order_fallback"), counter(out, "alloc_slab"));
+    SL_CHECK_EQ(counter(out, "alloc_fastpath"), 0); /* PREEMPT_RT: every allocation is ___slab_alloc */
+    long long fast, slow;
+    const char *row = strstr(out, "\nFastpath ");
+    SL_REQUIRE(row && sscanf(row, "\nFastpath %lld", &fast) == 1);
+    SL_CHECK_EQ(fast, 0);
+    row = strstr(out, "\nSlowpath ");
+    SL_REQUIRE(row && sscanf(row, "\nSlowpath %lld", &slow) == 1);
+    SL_CHECK_EQ(slow, counter(out, "alloc_slowpath"));
+    /* Tunables, a debug cache, JSON. */
+    SL_CHECK_EQ(run("stats --ops 2000 --min-partial 0 --cpu-partial 0 --shrink --format json", out, sizeof out), 0);
+    SL_CHECK(strstr(out, "\"min_partial\": 0, \"cpu_partial\": 0") != NULL);
+    SL_CHECK(strstr(out, "\"order_fallback\": {\"total\": 0") != NULL);
+    SL_CHECK(strstr(out, "\"model_counters\": {") != NULL);
+    SL_CHECK_EQ(run("stats --ops 2000 --debug FP --workload bulk --bulk-free generic", out, sizeof out), 0);
+    SL_CHECK_EQ(counter(out, "alloc_fastpath"), 0); /* a debug cache has no CPU slab */
+    SL_CHECK(counter(out, "bulk_free_calls") > 0);
+    /* Bad arguments: exit status 2. */
+    SL_CHECK_EQ(run("stats --variant fast", out, sizeof out), 2);
+    SL_CHECK_EQ(run("stats --cpus 9", out, sizeof out), 2);
+    SL_CHECK_EQ(run("stats --debug X", out, sizeof out), 2);
+    SL_CHECK_EQ(run("stats --cpus 4 --nr-cpus 2", out, sizeof out), 2);
+    SL_CHECK_EQ(run("stats --debug F --cpu-partial 10", out, sizeof out), 1); /* refused by the cache */
+}
+
+static void test_geometry_boot_parameters(void)
+{
+    static char big[1 << 20];
+    char args[PATH_MAX + 128];
+    snprintf(args, sizeof args, "geometry --sysfs '%s' --cpus 2", fixture);
+    SL_CHECK_EQ(run(args, big, sizeof big), 0);
+    SL_CHECK(strstr(big, "235 caches, 235 compared with the kernel: 234 match, 1 differ") != NULL);
+    /* slub_min_order=1: no cache of the model has order 0 any more. */
+    snprintf(args, sizeof args, "geometry --sysfs '%s' --cpus 2 --min-order 1 --format json", fixture);
+    SL_CHECK_EQ(run(args, big, sizeof big), 0);
+    unsigned models = 0, order0 = 0;
+    for (const char *p = big; (p = strstr(p, "\"model\": {\"slab_size\": ")); p++) {
+        unsigned size, order;
+        if (sscanf(p, "\"model\": {\"slab_size\": %u, \"order\": %u", &size, &order) == 2) {
+            models++;
+            order0 += order == 0;
+        }
+    }
+    SL_CHECK_EQ(models, 235);
+    SL_CHECK_EQ(order0, 0);
+    snprintf(args, sizeof args, "geometry --sysfs '%s' --min-order 11", fixture);
+    SL_CHECK_EQ(run(args, big, sizeof big), 2);
+}
+#endif
+
+#if SL_WASM
+static void test_cli_needs_native(void) { SL_SKIP(SL_CLI_NATIVE_ONLY); }
+#endif
+
+int main(void)
+{
+#if SL_WASM
+    SL_RUN(test_cli_needs_native);
+#else
+    char dir[PATH_MAX];
+    if (!sl_cli_binary(bin, sizeof bin) || !sl_test_dirname(__FILE__, dir, sizeof dir)) {
+        fprintf(stderr, "  no slablab binary beside this test\n");
+        return 1;
+    }
+    snprintf(fixture, sizeof fixture, "%s/fixtures/sysfs", dir);
+    SL_RUN(test_stats_activity_line_and_counters);
+    SL_RUN(test_stats_report_and_fallback);
+    SL_RUN(test_geometry_boot_parameters);
+#endif
+    return sl_check_summary();
+}

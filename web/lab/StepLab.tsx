@@ -1,0 +1,244 @@
+// StepLab.tsx - the frame every step-by-step view shares: title and pickers,
+// alerts, the transport (Reset, Back, Play, Micro-step, Step, speed), the
+// caption, one drawing per pane (side by side when there are several), the
+// inspector, a side panel and the event timeline.  The view fills the slots
+// with what is its own; the frame registers the transport's keys (and the
+// view's) scoped to its own element, so two labs on a page keep theirs apart.
+
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import type { Stop } from '../core/bridge-protocol';
+import type { SlEvent } from '../core/events.generated';
+import type { OpNames } from './describe';
+import { LabCanvas, type CanvasLayout } from './LabCanvas';
+import { useShortcuts, type Shortcut } from './shortcuts';
+import type { StepLab } from './use-step-lab';
+import type { EventWords, StepView } from './view';
+import './lab.css';
+
+export interface StepLabFrameProps {
+  lab: StepLab<unknown, unknown>;
+  /** Prefix of the frame's ids and test ids ("slub": slub-view, slub-caption, ...). */
+  idPrefix: string;
+  /** The heading (full page; the embed keeps it for screen readers only). */
+  title: string;
+  embedded: boolean;
+  /** The view's own keys, registered with the transport's. */
+  shortcuts: readonly Shortcut[];
+  /** Pickers beside the title (full page only). */
+  pickers?: ReactNode;
+  /** Under the caption: the view's figures, contrasts, checker alerts. */
+  afterCaption?: ReactNode;
+  legend?: ReactNode;
+  /** One drawing per pane; `paneHeads` titles them when there are several. */
+  panes: ReactNode[];
+  paneHeads?: ReactNode[];
+  inspector: ReactNode;
+  /** Beside the inspector (full page only): e.g. operations by hand. */
+  aside?: ReactNode;
+  timeline: ReactNode;
+}
+
+export function StepLabFrame(p: StepLabFrameProps) {
+  const { lab, idPrefix, embedded } = p;
+  const root = useRef<HTMLElement>(null);
+  const keys = useMemo(() => [...lab.shortcuts, ...p.shortcuts], [lab.shortcuts, p.shortcuts]);
+  useShortcuts(keys, root);
+  const titleId = `${idPrefix}-title`;
+  const paneStop = lab.paneStops.length === 1 ? lab.paneStops[0] : undefined;
+  const micro = paneStop ? paneStop.micro : (lab.at?.micro ?? 0);
+  return (
+    <section className="lab-view" ref={root} aria-labelledby={titleId} data-testid={`${idPrefix}-view`}>
+      {embedded ? (
+        <h2 id={titleId} className="visually-hidden">
+          {p.title}
+        </h2>
+      ) : (
+        <div className="lab-pickers">
+          <h2 id={titleId}>{p.title}</h2>
+          {p.pickers}
+        </div>
+      )}
+      {lab.stepProblem && (
+        <div className="alert alert-warn" role="alert" data-testid="step-problem">
+          {lab.stepProblem}
+        </div>
+      )}
+      {lab.error && (
+        <div className="alert alert-error" role="alert" data-testid={`${idPrefix}-error`}>
+          {lab.error}
+        </div>
+      )}
+
+      <div className="lab-controls" role="toolbar" aria-label="Playback">
+        <button type="button" onClick={() => lab.go(0)} disabled={lab.stepIndex === 0}>
+          Reset
+        </button>
+        <button type="button" onClick={lab.prevOp} disabled={lab.stepIndex === 0}>
+          Back
+        </button>
+        <button type="button" onClick={() => lab.setPlaying((x) => !x)} disabled={lab.atEnd && !lab.playing}>
+          {lab.playing ? 'Pause' : 'Play'}
+        </button>
+        <button type="button" onClick={() => lab.go(lab.stepIndex + 1)} disabled={lab.atEnd}>
+          Micro-step
+        </button>
+        <button type="button" onClick={lab.nextOp} disabled={lab.atEnd}>
+          Step
+        </button>
+        {!embedded && (
+          <label className="lab-speed">
+            Speed{' '}
+            <input type="range" min={0.5} max={12} step={0.5} value={lab.speed} aria-label="Speed (steps per second)" onChange={(e) => lab.setSpeed(Number(e.target.value))} />
+            <span>{lab.speed}/s</span>
+          </label>
+        )}
+        <span className="lab-position" data-testid={`${idPrefix}-position`} aria-live="polite">
+          {lab.stops.length ? `stop ${lab.stepIndex} of ${lab.stops.length - 1}${micro ? ` · micro-step ${micro}` : ''}` : 'loading…'}
+        </span>
+      </div>
+
+      <p className="lab-caption" data-testid={`${idPrefix}-caption`} aria-live="polite">
+        {lab.caption}
+      </p>
+      {p.afterCaption}
+      {p.legend}
+
+      <div className={p.panes.length > 1 ? 'lab-panes lab-panes-many' : 'lab-panes'}>
+        {p.panes.map((pane, i) => (
+          <section key={i} className="lab-pane" aria-label={p.panes.length > 1 ? lab.panes[i]?.label : undefined} data-testid={p.panes.length > 1 ? `${idPrefix}-pane-${i}` : undefined}>
+            {p.panes.length > 1 && p.paneHeads?.[i]}
+            {pane}
+          </section>
+        ))}
+      </div>
+
+      <div className="lab-bottom">
+        <section className="lab-inspector" aria-labelledby={`${idPrefix}-inspector-title`}>
+          <h3 id={`${idPrefix}-inspector-title`}>Inspector</h3>
+          {p.inspector}
+        </section>
+        {!embedded && p.aside}
+      </div>
+
+      {p.timeline}
+    </section>
+  );
+}
+
+export interface TimelinePane {
+  label: string;
+  events: readonly SlEvent[];
+  stops: readonly Stop[];
+  names: OpNames;
+  /** The pane's stop on screen. */
+  now: number;
+}
+
+/**
+ * Every event of the run, filterable by CPU and kind; the ones after the
+ * moment on screen greyed; a click jumps to the stop that event belongs to.
+ * With several panes, a picker chooses whose events.
+ */
+export function Timeline({ panes, words, cpus, onJump }: { panes: readonly TimelinePane[]; words: EventWords<OpNames>; cpus: number; onJump: (pane: number, stop: number) => void }) {
+  const [cpuOn, setCpuOn] = useState<boolean[]>(() => new Array<boolean>(cpus).fill(true));
+  const [group, setGroup] = useState('all');
+  const [which, setWhich] = useState(0);
+  const pane = panes[Math.min(which, panes.length - 1)];
+  const now = pane?.stops[pane.now]?.eventCount ?? 0;
+  const listRef = useRef<HTMLOListElement>(null);
+  const rows = useMemo(
+    () =>
+      (pane?.events ?? [])
+        .map((e, j) => ({ e, j }))
+        .filter(({ e }) => (cpuOn[e.cpu] ?? true) && (group === 'all' || words.groupOf(e.kind) === group))
+        .slice(0, 3000),
+    [pane, cpuOn, group, words],
+  );
+  // Keep the current event in view by scrolling the list only (scrollIntoView would scroll the page to it too).
+  useEffect(() => {
+    const list = listRef.current;
+    const row = list?.querySelector<HTMLElement>('.now');
+    if (!list || !row) return;
+    if (row.offsetTop < list.scrollTop) list.scrollTop = row.offsetTop;
+    else if (row.offsetTop + row.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = row.offsetTop + row.offsetHeight - list.clientHeight;
+  }, [now]);
+  if (!pane) return null;
+  const jump = (j: number) => {
+    const i = pane.stops.findIndex((s) => s.eventCount >= j + 1);
+    onJump(Math.min(which, panes.length - 1), i < 0 ? pane.stops.length - 1 : i);
+  };
+  return (
+    <section className="lab-timeline" aria-labelledby="timeline-title">
+      <h3 id="timeline-title">Events</h3>
+      <div className="lab-timeline-filters">
+        {panes.length > 1 && (
+          <label>
+            Of{' '}
+            <select value={which} onChange={(e) => setWhich(Number(e.target.value))} aria-label="Events of">
+              {panes.map((p, i) => (
+                <option key={i} value={i}>
+                  {p.label}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        {Array.from({ length: cpus }, (_, k) => (
+          <label key={k}>
+            <input type="checkbox" checked={cpuOn[k] ?? true} onChange={(e) => setCpuOn((c) => Array.from({ length: cpus }, (_, i) => (i === k ? e.target.checked : (c[i] ?? true))))} /> CPU {k}
+          </label>
+        ))}
+        <label>
+          Kind{' '}
+          <select value={group} onChange={(e) => setGroup(e.target.value)} aria-label="Event kind">
+            <option value="all">all</option>
+            {Object.entries(words.groups).map(([k, v]) => (
+              <option key={k} value={k}>
+                {v}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span>
+          {rows.length} of {pane.events.length} events
+        </span>
+      </div>
+      <ol className="lab-events" ref={listRef} data-testid="timeline">
+        {rows.map(({ e, j }) => (
+          <li key={j} className={j < now ? (j === now - 1 ? 'past now' : 'past') : 'future'}>
+            <button type="button" onClick={() => jump(j)}>
+              <span className="ev-cpu">CPU {e.cpu}</span> {words.event(e, pane.names)}
+            </button>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+/** The aligned step at which pane `pane` shows its stop `stop` (or the first after it). */
+export function stepOfPaneStop(lab: StepLab<unknown, unknown>, pane: number, stop: number): number {
+  const i = lab.stops.findIndex((s) => (s.panes[pane] ?? 0) >= stop);
+  return i < 0 ? lab.stops.length - 1 : i;
+}
+
+export interface ViewCanvasProps<Snap, L extends CanvasLayout, Hit, Overlay> {
+  /** The view's drawing: its layout, draw and hit for this snapshot and overlay. */
+  view: Pick<StepView<never, unknown, unknown, Snap, L, Hit, Overlay, unknown>, 'layout' | 'draw' | 'hit'>;
+  snap: Snap;
+  overlay: Overlay;
+  label: string;
+  testId: string;
+  onPick: (hit: Hit | null, additive: boolean) => void;
+  onMove: (dx: number, dy: number, layout: L) => void;
+  /** Each paint's duration as a performance measure of this name. */
+  measure?: string;
+}
+
+/** One pane's state drawn by its view on the canvas host. */
+export function ViewCanvas<Snap, L extends CanvasLayout, Hit, Overlay>({ view, snap, overlay, label, testId, onPick, onMove, measure }: ViewCanvasProps<Snap, L, Hit, Overlay>) {
+  const layout = useCallback((width: number) => view.layout(snap, width, overlay), [view, snap, overlay]);
+  const draw = useCallback((ctx: CanvasRenderingContext2D, l: L) => view.draw(ctx, snap, l, overlay), [view, snap, overlay]);
+  const hit = useCallback((l: L, x: number, y: number) => view.hit(l, snap, x, y), [view, snap]);
+  return <LabCanvas layout={layout} draw={draw} hit={hit} onPick={onPick} onMove={onMove} label={label} testId={testId} {...(measure ? { measure } : {})} />;
+}

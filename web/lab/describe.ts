@@ -1,0 +1,127 @@
+// describe.ts - the engine's words: which script step an operation number
+// is, the trace-level events every model emits (operation brackets,
+// micro-steps, interrupts, the page allocator), and the caption of a moment.
+// A view's describe.ts adds the words for its own events and state.
+
+import type { OpInfo, Stop } from '../core/bridge-protocol';
+import { EventKind, type SlEvent } from '../core/events.generated';
+import type { Story } from './view';
+
+/** Maps trace operation numbers to the script's steps. */
+export class OpNames {
+  private readonly byNum = new Map<number, number>();
+  constructor(
+    ops: readonly OpInfo[],
+    /** Step i in words ("alloc on CPU 0"). */
+    private readonly describeOp: (i: number) => string,
+  ) {
+    ops.forEach((o, i) => this.byNum.set(o.opNum, i));
+  }
+  /** "step 4 (alloc on CPU 0)", or "operation #12 (an interrupt handler)". */
+  name(opNum: number): string {
+    const i = this.byNum.get(opNum);
+    if (i === undefined) return `operation #${opNum} (an interrupt handler)`;
+    return `step ${i + 1} (${this.describeOp(i)})`;
+  }
+}
+
+/** A model's names for what the trace-level events carry. */
+export interface TraceWords {
+  /** OP_BEGIN/OP_END's arg0: the driver's operation code. */
+  opcode(code: number): string;
+  /** PREEMPT_POINT's arg0: the preemption point. */
+  point(id: number): string;
+}
+
+/** Timeline groups of the trace-level events (a view adds its own). */
+export const TRACE_GROUPS = { ops: 'operations', micro: 'micro-steps and interrupts', pages: 'pages and errors' } as const;
+
+/** The group of a trace-level event kind, or null for a model's own. */
+export function traceGroup(kind: number): keyof typeof TRACE_GROUPS | null {
+  switch (kind) {
+    case EventKind.OP_BEGIN:
+    case EventKind.OP_END:
+      return 'ops';
+    case EventKind.PREEMPT_POINT:
+    case EventKind.INTERRUPT_BEGIN:
+    case EventKind.INTERRUPT_END:
+      return 'micro';
+    case EventKind.ERROR:
+    case EventKind.PAGE_ALLOC:
+    case EventKind.PAGE_FREE:
+      return 'pages';
+    default:
+      return null;
+  }
+}
+
+/** Where an event happened, " pfn:obj" or " slab pfn", or ''. */
+export const eventPlace = (e: SlEvent, none: number) => (e.slab === none ? '' : e.obj === none ? ` slab ${e.slab}` : ` ${e.slab}:${e.obj}`);
+
+/** One line for a trace-level event, or null for a model's own kind. */
+export function describeTraceEvent(e: SlEvent, names: OpNames | null, words: TraceWords, none: number): string | null {
+  switch (e.kind) {
+    case EventKind.OP_BEGIN:
+      return `${words.opcode(e.arg0)} begins${names ? ` — ${names.name(e.op)}` : ''}`;
+    case EventKind.OP_END:
+      return `${words.opcode(e.arg0)} ends: ${(e.arg1 | 0) < 0 ? `error ${e.arg1 | 0}` : `result ${e.arg1}`}`;
+    case EventKind.ERROR:
+      return `error ${e.arg0 | 0} detected${eventPlace(e, none)}`;
+    case EventKind.PREEMPT_POINT:
+      return `micro-step: ${words.point(e.arg0)}`;
+    case EventKind.INTERRUPT_BEGIN:
+      return 'interrupt: a handler runs on this CPU';
+    case EventKind.INTERRUPT_END:
+      return `interrupt handler returns ${e.arg1 | 0}`;
+    case EventKind.PAGE_ALLOC:
+      return `page allocator: order-${e.arg0} pages at pfn ${e.slab}`;
+    case EventKind.PAGE_FREE:
+      return `pages at pfn ${e.slab} back to the page allocator`;
+    default:
+      return null;
+  }
+}
+
+/** One pane's part of a caption: its label, its stop there, its script and results. */
+export interface CaptionPane<Script> {
+  label: string;
+  stop: Stop | undefined;
+  script: Script;
+  ops: readonly OpInfo[];
+}
+
+/**
+ * The caption of a moment: the story's intro at the start, else the
+ * operation's caption, after the preemption point each pane is at (inside
+ * an operation) or any failure (at its end), and the outro at the end.
+ */
+export function caption<Script>(
+  story: Story<unknown>,
+  at: { opIndex: number; micro: number },
+  panes: readonly CaptionPane<Script>[],
+  atEnd: boolean,
+  describeStop: (stop: Stop, script: Script) => string,
+): string {
+  if (at.opIndex < 0) return story.intro;
+  const opCaption = story.captions[at.opIndex] ?? '';
+  const handler = (s: Stop) => (s.inHandler ? ' (in the interrupt handler)' : '');
+  let text: string;
+  if (at.micro > 0) {
+    const one = panes.length === 1 ? panes[0] : undefined;
+    if (one?.stop)
+      text = `Micro-step ${one.stop.micro}, inside step ${at.opIndex + 1}${handler(one.stop)}: ${describeStop(one.stop, one.script)}. ${opCaption}`;
+    else
+      text = `Micro-step ${at.micro} of step ${at.opIndex + 1}: ${panes
+        .map((p) => (p.stop && p.stop.micro > 0 && p.stop.opIndex === at.opIndex ? `${p.label}${handler(p.stop)}: ${describeStop(p.stop, p.script)}` : `${p.label}: not inside it`))
+        .join('; ')}. ${opCaption}`;
+  } else {
+    const failed = panes
+      .map((p) => ({ p, info: p.ops[at.opIndex] }))
+      .filter(({ info }) => info && info.result < 0)
+      .map(({ p, info }) => ` It failed${panes.length > 1 ? ` with ${p.label}` : ''}: ${info?.error ?? ''}.`)
+      .join('');
+    const nops = Math.max(0, ...panes.map((p) => p.ops.length));
+    text = `Step ${at.opIndex + 1} of ${nops}: ${opCaption}${failed}`;
+  }
+  return atEnd && story.outro ? `${text} ${story.outro}` : text;
+}

@@ -1,0 +1,117 @@
+// shortcuts.ts - keyboard shortcuts and the list the help panel ('?') shows.
+// A component registers its shortcuts with useShortcuts while it is mounted,
+// so the help panel always lists exactly the keys that work on screen.
+//
+// Scopes, so that two labs on one page do not fight over the same keys: a
+// lab registers its keys with its root element.  A key pressed with the focus
+// inside a scope goes to that scope; pressed elsewhere (on the page body) it
+// goes to the scope the user last clicked or focused, or else to the first
+// one mounted.  Keys registered without a scope (the shell's: '?', page
+// numbers) work everywhere, after the scoped ones.
+
+import { useEffect, useSyncExternalStore, type RefObject } from 'react';
+
+export interface Shortcut {
+  /** KeyboardEvent.key, e.g. "?", "r", "1", "Escape". */
+  key: string;
+  description: string;
+  run: () => void;
+}
+
+interface Registration {
+  list: readonly Shortcut[];
+  scope: RefObject<HTMLElement | null> | null;
+}
+
+const active: Registration[] = [];
+const listeners = new Set<() => void>();
+let snapshot: Shortcut[] = [];
+/** The scope element the user last clicked or focused in. */
+let lastScope: HTMLElement | null = null;
+
+function scopeOf(r: Registration): HTMLElement | null {
+  return r.scope?.current ?? null;
+}
+
+/** What routing needs of a scope's element. */
+interface ScopeElement {
+  contains(other: Node | null): boolean;
+}
+
+/**
+ * The shortcuts a key aimed at `target` reaches, in the order they are
+ * tried: the scope holding the target, else the scope used last (`last`),
+ * else the first scope mounted; then the unscoped ones.
+ */
+export function route<S extends ScopeElement>(regs: readonly { list: readonly Shortcut[]; scope: S | null; scoped: boolean }[], target: unknown, last: S | null): Shortcut[] {
+  const scoped = regs.filter((r) => r.scoped);
+  const inside = scoped.filter((r) => r.scope?.contains(target as Node | null) === true);
+  const usedLast = scoped.filter((r) => last !== null && r.scope === last);
+  const first = scoped.filter((r) => r.scope === (scoped[0]?.scope ?? null));
+  const chosen = inside.length ? inside : usedLast.length ? usedLast : first;
+  return [...chosen, ...regs.filter((r) => !r.scoped)].flatMap((r) => r.list);
+}
+
+function routeNow(target: unknown): Shortcut[] {
+  return route(active.map((r) => ({ list: r.list, scope: scopeOf(r), scoped: r.scope !== null })), target, lastScope);
+}
+
+function changed(): void {
+  snapshot = routeNow(typeof document === 'undefined' ? null : document.activeElement);
+  for (const l of listeners) l();
+}
+
+function typingInto(target: EventTarget | null): boolean {
+  return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+}
+
+function onKeyDown(e: KeyboardEvent): void {
+  if (e.ctrlKey || e.metaKey || e.altKey || typingInto(e.target)) return;
+  const hit = routeNow(e.target).find((s) => s.key === e.key);
+  if (!hit) return;
+  e.preventDefault();
+  hit.run();
+}
+
+function onFocusOrPointer(e: Event): void {
+  const scope = active.map(scopeOf).find((el) => el && e.target instanceof Node && el.contains(e.target));
+  if (scope && scope !== lastScope) {
+    lastScope = scope;
+    changed();
+  }
+}
+
+/** Registers `list` while the calling component is mounted (pass a memoised array), for the element `scope` holds if given. */
+export function useShortcuts(list: readonly Shortcut[], scope: RefObject<HTMLElement | null> | null = null): void {
+  useEffect(() => {
+    const r: Registration = { list, scope };
+    if (active.length === 0) {
+      window.addEventListener('keydown', onKeyDown);
+      document.addEventListener('focusin', onFocusOrPointer);
+      document.addEventListener('pointerdown', onFocusOrPointer);
+    }
+    active.push(r);
+    changed();
+    return () => {
+      active.splice(active.indexOf(r), 1);
+      if (lastScope && !active.some((x) => scopeOf(x) === lastScope)) lastScope = null;
+      changed();
+      if (active.length === 0) {
+        window.removeEventListener('keydown', onKeyDown);
+        document.removeEventListener('focusin', onFocusOrPointer);
+        document.removeEventListener('pointerdown', onFocusOrPointer);
+      }
+    };
+  }, [list, scope]);
+}
+
+/** The shortcuts the keys reach right now, for the help panel. */
+export function useShortcutList(): Shortcut[] {
+  return useSyncExternalStore(
+    (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    () => snapshot,
+  );
+}

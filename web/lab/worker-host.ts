@@ -1,0 +1,131 @@
+// worker-host.ts - the lab engine's request handlers in the bridge worker:
+// sessions per id over the models web/models.ts lists.
+//
+// `load` and `freerunStart` name a model and return a session id; `at`,
+// `freerunDrain` and `dispose` carry it.  Several sessions live at once (two
+// labs on one page, the panes of a side-by-side view), each with its own
+// worlds.  A page that never disposes cannot exhaust the worker: beyond
+// MAX_SESSIONS the least recently used session is freed, and a later request
+// for it says so.  Free runs are the exception to "several": the threads
+// build has one pool of CPU threads, so a new free run stops the one before
+// (whose later drains say why).
+
+import type { FreerunStarted, LoadReply } from '../core/bridge-protocol';
+import type { Handlers, LoadedCore } from '../core/bridge-server';
+import { CoreError } from '../core/core-api';
+import { BadRequest, checkWhole } from '../core/requests';
+import { FreeRunHost } from './freerun-host';
+import type { BoundModel, ModelAdapter } from './model';
+import type { Session } from './session';
+
+/** Sessions kept at most (replays and free runs together). */
+export const MAX_SESSIONS = 32;
+
+type Entry = { kind: 'replay'; session: Session } | { kind: 'freerun'; run: FreeRunHost };
+type LabRequest = 'worldInfo' | 'load' | 'at' | 'freerunStart' | 'freerunDrain' | 'dispose' | 'benchRow';
+
+export function labHandlers(models: readonly ModelAdapter[]): Pick<Handlers, LabRequest> {
+  const bound = new Map<string, BoundModel>();
+  const sessions = new Map<number, Entry>();
+  /** Why a session id is no longer open, for the requests that still name it. */
+  const gone = new Map<number, string>();
+  let nextId = 1;
+
+  const model = (id: unknown, core: LoadedCore): BoundModel => {
+    const adapter = models.find((m) => m.id === id);
+    if (!adapter) throw new BadRequest(`model must be one of ${models.map((m) => m.id).join(', ')}, got ${String(id)}`);
+    let m = bound.get(adapter.id);
+    if (!m) bound.set(adapter.id, (m = adapter.bind(core)));
+    return m;
+  };
+
+  const close = (id: number, why: string): void => {
+    const e = sessions.get(id);
+    if (!e) return;
+    sessions.delete(id);
+    gone.set(id, why);
+    if (e.kind === 'replay') e.session.dispose();
+    else e.run.stop();
+  };
+
+  const open = (entry: Entry): number => {
+    while (sessions.size >= MAX_SESSIONS) {
+      const oldest = sessions.keys().next().value as number;
+      close(oldest, `it was freed to make room: more than ${MAX_SESSIONS} sessions were open`);
+    }
+    const id = nextId++;
+    sessions.set(id, entry);
+    return id;
+  };
+
+  const lookup = (raw: unknown): Entry => {
+    const id = checkWhole('session', raw, 1, 0x7fffffff);
+    const e = sessions.get(id);
+    if (!e) throw new BadRequest(`session ${id} is not open${gone.has(id) ? `: ${gone.get(id) ?? ''}` : ''}`);
+    // Most recently used last, so eviction takes the least recently used.
+    sessions.delete(id);
+    sessions.set(id, e);
+    return e;
+  };
+
+  return {
+    worldInfo: (p, core) => {
+      const m = model(p.model, core);
+      if (!m.worldInfo) throw new BadRequest(`model ${p.model} describes no worlds`);
+      return { result: m.worldInfo(p.world) };
+    },
+    load: (p, core) => {
+      const m = model(p.model, core);
+      if (!m.openSession) throw new BadRequest(`model ${p.model} has no step-by-step sessions`);
+      const session = m.openSession(p.world, p.script);
+      let loaded: ReturnType<Session['load']>;
+      try {
+        loaded = session.load();
+      } catch (e) {
+        session.dispose();
+        throw e;
+      }
+      const events = loaded.events.buffer as ArrayBuffer;
+      const result: LoadReply = { session: open({ kind: 'replay', session }), script: loaded.script, stops: loaded.stops, ops: loaded.ops, events, extra: loaded.extra };
+      return { result, transfer: [events] };
+    },
+    at: (p) => {
+      const e = lookup(p.session);
+      if (e.kind !== 'replay') throw new BadRequest(`session ${p.session} is a free run, not a replay`);
+      const r = e.session.at(checkWhole('stop', p.stop, 0, 1 << 30));
+      return { result: r, transfer: [r.snapshot] };
+    },
+    freerunStart: (p, core) => {
+      const m = model(p.model, core);
+      if (!m.startFreeRun) throw new BadRequest(`model ${p.model} has no free-running mode`);
+      for (const [id, e] of sessions) if (e.kind === 'freerun') close(id, 'a newer free run stopped it (the CPU threads run one at a time)');
+      const run = new FreeRunHost(m.startFreeRun(p.params, core.api.hasThreads));
+      const anchor = run.world.anchor.slice().buffer;
+      const result: FreerunStarted = { session: open({ kind: 'freerun', run }), mode: run.mode, rate: run.world.rate, anchor };
+      return { result, transfer: [anchor] };
+    },
+    freerunDrain: (p) => {
+      const e = lookup(p.session);
+      if (e.kind !== 'freerun') throw new BadRequest(`session ${p.session} is a replay, not a free run`);
+      const r = e.run.drain(p.snapshot === true);
+      return { result: r, transfer: r.snapshot ? [r.events, r.snapshot] : [r.events] };
+    },
+    dispose: (p) => {
+      const id = checkWhole('session', p.session, 1, 0x7fffffff);
+      const open = sessions.has(id);
+      close(id, 'it was disposed');
+      return { result: { disposed: open } };
+    },
+    benchRow: (p, core) => {
+      const m = model(p.model, core);
+      if (!m.benchRow) throw new BadRequest(`model ${p.model} has no benchmarks`);
+      const loops = checkWhole('loops', p.loops, 1, 1 << 30);
+      const row = checkWhole('row', p.row, 1, 1 << 20);
+      const onThread = core.api.hasThreads;
+      const t0 = performance.now();
+      const r = m.benchRow({ experiment: p.experiment, variant: p.variant, row, loops }, onThread);
+      if (r.nsPerOp < 0) throw new CoreError(r.nsPerOp, `the benchmark loop failed: ${core.api.strerror(r.nsPerOp)}`);
+      return { result: { nsPerOp: r.nsPerOp, ops: r.ops, elapsedMs: performance.now() - t0, onThread } };
+    },
+  };
+}

@@ -1,0 +1,129 @@
+// SandboxOps.tsx - operations by hand: alloc, free of the selected object
+// (remote when another CPU owns its slab), bulk alloc, bulk free of the
+// shift-clicked objects, flush, an interrupt injected at the current
+// micro-step, and the tuning a running kernel allows (the sysfs files
+// min_partial, cpu_partial and shrink) plus the page allocator running
+// short, so that new slabs fall back to the cache's lower order.  Each is
+// added to the script after the current step.
+
+import { useState } from 'react';
+import type { Stop } from '../core/bridge-protocol';
+import { TUNE_MAX, type ObjRef, type ScriptOp } from './script';
+import { NO_CPU } from './snapshot';
+
+/** The tunables at the current step. */
+export interface TuningNow {
+  minPartial: number;
+  cpuPartial: number;
+  /** The page allocator runs short (the script's last zoneShort so far turned it on). */
+  zoneShort: boolean;
+}
+
+export interface SandboxOpsProps {
+  cpus: number;
+  selection: ObjRef | null;
+  /** The CPU owning the selected object's slab (NO_CPU: none). */
+  ownerCpu: number | undefined;
+  marked: ObjRef[];
+  /** The bulk-free form the marked objects would be freed with. */
+  bulkForm: string;
+  /** The stop on screen, and the CPU of the operation it is inside (interrupts run there). */
+  stop: Stop | undefined;
+  stopCpu: number;
+  canInterrupt: boolean;
+  tuning: TuningNow;
+  onAppend: (op: ScriptOp) => void;
+  onBulkFree: (cpu: number) => void;
+  onInterrupt: (handler: ScriptOp['kind'], refs?: ObjRef[]) => void;
+}
+
+/** A sysfs file's value to write: the input holds the value at the current step until edited. */
+function Tunable({ name, now, onSet }: { name: string; now: number; onSet: (value: number) => void }) {
+  const [edited, setEdited] = useState<number | null>(null);
+  const value = edited ?? now;
+  return (
+    <>
+      <label>
+        {name}{' '}
+        <input type="number" min={0} max={TUNE_MAX} value={value} onChange={(e) => setEdited(Math.max(0, Math.min(TUNE_MAX, Math.floor(Number(e.target.value)) || 0)))} />
+      </label>
+      <button type="button" onClick={() => onSet(value)}>
+        Set {name} (now {now})
+      </button>
+    </>
+  );
+}
+
+export function SandboxOps(p: SandboxOpsProps) {
+  const [opCpu, setOpCpu] = useState(0);
+  const [bulkN, setBulkN] = useState(8);
+  const cpu = Math.min(opCpu, p.cpus - 1);
+  const sel = p.selection && p.selection.index >= 0 ? p.selection : null;
+  const remote = p.ownerCpu !== undefined && p.ownerCpu !== NO_CPU && p.ownerCpu !== cpu;
+  return (
+    <section className="slub-ops" aria-labelledby="ops-title">
+      <h3 id="ops-title">Operations by hand</h3>
+      <p className="lab-hint">Added after the current step (later steps are dropped); the session becomes a sandbox, still in the URL.</p>
+      <label>
+        As CPU{' '}
+        <select value={cpu} onChange={(e) => setOpCpu(Number(e.target.value))}>
+          {Array.from({ length: p.cpus }, (_, k) => (
+            <option key={k} value={k}>
+              {k}
+            </option>
+          ))}
+        </select>
+      </label>
+      <div className="slub-op-buttons">
+        <button type="button" onClick={() => p.onAppend({ kind: 'alloc', cpu })}>
+          Alloc on CPU {cpu}
+        </button>
+        <button type="button" disabled={!sel} onClick={() => sel && p.onAppend({ kind: 'free', cpu, refs: [sel] })}>
+          Free selected from CPU {cpu}
+          {remote ? ' (remote)' : ''}
+        </button>
+        <label>
+          N <input type="number" min={1} max={1024} value={bulkN} onChange={(e) => setBulkN(Math.max(1, Math.min(1024, Number(e.target.value) || 1)))} aria-label="Bulk count" />
+        </label>
+        <button type="button" onClick={() => p.onAppend({ kind: 'allocBulk', cpu, count: bulkN })}>
+          Bulk alloc {bulkN}
+        </button>
+        <button type="button" disabled={p.marked.length === 0} onClick={() => p.onBulkFree(cpu)}>
+          Bulk free {p.marked.length} marked ({p.bulkForm})
+        </button>
+        <button type="button" onClick={() => p.onAppend({ kind: 'flush', cpu })}>
+          Flush CPU {cpu}
+        </button>
+        <button type="button" disabled={!p.canInterrupt} onClick={() => p.onInterrupt('alloc')}>
+          Interrupt here: alloc
+        </button>
+        <button type="button" disabled={!p.canInterrupt || !sel} onClick={() => sel && p.onInterrupt('free', [sel])}>
+          Interrupt here: free selected
+        </button>
+      </div>
+      <p className="lab-hint">
+        Shift-click objects to mark them for a bulk free. An interrupt runs on the CPU of the operation at the current micro-step
+        {p.stop && p.stop.micro > 0 && !p.stop.inHandler ? ` (CPU ${p.stopCpu})` : ': micro-step into an operation first'}.
+      </p>
+      <fieldset className="slub-tuning">
+        <legend>Tuning: the cache's sysfs files, and the page allocator</legend>
+        <div className="slub-op-buttons">
+          <Tunable name="min_partial" now={p.tuning.minPartial} onSet={(value) => p.onAppend({ kind: 'minPartial', cpu: 0, value })} />
+          <Tunable name="cpu_partial" now={p.tuning.cpuPartial} onSet={(value) => p.onAppend({ kind: 'cpuPartial', cpu: 0, value })} />
+          <button type="button" onClick={() => p.onAppend({ kind: 'shrink', cpu: 0 })}>
+            Shrink
+          </button>
+          <label>
+            <input type="checkbox" checked={p.tuning.zoneShort} onChange={(e) => p.onAppend({ kind: 'zoneShort', cpu: 0, value: e.target.checked ? 1 : 0 })} /> Page allocator runs
+            short
+          </label>
+        </div>
+        <p className="lab-hint">
+          min_partial: empty slabs the node list keeps. cpu_partial (objects): how many a CPU partial list holds; writing it flushes every CPU. Shrink
+          flushes every CPU, discards every empty slab and sorts the node list. When the page allocator runs short (only single pages free), a new slab
+          falls back to the cache's lowest order and holds fewer objects (ORDER_FALLBACK).
+        </p>
+      </fieldset>
+    </section>
+  );
+}

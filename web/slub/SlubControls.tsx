@@ -1,0 +1,200 @@
+// SlubControls.tsx - the SLUB view's own controls and panels around the
+// engine's frame: the pickers (scenario, CPUs, fast path, bulk-free form, or
+// back to one world from side by side; the kernel's boot parameters and
+// options), the contrast a story invites at its
+// end, the colour legend with the "show full slabs" switch, and the
+// counters under their sysfs names.
+
+import { Fragment } from 'react';
+import type { ParamValues } from '../lab/params';
+import { COLORS, STATE_COLORS, STATE_NAMES } from './render';
+import type { Scenario } from './scenarios';
+import { SCENARIOS } from './scenarios';
+import type { StatNames } from './slub-api';
+import { sysfsLine, type SlubSnapshot } from './snapshot';
+import { SANDBOX, type SLUB_PARAMS } from './view';
+
+type Values = ParamValues<typeof SLUB_PARAMS>;
+type Update = (patch: Partial<Values>) => void;
+
+/** The kernel's boot parameters and options (URL keys of the same names); changing one restarts the story (a sandbox's objects would move). */
+function KernelPicker({ values, update }: { values: Values; update: Update }) {
+  const set = (patch: Partial<Values>) => update({ ...patch, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) });
+  const orders = (key: 'slub_min_order' | 'slub_max_order') => (
+    <label>
+      {key}{' '}
+      <select value={values[key] ?? ''} onChange={(e) => set({ [key]: e.target.value === '' ? null : Number(e.target.value) })}>
+        <option value="">default</option>
+        {Array.from({ length: 11 }, (_, o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <details className="slub-kernel">
+      <summary>Kernel</summary>
+      {orders('slub_min_order')} {orders('slub_max_order')}{' '}
+      <label>
+        slub_min_objects{' '}
+        <select value={values.slub_min_objects ?? ''} onChange={(e) => set({ slub_min_objects: e.target.value === '' ? null : Number(e.target.value) })}>
+          <option value="">default</option>
+          {[4, 8, 16, 32, 64, 128].map((n) => (
+            <option key={n}>{n}</option>
+          ))}
+        </select>
+      </label>{' '}
+      <label>
+        CONFIG_NR_CPUS{' '}
+        <select value={values.nr_cpus ?? ''} onChange={(e) => set({ nr_cpus: e.target.value === '' ? null : Number(e.target.value) })}>
+          <option value="">the CPU count</option>
+          {[8, 64, 512, 8192].filter((n) => n >= values.cpus).map((n) => (
+            <option key={n}>{n}</option>
+          ))}
+        </select>
+      </label>{' '}
+      <label>
+        <input type="checkbox" checked={values.preemption === 'on'} onChange={(e) => set({ preemption: e.target.checked ? 'on' : 'off' })} /> CONFIG_PREEMPTION
+      </label>
+    </details>
+  );
+}
+
+export function SlubPickers({ values, update, sideBySide }: { values: Values; update: Update; sideBySide: boolean }) {
+  return (
+    <>
+      <label>
+        Scenario{' '}
+        <select value={values.scenario} onChange={(e) => update({ scenario: e.target.value, step: 0, ops: '' })}>
+          {SCENARIOS.map((s, i) => (
+            <option key={s.id} value={s.id}>
+              {i + 1}. {s.title}
+            </option>
+          ))}
+          <option value={SANDBOX}>Sandbox (your own steps)</option>
+        </select>
+      </label>
+      <label>
+        CPUs{' '}
+        <select
+          value={values.cpus}
+          onChange={(e) => {
+            const cpus = Number(e.target.value);
+            // CONFIG_NR_CPUS is at least the CPU count: a smaller one goes back to the default.
+            update({ cpus, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}), ...(values.nr_cpus !== null && values.nr_cpus < cpus ? { nr_cpus: null } : {}) });
+          }}
+        >
+          {[2, 3, 4, 5, 6, 7, 8].map((n) => (
+            <option key={n}>{n}</option>
+          ))}
+        </select>
+      </label>
+      {sideBySide ? (
+        <button type="button" onClick={() => update({ variant: values.variant.slice(0, 1), bulk: values.bulk.slice(0, 1) })}>
+          Show one world
+        </button>
+      ) : (
+        <>
+          <label>
+            Fast path{' '}
+            <select value={values.variant[0]} onChange={(e) => update({ variant: [e.target.value as Values['variant'][number]] })}>
+              <option value="cmpxchg">cmpxchg (kernel)</option>
+              <option value="locked">locked cmpxchg</option>
+              <option value="plain">plain writes (RFC)</option>
+              <option value="rt">rt (PREEMPT_RT: local_lock)</option>
+            </select>
+          </label>
+          <label>
+            Bulk free{' '}
+            <select value={values.bulk[0]} onChange={(e) => update({ bulk: [e.target.value as Values['bulk'][number]] })}>
+              <option value="detached">detached freelist</option>
+              <option value="generic">generic loop (one free per object)</option>
+            </select>
+          </label>
+        </>
+      )}
+      <KernelPicker values={values} update={update} />
+    </>
+  );
+}
+
+/** At a story's end: replay it with the variant it contrasts, or show both side by side. */
+export function SlubContrast({ scenario, values, update }: { scenario: Scenario; values: Values; update: Update }) {
+  const c = scenario.contrast;
+  if (!c) return null;
+  const on = (c.fastpath !== undefined && values.variant[0] === c.fastpath) || (c.bulkFree !== undefined && values.bulk[0] === c.bulkFree);
+  const fastpaths = c.fastpath ? (c.sideBySide ?? [scenario.defaultFastpath, c.fastpath]) : [];
+  const panes = Math.max(fastpaths.length, c.bulkFree ? 2 : 1);
+  return (
+    <p>
+      <button
+        type="button"
+        onClick={() =>
+          update({
+            ...(c.fastpath ? { variant: [values.variant[0] === c.fastpath ? scenario.defaultFastpath : c.fastpath] } : {}),
+            ...(c.bulkFree ? { bulk: [values.bulk[0] === c.bulkFree ? scenario.defaultBulk : c.bulkFree] } : {}),
+            step: 0,
+          })
+        }
+      >
+        {on ? "Replay with the kernel's version" : c.label}
+      </button>{' '}
+      <button
+        type="button"
+        onClick={() =>
+          update({
+            ...(fastpaths.length ? { variant: fastpaths } : {}),
+            ...(c.bulkFree ? { bulk: [scenario.defaultBulk, c.bulkFree] } : {}),
+            step: 0,
+          })
+        }
+      >
+        Compare {panes === 2 ? 'both' : `all ${panes}`} side by side
+      </button>
+    </p>
+  );
+}
+
+export function SlubLegend({ showFull, setShowFull }: { showFull: boolean; setShowFull: (on: boolean) => void }) {
+  return (
+    <ul className="lab-legend" aria-label="Colours">
+      {STATE_NAMES.map((n, i) => (
+        <li key={n}>
+          <span className="swatch" style={{ background: STATE_COLORS[i] }} /> {n}
+        </li>
+      ))}
+      <li>
+        <span className="swatch" style={{ background: COLORS.detached }} /> detached freelist / marked for bulk free
+      </li>
+      <li>
+        <label>
+          <input type="checkbox" checked={showFull} onChange={(e) => setShowFull(e.target.checked)} /> show full slabs
+        </label>
+      </li>
+    </ul>
+  );
+}
+
+/** The CONFIG_SLUB_STATS counters as /sys/kernel/slab/<cache>/<name> prints them, then the model's own. */
+export function SlubCounters({ snap, names, testId }: { snap: SlubSnapshot; names: StatNames; testId: string }) {
+  const list = (from: number, of: readonly string[]) => (
+    <dl>
+      {of.map((name, k) => (
+        <Fragment key={name}>
+          <dt>{name}</dt>
+          <dd>{sysfsLine(snap, from + k)}</dd>
+        </Fragment>
+      ))}
+    </dl>
+  );
+  return (
+    <details className="slub-counters" data-testid={testId}>
+      <summary>Counters under their sysfs names (CONFIG_SLUB_STATS; total, then per CPU)</summary>
+      {list(0, names.kernel)}
+      <p>The model's own:</p>
+      {list(names.kernel.length, names.model)}
+    </details>
+  );
+}

@@ -1,0 +1,122 @@
+// view.ts - the SLUB view for the lab engine (web/lab/view.ts's StepView):
+// its parameters, its worlds (one pane per fast-path variant and bulk-free
+// form listed: `variant=cmpxchg,plain,rt` shows them side by side on the
+// same script; the kernel's boot parameters and options shape every
+// world's geometry), its stories, and how its snapshots are decoded, laid
+// out, drawn, hit and put into words.
+
+import { listOf, oneOf, text, whole, type ParamSpec, type ParamValues } from '../lab/params';
+import { STEP_PARAM } from '../lab/use-step-lab';
+import type { Pane, StepView } from '../lab/view';
+import { describeObject, describeSlab, SLUB_EVENT_WORDS } from './describe';
+import { hitTest, layoutSnapshot, type Hit, type Layout } from './layout';
+import { LiveMirror } from './live-mirror';
+import type { SlubWorldInfo, WorldConfig } from './protocol';
+import { drawSnapshot, type Overlay } from './render';
+import { scenarioById, scenarioConfig, SCENARIO_IDS, SCENARIOS } from './scenarios';
+import { describeOp, parseScript, POINT_TEXT, scriptToText, type AnyRef, type Script } from './script';
+import type { KernelParams } from './slub-api';
+import { BULK_FORMS, decodeSnapshot, FASTPATHS, type BulkForm, type SlubSnapshot } from './snapshot';
+
+/** The scenario value of a hand-made script (`ops=`). */
+export const SANDBOX = 'sandbox';
+
+/** `bulk`: the forms to show; the seeds' name of the generic loop, "fallback", gets a message naming the new one. */
+function bulkParam(): ParamSpec<readonly BulkForm[]> {
+  const list = listOf(BULK_FORMS, ['detached'], BULK_FORMS.length);
+  return {
+    ...list,
+    parse: (raw) => {
+      const r = list.parse(raw);
+      return r.ok || !raw.split(',').includes('fallback')
+        ? r
+        : { ok: false, expected: `${r.expected}; "fallback" is now called "generic" (slab_common.c's generic loop of one kmem_cache_free per object)` };
+    },
+  };
+}
+
+/** A boot parameter or kernel option: a whole number from min to max, or `default` (not given). */
+function kernelWord(min: number, max: number): ParamSpec<number | null> {
+  const w = whole(min, max, min);
+  return {
+    parse: (raw) => (raw === 'default' ? { ok: true, value: null } : w.parse(raw).ok ? { ok: true, value: Number(raw) } : { ok: false, expected: `a whole number from ${min} to ${max}, or default` }),
+    format: (v) => (v === null ? 'default' : String(v)),
+    fallback: null,
+  };
+}
+
+/** The SLUB view's parameters. */
+export const SLUB_PARAMS = {
+  scenario: oneOf<string>([...SCENARIO_IDS, SANDBOX], 'fast-path'),
+  step: STEP_PARAM,
+  cpus: whole(2, 8, 4),
+  variant: listOf(FASTPATHS, ['cmpxchg'], FASTPATHS.length),
+  bulk: bulkParam(),
+  ops: text((raw) => {
+    const r = parseScript(raw, 8);
+    return r.ok ? null : `a script like a0.a0.f1-12-3 (${r.error})`;
+  }, ''),
+  // The kernel the cache lives in: boot parameters (slub_max_order is clamped to 10 as the kernel
+  // clamps it), CONFIG_NR_CPUS (TID_STEP; default: the CPU count) and CONFIG_PREEMPTION.
+  slub_min_order: kernelWord(0, 10),
+  slub_max_order: kernelWord(0, 255),
+  slub_min_objects: kernelWord(0, 32767),
+  nr_cpus: kernelWord(1, 8192),
+  preemption: oneOf(['on', 'off'] as const, 'on'),
+};
+
+/** The kernel the URL describes; undefined when it is the default one. */
+export function kernelOf(v: ParamValues<typeof SLUB_PARAMS>): KernelParams | undefined {
+  const k: KernelParams = {};
+  if (v.slub_min_order !== null) k.minOrder = v.slub_min_order;
+  if (v.slub_max_order !== null) k.maxOrder = v.slub_max_order;
+  if (v.slub_min_objects !== null) k.minObjects = v.slub_min_objects;
+  if (v.nr_cpus !== null) k.nrCpus = v.nr_cpus;
+  if (v.preemption === 'off') k.noPreempt = true;
+  return Object.keys(k).length ? k : undefined;
+}
+
+export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyRef>, SlubSnapshot, Layout, Hit, Overlay, SlubWorldInfo> = {
+  model: 'slub',
+  params: SLUB_PARAMS,
+  panes(v) {
+    const scenario = scenarioById(v.scenario);
+    const kernel = kernelOf(v);
+    const panes: Pane<WorldConfig>[] = [];
+    for (const fastpath of v.variant)
+      for (const bulk of v.bulk)
+        panes.push({
+          label: [v.variant.length > 1 ? fastpath : '', v.bulk.length > 1 ? bulk : ''].filter(Boolean).join(' · '),
+          world: scenarioConfig(scenario, v.cpus, fastpath, bulk, kernel),
+        });
+    return panes;
+  },
+  scenarios: SCENARIOS,
+  script: { parse: (t, world) => parseScript(t, world.cpus), format: scriptToText },
+  async story(v, worldInfo) {
+    const scenario = scenarioById(v.scenario);
+    if (scenario) return scenario.build({ cpus: v.cpus, objects: (await worldInfo()).objects });
+    const p = parseScript(v.ops, v.cpus);
+    if (!p.ok) throw new Error(`the script in the URL cannot run with ${v.cpus} CPUs: ${p.error}`);
+    return {
+      script: p.script,
+      captions: p.script.ops.map((o) => `You: ${describeOp(o)}.`),
+      intro: 'Sandbox: add operations with the buttons below; select objects on the canvas to free them.',
+      outro: '',
+    };
+  },
+  decode: decodeSnapshot,
+  mirror: (anchor) => new LiveMirror(anchor),
+  layout: (s, width, o) => layoutSnapshot(s, o.compact === undefined ? { width, showFull: o.showFull } : { width, showFull: o.showFull, compact: o.compact }),
+  draw: drawSnapshot,
+  hit: hitTest,
+  describe: {
+    stop: (stop, script) => `CPU ${script.ops[stop.opIndex]?.cpu ?? 0} is in ${POINT_TEXT[stop.point] ?? `point ${stop.point}`}`,
+    op: (script, i) => {
+      const op = script.ops[i];
+      return op ? describeOp(op) : '?';
+    },
+    hit: (s, h, names) => (h.index < 0 ? describeSlab(s, h.slab) : describeObject(s, h.slab, h.index, names)),
+    events: SLUB_EVENT_WORDS,
+  },
+};

@@ -1,0 +1,352 @@
+// worker.ts - the SLUB model's adapter for the lab engine, in the bridge
+// worker only (web/models.ts): worlds of wasm-core/bindings/api_slub.c driven
+// by the deterministic driver (src/sched/sched.h) for step-by-step sessions,
+// free runs on the CPU threads of api_bench_wasm.c, and the Benchmarks page's
+// timed rows.  Everything a request carries is checked here before it
+// reaches C.
+
+import { EVENT_LAYOUT, EVENT_SIZE, EventKind } from '../core/events.generated';
+import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
+import { replaySessions } from '../lab/session';
+import type { FreeRunWorld, ModelAdapter, ModelWorld, SessionModel } from '../lab/model';
+import { mergeRings } from '../lab/stops';
+import { FREERUN_COUNTERS, WORKLOADS, type FreerunStartParams, type SlubLoadExtra, type SlubWorldInfo, type WorldConfig } from './protocol';
+import { checkScript, isSym, isTune, TUNE_OPCODE, type AnyRef, type ObjRef, type Script, type ScriptOp, type TuneKind } from './script';
+import { SlubApi, SlubError, type KernelParams, type SlubModule } from './slub-api';
+import { BULK_FORMS, decodeSnapshot, FASTPATHS, ObjState, STAT_NAMES } from './snapshot';
+
+const MAX_CPUS = 8;
+/** Events each CPU's ring holds (sl_api_slub_world_create). */
+const RING_EVENTS = 1 << 15;
+/** Operations the walker runs between drains while it skips ahead. */
+const WALK_CHUNK = 256;
+
+/** The kernel a world's cache lives in (boot parameters, CONFIG_NR_CPUS, preemption), each field optional. */
+function checkKernel(raw: unknown, cpus: number): KernelParams {
+  const k = checkRecord('kernel', raw);
+  const out: KernelParams = {};
+  if (k.minOrder !== undefined) out.minOrder = checkWhole('kernel.minOrder (slub_min_order)', k.minOrder, 0, 10);
+  if (k.maxOrder !== undefined) out.maxOrder = checkWhole('kernel.maxOrder (slub_max_order)', k.maxOrder, 0, 255);
+  if (k.minObjects !== undefined) out.minObjects = checkWhole('kernel.minObjects (slub_min_objects)', k.minObjects, 0, 32767);
+  if (k.nrCpus !== undefined) out.nrCpus = checkWhole(`kernel.nrCpus (CONFIG_NR_CPUS, at least the world's ${cpus} CPUs)`, k.nrCpus, cpus, 8192);
+  if (k.noPreempt !== undefined) {
+    if (typeof k.noPreempt !== 'boolean') throw new BadRequest(`kernel.noPreempt must be true or false, got ${String(k.noPreempt)}`);
+    out.noPreempt = k.noPreempt;
+  }
+  return out;
+}
+
+function checkWorld(raw: unknown): WorldConfig {
+  const c = checkRecord('world', raw);
+  const cpus = checkWhole('cpus', c.cpus, 1, MAX_CPUS);
+  return {
+    cpus,
+    objectSize: checkWhole('objectSize', c.objectSize, 8, 1 << 20),
+    fastpath: checkOneOf('fastpath', c.fastpath, FASTPATHS),
+    bulkFree: checkOneOf('bulkFree', c.bulkFree, BULK_FORMS),
+    seed: checkWhole('seed', c.seed, 0, 0x7fffffff),
+    arenaBytes: checkWhole('arenaBytes', c.arenaBytes, 1 << 16, 256 << 20),
+    ...(c.kernel === undefined ? {} : { kernel: checkKernel(c.kernel, cpus) }),
+  };
+}
+
+/** Ops [from, to) of a script and the interrupts aimed at them, renumbered from 0. */
+function slice(s: Script, from: number, to: number): Script {
+  if (from === 0 && to === s.ops.length) return s;
+  return { ops: s.ops.slice(from, to), irqs: s.irqs.filter((q) => q.atOp >= from && q.atOp < to).map((q) => ({ ...q, atOp: q.atOp - from })) };
+}
+
+const EV_OP = EVENT_LAYOUT.op.offset;
+/**
+ * The page allocator running short is no operation of the core (it takes no
+ * operation number and is not traced): its brackets carry this plus its
+ * index in the script, a number the core's counter does not reach in a
+ * session, so the timeline names it as the step it is.
+ */
+const UNTRACED_OP = 0x80000000;
+const EV_KIND = EVENT_LAYOUT.kind.offset;
+const EV_SEQ = EVENT_LAYOUT.seq.offset;
+
+/** An OP_BEGIN or OP_END record for a tuning operation (fields as the core's own brackets: sli_slub_op_event). */
+function bracket(kind: number, op: number, opcode: number, result: number, seq: number): Uint8Array {
+  const b = new Uint8Array(EVENT_SIZE);
+  const v = new DataView(b.buffer);
+  v.setUint32(EV_OP, op, true);
+  v.setUint16(EVENT_LAYOUT.cpu.offset, 0, true);
+  v.setUint16(EV_KIND, kind, true);
+  v.setUint16(EVENT_LAYOUT.cache.offset, 1, true);
+  v.setUint32(EVENT_LAYOUT.slab.offset, 0xffffffff, true);
+  v.setUint32(EVENT_LAYOUT.obj.offset, 0xffffffff, true);
+  v.setUint32(EVENT_LAYOUT.arg0.offset, opcode, true);
+  v.setInt32(EVENT_LAYOUT.arg1.offset, result, true);
+  v.setUint32(EV_SEQ, seq, true);
+  return b;
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  parts.reduce((at, p) => (out.set(p, at), at + p.byteLength), 0);
+  return out;
+}
+
+/**
+ * A world of the engine's sessions.  The driver runs the script's
+ * operations; a tuning operation (script.ts) is run here between driver
+ * calls, and its events are bracketed by OP_BEGIN/OP_END records of its own
+ * (the core writes none for a sysfs write), so it is one operation with one
+ * stop like any other.  Inside it, the flushes `flush_all` runs (each its
+ * own operation in the core, possibly on other CPUs) are steps of the
+ * tuning operation: their brackets are left out and their events stay.
+ * The page allocator running short is not traced (it takes and gives back
+ * every page of the zone).  So the events drain as one merged ring.
+ */
+class SlubWorld implements ModelWorld<Script> {
+  /** Merged events since the last drain, up to the last tuning operation. */
+  private drained: Uint8Array[] = [];
+  constructor(
+    private readonly api: SlubApi,
+    private readonly w: number,
+    private readonly cpus: number,
+  ) {}
+  run(script: Script, from: number, to: number, stopAt: number) {
+    const results: number[] = [];
+    let micro = 0;
+    for (let at = from; at < to; ) {
+      const op = script.ops[at];
+      if (op && isTune(op.kind)) {
+        results.push(this.tune(op.kind, op.value ?? 0, at));
+        at++;
+        continue;
+      }
+      let end = at + 1;
+      while (end < to && !isTune(script.ops[end]?.kind ?? 'alloc')) end++;
+      const r = this.api.run(this.w, slice(script, at, end), end - at, stopAt > 0 ? stopAt - micro : 0);
+      results.push(...r.results);
+      if (r.stopSnapshot) return { results, stopSnapshot: r.stopSnapshot };
+      micro += r.microsteps;
+      at = end;
+    }
+    return { results, stopSnapshot: null };
+  }
+  /** Runs tuning operation `index` of the script; returns its result (shrink: 1 if slabs remain; zoneShort: pages held; or an sl_err). */
+  private tune(kind: TuneKind, value: number, index: number): number {
+    const m = this.api.m;
+    this.drained.push(mergeRings(this.api.drain(this.w, this.cpus)).events);
+    let rc: number;
+    if (kind === 'zoneShort') {
+      m._sl_api_slub_trace_enable(this.w, 0);
+      rc = m._sl_api_slub_fragment(this.w, value);
+      m._sl_api_slub_trace_enable(this.w, 1);
+    } else if (kind === 'minPartial') rc = m._sl_api_slub_set_min_partial(this.w, value);
+    else if (kind === 'cpuPartial') rc = m._sl_api_slub_set_cpu_partial(this.w, value);
+    else rc = m._sl_api_slub_shrink(this.w);
+    const events = mergeRings(this.api.drain(this.w, this.cpus)).events;
+    const v = new DataView(events.buffer, events.byteOffset, events.byteLength);
+    const kept: number[] = [];
+    let op = UNTRACED_OP + index;
+    for (let at = 0; at < events.byteLength; at += EVENT_SIZE) {
+      const k = v.getUint16(at + EV_KIND, true);
+      if (k === EventKind.OP_BEGIN || k === EventKind.OP_END) continue;
+      if (k === EventKind.SLUB_TUNE) op = v.getUint32(at + EV_OP, true);
+      kept.push(at);
+    }
+    const seq = (at: number | undefined) => (at === undefined ? 0 : v.getUint32(at + EV_SEQ, true));
+    const code = TUNE_OPCODE[kind];
+    this.drained.push(
+      bracket(EventKind.OP_BEGIN, op, code, 0, seq(kept[0])),
+      ...kept.map((at) => events.subarray(at, at + EVENT_SIZE)),
+      bracket(EventKind.OP_END, op, code, rc, seq(kept.at(-1))),
+    );
+    return rc;
+  }
+  drain() {
+    const rings = [...this.drained, mergeRings(this.api.drain(this.w, this.cpus)).events];
+    this.drained = [];
+    return [concat(rings)];
+  }
+  dropped() {
+    let n = 0;
+    for (let k = 0; k < this.cpus; k++) n += this.api.m._sl_api_slub_events_dropped(this.w, k);
+    return n;
+  }
+  snapshot() {
+    return this.api.snapshot(this.w);
+  }
+  validate() {
+    return this.api.validate(this.w);
+  }
+  destroy() {
+    this.api.destroyWorld(this.w);
+  }
+}
+
+/**
+ * Names every symbolic object ("the 2nd object op 3 allocated") by place,
+ * walking one world through the script: right after each operation a later
+ * free refers to, the objects it allocated are read from a snapshot.
+ * Handlers name objects by place only (an interrupt is injected into a state
+ * already on screen).
+ */
+function resolve(input: Script<AnyRef>, walker: () => ModelWorld<Script>): Script {
+  const irqs = input.irqs.map((q) => ({ ...q, handler: { ...q.handler, refs: (q.handler.refs ?? []).filter((r): r is ObjRef => !isSym(r)) } }));
+  const ops: ScriptOp[] = [];
+  const script: Script = { ops, irqs };
+  const wanted = new Set(input.ops.flatMap((o) => (o.refs ?? []).filter(isSym).map((r) => r.allocOf)));
+  const made = new Map<number, ObjRef[]>();
+  let ran = 0;
+  input.ops.forEach((o, i) => {
+    const refs = (o.refs ?? []).map((r): ObjRef => {
+      if (!isSym(r)) return r;
+      if (r.allocOf >= i) throw new BadRequest(`op ${i + 1} frees an object of op ${r.allocOf + 1}, which comes later`);
+      const got = made.get(r.allocOf)?.[r.nth];
+      if (!got) throw new BadRequest(`op ${i + 1} frees object ${r.nth + 1} of op ${r.allocOf + 1}, which has no such object`);
+      return got;
+    });
+    ops.push(o.refs ? { ...o, refs } : (o as ScriptOp));
+    if (!wanted.has(i)) return;
+    const w = walker();
+    for (; ran < i; ran = Math.min(i, ran + WALK_CHUNK)) {
+      w.run(script, ran, Math.min(i, ran + WALK_CHUNK), 0);
+      w.drain();
+    }
+    w.run(script, i, i + 1, 0);
+    ran = i + 1;
+    const opNum = mergeRings(w.drain()).topOps[0];
+    const snap = decodeSnapshot(w.snapshot());
+    const out: ObjRef[] = [];
+    for (let s = 0; s < snap.nslabs; s++) {
+      const first = snap.slab.firstObj[s] ?? 0;
+      for (let j = 0; j < (snap.slab.objects[s] ?? 0); j++)
+        if (snap.obj.state[first + j] === ObjState.ALLOCATED && snap.obj.allocOp[first + j] === opNum) out.push({ pfn: snap.slab.pfn[s] ?? 0, index: j });
+    }
+    made.set(i, out);
+  });
+  return script;
+}
+
+/** Fills `slabs` slabs, then frees every third object from another CPU, so every list has members. */
+function prefill(api: SlubApi, w: number, cpus: number, objects: number, slabs: number): void {
+  const m = api.m;
+  let left = slabs * objects;
+  const taken: { cpu: number; pairs: Uint32Array }[] = [];
+  for (let round = 0; left > 0; round++) {
+    const cpu = round % cpus;
+    const got = m._sl_api_slub_alloc_bulk(w, cpu, Math.min(left, 2048));
+    if (got <= 0) break;
+    left -= got;
+    taken.push({ cpu, pairs: new Uint32Array(api.copy(m._sl_api_slub_scratch(w, cpu), 8 * got).buffer) });
+  }
+  for (const { cpu, pairs } of taken)
+    for (let i = 0; i < pairs.length / 2; i += 3) m._sl_api_slub_free(w, (cpu + 1) % cpus, pairs[2 * i] ?? 0, pairs[2 * i + 1] ?? 0);
+}
+
+function checkFreerun(raw: unknown): FreerunStartParams {
+  const p = checkRecord('params', raw);
+  return {
+    cpus: checkWhole('cpus', p.cpus, 1, MAX_CPUS),
+    objectSize: checkWhole('objectSize', p.objectSize, 8, 4096),
+    workload: checkOneOf('workload', p.workload, WORKLOADS),
+    prefillSlabs: checkWhole('prefillSlabs', p.prefillSlabs, 0, 2048),
+    seed: checkWhole('seed', p.seed, 0, 0x7fffffff),
+    duty: checkWhole('duty', p.duty, 1, 100),
+    rate: checkWhole('rate', p.rate, 0, 10_000_000),
+  };
+}
+
+/** A world filled with `prefillSlabs` slabs whose CPUs run `workload` (on threads of their own when `threads`). */
+export function startFreeRun(api: SlubApi, raw: unknown, threads: boolean): FreeRunWorld {
+  const p = checkFreerun(raw);
+  const kind = WORKLOADS.indexOf(p.workload);
+  const objects = api.geometry(p.objectSize, p.cpus)[7] ?? 1;
+  const arenaBytes = Math.min(192 << 20, Math.max(16 << 20, 2 * p.prefillSlabs * objects * p.objectSize + (8 << 20)));
+  const w = api.createWorld({ cpus: p.cpus, objectSize: p.objectSize, fastpath: 'cmpxchg', bulkFree: 'detached', seed: p.seed, arenaBytes }, false);
+  const m = api.m;
+  let anchor: Uint8Array;
+  try {
+    m._sl_api_slub_trace_enable(w, 0);
+    prefill(api, w, p.cpus, objects, p.prefillSlabs);
+    anchor = api.snapshot(w);
+    m._sl_api_slub_trace_enable(w, 1);
+    if (threads) {
+      const rc = m._sl_api_freerun_start(w, p.cpus, kind, p.seed, p.duty, p.rate);
+      if (rc !== 0) throw new SlubError(rc, `could not start the CPU threads: ${api.strerror(rc)}`);
+    }
+  } catch (e) {
+    api.destroyWorld(w);
+    throw e;
+  }
+  return {
+    cpus: p.cpus,
+    rate: p.rate,
+    anchor,
+    ringEvents: RING_EVENTS,
+    threads,
+    runCpu: (cpu, nops, round) => m._sl_api_slub_workload(w, cpu, kind, nops, p.seed + round),
+    threadOps: (cpu) => m._sl_api_freerun_ops(cpu),
+    threadId: (cpu) => m._sl_api_freerun_thread(cpu),
+    counters: (cpu) => Object.fromEntries(FREERUN_COUNTERS.map((n) => [n, m._sl_api_slub_stat(w, cpu, STAT_NAMES.indexOf(n))])),
+    drain: (limit) => api.drain(w, p.cpus, limit),
+    dropped: (cpu) => m._sl_api_slub_events_dropped(w, cpu),
+    snapshot: () => api.snapshot(w),
+    stop: () => {
+      if (threads) m._sl_api_freerun_stop(w);
+      else for (let k = 0; k < p.cpus; k++) m._sl_api_slub_workload_drain(w, k);
+      api.destroyWorld(w);
+    },
+  };
+}
+
+/** SLUB's sessions over one core's SLUB bindings. */
+export function slubSessions(api: SlubApi): SessionModel<WorldConfig, Script<AnyRef>, Script> {
+  const create = (config: WorldConfig) => new SlubWorld(api, api.createWorld(config, true, config.kernel), config.cpus);
+  const runAll = (config: WorldConfig, script: Script): number[] => {
+    const world = create(config);
+    try {
+      return world.run(script, 0, script.ops.length, 0).results;
+    } finally {
+      world.destroy();
+    }
+  };
+  return {
+    checkWorld,
+    checkScript: (raw, world) => checkScript(raw, world.cpus),
+    create,
+    prepare: (_config, input, walker) => resolve(input, walker),
+    opCount: (script) => script.ops.length,
+    extra: (config, script): SlubLoadExtra => {
+      const form = BULK_FORMS.find((f) => f !== config.bulkFree) ?? 'generic';
+      return {
+        otherBulkForm: { form, results: script.ops.some((o) => o.kind === 'freeBulk') ? runAll({ ...config, bulkFree: form }, script) : [] },
+        statNames: api.statNames(),
+      };
+    },
+    strerror: (rc) => api.strerror(rc),
+  };
+}
+
+export const slubModel: ModelAdapter = {
+  id: 'slub',
+  bind(core) {
+    const api = new SlubApi(core.module as SlubModule);
+    return {
+      openSession: replaySessions(slubSessions(api)),
+      worldInfo: (raw): SlubWorldInfo => {
+        const c = checkWorld(raw);
+        const g = api.geometry(c.objectSize, c.cpus, c.kernel);
+        return { size: g[5] ?? 0, order: g[6] ?? 0, objects: g[7] ?? 0, fallbackOrder: g[12] ?? 0, fallbackObjects: g[13] ?? 0 };
+      },
+      startFreeRun: (raw, threads) => startFreeRun(api, raw, threads),
+      benchRow: (p, onThread) => {
+        const on = onThread ? 1 : 0;
+        if (p.experiment === 'fastpath')
+          return { nsPerOp: api.m._sl_api_bench_fastpath(FASTPATHS.indexOf(checkOneOf('variant', p.variant, FASTPATHS)), p.loops, on), ops: p.loops };
+        if (p.experiment === 'bulk')
+          return {
+            nsPerOp: api.m._sl_api_bench_bulk(BULK_FORMS.indexOf(checkOneOf('variant', p.variant, BULK_FORMS)), checkWhole('row', p.row, 1, 1024), p.loops, on),
+            ops: p.loops * p.row,
+          };
+        throw new BadRequest(`experiment must be one of fastpath, bulk, got ${String(p.experiment)}`);
+      },
+    };
+  },
+};

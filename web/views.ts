@@ -1,0 +1,8 @@
+// views.ts - the views the shell offers, one line per view (its folder's
+// index.ts).  Their order is the Lab's buttons' order; a view that runs a
+// model also has a line in web/models.ts, for the bridge worker.
+import type { LabViewEntry } from './lab/view';
+import { selftestView } from './selftest';
+import { slubFreeRun, slubView } from './slub';
+
+export const VIEWS: readonly LabViewEntry[] = [slubView, slubFreeRun, selftestView];
