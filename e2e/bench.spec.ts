@@ -1,4 +1,4 @@
-// The Benchmarks page: a short run of the fastpath and bulk experiments
+// The Benchmarks page: a short run of the fastpath, bulk and kmalloc experiments
 // completes in the WebAssembly build with every point measured, a native
 // result loads beside it, Cancel stops a run, and a wrong file is refused
 // with a message.
@@ -14,12 +14,18 @@ test('a short benchmark run completes, with a native result side by side', async
   await page.getByRole('button', { name: 'Short run' }).click();
   await expect(page.getByTestId('bench-status')).toHaveText('Finished.', { timeout: 100_000 });
   const h = await page.evaluate(() => window.__slablabBench);
+  const of = (e: string) => h?.points.filter((p) => p.experiment === e) ?? [];
   // Four fast-path variants (rt included) and two bulk forms at three sizes.
-  expect(h?.points.length).toBe(4 + 2 * 3);
-  await expect(page.getByTestId('bench-table')).toContainText('rt');
+  expect(of('fastpath').map((p) => p.variant).sort()).toEqual(['cmpxchg', 'locked', 'plain', 'rt']);
+  expect(of('bulk').length).toBe(2 * 3);
   await expect(page.getByTestId('bench-table')).toContainText('generic');
+  // kmalloc (SLAB, seed 002): 3 sizes x both rule sets x both phases.
+  expect(of('kmalloc').map((p) => `${p.row} ${p.variant}`).sort()).toEqual(
+    [32, 256, 4096].flatMap((r) => ['slab-after:alloc', 'slab-after:free', 'slab-before:alloc', 'slab-before:free'].map((v) => `${r} ${v}`)).sort(),
+  );
   for (const p of h?.points ?? []) expect(p.ns).toBeGreaterThan(0);
   await expect(page.getByTestId('bench-table')).toContainText('detached');
+  await expect(page.getByTestId('bench-table').locator('tr', { hasText: '4096 B' }).filter({ hasText: 'slab-after:alloc' })).not.toContainText('–');
   // The native column is filled where the native result has the same row.
   await expect(page.getByTestId('bench-table').locator('tr', { hasText: 'bulk 158' }).first()).not.toContainText('–');
   await page.screenshot({ path: 'test-results/bench.png', fullPage: true });

@@ -2,6 +2,7 @@
 // (web/<id>/worker.ts; the views themselves are listed in web/views.ts).
 // Only the worker's entry point imports this list.
 import type { ModelAdapter } from './lab/model';
+import { slabModel } from './slab/worker';
 import { slubModel } from './slub/worker';
 
-export const MODELS: readonly ModelAdapter[] = [slubModel];
+export const MODELS: readonly ModelAdapter[] = [slubModel, slabModel];

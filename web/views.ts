@@ -3,6 +3,7 @@
 // model also has a line in web/models.ts, for the bridge worker.
 import type { LabViewEntry } from './lab/view';
 import { selftestView } from './selftest';
+import { slabView } from './slab';
 import { slubFreeRun, slubView } from './slub';
 
-export const VIEWS: readonly LabViewEntry[] = [slubView, slubFreeRun, selftestView];
+export const VIEWS: readonly LabViewEntry[] = [slubView, slubFreeRun, selftestView, slabView];

@@ -1,7 +1,7 @@
 /*
  * api_bench_wasm.c - work the browser runs on CPU threads: the free-running
- * workloads of the SLUB view, and the `fastpath`, `bulk` and `percpu`
- * benchmarks of the Benchmarks page.
+ * workloads of the SLUB view, and the `fastpath`, `bulk`, `kmalloc` and
+ * `percpu` benchmarks of the Benchmarks page.
  *
  * Free-running.  sl_api_slub_workload (api_slub.c) runs a workload as CPU k
  * on the calling thread.  The bridge worker cannot call it on a pthread
@@ -24,10 +24,12 @@
  *
  * Benchmarks.  One loop per call, timed with sl_time_ns (performance.now(),
  * whose resolution the page's isolation decides: the caller sizes `loops` so
- * a call lasts tens of milliseconds).  The cache is the seeds' 256-byte
+ * a call lasts tens of milliseconds).  The SLUB cache is the seeds' 256-byte
  * HWCACHE_ALIGN cache on one CPU, made with no trace, so the preemption points
- * compiled into this (non-benchmark) build cost a test of a NULL pointer.  In
- * the threads build the loop runs on a CPU thread, joined before returning.
+ * compiled into this (non-benchmark) build cost a test of a NULL pointer.
+ * The SLAB loop is seed 002's slab_test (`slablab kmalloc`): rounds of 10000
+ * kmalloc(size) then 10000 kfree on a one-CPU world with no trace.  In the
+ * threads build each loop runs on a CPU thread, joined before returning.
  * The percpu experiment is one row of seed 003's table per call (one
  * allocator, object size and free order: sl_pcpu_run_workload, timed by the
  * workload itself), so the page reports progress and can cancel between
@@ -36,7 +38,10 @@
 #include "export.h"
 
 #include "../src/percpu/percpu.h"
+#include "../src/slab/slab.h"
 #include "../src/slub/slub.h"
+
+#include <stdlib.h>
 
 #include <string.h>
 #include <time.h>
@@ -190,10 +195,11 @@ SL_EXPORT double sl_api_freerun_thread(uint32_t cpu)
 
 /* ---- benchmark loops ------------------------------------------------ */
 
-enum { BENCH_FASTPATH = 0, BENCH_BULK = 1, BENCH_MAX_BULK = 1024 };
+enum { BENCH_FASTPATH = 0, BENCH_BULK = 1, BENCH_KMALLOC = 2, BENCH_MAX_BULK = 1024, BENCH_KMALLOC_ROUND = 10000 };
 
 typedef struct bench_job {
     unsigned what, fastpath, form, bulk;
+    unsigned rules, kernel, size, phase; /* kmalloc: SLAB rules and kernel, kmalloc size, 0 time kmalloc / 1 kfree */
     uint32_t loops;
     double ns; /* out: nanoseconds per object (alloc+free pair) */
     int rc;    /* out */
@@ -239,9 +245,48 @@ static void bench_loop(bench_job *j)
     sl_page_zone_destroy(&zone);
 }
 
+/* One slab_test round: ROUND kmalloc then ROUND kfree; adds the timed phase's nanoseconds to *ns. */
+static int kmalloc_round(sl_slab *sl, size_t size, void **v, unsigned phase, uint64_t *ns)
+{
+    uint64_t t0 = sl_time_ns();
+    for (unsigned i = 0; i < BENCH_KMALLOC_ROUND; i++)
+        if (!(v[i] = sl_slab_kmalloc(sl, 0, size)))
+            return SL_ENOMEM;
+    uint64_t t1 = sl_time_ns();
+    for (unsigned i = 0; i < BENCH_KMALLOC_ROUND; i++)
+        (void)sl_slab_kfree(sl, 0, v[i]);
+    uint64_t t2 = sl_time_ns();
+    *ns += phase ? t2 - t1 : t1 - t0;
+    return SL_OK;
+}
+
+/* `loops` slab_test rounds after one untimed round; j->ns = nanoseconds per call of the timed phase. */
+static void bench_kmalloc_loop(bench_job *j)
+{
+    void **v = malloc(sizeof *v * BENCH_KMALLOC_ROUND);
+    size_t slabs = (size_t)BENCH_KMALLOC_ROUND * j->size * 3 / 2 + ((size_t)8 << 20);
+    sl_slab_config cfg = {.ncpus = 1, .arena_bytes = slabs,
+                          .variant = {.rules = (sl_slab_rules)j->rules, .kernel = j->kernel}};
+    sl_slab *sl = NULL;
+    j->rc = v ? sl_slab_create(&cfg, &sl) : SL_ENOMEM;
+    uint64_t ns = 0, warm = 0;
+    if (j->rc == SL_OK)
+        j->rc = kmalloc_round(sl, j->size, v, j->phase, &warm);
+    for (uint32_t i = 0; i < j->loops && j->rc == SL_OK; i++)
+        j->rc = kmalloc_round(sl, j->size, v, j->phase, &ns);
+    j->ns = (double)ns / ((double)j->loops * BENCH_KMALLOC_ROUND);
+    if (sl)
+        sl_slab_destroy(sl);
+    free(v);
+}
+
 static void *bench_main(void *arg)
 {
-    bench_loop(arg);
+    bench_job *j = arg;
+    if (j->what == BENCH_KMALLOC)
+        bench_kmalloc_loop(j);
+    else
+        bench_loop(j);
     return NULL;
 }
 
@@ -285,6 +330,22 @@ SL_EXPORT double sl_api_bench_bulk(uint32_t form, uint32_t bulk, uint32_t loops,
     if (form > SL_SLUB_BULK_GENERIC || bulk == 0 || bulk > BENCH_MAX_BULK || loops == 0)
         return SL_EINVAL;
     bench_job j = {.what = BENCH_BULK, .form = form, .bulk = bulk, .loops = loops};
+    return bench_run(&j, on_thread);
+}
+
+/*
+ * seed 002's slab_test on the SLAB model: `loops` rounds of 10000
+ * kmalloc(size) then 10000 kfree on one CPU, after an untimed round, with
+ * the management-type rules `rules` (0 before OBJFREELIST, 1 after) of
+ * kernel `kernel` (X*100+Y, 0 = 6.7).  Only `phase` is timed (0 the kmallocs,
+ * 1 the kfrees).  Returns nanoseconds per call, or a negative sl_err.
+ */
+SL_EXPORT double sl_api_bench_kmalloc(uint32_t rules, uint32_t kernel, uint32_t size, uint32_t phase, uint32_t loops,
+                                      uint32_t on_thread)
+{
+    if (rules > SL_SLAB_RULES_AFTER || size == 0 || size > 4096 || phase > 1 || loops == 0)
+        return SL_EINVAL;
+    bench_job j = {.what = BENCH_KMALLOC, .rules = rules, .kernel = kernel, .size = size, .phase = phase, .loops = loops};
     return bench_run(&j, on_thread);
 }
 

@@ -41,6 +41,7 @@ _Static_assert(sizeof(sl_slab_cache_info) == 176, "cache info layout (wasm32)");
 typedef struct sl_api_slab_world {
     sl_trace trace;
     sl_slab *sl;
+    unsigned ncpus;
 } sl_api_slab_world;
 
 static int last_error;
@@ -95,6 +96,7 @@ SL_EXPORT sl_api_slab_world *sl_api_slab_create(unsigned ncpus, unsigned arena_m
                           .trace = ring_events ? &w->trace : NULL};
     if (rc == SL_OK)
         rc = sl_slab_create(&cfg, &w->sl);
+    w->ncpus = ncpus;
     if (rc != SL_OK) {
         if (ring_events)
             sl_trace_destroy(&w->trace);
@@ -195,6 +197,88 @@ SL_EXPORT void sl_api_slab_reap(sl_api_slab_world *w, unsigned cpu, uint32_t now
 
 SL_EXPORT int sl_api_slab_shrink(sl_api_slab_world *w) { return (int)sl_slab_shrink(w->sl); }
 
+/*
+ * One operation of the view's script (web/slab/worker.ts), recorded as ONE
+ * operation: OP_BEGIN (arg0 = SL_API_SLAB_SCRIPT_OPCODE + kind) and OP_END (arg1 = the result), so that every step of a script is exactly
+ * one top-level operation whatever it does inside (a batch of 10,000
+ * kmallocs, a free the model refuses before it brackets anything).  OP_BEGIN's
+ * arg1 is `count` (1 for kinds 3..5), its arg2 `arg`.  The
+ * model's own operations are nested inside, with their events when `record`
+ * is set; without it the inner calls record nothing (a long batch would
+ * fill the rings and the timeline).  Kinds:
+ *   0 kmalloc       `count` x kmalloc(arg) as `cpu`, the pointers to ptrs[]
+ *   1 cache alloc   `count` x kmem_cache_alloc of cache id `arg`, to ptrs[]
+ *   2 free          ptrs[0 .. count-1]: kfree when arg is 0xffff, else
+ *                   kmem_cache_free of cache id `arg`; a NULL entry is a
+ *                   name that matched no object (SL_EFOREIGN)
+ *   3 drain         drain_cpu(cpu)
+ *   4 reap          cache_reap on `cpu` at arg ms
+ *   5 shrink        kmem_cache_shrink of every cache (as CPU 0)
+ * Returns the objects allocated (allocs; SL_ENOMEM when none), the first
+ * error of a free (the frees after it are not done), or the model's result.
+ */
+enum { SCRIPT_KMALLOC, SCRIPT_CACHE_ALLOC, SCRIPT_FREE, SCRIPT_DRAIN, SCRIPT_REAP, SCRIPT_SHRINK, SCRIPT_NKINDS };
+#define SL_API_SLAB_SCRIPT_OPCODE 220u
+
+static void script_event(sl_api_slab_world *w, uint32_t op, unsigned cpu, unsigned kind, uint32_t a0, uint32_t a1,
+                         uint32_t a2)
+{
+    SL_EVENT(w->trace.rings ? &w->trace : NULL, .op = op, .cpu = (uint16_t)cpu, .kind = (uint16_t)kind, .arg0 = a0,
+             .arg1 = a1, .arg2 = a2);
+}
+
+static int script_run(sl_api_slab_world *w, unsigned kind, unsigned cpu, uint32_t arg, uint32_t count, void **ptrs)
+{
+    sl_slab_cache *c = NULL;
+    uint32_t done = 0;
+    switch (kind) {
+    case SCRIPT_KMALLOC:
+        for (; done < count && (ptrs[done] = sl_slab_kmalloc(w->sl, cpu, arg)); done++)
+            ;
+        return done ? (int)done : SL_ENOMEM;
+    case SCRIPT_CACHE_ALLOC:
+        if (!(c = sl_slab_cache_by_id(w->sl, arg)))
+            return SL_EINVAL;
+        for (; done < count && (ptrs[done] = sl_slab_cache_alloc(c, cpu)); done++)
+            ;
+        return done ? (int)done : SL_ENOMEM;
+    case SCRIPT_FREE:
+        if (arg != 0xffffu && !(c = sl_slab_cache_by_id(w->sl, arg)))
+            return SL_EINVAL;
+        for (; done < count; done++) {
+            int rc = !ptrs[done] ? SL_EFOREIGN : c ? sl_slab_cache_free(c, cpu, ptrs[done]) : sl_slab_kfree(w->sl, cpu, ptrs[done]);
+            if (rc != SL_OK)
+                return rc;
+        }
+        return SL_OK;
+    case SCRIPT_DRAIN:
+        sl_slab_drain_cpu(w->sl, cpu);
+        return SL_OK;
+    case SCRIPT_REAP:
+        sl_slab_reap(w->sl, cpu, arg);
+        return SL_OK;
+    default:
+        return (int)sl_slab_shrink(w->sl);
+    }
+}
+
+SL_EXPORT int sl_api_slab_script_op(sl_api_slab_world *w, unsigned kind, unsigned cpu, uint32_t arg, uint32_t count,
+                                    void **ptrs, int record)
+{
+    if (kind >= SCRIPT_NKINDS || cpu >= w->ncpus || (kind <= SCRIPT_FREE && (!count || !ptrs)))
+        return SL_EINVAL;
+    if (kind > SCRIPT_FREE)
+        count = 1;
+    uint32_t op = SL_OP_BEGIN(w->trace.rings ? &w->trace : NULL);
+    script_event(w, op, cpu, SL_EV_OP_BEGIN, SL_API_SLAB_SCRIPT_OPCODE + kind, count, arg);
+    bool was = w->trace.enabled;
+    w->trace.enabled = was && record;
+    int rc = script_run(w, kind, cpu, arg, count, ptrs);
+    w->trace.enabled = was;
+    script_event(w, op, cpu, SL_EV_OP_END, SL_API_SLAB_SCRIPT_OPCODE + kind, (uint32_t)rc, 0);
+    return rc;
+}
+
 /* sl_slab_validate; `why` (may be 0) gets a message of up to `whylen` bytes. */
 SL_EXPORT int sl_api_slab_validate(sl_api_slab_world *w, char *why, unsigned whylen)
 {
@@ -218,6 +302,12 @@ SL_EXPORT int sl_api_slab_snapshot_layout(uint32_t *out)
 SL_EXPORT int sl_api_slab_drain_events(sl_api_slab_world *w, unsigned cpu, sl_event *out, unsigned max)
 {
     return w->trace.rings ? (int)sl_trace_drain(&w->trace, cpu, out, max) : 0;
+}
+
+/* Events the CPU's ring had no room for since the world was made (0 without events). */
+SL_EXPORT uint32_t sl_api_slab_events_dropped(sl_api_slab_world *w, unsigned cpu)
+{
+    return w->trace.rings && cpu < w->ncpus ? atomic_load(&w->trace.rings[cpu].dropped) : 0;
 }
 
 /*

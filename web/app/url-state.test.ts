@@ -22,7 +22,7 @@ describe('the URL as loaded', () => {
     ['mode=selftest&iters=1e3', 'iters="1e3"', 'a whole number from 1 to 1000000'],
     ['cpus=1', 'cpus="1"', 'a whole number from 2 to 8'],
     ['page=labs', 'page="labs"', 'one of lab, benchmarks, about'],
-    ['mode=percpu', 'mode="percpu"', 'one of slub, free, selftest'],
+    ['mode=slob', 'mode="slob"', 'one of slub, free, selftest, slab'],
     ['mode=free&rate=fast', 'rate="fast"', 'a whole number from 0 to 1000000'],
     ['mode=free&rate=2000000', 'rate="2000000"', 'a whole number from 0 to 1000000'],
     ['mode=free&workload=storm', 'workload="storm"', 'one of local, prodcons, bursts'],

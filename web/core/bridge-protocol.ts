@@ -180,6 +180,8 @@ export interface Requests {
   selftest: { params: SelftestParams; result: SelftestReply };
   /** Facts about a world a view needs before it writes its script (SLUB: objects per slab). */
   worldInfo: { params: { model: string; world: unknown }; result: unknown };
+  /** A model's answer that belongs to no world (SLAB: seed 002's table for a kernel's caches). */
+  query: { params: { model: string; query: unknown }; result: unknown };
   /** Runs a script once to learn its stops and events; the session then answers `at`. */
   load: { params: LoadParams; result: LoadReply };
   /** The state at one stop of a loaded session. */

@@ -216,6 +216,37 @@ export function Timeline({ panes, words, cpus, onJump }: { panes: readonly Timel
   );
 }
 
+/** Each pane's head when they are side by side: its label, the view's figures for its state on screen, and what else the view shows of that state (`more`). */
+export function paneHeads<Snap>(lab: StepLab<unknown, Snap>, idPrefix: string, figures: (s: Snap) => string, more?: (s: Snap, pane: number) => ReactNode): ReactNode[] {
+  return lab.panes.map((p, i) => {
+    const s = lab.shown?.[i]?.snap;
+    return (
+      <div key={i}>
+        <h3>{p.label}</h3>
+        {s && (
+          <p className="lab-figures" data-testid={`${idPrefix}-pane-figures-${i}`}>
+            {figures(s)}
+          </p>
+        )}
+        {s && more?.(s, i)}
+      </div>
+    );
+  });
+}
+
+/** The timeline of a lab's panes (once loaded); a click on an event goes to its stop. */
+export function LabTimeline({ lab, words, cpus }: { lab: StepLab<unknown, unknown>; words: EventWords<OpNames>; cpus: number }) {
+  if (!lab.panes.length) return null;
+  return (
+    <Timeline
+      panes={lab.panes.map((p, i) => ({ label: p.label, events: p.events, stops: p.stops, names: p.names, now: lab.at?.panes[i] ?? 0 }))}
+      words={words}
+      cpus={cpus}
+      onJump={(pane, stop) => lab.go(stepOfPaneStop(lab, pane, stop))}
+    />
+  );
+}
+
 /** The aligned step at which pane `pane` shows its stop `stop` (or the first after it). */
 export function stepOfPaneStop(lab: StepLab<unknown, unknown>, pane: number, stop: number): number {
   const i = lab.stops.findIndex((s) => (s.panes[pane] ?? 0) >= stop);

@@ -17,6 +17,10 @@ export class OpNames {
   ) {
     ops.forEach((o, i) => this.byNum.set(o.opNum, i));
   }
+  /** Whether `opNum` is one of the script's steps (not an operation inside one). */
+  has(opNum: number): boolean {
+    return this.byNum.has(opNum);
+  }
   /** "step 4 (alloc on CPU 0)", or "operation #12 (an interrupt handler)". */
   name(opNum: number): string {
     const i = this.byNum.get(opNum);

@@ -90,6 +90,8 @@ export interface BoundModel {
   openSession?(world: unknown, script: unknown): Session;
   /** Facts about a world a view needs to write its script. */
   worldInfo?(world: unknown): unknown;
+  /** Answers a question that belongs to no world (checked here, as a world is). */
+  query?(query: unknown): unknown;
   /** Checks the params, builds and fills a world, starts its CPUs (on threads when `threads`). */
   startFreeRun?(params: unknown, threads: boolean): FreeRunWorld;
   /** One timed row of a benchmark experiment: nanoseconds per operation. */

@@ -198,6 +198,14 @@ describe('the engine\'s requests', () => {
     expect(() => h.at({ session: -1, stop: 0 }, core)).toThrow(BadRequest);
     expect(() => h.freerunStart({ model: 'counting', params: {} }, core)).toThrow('model counting has no free-running mode');
     expect(() => h.worldInfo({ model: 'counting', world }, core)).toThrow('model counting describes no worlds');
+    expect(() => h.query({ model: 'counting', query: {} }, core)).toThrow('model counting answers no queries');
+  });
+
+  it('passes a query to the model that answers it, which checks it', () => {
+    const asking: ModelAdapter = { id: 'asking', bind: () => ({ query: (q) => ({ echoed: checkRecord('query', q).x }) }) };
+    const h = labHandlers([adapter, asking]);
+    expect(h.query({ model: 'asking', query: { x: 3 } }, core).result).toEqual({ echoed: 3 });
+    expect(() => h.query({ model: 'asking', query: 5 }, core)).toThrow('query must be an object, got 5');
   });
 
   it('runs one script on several worlds side by side, stepping them together', () => {

@@ -115,3 +115,17 @@ export function useShortcutList(): Shortcut[] {
     () => snapshot,
   );
 }
+
+/**
+ * The keys that move a view's selection without the canvas having focus
+ * (with focus, the arrows do it): `move(dx, dy)` steps through objects
+ * (dx) and slabs (dy).
+ */
+export function selectionShortcuts(move: (dx: number, dy: number) => void): Shortcut[] {
+  return [
+    { key: ']', description: 'Select the next object (arrows do this when the canvas has focus)', run: () => move(1, 0) },
+    { key: '[', description: 'Select the previous object', run: () => move(-1, 0) },
+    { key: '}', description: 'Select the next slab', run: () => move(0, 1) },
+    { key: '{', description: 'Select the previous slab', run: () => move(0, -1) },
+  ];
+}

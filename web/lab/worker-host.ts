@@ -22,7 +22,7 @@ import type { Session } from './session';
 export const MAX_SESSIONS = 32;
 
 type Entry = { kind: 'replay'; session: Session } | { kind: 'freerun'; run: FreeRunHost };
-type LabRequest = 'worldInfo' | 'load' | 'at' | 'freerunStart' | 'freerunDrain' | 'dispose' | 'benchRow';
+type LabRequest = 'worldInfo' | 'query' | 'load' | 'at' | 'freerunStart' | 'freerunDrain' | 'dispose' | 'benchRow';
 
 export function labHandlers(models: readonly ModelAdapter[]): Pick<Handlers, LabRequest> {
   const bound = new Map<string, BoundModel>();
@@ -73,6 +73,11 @@ export function labHandlers(models: readonly ModelAdapter[]): Pick<Handlers, Lab
       const m = model(p.model, core);
       if (!m.worldInfo) throw new BadRequest(`model ${p.model} describes no worlds`);
       return { result: m.worldInfo(p.world) };
+    },
+    query: (p, core) => {
+      const m = model(p.model, core);
+      if (!m.query) throw new BadRequest(`model ${p.model} answers no queries`);
+      return { result: m.query(p.query) };
     },
     load: (p, core) => {
       const m = model(p.model, core);

@@ -1,7 +1,9 @@
-// BenchmarksPage.tsx - the `fastpath` and `bulk` experiments of the native CLI
-// run in the WebAssembly build (on a CPU worker in the threads build), with
-// progress and cancel, charted with uPlot; a native JSON result can be loaded
-// to plot native and WebAssembly side by side.  Run logic: web/slub/bench.ts.
+// BenchmarksPage.tsx - the `fastpath`, `bulk` (SLUB) and `kmalloc` (SLAB)
+// experiments of the native CLI run in the WebAssembly build (on a CPU worker
+// in the threads build), with progress and cancel, charted with uPlot; a
+// native JSON result can be loaded to plot native and WebAssembly side by
+// side.  Run logic: web/lab/bench.ts, the models' rows: web/slub/bench.ts,
+// web/slab/bench.ts.
 
 import { useEffect, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
@@ -9,9 +11,69 @@ import 'uplot/dist/uPlot.min.css';
 import '../lab/lab.css';
 import { getBridge } from '../core/bridge';
 import type { CoreState } from '../core/use-core';
-import { BULK_VARIANTS, FASTPATH_VARIANTS, FULL_PLAN, parseNative, runPlan, SHORT_PLAN, type BenchPoint, type NativeResult } from '../slub/bench';
+import { readNative, runRows, type BenchPoint, type BenchRow, type NativeResult } from '../lab/bench';
+import { kmallocRows, KMALLOC_VARIANTS, parseKmallocNative } from '../slab/bench';
+import { BULK_VARIANTS, FASTPATH_VARIANTS, FULL_PLAN, parseNative, SHORT_PLAN, slubRows } from '../slub/bench';
 
-const SERIES_COLORS: Record<string, string> = { generic: '#d9480f', detached: '#1c7ed6', irqoff: '#7048e8' };
+const SERIES_COLORS: Record<string, string> = { generic: '#d9480f', detached: '#1c7ed6', irqoff: '#7048e8', 'slab-before': '#d9480f', 'slab-after': '#1c7ed6', slub: '#2f9e44' };
+
+const EXPERIMENTS = ['fastpath', 'bulk', 'kmalloc'] as const;
+type Experiment = (typeof EXPERIMENTS)[number];
+const EXPERIMENT_TEXT: Record<Experiment, string> = {
+  fastpath: 'fastpath (SLUB, seed 001)',
+  bulk: 'bulk (SLUB, seeds 000 and 004)',
+  kmalloc: 'kmalloc (SLAB, seed 002)',
+};
+
+/** The rows of the chosen experiments, full or short. */
+function planRows(chosen: ReadonlySet<Experiment>, short: boolean): BenchRow[] {
+  const plan = short ? SHORT_PLAN : FULL_PLAN;
+  return [...slubRows({ ...plan, experiments: plan.experiments.filter((e) => chosen.has(e)) }), ...(chosen.has('kmalloc') ? kmallocRows(short) : [])];
+}
+
+/** A native result's rows for every experiment the page runs; throws what is wrong with a file that has none. */
+function parseAllNative(text: string): NativeResult {
+  const { machine } = readNative(text);
+  const points = [parseNative, parseKmallocNative].flatMap((parse) => {
+    try {
+      return parse(text).points;
+    } catch {
+      return [];
+    }
+  });
+  if (!points.length) throw new Error('it has no fastpath, bulk or kmalloc measurements (run `slablab all --format json`)');
+  return { machine, points };
+}
+
+function kmallocChart(points: BenchPoint[], native: NativeResult | null): { opts: uPlot.Options; data: uPlot.AlignedData } {
+  const mine = (ps: readonly { experiment: string; row: number }[]) => ps.filter((p) => p.experiment === 'kmalloc').map((p) => p.row);
+  const sizes = [...new Set([...mine(points), ...mine(native?.points ?? [])])].sort((a, b) => a - b);
+  const series: uPlot.Series[] = [{ label: 'size' }];
+  const data: (number | null)[][] = [sizes];
+  const line = (label: string, variant: string, dash: boolean, ps: readonly { experiment: string; row: number; variant: string; ns: number }[]) => {
+    const [rules = '', phase = ''] = variant.split(':');
+    series.push({ label, stroke: SERIES_COLORS[rules] ?? '#333', width: phase === 'alloc' ? 2 : 1, ...(dash ? { dash: [6, 4] } : {}), spanGaps: true, points: { show: true } });
+    data.push(sizes.map((b) => ps.find((p) => p.experiment === 'kmalloc' && p.row === b && p.variant === variant)?.ns ?? null));
+  };
+  for (const v of KMALLOC_VARIANTS) line(`wasm ${v}`, v, false, points);
+  if (native)
+    for (const v of [...KMALLOC_VARIANTS, 'slub:alloc', 'slub:free']) if (native.points.some((p) => p.experiment === 'kmalloc' && p.variant === v)) line(`native ${v}`, v, true, native.points);
+  return {
+    opts: {
+      width: 800,
+      height: 320,
+      title: 'kmalloc: nanoseconds per kmalloc (thick) and per kfree (thin) against size, SLAB before and after OBJFREELIST',
+      scales: { x: { time: false, distr: 3 }, y: { range: (_u, _min, max) => [0, max * 1.1] } },
+      axes: [{ label: 'size in bytes (log)' }, { label: 'ns per call' }],
+      series,
+    },
+    data: data as uPlot.AlignedData,
+  };
+}
+
+function rowText(p: BenchPoint): string {
+  return p.experiment === 'bulk' ? `bulk ${p.row}` : p.experiment === 'kmalloc' ? `${p.row} B` : 'alloc+free';
+}
 
 function Chart({ opts, data, label }: { opts: uPlot.Options; data: uPlot.AlignedData; label: string }) {
   const ref = useRef<HTMLDivElement>(null);
@@ -95,6 +157,7 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
   const [status, setStatus] = useState('');
   const [native, setNative] = useState<NativeResult | null>(null);
   const [nativeError, setNativeError] = useState('');
+  const [chosen, setChosen] = useState<ReadonlySet<Experiment>>(() => new Set(EXPERIMENTS));
   const cancel = useRef(false);
 
   useEffect(() => {
@@ -108,8 +171,11 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
     setStatus('');
     const bridge = getBridge();
     try {
-      const finished = await runPlan(
-        short ? SHORT_PLAN : FULL_PLAN,
+      const plan = short ? SHORT_PLAN : FULL_PLAN;
+      const finished = await runRows(
+        planRows(chosen, short),
+        plan.reps,
+        plan.targetMs,
         (p) => bridge.request('benchRow', p),
         (p) => setPoints((ps) => [...ps, p]),
         (d, t) => setProgress([d, t]),
@@ -126,7 +192,7 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
   const loadFile = async (file: File | undefined) => {
     if (!file) return;
     try {
-      setNative(parseNative(await file.text()));
+      setNative(parseAllNative(await file.text()));
       setNativeError('');
     } catch (e) {
       setNative(null);
@@ -136,6 +202,7 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
 
   const bulk = useMemo(() => bulkChart(points, native), [points, native]);
   const fast = useMemo(() => fastpathChart(points, native), [points, native]);
+  const kmalloc = useMemo(() => kmallocChart(points, native), [points, native]);
   const threads = core.status === 'ready' && core.info.mode === 'threads';
 
   return (
@@ -144,17 +211,38 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
       <p>
         The SLUB model's <code>fastpath</code> (seed 001: one alloc+free pair of a 256-byte object per fast-path variant) and <code>bulk</code> (seed 000:
         kmem_cache_alloc_bulk + kmem_cache_free_bulk, slab_common.c's generic per-object loop (the seeds' "fallback") against the detached freelist)
-        experiments, run here in WebAssembly{' '}
+        experiments, and the SLAB model's <code>kmalloc</code> (seed 002's slab_test: rounds of 10,000 kmalloc(size) then 10,000 kfree on one CPU,
+        before and after OBJFREELIST_SLAB, each phase timed on its own, ns per call), run here in WebAssembly{' '}
         {threads ? 'on a CPU worker thread' : 'on the bridge worker (single-threaded build)'}. Each point is calibrated to about{' '}
         {FULL_PLAN.targetMs} ms per timed call, variants interleaved, median of {FULL_PLAN.reps} (a short run: 1 repetition, 3 bulk sizes). The
         browser's clock is coarse (5 µs isolated, 100 µs not) and WebAssembly has no CMPXCHG16B: the double-word compare-and-swap is a 64-bit one on
         wasm32, so the variants differ less than natively. Native numbers: <code>npm run bench -- all --out bench.json</code>, then load the file below.
       </p>
+      <fieldset className="bench-experiments" disabled={running}>
+        <legend>Experiments</legend>
+        {EXPERIMENTS.map((e) => (
+          <label key={e}>
+            <input
+              type="checkbox"
+              checked={chosen.has(e)}
+              onChange={(ev) =>
+                setChosen((c) => {
+                  const n = new Set(c);
+                  if (ev.target.checked) n.add(e);
+                  else n.delete(e);
+                  return n;
+                })
+              }
+            />{' '}
+            {EXPERIMENT_TEXT[e]}
+          </label>
+        ))}
+      </fieldset>
       <div className="lab-controls">
-        <button type="button" disabled={running || core.status !== 'ready'} onClick={() => void start(false)}>
+        <button type="button" disabled={running || core.status !== 'ready' || chosen.size === 0} onClick={() => void start(false)}>
           Run
         </button>
-        <button type="button" disabled={running || core.status !== 'ready'} onClick={() => void start(true)}>
+        <button type="button" disabled={running || core.status !== 'ready' || chosen.size === 0} onClick={() => void start(true)}>
           Short run
         </button>
         <button type="button" disabled={!running} onClick={() => (cancel.current = true)}>
@@ -188,10 +276,11 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
       <div className="bench-charts">
         <Chart opts={fast.opts} data={fast.data} label="Fast-path variants: nanoseconds per alloc+free pair (the table below has the figures)" />
         <Chart opts={bulk.opts} data={bulk.data} label="Bulk: nanoseconds per object against bulk size (the table below has the figures)" />
+        <Chart opts={kmalloc.opts} data={kmalloc.data} label="kmalloc: nanoseconds per kmalloc and per kfree against size, SLAB before and after OBJFREELIST (the table below has the figures)" />
       </div>
       {points.length > 0 && (
         <table className="per-cpu" data-testid="bench-table">
-          <caption>WebAssembly results (ns per object, median [min..max])</caption>
+          <caption>WebAssembly results (ns per object, or per call for kmalloc; median [min..max])</caption>
           <thead>
             <tr>
               <th scope="col">experiment</th>
@@ -205,7 +294,7 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
             {points.map((p) => (
               <tr key={`${p.experiment}-${p.row}-${p.variant}`}>
                 <td>{p.experiment}</td>
-                <td>{p.experiment === 'bulk' ? `bulk ${p.row}` : 'alloc+free'}</td>
+                <td>{rowText(p)}</td>
                 <td>{p.variant}</td>
                 <td>
                   {p.ns.toFixed(2)} [{p.min.toFixed(2)}..{p.max.toFixed(2)}]

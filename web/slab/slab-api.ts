@@ -43,6 +43,9 @@ export interface SlabModule {
     source: number,
   ): number;
   _sl_api_slab_free_string(p: number): void;
+  _sl_api_slab_script_op(w: number, kind: number, cpu: number, arg: number, count: number, ptrs: number, record: number): number;
+  _sl_api_slab_events_dropped(w: number, cpu: number): number;
+  _sl_api_bench_kmalloc(rules: number, kernel: number, size: number, phase: number, loops: number, onThread: number): number;
 }
 
 /** A C function returned an sl_err (or refused its input: `message` says why). */
@@ -55,6 +58,11 @@ export class SlabError extends Error {
     this.name = 'SlabError';
   }
 }
+
+/** A cache's flags as kmem_cache_create takes them (SL_SLAB_* in slab.h: the kernel's SLAB_* of the same meaning). */
+export const CACHE_FLAGS = { hwcache: 0x1, rcu: 0x2, ctor: 0x4, reclaim: 0x8, noleaktrace: 0x10 } as const;
+export type CacheFlag = keyof typeof CACHE_FLAGS;
+export const CACHE_FLAGS_ALL = 0x1f;
 
 /** The kernels SLAB is modelled for. */
 export const KERNEL_FIRST = '4.10';

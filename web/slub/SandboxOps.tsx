@@ -8,6 +8,7 @@
 
 import { useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
+import { NumberPicker, range } from '../lab/pickers';
 import { TUNE_MAX, type ObjRef, type ScriptOp } from './script';
 import { NO_CPU } from './snapshot';
 
@@ -64,16 +65,7 @@ export function SandboxOps(p: SandboxOpsProps) {
     <section className="slub-ops" aria-labelledby="ops-title">
       <h3 id="ops-title">Operations by hand</h3>
       <p className="lab-hint">Added after the current step (later steps are dropped); the session becomes a sandbox, still in the URL.</p>
-      <label>
-        As CPU{' '}
-        <select value={cpu} onChange={(e) => setOpCpu(Number(e.target.value))}>
-          {Array.from({ length: p.cpus }, (_, k) => (
-            <option key={k} value={k}>
-              {k}
-            </option>
-          ))}
-        </select>
-      </label>
+      <NumberPicker label="As CPU" value={cpu} choices={range(0, p.cpus - 1)} onPick={setOpCpu} />
       <div className="slub-op-buttons">
         <button type="button" onClick={() => p.onAppend({ kind: 'alloc', cpu })}>
           Alloc on CPU {cpu}

@@ -7,6 +7,7 @@
 
 import { Fragment } from 'react';
 import type { ParamValues } from '../lab/params';
+import { NumberPicker, range, ScenarioPicker } from '../lab/pickers';
 import { COLORS, STATE_COLORS, STATE_NAMES } from './render';
 import type { Scenario } from './scenarios';
 import { SCENARIOS } from './scenarios';
@@ -65,32 +66,14 @@ function KernelPicker({ values, update }: { values: Values; update: Update }) {
 export function SlubPickers({ values, update, sideBySide }: { values: Values; update: Update; sideBySide: boolean }) {
   return (
     <>
-      <label>
-        Scenario{' '}
-        <select value={values.scenario} onChange={(e) => update({ scenario: e.target.value, step: 0, ops: '' })}>
-          {SCENARIOS.map((s, i) => (
-            <option key={s.id} value={s.id}>
-              {i + 1}. {s.title}
-            </option>
-          ))}
-          <option value={SANDBOX}>Sandbox (your own steps)</option>
-        </select>
-      </label>
-      <label>
-        CPUs{' '}
-        <select
-          value={values.cpus}
-          onChange={(e) => {
-            const cpus = Number(e.target.value);
-            // CONFIG_NR_CPUS is at least the CPU count: a smaller one goes back to the default.
-            update({ cpus, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}), ...(values.nr_cpus !== null && values.nr_cpus < cpus ? { nr_cpus: null } : {}) });
-          }}
-        >
-          {[2, 3, 4, 5, 6, 7, 8].map((n) => (
-            <option key={n}>{n}</option>
-          ))}
-        </select>
-      </label>
+      <ScenarioPicker scenarios={SCENARIOS} value={values.scenario} sandbox={SANDBOX} onPick={(scenario) => update({ scenario, step: 0, ops: '' })} />
+      <NumberPicker
+        label="CPUs"
+        value={values.cpus}
+        choices={range(2, 8)}
+        // CONFIG_NR_CPUS is at least the CPU count: a smaller one goes back to the default.
+        onPick={(cpus) => update({ cpus, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}), ...(values.nr_cpus !== null && values.nr_cpus < cpus ? { nr_cpus: null } : {}) })}
+      />
       {sideBySide ? (
         <button type="button" onClick={() => update({ variant: values.variant.slice(0, 1), bulk: values.bulk.slice(0, 1) })}>
           Show one world

@@ -10,8 +10,8 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import { EventKind, type SlEvent } from '../core/events.generated';
-import type { Shortcut } from '../lab/shortcuts';
-import { StepLabFrame, stepOfPaneStop, Timeline, ViewCanvas } from '../lab/StepLab';
+import { selectionShortcuts } from '../lab/shortcuts';
+import { LabTimeline, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
 import { STEP_END, useStepLab, type LoadedPane } from '../lab/use-step-lab';
 import type { ViewProps } from '../lab/view';
@@ -78,15 +78,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
     },
     [snap0, selSlab0, selection],
   );
-  const shortcuts = useMemo<Shortcut[]>(
-    () => [
-      { key: ']', description: 'Select the next object (arrows do this when the canvas has focus)', run: () => moveSel(1, 0) },
-      { key: '[', description: 'Select the previous object', run: () => moveSel(-1, 0) },
-      { key: '}', description: 'Select the next slab', run: () => moveSel(0, 1) },
-      { key: '{', description: 'Select the previous slab', run: () => moveSel(0, -1) },
-    ],
-    [moveSel],
-  );
+  const shortcuts = useMemo(() => selectionShortcuts(moveSel), [moveSel]);
 
   // Editing the script: operations go after the current step; later ones are dropped.
   const edit = useCallback(
@@ -206,20 +198,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
         </>
       }
       legend={<SlubLegend showFull={showFull} setShowFull={setShowFull} />}
-      paneHeads={lab.panes.map((p, i) => {
-        const s = shown[i]?.snap;
-        return (
-          <div key={i}>
-            <h3>{p.label}</h3>
-            {s && (
-              <p className="lab-figures" data-testid={`slub-pane-figures-${i}`}>
-                {figures(s)}
-              </p>
-            )}
-            {s && statNames && <SlubCounters snap={s} names={statNames} testId={`slub-counters-${i}`} />}
-          </div>
-        );
-      })}
+      paneHeads={paneHeads(lab, 'slub', figures, (s, i) => statNames && <SlubCounters snap={s} names={statNames} testId={`slub-counters-${i}`} />)}
       panes={lab.panes.map((_, i) => {
         const p = shown[i];
         const overlay = overlays[i];
@@ -276,16 +255,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
           onInterrupt={interrupt}
         />
       }
-      timeline={
-        first && (
-          <Timeline
-            panes={lab.panes.map((p, i) => ({ label: p.label, events: p.events, stops: p.stops, names: p.names, now: lab.at?.panes[i] ?? 0 }))}
-            words={slubStepView.describe.events}
-            cpus={cpus}
-            onJump={(pane, stop) => lab.go(stepOfPaneStop(lab, pane, stop))}
-          />
-        )
-      }
+      timeline={<LabTimeline lab={lab} words={slubStepView.describe.events} cpus={cpus} />}
     />
   );
 }

@@ -1,15 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { median, parseNative, runPlan, SHORT_PLAN, type BenchPoint } from './bench';
+import { runRows, type BenchPoint } from '../lab/bench';
+import { parseNative, slubRows, SHORT_PLAN, type BenchPlan } from './bench';
 import type { BenchRowParams } from '../core/bridge-protocol';
 
-describe('bench plan', () => {
-  it('takes the median of odd and even counts', () => {
-    expect(median([3, 1, 2])).toBe(2);
-    expect(median([4, 1, 2, 3])).toBe(2.5);
-    expect(median([])).toBeNaN();
-  });
+/** A plan's rows, run by the engine. */
+const runPlan = (plan: BenchPlan, ...rest: [Parameters<typeof runRows>[3], Parameters<typeof runRows>[4], Parameters<typeof runRows>[5], Parameters<typeof runRows>[6]]) =>
+  runRows(slubRows(plan), plan.reps, plan.targetMs, ...rest);
 
+describe('bench plan', () => {
   it('calibrates, interleaves variants, reports every point and stops on cancel', async () => {
     const calls: BenchRowParams[] = [];
     const run = async (p: BenchRowParams) => {

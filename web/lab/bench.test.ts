@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import type { BenchRowParams } from '../core/bridge-protocol';
+import { median, readNative, runRows, type BenchPoint } from './bench';
+
+describe('bench engine', () => {
+  it('takes the median of odd and even counts', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 2, 3])).toBe(2.5);
+    expect(median([])).toBeNaN();
+  });
+
+  it('calibrates by the operations one loop does, and names the model of each row', async () => {
+    const calls: BenchRowParams[] = [];
+    const run = async (p: BenchRowParams) => {
+      calls.push(p);
+      return { nsPerOp: 50, ops: p.loops * 20000, elapsedMs: 0, onThread: false };
+    };
+    const points: BenchPoint[] = [];
+    const rows = [{ model: 'slab', experiment: 'kmalloc', row: 256, variants: ['a', 'b'], opsPerLoop: 20000, probeLoops: 1 }];
+    expect(await runRows(rows, 3, 10, run, (p) => points.push(p), () => undefined, () => false)).toBe(true);
+    expect(calls.every((c) => c.model === 'slab' && c.row === 256)).toBe(true);
+    // 50 ns x 20000 operations = 1 ms per loop: 10 loops for 10 ms
+    expect(calls.at(-1)?.loops).toBe(10);
+    expect(points.map((p) => p.variant)).toEqual(['a', 'b']);
+    expect(points[0]?.reps).toBe(3);
+  });
+
+  it('reads the available measurements of a native result, and refuses what is not one', () => {
+    const doc = {
+      schema: 'slablab-bench/1',
+      machine: { cpu_model: 'X', bench_build: false },
+      experiments: [{ name: 'kmalloc', measurements: [{ group: 'kmalloc', row: '32', variant: 'slab-after', phase: 'free', available: true, ns: { median: 7 } }, { variant: 'slub', available: false }] }],
+    };
+    const r = readNative(JSON.stringify(doc));
+    expect(r.machine).toBe('X (NOT a benchmark build)');
+    expect(r.measurements).toEqual([{ experiment: 'kmalloc', group: 'kmalloc', row: '32', variant: 'slab-after', phase: 'free', ns: 7 }]);
+    expect(() => readNative('{')).toThrow(/not JSON/);
+    expect(() => readNative('{"schema":"x"}')).toThrow(/slablab-bench\/1/);
+    expect(() => readNative('{"schema":"slablab-bench/1"}')).toThrow(/no "experiments" array/);
+  });
+});

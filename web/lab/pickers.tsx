@@ -1,0 +1,42 @@
+// pickers.tsx - the small controls every step view's pickers and operations
+// by hand are made of: a labelled choice among numbers (CPUs, "as CPU"), and
+// the scenario picker with its sandbox entry.  Each is a <label> around its
+// <select>, so getByLabel and screen readers find it by its words.
+
+import type { ReactNode } from 'react';
+
+/** A labelled <select> of whole numbers, each shown as `text(n)` (the number itself by default). */
+export function NumberPicker({ label, value, choices, onPick, text = String }: { label: ReactNode; value: number; choices: readonly number[]; onPick: (n: number) => void; text?: (n: number) => string }) {
+  return (
+    <label>
+      {label}{' '}
+      <select value={value} onChange={(e) => onPick(Number(e.target.value))}>
+        {choices.map((n) => (
+          <option key={n} value={n}>
+            {text(n)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** Whole numbers from..to. */
+export const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from + 1) }, (_, k) => from + k);
+
+/** The view's stories, numbered, and its sandbox (a hand-made script) last. */
+export function ScenarioPicker({ scenarios, value, sandbox, onPick }: { scenarios: readonly { id: string; title: string }[]; value: string; sandbox: string; onPick: (id: string) => void }) {
+  return (
+    <label>
+      Scenario{' '}
+      <select value={value} onChange={(e) => onPick(e.target.value)}>
+        {scenarios.map((s, i) => (
+          <option key={s.id} value={s.id}>
+            {i + 1}. {s.title}
+          </option>
+        ))}
+        <option value={sandbox}>Sandbox (your own steps)</option>
+      </select>
+    </label>
+  );
+}

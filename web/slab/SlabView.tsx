@@ -1,0 +1,216 @@
+// SlabView.tsx - the SLAB view: a scenario or a hand-made script replayed step
+// by step by the lab engine (web/lab/use-step-lab.ts, StepLab.tsx), one pane
+// per rule set (side by side with rules=both).  What is SLAB's own is here:
+// the pickers, the selection (an array slot, a slab, an object, a freelist
+// position), the step's moves animated from where each object was to where
+// it went, the per-cache counters, operations by hand, the caches panel and
+// the test hook.  The whole state is in the URL; the selection is local.
+
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { selectionShortcuts } from '../lab/shortcuts';
+import { LabTimeline, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab';
+import { useParams } from '../lab/url-store';
+import { STEP_END, useStepLab } from '../lab/use-step-lab';
+import type { ViewProps } from '../lab/view';
+import { CachesPanel } from './CachesPanel';
+import { hitFocus, hitObject, type Hit, type Layout } from './layout';
+import { movesOf, type Move } from './moves';
+import { shownCaches } from './places';
+import type { Overlay } from './render';
+import { scriptProblem, scriptToText, type Script, type ScriptOp } from './script';
+import { scenarioTitle, SlabLegend, SlabOps, SlabPickers } from './SlabControls';
+import type { SlabSnapshot } from './snapshot';
+import { checkText, paneHook, type SlabTestHook } from './test-hook';
+import { CACHE_NAME } from './protocol';
+import { ownCache, SANDBOX, SLAB_PARAMS, slabStepView } from './view';
+import './slab.css';
+
+/** How long a step's moves fly (ms). */
+const MOVE_MS = 700;
+
+/** Each cache's counters: what seed 002's test moves. */
+function figures(s: SlabSnapshot): string {
+  return shownCaches(s)
+    .map((c) => {
+      const sum = (k: 'allocHit' | 'allocMiss' | 'freeHit' | 'freeMiss') => c.cpus.reduce((n, a) => n + a[k], 0);
+      return `${c.name} (${c.mgmt}): alloc hits ${sum('allocHit')}, misses ${sum('allocMiss')}; free hits ${sum('freeHit')}, misses ${sum('freeMiss')}; slabs ${c.slabs.length} (grown ${c.grown}, destroyed ${c.destroyed}).`;
+    })
+    .join(' ');
+}
+
+/** 0 → 1 over MOVE_MS after `key` changes (1 at once when `animate` is false). */
+function useProgress(key: number, animate: boolean): number {
+  const [progress, setProgress] = useState(1);
+  useEffect(() => {
+    if (!animate) {
+      setProgress(1);
+      return;
+    }
+    const t0 = performance.now();
+    let frame = 0;
+    const tick = () => {
+      const p = Math.min(1, (performance.now() - t0) / MOVE_MS);
+      setProgress(p);
+      if (p < 1) frame = requestAnimationFrame(tick);
+    };
+    frame = requestAnimationFrame(tick);
+    return () => cancelAnimationFrame(frame);
+  }, [key, animate]);
+  return progress;
+}
+
+export function SlabView({ core, store, embedded }: ViewProps) {
+  const { values, update } = useParams(SLAB_PARAMS, store);
+  const setStep = useCallback((step: number) => update({ step }), [update]);
+  const lab = useStepLab(slabStepView, core, values, setStep);
+  const [selection, setSelection] = useState<Hit | null>(null);
+  const shown = lab.shown ?? [];
+  const first = lab.panes[0];
+  const snap0 = shown[0]?.snap ?? null;
+
+  // The moves of the step on screen, per pane; they fly when the step is one forward from the last one shown.
+  const moves = useMemo(
+    () =>
+      lab.panes.map((p, i): Move[] => {
+        if (!lab.ready) return [];
+        const at = lab.at?.panes[i] ?? 0;
+        const to = p.stops[at]?.eventCount ?? 0;
+        const from = at > 0 ? (p.stops[at - 1]?.eventCount ?? 0) : to;
+        return movesOf(p.events.slice(from, to));
+      }),
+    [lab.panes, lab.at, lab.ready],
+  );
+  // A step shown right after the one before it flies; any other jump (Back, Reset, a link) just lands.
+  const [flight, setFlight] = useState({ step: -1, animate: false });
+  useEffect(() => {
+    if (lab.ready) setFlight((f) => (f.step === lab.stepIndex ? f : { step: lab.stepIndex, animate: lab.stepIndex === f.step + 1 }));
+  }, [lab.ready, lab.stepIndex]);
+  const progress = useProgress(flight.step, flight.animate);
+
+  const focus = useMemo(() => (snap0 && selection ? hitFocus(snap0, selection) : null), [snap0, selection]);
+  const overlays = useMemo(() => lab.panes.map((_, i): Overlay => ({ selected: selection, focus, moves: moves[i] ?? [], progress })), [lab.panes, selection, focus, moves, progress]);
+
+  // Arrow keys: left/right through the focused slab's objects, up/down through the slabs in drawing order.
+  const moveSel = useCallback(
+    (dx: number, dy: number, layout?: Layout) => {
+      if (!snap0) return;
+      const slabs = layout ? [...layout.details.map((d) => ({ cacheId: d.cacheId, pfn: d.pfn })), ...layout.thumbs.map((t) => ({ cacheId: t.cacheId, pfn: t.pfn }))] : snap0.caches.flatMap((c) => c.slabs.map((s) => ({ cacheId: c.id, pfn: s.pfn })));
+      const unique = slabs.filter((x, i) => slabs.findIndex((y) => y.cacheId === x.cacheId && y.pfn === x.pfn) === i);
+      if (!unique.length) return;
+      const cur = selection ? hitFocus(snap0, selection) : null;
+      let pos = Math.max(0, unique.findIndex((x) => cur && x.cacheId === cur.cacheId && x.pfn === cur.pfn));
+      if (dy || !cur) {
+        pos = cur ? (pos + dy + unique.length) % unique.length : 0;
+        const to = unique[pos];
+        if (to) setSelection({ kind: 'slab', ...to });
+        return;
+      }
+      const num = snap0.caches.find((c) => c.id === cur.cacheId)?.num ?? 1;
+      const index = selection?.kind === 'object' ? selection.index + dx : dx > 0 ? 0 : num - 1;
+      setSelection(index < 0 || index >= num ? { kind: 'slab', ...cur } : { kind: 'object', ...cur, index });
+    },
+    [snap0, selection],
+  );
+  const shortcuts = useMemo(() => selectionShortcuts(moveSel), [moveSel]);
+
+  // Editing the script: operations go after the current step; later ones are dropped.
+  const own = ownCache(values);
+  const append = (op: ScriptOp) => {
+    const stop = lab.paneStops[0];
+    const keep = stop ? stop.ops : 0;
+    const ran = (first?.script as Script | undefined)?.ops.slice(0, keep) ?? [];
+    // The sandbox world creates one cache: a scenario's steps on other caches cannot come along.
+    const base = scriptProblem({ ops: ran }, values.cpus, 1) === null ? ran : [];
+    lab.setPlaying(() => false);
+    update({ scenario: SANDBOX, ops: scriptToText({ ops: [...base, op] }), step: STEP_END });
+  };
+  const selectedObject = snap0 && selection ? hitObject(snap0, selection) : null;
+
+  // The test hook: the state the canvases draw, once every pane shows the step the URL names.
+  useEffect(() => {
+    if (!lab.ready || !first || shown.length !== lab.panes.length) {
+      window.__slablabSlab = { ...(window.__slablabSlab as SlabTestHook), ready: false };
+      return;
+    }
+    window.__slablabSlab = {
+      ready: true,
+      stop: lab.stepIndex,
+      stops: lab.stops.length,
+      caption: lab.caption,
+      opResults: first.ops.map((o) => o.result),
+      panes: shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, moves[i]?.length ?? 0)),
+    };
+  });
+
+  if (core.status !== 'ready') return null;
+
+  const many = lab.panes.length > 1;
+  const label = (i: number) => (many ? `${lab.panes[i]?.label}: ` : '');
+  const inspectorText = selection ? shown.map((p, i) => label(i) + slabStepView.describe.hit(p.snap, selection, lab.panes[i]?.names ?? null)) : [];
+  const checks = shown.map((p, i) => checkText(p.check) && `${label(i)}${checkText(p.check)}`).filter(Boolean);
+
+  return (
+    <>
+      <StepLabFrame
+        lab={lab}
+        idPrefix="slab"
+        title={embedded ? 'SLAB view' : `SLAB · ${scenarioTitle(values.scenario)}`}
+        embedded={embedded}
+        shortcuts={shortcuts}
+        pickers={<SlabPickers values={values} update={update} />}
+        afterCaption={
+          <>
+            {snap0 && !many && (
+              <p className="lab-figures" data-testid="slab-figures">
+                {figures(snap0)}
+              </p>
+            )}
+            {checks.length > 0 && (
+              <div className="alert alert-error" role="alert" data-testid="slab-check">
+                {checks.join(' ')}
+              </div>
+            )}
+          </>
+        }
+        legend={<SlabLegend />}
+        paneHeads={paneHeads(lab, 'slab', figures)}
+        panes={lab.panes.map((_, i) => {
+          const p = shown[i];
+          const overlay = overlays[i];
+          return p && overlay ? (
+            <ViewCanvas
+              view={slabStepView}
+              snap={p.snap}
+              overlay={overlay}
+              testId="slab-canvas"
+              label={`SLAB state${many ? ` ${lab.panes[i]?.label}` : ''} at step ${lab.stepIndex}: ${shownCaches(p.snap)
+                .map((c) => `${c.name} (${c.mgmt}, ${c.slabs.length} slabs)`)
+                .join(', ')}. The inspector below describes the selection in words.`}
+              onPick={(hit) => setSelection(hit)}
+              onMove={moveSel}
+            />
+          ) : null;
+        })}
+        inspector={
+          <p aria-live="polite" data-testid="inspector">
+            {inspectorText.length ? inspectorText.join(' ') : 'Select an array slot, a slab, an object or a freelist cell: click it, or focus the canvas and use the arrow keys.'}
+          </p>
+        }
+        aside={<SlabOps cpus={values.cpus} size={values.size} cacheName={own.name} selection={selectedObject ? { cache: selectedObject.cacheId, pfn: selectedObject.pfn, index: selectedObject.index } : null} onAppend={append} />}
+        timeline={<LabTimeline lab={lab} words={slabStepView.describe.events} cpus={values.cpus} />}
+      />
+      {!embedded && (
+        <CachesPanel
+          cpus={values.cpus}
+          kernel={values.kernel}
+          onOpen={(c) => {
+            // A name the URL cannot carry (none in sysfs or slabinfo that we know) gets the default, cache-<size>.
+            update({ scenario: 'cache', size: c.size, align: c.align, flags: c.flags, name: CACHE_NAME.test(c.name) ? c.name : '', rules: 'both', step: 0, ops: '' });
+            setSelection(null);
+            window.scrollTo({ top: 0 });
+          }}
+        />
+      )}
+    </>
+  );
+}
