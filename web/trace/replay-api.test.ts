@@ -1,11 +1,12 @@
 // replay-api.test.ts - the trace replay bindings through the Node build of the core: the
 // .slabcap recorded on Linux 6.18 fed in chunks as the worker will feed it, the result
-// document, op records against the accounting, pausing and stepping, a model snapshot, a
-// pointer lookup, a percpu chunk map, the Perfetto export parsed back, and the refusals
-// a user sees for bad files.
+// document, op records against the accounting, pausing and stepping, a model snapshot read
+// by the SLUB view's decoder, a pointer lookup, a percpu chunk map, the Perfetto export
+// parsed back, and the refusals a user sees for bad files.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { decodeSnapshot, ObjState } from '../slub/snapshot';
 import { loadNodeCore } from '../test/node-core';
 import {
   decodeOps,
@@ -85,7 +86,17 @@ describe('replay bindings', () => {
     expect(hit!.cache).toBe(live.cache);
     const snap = s.cacheSnapshot(live.cache);
     expect(snap).not.toBeNull();
-    expect(snap!.byteLength).toBeGreaterThan(64);
+    // The SLUB view's own decoder reads it: the slabs the result counts, each with its own
+    // object count (a fallback slab holds fewer), and the looked-up object allocated there.
+    const d = decodeSnapshot(snap!);
+    const cache = r.caches.find((c) => c.index === live.cache)!;
+    expect(d.nslabs).toBe(cache.slabs_at_end);
+    expect(d.geometry.objects).toBe(cache.geometry!.objs_per_slab);
+    expect(d.slab.objects.reduce((a, n) => a + n, 0)).toBe(d.node.totalObjects);
+    const slab = d.slab.pfn.indexOf(hit!.pfn);
+    expect(slab).toBeGreaterThanOrEqual(0);
+    expect(hit!.index).toBeLessThan(d.slab.objects[slab]!);
+    expect(d.obj.state[d.slab.firstObj[slab]! + hit!.index]).toBe(ObjState.ALLOCATED);
     expect(s.lookup(0x1234n)).toBeNull();
     const large = r.caches.find((c) => !c.modelled);
     if (large) expect(s.cacheSnapshot(large.index)).toBeNull();
