@@ -383,6 +383,16 @@ static void test_event_brackets(void)
         SL_CHECK_EQ(sl_pcpu_alloc(&t.pc, 0, 4, 12, &p), SL_EINVAL);
         drain(&t);
         SL_CHECK(t.n == 3 && t.ev[1].kind == SL_EV_ERROR && t.ev[2].slab == SL_NONE32);
+        /* A CPU the instance does not have is refused before any event (its ring does not exist). */
+        SL_CHECK_EQ(sl_pcpu_alloc(&t.pc, 1, 8, 8, &p), SL_EINVAL);
+        SL_CHECK(p == NULL);
+        SL_REQUIRE(sl_pcpu_alloc(&t.pc, 0, 8, 8, &p) == SL_OK);
+        drain(&t);
+        SL_CHECK_EQ(sl_pcpu_free(&t.pc, 1, p), SL_EINVAL);
+        SL_CHECK_EQ(sl_pcpu_free(&t.pc, 0, p), SL_OK);
+        drain(&t);
+        SL_CHECK(t.n >= 3 && t.ev[0].kind == SL_EV_OP_BEGIN && t.ev[0].arg0 == 2);
+        SL_CHECK_EQ(count(&t, SL_EV_ERROR, SL_NONE32, 0), 0);
         traced_destroy(&t);
     }
 }

@@ -570,6 +570,8 @@ static void balance(sl_pcpu *pc, uint32_t op, unsigned cpu);
 static int pcpu_alloc(sl_pcpu *pc, unsigned cpu, size_t size, size_t align, bool reserved, void **out)
 {
     *out = NULL;
+    if (cpu >= pc->cfg.nr_units)
+        return SL_EINVAL; /* no CPU to report it on */
     uint32_t op = SL_OP_BEGIN(pc->cfg.trace);
     (void)op;
     SL_EVENT(pc->cfg.trace, .op = op, .cpu = (uint16_t)cpu, .kind = SL_EV_OP_BEGIN, .flags = reserved,
@@ -582,7 +584,7 @@ static int pcpu_alloc(sl_pcpu *pc, unsigned cpu, size_t size, size_t align, bool
     int rc = SL_OK, off = 0;
     sl_pcpu_chunk *c = NULL;
     if (pc->cfg.placed || !size || size > SL_PCPU_MAX_ALLOC_SIZE || size > (size_t)pc->unit_size || align > SL_PAGE_SIZE ||
-        (align & (align - 1)) || cpu >= pc->cfg.nr_units) {
+        (align & (align - 1))) {
         rc = SL_EINVAL;
     } else {
         int isize = (int)size, ialign = (int)align;
@@ -711,6 +713,8 @@ int sl_pcpu_free(sl_pcpu *pc, unsigned cpu, void *p)
 {
     if (!p)
         return SL_OK;
+    if (cpu >= pc->cfg.nr_units)
+        return SL_EINVAL; /* no CPU to report it on */
     uint32_t op = SL_OP_BEGIN(pc->cfg.trace);
     unsigned unit = 0;
     lock_as(pc, op, cpu);

@@ -145,8 +145,8 @@ void sl_pcpu_destroy(sl_pcpu *pc);
  * __alloc_percpu: `size` bytes aligned to `align` (a power of two up to the
  * page size; 0 means the minimum) in every unit, zeroed in every unit.
  * `cpu` is the CPU acting (for the trace).  Returns SL_OK and the unit-0
- * address in *out, SL_EINVAL for a bad size or alignment, SL_ENOMEM when no
- * chunk can be created.
+ * address in *out, SL_EINVAL for a bad size, alignment or CPU (a CPU past
+ * nr_units emits no event), SL_ENOMEM when no chunk can be created.
  */
 int sl_pcpu_alloc(sl_pcpu *pc, unsigned cpu, size_t size, size_t align, void **out);
 /*
@@ -157,8 +157,9 @@ int sl_pcpu_alloc(sl_pcpu *pc, unsigned cpu, size_t size, size_t align, void **o
 int sl_pcpu_alloc_reserved(sl_pcpu *pc, unsigned cpu, size_t size, size_t align, void **out);
 /*
  * free_percpu.  Returns SL_OK, SL_EFOREIGN (not inside any chunk),
- * SL_EMISALIGNED (inside a chunk but not the start of an allocation) or
- * SL_EDOUBLEFREE (the start of an area that is free).  NULL is a no-op.
+ * SL_EMISALIGNED (inside a chunk but not the start of an allocation),
+ * SL_EDOUBLEFREE (the start of an area that is free) or SL_EINVAL (a CPU
+ * past nr_units; no event).  NULL is a no-op.
  */
 int sl_pcpu_free(sl_pcpu *pc, unsigned cpu, void *p);
 
