@@ -193,8 +193,8 @@ static void print_table(sl_replay *r, const char *file, unsigned top)
     print_sites(r, top);
     print_chunks(r);
     for (unsigned k = 0; k < s.nkernels; k++)
-        printf("%smodel: kernel %s, %u CPUs, %llu errors%s\n", k ? "" : "\n", s.kernel[k][0] ? s.kernel[k] : "unknown",
-               s.model_cpus, (unsigned long long)s.model_errors[k],
+        printf("%smodel: kernel %s%s, %u CPUs, %llu errors%s\n", k ? "" : "\n", s.kernel[k][0] ? s.kernel[k] : "unknown",
+               s.preempt_rt ? " PREEMPT_RT (SLUB's rt paths)" : "", s.model_cpus, (unsigned long long)s.model_errors[k],
                s.model_errors[k] ? " (--format json lists them with their lines)" : "");
 }
 

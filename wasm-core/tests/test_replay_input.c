@@ -277,10 +277,20 @@ static void tar_link(sl_strbuf *o, const char *name, const char *target)
     sl_strbuf_append(o, h, sizeof h);
 }
 
-static void build_capture(sl_strbuf *o, bool with_trace, bool with_end)
+static const char one_remote_free[] =
+    "a-1 [000] ..... 1.000001: kmem_cache_alloc: call_site=g ptr=200 name=my_alias bytes_req=192 "
+    "bytes_alloc=192 gfp_flags=GFP_KERNEL\n"
+    "a-1 [001] ..... 1.000002: kmem_cache_free: call_site=h ptr=200 name=my_alias"; /* no newline */
+
+/* A .slabcap of one cache (alias my_alias), its uname -v (NULL: none), its trace member (NULL: none). */
+static void build_capture(sl_strbuf *o, const char *uname_v, const char *trace, bool with_end)
 {
-    tar_file(o, "slabcap.meta", "format=slabcap/1\nkernel_release=6.18.44-test\ncpus_possible=2\ncpus_present=2\n"
-                                "percpu_unit_size=1048576\n");
+    char meta[256];
+    snprintf(meta, sizeof meta,
+             "format=slabcap/1\nkernel_release=6.18.44-test\n%s%s%scpus_possible=2\ncpus_present=2\n"
+             "percpu_unit_size=1048576\n",
+             uname_v ? "kernel_version=" : "", uname_v ? uname_v : "", uname_v ? "\n" : "");
+    tar_file(o, "slabcap.meta", meta);
     tar_link(o, "sys/kernel/slab/my_alias", ":0000192");
     static const char *const attrs[][2] = {{"object_size", "192\n"}, {"align", "8\n"},        {"slab_size", "192\n"},
                                            {"order", "0\n"},         {"objs_per_slab", "21\n"}, {"min_partial", "5\n"},
@@ -290,11 +300,8 @@ static void build_capture(sl_strbuf *o, bool with_trace, bool with_end)
         snprintf(name, sizeof name, "sys/kernel/slab/:0000192/%s", attrs[i][0]);
         tar_file(o, name, attrs[i][1]);
     }
-    if (with_trace)
-        tar_file(o, "trace.txt",
-                 "a-1 [000] ..... 1.000001: kmem_cache_alloc: call_site=g ptr=200 name=my_alias bytes_req=192 "
-                 "bytes_alloc=192 gfp_flags=GFP_KERNEL\n"
-                 "a-1 [001] ..... 1.000002: kmem_cache_free: call_site=h ptr=200 name=my_alias"); /* no newline */
+    if (trace)
+        tar_file(o, "trace.txt", trace);
     if (with_end) {
         uint8_t zero[2 * SL_USTAR_BLOCK] = {0};
         sl_strbuf_append(o, zero, sizeof zero);
@@ -304,7 +311,7 @@ static void build_capture(sl_strbuf *o, bool with_trace, bool with_end)
 static void test_slabcap_archive(void)
 {
     sl_strbuf tar = {0};
-    build_capture(&tar, true, true);
+    build_capture(&tar, NULL, one_remote_free, true);
     for (size_t chunk = 0; chunk < 600; chunk += 511) {
         sl_replay_config cfg = {0};
         int rc;
@@ -341,17 +348,72 @@ static void test_slabcap_archive(void)
     sl_strbuf_free(&tar);
     /* No trace member; a trace.dat member. */
     sl_strbuf none = {0};
-    build_capture(&none, false, true);
+    build_capture(&none, NULL, NULL, true);
     expect_refusal(none.data, none.len, "has no trace.txt member");
     sl_strbuf_free(&none);
     sl_strbuf dat = {0};
-    build_capture(&dat, false, false);
+    build_capture(&dat, NULL, NULL, false);
     tar_file(&dat, "trace.dat", "\x17\x08\x44tracing6");
     expect_refusal(dat.data, dat.len, "run `trace-cmd report` on it first");
     sl_strbuf_free(&dat);
 }
 
 /* ---- what is not a trace ----------------------------------------------- */
+
+/*
+ * The capture's uname -v picks the SLUB fast paths: PREEMPT_RT replays
+ * every allocation through ___slab_alloc under local_lock (no allocation
+ * fast path), a preemptible kernel the lockless paths (the second
+ * allocation from the CPU slab is fast); frees into the CPU slab are fast
+ * in both.  A kernel without CONFIG_PREEMPTION steps tids by 1.
+ */
+static void test_preemption_from_the_capture(void)
+{
+    static const char two_allocs[] =
+        "a-1 [000] ..... 1.000001: kmem_cache_alloc: call_site=g ptr=200 name=my_alias bytes_req=192 bytes_alloc=192 "
+        "gfp_flags=GFP_KERNEL\n"
+        "a-1 [000] ..... 1.000002: kmem_cache_alloc: call_site=g ptr=2c0 name=my_alias bytes_req=192 bytes_alloc=192 "
+        "gfp_flags=GFP_KERNEL\n"
+        "a-1 [000] ..... 1.000003: kmem_cache_free: call_site=h ptr=2c0 name=my_alias\n"
+        "a-1 [000] ..... 1.000004: kmem_cache_free: call_site=h ptr=200 name=my_alias\n";
+    static const struct {
+        const char *uname_v, *preemption;
+        double alloc_fast;
+    } cases[] = {
+        {"#1 SMP PREEMPT_RT Tue Jan  6 10:00:00 UTC 2026", "rt", 0.0},
+        {"#1 SMP PREEMPT_DYNAMIC @0", "preempt", 0.5},
+        {"#1 SMP Tue Jan  6 10:00:00 UTC 2026", "none", 0.5},
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sl_strbuf tar = {0};
+        build_capture(&tar, cases[i].uname_v, two_allocs, true);
+        sl_replay_config cfg = {0};
+        int rc;
+        sl_replay *r = replay_chunks(tar.data, tar.len, &cfg, 0, &rc);
+        SL_CHECK_EQ(rc, SL_OK);
+        jl *j = replay_tree(r);
+        SL_REQUIRE(j);
+        SL_CHECK(jl_str(j, "capture.preemption") && !strcmp(jl_str(j, "capture.preemption"), cases[i].preemption));
+        bool rt = !strcmp(cases[i].preemption, "rt");
+        const char *rules = jl_str(j, "model.rules.slub");
+        SL_CHECK(rules && (strstr(rules, "PREEMPT_RT") != NULL) == rt);
+        sl_replay_summary sum;
+        sl_replay_summary_get(r, &sum);
+        SL_CHECK_EQ(sum.preempt_rt, rt);
+        const jl *c = json_cache(j, "my_alias");
+        SL_REQUIRE(c);
+        SL_CHECK(jl_num(c, "alloc_fastpath_share") == cases[i].alloc_fast);
+        SL_CHECK(jl_num(c, "free_fastpath_share") == 1.0);
+        /* TID_STEP: 1 without CONFIG_PREEMPTION, else the CPUs rounded up to a power of two. */
+        const sl_slub_cache *s = sl_replay_model_cache(r, (unsigned)jl_num(c, "index"), 0);
+        SL_REQUIRE(s);
+        SL_CHECK_EQ(sl_slub_cache_tid_step(s), !strcmp(cases[i].preemption, "none") ? 1u : 2u);
+        SL_CHECK_EQ(jl_num(j, "model.errors"), 0);
+        jl_free(j);
+        sl_replay_destroy(r);
+        sl_strbuf_free(&tar);
+    }
+}
 
 static void test_refusals(void)
 {
@@ -466,6 +528,7 @@ int main(void)
     SL_RUN(test_gzip_truncations_and_corruptions);
     SL_RUN(test_gzip_dynamic_fixture_any_chunking);
     SL_RUN(test_slabcap_archive);
+    SL_RUN(test_preemption_from_the_capture);
     SL_RUN(test_refusals);
     SL_RUN(test_pause_resume_matches_one_run);
     return sl_check_summary();

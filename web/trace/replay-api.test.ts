@@ -52,6 +52,7 @@ describe('replay bindings', () => {
     expect(r.model.errors).toBe(0);
     expect(r.model.kernel).toBe('6.18');
     expect(r.capture?.cpus_possible).toBe(2);
+    expect(r.capture?.preemption).toBe('preempt'); // uname -v: #1 SMP PREEMPT_DYNAMIC
     expect(r.events.lines).toBe(r.events.parsed + r.events.skipped);
     const ops: ReplayOp[] = batches.flatMap((b) => decodeOps(b, s.layout));
     const count = (k: number) => ops.filter((o) => o.kind === k).length;

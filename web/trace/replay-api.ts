@@ -181,7 +181,14 @@ export interface ReplayResult {
   error: string | null;
   warnings: string[];
   input: { bytes: number; gzip: boolean; archive: boolean; text_bytes: number; members_skipped: number };
-  capture: { kernel_release: string | null; cpus_possible: number; cpus_present: number; percpu_unit_size: number; sysfs_caches: number } | null;
+  capture: {
+    kernel_release: string | null;
+    preemption: 'none' | 'preempt' | 'rt' | null;
+    cpus_possible: number;
+    cpus_present: number;
+    percpu_unit_size: number;
+    sysfs_caches: number;
+  } | null;
   events: {
     lines: number;
     parsed: number;

@@ -398,6 +398,9 @@ static void meta_line(sl_replay *r, const char *key, const char *val)
     unsigned long v = strtoul(val, NULL, 10);
     if (!strcmp(key, "kernel_release"))
         snprintf(r->release, sizeof r->release, "%s", val);
+    else if (!strcmp(key, "kernel_version"))
+        r->preemption = strstr(val, "PREEMPT_RT") ? SLI_PREEMPT_RT : strstr(val, "PREEMPT") ? SLI_PREEMPT_FULL
+                                                                                           : SLI_PREEMPT_NONE;
     else if (!strcmp(key, "cpus_possible"))
         r->cpus_possible = v <= SLI_MAX_TRACE_CPUS ? (unsigned)v : 0;
     else if (!strcmp(key, "cpus_present"))

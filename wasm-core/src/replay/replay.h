@@ -233,6 +233,7 @@ typedef struct sl_replay_summary {
     uint64_t matched, live_at_end, freed_unknown, null_frees, untraced_frees;
     uint64_t model_errors[SL_REPLAY_MAX_KERNELS];
     unsigned nkernels, model_cpus, nwarnings;
+    bool preempt_rt;           /* the capture's kernel is PREEMPT_RT: SLUB replays on its rt paths */
     const char *warnings[4];
     char kernel[SL_REPLAY_MAX_KERNELS][8]; /* "6.18", or "" when unknown */
 } sl_replay_summary;

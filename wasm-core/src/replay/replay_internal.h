@@ -349,6 +349,7 @@ struct sl_replay {
 
     /* The capture's metadata. */
     char release[128];
+    uint8_t preemption;         /* SLI_PREEMPT_*, from kernel_version (uname -v) */
     unsigned cpus_possible, cpus_present, cpus_hint;
     uint64_t pcpu_unit_size;
     sli_sysfs sysfs;
@@ -401,8 +402,15 @@ struct sl_replay {
     uint64_t page_alloc_by_order[11], page_free_by_order[11];
 };
 
+/*
+ * The preemption model uname -v names (scripts/mkcompile_h, 5.18+ also
+ * init/Makefile: "PREEMPT_RT", else "PREEMPT_DYNAMIC" or "PREEMPT" for
+ * CONFIG_PREEMPT_BUILD, else nothing).  The SLUB model follows it: rt's
+ * local_lock paths, and TID_STEP 1 without CONFIG_PREEMPTION.
+ */
+enum { SLI_PREEMPT_UNKNOWN = 0, SLI_PREEMPT_NONE, SLI_PREEMPT_FULL, SLI_PREEMPT_RT };
+
 /* report.c */
-const char *sli_slub_rules(void);
 const char *sli_pcpu_rules(sl_kernel_version v);
 /* slabinfo.c */
 void sli_slabinfo_attr(sl_slabinfo_cache *c, const char *attr, const char *value);

@@ -202,6 +202,7 @@ void sl_replay_summary_get(const sl_replay *r, sl_replay_summary *s)
     s->other_events = r->other_events;
     s->bad_lines = r->bad;
     s->lost_events = r->lost_events;
+    s->preempt_rt = r->preemption == SLI_PREEMPT_RT;
     s->matched = r->matched;
     s->live_at_end = r->objs.count;
     s->freed_unknown = r->freed_unknown;
@@ -272,10 +273,15 @@ unsigned *sl_replay_order(const sl_replay *r, int what)
     return what == SL_REPLAY_ORDER_SITES ? sorted(r->nsites, by_bytes_desc, r) : sorted(r->ncaches, by_allocs_desc, r);
 }
 
-const char *sli_slub_rules(void)
+/* model.rules.slub: the one rule set, with the capture's fast paths. */
+static void slub_rules(const sl_replay *r, char *out, size_t n)
 {
-    return "Linux 6.8-6.17 SLUB: per-CPU slabs and partial lists, lockless fast paths, no sheaves (6.18's opt-in "
-           "sheaves and 7.0's are not modelled). The SLUB model has one rule set: every kernel version replays with it.";
+    snprintf(out, n,
+             "Linux 6.8-6.17 SLUB: per-CPU slabs and partial lists, %s, no sheaves (6.18's opt-in sheaves and 7.0's "
+             "are not modelled). The SLUB model has one rule set: every kernel version replays with it.",
+             r->preemption == SLI_PREEMPT_RT ? "PREEMPT_RT as the capture's uname -v says (every allocation through "
+                                               "___slab_alloc and every free under the CPU's local_lock)"
+                                             : "lockless fast paths");
 }
 
 const char *sli_pcpu_rules(sl_kernel_version v)
@@ -298,7 +304,9 @@ static void json_model(sl_strbuf *b, const sl_replay *r, unsigned k)
     sl_strbuf_printf(b, "\"kernel_source\": \"%s\", ",
                      r->kernel_source == 2 ? "option" : r->kernel_source == 1 ? "capture" : "unknown");
     sl_strbuf_printf(b, "\"kernel_switch\": false, \"rules\": {");
-    json_key_str(b, "slub", sli_slub_rules());
+    char rules[400];
+    slub_rules(r, rules, sizeof rules);
+    json_key_str(b, "slub", rules);
     sl_strbuf_printf(b, ", ");
     json_key_str(b, "percpu", sli_pcpu_rules(m->kv));
     sl_strbuf_printf(b, ", ");
@@ -478,6 +486,9 @@ int sl_replay_json(sl_replay *r, sl_strbuf *out, const char *extra)
     if (r->saw_meta) {
         sl_strbuf_printf(b, "{");
         json_key_str(b, "kernel_release", r->release[0] ? r->release : NULL);
+        static const char *const preemption[] = {NULL, "none", "preempt", "rt"};
+        sl_strbuf_printf(b, ", ");
+        json_key_str(b, "preemption", preemption[r->preemption]);
         sl_strbuf_printf(b, ", \"cpus_possible\": %u, \"cpus_present\": %u, \"percpu_unit_size\": %llu, "
                             "\"sysfs_caches\": %u}",
                          r->cpus_possible, r->cpus_present, (unsigned long long)r->pcpu_unit_size, r->sysfs.ncaches);

@@ -19,7 +19,9 @@
  * sysfs (the same attributes `slablab geometry` reads), or computed: kmalloc
  * caches as create_kmalloc_caches does (align = the largest power of two
  * dividing the size), others from bytes_req (the object size) and
- * bytes_alloc (the slot).  The model's CPUs are the trace's CPUs, so a free
+ * bytes_alloc (the slot).  The fast paths are the lockless ones, or
+ * PREEMPT_RT's local_lock paths when the capture's uname -v says
+ * PREEMPT_RT.  The model's CPUs are the trace's CPUs, so a free
  * on another CPU than the one whose slab holds the object takes the
  * model's remote path (__slab_free), as it would in the kernel.
  *
@@ -183,11 +185,12 @@ static bool ensure_model(sl_replay *r, sli_cache *c, uint16_t ci, unsigned k, co
         .object_size = kc.object_size,
         .align = kc.align,
         .flags = kc.flags,
-        .fastpath = SL_SLUB_FP_CMPXCHG,
+        .fastpath = r->preemption == SLI_PREEMPT_RT ? SL_SLUB_FP_RT : SL_SLUB_FP_CMPXCHG,
         .bulk_free = SL_SLUB_BULK_DETACHED,
         .track = r->cfg.track,
         .seed = 1,
         .id = ci,
+        .kernel = {.no_preempt = r->preemption == SLI_PREEMPT_NONE},
     };
     int rc = sl_slub_cache_create(&md->zone, NULL, r->model_cpus, &cfg, &m->s);
     if (rc != SL_OK) {
