@@ -254,7 +254,12 @@ static void model_fields(sli_cache *c, void *obj, sl_replay_op *op)
         sl_slub_object_index(s, obj, &op->obj_pfn, &op->obj_index);
 }
 
-/* After a model operation: the longest node partial list seen. */
+/*
+ * After a model operation that took a slow path: the longest node partial
+ * list seen.  Only the slow paths (___slab_alloc, __slab_free) touch the
+ * node list, and sl_slub_node_info_get walks it (count_partial), so the
+ * fast paths skip this.
+ */
 static void track_partial(sli_cache *c, unsigned k)
 {
     sl_slub_node_info ni;
@@ -270,10 +275,8 @@ static void model_free(sl_replay *r, sli_cache *c, const sli_obj *o, unsigned mc
         sl_slub_cache *s = c->m[k].s;
         if (!s || !o->model[k])
             continue;
-        uint64_t slow = k == 0 && r->cfg.on_op ? sl_slub_stat_get(s, (int)mcpu, SL_SLUB_FREE_SLOWPATH) : 0;
-        sl_slub_node_info before;
-        if (k == 0 && r->cfg.on_op)
-            sl_slub_node_info_get(s, &before);
+        uint64_t slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_FREE_SLOWPATH);
+        uint64_t slabs_freed = k == 0 && r->cfg.on_op ? sl_slub_stat_get(s, -1, SL_SLUB_FREE_SLAB) : 0;
         int rc = sl_slub_free(s, mcpu, o->model[k]);
         if (rc != SL_OK) {
             sli_model_error(r, k, "%s: the model refused the free (allocated at line %u): %s", c->name, o->line,
@@ -281,13 +284,13 @@ static void model_free(sl_replay *r, sli_cache *c, const sli_obj *o, unsigned mc
             *flags |= SL_REPLAY_F_MODEL_ERROR;
             continue;
         }
-        track_partial(c, k);
+        bool took_slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_FREE_SLOWPATH) != slow;
+        if (took_slow)
+            track_partial(c, k);
         if (k == 0 && r->cfg.on_op) {
-            sl_slub_node_info after;
-            sl_slub_node_info_get(s, &after);
-            if (sl_slub_stat_get(s, (int)mcpu, SL_SLUB_FREE_SLOWPATH) != slow)
+            if (took_slow)
                 *flags |= SL_REPLAY_F_SLOWPATH;
-            if (after.nr_slabs < before.nr_slabs)
+            if (sl_slub_stat_get(s, -1, SL_SLUB_FREE_SLAB) != slabs_freed)
                 *flags |= SL_REPLAY_F_SLAB_FREED;
         }
     }
@@ -343,7 +346,7 @@ static void slub_alloc(sl_replay *r, const sli_event *ev)
         if (!ensure_model(r, c, ci, k, ev))
             continue;
         sl_slub_cache *s = c->m[k].s;
-        uint64_t slow = k == 0 && r->cfg.on_op ? sl_slub_stat_get(s, (int)mcpu, SL_SLUB_ALLOC_SLOWPATH) : 0;
+        uint64_t slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_ALLOC_SLOWPATH);
         uint64_t slabs = k == 0 && r->cfg.on_op ? sl_slub_stat_get(s, -1, SL_SLUB_ALLOC_SLAB) : 0;
         int rc = sl_slub_alloc(s, mcpu, &o->model[k]);
         if (rc != SL_OK) {
@@ -353,9 +356,11 @@ static void slub_alloc(sl_replay *r, const sli_event *ev)
                             rc == SL_ENOMEM ? " (its page zone is full: raise --zone-mb)" : "");
             continue;
         }
-        track_partial(c, k);
+        bool took_slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_ALLOC_SLOWPATH) != slow;
+        if (took_slow)
+            track_partial(c, k);
         if (k == 0 && r->cfg.on_op) {
-            if (sl_slub_stat_get(s, (int)mcpu, SL_SLUB_ALLOC_SLOWPATH) != slow)
+            if (took_slow)
                 flags |= SL_REPLAY_F_SLOWPATH;
             if (sl_slub_stat_get(s, -1, SL_SLUB_ALLOC_SLAB) != slabs)
                 flags |= SL_REPLAY_F_NEW_SLAB;
