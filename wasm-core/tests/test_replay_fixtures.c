@@ -499,6 +499,47 @@ static void test_remote_free_takes_the_slow_path(void)
     sl_replay_destroy(r);
 }
 
+/* The longest node partial list of each cache, seen through every operation's record. */
+typedef struct partial_peaks {
+    uint32_t max[1024];
+} partial_peaks;
+
+static void note_partial(void *user, const sl_replay_op *op)
+{
+    partial_peaks *p = user;
+    if ((op->kind == SL_REPLAY_OP_ALLOC || op->kind == SL_REPLAY_OP_FREE) && op->cache < 1024 &&
+        op->partial > p->max[op->cache])
+        p->max[op->cache] = op->partial;
+}
+
+/*
+ * max_partial samples the node partial list only after a slow path (the
+ * fast paths never touch it): the records of every operation, which read
+ * it after each one, find the same peaks on the 6.18 capture.
+ */
+static void test_longest_partial_list(void)
+{
+    size_t len;
+    uint8_t *data = read_fixture("capture-6.18.slabcap.gz", &len);
+    SL_REQUIRE(data);
+    static partial_peaks peaks;
+    memset(&peaks, 0, sizeof peaks);
+    sl_replay_config cfg = {.on_op = note_partial, .user = &peaks};
+    int rc;
+    sl_replay *r = replay_chunks(data, len, &cfg, 1 << 16, &rc);
+    SL_REQUIRE(rc == SL_OK);
+    unsigned with_partial = 0;
+    for (unsigned i = 0; i < sl_replay_cache_count(r) && i < 1024; i++) {
+        sl_replay_cache_info ci;
+        SL_REQUIRE(sl_replay_cache_info_get(r, i, 0, &ci) == SL_OK);
+        SL_CHECK_EQ(ci.max_partial, peaks.max[i]);
+        with_partial += ci.max_partial > 0;
+    }
+    SL_CHECK(with_partial > 0);
+    sl_replay_destroy(r);
+    free(data);
+}
+
 static void test_untraced_frees_and_unknown_frees(void)
 {
     const char *t = "a-1 [000] ..... 1.0: kmalloc: call_site=f ptr=7 bytes_alloc=32 gfp_flags=GFP_KERNEL\n"
@@ -586,6 +627,7 @@ int main(void)
     SL_RUN(test_percpu_chunk_fixture);
     SL_RUN(test_kmalloc_cache_names);
     SL_RUN(test_remote_free_takes_the_slow_path);
+    SL_RUN(test_longest_partial_list);
     SL_RUN(test_untraced_frees_and_unknown_frees);
     SL_RUN(test_model_errors_name_their_line);
     return sl_check_summary();
