@@ -583,8 +583,8 @@ static int pcpu_alloc(sl_pcpu *pc, unsigned cpu, size_t size, size_t align, bool
     size = (size + min - 1) & ~(min - 1);
     int rc = SL_OK, off = 0;
     sl_pcpu_chunk *c = NULL;
-    if (pc->cfg.placed || !size || size > SL_PCPU_MAX_ALLOC_SIZE || size > (size_t)pc->unit_size || align > SL_PAGE_SIZE ||
-        (align & (align - 1))) {
+    if (pc->cfg.placed || !size || size > SL_PCPU_MAX_ALLOC_SIZE || size > (size_t)pc->unit_size ||
+        align > SL_PAGE_SIZE || (align & (align - 1))) {
         rc = SL_EINVAL;
     } else {
         int isize = (int)size, ialign = (int)align;
@@ -805,7 +805,11 @@ int sl_pcpu_chunk_add(sl_pcpu *pc, uint32_t *chunk_id)
     return c ? SL_OK : SL_ENOMEM;
 }
 
-/* Takes [off, off + size) of chunk chunk_id as pcpu_alloc_area would; under lock.  SL_OK, SL_EBUSY or SL_EINVAL. */
+/*
+ * Takes [off, off + size) of chunk chunk_id through pcpu_alloc_area; under
+ * lock.  SL_OK, SL_EBUSY, SL_EINVAL, or SL_ECORRUPT if the allocator would
+ * not take a free run (a model bug).
+ */
 static int place_area(sl_pcpu *pc, uint32_t chunk_id, int off, int size, sl_pcpu_chunk **chunk)
 {
     sl_pcpu_chunk *c = *chunk = chunk_by_id(pc, chunk_id);
@@ -831,8 +835,8 @@ int sl_pcpu_alloc_at(sl_pcpu *pc, unsigned cpu, uint32_t chunk_id, size_t off, s
              .arg0 = OP_ALLOC, .arg1 = (uint32_t)size, .arg2 = SL_PCPU_MIN_ALLOC_SIZE);
     sl_pcpu_chunk *c = NULL;
     int rc = SL_EINVAL;
-    if (pc->cfg.placed && size &&
-        size <= (size_t)pc->unit_size && off <= (size_t)pc->unit_size - size && off % SL_PCPU_MIN_ALLOC_SIZE == 0) {
+    if (pc->cfg.placed && size && size <= (size_t)pc->unit_size && off <= (size_t)pc->unit_size - size &&
+        off % SL_PCPU_MIN_ALLOC_SIZE == 0) {
         sl_spin_lock(&pc->alloc_mutex);
         lock_as(pc, op, cpu);
         rc = place_area(pc, chunk_id, (int)off, (int)size, &c);
