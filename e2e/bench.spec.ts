@@ -1,7 +1,7 @@
 // The Benchmarks page: a short run of the fastpath, bulk and kmalloc experiments
-// completes in the WebAssembly build with every point measured, a native
-// result loads beside it, Cancel stops a run, and a wrong file is refused
-// with a message.
+// (percpu's has its own test in percpu.spec.ts) completes in the WebAssembly
+// build with every point measured, a native result loads beside it, Cancel
+// stops a run, and a wrong file is refused with a message.
 import { expect, test } from '@playwright/test';
 import { ISOLATED_URL } from './servers';
 
@@ -11,6 +11,7 @@ test('a short benchmark run completes, with a native result side by side', async
   await expect(page.getByTestId('core-mode')).toContainText('threads');
   await page.getByLabel(/Native result/).setInputFiles('e2e/bench-native.fixture.json');
   await expect(page.getByTestId('bench-native')).toContainText('native points');
+  await page.getByRole('checkbox', { name: /^percpu/ }).uncheck();
   await page.getByRole('button', { name: 'Short run' }).click();
   await expect(page.getByTestId('bench-status')).toHaveText('Finished.', { timeout: 100_000 });
   const h = await page.evaluate(() => window.__slablabBench);
@@ -24,6 +25,7 @@ test('a short benchmark run completes, with a native result side by side', async
     [32, 256, 4096].flatMap((r) => ['slab-after:alloc', 'slab-after:free', 'slab-before:alloc', 'slab-before:free'].map((v) => `${r} ${v}`)).sort(),
   );
   for (const p of h?.points ?? []) expect(p.ns).toBeGreaterThan(0);
+  expect(h?.percpu).toEqual([]);
   await expect(page.getByTestId('bench-table')).toContainText('detached');
   await expect(page.getByTestId('bench-table').locator('tr', { hasText: '4096 B' }).filter({ hasText: 'slab-after:alloc' })).not.toContainText('–');
   // The native column is filled where the native result has the same row.

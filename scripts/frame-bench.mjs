@@ -16,20 +16,9 @@
 // p95 under 16.7 ms (60 Hz).  A benchmark, not a test: it prints figures.
 // By default the page paces the CPU workers when there are more simulated CPUs
 // than host cores (FreeRunView); --full-speed measures them unpaced.
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { chromium } from '@playwright/test';
+import { launchChromium, ms2 as f, numberArg, pct, servePreview } from './browser-bench.mjs';
 
-function arg(name, dflt) {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return dflt;
-  const v = Number(process.argv[i + 1]);
-  if (!Number.isFinite(v) || v <= 0) {
-    console.error(`frame-bench: --${name} needs a positive number, got ${process.argv[i + 1]}`);
-    process.exit(2);
-  }
-  return v;
-}
+const arg = (name, dflt) => numberArg('frame-bench', name, dflt);
 const seconds = arg('seconds', 8);
 const cpus = arg('cpus', 8);
 const slabs = arg('slabs', 512);
@@ -42,42 +31,9 @@ if (!Number.isInteger(rate) || rate < 0 || rate > 1_000_000) {
   process.exit(2);
 }
 
-if (!existsSync('dist/index.html')) {
-  console.error('frame-bench: dist/ is missing: run `npx vite build` first');
-  process.exit(2);
-}
+const stopServer = await servePreview('frame-bench', port);
 
-// vite itself, not through npx: killing npx would leave its vite child serving the port.
-const server = spawn(process.execPath, ['node_modules/vite/bin/vite.js', 'preview', '--port', String(port), '--strictPort'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const stopServer = () => server.kill('SIGTERM');
-process.on('exit', stopServer);
-for (const sig of ['SIGINT', 'SIGTERM'])
-  process.on(sig, () => {
-    stopServer();
-    process.exit(130);
-  });
-await new Promise((resolve, reject) => {
-  const t = setTimeout(() => reject(new Error('vite preview did not start within 30 s')), 30_000);
-  server.stdout.on('data', (d) => {
-    if (String(d).includes(String(port))) {
-      clearTimeout(t);
-      resolve();
-    }
-  });
-  server.on('exit', (code) => reject(new Error(`vite preview exited with ${code}`)));
-});
-
-const pct = (xs, p) => {
-  if (!xs.length) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
-const f = (x) => x.toFixed(2);
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   // Unpaced workers can starve the page entirely on a small host: fail rather than wait forever.

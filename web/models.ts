@@ -2,7 +2,8 @@
 // (web/<id>/worker.ts; the views themselves are listed in web/views.ts).
 // Only the worker's entry point imports this list.
 import type { ModelAdapter } from './lab/model';
+import { percpuModel } from './percpu/worker';
 import { slabModel } from './slab/worker';
 import { slubModel } from './slub/worker';
 
-export const MODELS: readonly ModelAdapter[] = [slubModel, slabModel];
+export const MODELS: readonly ModelAdapter[] = [slubModel, slabModel, percpuModel];

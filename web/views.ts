@@ -2,8 +2,9 @@
 // index.ts).  Their order is the Lab's buttons' order; a view that runs a
 // model also has a line in web/models.ts, for the bridge worker.
 import type { LabViewEntry } from './lab/view';
+import { percpuView } from './percpu';
 import { selftestView } from './selftest';
 import { slabView } from './slab';
 import { slubFreeRun, slubView } from './slub';
 
-export const VIEWS: readonly LabViewEntry[] = [slubView, slubFreeRun, selftestView, slabView];
+export const VIEWS: readonly LabViewEntry[] = [slubView, slubFreeRun, selftestView, slabView, percpuView];

@@ -110,6 +110,48 @@ SL_EXPORT int sl_api_pcpu_free(sl_api_pcpu_world *w, uint32_t cpu, uint32_t chun
     return sl_pcpu_free(&w->pc, cpu, area(w, chunk, offset));
 }
 
+/*
+ * One step of the lab's script (web/percpu/worker.ts) as ONE top-level
+ * operation, however many areas it allocates or frees: step_begin emits
+ * OP_BEGIN as cpu (arg0 = SL_API_PCPU_STEP_OPCODE + kind, kind 0 allocations
+ * or 1 frees; arg1 = areas; arg2 = the size asked for, 0 for frees) and
+ * returns the step's operation number; the step's sl_api_pcpu_alloc /
+ * sl_api_pcpu_free calls follow, each an operation of its own nested inside,
+ * with all its events; step_end emits OP_END (arg1 = the step's result,
+ * arg2 = the nanoseconds its calls took, as the caller measured them).  So
+ * the lab counts one stop per step, and a replay of the same steps on a
+ * fresh world hands out the same operation numbers.  Without a trace,
+ * nothing is recorded and step_begin returns 0; a bad kind or CPU is refused
+ * (SL_NONE32, nothing recorded).
+ */
+#define SL_API_PCPU_STEP_OPCODE 16u
+
+static bool step_ok(sl_api_pcpu_world *w, uint32_t cpu, uint32_t kind)
+{
+    return w && w->trace.rings && cpu < w->pc.cfg.nr_units && kind <= 1;
+}
+
+SL_EXPORT uint32_t sl_api_pcpu_step_begin(sl_api_pcpu_world *w, uint32_t cpu, uint32_t kind, uint32_t areas,
+                                          uint32_t size)
+{
+    if (!w || !w->trace.rings)
+        return 0;
+    if (!step_ok(w, cpu, kind))
+        return SL_NONE32;
+    uint32_t op = SL_OP_BEGIN(&w->trace);
+    SL_EVENT(&w->trace, .op = op, .cpu = (uint16_t)cpu, .kind = SL_EV_OP_BEGIN, .arg0 = SL_API_PCPU_STEP_OPCODE + kind,
+             .arg1 = areas, .arg2 = size);
+    return op;
+}
+
+SL_EXPORT void sl_api_pcpu_step_end(sl_api_pcpu_world *w, uint32_t cpu, uint32_t op, uint32_t kind, int32_t result,
+                                    uint32_t ns)
+{
+    if (step_ok(w, cpu, kind))
+        SL_EVENT(&w->trace, .op = op, .cpu = (uint16_t)cpu, .kind = SL_EV_OP_END, .arg0 = SL_API_PCPU_STEP_OPCODE + kind,
+                 .arg1 = (uint32_t)result, .arg2 = ns);
+}
+
 /* A 64-bit counter at (chunk, offset) lies inside its chunk's units: NULL if not. */
 static void *counter(sl_api_pcpu_world *w, uint32_t chunk, uint32_t offset)
 {

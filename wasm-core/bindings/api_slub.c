@@ -59,6 +59,7 @@ typedef struct sl_api_slub_world {
     unsigned claims[SL_SLUB_MAX_CPUS];        /* nested claims: the actor's only */
     sl_page **pinned;                         /* pages held to make the zone run short (fragment) */
     uint32_t npinned;
+    sl_slub_sheaf *sheaf_slots[SL_SCHED_SHEAF_SLOTS]; /* prefilled sheaves out with the page (or a script) */
 } sl_api_slub_world;
 
 static int last_error;
@@ -90,20 +91,54 @@ static bool read_kernel(const uint32_t *k, sl_slub_kernel *out)
     return true;
 }
 
+/* A kernel version as the bridge passes it: major * 256 + minor, 0 for the default. */
+static sl_slub_kversion version_of(uint32_t v) { return (sl_slub_kversion){(uint8_t)(v >> 8), (uint8_t)v}; }
+static bool version_ok(uint32_t v) { return v == 0 || (v <= 0xffff && sl_slub_kversion_known(version_of(v))); }
+
 /*
- * A world for ncpus CPUs with one cache; `kernel` (may be 0) names the
- * kernel's boot parameters and options (read_kernel).
+ * The version and sheaves of a world's cache as VERSION_WORDS u32: kernel
+ * version (major * 256 + minor, 0: the default 6.17), sheaf_capacity (6.18:
+ * the opt-in; 7.0: a floor), 1 to take sheaf_capacity as it is in 7.0 too
+ * (small sheaves to watch), 1 for a cache created before
+ * bootstrap_cache_sheaves (7.0), max_sheaves (0: no limit).  NULL: all 0.
  */
-SL_EXPORT sl_api_slub_world *sl_api_slub_world_create(uint32_t arena_bytes, uint32_t ncpus, uint32_t object_size,
-                                                      uint32_t align, uint32_t flags, uint32_t fastpath,
-                                                      uint32_t bulk_free, uint32_t track, uint32_t seed,
-                                                      const uint32_t *kernel)
+enum { VERSION_WORDS = 5 };
+static bool read_version(const uint32_t *v, sl_slub_config *cfg)
+{
+    if (!v)
+        return true;
+    if (!version_ok(v[0]) || v[1] > 0xffff || v[2] > 1 || v[3] > 1 || v[4] > 0xffff)
+        return false;
+    cfg->kernel.version = version_of(v[0]);
+    cfg->sheaf_capacity = (uint16_t)v[1];
+    cfg->sheaf_capacity_exact = (uint8_t)v[2];
+    cfg->early_boot = (uint8_t)v[3];
+    cfg->max_sheaves = (uint16_t)v[4];
+    return true;
+}
+
+/*
+ * A world for ncpus CPUs with one cache in a kernel version with its
+ * sheaves: `kernel` (may be 0) names the kernel's boot parameters and
+ * options (read_kernel), `version` (may be 0) as read_version.  A bad
+ * combination (a CPU-slab variant in 7.0, early boot before 7.0, an unknown
+ * version) fails with last_error() SL_EINVAL.
+ */
+SL_EXPORT sl_api_slub_world *sl_api_slub_world_create_version(uint32_t arena_bytes, uint32_t ncpus,
+                                                              uint32_t object_size, uint32_t align, uint32_t flags,
+                                                              uint32_t fastpath, uint32_t bulk_free, uint32_t track,
+                                                              uint32_t seed, const uint32_t *kernel,
+                                                              const uint32_t *version)
 {
     last_error = SL_EINVAL;
     sl_slub_kernel k;
+    sl_slub_config cfg = {.object_size = object_size, .align = align, .flags = flags, .fastpath = (uint8_t)fastpath,
+                          .bulk_free = (uint8_t)bulk_free, .track = (uint8_t)(track != 0), .seed = seed, .id = 1};
     if (ncpus < 1 || ncpus > SL_SLUB_MAX_CPUS || arena_bytes < SL_PAGE_SIZE || fastpath >= SL_SLUB_NR_FASTPATHS ||
-        bulk_free > SL_SLUB_BULK_GENERIC || !read_kernel(kernel, &k))
+        bulk_free > SL_SLUB_BULK_GENERIC || !read_kernel(kernel, &k) || !read_version(version, &cfg))
         return NULL;
+    k.version = cfg.kernel.version;
+    cfg.kernel = k;
     sl_api_slub_world *w = calloc(1, sizeof *w);
     if (!w) {
         last_error = SL_ENOMEM;
@@ -113,12 +148,8 @@ SL_EXPORT sl_api_slub_world *sl_api_slub_world_create(uint32_t arena_bytes, uint
     int rc = sl_trace_init(&w->trace, ncpus, 1u << 15);
     if (rc == SL_OK)
         rc = sl_page_zone_init(&w->zone, arena_bytes, &w->trace);
-    if (rc == SL_OK) {
-        sl_slub_config cfg = {.object_size = object_size, .align = align, .flags = flags,
-                              .fastpath = (uint8_t)fastpath, .bulk_free = (uint8_t)bulk_free,
-                              .track = (uint8_t)(track != 0), .seed = seed, .id = 1, .kernel = k};
+    if (rc == SL_OK)
         rc = sl_slub_cache_create(&w->zone, &w->trace, ncpus, &cfg, &w->cache);
-    }
     if (rc == SL_OK && !(w->rings = calloc((size_t)ncpus * ncpus, sizeof(wl_ring))))
         rc = SL_ENOMEM;
     if (rc != SL_OK) {
@@ -134,6 +165,16 @@ SL_EXPORT sl_api_slub_world *sl_api_slub_world_create(uint32_t arena_bytes, uint
     }
     last_error = SL_OK;
     return w;
+}
+
+/* The same in the default version (6.17). */
+SL_EXPORT sl_api_slub_world *sl_api_slub_world_create(uint32_t arena_bytes, uint32_t ncpus, uint32_t object_size,
+                                                      uint32_t align, uint32_t flags, uint32_t fastpath,
+                                                      uint32_t bulk_free, uint32_t track, uint32_t seed,
+                                                      const uint32_t *kernel)
+{
+    return sl_api_slub_world_create_version(arena_bytes, ncpus, object_size, align, flags, fastpath, bulk_free, track,
+                                            seed, kernel, NULL);
 }
 
 /* Call with no operation running on any CPU. */
@@ -352,10 +393,20 @@ SL_EXPORT int sl_api_slub_shrink(sl_api_slub_world *w)
     return rc == SL_OK ? remaining : rc;
 }
 
-/* Snapshot into buf: bytes written, or minus the bytes needed. */
+/*
+ * Snapshot into buf: bytes written, or minus the bytes needed.  With every
+ * CPU quiet it holds the sheaves; while another thread acts as a CPU (a free
+ * run) it leaves them out (sl_slub_snapshot_running).
+ */
 SL_EXPORT int sl_api_slub_snapshot(sl_api_slub_world *w, void *buf, uint32_t cap)
 {
-    return w ? (int)sl_slub_snapshot(w->cache, buf, cap) : SL_EINVAL;
+    if (!w)
+        return SL_EINVAL;
+    if (claim_all(w) != SL_OK)
+        return (int)sl_slub_snapshot_running(w->cache, buf, cap);
+    long n = sl_slub_snapshot(w->cache, buf, cap);
+    release_all(w);
+    return (int)n;
 }
 
 SL_EXPORT uint32_t sl_api_slub_drain(sl_api_slub_world *w, uint32_t cpu, sl_event *out, uint32_t max)
@@ -403,20 +454,29 @@ SL_EXPORT const char *sl_api_slub_validate_message(sl_api_slub_world *w) { retur
 
 /*
  * Geometry for the given inputs into out[14] (the sl_slub_geometry fields in
- * order), under the boot parameters of `kernel` (as world_create; may be 0).
+ * order) under the rules of kernel `version` (major * 256 + minor, 0: 6.17)
+ * and the boot parameters of `kernel` (as world_create; may be 0).
  */
-SL_EXPORT int sl_api_slub_geometry(uint32_t object_size, uint32_t align, uint32_t flags, uint32_t ncpus,
-                                   uint32_t *out, const uint32_t *kernel)
+SL_EXPORT int sl_api_slub_geometry_version(uint32_t object_size, uint32_t align, uint32_t flags, uint32_t ncpus,
+                                           uint32_t *out, const uint32_t *kernel, uint32_t version)
 {
     sl_slub_geometry g;
     sl_slub_kernel k;
-    if (!read_kernel(kernel, &k))
+    if (!read_kernel(kernel, &k) || !version_ok(version))
         return SL_EINVAL;
-    int rc = sl_slub_calculate_geometry(object_size, align, flags, ncpus, &k.boot, &g);
+    k.version = version_of(version);
+    int rc = sl_slub_calculate_geometry(object_size, align, flags, ncpus, &k, &g);
     if (rc == SL_OK)
         memcpy(out, &g, sizeof g);
     _Static_assert(sizeof(sl_slub_geometry) == 14 * sizeof(uint32_t), "geometry() writes out[14]");
     return rc;
+}
+
+/* The same under the default version's rules (6.17). */
+SL_EXPORT int sl_api_slub_geometry(uint32_t object_size, uint32_t align, uint32_t flags, uint32_t ncpus,
+                                   uint32_t *out, const uint32_t *kernel)
+{
+    return sl_api_slub_geometry_version(object_size, align, flags, ncpus, out, kernel, 0);
 }
 
 /*
@@ -437,7 +497,7 @@ SL_EXPORT int sl_api_slub_run(sl_api_slub_world *w, const sl_sched_op *ops, uint
     sl_sched_run r = {.cache = w->cache, .trace = &w->trace, .ops = ops, .nops = nops, .refs = refs,
                       .nrefs = nrefs, .irqs = irqs, .nirqs = nirqs,
                       .stop_at_microstep = stop_at ? stop_at : SL_SCHED_NO_STOP, .snap_buf = snap_buf,
-                      .snap_cap = snap_cap, .results = results};
+                      .snap_cap = snap_cap, .results = results, .sheaf_slots = w->sheaf_slots};
     int rc = sl_sched_execute(&r);
     release_all(w);
     out[0] = (int32_t)r.ops_done;
@@ -448,6 +508,159 @@ SL_EXPORT int sl_api_slub_run(sl_api_slub_world *w, const sl_sched_op *ops, uint
     for (unsigned i = 0; i < 3; i++)
         out[5 + i] = r.irq_results[i];
     return rc;
+}
+
+/* ---- kernel versions, RCU, sheaves (6.18+) ------------------------------ */
+
+/* The world's kernel version, major * 256 + minor, and its era (eras.h) in bits 16-23. */
+SL_EXPORT uint32_t sl_api_slub_world_version(sl_api_slub_world *w)
+{
+    if (!w)
+        return 0;
+    const sl_slub_rules *r = sl_slub_cache_rules(w->cache);
+    return (uint32_t)r->version.major << 8 | r->version.minor | (uint32_t)r->era << 16;
+}
+
+/* kfree_rcu of the object (pfn, index): it waits for a grace period in a sheaf or alone. */
+SL_EXPORT int sl_api_slub_kfree_rcu(sl_api_slub_world *w, uint32_t cpu, uint32_t pfn, uint32_t index)
+{
+    int rc = sl_api_slub_cpu_claim(w, cpu);
+    if (rc != SL_OK)
+        return rc;
+    const uint32_t ref[2] = {pfn, index};
+    rc = sl_slub_kfree_rcu(w->cache, cpu, get_ref(w, ref));
+    sl_api_slub_cpu_release(w, cpu);
+    return rc;
+}
+
+/* The grace period ends for what CPU cpu queued; returns the objects freed. */
+SL_EXPORT int sl_api_slub_rcu_grace_period(sl_api_slub_world *w, uint32_t cpu)
+{
+    int rc = sl_api_slub_cpu_claim(w, cpu);
+    if (rc != SL_OK)
+        return rc;
+    rc = sl_slub_rcu_grace_period(w->cache, cpu);
+    sl_api_slub_cpu_release(w, cpu);
+    return rc;
+}
+
+/* bootstrap_cache_sheaves of a 7.0 cache created early (every CPU quiet). */
+SL_EXPORT int sl_api_slub_bootstrap_sheaves(sl_api_slub_world *w)
+{
+    int rc = w ? claim_all(w) : SL_EINVAL;
+    if (rc != SL_OK)
+        return rc;
+    rc = sl_slub_bootstrap_sheaves(w->cache);
+    release_all(w);
+    return rc;
+}
+
+/*
+ * The prefill API on sheaf slots 0..SL_SCHED_SHEAF_SLOTS-1 (shared with
+ * `run`'s scripts).  Each call needs every CPU quiet (a sheaf out may be
+ * used from any CPU): SL_EBUSY otherwise.  prefill fills an empty slot
+ * (SL_EBUSY if it holds a sheaf); return empties it.
+ */
+static int slot_op(sl_api_slub_world *w, uint32_t cpu, uint32_t slot, int kind, uint32_t size)
+{
+    if (!w || slot >= SL_SCHED_SHEAF_SLOTS || cpu >= w->ncpus)
+        return SL_EINVAL;
+    int rc = claim_all(w);
+    if (rc != SL_OK)
+        return rc;
+    sl_slub_sheaf **s = &w->sheaf_slots[slot];
+    void *o = NULL;
+    switch (kind) {
+    case SL_SCHED_PREFILL:
+        rc = *s ? SL_EBUSY : sl_slub_prefill_sheaf(w->cache, cpu, size, s);
+        break;
+    case SL_SCHED_REFILL_SHEAF:
+        rc = sl_slub_refill_sheaf(w->cache, cpu, s, size);
+        break;
+    case SL_SCHED_ALLOC_FROM_SHEAF:
+        rc = sl_slub_alloc_from_sheaf(w->cache, cpu, *s, &o);
+        put_ref(w, w->scratch[cpu], o);
+        break;
+    default:
+        if ((rc = sl_slub_return_sheaf(w->cache, cpu, *s)) == SL_OK)
+            *s = NULL;
+    }
+    release_all(w);
+    return rc;
+}
+
+SL_EXPORT int sl_api_slub_prefill_sheaf(sl_api_slub_world *w, uint32_t cpu, uint32_t slot, uint32_t size)
+{
+    return slot_op(w, cpu, slot, SL_SCHED_PREFILL, size);
+}
+SL_EXPORT int sl_api_slub_refill_sheaf(sl_api_slub_world *w, uint32_t cpu, uint32_t slot, uint32_t size)
+{
+    return slot_op(w, cpu, slot, SL_SCHED_REFILL_SHEAF, size);
+}
+/* The object's pair goes to the CPU's scratch[0..1] (NONE, NONE when the sheaf is empty). */
+SL_EXPORT int sl_api_slub_alloc_from_sheaf(sl_api_slub_world *w, uint32_t cpu, uint32_t slot)
+{
+    return slot_op(w, cpu, slot, SL_SCHED_ALLOC_FROM_SHEAF, 0);
+}
+SL_EXPORT int sl_api_slub_return_sheaf(sl_api_slub_world *w, uint32_t cpu, uint32_t slot)
+{
+    return slot_op(w, cpu, slot, SL_SCHED_RETURN_SHEAF, 0);
+}
+/* Objects in the sheaf of `slot`, or -1 for an empty slot. */
+SL_EXPORT int sl_api_slub_sheaf_size(sl_api_slub_world *w, uint32_t slot)
+{
+    if (!w || slot >= SL_SCHED_SHEAF_SLOTS || !w->sheaf_slots[slot])
+        return -1;
+    return (int)sl_slub_sheaf_size(w->sheaf_slots[slot]);
+}
+
+/* out[6]: capacity, barn full, barn empty, sheaves, objects held, objects waiting for RCU (CPUs quiet). */
+SL_EXPORT int sl_api_slub_sheaves_info(sl_api_slub_world *w, uint32_t *out)
+{
+    int rc = w && out ? claim_all(w) : SL_EINVAL;
+    if (rc != SL_OK)
+        return rc;
+    sl_slub_sheaves_info info;
+    sl_slub_sheaves_info_get(w->cache, &info);
+    const uint32_t v[6] = {info.capacity, info.barn_full, info.barn_empty, info.sheaves, info.objects,
+                           info.rcu_waiting};
+    memcpy(out, v, sizeof v);
+    release_all(w);
+    return SL_OK;
+}
+
+/* The counters of kernel `version` (major * 256 + minor, 0: 6.17): how many, and each's name and counter. */
+SL_EXPORT int sl_api_slub_kstat_count(uint32_t version)
+{
+    const sl_slub_kstat *t;
+    return version_ok(version) ? (int)sl_slub_kstats(version ? version_of(version) : SL_SLUB_KVERSION_DEFAULT, &t)
+                               : SL_EINVAL;
+}
+SL_EXPORT const char *sl_api_slub_kstat_name(uint32_t version, uint32_t i)
+{
+    const sl_slub_kstat *t;
+    int n = sl_api_slub_kstat_count(version);
+    return n > 0 && i < (uint32_t)n && sl_slub_kstats(version ? version_of(version) : SL_SLUB_KVERSION_DEFAULT, &t)
+               ? t[i].name : NULL;
+}
+/* The snapshot counter index (sl_slub_stat) of the version's counter i, or SL_EINVAL. */
+SL_EXPORT int sl_api_slub_kstat_stat(uint32_t version, uint32_t i)
+{
+    const sl_slub_kstat *t;
+    int n = sl_api_slub_kstat_count(version);
+    if (n < 0 || i >= (uint32_t)n)
+        return SL_EINVAL;
+    sl_slub_kstats(version ? version_of(version) : SL_SLUB_KVERSION_DEFAULT, &t);
+    return t[i].stat;
+}
+
+/* calculate_sheaf_capacity of kernel `version` (7.0), or the opt-in request (6.18); 0 before. */
+SL_EXPORT int sl_api_slub_sheaf_capacity(uint32_t version, uint32_t size, uint32_t flags, uint32_t requested)
+{
+    if (!version_ok(version))
+        return SL_EINVAL;
+    return (int)sl_slub_sheaf_capacity(version ? version_of(version) : SL_SLUB_KVERSION_DEFAULT, size, flags,
+                                       requested);
 }
 
 /* ---- free-running workloads ------------------------------------------ */

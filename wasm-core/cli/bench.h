@@ -31,6 +31,7 @@
 #include "cli.h"
 
 #include "../src/platform/platform.h"
+#include "../src/slub/eras.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -143,11 +144,12 @@ typedef struct sl_bench_opts {
     int cpu;                /* CPU to pin to; -1 none */
     bool quick;             /* tiny parameters (tests) */
     const char *out;        /* file for the output, NULL: stdout */
+    sl_slub_kversion kernel; /* the SLUB model caches' kernel version ({0, 0}: the default, 6.17) */
 } sl_bench_opts;
 
 #define SL_BENCH_OPTS_USAGE                                                                        \
-    "[--format table|csv|json] [--reps N] [--loops N] [--min-time-us N] [--cpu N|none] "           \
-    "[--quick] [--out FILE]"
+    "[--format table|csv|json|time_bench] [--reps N] [--loops N] [--min-time-us N] [--cpu N|none] "           \
+    "[--quick] [--out FILE] [--kernel X.Y (the SLUB model's version)]"
 
 /* Defaults: table, 15 repetitions, automatic loops of 2 ms, pinned to the
  * last CPU.  Many short repetitions suit a shared machine: the scheduler
@@ -233,6 +235,7 @@ typedef struct sl_bench_exp {
     size_t nmeas, capmeas;
     sl_bench_ratio *ratios;
     size_t nratios, capratios;
+    char kernel[8];                  /* the "kernel" parameter's text (sl_bench_param_kernel) */
 } sl_bench_exp;
 
 struct sl_bench_report {
@@ -248,6 +251,8 @@ sl_bench_exp *sl_bench_exp_new(sl_bench_report *r, const char *name, const char 
                                const char *seed, const char *unit, const char *ratio_style);
 void sl_bench_param_num(sl_bench_exp *e, const char *name, double v);
 void sl_bench_param_str(sl_bench_exp *e, const char *name, const char *v);
+/* The parameter "kernel": the SLUB model's version (X.Y) and era, as o->kernel gives it. */
+void sl_bench_param_kernel(sl_bench_exp *e, const sl_bench_opts *o);
 void sl_bench_note(sl_bench_exp *e, const char *note);
 /* Appends a measurement (copied); returns the stored one. */
 sl_bench_meas *sl_bench_add_meas(sl_bench_exp *e, const sl_bench_meas *m);
@@ -299,5 +304,8 @@ int sl_bench_compare_run(sl_bench_report *r, const sl_bench_opts *o, unsigned ma
                          bool want_burst, bool want_prodcons);
 /* 1..max_threads threads; every remote_every-th object is freed by the next CPU */
 int sl_bench_scale_run(sl_bench_report *r, const sl_bench_opts *o, unsigned max_threads, unsigned remote_every);
+/* batch sizes up to max_batch; sheaf_capacity of the sheaves variant */
+int sl_bench_sheaves_run(sl_bench_report *r, const sl_bench_opts *o, unsigned max_batch, unsigned sheaf_capacity,
+                         uint32_t size);
 
 #endif

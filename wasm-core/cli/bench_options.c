@@ -1,7 +1,11 @@
 /*
  * bench_options.c - the options every experiment subcommand shares
- * (--format, --reps, --loops, --min-time-us, --cpu, --quick, --out) and
- * their defaults.  A command parses its own options first and hands the
+ * (--format, --reps, --loops, --min-time-us, --cpu, --quick, --out,
+ * --kernel) and their defaults.  --format time_bench prints
+ * prototype-kernel's lines (bench_report.c) so that figures can be diffed
+ * against a kernel module's.  --kernel X.Y gives the SLUB model caches an
+ * experiment opens that kernel's rules (eras.h), so the seeds' tables can
+ * be rerun on, say, 7.0's sheaves.  A command parses its own options first and hands the
  * rest here, so each command's usage line is its options plus
  * SL_BENCH_OPTS_USAGE.
  */
@@ -35,8 +39,11 @@ int sl_bench_opts_parse(const sl_cli_command *cmd, int argc, char **argv, int *i
     const char *a = argv[*i];
     unsigned long v;
     if (!strcmp(a, "--format")) {
-        if (!sl_cli_parse_format(value(argc, argv, i), &o->format))
-            return sl_cli_usage_error(cmd, "--format takes table, csv or json");
+        const char *s = value(argc, argv, i);
+        if (s && !strcmp(s, "time_bench"))
+            o->format = SL_FMT_TIME_BENCH;
+        else if (!sl_cli_parse_format(s, &o->format))
+            return sl_cli_usage_error(cmd, "--format takes table, csv, json or time_bench");
     } else if (!strcmp(a, "--reps")) {
         if (!sl_cli_parse_ulong(value(argc, argv, i), 1, 1000, &v))
             return sl_cli_usage_error(cmd, "--reps takes 1 to 1000");
@@ -60,6 +67,10 @@ int sl_bench_opts_parse(const sl_cli_command *cmd, int argc, char **argv, int *i
                                       sl_host_cpus() - 1);
     } else if (!strcmp(a, "--quick")) {
         o->quick = true;
+    } else if (!strcmp(a, "--kernel")) {
+        const char *why;
+        if (sl_slub_kversion_parse(value(argc, argv, i), &o->kernel, &why) != SL_OK)
+            return sl_cli_usage_error(cmd, "--kernel: %s", why);
     } else if (!strcmp(a, "--out")) {
         const char *s = value(argc, argv, i);
         if (!s || !*s)

@@ -9,7 +9,11 @@
  *          "N cycles(tsc) X ns" with its [min..max], then the ratios;
  *   csv    one line per measurement and per ratio (column "kind"),
  *          preceded by '#' comment lines naming the machine;
- *   json   the document docs/bench-schema.json describes.
+ *   json   the document docs/bench-schema.json describes;
+ *   time_bench  one line per measurement shaped like prototype-kernel's
+ *          time_bench_loop output (the module the seeds measured with),
+ *          from the median repetition, so that a kernel module's log and
+ *          the lab's figures can be diffed line by line.
  */
 #include "bench.h"
 
@@ -60,6 +64,15 @@ void sl_bench_param_str(sl_bench_exp *e, const char *name, const char *v)
 {
     if (e->nparams < SL_BENCH_MAX_PARAMS)
         e->params[e->nparams++] = (sl_bench_param){name, v, 0};
+}
+
+void sl_bench_param_kernel(sl_bench_exp *e, const sl_bench_opts *o)
+{
+    sl_slub_kversion v = o->kernel.major ? o->kernel : SL_SLUB_KVERSION_DEFAULT;
+    sl_slub_rules r;
+    sl_slub_rules_for(v, &r);
+    sl_bench_param_str(e, "kernel", sl_slub_kversion_format(v, e->kernel, sizeof e->kernel));
+    sl_bench_param_str(e, "era", sl_slub_era_name(r.era));
 }
 
 void sl_bench_note(sl_bench_exp *e, const char *note)
@@ -445,6 +458,42 @@ static void json_write(const sl_bench_report *r, FILE *f)
     fprintf(f, "  ]\n}\n");
 }
 
+/* ------------------------------------------------------------------ */
+/* time_bench                                                          */
+
+/*
+ * time_bench_calc_stats + the pr_info of time_bench_loop:
+ *   Type:TXT Per elem: C cycles(tsc) Q.DDD ns (step:S) - (measurement period
+ *   time:SEC.NNNNNNNNN sec time_interval:NS) - (invoke count:N tsc_interval:T)
+ * TXT is "experiment [group] [row] variant [phase]" (the group when it is
+ * not the experiment's name, the row when it is not the step); the step is
+ * the row when it is a number (the bulk size), else 1.  The intervals are
+ * the median repetition's: per-operation median times the operations.
+ */
+static void time_bench_line(const sl_bench_exp *e, const sl_bench_meas *m, FILE *f)
+{
+    char *end;
+    unsigned long step = strtoul(m->row, &end, 10);
+    bool numeric_row = *m->row && !*end;
+    fprintf(f, "Type:%s", e->name);
+    if (strcmp(m->group, e->name))
+        fprintf(f, " %s", m->group);
+    if (!numeric_row)
+        fprintf(f, " %s", m->row);
+    fprintf(f, " %s%s%s", m->variant, *m->phase ? " " : "", m->phase);
+    if (!m->available) {
+        fprintf(f, " not measured: %s\n", m->reason);
+        return;
+    }
+    unsigned long long ops = m->ops ? m->ops : 1;
+    unsigned long long time_interval = llround(m->ns.median * (double)ops);
+    unsigned long long tsc_interval = llround(m->cycles.median * (double)ops);
+    fprintf(f, " Per elem: %llu cycles(tsc) %llu.%03llu ns (step:%lu) - (measurement period time:%llu.%09llu sec "
+               "time_interval:%llu) - (invoke count:%llu tsc_interval:%llu)\n",
+            tsc_interval / ops, time_interval / ops, time_interval % ops * 1000 / ops, numeric_row ? step : 1,
+            time_interval / 1000000000ull, time_interval % 1000000000ull, time_interval, ops, tsc_interval);
+}
+
 int sl_bench_report_write(const sl_bench_report *r, FILE *f)
 {
     switch (r->opts.format) {
@@ -458,6 +507,11 @@ int sl_bench_report_write(const sl_bench_report *r, FILE *f)
         break;
     case SL_FMT_JSON:
         json_write(r, f);
+        break;
+    case SL_FMT_TIME_BENCH:
+        for (unsigned i = 0; i < r->nexps; i++)
+            for (size_t k = 0; k < r->exps[i]->nmeas; k++)
+                time_bench_line(r->exps[i], &r->exps[i]->meas[k], f);
         break;
     }
     return ferror(f) ? -1 : 0;

@@ -20,12 +20,16 @@ typedef struct sl_bench_slub {
 
 /*
  * Creates a cache of `size`-byte objects with SL_SLUB_* `flags` for `ncpus`
- * CPUs on a new zone of zone_mb MiB, with the given fast path and bulk-free
- * form.  Returns 0,
- * SL_EINVAL or SL_ENOMEM.
+ * CPUs on a new zone of zone_mb MiB, in kernel `kernel` ({0, 0}: 6.17)
+ * with its sheaves (a 6.18 cache opts in with sheaf_capacity; 7.0's get
+ * theirs whatever it is), with the given fast path and bulk-free form.
+ * Returns 0, SL_EINVAL (a fast path other than cmpxchg in 7.0, which has no
+ * per-CPU slab: sl_bench_slub_has_fastpath) or SL_ENOMEM.
  */
-int sl_bench_slub_open(sl_bench_slub *b, unsigned ncpus, uint32_t size, uint32_t flags,
-                       sl_slub_fastpath fp, sl_slub_bulk_free bf, unsigned zone_mb);
+int sl_bench_slub_open(sl_bench_slub *b, unsigned ncpus, uint32_t size, uint32_t flags, sl_slub_kversion kernel,
+                       uint16_t sheaf_capacity, sl_slub_fastpath fp, sl_slub_bulk_free bf, unsigned zone_mb);
+/* False for a fast-path variant a version lacks (7.0: only the sheaves, named by the cmpxchg slot). */
+bool sl_bench_slub_has_fastpath(sl_slub_kversion kernel, sl_slub_fastpath fp);
 void sl_bench_slub_close(sl_bench_slub *b);
 /*
  * Touches every page of a zone's arena once, so no timed operation pays a
@@ -35,7 +39,7 @@ void sl_bench_slub_close(sl_bench_slub *b);
  * kernel never does.  sl_bench_slub_open does it for its zone.
  */
 void sl_bench_zone_prefault(sl_page_zone *z);
-/* "cmpxchg", "locked", "plain" or "rt". */
-const char *sl_bench_slub_fastpath_name(sl_slub_fastpath fp);
+/* "cmpxchg", "locked", "plain" or "rt"; "sheaves" for cmpxchg in a version without a per-CPU slab. */
+const char *sl_bench_slub_fastpath_name(sl_slub_kversion kernel, sl_slub_fastpath fp);
 
 #endif

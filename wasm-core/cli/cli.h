@@ -36,7 +36,8 @@ void sl_cli_register(const sl_cli_command *cmd);
 int sl_cli_usage_error(const sl_cli_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-typedef enum sl_cli_format { SL_FMT_TABLE, SL_FMT_CSV, SL_FMT_JSON } sl_cli_format;
+/* SL_FMT_TIME_BENCH (the experiments' prototype-kernel lines) is parsed by bench_options.c only. */
+typedef enum sl_cli_format { SL_FMT_TABLE, SL_FMT_CSV, SL_FMT_JSON, SL_FMT_TIME_BENCH } sl_cli_format;
 /* Parses "table", "csv" or "json"; returns false for anything else. */
 bool sl_cli_parse_format(const char *s, sl_cli_format *out);
 /* Parses a whole non-negative decimal number within [min, max]. */

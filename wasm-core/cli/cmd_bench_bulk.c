@@ -120,14 +120,20 @@ static int run(sl_bench_report *r, const sl_bench_opts *o, void *ctx)
     sl_bench_variant v[3];
     int rc = SL_OK;
     unsigned opened = 0;
+    sl_bench_param_kernel(e, o);
     for (; opened < 3; opened++) {
-        rc = sl_bench_slub_open(&caches[opened], SEED_CPUS, 256, SL_SLUB_HWCACHE_ALIGN, kinds[opened].fp,
-                                kinds[opened].bf, 32);
+        caches[opened] = (sl_bench_slub){0};
+        args[opened] = (bulk_arg){NULL, 1};
+        v[opened] = (sl_bench_variant){.name = kinds[opened].name, .fn = kinds[opened].fn, .arg = &args[opened],
+                                       .available = sl_bench_slub_has_fastpath(o->kernel, kinds[opened].fp),
+                                       .reason = "7.0 has no per-CPU slab to free into with interrupts off"};
+        if (!v[opened].available)
+            continue;
+        rc = sl_bench_slub_open(&caches[opened], SEED_CPUS, 256, SL_SLUB_HWCACHE_ALIGN, o->kernel, 0,
+                                kinds[opened].fp, kinds[opened].bf, 32);
         if (rc != SL_OK)
             break;
-        args[opened] = (bulk_arg){caches[opened].cache, 1};
-        v[opened] = (sl_bench_variant){.name = kinds[opened].name, .fn = kinds[opened].fn,
-                                       .arg = &args[opened], .available = true};
+        args[opened].s = caches[opened].cache;
     }
     for (unsigned b = 0; rc == SL_OK && b < 14; b++) {
         if (o->quick && b % 6)
@@ -139,7 +145,8 @@ static int run(sl_bench_report *r, const sl_bench_opts *o, void *ctx)
         rc = sl_bench_row(e, o, "bulk", row, v, 3, NULL, NULL, 0);
     }
     while (opened)
-        sl_bench_slub_close(&caches[--opened]);
+        if (caches[--opened].cache)
+            sl_bench_slub_close(&caches[opened]);
     if (rc != SL_OK) {
         fprintf(stderr, "slablab bulk: %s\n", sl_strerror(rc));
         return 1;

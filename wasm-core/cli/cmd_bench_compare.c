@@ -218,14 +218,18 @@ static const sl_slub_fastpath slub_fp[NSLUB] = {SL_SLUB_FP_CMPXCHG, SL_SLUB_FP_P
 static const char *const slub_name[NSLUB] = {"slub", "slub-plain"};
 #define NV (SL_BENCH_NALLOCATORS + NSLUB)
 
-/* Opens the SLUB caches of one row; returns 0 or an error (then none is open). */
-static int open_slub(sl_bench_slub *c, work *w, uint32_t size)
+/* Opens the SLUB caches of one row (those kernel has); returns 0 or an error (then none is open). */
+static int open_slub(sl_bench_slub *c, work *w, uint32_t size, sl_slub_kversion kernel)
 {
     for (unsigned k = 0; k < NSLUB; k++) {
-        int rc = sl_bench_slub_open(&c[k], 2, size, 0, slub_fp[k], SL_SLUB_BULK_DETACHED, 32);
+        c[k] = (sl_bench_slub){0};
+        if (!sl_bench_slub_has_fastpath(kernel, slub_fp[k]))
+            continue;
+        int rc = sl_bench_slub_open(&c[k], 2, size, 0, kernel, 0, slub_fp[k], SL_SLUB_BULK_DETACHED, 32);
         if (rc != SL_OK) {
             while (k)
-                sl_bench_slub_close(&c[--k]);
+                if (c[--k].cache)
+                    sl_bench_slub_close(&c[k]);
             return rc;
         }
         w[SL_BENCH_NALLOCATORS + k].slub = c[k].cache;
@@ -236,7 +240,8 @@ static int open_slub(sl_bench_slub *c, work *w, uint32_t size)
 static void close_slub(sl_bench_slub *c)
 {
     for (unsigned k = 0; k < NSLUB; k++)
-        sl_bench_slub_close(&c[k]);
+        if (c[k].cache)
+            sl_bench_slub_close(&c[k]);
 }
 
 /* Runs one row with the mallocs' loop `fn` and the model's `slub_fn`. */
@@ -244,7 +249,7 @@ static int row(sl_bench_exp *e, const sl_bench_opts *o, const char *group, const
                sl_bench_variant *v, sl_bench_fn fn, sl_bench_fn slub_fn, uint32_t size)
 {
     sl_bench_slub c[NSLUB];
-    int rc = open_slub(c, w, size);
+    int rc = open_slub(c, w, size, o->kernel);
     if (rc != SL_OK)
         return rc;
     for (unsigned k = 0; k < NV; k++) {
@@ -267,6 +272,7 @@ int sl_bench_compare_run(sl_bench_report *r, const sl_bench_opts *o, unsigned ma
     for (unsigned k = 0; k < SL_BENCH_NALLOCATORS; k++)
         sl_bench_param_str(e, al[k].name, al[k].available ? al[k].reason : "unavailable");
     sl_bench_param_num(e, "burst_object_size", 256);
+    sl_bench_param_kernel(e, o);
     sl_bench_note(e, "slub: one SLUB model cache per size (word-aligned, as kmalloc's), kernel fast path "
                      "(this_cpu_cmpxchg_double); slub-plain: seed 001's fast path without the cmpxchg");
     sl_bench_note(e, "prodcons: objects allocated on one CPU and freed on another (for slub: CPU 0 allocates, "
@@ -279,9 +285,10 @@ int sl_bench_compare_run(sl_bench_report *r, const sl_bench_opts *o, unsigned ma
     for (unsigned k = 0; k < NV; k++) {
         bool lib = k < SL_BENCH_NALLOCATORS;
         w[k] = (work){.a = lib ? &al[k] : NULL, .size = 256, .burst = 1, .consumer_cpu = consumer};
+        bool has = lib || sl_bench_slub_has_fastpath(o->kernel, slub_fp[k - SL_BENCH_NALLOCATORS]);
         v[k] = (sl_bench_variant){.name = lib ? al[k].name : slub_name[k - SL_BENCH_NALLOCATORS], .arg = &w[k],
-                                  .available = lib ? al[k].available : true,
-                                  .reason = lib ? al[k].reason : NULL};
+                                  .available = lib ? al[k].available : has,
+                                  .reason = lib ? al[k].reason : has ? NULL : "7.0 has no per-CPU slab fast path"};
     }
     int rc = SL_OK;
     char key[32];

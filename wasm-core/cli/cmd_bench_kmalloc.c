@@ -109,7 +109,9 @@ static int kmalloc_run(sl_bench_report *r, const sl_bench_opts *o, unsigned kern
         if (o->quick && sizes[s] != 32 && sizes[s] != 4096)
             continue;
         sl_bench_slub c;
-        rc = sl_bench_slub_open(&c, 1, sizes[s], SL_SLUB_KMALLOC, SL_SLUB_FP_CMPXCHG, SL_SLUB_BULK_DETACHED, 128);
+        /* kmalloc's --kernel is SLAB's version: its SLUB rows keep the model's default */
+        rc = sl_bench_slub_open(&c, 1, sizes[s], SL_SLUB_KMALLOC, (sl_slub_kversion){0, 0}, 0, SL_SLUB_FP_CMPXCHG,
+                                SL_SLUB_BULK_DETACHED, 128);
         if (rc != SL_OK)
             break;
         km_arg a[3] = {{slab[0], NULL, sizes[s], slots}, {slab[1], NULL, sizes[s], slots},

@@ -172,6 +172,7 @@ int sl_bench_scale_run(sl_bench_report *rep, const sl_bench_opts *o, unsigned ma
     sl_bench_param_num(e, "object_size", 256);
     sl_bench_param_num(e, "remote_every", remote_every);
     sl_bench_param_num(e, "host_cpus", sl_host_cpus());
+    sl_bench_param_kernel(e, o);
     sl_bench_note(e, "ops_per_sec: alloc+free pairs per second, all threads; fastpath_share: fast-path "
                      "allocs+frees over all allocs+frees; cmpxchg_retries: failed double-word CASes "
                      "(per-CPU and slab) per repetition");
@@ -183,7 +184,8 @@ int sl_bench_scale_run(sl_bench_report *rep, const sl_bench_opts *o, unsigned ma
     int rc = SL_OK;
     for (unsigned n = 1; rc == SL_OK && n <= max_threads; n++) {
         sl_bench_slub c;
-        rc = sl_bench_slub_open(&c, n, 256, SL_SLUB_HWCACHE_ALIGN, SL_SLUB_FP_CMPXCHG, SL_SLUB_BULK_DETACHED, 64);
+        rc = sl_bench_slub_open(&c, n, 256, SL_SLUB_HWCACHE_ALIGN, o->kernel, 0, SL_SLUB_FP_CMPXCHG,
+                                SL_SLUB_BULK_DETACHED, 64);
         if (rc != SL_OK)
             break;
         scale_arg local = {c.cache, n, 0}, remote = {c.cache, n, remote_every};

@@ -1,10 +1,14 @@
 /*
  * cmd_geometry.c - `slablab geometry`: the SLUB model's cache geometry
- * (slab_size, order, objs_per_slab, min_partial, cpu_partial) for every
- * cache of a /sys/kernel/slab-like directory or a /proc/slabinfo file,
- * beside the kernel's own figures where the source has them, optionally
- * under the boot parameters slub_min_order, slub_max_order and
- * slub_min_objects (--min-order, --max-order, --min-objects).
+ * (slab_size, order, objs_per_slab, min_partial, cpu_partial,
+ * sheaf_capacity) for every cache of a /sys/kernel/slab-like directory or a
+ * /proc/slabinfo file, beside the kernel's own figures where the source has
+ * them, under the rules of a kernel version (--kernel X.Y, default 6.17;
+ * eras.h lists what changes) and optionally the boot parameters
+ * slub_min_order, slub_max_order and slub_min_objects (--min-order,
+ * --max-order, --min-objects).  Before 5.11 the kernel sized slabs by its
+ * possible CPUs (nr_cpu_ids), from 5.11 by its present ones: --cpus is that
+ * count.
  */
 #include "cli.h"
 
@@ -15,20 +19,22 @@
 
 static int run_geometry(int argc, char **argv);
 SL_CLI_COMMAND(geometry, .name = "geometry",
-               .summary = "compute SLUB cache geometry as Linux 6.8+ does and compare it with a kernel's",
+               .summary = "compute SLUB cache geometry as a Linux version does and compare it with a kernel's",
                .usage = "slablab geometry (--sysfs DIR | --slabinfo FILE) [--cpus N (default: present CPUs)]\n"
-                        "                 [--min-order N] [--max-order N] [--min-objects N] [--format table|json]",
+                        "                 [--kernel X.Y (4.3-7.x, default 6.17)] [--min-order N] [--max-order N]\n"
+                        "                 [--min-objects N] [--format table|json]",
                .run = run_geometry)
 
-static const char *const fields[5] = {"slab_size", "order", "objs_per_slab", "min_partial", "cpu_partial"};
+static const char *const fields[SL_SLUB_NR_KFIGS] = {"slab_size",   "order",       "objs_per_slab",
+                                                     "min_partial", "cpu_partial", "sheaf_capacity"};
 
-static void print_json(const sl_slub_kcache *v, int n, unsigned cpus, const sl_slub_boot *boot)
+static void print_json(const sl_slub_kcache *v, int n, unsigned cpus, const sl_slub_kernel *kern)
 {
     printf("[");
     for (int i = 0; i < n; i++) {
         sl_slub_geometry g;
-        uint32_t model[5];
-        int m = sl_slub_kcache_compare(&v[i], cpus, boot, &g, model);
+        uint32_t model[SL_SLUB_NR_KFIGS];
+        int m = sl_slub_kcache_compare(&v[i], cpus, kern, &g, model);
         printf("%s\n  {\"name\": ", i ? "," : "");
         sl_cli_json_string(stdout, v[i].name);
         if (m < 0) {
@@ -36,7 +42,7 @@ static void print_json(const sl_slub_kcache *v, int n, unsigned cpus, const sl_s
             continue;
         }
         printf(", \"model\": {");
-        for (unsigned f = 0; f < 5; f++)
+        for (unsigned f = 0; f < SL_SLUB_NR_KFIGS; f++)
             printf("%s\"%s\": %u", f ? ", " : "", fields[f], model[f]);
         printf("}, \"kernel\": ");
         if (m == 2) {
@@ -44,7 +50,7 @@ static void print_json(const sl_slub_kcache *v, int n, unsigned cpus, const sl_s
             continue;
         }
         printf("{");
-        for (unsigned f = 0; f < 5; f++) {
+        for (unsigned f = 0; f < SL_SLUB_NR_KFIGS; f++) {
             printf("%s\"%s\": ", f ? ", " : "", fields[f]);
             if (v[i].has[f])
                 printf("%u", v[i].kernel[f]);
@@ -56,30 +62,37 @@ static void print_json(const sl_slub_kcache *v, int n, unsigned cpus, const sl_s
     printf("\n]\n");
 }
 
-static void print_table(const sl_slub_kcache *v, int n, unsigned cpus, const sl_slub_boot *boot, const char *source)
+static void print_table(const sl_slub_kcache *v, int n, unsigned cpus, const sl_slub_kernel *kern, const char *source)
 {
-    printf("SLUB geometry (Linux 6.8+ rules) for %u CPUs, kernel figures from %s\n", cpus, source);
+    const sl_slub_boot *boot = &kern->boot;
+    sl_slub_rules r;
+    char ver[16];
+    sl_slub_rules_for(kern->version, &r);
+    printf("SLUB geometry (Linux %s rules) for %u CPUs, kernel figures from %s\n",
+           sl_slub_kversion_format(r.version, ver, sizeof ver), cpus, source);
     if (boot->min_order || boot->max_order_set || boot->min_objects) {
         printf("boot parameters: slub_min_order=%u", boot->min_order);
         if (boot->max_order_set)
             printf(" slub_max_order=%u", boot->max_order);
         printf(" slub_min_objects=%u\n", boot->min_objects);
     }
-    printf("%-28s %7s | %6s %5s %5s %4s %5s | %6s %5s %5s %4s %5s | %s\n", "cache", "objsize", "size", "order",
-           "objs", "minp", "cpup", "k.size", "order", "objs", "minp", "cpup", "match");
+    printf("%-28s %7s | %6s %5s %5s %4s %5s %5s | %6s %5s %5s %4s %5s %5s | %s\n", "cache", "objsize", "size",
+           "order", "objs", "minp", "cpup", "sheaf", "k.size", "order", "objs", "minp", "cpup", "sheaf", "match");
+    static const int width[SL_SLUB_NR_KFIGS] = {6, 5, 5, 4, 5, 5};
     int matched = 0, compared = 0;
     for (int i = 0; i < n; i++) {
         sl_slub_geometry g;
-        uint32_t model[5];
-        int m = sl_slub_kcache_compare(&v[i], cpus, boot, &g, model);
+        uint32_t model[SL_SLUB_NR_KFIGS];
+        int m = sl_slub_kcache_compare(&v[i], cpus, kern, &g, model);
         if (m < 0) {
             printf("%-28s %7u | (the model refuses this size: %s)\n", v[i].name, v[i].object_size, sl_strerror(m));
             continue;
         }
-        printf("%-28s %7u | %6u %5u %5u %4u %5u |", v[i].name, v[i].object_size, model[0], model[1], model[2],
-               model[3], model[4]);
-        static const int width[5] = {6, 5, 5, 4, 5};
-        for (unsigned f = 0; f < 5; f++) {
+        printf("%-28s %7u |", v[i].name, v[i].object_size);
+        for (unsigned f = 0; f < SL_SLUB_NR_KFIGS; f++)
+            printf(" %*u", width[f], model[f]);
+        printf(" |");
+        for (unsigned f = 0; f < SL_SLUB_NR_KFIGS; f++) {
             if (v[i].has[f])
                 printf(" %*u", width[f], v[i].kernel[f]);
             else
@@ -98,7 +111,8 @@ static int run_geometry(int argc, char **argv)
 {
     const char *sysfs = NULL, *slabinfo = NULL;
     unsigned long cpus = 0, value;
-    sl_slub_boot boot = {0};
+    sl_slub_kernel kern = {0};
+    sl_slub_boot *boot = &kern.boot;
     sl_cli_format fmt = SL_FMT_TABLE;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help")) {
@@ -114,24 +128,28 @@ static int run_geometry(int argc, char **argv)
         } else if (!strcmp(argv[i], "--min-order") && i + 1 < argc) {
             if (!sl_cli_parse_ulong(argv[++i], 0, SL_PAGE_MAX_ORDER, &value))
                 return sl_cli_usage_error(&sl_cli_cmd_geometry, "--min-order takes 0 to %d", SL_PAGE_MAX_ORDER);
-            boot.min_order = (uint8_t)value;
+            boot->min_order = (uint8_t)value;
         } else if (!strcmp(argv[i], "--max-order") && i + 1 < argc) {
             /* the kernel clamps slub_max_order to MAX_PAGE_ORDER; so does the model */
             if (!sl_cli_parse_ulong(argv[++i], 0, 255, &value))
                 return sl_cli_usage_error(&sl_cli_cmd_geometry, "--max-order takes 0 to 255");
-            boot.max_order = (uint8_t)value;
-            boot.max_order_set = 1;
+            boot->max_order = (uint8_t)value;
+            boot->max_order_set = 1;
         } else if (!strcmp(argv[i], "--min-objects") && i + 1 < argc) {
             if (!sl_cli_parse_ulong(argv[++i], 0, 32767, &value))
                 return sl_cli_usage_error(&sl_cli_cmd_geometry, "--min-objects takes 0 to 32767");
-            boot.min_objects = (uint32_t)value;
+            boot->min_objects = (uint32_t)value;
+        } else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
+            const char *why;
+            if (sl_slub_kversion_parse(argv[++i], &kern.version, &why) != SL_OK)
+                return sl_cli_usage_error(&sl_cli_cmd_geometry, "--kernel: %s", why);
         } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
             if (!sl_cli_parse_format(argv[++i], &fmt) || fmt == SL_FMT_CSV)
                 return sl_cli_usage_error(&sl_cli_cmd_geometry, "--format takes table or json");
         } else if (i + 1 == argc && (!strcmp(argv[i], "--sysfs") || !strcmp(argv[i], "--slabinfo") ||
                                      !strcmp(argv[i], "--cpus") || !strcmp(argv[i], "--format") ||
                                      !strcmp(argv[i], "--min-order") || !strcmp(argv[i], "--max-order") ||
-                                     !strcmp(argv[i], "--min-objects"))) {
+                                     !strcmp(argv[i], "--min-objects") || !strcmp(argv[i], "--kernel"))) {
             return sl_cli_usage_error(&sl_cli_cmd_geometry, "%s needs a value", argv[i]);
         } else {
             return sl_cli_usage_error(&sl_cli_cmd_geometry, "unknown argument '%s'", argv[i]);
@@ -156,9 +174,9 @@ static int run_geometry(int argc, char **argv)
         return 1;
     }
     if (fmt == SL_FMT_JSON)
-        print_json(v, n, (unsigned)cpus, &boot);
+        print_json(v, n, (unsigned)cpus, &kern);
     else
-        print_table(v, n, (unsigned)cpus, &boot, sysfs ? sysfs : slabinfo);
+        print_table(v, n, (unsigned)cpus, &kern, sysfs ? sysfs : slabinfo);
     free(v);
     return 0;
 }

@@ -6,7 +6,11 @@
  * (sizes, "Slab Perf Counter", deactivations, cmpxchg_double looping).
  * Then every counter under its sysfs name, in the kernel's order, total and
  * per CPU as /sys/kernel/slab/<cache>/<counter> shows them ("N C0=a C1=b"),
- * and apart from them the model's own counters.
+ * and apart from them the model's own counters.  --kernel X.Y picks the
+ * version (eras.h): its paths, and its counters (26 up to 6.17, 43 in 6.18,
+ * 7.0's 26, where alloc_fastpath counts the sheaves); slabinfo's Alloc,
+ * Free and %Fast read alloc_fastpath & co by name, as the tool reads sysfs.
+ * --sheaf-capacity N is kmem_cache_args.sheaf_capacity (6.18's opt-in).
  *
  * The workload runs its CPUs interleaved on this one thread, from a seed,
  * so a run repeats exactly; it stops after --ops operations with whatever
@@ -37,7 +41,8 @@ SL_CLI_COMMAND(stats, .name = "stats",
                         "         [--debug FZPU (CONSISTENCY_CHECKS, RED_ZONE, POISON, STORE_USER)]\n"
                         "         [--min-order N] [--max-order N] [--min-objects N] [--nr-cpus N] [--no-preempt]\n"
                         "         [--min-partial N] [--cpu-partial N] [--shrink] [--zone-mb N (default 64)]\n"
-                        "         [--fragment] [--report] [--format table|json]",
+                        "         [--fragment] [--report] [--format table|json]\n"
+                        "         [--kernel X.Y (4.3-7.x, default 6.17)] [--sheaf-capacity N]",
                .run = run_stats)
 
 enum workload { WL_CHURN, WL_REMOTE, WL_BURST, WL_BULK };
@@ -164,8 +169,21 @@ typedef struct cache_figures {
     const sl_slub_geometry *g;
     sl_slub_node_info ni;
     uint64_t k[SL_SLUB_NR_STATS]; /* counters, all CPUs */
+    /* sysfs alloc_fastpath, alloc_slowpath, free_fastpath, free_slowpath of the cache's version */
+    uint64_t alloc_fast, alloc_slow, free_fast, free_slow;
     unsigned long objects;       /* sysfs objects: allocated, CPU freelists counted in */
 } cache_figures;
+
+/* The counter the cache's version shows under sysfs `name`, 0 if it has none (as a missing file reads). */
+static uint64_t by_name(sl_slub_cache *s, const char *name)
+{
+    const sl_slub_kstat *t;
+    unsigned n = sl_slub_kstats(sl_slub_cache_rules(s)->version, &t);
+    for (unsigned i = 0; i < n; i++)
+        if (!strcmp(t[i].name, name))
+            return sl_slub_stat_get(s, -1, t[i].stat);
+    return 0;
+}
 
 static void gather(sl_slub_cache *s, cache_figures *f)
 {
@@ -173,6 +191,10 @@ static void gather(sl_slub_cache *s, cache_figures *f)
     sl_slub_node_info_get(s, &f->ni);
     for (unsigned i = 0; i < SL_SLUB_NR_STATS; i++)
         f->k[i] = sl_slub_stat_get(s, -1, i);
+    f->alloc_fast = by_name(s, "alloc_fastpath");
+    f->alloc_slow = by_name(s, "alloc_slowpath");
+    f->free_fast = by_name(s, "free_fastpath");
+    f->free_slow = by_name(s, "free_slowpath");
     f->objects = f->ni.total_objects - f->ni.partial_free;
 }
 
@@ -181,12 +203,12 @@ static unsigned long pct(uint64_t part, uint64_t whole) { return whole ? (unsign
 /* slabinfo's first_line() and slabcache() with show_activity (-D). */
 static void print_activity(const char *name, const cache_figures *f)
 {
-    uint64_t total_alloc = f->k[SL_SLUB_ALLOC_FASTPATH] + f->k[SL_SLUB_ALLOC_SLOWPATH];
-    uint64_t total_free = f->k[SL_SLUB_FREE_FASTPATH] + f->k[SL_SLUB_FREE_SLOWPATH];
+    uint64_t total_alloc = f->alloc_fast + f->alloc_slow;
+    uint64_t total_free = f->free_fast + f->free_slow;
     printf("Name                   Objects      Alloc       Free   %%Fast Fallb O CmpX   UL\n");
     printf("%-21s %8lu %10llu %10llu %3lu %3lu %5llu %1u %4llu %4llu\n", name, f->objects,
            (unsigned long long)total_alloc, (unsigned long long)total_free,
-           pct(f->k[SL_SLUB_ALLOC_FASTPATH], total_alloc), pct(f->k[SL_SLUB_FREE_FASTPATH], total_free),
+           pct(f->alloc_fast, total_alloc), pct(f->free_fast, total_free),
            (unsigned long long)f->k[SL_SLUB_ORDER_FALLBACK], f->g->order,
            (unsigned long long)f->k[SL_SLUB_CMPXCHG_DOUBLE_FAIL], (unsigned long long)f->k[SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL]);
 }
@@ -217,8 +239,8 @@ static void print_report(const char *name, const cache_figures *f)
            (slab_bytes - g->objects * g->size) * slabs);
 
     const uint64_t *k = f->k;
-    uint64_t total_alloc = k[SL_SLUB_ALLOC_FASTPATH] + k[SL_SLUB_ALLOC_SLOWPATH];
-    uint64_t total_free = k[SL_SLUB_FREE_FASTPATH] + k[SL_SLUB_FREE_SLOWPATH];
+    uint64_t total_alloc = f->alloc_fast + f->alloc_slow;
+    uint64_t total_free = f->free_fast + f->free_slow;
     if (!k[SL_SLUB_ALLOC_SLAB] || !total_alloc)
         return; /* slab_stats() prints nothing then */
 #define ROW(label, a, fr)                                                                          \
@@ -226,8 +248,8 @@ static void print_report(const char *name, const cache_figures *f)
            pct(a, total_alloc), pct(fr, total_free))
     printf("\nSlab Perf Counter       Alloc     Free %%Al %%Fr\n");
     printf("--------------------------------------------------\n");
-    ROW("Fastpath", k[SL_SLUB_ALLOC_FASTPATH], k[SL_SLUB_FREE_FASTPATH]);
-    ROW("Slowpath", total_alloc - k[SL_SLUB_ALLOC_FASTPATH], k[SL_SLUB_FREE_SLOWPATH]);
+    ROW("Fastpath", f->alloc_fast, f->free_fast);
+    ROW("Slowpath", total_alloc - f->alloc_fast, f->free_slow);
     ROW("Page Alloc", k[SL_SLUB_ALLOC_SLAB], k[SL_SLUB_FREE_SLAB]);
     ROW("Add partial", k[SL_SLUB_DEACTIVATE_TO_HEAD] + k[SL_SLUB_DEACTIVATE_TO_TAIL], k[SL_SLUB_FREE_ADD_PARTIAL]);
     ROW("Remove partial", k[SL_SLUB_ALLOC_FROM_PARTIAL], k[SL_SLUB_FREE_REMOVE_PARTIAL]);
@@ -264,10 +286,10 @@ static void print_report(const char *name, const cache_figures *f)
     }
 }
 
-/* One counter as its sysfs file reads: the total, then " C<cpu>=<n>" for each CPU with a non-zero count. */
-static void print_counter(sl_slub_cache *s, unsigned ncpus, unsigned stat)
+/* One counter as its sysfs file `name` reads: the total, then " C<cpu>=<n>" for each CPU with a non-zero count. */
+static void print_counter(sl_slub_cache *s, unsigned ncpus, const char *name, unsigned stat)
 {
-    printf("%-25s %llu", sl_slub_stat_name(stat), (unsigned long long)sl_slub_stat_get(s, -1, stat));
+    printf("%-25s %llu", name, (unsigned long long)sl_slub_stat_get(s, -1, stat));
     for (unsigned c = 0; c < ncpus; c++) {
         uint64_t v = sl_slub_stat_get(s, (int)c, stat);
         if (v)
@@ -276,25 +298,40 @@ static void print_counter(sl_slub_cache *s, unsigned ncpus, unsigned stat)
     printf("\n");
 }
 
-static void print_counters_json(sl_slub_cache *s, unsigned ncpus, unsigned from, unsigned to)
+/* The counters t[0..n-1] as a JSON object's members, each {"total", "cpus"}. */
+static void print_counters_json(sl_slub_cache *s, unsigned ncpus, const sl_slub_kstat *t, unsigned n)
 {
-    for (unsigned i = from; i < to; i++) {
-        printf("%s\n    \"%s\": {\"total\": %llu, \"cpus\": [", i == from ? "" : ",", sl_slub_stat_name(i),
-               (unsigned long long)sl_slub_stat_get(s, -1, i));
+    for (unsigned i = 0; i < n; i++) {
+        printf("%s\n    \"%s\": {\"total\": %llu, \"cpus\": [", i ? "," : "", t[i].name,
+               (unsigned long long)sl_slub_stat_get(s, -1, t[i].stat));
         for (unsigned c = 0; c < ncpus; c++)
-            printf("%s%llu", c ? ", " : "", (unsigned long long)sl_slub_stat_get(s, (int)c, i));
+            printf("%s%llu", c ? ", " : "", (unsigned long long)sl_slub_stat_get(s, (int)c, t[i].stat));
         printf("]}");
     }
+}
+
+/* The model's own counters as a kstat table (names from sl_slub_stat_name). */
+static unsigned model_counters(sl_slub_kstat out[SL_SLUB_NR_STATS - SL_SLUB_NR_KERNEL_STATS])
+{
+    unsigned n = 0;
+    for (unsigned i = SL_SLUB_NR_KERNEL_STATS; i < SL_SLUB_NR_STATS; i++)
+        out[n++] = (sl_slub_kstat){sl_slub_stat_name(i), (uint16_t)i};
+    return n;
 }
 
 static void print_json(const stats_opts *o, const char *name, sl_slub_cache *s, const cache_figures *f,
                        unsigned long failed)
 {
     const sl_slub_geometry *g = f->g;
-    uint64_t total_alloc = f->k[SL_SLUB_ALLOC_FASTPATH] + f->k[SL_SLUB_ALLOC_SLOWPATH];
-    uint64_t total_free = f->k[SL_SLUB_FREE_FASTPATH] + f->k[SL_SLUB_FREE_SLOWPATH];
+    uint64_t total_alloc = f->alloc_fast + f->alloc_slow;
+    uint64_t total_free = f->free_fast + f->free_slow;
+    const sl_slub_rules *r = sl_slub_cache_rules(s);
+    char ver[8];
     printf("{\n  \"name\": \"%s\", \"workload\": \"%s\", \"ops\": %lu, \"failed\": %lu, \"cpus\": %lu, \"seed\": %lu,\n",
            name, workload_names[o->workload], o->ops, failed, o->cpus, o->seed);
+    printf("  \"kernel\": \"%s\", \"era\": \"%s\", \"sheaf_capacity\": %u,\n",
+           sl_slub_kversion_format(r->version, ver, sizeof ver), sl_slub_era_name(r->era),
+           sl_slub_cache_sheaf_capacity(s));
     printf("  \"variant\": \"%s\", \"bulk_free\": \"%s\", \"tid_step\": %lu,\n", variant_names[o->cfg.fastpath],
            bulk_names[o->cfg.bulk_free], sl_slub_cache_tid_step(s));
     printf("  \"cache\": {\"object_size\": %u, \"slab_size\": %u, \"align\": %u, \"order\": %u, \"objs_per_slab\": %u, "
@@ -305,14 +342,17 @@ static void print_json(const stats_opts *o, const char *name, sl_slub_cache *s, 
            "\"free\": %llu, \"fast_alloc_pct\": %lu, \"fast_free_pct\": %lu, \"order_fallback\": %llu, \"cmpx\": %llu, "
            "\"ul\": %llu},\n",
            f->objects, f->ni.nr_slabs, f->ni.nr_partial, f->ni.cpu_slabs, (unsigned long long)total_alloc,
-           (unsigned long long)total_free, pct(f->k[SL_SLUB_ALLOC_FASTPATH], total_alloc),
-           pct(f->k[SL_SLUB_FREE_FASTPATH], total_free), (unsigned long long)f->k[SL_SLUB_ORDER_FALLBACK],
+           (unsigned long long)total_free, pct(f->alloc_fast, total_alloc),
+           pct(f->free_fast, total_free), (unsigned long long)f->k[SL_SLUB_ORDER_FALLBACK],
            (unsigned long long)f->k[SL_SLUB_CMPXCHG_DOUBLE_FAIL],
            (unsigned long long)f->k[SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL]);
+    const sl_slub_kstat *t;
+    unsigned n = sl_slub_kstats(r->version, &t);
+    sl_slub_kstat model[SL_SLUB_NR_STATS - SL_SLUB_NR_KERNEL_STATS];
     printf("  \"counters\": {");
-    print_counters_json(s, (unsigned)o->cpus, 0, SL_SLUB_NR_KERNEL_STATS);
+    print_counters_json(s, (unsigned)o->cpus, t, n);
     printf("\n  },\n  \"model_counters\": {");
-    print_counters_json(s, (unsigned)o->cpus, SL_SLUB_NR_KERNEL_STATS, SL_SLUB_NR_STATS);
+    print_counters_json(s, (unsigned)o->cpus, model, model_counters(model));
     printf("\n  }\n}\n");
 }
 
@@ -368,8 +408,13 @@ static int parse(int argc, char **argv, stats_opts *o)
         NUMBER("--nr-cpus", 1, 8192, o->cfg.kernel.nr_cpus = (uint16_t)v)
         NUMBER("--min-partial", 0, UINT32_MAX, o->min_partial = (long)v)
         NUMBER("--cpu-partial", 0, UINT32_MAX, o->cpu_partial = (long)v)
+        NUMBER("--sheaf-capacity", 1, 1024, o->cfg.sheaf_capacity = (uint16_t)v)
 #undef NUMBER
-        if (!strcmp(a, "--no-preempt")) {
+        if (!strcmp(a, "--kernel") && has_value) {
+            const char *why;
+            if (sl_slub_kversion_parse(argv[++i], &o->cfg.kernel.version, &why) != SL_OK)
+                return sl_cli_usage_error(cmd, "--kernel: %s", why);
+        } else if (!strcmp(a, "--no-preempt")) {
             o->cfg.kernel.no_preempt = 1;
         } else if (!strcmp(a, "--shrink")) {
             o->shrink = true;
@@ -407,7 +452,7 @@ static int parse(int argc, char **argv, stats_opts *o)
                 return sl_cli_usage_error(cmd, "--format takes table or json");
         } else if (!has_value && a[0] == '-' && a[1] == '-' &&
                    (!strcmp(a, "--workload") || !strcmp(a, "--variant") || !strcmp(a, "--bulk-free") ||
-                    !strcmp(a, "--debug") || !strcmp(a, "--format"))) {
+                    !strcmp(a, "--debug") || !strcmp(a, "--format") || !strcmp(a, "--kernel"))) {
             return sl_cli_usage_error(cmd, "%s needs a value", a);
         } else {
             return sl_cli_usage_error(cmd, "unknown argument '%s'", a);
@@ -477,12 +522,17 @@ static int run_stats(int argc, char **argv)
             print_report(name, &f);
         else
             print_activity(name, &f);
-        printf("\nCounters (CONFIG_SLUB_STATS, the kernel's order and sysfs names)\n");
-        for (unsigned i = 0; i < SL_SLUB_NR_KERNEL_STATS; i++)
-            print_counter(r.s, r.ncpus, i);
+        const sl_slub_rules *rules = sl_slub_cache_rules(r.s);
+        const sl_slub_kstat *t;
+        unsigned n = sl_slub_kstats(rules->version, &t);
+        char ver[8];
+        printf("\nCounters (CONFIG_SLUB_STATS of %s, its order and sysfs names)\n",
+               sl_slub_kversion_format(rules->version, ver, sizeof ver));
+        for (unsigned i = 0; i < n; i++)
+            print_counter(r.s, r.ncpus, t[i].name, t[i].stat);
         printf("\nModel-only counters\n");
         for (unsigned i = SL_SLUB_NR_KERNEL_STATS; i < SL_SLUB_NR_STATS; i++)
-            print_counter(r.s, r.ncpus, i);
+            print_counter(r.s, r.ncpus, sl_slub_stat_name(i), i);
     }
     sl_slub_cache_destroy(r.s); /* SL_EBUSY: the run's objects are still allocated, by design */
     sl_page_zone_destroy(&zone);

@@ -442,7 +442,7 @@ static void test_snapshot_layout(void)
     uint32_t h[18];
     memcpy(h, buf, sizeof h);
     SL_CHECK_EQ(h[0], 0x42554c53);
-    SL_CHECK_EQ(h[1], 1);
+    SL_CHECK_EQ(h[1], 2); /* version */
     SL_CHECK_EQ(h[3], 2);  /* cpus */
     SL_CHECK_EQ(h[4], 2);  /* slabs */
     SL_CHECK_EQ(h[5], 32); /* objects */

@@ -61,7 +61,7 @@ static void test_kernel_words_and_tunables(void)
     SL_CHECK_EQ(sl_slub_cache_tid_step(w->cache), 64);
     SL_CHECK_EQ(sl_api_slub_alloc(w, 0), SL_OK);
     SL_CHECK(sl_api_slub_stat(w, 0, SL_SLUB_ALLOC_SLOWPATH) == 1.0);
-    SL_CHECK_EQ(sl_api_slub_stat_kernel_count(), 26);
+    SL_CHECK_EQ(sl_api_slub_stat_kernel_count(), 26 + 17);
     SL_CHECK(!strcmp(sl_api_slub_stat_name(19), "order_fallback"));
     SL_CHECK_EQ(sl_api_slub_set_min_partial(w, 0), SL_OK);
     SL_CHECK_EQ(sl_api_slub_set_cpu_partial(w, 13), SL_OK); /* flushes CPU 0 */
@@ -172,7 +172,98 @@ static void test_cpu_claims(void)
     SL_CHECK_EQ(sl_api_slub_validate(shared_world), SL_OK);
     sl_api_slub_world_destroy(shared_world);
 }
+
+/* Kernel versions, sheaves, kfree_rcu and the prefill API through the bridge, and scripts that use them. */
+static void test_versions_and_sheaves(void)
+{
+    const uint32_t bad_version[5] = {0x0402, 0, 0, 0, 0}; /* 4.2: before the model's first */
+    SL_CHECK(sl_api_slub_world_create_version(4u << 20, 2, 256, 0, 0, 0, 0, 1, 1, NULL, bad_version) == NULL);
+    SL_CHECK_EQ(sl_api_slub_last_error(), SL_EINVAL);
+    const uint32_t early_618[5] = {0x0612, 0, 0, 1, 0}; /* early boot is 7.0's */
+    SL_CHECK(sl_api_slub_world_create_version(4u << 20, 2, 256, 0, 0, 0, 0, 1, 1, NULL, early_618) == NULL);
+    const uint32_t v70[5] = {0x0700, 4, 1, 0, 0}; /* 7.0, sheaves of exactly 4 */
+    sl_api_slub_world *w = sl_api_slub_world_create_version(4u << 20, 2, 256, 0, 0, 0, 0, 1, 1, NULL, v70);
+    SL_REQUIRE(w != NULL);
+    SL_CHECK_EQ(sl_api_slub_world_version(w), 0x0700 | SL_SLUB_ERA_SHEAVES << 16);
+    uint32_t *sc = sl_api_slub_scratch(w, 0);
+    SL_CHECK_EQ(sl_api_slub_alloc(w, 0), SL_OK);
+    uint32_t pfn = sc[0], idx = sc[1];
+    SL_CHECK_EQ(sl_api_slub_kfree_rcu(w, 0, pfn, idx), SL_OK);
+    SL_CHECK_EQ(sl_api_slub_kfree_rcu(w, 0, 99999, 0), SL_EFOREIGN);
+    uint32_t info[6];
+    SL_CHECK_EQ(sl_api_slub_sheaves_info(w, info), SL_OK);
+    SL_CHECK_EQ(info[0], 4);
+    SL_CHECK_EQ(info[5], 1);
+    SL_CHECK_EQ(sl_api_slub_rcu_grace_period(w, 0), 0); /* the rcu_free sheaf is not full yet */
+    SL_CHECK_EQ(sl_api_slub_flush(w, 0), SL_OK);         /* ... a flush hands it to RCU */
+    SL_CHECK_EQ(sl_api_slub_rcu_grace_period(w, 0), 1);
+    SL_CHECK_EQ(sl_api_slub_prefill_sheaf(w, 1, 0, 3), SL_OK);
+    SL_CHECK_EQ(sl_api_slub_prefill_sheaf(w, 1, 0, 3), SL_EBUSY); /* the slot is taken */
+    SL_CHECK_EQ(sl_api_slub_sheaf_size(w, 0), 4);
+    SL_CHECK_EQ(sl_api_slub_alloc_from_sheaf(w, 1, 0), SL_OK);
+    SL_CHECK(sl_api_slub_scratch(w, 1)[0] != SL_NONE32);
+    SL_CHECK_EQ(sl_api_slub_alloc_from_sheaf(w, 1, 1), SL_EINVAL); /* an empty slot */
+    SL_CHECK_EQ(sl_api_slub_refill_sheaf(w, 1, 0, 9), SL_OK);       /* oversize */
+    SL_CHECK_EQ(sl_api_slub_sheaf_size(w, 0), 9);
+    SL_CHECK_EQ(sl_api_slub_return_sheaf(w, 1, 0), SL_OK);
+    SL_CHECK_EQ(sl_api_slub_sheaf_size(w, 0), -1);
+    /* A script: kfree_rcu, a grace period, a prefill and an allocation from it, an interrupt in the sheaf section. */
+    SL_CHECK_EQ(sl_api_slub_alloc(w, 0), SL_OK);
+    sl_sched_ref ref = {sc[0], sc[1]};
+    sl_sched_op ops[5] = {{SL_SCHED_KFREE_RCU, 0, 0, 0}, {SL_SCHED_RCU_GP, 0, 0, 0}, {SL_SCHED_PREFILL, 1, 2, 3},
+                          {SL_SCHED_ALLOC_FROM_SHEAF, 1, 0, 3}, {SL_SCHED_ALLOC, 0, 0, 0}};
+    sl_sched_irq irq = {.at_op = 1, .point = SL_SLUB_PP_SHEAF_ALLOC, .handler = {SL_SCHED_ALLOC, 0, 0, 0}};
+    int32_t res[5], out[8];
+    SL_CHECK_EQ(sl_api_slub_run(w, ops, 3, &ref, 1, NULL, 0, 0, NULL, 0, res, out), SL_OK);
+    SL_CHECK_EQ(res[2], SL_OK);
+    int prefilled = sl_api_slub_sheaf_size(w, 3);
+    SL_CHECK(prefilled >= 2);
+    SL_CHECK_EQ(sl_api_slub_run(w, ops + 3, 2, &ref, 1, &irq, 1, 0, NULL, 0, res, out), SL_OK);
+    SL_CHECK_EQ(out[0], 2);
+    SL_CHECK_EQ(out[4], 1);          /* the interrupt fired inside alloc_from_pcs */
+    SL_CHECK_EQ(out[5], SL_OK);      /* ... and its allocation took the slab path */
+    SL_CHECK_EQ(res[0], SL_OK);
+    SL_CHECK_EQ(sl_api_slub_sheaf_size(w, 3), prefilled - 1); /* the slot survives between runs */
+    sl_sched_op shrink_irq = {SL_SCHED_SHRINK, 0, 0, 0};
+    irq.handler = shrink_irq; /* a shrink is never an interrupt handler */
+    SL_CHECK_EQ(sl_api_slub_run(w, ops + 4, 1, NULL, 0, &irq, 1, 0, NULL, 0, res, out), SL_EINVAL);
+    SL_CHECK_EQ(sl_api_slub_validate(w), SL_OK);
+    /* The snapshot taken quiet holds the sheaves; the counters of 7.0 by name. */
+    long need = -sl_api_slub_snapshot(w, NULL, 0);
+    SL_REQUIRE(need > 0);
+    unsigned char *buf = malloc((size_t)need);
+    SL_CHECK_EQ(sl_api_slub_snapshot(w, buf, (uint32_t)need), need);
+    SL_CHECK_EQ(buf[92] & 3, 1);
+    free(buf);
+    SL_CHECK_EQ(sl_api_slub_kstat_count(0x0700), 26);
+    SL_CHECK_EQ(sl_api_slub_kstat_count(0x0612), 43);
+    SL_CHECK_EQ(sl_api_slub_kstat_count(0), 26);
+    SL_CHECK_EQ(sl_api_slub_kstat_count(0x0802), SL_EINVAL);
+    SL_CHECK(!strcmp(sl_api_slub_kstat_name(0x0700, 0), "alloc_fastpath"));
+    SL_CHECK_EQ(sl_api_slub_kstat_stat(0x0700, 0), SL_SLUB_ALLOC_PCS);
+    SL_CHECK(sl_api_slub_kstat_name(0x0700, 26) == NULL);
+    SL_CHECK_EQ(sl_api_slub_sheaf_capacity(0x0700, 256, 0, 0), 28);
+    uint32_t g[14];
+    SL_CHECK_EQ(sl_api_slub_geometry_version(10928, 8, 0, 2, g, NULL, 0x0404), SL_OK);
+    SL_CHECK_EQ(g[6], 2);
+    SL_CHECK_EQ(sl_api_slub_geometry_version(10928, 8, 0, 2, g, NULL, 0x0700), SL_OK);
+    SL_CHECK_EQ(g[6], 3);
+    SL_CHECK_EQ(sl_api_slub_bootstrap_sheaves(w), SL_EINVAL); /* not created early */
+    sl_api_slub_world_destroy(w);
+    /* 7.0 created early: the bootstrap sheaf until bootstrap_cache_sheaves. */
+    const uint32_t early[5] = {0x0700, 0, 0, 1, 0};
+    w = sl_api_slub_world_create_version(4u << 20, 1, 64, 0, 0, 0, 0, 1, 1, NULL, early);
+    SL_REQUIRE(w != NULL);
+    SL_CHECK_EQ(sl_api_slub_sheaves_info(w, info), SL_OK);
+    SL_CHECK_EQ(info[0], 0);
+    SL_CHECK_EQ(sl_api_slub_prefill_sheaf(w, 0, 0, 2), SL_EINVAL);
+    SL_CHECK_EQ(sl_api_slub_bootstrap_sheaves(w), SL_OK);
+    SL_CHECK_EQ(sl_api_slub_sheaves_info(w, info), SL_OK);
+    SL_CHECK_EQ(info[0], 60);
+    sl_api_slub_world_destroy(w);
+}
 #else
+
 static void test_bindings_need_webassembly(void) { SL_SKIP("the bindings are built for WebAssembly only"); }
 #endif
 
@@ -183,6 +274,7 @@ int main(void)
     SL_RUN(test_kernel_words_and_tunables);
     SL_RUN(test_workload_threads);
     SL_RUN(test_cpu_claims);
+    SL_RUN(test_versions_and_sheaves);
 #else
     SL_RUN(test_bindings_need_webassembly);
 #endif

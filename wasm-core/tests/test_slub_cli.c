@@ -1,7 +1,7 @@
 /*
  * test_slub_cli.c - the SLUB commands of the `slablab` binary: `stats` (slabinfo -D / -r
  * shaped output, the counters under their sysfs names in the kernel's order, the model's
- * apart), and `geometry` under boot parameters.  The binary is found beside this test's own
+ * apart), and `geometry` under boot parameters and kernel versions.  The binary is found beside this test's own
  * executable (both are built into the build directory).  Native only.
  */
 #include "cli_test.h"
@@ -52,18 +52,22 @@ static void test_stats_activity_line_and_counters(void)
     SL_CHECK_EQ(cmpx, counter(out, "cmpxchg_double_fail"));
     SL_CHECK_EQ(ul, counter(out, "cmpxchg_double_cpu_fail"));
     SL_CHECK(fs > 0); /* remote frees */
-    /* The kernel's counters in the kernel's order, the model's after their own heading. */
+    /* The kernel's counters (6.17's 26) in the kernel's order, the model's after their own heading. */
     const char *prev = strstr(out, "\nCounters (");
     SL_REQUIRE(prev);
-    for (unsigned i = 0; i < SL_SLUB_NR_STATS; i++) {
+    const sl_slub_kstat *t;
+    unsigned nk = sl_slub_kstats(SL_SLUB_KVERSION_DEFAULT, &t);
+    SL_CHECK_EQ(nk, 26);
+    SL_CHECK(strstr(out, "\nalloc_cpu_sheaf ") == NULL); /* 6.18's, not 6.17's */
+    for (unsigned i = 0; i < nk + SL_SLUB_NR_STATS - SL_SLUB_NR_KERNEL_STATS; i++) {
         char key[64];
-        snprintf(key, sizeof key, "\n%s ", sl_slub_stat_name(i));
+        snprintf(key, sizeof key, "\n%s ", i < nk ? t[i].name : sl_slub_stat_name(SL_SLUB_NR_KERNEL_STATS + i - nk));
         const char *at = strstr(prev, key);
         SL_CHECK(at != NULL);
         if (!at)
             break;
         const char *model = strstr(out, "\nModel-only counters");
-        SL_CHECK(model && (i < SL_SLUB_NR_KERNEL_STATS ? at < model : at > model));
+        SL_CHECK(model && (i < nk ? at < model : at > model));
         prev = at;
     }
     /* Per-CPU values as sysfs prints them: " C0=n C1=m" summing to the total. */
@@ -131,6 +135,46 @@ static void test_geometry_boot_parameters(void)
     snprintf(args, sizeof args, "geometry --sysfs '%s' --min-order 11", fixture);
     SL_CHECK_EQ(run(args, big, sizeof big), 2);
 }
+
+/* stats --kernel: each version's counters under its names; 7.0's alloc_fastpath counts the sheaves. */
+static void test_stats_kernel_versions(void)
+{
+    SL_CHECK_EQ(run("stats --kernel 7.0 --ops 20000 --workload remote", out, sizeof out), 0);
+    SL_CHECK(strstr(out, "Counters (CONFIG_SLUB_STATS of 7.0") != NULL);
+    SL_CHECK(counter(out, "alloc_fastpath") > 0);
+    SL_CHECK_EQ(counter(out, "cpu_partial_free"), -1); /* gone in 7.0 */
+    SL_CHECK_EQ(counter(out, "alloc_cpu_sheaf"), -1);  /* 6.18's name */
+    SL_CHECK_EQ(run("stats --kernel 6.18 --sheaf-capacity 32 --ops 20000 --format json", out, sizeof out), 0);
+    SL_CHECK(strstr(out, "\"kernel\": \"6.18\"") != NULL && strstr(out, "\"sheaf_capacity\": 32") != NULL);
+    SL_CHECK(strstr(out, "\"alloc_cpu_sheaf\": {\"total\": ") != NULL);
+    SL_CHECK(strstr(out, "\"sheaf_return_slow\"") != NULL);
+    SL_CHECK_EQ(run("stats --kernel 4.4 --workload bulk --ops 5000", out, sizeof out), 0);
+    SL_CHECK(counter(out, "cpu_partial_free") >= 0);
+    SL_CHECK_EQ(run("stats --kernel 3.0", out, sizeof out), 2);
+    SL_CHECK_EQ(run("stats --kernel 7.0 --variant rt", out, sizeof out), 1); /* 7.0 has no CPU-slab variants */
+}
+
+/* --kernel: 6.18's rules add sheaf_capacity, 4.18's reproduce a 4.18 kernel's /proc/slabinfo. */
+static void test_geometry_kernel_versions(void)
+{
+    static char big[1 << 20];
+    char args[PATH_MAX + 160];
+    snprintf(args, sizeof args, "geometry --sysfs '%s' --cpus 2 --kernel 6.18", fixture);
+    SL_CHECK_EQ(run(args, big, sizeof big), 0);
+    SL_CHECK(strstr(big, "Linux 6.18 rules") != NULL);
+    SL_CHECK(strstr(big, "235 caches, 235 compared with the kernel: 234 match, 1 differ") != NULL);
+    snprintf(args, sizeof args, "geometry --sysfs '%s' --cpus 2 --kernel 6.18 --format json", fixture);
+    SL_CHECK_EQ(run(args, big, sizeof big), 0);
+    SL_CHECK(strstr(big, "\"sheaf_capacity\": 32}, \"kernel\"") != NULL);
+    snprintf(args, sizeof args, "geometry --slabinfo '%.*s/slabinfo/rhcos-4.18.0-80.11.2.el8_0-2cpus.slabinfo' "
+             "--cpus 2 --kernel 4.18", (int)(strlen(fixture) - 6), fixture);
+    SL_CHECK_EQ(run(args, big, sizeof big), 0);
+    SL_CHECK(strstr(big, "142 caches, 142 compared with the kernel: 142 match, 0 differ") != NULL);
+    snprintf(args, sizeof args, "geometry --sysfs '%s' --kernel 4.2", fixture);
+    SL_CHECK_EQ(run(args, big, sizeof big), 2);
+    snprintf(args, sizeof args, "geometry --sysfs '%s' --kernel six", fixture);
+    SL_CHECK_EQ(run(args, big, sizeof big), 2);
+}
 #endif
 
 #if SL_WASM
@@ -151,6 +195,8 @@ int main(void)
     SL_RUN(test_stats_activity_line_and_counters);
     SL_RUN(test_stats_report_and_fallback);
     SL_RUN(test_geometry_boot_parameters);
+    SL_RUN(test_geometry_kernel_versions);
+    SL_RUN(test_stats_kernel_versions);
 #endif
     return sl_check_summary();
 }

@@ -446,7 +446,7 @@ static void test_boot_parameters(void)
     SL_CHECK_EQ(g.order, 0);
     SL_CHECK_EQ(g.fallback_order, 0);
     sl_slub_boot b = {.min_order = 2};
-    SL_REQUIRE(sl_slub_calculate_geometry(256, 256, SL_SLUB_KMALLOC, 2, &b, &g) == SL_OK);
+    SL_REQUIRE(sl_slub_calculate_geometry(256, 256, SL_SLUB_KMALLOC, 2, &(sl_slub_kernel){.boot = b}, &g) == SL_OK);
     SL_CHECK_EQ(g.order, 2);
     SL_CHECK_EQ(g.objects, 64);
     SL_CHECK_EQ(g.fallback_order, 0);
@@ -454,30 +454,30 @@ static void test_boot_parameters(void)
     SL_CHECK_EQ(g.cpu_partial_slabs, 2); /* DIV_ROUND_UP(104, 64) */
     /* slub_min_objects=64: min_order = get_order(64 * 256) = 2. */
     b = (sl_slub_boot){.min_objects = 64};
-    SL_REQUIRE(sl_slub_calculate_geometry(256, 256, SL_SLUB_KMALLOC, 2, &b, &g) == SL_OK);
+    SL_REQUIRE(sl_slub_calculate_geometry(256, 256, SL_SLUB_KMALLOC, 2, &(sl_slub_kernel){.boot = b}, &g) == SL_OK);
     SL_CHECK_EQ(g.order, 2);
     /* ... capped by slub_max_order=1: at most the objects of order 1. */
     b.max_order = 1;
     b.max_order_set = 1;
-    SL_REQUIRE(sl_slub_calculate_geometry(256, 256, SL_SLUB_KMALLOC, 2, &b, &g) == SL_OK);
+    SL_REQUIRE(sl_slub_calculate_geometry(256, 256, SL_SLUB_KMALLOC, 2, &(sl_slub_kernel){.boot = b}, &g) == SL_OK);
     SL_CHECK_EQ(g.order, 1);
     /* A 3000-byte object wastes 1096 of 4096 bytes at order 0, more than 1/16: order 3 by
      * default (8 CPUs), order 0 with slub_max_order=0 (every fraction fails, get_order(size)). */
     SL_REQUIRE(sl_slub_calculate_geometry(3000, 8, 0, 8, NULL, &g) == SL_OK);
     SL_CHECK_EQ(g.order, 3);
     b = (sl_slub_boot){.max_order = 0, .max_order_set = 1};
-    SL_REQUIRE(sl_slub_calculate_geometry(3000, 8, 0, 8, &b, &g) == SL_OK);
+    SL_REQUIRE(sl_slub_calculate_geometry(3000, 8, 0, 8, &(sl_slub_kernel){.boot = b}, &g) == SL_OK);
     SL_CHECK_EQ(g.order, 0);
     /* min 4 then max 2: setup_slub_max_order lowers min_order to 2. */
     b = (sl_slub_boot){.min_order = 4, .max_order = 2, .max_order_set = 1};
-    SL_REQUIRE(sl_slub_calculate_geometry(64, 8, 0, 2, &b, &g) == SL_OK);
+    SL_REQUIRE(sl_slub_calculate_geometry(64, 8, 0, 2, &(sl_slub_kernel){.boot = b}, &g) == SL_OK);
     SL_CHECK_EQ(g.order, 2);
     /* min 5 alone raises the max order to 5. */
     b = (sl_slub_boot){.min_order = 5};
-    SL_REQUIRE(sl_slub_calculate_geometry(64, 8, 0, 2, &b, &g) == SL_OK);
+    SL_REQUIRE(sl_slub_calculate_geometry(64, 8, 0, 2, &(sl_slub_kernel){.boot = b}, &g) == SL_OK);
     SL_CHECK_EQ(g.order, 5);
     b = (sl_slub_boot){.min_order = 11};
-    SL_CHECK_EQ(sl_slub_calculate_geometry(64, 8, 0, 2, &b, &g), SL_EINVAL);
+    SL_CHECK_EQ(sl_slub_calculate_geometry(64, 8, 0, 2, &(sl_slub_kernel){.boot = b}, &g), SL_EINVAL);
     /* A cache created under slub_min_order=1 has order-1 slabs. */
     world w;
     sl_slub_config cfg = k256;
@@ -673,7 +673,8 @@ static void test_rt_counts_every_alloc_as_slow_path(void)
 
 static void test_counter_names_and_order(void)
 {
-    SL_CHECK_EQ(SL_SLUB_NR_KERNEL_STATS, 26);
+    SL_CHECK_EQ(SL_SLUB_NR_KERNEL_STATS, 26 + 17); /* 6.8-6.17's, then the 17 6.18 added for sheaves */
+    SL_CHECK(!strcmp(sl_slub_stat_name(26), "alloc_cpu_sheaf"));
     SL_CHECK(!strcmp(sl_slub_stat_name(SL_SLUB_ALLOC_FASTPATH), "alloc_fastpath"));
     SL_CHECK_EQ(SL_SLUB_ALLOC_NODE_MISMATCH, 10);
     SL_CHECK(!strcmp(sl_slub_stat_name(10), "alloc_node_mismatch"));

@@ -3,18 +3,13 @@
  * Each object carries a stamp so a double hand-out is caught; at the end every object is
  * freed, validate() passes, and every page goes back to the zone.  Every fast-path variant,
  * a debug cache, and slabs of the fallback order on a fragmented zone. */
-#include "check.h"
+#define SL_TEST_RING 65536 /* deep enough to ride out a peer thread being descheduled */
+#include "spsc_ring.h"
 
 #include "../src/slub/slub.h"
 
-#define RING 65536 /* deep enough to ride out a peer thread being descheduled */
 #define MAXCPU 4
 
-typedef struct ring {
-    _Alignas(64) atomic_uint head; /* producer */
-    _Alignas(64) atomic_uint tail; /* consumer */
-    void *slot[RING];
-} ring;
 
 typedef struct shared {
     sl_slub_cache *s;
@@ -29,26 +24,6 @@ typedef struct worker {
     unsigned cpu;
     unsigned long allocs, frees, remote_frees, bad_stamps, errors;
 } worker;
-
-static bool ring_put(ring *r, void *p)
-{
-    unsigned h = atomic_load_explicit(&r->head, memory_order_relaxed);
-    if (h - atomic_load_explicit(&r->tail, memory_order_acquire) == RING)
-        return false;
-    r->slot[h % RING] = p;
-    atomic_store_explicit(&r->head, h + 1, memory_order_release);
-    return true;
-}
-
-static void *ring_get(ring *r)
-{
-    unsigned t = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    if (t == atomic_load_explicit(&r->head, memory_order_acquire))
-        return NULL;
-    void *p = r->slot[t % RING];
-    atomic_store_explicit(&r->tail, t + 1, memory_order_release);
-    return p;
-}
 
 static uint64_t stamp_of(unsigned cpu, unsigned long n) { return ((uint64_t)cpu << 56) | n; }
 

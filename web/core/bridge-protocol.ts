@@ -162,6 +162,8 @@ export interface BenchRowParams {
   /** The row of the experiment's table (SLUB bulk: the bulk size; 1 otherwise). */
   row: number;
   loops: number;
+  /** What else the model's experiment takes (percpu: alignment, prefill, units, budget), checked by its adapter. */
+  options?: unknown;
 }
 export interface BenchRowReply {
   /** Nanoseconds per operation (per object for a bulk row). */
@@ -170,6 +172,8 @@ export interface BenchRowReply {
   elapsedMs: number;
   /** It ran on a CPU worker (threads build) rather than on the bridge worker. */
   onThread: boolean;
+  /** The model's own figures for the row, by name (percpu: alloc and free milliseconds, objects done, status). */
+  figures?: Record<string, number>;
 }
 
 /** Every request type: its params and the result it resolves to. */

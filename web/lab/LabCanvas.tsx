@@ -7,6 +7,13 @@
 
 import { useEffect, useMemo, useRef, useState } from 'react';
 
+declare global {
+  interface Window {
+    /** Set by the frame benchmarks (scripts/*frame-bench.mjs) before the page loads: views record paint times as performance measures. */
+    __slablabPerfMarks?: boolean;
+  }
+}
+
 export interface CanvasLayout {
   width: number;
   height: number;

@@ -5,7 +5,7 @@
 // with what is its own; the frame registers the transport's keys (and the
 // view's) scoped to its own element, so two labs on a page keep theirs apart.
 
-import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import type { SlEvent } from '../core/events.generated';
 import type { OpNames } from './describe';
@@ -31,6 +31,8 @@ export interface StepLabFrameProps {
   legend?: ReactNode;
   /** One drawing per pane; `paneHeads` titles them when there are several. */
   panes: ReactNode[];
+  /** The narrowest a pane may be before the panes wrap (CSS length; lab.css's default otherwise). */
+  paneMinWidth?: string;
   paneHeads?: ReactNode[];
   inspector: ReactNode;
   /** Beside the inspector (full page only): e.g. operations by hand. */
@@ -103,7 +105,10 @@ export function StepLabFrame(p: StepLabFrameProps) {
       {p.afterCaption}
       {p.legend}
 
-      <div className={p.panes.length > 1 ? 'lab-panes lab-panes-many' : 'lab-panes'}>
+      <div
+        className={p.panes.length > 1 ? 'lab-panes lab-panes-many' : 'lab-panes'}
+        style={p.panes.length > 1 && p.paneMinWidth ? { gridTemplateColumns: `repeat(auto-fit, minmax(min(100%, ${p.paneMinWidth}), 1fr))` } : undefined}
+      >
         {p.panes.map((pane, i) => (
           <section key={i} className="lab-pane" aria-label={p.panes.length > 1 ? lab.panes[i]?.label : undefined} data-testid={p.panes.length > 1 ? `${idPrefix}-pane-${i}` : undefined}>
             {p.panes.length > 1 && p.paneHeads?.[i]}
@@ -124,6 +129,9 @@ export function StepLabFrame(p: StepLabFrameProps) {
     </section>
   );
 }
+
+/** Rows the timeline lists at once (each step re-renders them). */
+const TIMELINE_ROWS = 600;
 
 export interface TimelinePane {
   label: string;
@@ -146,14 +154,24 @@ export function Timeline({ panes, words, cpus, onJump }: { panes: readonly Timel
   const pane = panes[Math.min(which, panes.length - 1)];
   const now = pane?.stops[pane.now]?.eventCount ?? 0;
   const listRef = useRef<HTMLOListElement>(null);
-  const rows = useMemo(
-    () =>
-      (pane?.events ?? [])
-        .map((e, j) => ({ e, j }))
-        .filter(({ e }) => (cpuOn[e.cpu] ?? true) && (group === 'all' || words.groupOf(e.kind) === group))
-        .slice(0, 3000),
-    [pane, cpuOn, group, words],
+  // Keyed on the events, not the pane: a view passes new pane objects on every render.
+  const events = pane?.events;
+  const matching = useMemo(
+    () => (events ?? []).map((e, j) => ({ e, j })).filter(({ e }) => (cpuOn[e.cpu] ?? true) && (group === 'all' || words.groupOf(e.kind) === group)),
+    [events, cpuOn, group, words],
   );
+  // A long run lists a window of rows around the current event (the list stays quick however many events there are).
+  const first = useMemo(() => {
+    let lo = 0;
+    let hi = matching.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((matching[mid]?.j ?? 0) < now - 1) lo = mid + 1;
+      else hi = mid;
+    }
+    return Math.max(0, Math.min(lo - TIMELINE_ROWS / 2, matching.length - TIMELINE_ROWS));
+  }, [matching, now]);
+  const rows = useMemo(() => matching.slice(first, first + TIMELINE_ROWS), [matching, first]);
   // Keep the current event in view by scrolling the list only (scrollIntoView would scroll the page to it too).
   useEffect(() => {
     const list = listRef.current;
@@ -162,11 +180,15 @@ export function Timeline({ panes, words, cpus, onJump }: { panes: readonly Timel
     if (row.offsetTop < list.scrollTop) list.scrollTop = row.offsetTop;
     else if (row.offsetTop + row.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = row.offsetTop + row.offsetHeight - list.clientHeight;
   }, [now]);
-  if (!pane) return null;
-  const jump = (j: number) => {
+  // One callback for every row, so a row re-renders only when its own class or text changes.
+  const jumpTo = useRef<(j: number) => void>(() => undefined);
+  jumpTo.current = (j: number) => {
+    if (!pane) return;
     const i = pane.stops.findIndex((s) => s.eventCount >= j + 1);
     onJump(Math.min(which, panes.length - 1), i < 0 ? pane.stops.length - 1 : i);
   };
+  const onRowJump = useCallback((j: number) => jumpTo.current(j), []);
+  if (!pane) return null;
   return (
     <section className="lab-timeline" aria-labelledby="timeline-title">
       <h3 id="timeline-title">Events</h3>
@@ -200,24 +222,30 @@ export function Timeline({ panes, words, cpus, onJump }: { panes: readonly Timel
           </select>
         </label>
         <span>
-          {rows.length} of {pane.events.length} events
+          {matching.length} of {pane.events.length} events{matching.length > rows.length ? ` (showing ${first + 1} to ${first + rows.length})` : ''}
         </span>
       </div>
       <ol className="lab-events" ref={listRef} data-testid="timeline">
         {rows.map(({ e, j }) => (
-          <li key={j} className={j < now ? (j === now - 1 ? 'past now' : 'past') : 'future'}>
-            <button type="button" onClick={() => jump(j)}>
-              <span className="ev-cpu">CPU {e.cpu}</span> {words.event(e, pane.names)}
-            </button>
-          </li>
+          <TimelineRow key={j} j={j} cls={j < now ? (j === now - 1 ? 'past now' : 'past') : 'future'} cpu={e.cpu} text={words.event(e, pane.names)} onJump={onRowJump} />
         ))}
       </ol>
     </section>
   );
 }
 
-/** Each pane's head when they are side by side: its label, the view's figures for its state on screen, and what else the view shows of that state (`more`). */
-export function paneHeads<Snap>(lab: StepLab<unknown, Snap>, idPrefix: string, figures: (s: Snap) => string, more?: (s: Snap, pane: number) => ReactNode): ReactNode[] {
+const TimelineRow = memo(function TimelineRow({ j, cls, cpu, text, onJump }: { j: number; cls: string; cpu: number; text: string; onJump: (j: number) => void }) {
+  return (
+    <li className={cls}>
+      <button type="button" onClick={() => onJump(j)}>
+        <span className="ev-cpu">CPU {cpu}</span> {text}
+      </button>
+    </li>
+  );
+});
+
+/** Each pane's head when they are side by side: its label, the view's figures for its state on screen (`pane` is its index), and what else the view shows of that state (`more`). */
+export function paneHeads<Snap>(lab: StepLab<unknown, Snap>, idPrefix: string, figures: (s: Snap, pane: number) => string, more?: (s: Snap, pane: number) => ReactNode): ReactNode[] {
   return lab.panes.map((p, i) => {
     const s = lab.shown?.[i]?.snap;
     return (
@@ -225,7 +253,7 @@ export function paneHeads<Snap>(lab: StepLab<unknown, Snap>, idPrefix: string, f
         <h3>{p.label}</h3>
         {s && (
           <p className="lab-figures" data-testid={`${idPrefix}-pane-figures-${i}`}>
-            {figures(s)}
+            {figures(s, i)}
           </p>
         )}
         {s && more?.(s, i)}

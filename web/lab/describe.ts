@@ -3,9 +3,13 @@
 // micro-steps, interrupts, the page allocator), and the caption of a moment.
 // A view's describe.ts adds the words for its own events and state.
 
-import type { OpInfo, Stop } from '../core/bridge-protocol';
+import type { Check, OpInfo, Stop } from '../core/bridge-protocol';
 import { EventKind, type SlEvent } from '../core/events.generated';
 import type { Story } from './view';
+
+const NUMBER = new Intl.NumberFormat('en');
+/** A number as the lab writes it in words, with thousands separators ("16,384"); one formatter, as toLocaleString builds one per call. */
+export const numberText = (n: number) => NUMBER.format(n);
 
 /** Maps trace operation numbers to the script's steps. */
 export class OpNames {
@@ -85,6 +89,9 @@ export function describeTraceEvent(e: SlEvent, names: OpNames | null, words: Tra
       return null;
   }
 }
+
+/** The checker's verdict (validate() at an operation's end) in words ('' when it found nothing). */
+export const checkText = (check: Check | null | undefined) => (check && check.rc !== 0 ? `The checker (validate) flags a corruption: ${check.message}` : '');
 
 /** One pane's part of a caption: its label, its stop there, its script and results. */
 export interface CaptionPane<Script> {

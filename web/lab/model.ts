@@ -95,7 +95,7 @@ export interface BoundModel {
   /** Checks the params, builds and fills a world, starts its CPUs (on threads when `threads`). */
   startFreeRun?(params: unknown, threads: boolean): FreeRunWorld;
   /** One timed row of a benchmark experiment: nanoseconds per operation. */
-  benchRow?(p: Omit<BenchRowParams, 'model'>, onThread: boolean): { nsPerOp: number; ops: number };
+  benchRow?(p: Omit<BenchRowParams, 'model'>, onThread: boolean): { nsPerOp: number; ops: number; figures?: Record<string, number> };
 }
 
 /** A model's worker-side adapter, listed in web/models.ts. */

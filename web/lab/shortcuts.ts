@@ -118,14 +118,14 @@ export function useShortcutList(): Shortcut[] {
 
 /**
  * The keys that move a view's selection without the canvas having focus
- * (with focus, the arrows do it): `move(dx, dy)` steps through objects
- * (dx) and slabs (dy).
+ * (with focus, the arrows do it): `move(dx, dy)` steps through the view's
+ * items (dx: objects, bits) and their groups (dy: slabs, chunks).
  */
-export function selectionShortcuts(move: (dx: number, dy: number) => void): Shortcut[] {
+export function selectionShortcuts(move: (dx: number, dy: number) => void, item = 'object', group = 'slab'): Shortcut[] {
   return [
-    { key: ']', description: 'Select the next object (arrows do this when the canvas has focus)', run: () => move(1, 0) },
-    { key: '[', description: 'Select the previous object', run: () => move(-1, 0) },
-    { key: '}', description: 'Select the next slab', run: () => move(0, 1) },
-    { key: '{', description: 'Select the previous slab', run: () => move(0, -1) },
+    { key: ']', description: `Select the next ${item} (arrows do this when the canvas has focus)`, run: () => move(1, 0) },
+    { key: '[', description: `Select the previous ${item}`, run: () => move(-1, 0) },
+    { key: '}', description: `Select the next ${group}`, run: () => move(0, 1) },
+    { key: '{', description: `Select the previous ${group}`, run: () => move(0, -1) },
   ];
 }

@@ -9,7 +9,7 @@
 // view goes away.  What is on screen stays while the next stop is fetched;
 // `ready` says when it is the stop the step names.
 
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { startTransition, useCallback, useEffect, useMemo, useState } from 'react';
 import { BridgeError, getBridge } from '../core/bridge';
 import type { Check, OpInfo, Stop } from '../core/bridge-protocol';
 import { decodeEvents, type SlEvent } from '../core/events.generated';
@@ -167,7 +167,10 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
     const bridge = getBridge();
     Promise.all(current.panes.map((p, i) => bridge.request('at', { session: p.session, stop: at.panes[i] ?? 0 })))
       .then((rs) => {
-        if (live) setShown({ key, step: stepIndex, panes: rs.map((r, i) => ({ stop: at.panes[i] ?? 0, snap: view.decode(r.snapshot), check: r.check })) });
+        if (!live) return;
+        const panes = rs.map((r, i) => ({ stop: at.panes[i] ?? 0, snap: view.decode(r.snapshot), check: r.check }));
+        // A transition: React renders the new state in slices between frames, so a big view does not stall the page.
+        startTransition(() => setShown({ key, step: stepIndex, panes }));
       })
       .catch((e: unknown) => live && setError(errorText(e)));
     return () => {
@@ -194,7 +197,7 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
       setPlaying(false);
       return;
     }
-    const t = setTimeout(() => go(stepIndex + 1), 1000 / speed);
+    const t = setTimeout(() => startTransition(() => go(stepIndex + 1)), 1000 / speed);
     return () => clearTimeout(t);
   }, [playing, atEnd, stepIndex, speed, go]);
 

@@ -128,9 +128,9 @@ export function labHandlers(models: readonly ModelAdapter[]): Pick<Handlers, Lab
       const row = checkWhole('row', p.row, 1, 1 << 20);
       const onThread = core.api.hasThreads;
       const t0 = performance.now();
-      const r = m.benchRow({ experiment: p.experiment, variant: p.variant, row, loops }, onThread);
+      const r = m.benchRow({ experiment: p.experiment, variant: p.variant, row, loops, options: p.options }, onThread);
       if (r.nsPerOp < 0) throw new CoreError(r.nsPerOp, `the benchmark loop failed: ${core.api.strerror(r.nsPerOp)}`);
-      return { result: { nsPerOp: r.nsPerOp, ops: r.ops, elapsedMs: performance.now() - t0, onThread } };
+      return { result: { nsPerOp: r.nsPerOp, ops: r.ops, elapsedMs: performance.now() - t0, onThread, ...(r.figures ? { figures: r.figures } : {}) } };
     },
   };
 }

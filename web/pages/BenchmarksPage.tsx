@@ -1,28 +1,33 @@
-// BenchmarksPage.tsx - the `fastpath`, `bulk` (SLUB) and `kmalloc` (SLAB)
-// experiments of the native CLI run in the WebAssembly build (on a CPU worker
-// in the threads build), with progress and cancel, charted with uPlot; a
-// native JSON result can be loaded to plot native and WebAssembly side by
-// side.  Run logic: web/lab/bench.ts, the models' rows: web/slub/bench.ts,
-// web/slab/bench.ts.
+// BenchmarksPage.tsx - the `fastpath`, `bulk` (SLUB), `kmalloc` (SLAB) and
+// `percpu` experiments of the native CLI run in the WebAssembly build (on a
+// CPU worker in the threads build), with progress and cancel, charted with
+// uPlot; a native JSON result can be loaded to plot native and WebAssembly
+// side by side.  Run logic: web/lab/bench.ts (calibrated, interleaved rows)
+// and web/percpu/bench.ts (seed 003's rows, each timed by the workload
+// itself); the models' rows: web/slub/bench.ts, web/slab/bench.ts.
 
 import { useEffect, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
 import '../lab/lab.css';
 import { getBridge } from '../core/bridge';
 import type { CoreState } from '../core/use-core';
+import { Chart } from '../lab/BenchChart';
 import { readNative, runRows, type BenchPoint, type BenchRow, type NativeResult } from '../lab/bench';
+import { FULL_PLAN as PERCPU_FULL_PLAN, parsePercpuNative, planRows as percpuPlanRows, resultOfReply, rowRequest, runPercpuPlan, SHORT_PLAN as PERCPU_SHORT_PLAN, type NativePercpu, type PercpuRow } from '../percpu/bench';
+import { PercpuBenchResults } from '../percpu/BenchSection';
 import { kmallocRows, KMALLOC_VARIANTS, parseKmallocNative } from '../slab/bench';
 import { BULK_VARIANTS, FASTPATH_VARIANTS, FULL_PLAN, parseNative, SHORT_PLAN, slubRows } from '../slub/bench';
 
 const SERIES_COLORS: Record<string, string> = { generic: '#d9480f', detached: '#1c7ed6', irqoff: '#7048e8', 'slab-before': '#d9480f', 'slab-after': '#1c7ed6', slub: '#2f9e44' };
 
-const EXPERIMENTS = ['fastpath', 'bulk', 'kmalloc'] as const;
+/** Every experiment the page runs, in the order Run takes them (percpu's rows last: the engine's calibrated rows are quicker). */
+const EXPERIMENTS = ['fastpath', 'bulk', 'kmalloc', 'percpu'] as const;
 type Experiment = (typeof EXPERIMENTS)[number];
 const EXPERIMENT_TEXT: Record<Experiment, string> = {
   fastpath: 'fastpath (SLUB, seed 001)',
   bulk: 'bulk (SLUB, seeds 000 and 004)',
   kmalloc: 'kmalloc (SLAB, seed 002)',
+  percpu: 'percpu (area map, bitmap, scan hints; seed 003)',
 };
 
 /** The rows of the chosen experiments, full or short. */
@@ -31,18 +36,32 @@ function planRows(chosen: ReadonlySet<Experiment>, short: boolean): BenchRow[] {
   return [...slubRows({ ...plan, experiments: plan.experiments.filter((e) => chosen.has(e)) }), ...(chosen.has('kmalloc') ? kmallocRows(short) : [])];
 }
 
-/** A native result's rows for every experiment the page runs; throws what is wrong with a file that has none. */
-function parseAllNative(text: string): NativeResult {
-  const { machine } = readNative(text);
-  const points = [parseNative, parseKmallocNative].flatMap((parse) => {
-    try {
-      return parse(text).points;
-    } catch {
-      return [];
-    }
-  });
-  if (!points.length) throw new Error('it has no fastpath, bulk or kmalloc measurements (run `slablab all --format json`)');
-  return { machine, points };
+/** What a file parser makes of a text, or null when the text holds none of its experiment. */
+const orNull = <T,>(parse: (text: string) => T, text: string): T | null => {
+  try {
+    return parse(text);
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * A native result's rows for every experiment the page runs (percpu's on
+ * their own: `slablab percpu --format json` writes its runs, not a
+ * slablab-bench/1 document); throws what is wrong with a file that has none.
+ */
+function parseAllNative(text: string): { calibrated: NativeResult | null; percpu: NativePercpu | null } {
+  const percpu = orNull(parsePercpuNative, text);
+  let calibrated: NativeResult | null = null;
+  try {
+    const { machine } = readNative(text);
+    const points = [parseNative, parseKmallocNative].flatMap((parse) => orNull(parse, text)?.points ?? []);
+    if (points.length) calibrated = { machine, points };
+  } catch (e) {
+    if (!percpu) throw e;
+  }
+  if (!calibrated && !percpu) throw new Error('it has no fastpath, bulk, kmalloc or percpu measurements (run `slablab all --format json`)');
+  return { calibrated, percpu };
 }
 
 function kmallocChart(points: BenchPoint[], native: NativeResult | null): { opts: uPlot.Options; data: uPlot.AlignedData } {
@@ -73,17 +92,6 @@ function kmallocChart(points: BenchPoint[], native: NativeResult | null): { opts
 
 function rowText(p: BenchPoint): string {
   return p.experiment === 'bulk' ? `bulk ${p.row}` : p.experiment === 'kmalloc' ? `${p.row} B` : 'alloc+free';
-}
-
-function Chart({ opts, data, label }: { opts: uPlot.Options; data: uPlot.AlignedData; label: string }) {
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const plot = new uPlot({ ...opts, width: Math.max(320, el.clientWidth) }, data, el);
-    return () => plot.destroy();
-  }, [opts, data]);
-  return <div ref={ref} role="img" aria-label={label} className="bench-chart" />;
 }
 
 function bulkChart(points: BenchPoint[], native: NativeResult | null): { opts: uPlot.Options; data: uPlot.AlignedData } {
@@ -142,6 +150,9 @@ export interface BenchHook {
   done: number;
   total: number;
   points: BenchPoint[];
+  /** The percpu experiment's rows (seed 003's figures per row). */
+  percpu: PercpuRow[];
+  /** Native measurements loaded, percpu runs included. */
   native: number;
 }
 declare global {
@@ -155,32 +166,51 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
   const [progress, setProgress] = useState<[number, number]>([0, 0]);
   const [running, setRunning] = useState(false);
   const [status, setStatus] = useState('');
+  const [percpuRows, setPercpuRows] = useState<PercpuRow[]>([]);
   const [native, setNative] = useState<NativeResult | null>(null);
+  const [percpuNative, setPercpuNative] = useState<NativePercpu | null>(null);
   const [nativeError, setNativeError] = useState('');
   const [chosen, setChosen] = useState<ReadonlySet<Experiment>>(() => new Set(EXPERIMENTS));
   const cancel = useRef(false);
 
   useEffect(() => {
-    window.__slablabBench = { running, done: progress[0], total: progress[1], points, native: native?.points.length ?? 0 };
+    window.__slablabBench = { running, done: progress[0], total: progress[1], points, percpu: percpuRows, native: nativeCount };
   });
 
   const start = async (short: boolean) => {
     cancel.current = false;
     setPoints([]);
+    setPercpuRows([]);
     setRunning(true);
     setStatus('');
     const bridge = getBridge();
     try {
       const plan = short ? SHORT_PLAN : FULL_PLAN;
-      const finished = await runRows(
-        planRows(chosen, short),
-        plan.reps,
-        plan.targetMs,
-        (p) => bridge.request('benchRow', p),
-        (p) => setPoints((ps) => [...ps, p]),
-        (d, t) => setProgress([d, t]),
-        () => cancel.current,
-      );
+      const percpuPlan = short ? PERCPU_SHORT_PLAN : PERCPU_FULL_PLAN;
+      const percpuTotal = chosen.has('percpu') ? percpuPlanRows(percpuPlan).length : 0;
+      // One progress bar: the calibrated calls, then percpu's rows after them.
+      let before = 0;
+      const finished =
+        (await runRows(
+          planRows(chosen, short),
+          plan.reps,
+          plan.targetMs,
+          (p) => bridge.request('benchRow', p),
+          (p) => setPoints((ps) => [...ps, p]),
+          (d, t) => {
+            before = t;
+            setProgress([d, t + percpuTotal]);
+          },
+          () => cancel.current,
+        )) &&
+        (percpuTotal === 0 ||
+          (await runPercpuPlan(
+            percpuPlan,
+            async (p) => resultOfReply(await bridge.request('benchRow', rowRequest(p))),
+            (r) => setPercpuRows((rs) => [...rs, r]),
+            (d, t) => setProgress([before + d, before + t]),
+            () => cancel.current,
+          )));
       setStatus(finished ? 'Finished.' : 'Cancelled.');
     } catch (e) {
       setStatus(`The run failed: ${e instanceof Error ? e.message : String(e)}`);
@@ -192,10 +222,13 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
   const loadFile = async (file: File | undefined) => {
     if (!file) return;
     try {
-      setNative(parseAllNative(await file.text()));
+      const n = parseAllNative(await file.text());
+      setNative(n.calibrated);
+      setPercpuNative(n.percpu);
       setNativeError('');
     } catch (e) {
       setNative(null);
+      setPercpuNative(null);
       setNativeError(`${file.name}: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
@@ -203,6 +236,8 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
   const bulk = useMemo(() => bulkChart(points, native), [points, native]);
   const fast = useMemo(() => fastpathChart(points, native), [points, native]);
   const kmalloc = useMemo(() => kmallocChart(points, native), [points, native]);
+  const nativeCount = (native?.points.length ?? 0) + (percpuNative?.points.length ?? 0);
+  const nativeMachine = native?.machine ?? percpuNative?.machine ?? '';
   const threads = core.status === 'ready' && core.info.mode === 'threads';
 
   return (
@@ -212,7 +247,8 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
         The SLUB model's <code>fastpath</code> (seed 001: one alloc+free pair of a 256-byte object per fast-path variant) and <code>bulk</code> (seed 000:
         kmem_cache_alloc_bulk + kmem_cache_free_bulk, slab_common.c's generic per-object loop (the seeds' "fallback") against the detached freelist)
         experiments, and the SLAB model's <code>kmalloc</code> (seed 002's slab_test: rounds of 10,000 kmalloc(size) then 10,000 kfree on one CPU,
-        before and after OBJFREELIST_SLAB, each phase timed on its own, ns per call), run here in WebAssembly{' '}
+        before and after OBJFREELIST_SLAB, each phase timed on its own, ns per call), and the percpu model's <code>percpu</code> (seed 003, below
+        its own table), run here in WebAssembly{' '}
         {threads ? 'on a CPU worker thread' : 'on the bridge worker (single-threaded build)'}. Each point is calibrated to about{' '}
         {FULL_PLAN.targetMs} ms per timed call, variants interleaved, median of {FULL_PLAN.reps} (a short run: 1 repetition, 3 bulk sizes). The
         browser's clock is coarse (5 µs isolated, 100 µs not) and WebAssembly has no CMPXCHG16B: the double-word compare-and-swap is a 64-bit one on
@@ -265,7 +301,12 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
           Native result (<code>slablab ... --format json</code>): <input type="file" accept=".json,application/json" onChange={(e) => void loadFile(e.target.files?.[0])} />
         </label>{' '}
         or drop it here.
-        {native && <span data-testid="bench-native"> Loaded: {native.points.length} native points from {native.machine}.</span>}
+        {nativeCount > 0 && (
+          <span data-testid="bench-native">
+            {' '}
+            Loaded: {nativeCount} native points from {nativeMachine}.
+          </span>
+        )}
         {nativeError && (
           <span role="alert" className="fail">
             {' '}
@@ -305,6 +346,7 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
           </tbody>
         </table>
       )}
+      <PercpuBenchResults rows={percpuRows} native={percpuNative} />
     </section>
   );
 }

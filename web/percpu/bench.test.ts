@@ -1,8 +1,10 @@
 // The percpu experiment's plan (one call per row, progress, cancel, the seed's
 // worst case over free orders), and real rows run by the core built for Node.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadNodeCore } from '../test/node-core';
-import { planRows, runPercpuPlan, SHORT_PLAN, worstOverOrders, type PercpuRow } from './bench';
+import { labHandlers } from '../lab/worker-host';
+import { loadNodeBridgeCore, loadNodeCore } from '../test/node-core';
+import { checkBenchRow, parsePercpuNative, planRows, resultOfReply, rowRequest, runPercpuPlan, SHORT_PLAN, worstOverOrders, type PercpuRow } from './bench';
+import { percpuModel } from './worker';
 import { PercpuApi, PercpuError, type PercpuBenchParams, type PercpuModule } from './percpu-api';
 
 let api: PercpuApi;
@@ -80,5 +82,66 @@ describe('percpu rows in WebAssembly', () => {
   it('refuses a row it cannot run', () => {
     expect(() => api.benchRow({ ...row, size: 0 }, false)).toThrow(PercpuError);
     expect(() => api.benchRow({ ...row, unitSize: 1000 }, false)).toThrow(/refused the row/);
+  });
+});
+
+describe('percpu rows through the engine\'s benchRow', () => {
+  const row: PercpuBenchParams = { allocator: 'scanhint', size: 16, align: 8, objects: 2000, order: 'alternate',
+    prefill: true, units: 2, unitSize: 4 * 4096, budgetMs: 0 };
+
+  it('carry every field of a row there and its result back', async () => {
+    const { model: _model, ...request } = rowRequest(row);
+    expect(checkBenchRow(request)).toEqual(row);
+    const core = await loadNodeBridgeCore();
+    const reply = labHandlers([percpuModel]).benchRow(rowRequest(row), core).result;
+    const r = resultOfReply(reply);
+    expect(r).toMatchObject({ allocated: 2000, freed: 2000, status: 'ok' });
+    expect(reply.ops).toBe(4000);
+    expect(reply.nsPerOp).toBeCloseTo(((r.allocMs + r.freeMs) * 1e6) / 2000, 6);
+  });
+
+  it('refuses a row it cannot read, naming the field', async () => {
+    const { model: _model, ...request } = rowRequest(row);
+    expect(() => checkBenchRow({ ...request, variant: 'slab/inorder' })).toThrow(/variant's allocator must be one of areamap, bitmap, scanhint, got slab/);
+    expect(() => checkBenchRow({ ...request, variant: 'bitmap' })).toThrow(/variant's free order must be one of inorder, alternate, reverse/);
+    expect(() => checkBenchRow({ ...request, experiment: 'bulk' })).toThrow(/experiment must be percpu, got bulk/);
+    expect(() => checkBenchRow({ ...request, options: { ...(request.options as object), units: 0 } })).toThrow(/units must be a whole number from 1 to 64/);
+    const core = await loadNodeBridgeCore();
+    expect(() => labHandlers([percpuModel]).benchRow({ ...rowRequest(row), row: 0 }, core)).toThrow(/row must be a whole number/);
+  });
+});
+
+describe('native results', () => {
+  it('reads `slablab percpu --format json` per object, skipping runs that did not finish', () => {
+    const doc = { experiment: 'percpu', units: 2, unit_size: 262144, budget_s: 0, runs: [
+      { allocator: 'areamap', free_order: 'inorder', prefill: 'none', align: 4, size: 4, objects: 1000, allocated: 1000, freed: 1000, alloc_ms: 2, free_ms: 30, status: 'ok', chunks: 1 },
+      { allocator: 'bitmap', free_order: 'reverse', prefill: 'second-half', align: 4, size: 64, objects: 1000, allocated: 1000, freed: 1000, alloc_ms: 4, free_ms: 1, status: 'ok', chunks: 1 },
+      { allocator: 'areamap', free_order: 'inorder', prefill: 'none', align: 8, size: 4, objects: 1000, allocated: 10, freed: 0, alloc_ms: 9, free_ms: 0, status: 'over_budget', chunks: 0 },
+    ] };
+    expect(parsePercpuNative(JSON.stringify(doc)).points).toEqual([
+      { allocator: 'areamap', order: 'inorder', prefill: false, size: 4, allocNs: 2000, freeNs: 30000 },
+      { allocator: 'bitmap', order: 'reverse', prefill: true, size: 64, allocNs: 4000, freeNs: 1000 },
+    ]);
+  });
+
+  it('reads the percpu experiment of a slablab-bench/1 document, both phases of a row as one point', () => {
+    const m = (group: string, variant: string, phase: string, ns: number) => ({ group, row: '16B', variant, phase, available: true, ops: 1, reps: 1, ns: { median: ns, min: ns, max: ns } });
+    const doc = { schema: 'slablab-bench/1', machine: { cpu_model: 'Test CPU' }, experiments: [
+      { name: 'bulk', measurements: [] },
+      { name: 'percpu', measurements: [m('inorder', 'areamap', 'alloc', 80), m('inorder', 'areamap', 'free', 500), m('second-half', 'bitmap', 'free', 20)] },
+    ] };
+    const r = parsePercpuNative(JSON.stringify(doc));
+    expect(r.machine).toBe('Test CPU');
+    expect(r.points).toEqual([
+      { allocator: 'areamap', order: 'inorder', prefill: false, size: 16, allocNs: 80, freeNs: 500 },
+      { allocator: 'bitmap', order: 'inorder', prefill: true, size: 16, allocNs: NaN, freeNs: 20 },
+    ]);
+  });
+
+  it('says what is wrong with a file that is not one', () => {
+    expect(() => parsePercpuNative('{')).toThrow(/^not JSON/);
+    expect(() => parsePercpuNative('{"a":1}')).toThrow('not a percpu result (make one with `slablab percpu --format json`)');
+    expect(() => parsePercpuNative('{"schema":"slablab-bench/1","experiments":[{"name":"bulk","measurements":[]}]}')).toThrow('it has no percpu experiment');
+    expect(() => parsePercpuNative('{"experiment":"percpu","runs":[]}')).toThrow('its "runs" hold no finished run');
   });
 });

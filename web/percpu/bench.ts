@@ -5,7 +5,9 @@
 // The seed reports, per allocator and object size, the worst alloc and free
 // times over the three free orders (worstOverOrders).
 
-import { FREE_ORDERS, type FreeOrder, type PercpuBenchParams, type PercpuBenchResult } from './percpu-api';
+import type { BenchRowParams, BenchRowReply } from '../core/bridge-protocol';
+import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
+import { BENCH_STATUS, FREE_ORDERS, type FreeOrder, type PercpuBenchParams, type PercpuBenchResult } from './percpu-api';
 import { ALLOCATORS, type Allocator } from './snapshot';
 
 export const PERCPU_SIZES = [4, 16, 64, 256, 1024] as const;
@@ -35,6 +37,49 @@ export interface PercpuRow {
 }
 
 export type PercpuRowRunner = (p: PercpuBenchParams) => Promise<PercpuBenchResult>;
+
+/** The engine's benchRow request for one row (web/lab/worker-host.ts): the model adapter (worker.ts) reads it back with checkBenchRow. */
+export const PERCPU_EXPERIMENT = 'percpu';
+
+export function rowRequest(p: PercpuBenchParams): BenchRowParams {
+  return {
+    model: 'percpu',
+    experiment: PERCPU_EXPERIMENT,
+    variant: `${p.allocator}/${p.order}`,
+    row: p.size,
+    loops: p.objects,
+    options: { align: p.align, prefill: p.prefill, units: p.units, unitSize: p.unitSize, budgetMs: p.budgetMs },
+  };
+}
+
+/** A benchRow request's row, checked (BadRequest naming what is wrong). */
+export function checkBenchRow(p: Omit<BenchRowParams, 'model'>): PercpuBenchParams {
+  if (p.experiment !== PERCPU_EXPERIMENT) throw new BadRequest(`experiment must be ${PERCPU_EXPERIMENT}, got ${String(p.experiment)}`);
+  const [allocator, order] = String(p.variant).split('/');
+  const o = checkRecord('options', p.options);
+  return {
+    allocator: checkOneOf('variant\'s allocator', allocator, ALLOCATORS),
+    order: checkOneOf('variant\'s free order', order, FREE_ORDERS),
+    size: checkWhole('row (object size)', p.row, 1, 32 * 1024),
+    objects: checkWhole('loops (objects)', p.loops, 1, 1 << 26),
+    align: checkWhole('align', o.align, 1, 4096),
+    prefill: o.prefill === true,
+    units: checkWhole('units', o.units, 1, 64),
+    unitSize: checkWhole('unitSize', o.unitSize, 0, 64 << 20),
+    budgetMs: checkWhole('budgetMs', o.budgetMs, 0, 3_600_000),
+  };
+}
+
+
+/** A row's result as the reply's figures, and back. */
+export function benchFigures(r: PercpuBenchResult): Record<string, number> {
+  return { allocMs: r.allocMs, freeMs: r.freeMs, allocated: r.allocated, freed: r.freed, status: BENCH_STATUS.indexOf(r.status), chunks: r.chunks };
+}
+export function resultOfReply(reply: BenchRowReply): PercpuBenchResult {
+  const f = reply.figures ?? {};
+  const n = (k: string) => f[k] ?? 0;
+  return { allocMs: n('allocMs'), freeMs: n('freeMs'), allocated: n('allocated'), freed: n('freed'), status: BENCH_STATUS[n('status')] ?? 'alloc_failed', chunks: n('chunks') };
+}
 
 /** The rows of a plan, allocator by allocator, order by order, size by size (the seed's table order). */
 export function planRows(plan: PercpuPlan): PercpuBenchParams[] {
@@ -90,4 +135,78 @@ export function worstOverOrders(rows: readonly PercpuRow[]): WorstCase[] {
     out.set(key, w);
   }
   return [...out.values()];
+}
+
+/** A native run of the experiment, per object (so runs of different sizes compare): one allocator, free order and object size. */
+export interface NativePercpuPoint {
+  allocator: Allocator;
+  order: FreeOrder;
+  prefill: boolean;
+  size: number;
+  allocNs: number;
+  freeNs: number;
+}
+export interface NativePercpu {
+  machine: string;
+  points: NativePercpuPoint[];
+}
+
+/** Nanoseconds per object of a row: its milliseconds over the objects it got through. */
+export function perObject(ms: number, objects: number): number {
+  return objects > 0 ? (ms * 1e6) / objects : NaN;
+}
+
+const isAllocator = (v: unknown): v is Allocator => (ALLOCATORS as readonly unknown[]).includes(v);
+const isOrder = (v: unknown): v is FreeOrder => (FREE_ORDERS as readonly unknown[]).includes(v);
+
+/**
+ * Reads a native result of the percpu experiment: `slablab percpu --format
+ * json` (its "runs") or a slablab-bench/1 document (`slablab percpu|all
+ * --format json`, its "percpu" experiment); throws an Error that says what
+ * is wrong with it.
+ */
+export function parsePercpuNative(text: string): NativePercpu {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`not JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (typeof doc !== 'object' || doc === null) throw new Error('not a slablab result (not a JSON object)');
+  const d = doc as { experiment?: unknown; runs?: unknown; schema?: unknown; machine?: { cpu_model?: unknown }; experiments?: unknown };
+  const points: NativePercpuPoint[] = [];
+  if (d.experiment === 'percpu' && Array.isArray(d.runs)) {
+    for (const r of d.runs as Record<string, unknown>[]) {
+      if (!isAllocator(r.allocator) || !isOrder(r.free_order) || typeof r.size !== 'number' || r.status !== 'ok') continue;
+      points.push({
+        allocator: r.allocator,
+        order: r.free_order,
+        prefill: r.prefill === 'second-half',
+        size: r.size,
+        allocNs: perObject(Number(r.alloc_ms), Number(r.allocated)),
+        freeNs: perObject(Number(r.free_ms), Number(r.freed)),
+      });
+    }
+    if (!points.length) throw new Error('its "runs" hold no finished run');
+    return { machine: 'slablab percpu (native)', points };
+  }
+  if (d.schema !== 'slablab-bench/1' || !Array.isArray(d.experiments))
+    throw new Error('not a percpu result (make one with `slablab percpu --format json`)');
+  const exp = (d.experiments as { name?: unknown; measurements?: unknown }[]).find((e) => e.name === 'percpu');
+  if (!exp || !Array.isArray(exp.measurements)) throw new Error('it has no percpu experiment (run `slablab percpu --format json`)');
+  const byKey = new Map<string, NativePercpuPoint>();
+  for (const m of exp.measurements as { group?: unknown; row?: unknown; variant?: unknown; phase?: unknown; available?: unknown; ns?: { median?: unknown } }[]) {
+    const prefill = m.group === 'second-half';
+    const order = prefill ? 'inorder' : m.group;
+    const size = Number.parseInt(String(m.row), 10);
+    if (m.available !== true || typeof m.ns?.median !== 'number' || !isAllocator(m.variant) || !isOrder(order) || !(size > 0)) continue;
+    const key = `${m.variant}/${order}/${prefill}/${size}`;
+    const p = byKey.get(key) ?? { allocator: m.variant, order, prefill, size, allocNs: NaN, freeNs: NaN };
+    if (m.phase === 'alloc') p.allocNs = m.ns.median;
+    if (m.phase === 'free') p.freeNs = m.ns.median;
+    byKey.set(key, p);
+  }
+  points.push(...byKey.values());
+  if (!points.length) throw new Error('its percpu experiment has no measurement');
+  return { machine: typeof d.machine?.cpu_model === 'string' ? d.machine.cpu_model : 'unknown CPU', points };
 }

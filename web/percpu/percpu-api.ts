@@ -4,6 +4,7 @@
 // Node in the vitest tests (the slablab-node build).  Areas cross as
 // (chunk id, offset) pairs, which a replay on a fresh world names again.
 
+import { CoreError } from '../core/core-api';
 import { EVENT_SIZE } from '../core/events.generated';
 import { copyOut, drainRings, readSized } from '../core/heap-io';
 import { ALLOCATORS, type Allocator } from './snapshot';
@@ -31,6 +32,8 @@ export interface PercpuModule {
   _sl_api_pcpu_snapshot_layout(out: number): number;
   _sl_api_pcpu_drain(w: number, cpu: number, out: number, max: number): number;
   _sl_api_pcpu_events_dropped(w: number, cpu: number): number;
+  _sl_api_pcpu_step_begin(w: number, cpu: number, kind: number, areas: number, size: number): number;
+  _sl_api_pcpu_step_end(w: number, cpu: number, op: number, kind: number, result: number, ns: number): void;
   _sl_api_bench_percpu(
     kind: number, size: number, align: number, objects: number, order: number, prefill: number, units: number,
     unitSize: number, budgetMs: number, onThread: number, out: number,
@@ -89,18 +92,21 @@ export interface PercpuBenchResult {
   chunks: number;
 }
 
-const BENCH_STATUS = ['ok', 'over_budget', 'alloc_failed'] as const;
+/** PercpuBenchResult.status by the C side's number (sl_api_bench_percpu's out[4]). */
+export const BENCH_STATUS = ['ok', 'over_budget', 'alloc_failed'] as const;
 
-/** A C function returned an sl_err. */
-export class PercpuError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
+/** A C function returned an sl_err (a CoreError: the bridge answers it with code 'core-error'). */
+export class PercpuError extends CoreError {
+  constructor(code: number, message: string) {
+    super(code, message);
     this.name = 'PercpuError';
   }
 }
+
+/** What a script step does (sl_api_pcpu_step_begin's kind). */
+export const StepKind = { ALLOC: 0, FREE: 1 } as const;
+/** OP_BEGIN/OP_END arg0 of a script step: SL_API_PCPU_STEP_OPCODE + its kind. */
+export const STEP_OPCODE = 16;
 
 const SNAP_START = 1 << 16;
 const SCRATCH_BYTES = 64;
@@ -173,6 +179,20 @@ export class PercpuApi {
   /** The events in each CPU's ring (sl_event records), at most `limit` per CPU. */
   drain(w: number, cpus: number, limit = Infinity): Uint8Array[] {
     return drainRings(this.m, cpus, EVENT_SIZE, (cpu, out, max) => this.m._sl_api_pcpu_drain(w, cpu, out, max), limit);
+  }
+
+  /**
+   * Brackets one step of a script as one top-level operation (OP_BEGIN ...
+   * OP_END, the step's own calls nested inside): returns the operation number
+   * to pass to stepEnd.
+   */
+  stepBegin(w: number, cpu: number, kind: number, areas: number, size: number): number {
+    return this.m._sl_api_pcpu_step_begin(w, cpu, kind, areas, size) >>> 0;
+  }
+
+  /** Ends the step `op`: its result and the nanoseconds its calls took (capped at 2^32 - 1). */
+  stepEnd(w: number, cpu: number, op: number, kind: number, result: number, ns: number): void {
+    this.m._sl_api_pcpu_step_end(w, cpu, op, kind, result, Math.min(0xffffffff, Math.max(0, Math.round(ns))));
   }
 
   /** Events CPU cpu's ring had no room for. */

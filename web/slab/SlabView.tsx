@@ -7,6 +7,7 @@
 // the test hook.  The whole state is in the URL; the selection is local.
 
 import { useCallback, useEffect, useMemo, useState } from 'react';
+import { checkText } from '../lab/describe';
 import { selectionShortcuts } from '../lab/shortcuts';
 import { LabTimeline, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
@@ -20,7 +21,7 @@ import type { Overlay } from './render';
 import { scriptProblem, scriptToText, type Script, type ScriptOp } from './script';
 import { scenarioTitle, SlabLegend, SlabOps, SlabPickers } from './SlabControls';
 import type { SlabSnapshot } from './snapshot';
-import { checkText, paneHook, type SlabTestHook } from './test-hook';
+import { paneHook, type SlabTestHook } from './test-hook';
 import { CACHE_NAME } from './protocol';
 import { ownCache, SANDBOX, SLAB_PARAMS, slabStepView } from './view';
 import './slab.css';

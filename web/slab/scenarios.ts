@@ -5,6 +5,7 @@
 // is due), so the numbers in the words are the model's own.  Side by side
 // (rules=both) both panes run the same script; the captions speak of both.
 
+import { StoryBuilder as LabStoryBuilder } from '../lab/story';
 import type { Scenario, Story } from '../lab/view';
 import type { CacheFacts, CacheSpec, SlabWorldInfo } from './protocol';
 import { CACHE_FLAGS } from './slab-api';
@@ -34,15 +35,7 @@ const MIB = 1 << 20;
 /** The smallest arena a SLAB world takes (sl_slab_create). */
 export const ARENA_MIN_MB = 8;
 
-class StoryBuilder {
-  readonly ops: ScriptOp[] = [];
-  readonly captions: string[] = [];
-  /** Adds a step; returns its index (what later frees name). */
-  op(o: ScriptOp, caption: string): number {
-    this.ops.push(o);
-    this.captions.push(caption);
-    return this.ops.length - 1;
-  }
+class StoryBuilder extends LabStoryBuilder<ScriptOp> {
   story(intro: string, outro: string): Story<Script> {
     return { script: { ops: this.ops }, captions: this.captions, intro, outro };
   }

@@ -4,6 +4,7 @@
 // names.
 
 import type { Check } from '../core/bridge-protocol';
+import { checkText } from '../lab/describe';
 import { shownCaches } from './places';
 import type { FreelistPlace, SlabSnapshot } from './snapshot';
 
@@ -45,9 +46,6 @@ declare global {
     __slablabSlab?: SlabTestHook;
   }
 }
-
-/** The checker's verdict in words ('' when it found nothing). */
-export const checkText = (check: Check | null | undefined) => (check && check.rc !== 0 ? `The checker (validate) flags a corruption: ${check.message}` : '');
 
 export function paneHook(label: string, s: SlabSnapshot, check: Check | null, moves: number): SlabPaneHook {
   return {

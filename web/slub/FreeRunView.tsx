@@ -60,8 +60,6 @@ export interface FreeRunHook {
 declare global {
   interface Window {
     __slablabFreeRun?: FreeRunHook;
-    /** Set by scripts/frame-bench.mjs before the page loads: record paint and event-apply times as performance measures. */
-    __slablabPerfMarks?: boolean;
   }
 }
 

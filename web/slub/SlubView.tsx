@@ -10,6 +10,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import { EventKind, type SlEvent } from '../core/events.generated';
+import { checkText } from '../lab/describe';
 import { selectionShortcuts } from '../lab/shortcuts';
 import { LabTimeline, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
@@ -23,7 +24,7 @@ import { scenarioById } from './scenarios';
 import { detachedGroups, PreemptPoint, scriptToText, type AnyRef, type ObjRef, type Script, type ScriptOp } from './script';
 import { SlubContrast, SlubCounters, SlubLegend, SlubPickers } from './SlubControls';
 import { slabIndexOf, stat, type SlubSnapshot } from './snapshot';
-import { checkText, dupCount, paneHook, type SlubPaneHook, type SlubTestHook } from './test-hook';
+import { dupCount, paneHook, type SlubPaneHook, type SlubTestHook } from './test-hook';
 import { SANDBOX, SLUB_PARAMS, slubStepView } from './view';
 import './slub.css';
 

@@ -6,6 +6,7 @@
 // stories stay deterministic and linkable: the same URL always shows the
 // same states.
 
+import { StoryBuilder as LabStoryBuilder } from '../lab/story';
 import type { Scenario as LabScenario, Story as LabStory } from '../lab/view';
 import type { WorldConfig } from './protocol';
 import type { KernelParams } from './slub-api';
@@ -33,15 +34,8 @@ export interface Scenario extends LabScenario<Script<AnyRef>, StoryContext> {
 
 const sym = (allocOf: number, nth = 0): AnyRef => ({ allocOf, nth });
 
-class StoryBuilder {
-  readonly ops: ScriptOp<AnyRef>[] = [];
-  readonly captions: string[] = [];
+class StoryBuilder extends LabStoryBuilder<ScriptOp<AnyRef>> {
   readonly irqs: Script<AnyRef>['irqs'] = [];
-  op(o: ScriptOp<AnyRef>, caption: string): number {
-    this.ops.push(o);
-    this.captions.push(caption);
-    return this.ops.length - 1;
-  }
   story(intro: string, outro: string): Story {
     return { script: { ops: this.ops, irqs: this.irqs }, captions: this.captions, intro, outro };
   }

@@ -84,11 +84,12 @@ describe('sysfs tunables', () => {
 });
 
 describe('counters', () => {
-  it('names them as sysfs does, the kernel 26 first, in the snapshot order', () => {
+  it("names them as sysfs does, the kernel's 26 and 6.18's 17 first, in the snapshot order", () => {
     const names = api.statNames();
-    expect(names.kernel).toHaveLength(26);
+    expect(names.kernel).toHaveLength(26 + 17);
     expect(names.kernel[0]).toBe('alloc_fastpath');
     expect(names.kernel[19]).toBe('order_fallback');
+    expect(names.kernel[26]).toBe('alloc_cpu_sheaf');
     expect(names.model).toEqual(['bulk_alloc_calls', 'bulk_free_calls', 'bulk_free_cas', 'bulk_free_groups', 'errors']);
     expect([...names.kernel, ...names.model]).toEqual(STAT_NAMES.map((n) => n.toLowerCase()));
     const w = api.createWorld(config);

@@ -3,7 +3,7 @@
 // It runs where the module runs: in the bridge worker, and under Node in the
 // vitest tests (the slablab-node build).  Objects cross as (pfn, index) pairs.
 
-import { CoreError } from '../core/core-api';
+import { CoreError, SlErr } from '../core/core-api';
 import { EVENT_SIZE } from '../core/events.generated';
 import { copyOut, drainRings, readSized } from '../core/heap-io';
 import type { WorldConfig } from './protocol';
@@ -55,6 +55,27 @@ export interface SlubModule {
   _sl_api_freerun_thread(cpu: number): number;
   _sl_api_bench_fastpath(fastpath: number, loops: number, onThread: number): number;
   _sl_api_bench_bulk(form: number, bulk: number, loops: number, onThread: number): number;
+  _sl_api_slub_world_create_version(
+    arena: number, ncpus: number, objectSize: number, align: number, flags: number,
+    fastpath: number, bulkFree: number, track: number, seed: number, kernel: number, version: number,
+  ): number;
+  _sl_api_slub_world_version(w: number): number;
+  _sl_api_slub_kfree_rcu(w: number, cpu: number, pfn: number, index: number): number;
+  _sl_api_slub_rcu_grace_period(w: number, cpu: number): number;
+  _sl_api_slub_bootstrap_sheaves(w: number): number;
+  _sl_api_slub_prefill_sheaf(w: number, cpu: number, slot: number, size: number): number;
+  _sl_api_slub_refill_sheaf(w: number, cpu: number, slot: number, size: number): number;
+  _sl_api_slub_alloc_from_sheaf(w: number, cpu: number, slot: number): number;
+  _sl_api_slub_return_sheaf(w: number, cpu: number, slot: number): number;
+  _sl_api_slub_sheaf_size(w: number, slot: number): number;
+  _sl_api_slub_sheaves_info(w: number, out: number): number;
+  _sl_api_slub_kstat_count(version: number): number;
+  _sl_api_slub_kstat_name(version: number, i: number): number;
+  _sl_api_slub_kstat_stat(version: number, i: number): number;
+  _sl_api_slub_sheaf_capacity(version: number, size: number, flags: number, requested: number): number;
+  _sl_api_slub_geometry_version(
+    objectSize: number, align: number, flags: number, ncpus: number, out: number, kernel: number, version: number,
+  ): number;
 }
 
 /** A C function returned an sl_err (a CoreError: the bridge answers it with code 'core-error'). */
@@ -98,6 +119,66 @@ export interface KernelParams {
 /** The five u32 words world_create and geometry take (docs/snapshot-format.md, "Bridge API"). */
 export function kernelWords(k: KernelParams): Uint32Array {
   return Uint32Array.of(k.minOrder ?? 0, k.maxOrder ?? 0xffffffff, k.minObjects ?? 0, k.nrCpus ?? 0, k.noPreempt ? 1 : 0);
+}
+
+/** A Linux version "X.Y" the SLUB model knows (4.3 .. 7.x; wasm-core/src/slub/eras.h). */
+export interface KernelVersion {
+  major: number;
+  minor: number;
+}
+
+/** The kernel era of a version (eras.h): which per-CPU layer its caches have. */
+export const ERA_NAMES = ['frozen-partial', 'cpu-slab', 'opt-in-sheaves', 'sheaves'] as const;
+export type EraName = (typeof ERA_NAMES)[number];
+
+/** Parses "X.Y" (e.g. "6.18", "7.0"); throws SlubError (SL_EINVAL) for anything else or an unknown version. */
+export function parseKernelVersion(text: string): KernelVersion {
+  const m = /^(\d{1,3})\.(\d{1,3})$/.exec(text);
+  const v = m ? { major: Number(m[1]), minor: Number(m[2]) } : null;
+  if (!v || v.major < 4 || (v.major === 4 && v.minor < 3) || v.major > 7 || v.minor > 255)
+    throw new SlubError(SlErr.EINVAL, `kernel "${text}": the model knows SLUB 4.3 to 7.x, written X.Y`);
+  return v;
+}
+
+/** The bridge's word for a version: major * 256 + minor (0 for the default, 6.17). */
+export function versionWord(v?: KernelVersion): number {
+  return v ? (v.major << 8) | v.minor : 0;
+}
+
+/** A world cache's kernel version and sheaves (world_create_version's five words). */
+export interface VersionParams {
+  version: KernelVersion;
+  /** kmem_cache_args.sheaf_capacity: 6.18's opt-in; in 7.0 a floor over calculate_sheaf_capacity. */
+  sheafCapacity?: number;
+  /** Model: the sheaves get sheafCapacity as given in 7.0 too (small sheaves, to watch them fill). */
+  exactCapacity?: boolean;
+  /** 7.0: created before bootstrap_cache_sheaves (a kmalloc cache): the bootstrap sheaf until bootstrapSheaves. */
+  earlyBoot?: boolean;
+  /** Model: sheaves that may exist at once (0: no limit); past it a sheaf allocation fails. */
+  maxSheaves?: number;
+}
+
+export function versionWords(p: VersionParams): Uint32Array {
+  return Uint32Array.of(versionWord(p.version), p.sheafCapacity ?? 0, p.exactCapacity ? 1 : 0, p.earlyBoot ? 1 : 0, p.maxSheaves ?? 0);
+}
+
+/** sheaves_info: the sheaves' figures (every CPU quiet). */
+export interface SheavesInfo {
+  capacity: number;
+  barnFull: number;
+  barnEmpty: number;
+  sheaves: number;
+  /** Objects held by every sheaf (CPU, barn, RCU, prefilled). */
+  objects: number;
+  /** Objects waiting for an RCU grace period (in rcu sheaves or alone). */
+  rcuWaiting: number;
+}
+
+/** One of a kernel version's CONFIG_SLUB_STATS counters: its sysfs name and the snapshot counter it reads. */
+export interface KernelStat {
+  name: string;
+  /** Index into the snapshot's counters (STAT_NAMES order). */
+  stat: number;
 }
 
 /** The counters' sysfs names (sl_slub_stat_name): the kernel's, in its order, and the model's own. */
@@ -256,6 +337,120 @@ export class SlubApi {
       };
     } finally {
       m._free(base);
+    }
+  }
+
+  /** A world of one cache in a kernel version with its sheaves (kernel: boot parameters, as createWorld). */
+  createWorldAt(c: WorldConfig, version: VersionParams, track = true, kernel?: KernelParams): number {
+    const words = versionWords(version);
+    const vptr = this.m._malloc(words.byteLength);
+    if (!vptr) throw new SlubError(-1, 'no memory for the version parameters');
+    try {
+      this.m.HEAPU8.set(new Uint8Array(words.buffer), vptr);
+      const w = this.withKernel(kernel, (k) => this.m._sl_api_slub_world_create_version(
+        c.arenaBytes, c.cpus, c.objectSize, 0, 0, FASTPATHS.indexOf(c.fastpath), BULK_FORMS.indexOf(c.bulkFree),
+        track ? 1 : 0, c.seed, k, vptr,
+      ));
+      if (!w) {
+        const e = this.m._sl_api_slub_last_error();
+        throw new SlubError(e, `could not create a SLUB world of ${version.version.major}.${version.version.minor}: ${this.strerror(e)}`);
+      }
+      return w;
+    } finally {
+      this.m._free(vptr);
+    }
+  }
+
+  /** The world cache's kernel version and era. */
+  worldVersion(w: number): KernelVersion & { era: EraName } {
+    const v = this.m._sl_api_slub_world_version(w);
+    return { major: (v >> 8) & 0xff, minor: v & 0xff, era: ERA_NAMES[(v >> 16) & 0xff] ?? 'cpu-slab' };
+  }
+
+  /** kfree_rcu of object (pfn, index) as `cpu`: it waits for a grace period (rcuGracePeriod). */
+  kfreeRcu(w: number, cpu: number, pfn: number, index: number): void {
+    this.check(this.m._sl_api_slub_kfree_rcu(w, cpu, pfn, index), `kfree_rcu of (${pfn}, ${index})`);
+  }
+
+  /** A grace period ends for what `cpu` queued; returns the objects that left the wait. */
+  rcuGracePeriod(w: number, cpu: number): number {
+    const rc = this.m._sl_api_slub_rcu_grace_period(w, cpu);
+    this.check(rc, 'the grace period');
+    return rc;
+  }
+
+  /** bootstrap_cache_sheaves of a 7.0 cache created with earlyBoot. */
+  bootstrapSheaves(w: number): void {
+    this.check(this.m._sl_api_slub_bootstrap_sheaves(w), 'bootstrap_cache_sheaves');
+  }
+
+  /** kmem_cache_prefill_sheaf into sheaf slot `slot` (0..7, shared with scripts). */
+  prefillSheaf(w: number, cpu: number, slot: number, size: number): void {
+    this.check(this.m._sl_api_slub_prefill_sheaf(w, cpu, slot, size), `prefilling ${size} objects`);
+  }
+
+  /** kmem_cache_refill_sheaf of slot `slot` to at least `size` objects. */
+  refillSheaf(w: number, cpu: number, slot: number, size: number): void {
+    this.check(this.m._sl_api_slub_refill_sheaf(w, cpu, slot, size), `refilling to ${size} objects`);
+  }
+
+  /** kmem_cache_alloc_from_sheaf: the object, or null once the sheaf is empty. */
+  allocFromSheaf(w: number, cpu: number, slot: number): { pfn: number; index: number } | null {
+    const rc = this.m._sl_api_slub_alloc_from_sheaf(w, cpu, slot);
+    if (rc === SlErr.ENOMEM) return null;
+    this.check(rc, `an allocation from sheaf slot ${slot}`);
+    const pair = new Uint32Array(this.copy(this.m._sl_api_slub_scratch(w, cpu), 8).buffer);
+    return { pfn: pair[0] ?? 0, index: pair[1] ?? 0 };
+  }
+
+  /** kmem_cache_return_sheaf of slot `slot` (the slot empties). */
+  returnSheaf(w: number, cpu: number, slot: number): void {
+    this.check(this.m._sl_api_slub_return_sheaf(w, cpu, slot), `returning sheaf slot ${slot}`);
+  }
+
+  /** Objects in the sheaf of `slot`, or -1 for an empty slot. */
+  sheafSize(w: number, slot: number): number {
+    return this.m._sl_api_slub_sheaf_size(w, slot);
+  }
+
+  sheavesInfo(w: number): SheavesInfo {
+    const out = this.m._malloc(24);
+    try {
+      this.check(this.m._sl_api_slub_sheaves_info(w, out), 'sheaves_info');
+      const v = new Uint32Array(this.copy(out, 24).buffer);
+      return { capacity: v[0] ?? 0, barnFull: v[1] ?? 0, barnEmpty: v[2] ?? 0, sheaves: v[3] ?? 0, objects: v[4] ?? 0, rcuWaiting: v[5] ?? 0 };
+    } finally {
+      this.m._free(out);
+    }
+  }
+
+  /** The counters kernel `version` has (undefined: 6.17), in its order under its sysfs names. */
+  kernelStats(version?: KernelVersion): KernelStat[] {
+    const word = versionWord(version);
+    const n = this.m._sl_api_slub_kstat_count(word);
+    this.check(n, 'the kernel version');
+    return Array.from({ length: n }, (_, i) => ({
+      name: this.m.UTF8ToString(this.m._sl_api_slub_kstat_name(word, i)),
+      stat: this.m._sl_api_slub_kstat_stat(word, i),
+    }));
+  }
+
+  /** calculate_sheaf_capacity (7.0), or the 6.18 opt-in request; 0 before 6.18 and for debug flags. */
+  sheafCapacity(version: KernelVersion, size: number, flags = 0, requested = 0): number {
+    const rc = this.m._sl_api_slub_sheaf_capacity(versionWord(version), size, flags, requested);
+    this.check(rc, 'sheaf capacity');
+    return rc;
+  }
+
+  /** geometry() under the rules of kernel `version`. */
+  geometryAt(objectSize: number, cpus: number, version: KernelVersion, kernel?: KernelParams): number[] {
+    const out = this.m._malloc(64);
+    try {
+      const rc = this.withKernel(kernel, (k) => this.m._sl_api_slub_geometry_version(objectSize, 0, 0, cpus, out, k, versionWord(version)));
+      if (rc !== 0) throw new SlubError(rc, `no SLUB geometry for ${objectSize}-byte objects: ${this.strerror(rc)}`);
+      return Array.from(new Uint32Array(this.copy(out, 56).buffer));
+    } finally {
+      this.m._free(out);
     }
   }
 

@@ -1,12 +1,13 @@
 // snapshot.ts - decodes the SLUB snapshot (sl_slub_snapshot, wasm-core/src/slub/snapshot.c;
-// format: docs/snapshot-format.md, version 1) into typed arrays the renderers
+// format: docs/snapshot-format.md, version 2) into typed arrays the renderers
 // draw from directly: one entry per slab and per object slot, no per-object
 // JavaScript objects, so 16k objects decode and draw within a frame.
 //
 // Layout (all little-endian; offsets of each section are in the header, so a
 // section that grows does not move the others):
 //   header 96 B   magic "SLUB", version, total, ncpus, nslabs, nobj, nnode, nstats,
-//                 offsets of geom, node, cpu, slab, obj, list, stats; last op; tracked; npages
+//                 offsets of geom, node, cpu, slab, obj, list, stats; last op; tracked; npages;
+//                 in-flight chain; offset of the sheaves section; kernel version, era, flags
 //   geom   64 B   16 u32: object_size align inuse offset red_left_pad size order objects
 //                 min_partial cpu_partial cpu_partial_slabs flags fastpath bulk_free tid_step id
 //   node   16 B   nr_partial nr_slabs total_objects
@@ -20,9 +21,12 @@
 //                 last alloc op u32, last free op u32
 //   list   4 B    the node partial list in order (pfns)
 //   stats  8 B    nstats u64 counters per CPU
+//   sheaves       32 B header (counts, barn, offsets, capacity), 16 B per CPU (main, spare,
+//                 rcu_free record indices, locked), 24 B per sheaf (id, place, cpu, flags,
+//                 size, capacity, first entry, position), 8 B per held object (pfn, index)
 
 export const SNAP_MAGIC = 0x42554c53;
-export const SNAP_VERSION = 1;
+export const SNAP_VERSION = 2;
 export const NONE32 = 0xffffffff;
 /** A freelist pointer that does not name an object of its slab (a corrupt freelist). */
 export const NEXT_CORRUPT = 0xfffffffe;
@@ -38,9 +42,25 @@ const OBJ_SIZE = 16;
 export const SlabList = { NONE: 0, CPU_SLAB: 1, CPU_PARTIAL: 2, NODE_PARTIAL: 3 } as const;
 export type SlabListValue = (typeof SlabList)[keyof typeof SlabList];
 
-/** Object state (snapshot `state`). */
-export const ObjState = { SLAB_FREE: 0, CPU_FREE: 1, ALLOCATED: 2, POISON_BAD: 3, REDZONE_BAD: 4, DUP: 5, IN_FLIGHT: 6, NO_OBJECT: 7 } as const;
+/**
+ * Object state (snapshot `state`). CPU_SHEAF .. PREFILLED: held by a sheaf (a CPU's main or spare,
+ * the barn, an RCU wait, a prefilled sheaf out with a caller), only when the sheaves were taken.
+ */
+export const ObjState = {
+  SLAB_FREE: 0, CPU_FREE: 1, ALLOCATED: 2, POISON_BAD: 3, REDZONE_BAD: 4, DUP: 5, IN_FLIGHT: 6, NO_OBJECT: 7,
+  CPU_SHEAF: 8, BARN: 9, RCU: 10, PREFILLED: 11,
+} as const;
 export type ObjStateValue = (typeof ObjState)[keyof typeof ObjState];
+
+/** Where a sheaf record is (`place`); RCU_WAIT is the pseudo-sheaf of objects kfree_rcu'd alone. */
+export const SheafPlace = {
+  MAIN: 0, SPARE: 1, RCU_FREE: 2, RCU_PENDING: 3, BARN_FULL: 4, BARN_EMPTY: 5, PREFILLED: 6, RCU_WAIT: 7,
+} as const;
+export type SheafPlaceValue = (typeof SheafPlace)[keyof typeof SheafPlace];
+
+/** The kernel era a cache follows (wasm-core/src/slub/eras.h). */
+export const Era = { FROZEN_PARTIAL: 0, CPU_SLAB: 1, OPT_IN_SHEAVES: 2, SHEAVES: 3 } as const;
+export type EraValue = (typeof Era)[keyof typeof Era];
 
 /** The fast-path variants (SL_SLUB_FP_*): the kernel's cmpxchg, LOCK CMPXCHG, seed 001's plain writes, PREEMPT_RT. */
 export const FASTPATHS = ['cmpxchg', 'locked', 'plain', 'rt'] as const;
@@ -51,8 +71,9 @@ export type BulkForm = (typeof BULK_FORMS)[number];
 
 /**
  * The counters in the snapshot's order (SL_SLUB_STATS in slub.h): the kernel's enum stat_item
- * of 6.8-6.17 in its order (the C side's sl_slub_stat_name gives their sysfs names), then the
- * model's own from BULK_ALLOC_CALLS on.
+ * of 6.8-6.17 in its order (the C side's sl_slub_stat_name gives their sysfs names), the 17
+ * that 6.18 added for sheaves (named as their sysfs files), then the model's own from
+ * BULK_ALLOC_CALLS on.
  */
 export const STAT_NAMES = [
   'ALLOC_FASTPATH', 'ALLOC_SLOWPATH', 'FREE_FASTPATH', 'FREE_SLOWPATH', 'FREE_FROZEN',
@@ -61,6 +82,9 @@ export const STAT_NAMES = [
   'DEACTIVATE_TO_HEAD', 'DEACTIVATE_TO_TAIL', 'DEACTIVATE_REMOTE_FREES', 'DEACTIVATE_BYPASS',
   'ORDER_FALLBACK', 'CMPXCHG_DOUBLE_CPU_FAIL', 'CMPXCHG_DOUBLE_FAIL', 'CPU_PARTIAL_ALLOC',
   'CPU_PARTIAL_FREE', 'CPU_PARTIAL_NODE', 'CPU_PARTIAL_DRAIN',
+  'ALLOC_CPU_SHEAF', 'FREE_CPU_SHEAF', 'FREE_RCU_SHEAF', 'FREE_RCU_SHEAF_FAIL', 'SHEAF_FLUSH', 'SHEAF_REFILL',
+  'SHEAF_ALLOC', 'SHEAF_FREE', 'BARN_GET', 'BARN_GET_FAIL', 'BARN_PUT', 'BARN_PUT_FAIL', 'SHEAF_PREFILL_FAST',
+  'SHEAF_PREFILL_SLOW', 'SHEAF_PREFILL_OVERSIZE', 'SHEAF_RETURN_FAST', 'SHEAF_RETURN_SLOW',
   'BULK_ALLOC_CALLS', 'BULK_FREE_CALLS', 'BULK_FREE_CAS', 'BULK_FREE_GROUPS', 'ERRORS',
 ] as const;
 export type StatName = (typeof STAT_NAMES)[number];
@@ -97,6 +121,53 @@ export interface CpuState {
   partialCount: number;
   firstPartialPfn: number;
   freelistLength: number;
+}
+
+/** The kernel the cache follows (header words 22-23). */
+export interface SlubKernel {
+  major: number;
+  minor: number;
+  era: EraValue;
+  /** The cache has sheaves (6.18 opted in, or 7.0). */
+  hasSheaves: boolean;
+  /** The cache has a per-CPU slab (kmem_cache_cpu: every version before 7.0). */
+  cpuSlab: boolean;
+}
+
+/** A CPU's slub_percpu_sheaves: sheaf record indices, -1 for none (or the bootstrap sheaf). */
+export interface PcsState {
+  main: number;
+  spare: number;
+  rcuFree: number;
+  /** Inside its sheaf section (the local trylock held): seen only at a preemption point. */
+  locked: boolean;
+}
+
+/** The sheaves section; per-sheaf fields are parallel typed arrays. */
+export interface SheavesState {
+  /** False when the snapshot was taken while CPUs ran: then every list below is empty. */
+  taken: boolean;
+  capacity: number;
+  barnFull: number;
+  barnEmpty: number;
+  pcs: PcsState[];
+  nsheaves: number;
+  sheaf: {
+    id: Uint32Array;
+    place: Uint8Array;
+    /** NO_CPU for barn and prefilled sheaves. */
+    cpu: Uint8Array;
+    /** Queued for RCU by a flush: flushed to slabs after the grace period, not put in the barn. */
+    rcuFlush: Uint8Array;
+    size: Uint32Array;
+    capacity: Uint32Array;
+    /** Index of its first entry: entries first .. first + size - 1 are objects[0 .. size - 1]. */
+    first: Uint32Array;
+    position: Uint32Array;
+  };
+  /** Held objects as (slab pfn, object index); NONE32 / NEXT_CORRUPT for a pointer that is not one. */
+  entryPfn: Uint32Array;
+  entryIndex: Uint32Array;
 }
 
 /** One decoded snapshot; per-slab and per-object fields are parallel typed arrays. */
@@ -145,6 +216,8 @@ export interface SlubSnapshot {
   /** stats[cpu * STAT_NAMES.length + i]. */
   stats: Float64Array;
   nstats: number;
+  kernel: SlubKernel;
+  sheaves: SheavesState;
 }
 
 export class SnapshotError extends Error {
@@ -295,6 +368,17 @@ export function decodeSnapshot(bytes: ArrayBuffer | Uint8Array): SlubSnapshot {
   const stats = new Float64Array(nstats * ncpus);
   for (let i = 0; i < nstats * ncpus; i++) stats[i] = Number(v.getBigUint64(offStats + 8 * i, true));
 
+  const flags = u8[92] ?? 0;
+  const version = v.getUint16(88, true);
+  const kernel: SlubKernel = {
+    major: version >> 8,
+    minor: version & 0xff,
+    era: Math.min(u8[90] ?? 0, Era.SHEAVES) as EraValue,
+    hasSheaves: (flags & 1) !== 0,
+    cpuSlab: (flags & 4) !== 0,
+  };
+  const sheaves = decodeSheaves(v, u8, h(21), total, ncpus, (flags & 2) === 0);
+
   return {
     ncpus,
     nslabs,
@@ -310,7 +394,71 @@ export function decodeSnapshot(bytes: ArrayBuffer | Uint8Array): SlubSnapshot {
     obj,
     stats,
     nstats,
+    kernel,
+    sheaves,
   };
+}
+
+const SH_HDR_SIZE = 32;
+const PCS_SIZE = 16;
+const SHEAF_SIZE = 24;
+const ENTRY_SIZE = 8;
+
+function decodeSheaves(v: DataView, u8: Uint8Array, off: number, total: number, ncpus: number, taken: boolean): SheavesState {
+  need(off + SH_HDR_SIZE <= total, 'sheaves section past the end');
+  const w = (i: number) => v.getUint32(off + 4 * i, true);
+  const [nsheaves, nentries, barnFull, barnEmpty, offPcs, offSheaf, offEntry, capacity] = [w(0), w(1), w(2), w(3), w(4), w(5), w(6), w(7)];
+  need(off + offPcs + PCS_SIZE * ncpus <= total, 'per-CPU sheaves past the end');
+  need(off + offSheaf + SHEAF_SIZE * nsheaves <= total, 'sheaf records past the end');
+  need(off + offEntry + ENTRY_SIZE * nentries <= total, 'sheaf entries past the end');
+  const record = (x: number) => (x < nsheaves ? x : -1);
+  const pcs: PcsState[] = [];
+  for (let k = 0; k < ncpus; k++) {
+    const at = off + offPcs + PCS_SIZE * k;
+    pcs.push({
+      main: record(v.getUint32(at, true)),
+      spare: record(v.getUint32(at + 4, true)),
+      rcuFree: record(v.getUint32(at + 8, true)),
+      locked: v.getUint32(at + 12, true) !== 0,
+    });
+  }
+  const sheaf = {
+    id: new Uint32Array(nsheaves),
+    place: new Uint8Array(nsheaves),
+    cpu: new Uint8Array(nsheaves),
+    rcuFlush: new Uint8Array(nsheaves),
+    size: new Uint32Array(nsheaves),
+    capacity: new Uint32Array(nsheaves),
+    first: new Uint32Array(nsheaves),
+    position: new Uint32Array(nsheaves),
+  };
+  for (let i = 0; i < nsheaves; i++) {
+    const at = off + offSheaf + SHEAF_SIZE * i;
+    sheaf.id[i] = v.getUint32(at, true);
+    sheaf.place[i] = u8[at + 4] ?? 0;
+    sheaf.cpu[i] = u8[at + 5] ?? NO_CPU;
+    sheaf.rcuFlush[i] = u8[at + 6] ?? 0;
+    sheaf.size[i] = v.getUint32(at + 8, true);
+    sheaf.capacity[i] = v.getUint32(at + 12, true);
+    sheaf.first[i] = v.getUint32(at + 16, true);
+    sheaf.position[i] = v.getUint32(at + 20, true);
+    need((sheaf.first[i] ?? 0) + (sheaf.size[i] ?? 0) <= nentries, `sheaf ${i}'s objects past the entries`);
+  }
+  const entryPfn = new Uint32Array(nentries);
+  const entryIndex = new Uint32Array(nentries);
+  for (let i = 0; i < nentries; i++) {
+    entryPfn[i] = v.getUint32(off + offEntry + ENTRY_SIZE * i, true);
+    entryIndex[i] = v.getUint32(off + offEntry + ENTRY_SIZE * i + 4, true);
+  }
+  return { taken, capacity, barnFull, barnEmpty, pcs, nsheaves, sheaf, entryPfn, entryIndex };
+}
+
+/** The sheaf records at `place` (of one CPU, or all), in list order. */
+export function sheavesAt(s: SlubSnapshot, place: SheafPlaceValue, cpu = -1): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < s.sheaves.nsheaves; i++)
+    if (s.sheaves.sheaf.place[i] === place && (cpu < 0 || s.sheaves.sheaf.cpu[i] === cpu)) out.push(i);
+  return out.sort((a, b) => (s.sheaves.sheaf.position[a] ?? 0) - (s.sheaves.sheaf.position[b] ?? 0));
 }
 
 /** Slab record index of pfn, or -1 (records are sorted by pfn). */

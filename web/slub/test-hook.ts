@@ -3,6 +3,7 @@
 // before panes existed) and every pane's under `panes`.
 
 import type { Check } from '../core/bridge-protocol';
+import { checkText } from '../lab/describe';
 import type { StatNames } from './slub-api';
 import { NO_CPU, NONE32, ObjState, stat, sysfsLine, type StatName, type SlubSnapshot } from './snapshot';
 
@@ -38,8 +39,6 @@ const HOOK_STATS: readonly StatName[] = ['ALLOC_FASTPATH', 'ALLOC_SLOWPATH', 'FR
 /** Objects handed out twice (seen only after an interrupted plain fast path). */
 export const dupCount = (s: SlubSnapshot) => s.obj.state.reduce((n, st) => n + (st === ObjState.DUP ? 1 : 0), 0);
 
-/** The checker's verdict in words ('' when it found nothing). */
-export const checkText = (check: Check | null | undefined) => (check && check.rc !== 0 ? `The checker (validate) flags a corruption: ${check.message}` : '');
 
 export function paneHook(label: string, snap: SlubSnapshot, check: Check | null, names: StatNames): SlubPaneHook {
   return {

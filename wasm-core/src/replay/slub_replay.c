@@ -202,8 +202,8 @@ static bool ensure_model(sl_replay *r, sli_cache *c, uint16_t ci, unsigned k, co
     }
     if (c->geometry_from_sysfs && k == 0) {
         sl_slub_geometry g;
-        uint32_t model[5];
-        int cmp = sl_slub_kcache_compare(&kc, r->model_cpus, NULL, &g, model);
+        uint32_t model[SL_SLUB_NR_KFIGS];
+        int cmp = sl_slub_kcache_compare(&kc, r->model_cpus, &cfg.kernel, &g, model);
         c->geometry_matches = cmp == 1 ? 1 : cmp == 0 ? 0 : -1;
     }
     return true;

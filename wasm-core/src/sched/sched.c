@@ -18,11 +18,11 @@ typedef struct run_state {
     sl_sched_run *r;
     uint32_t cur_op;   /* index of the outer op running */
     unsigned depth;    /* 1 in an outer op, 2 in a handler */
-    uint16_t arrivals[8][5]; /* per irq: arrivals of cur_op at each point id 0..4 */
+    uint16_t arrivals[8][8]; /* per irq: arrivals of cur_op at each point id 0..7 */
     bool stopped;
 } run_state;
 
-static int check_op(const sl_sched_run *r, const sl_sched_op *op)
+static int check_op(const sl_sched_run *r, const sl_sched_op *op, bool handler)
 {
     unsigned ncpus = sl_slub_cache_ncpus(r->cache);
     if (op->cpu >= ncpus)
@@ -30,7 +30,18 @@ static int check_op(const sl_sched_run *r, const sl_sched_op *op)
     switch (op->kind) {
     case SL_SCHED_ALLOC:
     case SL_SCHED_FLUSH:
+    case SL_SCHED_RCU_GP:
         return SL_OK;
+    case SL_SCHED_KFREE_RCU:
+        return op->first < r->nrefs ? SL_OK : SL_EINVAL;
+    case SL_SCHED_PREFILL:
+    case SL_SCHED_ALLOC_FROM_SHEAF:
+    case SL_SCHED_REFILL_SHEAF:
+    case SL_SCHED_RETURN_SHEAF:
+        return r->sheaf_slots && op->first < SL_SCHED_SHEAF_SLOTS ? SL_OK : SL_EINVAL;
+    case SL_SCHED_SHRINK:
+    case SL_SCHED_BOOTSTRAP:
+        return handler ? SL_EINVAL : SL_OK; /* process context, every CPU */
     case SL_SCHED_ALLOC_BULK:
         return op->count <= MAX_BULK ? SL_OK : SL_EINVAL;
     case SL_SCHED_FREE:
@@ -68,6 +79,36 @@ static int32_t do_op(const sl_sched_run *r, const sl_sched_op *op, unsigned cpu)
         return sl_slub_free_bulk(s, cpu, op->count, objs, NULL);
     case SL_SCHED_FLUSH:
         return sl_slub_flush_cpu(s, cpu);
+    case SL_SCHED_KFREE_RCU: {
+        const sl_sched_ref *ref = &r->refs[op->first];
+        void *o = sl_slub_object_at(s, ref->pfn, ref->index);
+        return sl_slub_kfree_rcu(s, cpu, o ? o : (void *)(uintptr_t)1);
+    }
+    case SL_SCHED_RCU_GP:
+        return sl_slub_rcu_grace_period(s, cpu);
+    case SL_SCHED_PREFILL: {
+        sl_slub_sheaf **slot = &r->sheaf_slots[op->first];
+        return *slot ? SL_EBUSY : sl_slub_prefill_sheaf(s, cpu, op->count, slot);
+    }
+    case SL_SCHED_ALLOC_FROM_SHEAF: {
+        void *o;
+        return sl_slub_alloc_from_sheaf(s, cpu, r->sheaf_slots[op->first], &o);
+    }
+    case SL_SCHED_REFILL_SHEAF:
+        return sl_slub_refill_sheaf(s, cpu, &r->sheaf_slots[op->first], op->count);
+    case SL_SCHED_RETURN_SHEAF: {
+        int rc = sl_slub_return_sheaf(s, cpu, r->sheaf_slots[op->first]);
+        if (rc == SL_OK)
+            r->sheaf_slots[op->first] = NULL;
+        return rc;
+    }
+    case SL_SCHED_SHRINK: {
+        int remaining;
+        int rc = sl_slub_shrink(s, &remaining);
+        return rc == SL_OK ? remaining : rc;
+    }
+    case SL_SCHED_BOOTSTRAP:
+        return sl_slub_bootstrap_sheaves(s);
     }
     return SL_EINVAL;
 }
@@ -103,7 +144,7 @@ static void hook(sl_trace *tr, unsigned cpu, unsigned point, const void *ctx, vo
         return;
     for (uint32_t i = 0; i < r->nirqs && i < 8; i++) {
         const sl_sched_irq *irq = &r->irqs[i];
-        if (irq->at_op != st->cur_op || irq->point != point || point >= 5)
+        if (irq->at_op != st->cur_op || irq->point != point || point >= 8)
             continue;
         if (st->arrivals[i][point]++ != irq->nth)
             continue;
@@ -124,12 +165,12 @@ int sl_sched_execute(sl_sched_run *r)
         r->nirqs > 8)
         return SL_EINVAL;
     for (uint32_t i = 0; i < r->nops; i++)
-        if (check_op(r, &r->ops[i]) != SL_OK)
+        if (check_op(r, &r->ops[i], false) != SL_OK)
             return SL_EINVAL;
     for (uint32_t i = 0; i < r->nirqs; i++) {
         sl_sched_op h = r->irqs[i].handler;
         h.cpu = 0;
-        if (check_op(r, &h) != SL_OK)
+        if (check_op(r, &h, true) != SL_OK)
             return SL_EINVAL;
     }
     run_state st;

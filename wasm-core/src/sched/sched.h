@@ -25,8 +25,17 @@ typedef enum sl_sched_kind {
     SL_SCHED_FREE = 2,       /* sl_slub_free of refs[first] */
     SL_SCHED_ALLOC_BULK = 3, /* sl_slub_alloc_bulk of count objects */
     SL_SCHED_FREE_BULK = 4,  /* sl_slub_free_bulk of refs[first .. first+count-1] */
-    SL_SCHED_FLUSH = 5,      /* sl_slub_flush_cpu */
+    SL_SCHED_FLUSH = 5,      /* sl_slub_flush_cpu (sheaves included) */
+    SL_SCHED_KFREE_RCU = 6,  /* sl_slub_kfree_rcu of refs[first] */
+    SL_SCHED_RCU_GP = 7,     /* sl_slub_rcu_grace_period: the grace period ends for what cpu queued */
+    SL_SCHED_PREFILL = 8,    /* sl_slub_prefill_sheaf of count objects into sheaf slot `first` */
+    SL_SCHED_ALLOC_FROM_SHEAF = 9, /* sl_slub_alloc_from_sheaf of slot `first` */
+    SL_SCHED_REFILL_SHEAF = 10,    /* sl_slub_refill_sheaf of slot `first` to count objects */
+    SL_SCHED_RETURN_SHEAF = 11,    /* sl_slub_return_sheaf of slot `first` (the slot empties) */
+    SL_SCHED_SHRINK = 12,    /* sl_slub_shrink (flushes every CPU; not as a handler) */
+    SL_SCHED_BOOTSTRAP = 13, /* sl_slub_bootstrap_sheaves (not as a handler) */
 } sl_sched_kind;
+#define SL_SCHED_SHEAF_SLOTS 8
 
 /* 8 bytes; the bridge writes arrays of these. */
 typedef struct sl_sched_op {
@@ -66,6 +75,8 @@ typedef struct sl_sched_run {
     void *snap_buf;             /* where the stop snapshot goes (sl_slub_snapshot layout) */
     size_t snap_cap;
     int32_t *results;           /* nops entries, may be NULL: each op's return value */
+    sl_slub_sheaf **sheaf_slots; /* SL_SCHED_SHEAF_SLOTS sheaves out with the script (prefill), kept by
+                                  * the caller across runs; NULL: the sheaf ops fail with SL_EINVAL */
     /* out */
     uint32_t ops_done;          /* operations completed */
     uint64_t microsteps;        /* preemption points reached */

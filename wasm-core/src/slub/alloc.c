@@ -23,7 +23,7 @@
  * finish, alloc_op, the complete operation with events, preemption points,
  * hooks and the slow path.
  */
-#include "slub_internal.h"
+#include "sheaves.h"
 
 /* Sets this CPU's freelist and tid (the slow path's writes, irqs off: the CAS cannot fail). */
 static void cpu_store(sli_act *a, void *freelist, uintptr_t tid)
@@ -189,6 +189,74 @@ static sli_slub_slab *get_partial_node(sli_act *a)
     return partial;
 }
 
+/*
+ * acquire_slab (before 6.8): freezes a node partial slab with one CAS,
+ * taking its whole freelist for the CPU slab (`take`) or leaving it for the
+ * CPU partial list; *objects gets its free objects.  Under list_lock, where
+ * a racing __slab_free may still change the slab: a failed CAS gives up, as
+ * the kernel's __cmpxchg_double_slab does there.  Returns false then.
+ */
+static bool acquire_slab(sli_act *a, sli_slub_slab *slab, bool take, void **freelist, uint32_t *objects)
+{
+    sl_dword old = sl_dw_read(&slab->fc);
+    uint32_t n = sli_objects(old.hi);
+    sl_dword new_ = take ? (sl_dword){0, sli_counters(n, n, 1)} : (sl_dword){old.lo, sli_counters(sli_inuse(old.hi), n, 1)};
+    a->cas++;
+    if (!sl_dw_cas(&slab->fc, old, new_)) {
+        sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_FAIL, 1);
+        SLI_EV(a, SLUB_SLAB_CAS_FAIL, slab, NULL, 6, 0, 0);
+        return false;
+    }
+    *freelist = (void *)old.lo;
+    *objects = n - sli_inuse(old.hi);
+    slab->cpu = a->cpu;
+    return true;
+}
+
+/*
+ * get_partial_node before 6.8: every slab taken is frozen.  The first
+ * gives its freelist to the CPU slab (ALLOC_FROM_PARTIAL); the next go to
+ * this CPU's partial list, frozen with their freelists (CPU_PARTIAL_NODE),
+ * until the free objects taken pass cpu_partial / 2 (before 5.16), or more
+ * than cpu_partial_slabs / 2 slabs went there (5.16 to 6.7).  Returns the
+ * first slab with *freelist its objects, or NULL.
+ */
+static sli_slub_slab *get_partial_node_frozen(sli_act *a, void **freelist, uint32_t *taken)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_node *n = &s->node;
+    if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
+        return NULL;
+    sli_slub_slab *first = NULL;
+    uint32_t available = 0, partial_slabs = 0;
+    sl_spin_lock(&n->list_lock);
+    for (sli_slub_slab *slab = n->partial_head, *next; slab; slab = next) {
+        next = slab->lnext;
+        void *t;
+        uint32_t objects;
+        if (!acquire_slab(a, slab, !first, &t, &objects))
+            break;
+        sli_slub_remove_partial(a, slab);
+        available += objects;
+        if (!first) {
+            first = slab;
+            *freelist = t;
+            *taken = objects;
+            sli_stat(a, SL_SLUB_ALLOC_FROM_PARTIAL, 1);
+        } else {
+            sli_slub_put_cpu_partial(a, slab, false);
+            sli_stat(a, SL_SLUB_CPU_PARTIAL_NODE, 1);
+            SLI_EV(a, SLUB_CPU_PARTIAL_NODE, slab, NULL, objects, 0, 0);
+            partial_slabs++;
+        }
+        if (s->rules.cpu_partial_by_objects ? available > s->g.cpu_partial / 2
+                                            : partial_slabs > s->g.cpu_partial_slabs / 2)
+            break;
+    }
+    sl_spin_unlock(&n->list_lock);
+    return first;
+}
+
 void *sli_slub_slab_alloc_slow(sli_act *a)
 {
     sl_slub_cache *s = a->s;
@@ -200,6 +268,8 @@ void *sli_slub_slab_alloc_slow(sli_act *a)
     SLI_EV(a, SLUB_ALLOC_SLOWPATH, c->slab, NULL, 0, 0, 0);
     if (sli_kmem_cache_debug(s))
         return alloc_single(a);
+    if (!s->rules.cpu_slab)
+        return sli_slub_alloc_nocpu(a);
 
     slab = c->slab;
     if (!slab)
@@ -240,9 +310,12 @@ new_slab:
         goto load_freelist;
     }
 
-    slab = get_partial_node(a);
-    if (slab) {
+    if (s->rules.frozen_cpu_partial) {
+        slab = get_partial_node_frozen(a, &freelist, &taken);
+    } else if ((slab = get_partial_node(a))) {
         freelist = take_slab_freelist(a, slab, true, &taken);
+    }
+    if (slab) {
         SLI_EV(a, SLUB_REFILL_NODE_PARTIAL, slab, freelist, taken, 0, 0);
         goto retry_load_slab;
     }
@@ -333,7 +406,9 @@ static SL_NOINLINE int alloc_op(sl_slub_cache *s, unsigned cpu, void **obj)
     if (SL_UNLIKELY(!obj) || !sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_ALLOC, 1, NULL);
-    void *p = slab_alloc(&a);
+    void *p = s->sheaves ? sli_alloc_from_pcs(s->sheaves, &a) : NULL; /* 6.18+: alloc_from_pcs first */
+    if (!p)
+        p = slab_alloc(&a);
     int rc = SL_LIKELY(p) ? SL_OK : SL_ENOMEM;
     if (SL_UNLIKELY(p && s->debug_hooks))
         rc = sli_slub_alloc_hook(&a, p);
@@ -409,9 +484,34 @@ static SL_NOINLINE int alloc_rt(sl_slub_cache *s, unsigned cpu, void **obj)
     return SL_OK;
 }
 
+/*
+ * alloc_from_pcs as a leaf, for a cache with sheaves that needs nothing
+ * else: under the local trylock, pop main's top object.  A held lock or an
+ * empty main go to alloc_op (which replaces main, or takes the slab path).
+ */
+static SL_NOINLINE int alloc_sheaf(sl_slub_cache *s, unsigned cpu, void **obj)
+{
+    if (SL_UNLIKELY(cpu >= s->ncpus))
+        return alloc_op(s, cpu, obj);
+    sli_pcs *pcs = &s->sheaves->pcs[cpu];
+    if (SL_UNLIKELY(!sli_pcs_trylock(pcs)))
+        return alloc_op(s, cpu, obj);
+    sli_sheaf *main = pcs->main;
+    if (SL_UNLIKELY(!main->size)) {
+        sli_pcs_unlock(pcs);
+        return alloc_op(s, cpu, obj);
+    }
+    *obj = main->objects[--main->size];
+    sli_pcs_unlock(pcs);
+    sli_cstat_fast(&s->cpu[cpu], SL_SLUB_ALLOC_PCS, 1);
+    return SL_OK;
+}
+
 sli_alloc_fn sli_slub_alloc_fn(unsigned leaf)
 {
     switch (leaf) {
+    case SLI_LEAF_SHEAF:
+        return alloc_sheaf;
     case SLI_LEAF_CMPXCHG:
         return alloc_cmpxchg;
     case SLI_LEAF_LOCKED:
@@ -434,11 +534,74 @@ int sl_slub_alloc(sl_slub_cache *s, unsigned cpu, void **obj)
 }
 
 /*
- * kmem_cache_alloc_bulk (6.x __kmem_cache_alloc_bulk): with interrupts off,
+ * __kmem_cache_alloc_bulk over the per-CPU slab (6.x): with interrupts off,
  * pop objects off the CPU freelist, calling ___slab_alloc when it runs dry;
  * the tid is bumped before each slow path and once at the end.  The model
  * keeps the freelist in a local while "interrupts are off" and stores it
- * with one CAS, which is the same as the kernel's plain writes there.
+ * with one CAS, which is the same as the kernel's plain writes there.  A
+ * debug cache's every object comes from ___slab_alloc.
+ */
+unsigned sli_slub_alloc_bulk_cpu(sli_act *a, unsigned n, void **p)
+{
+    sl_slub_cache *s = a->s;
+    sl_dword cur = sl_dw_read(&a->c->fl_tid);
+    unsigned i;
+    for (i = 0; i < n; i++) {
+        void *object = (void *)cur.lo;
+        if (SL_UNLIKELY(!object || !a->c->slab)) {
+            cpu_store(a, object, sli_next_tid(s, cur.hi));
+            p[i] = sli_slub_slab_alloc_slow(a);
+            if (!p[i])
+                break;
+            cur = sl_dw_read(&a->c->fl_tid);
+        } else {
+            cur.lo = (uintptr_t)sli_get_fp(s, object);
+            p[i] = object;
+            sli_stat_fast(a, SL_SLUB_ALLOC_FASTPATH, 1);
+            SLI_EV(a, SLUB_ALLOC_FASTPATH, a->c->slab, object, (uint32_t)cur.hi, (uint32_t)cur.hi, 1);
+        }
+    }
+    /* cur is the CPU freelist unless the slow path just failed (then c already is). */
+    if (i == n)
+        cpu_store(a, (void *)cur.lo, sli_next_tid(s, sl_dw_read(&a->c->fl_tid).hi));
+    if (i < n) {
+        sli_slub_free_bulk_slabs(a, p, i); /* out of memory part way: give back what was taken */
+        return 0;
+    }
+    return n;
+}
+
+/*
+ * The slab part of kmem_cache_alloc_bulk: 7.0 refill_objects (a debug
+ * cache: ___slab_alloc per object), before it the per-CPU slab loop.
+ * All or nothing: n, or 0.
+ */
+static unsigned alloc_bulk_slabs(sli_act *a, unsigned n, void **p)
+{
+    sl_slub_cache *s = a->s;
+    if (s->rules.cpu_slab)
+        return sli_slub_alloc_bulk_cpu(a, n, p);
+    unsigned got = 0;
+    if (sli_kmem_cache_debug(s)) {
+        while (got < n && (p[got] = sli_slub_slab_alloc_slow(a)))
+            got++;
+    } else {
+        got = sli_slub_refill_objects(a, p, n, n);
+        if (got == n)
+            sli_stat(a, SL_SLUB_ALLOC_SLOWPATH, got);
+    }
+    if (got < n) {
+        sli_slub_free_bulk_slabs(a, p, got);
+        return 0;
+    }
+    return n;
+}
+
+/*
+ * kmem_cache_alloc_bulk: from the sheaves first (alloc_from_pcs_bulk, 6.18+)
+ * then from slabs; then the post-alloc hooks.  A hook that finds an object
+ * handed out twice fails the call like an allocation failure: the objects
+ * before it go back as frees, the rest unhooked, the bad one stays out.
  */
 int sl_slub_alloc_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p)
 {
@@ -447,37 +610,24 @@ int sl_slub_alloc_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p)
         return SL_EINVAL;
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_ALLOC_BULK, (int32_t)n, NULL);
     sli_stat(&a, SL_SLUB_BULK_ALLOC_CALLS, 1);
-    bool hook = s->debug_hooks;
-    sl_dword cur = sl_dw_read(&a.c->fl_tid);
-    size_t i;
-    for (i = 0; i < n; i++) {
-        void *object = (void *)cur.lo;
-        if (SL_UNLIKELY(!object || !a.c->slab)) {
-            cpu_store(&a, object, sli_next_tid(s, cur.hi));
-            p[i] = sli_slub_slab_alloc_slow(&a);
-            if (!p[i])
-                break;
-            cur = sl_dw_read(&a.c->fl_tid);
-        } else {
-            cur.lo = (uintptr_t)sli_get_fp(s, object);
-            p[i] = object;
-            sli_stat_fast(&a, SL_SLUB_ALLOC_FASTPATH, 1);
-            SLI_EV(&a, SLUB_ALLOC_FASTPATH, a.c->slab, object, (uint32_t)cur.hi, (uint32_t)cur.hi, 1);
-        }
-        if (hook && sli_slub_alloc_hook(&a, p[i]) != SL_OK)
-            break; /* quarantined or corrupt: give up like an allocation failure */
+    unsigned got = s->sheaves ? sli_alloc_from_pcs_bulk(s->sheaves, &a, (unsigned)n, p) : 0;
+    if (got < n && !alloc_bulk_slabs(&a, (unsigned)n - got, p + got)) {
+        /* Out of memory: the sheaves' objects go to slabs, not back to the sheaves (as the kernel). */
+        sli_slub_free_bulk_slabs(&a, p, got);
+        got = 0;
+    } else {
+        got = (unsigned)n;
     }
-    /* cur is the CPU freelist unless the slow path just failed (then c already is). */
-    if (i == n || p[i])
-        cpu_store(&a, (void *)cur.lo, sli_next_tid(s, sl_dw_read(&a.c->fl_tid).hi));
-    int got = (int)i;
-    if (i < n) {
-        /* Out of memory (or a bad object) part way: give back what we took, return 0 as the kernel does. */
+    for (unsigned i = 0; got && s->debug_hooks && i < n; i++) {
+        if (sli_slub_alloc_hook(&a, p[i]) == SL_OK)
+            continue;
         unsigned cas;
         sl_slub_free_bulk(s, cpu, i, p, &cas);
+        if (i + 1 < n)
+            sli_slub_free_bulk_slabs(&a, p + i + 1, (unsigned)n - i - 1);
         got = 0;
     }
-    SLI_EV(&a, SLUB_BULK_ALLOC, NULL, NULL, (uint32_t)n, (uint32_t)got, 0);
-    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_ALLOC_BULK, got, NULL);
-    return got;
+    SLI_EV(&a, SLUB_BULK_ALLOC, NULL, NULL, (uint32_t)n, got, 0);
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_ALLOC_BULK, (int32_t)got, NULL);
+    return (int)got;
 }

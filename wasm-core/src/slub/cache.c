@@ -22,7 +22,7 @@
  * state (the kernel's on_freelist), red zones; a failure leaves the object
  * out of every freelist (quarantined), as the kernel's "Object not freed".
  */
-#include "slub_internal.h"
+#include "sheaves.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +39,70 @@ static const char *const stat_names[] = {
 };
 
 const char *sl_slub_stat_name(unsigned stat) { return stat < SL_SLUB_NR_STATS ? stat_names[stat] : NULL; }
+
+/* The kernels' enum stat_item, era by era (eras.h); sysfs names from STAT_ATTR. */
+#define K(n, name) {#name, SL_SLUB_##n},
+static const sl_slub_kstat kstats_cpu_slab[] = {SL_SLUB_KERNEL_STATS(K)}; /* 4.3 to 6.17 */
+#undef K
+/* 6.18, "slab: add opt-in caching layer of percpu sheaves" and "slab: sheaf prefilling for guaranteed allocations". */
+#define K(n, name) {#name, SL_SLUB_##n},
+static const sl_slub_kstat kstats_sheaves_opt_in[] = {
+    K(ALLOC_PCS, alloc_cpu_sheaf) K(ALLOC_FASTPATH, alloc_fastpath) K(ALLOC_SLOWPATH, alloc_slowpath)
+    K(FREE_PCS, free_cpu_sheaf) K(FREE_RCU_SHEAF, free_rcu_sheaf) K(FREE_RCU_SHEAF_FAIL, free_rcu_sheaf_fail)
+    K(FREE_FASTPATH, free_fastpath) K(FREE_SLOWPATH, free_slowpath) K(FREE_FROZEN, free_frozen)
+    K(FREE_ADD_PARTIAL, free_add_partial) K(FREE_REMOVE_PARTIAL, free_remove_partial)
+    K(ALLOC_FROM_PARTIAL, alloc_from_partial) K(ALLOC_SLAB, alloc_slab) K(ALLOC_REFILL, alloc_refill)
+    K(ALLOC_NODE_MISMATCH, alloc_node_mismatch) K(FREE_SLAB, free_slab) K(CPUSLAB_FLUSH, cpuslab_flush)
+    K(DEACTIVATE_FULL, deactivate_full) K(DEACTIVATE_EMPTY, deactivate_empty)
+    K(DEACTIVATE_TO_HEAD, deactivate_to_head) K(DEACTIVATE_TO_TAIL, deactivate_to_tail)
+    K(DEACTIVATE_REMOTE_FREES, deactivate_remote_frees) K(DEACTIVATE_BYPASS, deactivate_bypass)
+    K(ORDER_FALLBACK, order_fallback) K(CMPXCHG_DOUBLE_CPU_FAIL, cmpxchg_double_cpu_fail)
+    K(CMPXCHG_DOUBLE_FAIL, cmpxchg_double_fail) K(CPU_PARTIAL_ALLOC, cpu_partial_alloc)
+    K(CPU_PARTIAL_FREE, cpu_partial_free) K(CPU_PARTIAL_NODE, cpu_partial_node)
+    K(CPU_PARTIAL_DRAIN, cpu_partial_drain) K(SHEAF_FLUSH, sheaf_flush) K(SHEAF_REFILL, sheaf_refill)
+    K(SHEAF_ALLOC, sheaf_alloc) K(SHEAF_FREE, sheaf_free) K(BARN_GET, barn_get) K(BARN_GET_FAIL, barn_get_fail)
+    K(BARN_PUT, barn_put) K(BARN_PUT_FAIL, barn_put_fail) K(SHEAF_PREFILL_FAST, sheaf_prefill_fast)
+    K(SHEAF_PREFILL_SLOW, sheaf_prefill_slow) K(SHEAF_PREFILL_OVERSIZE, sheaf_prefill_oversize)
+    K(SHEAF_RETURN_FAST, sheaf_return_fast) K(SHEAF_RETURN_SLOW, sheaf_return_slow)
+};
+#undef K
+/*
+ * 7.0 ("slab: remove the do_slab_free() fastpath" and the rest of
+ * "slab-for-7.0"): the CPU-slab counters gone, alloc_fastpath and
+ * free_fastpath counting the sheaves.
+ */
+static const sl_slub_kstat kstats_sheaves[] = {
+    {"alloc_fastpath", SL_SLUB_ALLOC_PCS}, {"alloc_slowpath", SL_SLUB_ALLOC_SLOWPATH},
+    {"free_rcu_sheaf", SL_SLUB_FREE_RCU_SHEAF}, {"free_rcu_sheaf_fail", SL_SLUB_FREE_RCU_SHEAF_FAIL},
+    {"free_fastpath", SL_SLUB_FREE_PCS}, {"free_slowpath", SL_SLUB_FREE_SLOWPATH},
+    {"free_add_partial", SL_SLUB_FREE_ADD_PARTIAL}, {"free_remove_partial", SL_SLUB_FREE_REMOVE_PARTIAL},
+    {"alloc_slab", SL_SLUB_ALLOC_SLAB}, {"alloc_node_mismatch", SL_SLUB_ALLOC_NODE_MISMATCH},
+    {"free_slab", SL_SLUB_FREE_SLAB}, {"order_fallback", SL_SLUB_ORDER_FALLBACK},
+    {"cmpxchg_double_fail", SL_SLUB_CMPXCHG_DOUBLE_FAIL}, {"sheaf_flush", SL_SLUB_SHEAF_FLUSH},
+    {"sheaf_refill", SL_SLUB_SHEAF_REFILL}, {"sheaf_alloc", SL_SLUB_SHEAF_ALLOC},
+    {"sheaf_free", SL_SLUB_SHEAF_FREE}, {"barn_get", SL_SLUB_BARN_GET}, {"barn_get_fail", SL_SLUB_BARN_GET_FAIL},
+    {"barn_put", SL_SLUB_BARN_PUT}, {"barn_put_fail", SL_SLUB_BARN_PUT_FAIL},
+    {"sheaf_prefill_fast", SL_SLUB_SHEAF_PREFILL_FAST}, {"sheaf_prefill_slow", SL_SLUB_SHEAF_PREFILL_SLOW},
+    {"sheaf_prefill_oversize", SL_SLUB_SHEAF_PREFILL_OVERSIZE},
+    {"sheaf_return_fast", SL_SLUB_SHEAF_RETURN_FAST}, {"sheaf_return_slow", SL_SLUB_SHEAF_RETURN_SLOW},
+};
+
+unsigned sl_slub_kstats(sl_slub_kversion v, const sl_slub_kstat **table)
+{
+    sl_slub_rules r;
+    sl_slub_rules_for(v, &r);
+    switch (r.era) {
+    case SL_SLUB_ERA_SHEAVES:
+        *table = kstats_sheaves;
+        return sizeof kstats_sheaves / sizeof kstats_sheaves[0];
+    case SL_SLUB_ERA_OPT_IN_SHEAVES:
+        *table = kstats_sheaves_opt_in;
+        return sizeof kstats_sheaves_opt_in / sizeof kstats_sheaves_opt_in[0];
+    default:
+        *table = kstats_cpu_slab;
+        return sizeof kstats_cpu_slab / sizeof kstats_cpu_slab[0];
+    }
+}
 
 #if !defined(SLABLAB_BENCH)
 void sli_slub_event(const sli_act *a, unsigned kind, const sli_slub_slab *slab, const void *obj, uint32_t a0,
@@ -102,14 +166,21 @@ static uint64_t xorshift(uint64_t *st)
  * only for caches without debug hooks or hardened free pointers, and, except
  * in benchmark builds (where tracing is compiled out), without a trace, since
  * the leaf emits no events, numbers no operation and has no preemption point.
+ * A cache with working sheaves takes the sheaf leaf; a 7.0 cache without
+ * (the bootstrap sheaf, a debug cache) the complete operation.
  */
-static void set_leaf(sl_slub_cache *s)
+void sli_slub_set_leaf(sl_slub_cache *s)
 {
     bool leaf = !s->debug_hooks && !(s->flags & SL_SLUB_FREELIST_HARDENED);
 #if !defined(SLABLAB_BENCH)
     leaf = leaf && !s->trace;
 #endif
-    s->leaf = leaf ? (uint8_t)(1 + s->fastpath) : SLI_LEAF_NONE;
+    if (!leaf)
+        s->leaf = SLI_LEAF_NONE;
+    else if (s->sheaves)
+        s->leaf = sli_sheaves_active(s->sheaves) ? SLI_LEAF_SHEAF : SLI_LEAF_NONE;
+    else
+        s->leaf = s->rules.cpu_slab ? (uint8_t)(1 + s->fastpath) : SLI_LEAF_NONE;
     s->alloc_fn = sli_slub_alloc_fn(s->leaf);
     s->free_fn = sli_slub_free_fn(s->leaf);
 }
@@ -135,8 +206,13 @@ int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, co
     if (!zone || !cfg || ncpus == 0 || ncpus > SL_SLUB_MAX_CPUS || cfg->fastpath >= SL_SLUB_NR_FASTPATHS ||
         cfg->bulk_free > SL_SLUB_BULK_GENERIC || (trace && trace->ncpus < ncpus) || !tid_step(&cfg->kernel, ncpus))
         return SL_EINVAL;
+    sl_slub_rules rules;
+    if (!sli_slub_kernel_rules(&cfg->kernel, &rules) ||
+        (!rules.cpu_slab && cfg->fastpath != SL_SLUB_FP_CMPXCHG) || /* 7.0 has no CPU-slab fast path */
+        (cfg->early_boot && rules.era != SL_SLUB_ERA_SHEAVES))
+        return SL_EINVAL;
     sl_slub_geometry g;
-    int rc = sl_slub_calculate_geometry(cfg->object_size, cfg->align, cfg->flags, ncpus, &cfg->kernel.boot, &g);
+    int rc = sl_slub_calculate_geometry(cfg->object_size, cfg->align, cfg->flags, ncpus, &cfg->kernel, &g);
     if (rc != SL_OK)
         return rc;
     /* A slab must hold at least one object and its objects must be addressable in 16 bits. */
@@ -152,6 +228,7 @@ int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, co
     s->bulk_free = cfg->bulk_free;
     s->flags = cfg->flags;
     s->ncpus = ncpus;
+    s->rules = rules;
     s->recip = sli_reciprocal_value(g.size);
     s->info_stride = (SL_PAGE_SIZE + g.size - 1) / g.size;
     s->size_divc = sli_divisible_c(g.size);
@@ -186,23 +263,31 @@ int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, co
         }
     }
     s->debug_hooks = s->info || (cfg->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE));
-    set_leaf(s);
     for (unsigned c = 0; c < ncpus; c++) {
         s->cpu[c].fl_tid = (sl_dword){0, c}; /* init_tid(cpu) */
         s->cpu[c].rng = rng ^ (0x100000001B3ull * (c + 1));
     }
+    rc = sli_slub_sheaves_create(s, cfg);
+    if (rc != SL_OK) {
+        free(s->info);
+        free(s->random_seq);
+        sl_os_free(s);
+        return rc;
+    }
+    sli_slub_set_leaf(s);
     *out = s;
     return SL_OK;
 }
 
 const sl_slub_geometry *sl_slub_cache_geometry(const sl_slub_cache *s) { return &s->g; }
+const sl_slub_rules *sl_slub_cache_rules(const sl_slub_cache *s) { return &s->rules; }
 unsigned sl_slub_cache_ncpus(const sl_slub_cache *s) { return s->ncpus; }
 unsigned long sl_slub_cache_tid_step(const sl_slub_cache *s) { return (unsigned long)s->tid_step; }
 void sl_slub_set_fastpath(sl_slub_cache *s, sl_slub_fastpath fp)
 {
-    if (fp < SL_SLUB_NR_FASTPATHS) {
+    if (fp < SL_SLUB_NR_FASTPATHS && s->rules.cpu_slab) {
         s->fastpath = (uint8_t)fp;
-        set_leaf(s);
+        sli_slub_set_leaf(s);
     }
 }
 void sl_slub_set_bulk_free(sl_slub_cache *s, sl_slub_bulk_free form)
@@ -569,10 +654,13 @@ int sl_slub_cache_destroy(sl_slub_cache *s)
 {
     if (!s)
         return SL_EINVAL;
-    for (unsigned c = 0; c < s->ncpus; c++)
+    for (unsigned c = 0; c < s->ncpus; c++) {
+        sl_slub_rcu_grace_period(s, c);
         sl_slub_flush_cpu(s, c);
-    /* Every slab is now on the node partial list or full; give them all back. */
+    }
     sli_act a = {.s = s, .c = &s->cpu[0], .op = SL_OP_BEGIN(s->trace), .cpu = 0};
+    sli_slub_sheaves_destroy(s, &a);
+    /* Every slab is now on the node partial list or full; give them all back. */
     int rc = SL_OK;
     sl_page_zone *z = s->zone;
     for (uint32_t pfn = 0; pfn < z->npages; pfn++) {

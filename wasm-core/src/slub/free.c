@@ -26,14 +26,41 @@
  * complete operation; the leaf hands a free into another slab straight to
  * __slab_free and everything else to free_op.
  */
-#include "slub_internal.h"
-
-/* kmem_cache_has_cpu_partial: a property of the cache, not of the cpu_partial tunable (which may be 0). */
-static bool has_cpu_partial(const sl_slub_cache *s) { return !sli_kmem_cache_debug(s); }
+#include "sheaves.h"
 
 /*
- * __put_partials: moves a detached CPU partial chain to the node list; empty
- * slabs beyond min_partial are discarded instead.
+ * kmem_cache_has_cpu_partial: a property of the cache, not of the
+ * cpu_partial tunable (which may be 0); 7.0 has no CPU partial lists.
+ */
+static bool has_cpu_partial(const sl_slub_cache *s) { return !sli_kmem_cache_debug(s) && s->rules.cpu_slab; }
+
+/*
+ * FREE_SLOWPATH as 7.0 counts it: by the callers of __slab_free, per object
+ * (before 7.0 __slab_free counts itself, once per call).
+ */
+SL_INLINE void stat_free_slowpath_nocpu(sli_act *a, uint64_t n)
+{
+    if (!a->s->rules.cpu_slab)
+        sli_stat(a, SL_SLUB_FREE_SLOWPATH, n);
+}
+
+/* unfreeze_partials' CAS (before 6.8): a CPU partial slab is unfrozen, under list_lock; remote frees may race it. */
+static void unfreeze(sli_act *a, sli_slub_slab *slab)
+{
+    for (;;) {
+        sl_dword old = sl_dw_read(&slab->fc);
+        a->cas++;
+        if (sl_dw_cas(&slab->fc, old, (sl_dword){old.lo, sli_counters(sli_inuse(old.hi), sli_objects(old.hi), 0)}))
+            return;
+        sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_FAIL, 1);
+        SLI_EV(a, SLUB_SLAB_CAS_FAIL, slab, NULL, 7, 0, 0);
+    }
+}
+
+/*
+ * __put_partials (before 6.8 unfreeze_partials, which also unfreezes each
+ * slab): moves a detached CPU partial chain to the node list; empty slabs
+ * beyond min_partial are discarded instead.
  */
 void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain)
 {
@@ -47,6 +74,8 @@ void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain)
         sli_slub_slab *slab = chain;
         chain = slab->next;
         slab->next = NULL;
+        if (s->rules.frozen_cpu_partial)
+            unfreeze(a, slab);
         if (!sli_inuse(sl_dw_read(&slab->fc).hi) && n->nr_partial >= s->g.min_partial) {
             slab->next = discard;
             discard = slab;
@@ -66,24 +95,31 @@ void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain)
 }
 
 /*
- * put_cpu_partial: pushes an unfrozen slab with free objects on this CPU's
- * partial list.  With `drain` (a free put it here) a list already holding
- * cpu_partial_slabs slabs is first moved to the node.
+ * put_cpu_partial: pushes a slab with free objects on this CPU's partial
+ * list (unfrozen from 6.8, frozen before).  With `drain` (a free put it
+ * here) a list already holding cpu_partial_slabs slabs (before 5.16: more
+ * than cpu_partial free objects, page->pobjects) is first moved to the node.
  */
 void sli_slub_put_cpu_partial(sli_act *a, sli_slub_slab *slab, bool drain)
 {
     sli_slub_cpu *c = a->c;
+    const sl_slub_cache *s = a->s;
     sli_slub_slab *oldslab = c->partial, *to_put = NULL;
-    uint32_t slabs = 0;
+    uint32_t slabs = 0, pobjects = 0;
     if (oldslab) {
-        if (drain && oldslab->slabs >= a->s->g.cpu_partial_slabs) {
+        bool full = s->rules.cpu_partial_by_objects ? oldslab->pobjects > s->g.cpu_partial
+                                                    : oldslab->slabs >= s->g.cpu_partial_slabs;
+        if (drain && full) {
             to_put = oldslab;
             oldslab = NULL;
         } else {
             slabs = oldslab->slabs;
+            pobjects = oldslab->pobjects;
         }
     }
     slabs++;
+    uintptr_t counters = sl_dw_read(&slab->fc).hi;
+    slab->pobjects = pobjects + sli_objects(counters) - sli_inuse(counters);
     slab->slabs = slabs;
     slab->next = oldslab;
     slab->cpu = a->cpu;
@@ -94,6 +130,36 @@ void sli_slub_put_cpu_partial(sli_act *a, sli_slub_slab *slab, bool drain)
         sli_slub_put_partials(a, to_put);
         sli_stat(a, SL_SLUB_CPU_PARTIAL_DRAIN, 1);
     }
+}
+
+/*
+ * deactivate_slab's stage one before 5.12: every object of the CPU freelist
+ * but the last goes onto the slab's freelist with its own CAS, the slab
+ * still frozen.  Stops early at a link that leaves the slab (stage two then
+ * reports it).  Returns what is left of the CPU freelist.
+ */
+static void *drain_cpu_freelist(sli_act *a, sli_slub_slab *slab, void *freelist, uint32_t limit)
+{
+    sl_slub_cache *s = a->s;
+    for (uint32_t k = 0; freelist && k < limit; k++) {
+        void *next = sli_get_fp(s, freelist);
+        if (!next || sli_slab_of(s, next) != slab)
+            break;
+        for (;;) {
+            sl_dword old = sl_dw_read(&slab->fc);
+            if (sli_fp_self_link(a, SLI_LINK_DEACTIVATE, slab, freelist, (void *)old.lo))
+                break; /* freed remotely too (a double free): it stays on the slab's freelist, once */
+            sli_set_fp(s, freelist, (void *)old.lo);
+            sl_dword new_ = {(uintptr_t)freelist, sli_counters(sli_inuse(old.hi) - 1, sli_objects(old.hi), 1)};
+            a->cas++;
+            if (sl_dw_cas(&slab->fc, old, new_))
+                break;
+            sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_FAIL, 1);
+            SLI_EV(a, SLUB_SLAB_CAS_FAIL, slab, NULL, 8, 0, 0);
+        }
+        freelist = next;
+    }
+    return freelist;
 }
 
 /*
@@ -115,6 +181,8 @@ void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist)
         tail = true;
     }
     uint32_t limit = sli_objects(sl_dw_read(&slab->fc).hi);
+    if (s->rules.deactivate_per_object)
+        freelist = drain_cpu_freelist(a, slab, freelist, limit);
     for (void *it = freelist; it; it = sli_get_fp(s, it)) {
         if (free_delta == limit || sli_slab_of(s, it) != slab) {
             /* freelist_corrupted(): isolate the rest rather than follow it. */
@@ -227,7 +295,8 @@ static SLI_SLOW int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, 
     sli_slub_node *n = &s->node;
     bool locked = false, on_node_partial = false, was_frozen;
     sl_dword old, new_;
-    sli_stat(a, SL_SLUB_FREE_SLOWPATH, 1);
+    if (s->rules.cpu_slab)
+        sli_stat(a, SL_SLUB_FREE_SLOWPATH, 1);
     if (sli_kmem_cache_debug(s))
         return free_to_partial_list(a, slab, head, tail, cnt);
     for (;;) {
@@ -253,14 +322,18 @@ static SLI_SLOW int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, 
         sli_set_fp(s, tail, prior);
         was_frozen = sli_frozen(old.hi);
         inuse -= cnt;
-        new_ = (sl_dword){(uintptr_t)head, sli_counters(inuse, sli_objects(old.hi), was_frozen)};
+        bool freeze = false;
         if ((!inuse || !prior) && !was_frozen) {
-            if (!has_cpu_partial(s) || prior) {
+            if (has_cpu_partial(s) && !prior) {
+                /* Full until now: it goes to this CPU's partial list (before 6.8 frozen in this CAS). */
+                freeze = s->rules.frozen_cpu_partial;
+            } else {
                 sl_spin_lock(&n->list_lock);
                 locked = true;
                 on_node_partial = slab->on_node_partial;
             }
         }
+        new_ = (sl_dword){(uintptr_t)head, sli_counters(inuse, sli_objects(old.hi), was_frozen || freeze)};
         a->cas++;
         if (sl_dw_cas(&slab->fc, old, new_))
             break;
@@ -304,6 +377,11 @@ slab_empty:
     sli_stat(a, SL_SLUB_FREE_SLAB, 1);
     sli_slub_discard_slab(a, slab);
     return SL_OK;
+}
+
+int sli_slub_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
+{
+    return slab_free_slow(a, slab, head, tail, cnt);
 }
 
 /*
@@ -383,13 +461,19 @@ SL_INLINE int do_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *ta
     }
 }
 
-/* kmem_cache_free of one object within operation a: checks, then do_slab_free. */
+/*
+ * kmem_cache_free of one object within operation a: checks, then the
+ * sheaves (free_to_pcs, 6.18+), then do_slab_free (7.0: __slab_free).
+ */
 SL_INLINE int free_one(sli_act *a, void *obj)
 {
     int err;
     sli_slub_slab *slab = sli_slub_free_check(a, obj, &err);
     if (SL_UNLIKELY(!slab))
         return err;
+    if (a->s->sheaves && sli_free_to_pcs(a->s->sheaves, a, obj))
+        return SL_OK;
+    stat_free_slowpath_nocpu(a, 1);
     return do_slab_free(a, slab, obj, obj, 1);
 }
 
@@ -500,9 +584,50 @@ static SL_NOINLINE int free_rt(sl_slub_cache *s, unsigned cpu, void *obj)
     return leaf_free(s, cpu, obj, SL_SLUB_FP_RT);
 }
 
+/*
+ * slab_free's free_to_pcs as a leaf, for a cache with sheaves that needs
+ * nothing else: the lookup and the cache check (kmem_cache_free's
+ * cache_from_obj, on with FREELIST_HARDENED, a distribution default),
+ * outside benchmark builds the object-start check, then a push onto main
+ * under the local trylock.  A held lock, a full main or a bad pointer go to
+ * free_op, which starts over.
+ */
+static SL_NOINLINE int free_sheaf(sl_slub_cache *s, unsigned cpu, void *obj)
+{
+    if (SL_UNLIKELY(cpu >= s->ncpus))
+        return free_op(s, cpu, obj);
+    const sl_page_zone *z = s->zone;
+    uint32_t pfn = sl_page_head_pfn(z, obj);
+    if (SL_UNLIKELY(pfn == SL_PFN_NONE))
+        return free_op(s, cpu, obj);
+    sli_slub_slab *slab = SL_PAGE_PRIV(&z->pages[pfn], sli_slub_slab);
+    if (SL_UNLIKELY(__atomic_load_n(&slab->cache, __ATOMIC_RELAXED) != s))
+        return free_op(s, cpu, obj);
+#if !defined(SLABLAB_BENCH)
+    uint32_t off = (uint32_t)((uintptr_t)obj - (uintptr_t)z->base - ((uintptr_t)pfn << SL_PAGE_SHIFT));
+    if (SL_UNLIKELY(!sli_off_is_obj(s, slab, off - s->g.red_left_pad)))
+        return free_op(s, cpu, obj);
+#endif
+    sli_sheaves *sh = s->sheaves;
+    sli_pcs *pcs = &sh->pcs[cpu];
+    if (SL_UNLIKELY(!sli_pcs_trylock(pcs)))
+        return free_op(s, cpu, obj);
+    sli_sheaf *main = pcs->main;
+    if (SL_UNLIKELY(main->size == sh->capacity)) {
+        sli_pcs_unlock(pcs);
+        return free_op(s, cpu, obj);
+    }
+    main->objects[main->size++] = obj;
+    sli_pcs_unlock(pcs);
+    sli_cstat_fast(&s->cpu[cpu], SL_SLUB_FREE_PCS, 1);
+    return SL_OK;
+}
+
 sli_free_fn sli_slub_free_fn(unsigned leaf)
 {
     switch (leaf) {
+    case SLI_LEAF_SHEAF:
+        return free_sheaf;
     case SLI_LEAF_CMPXCHG:
         return free_cmpxchg;
     case SLI_LEAF_LOCKED:
@@ -532,6 +657,45 @@ typedef struct detached_freelist {
 } detached_freelist;
 
 /*
+ * Starts a detached freelist with `object` after its checks (without
+ * `checks`, the lookup only); false when it fails them (its error goes to
+ * *first_err).
+ */
+static bool group_start(sli_act *a, detached_freelist *df, void *object, int *first_err, bool checks)
+{
+    int err = SL_OK;
+    df->slab = checks ? sli_slub_free_check(a, object, &err) : sli_slab_of(a->s, object);
+    if (!df->slab) {
+        if (!*first_err)
+            *first_err = checks ? err : SL_EFOREIGN;
+        return false;
+    }
+    df->tail = df->freelist = object;
+    df->cnt = 1;
+    sli_set_fp(a->s, object, NULL);
+    return true;
+}
+
+/*
+ * Links `object`, an object of df's slab, onto the group after its checks;
+ * one that fails them, or (FREELIST_HARDENED) is the group's head already,
+ * is left out (its error goes to *first_err).
+ */
+static void group_add(sli_act *a, detached_freelist *df, void *object, int *first_err, bool checks)
+{
+    int err = checks ? sli_slub_free_checks(a, df->slab, object) : SL_OK;
+    if (err == SL_OK && sli_fp_self_link(a, SLI_LINK_DETACHED, df->slab, object, df->freelist))
+        err = SL_EDOUBLEFREE;
+    if (err == SL_OK) {
+        sli_set_fp(a->s, object, df->freelist);
+        df->freelist = object;
+        df->cnt++;
+    } else if (!*first_err) {
+        *first_err = err;
+    }
+}
+
+/*
  * build_detached_freelist (6.x): takes p[size-1], then scans downwards for
  * objects of the same slab, linking each onto a private freelist and
  * swapping it to the tail of the unscanned part; gives up after three
@@ -541,36 +705,21 @@ typedef struct detached_freelist {
  * being linked (its error goes to *first_err).  As the kernel, one virt_to_slab
  * per object: a later object is compared with the group's slab by its page
  * alone (the group's slab is known to be this cache's), then only its
- * object-start check and a debug cache's hook run.
+ * object-start check and a debug cache's hook run.  Without `checks`
+ * (__kmem_cache_free_bulk of objects the model took itself) only the lookup.
  */
-static size_t build_detached_freelist(sli_act *a, size_t size, void **p, detached_freelist *df, int *first_err)
+static size_t build_detached_freelist(sli_act *a, size_t size, void **p, detached_freelist *df, int *first_err,
+                                      bool checks)
 {
-    sl_slub_cache *s = a->s;
-    int lookahead = 3, err;
+    int lookahead = 3;
     void *object = p[--size];
-    df->slab = sli_slub_free_check(a, object, &err);
-    if (!df->slab) {
-        if (!*first_err)
-            *first_err = err;
+    if (!group_start(a, df, object, first_err, checks))
         return size;
-    }
-    df->tail = df->freelist = object;
-    df->cnt = 1;
-    sli_set_fp(s, object, NULL);
     size_t same = size;
     while (size) {
         object = p[--size];
-        if (object && sli_slab_lookup(s, object) == df->slab) {
-            if ((err = sli_slub_free_checks(a, df->slab, object)) == SL_OK &&
-                sli_fp_self_link(a, SLI_LINK_DETACHED, df->slab, object, df->freelist))
-                err = SL_EDOUBLEFREE;
-            if (err == SL_OK) {
-                sli_set_fp(s, object, df->freelist);
-                df->freelist = object;
-                df->cnt++;
-            } else if (!*first_err) {
-                *first_err = err;
-            }
+        if (object && sli_slab_lookup(a->s, object) == df->slab) {
+            group_add(a, df, object, first_err, checks);
             same--;
             if (size != same) {
                 void *t = p[size];
@@ -603,6 +752,113 @@ static SL_NOINLINE int free_bulk_generic(sli_act *a, size_t n, void **p)
     return first_err;
 }
 
+/*
+ * build_detached_freelist of 4.4 to 5.18: the entries taken become NULL (and
+ * are skipped when met again) instead of being swapped to the end; the scan
+ * starts over after the first object of another slab it skipped.  Returns
+ * where the next scan starts (0: done).
+ */
+static size_t build_detached_freelist_nulls(sli_act *a, size_t size, void **p, detached_freelist *df,
+                                            int *first_err)
+{
+    size_t first_skipped_index = 0;
+    int lookahead = 3;
+    void *object;
+    df->slab = NULL;
+    do {
+        object = p[--size];
+    } while (!object && size);
+    if (!object)
+        return 0;
+    p[size] = NULL; /* mark object processed */
+    if (!group_start(a, df, object, first_err, true))
+        return size;
+    while (size) {
+        object = p[--size];
+        if (!object)
+            continue; /* skip processed objects */
+        if (sli_slab_lookup(a->s, object) == df->slab) {
+            group_add(a, df, object, first_err, true);
+            p[size] = NULL;
+            continue;
+        }
+        if (!--lookahead)
+            break;
+        if (!first_skipped_index)
+            first_skipped_index = size + 1;
+    }
+    return first_skipped_index;
+}
+
+/*
+ * kmem_cache_free_bulk of 4.3 (seed 004): with interrupts off, object by
+ * object, an object of the CPU slab pushed straight onto the CPU freelist
+ * (plain writes: interrupts are off), any other freed by __slab_free with
+ * interrupts on again (the tid moved on first); the tid moves on at the end.
+ * Returns the first error.
+ */
+static int free_bulk_irq_off(sli_act *a, size_t n, void **p)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_cpu *c = a->c;
+    int first_err = 0, err;
+    sl_dword cur = sl_dw_read(&c->fl_tid);
+    for (size_t i = 0; i < n; i++) {
+        sli_slub_slab *slab = sli_slub_free_check(a, p[i], &err);
+        if (slab && slab == c->slab) {
+            if (sli_fp_self_link(a, SLI_LINK_DO_SLAB_FREE, slab, p[i], (void *)cur.lo)) {
+                err = SL_EDOUBLEFREE;
+            } else {
+                sli_set_fp(s, p[i], (void *)cur.lo);
+                cur.lo = (uintptr_t)p[i];
+                SLI_EV(a, SLUB_FREE_FASTPATH, slab, p[i], 1, (uint32_t)cur.hi, 0);
+            }
+        } else if (slab) {
+            sl_dw_write_plain(&c->fl_tid, (sl_dword){cur.lo, sli_next_tid(s, cur.hi)});
+            err = slab_free_slow(a, slab, p[i], p[i], 1);
+            cur = sl_dw_read(&c->fl_tid);
+        }
+        if (err && !first_err)
+            first_err = err;
+    }
+    sl_dw_write_plain(&c->fl_tid, (sl_dword){cur.lo, sli_next_tid(s, cur.hi)});
+    return first_err;
+}
+
+void sli_slub_free_bulk_slabs(sli_act *a, void **p, unsigned n)
+{
+    size_t size = n;
+    int err = 0;
+    while (size) {
+        detached_freelist df;
+        size = build_detached_freelist(a, size, p, &df, &err, false);
+        if (df.slab)
+            do_slab_free(a, df.slab, df.freelist, df.tail, df.cnt);
+    }
+    sl_assert(err == 0); /* only objects of this cache come here */
+    (void)err;
+}
+
+/*
+ * kmem_cache_free_bulk of a cache with sheaves (free_to_pcs_bulk): each
+ * object checked (the free hooks), then onto sheaves while room can be
+ * found, the rest to slabs.  Returns the first error.
+ */
+static int free_bulk_sheaves(sli_act *a, size_t n, void **p)
+{
+    int first_err = 0, err;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (sli_slub_free_check(a, p[i], &err))
+            p[kept++] = p[i];
+        else if (!first_err)
+            first_err = err;
+    }
+    unsigned sent = sli_free_to_pcs_bulk(a->s->sheaves, a, (unsigned)kept, p);
+    stat_free_slowpath_nocpu(a, sent);
+    return first_err;
+}
+
 int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsigned *cas_out)
 {
     sli_act a;
@@ -615,11 +871,16 @@ int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsign
     int first_err = 0;
     if (s->bulk_free == SL_SLUB_BULK_GENERIC) {
         first_err = free_bulk_generic(&a, n, p);
+    } else if (s->sheaves && sli_sheaves_active(s->sheaves)) {
+        first_err = free_bulk_sheaves(&a, n, p);
+    } else if (s->rules.bulk_free_irq_off) {
+        first_err = free_bulk_irq_off(&a, n, p);
     } else {
         size_t size = n;
         while (size) {
             detached_freelist df;
-            size = build_detached_freelist(&a, size, p, &df, &first_err);
+            size = s->rules.detached_marks_null ? build_detached_freelist_nulls(&a, size, p, &df, &first_err)
+                                                : build_detached_freelist(&a, size, p, &df, &first_err, true);
             if (!df.slab)
                 continue;
             SLI_EV(&a, SLUB_DETACHED_FREELIST, df.slab, df.freelist, df.cnt, (uint32_t)size, 0);
@@ -629,6 +890,7 @@ int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsign
             SL_PREEMPT_POINT(s->trace, a.cpu, SL_SLUB_PP_BULK_GROUP, &ctx);
 #endif
             sli_stat(&a, SL_SLUB_BULK_FREE_GROUPS, 1);
+            stat_free_slowpath_nocpu(&a, df.cnt);
             int rc = do_slab_free(&a, df.slab, df.freelist, df.tail, df.cnt);
             if (rc && !first_err)
                 first_err = rc;
@@ -649,6 +911,11 @@ int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu)
     if (!sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_FLUSH, 0, NULL);
+    if (s->sheaves && sli_pcs_flush_all(s->sheaves, &a) != SL_OK) {
+        /* From inside the CPU's sheaf section (a hook at a preemption point): the kernel never does that. */
+        sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FLUSH, SL_EBUSY, NULL);
+        return SL_EBUSY;
+    }
     sli_slub_cpu *c = a.c;
     sli_slub_slab *slab = c->slab;
     SLI_EV(&a, SLUB_FLUSH_CPU, slab, NULL, 0, 0, 0);

@@ -1,8 +1,17 @@
 /*
- * geometry.c - a cache's layout as Linux 6.8+ computes it (mm/slub.c:
+ * geometry.c - a cache's layout as Linux computes it (mm/slub.c:
  * calculate_alignment, calculate_sizes, calculate_order, calc_slab_order,
- * set_min_partial, set_cpu_partial / slub_set_cpu_partial), under the boot
- * parameters slub_min_order, slub_max_order and slub_min_objects.
+ * set_min_partial, set_cpu_partial / slub_set_cpu_partial; 7.0's
+ * calculate_sheaf_capacity), under the boot parameters slub_min_order,
+ * slub_max_order and slub_min_objects, and the rules of the kernel version
+ * (eras.h): before 6.8 calculate_order lowers min_objects when no order up
+ * to slub_max_order wastes at most a quarter (the loop as in 4.4 to 6.7;
+ * 4.4's slab_order had a `reserved` tail, 0 on x86-64, left out), before
+ * 5.7 the free pointer sits at offset 0 of the object, before 4.6 there is
+ * no left red zone, before 5.17 struct track is 152 bytes, before 5.16
+ * cpu_partial is 30 / 13 / 6 / 2 objects, and 7.0 has no CPU partial list
+ * (sysfs cpu_partial reads 0).  The red-zone room for objects smaller than
+ * a word and the kmalloc orig_size word are applied in every version.
  *
  * The code follows the kernel's line by line; the differences are inputs the
  * kernel has and sysfs does not show: freeptr_offset for RCU caches (6.13+
@@ -92,11 +101,52 @@ static bool resolve_boot(const sl_slub_boot *b, boot_params *out)
     return true;
 }
 
-/* calculate_order() (6.8+, after the min_objects loop was removed). Returns -1 if none. */
-static int calculate_order(uint32_t size, unsigned nr_cpus, const boot_params *b)
+/*
+ * calc_slab_order before 6.8: the first order from
+ * max(slub_min_order, get_order(min_objects * size)) up to max_order wasting
+ * at most 1/fract.
+ */
+static unsigned calc_slab_order_legacy(uint32_t size, uint64_t min_objects, unsigned max_order, unsigned fract,
+                                       const boot_params *b)
+{
+    if (order_objects(b->min_order, size) > MAX_OBJS_PER_PAGE)
+        return get_order((uint64_t)size * MAX_OBJS_PER_PAGE) - 1;
+    unsigned min_order = get_order(min_objects * size);
+    if (min_order < b->min_order)
+        min_order = b->min_order;
+    return calc_slab_order(size, min_order, max_order, fract);
+}
+
+/*
+ * calculate_order() of 4.4 to 6.7: waste of 1/16, 1/8, 1/4 at min_objects,
+ * then min_objects - 1, ... down to 2; then one object per slab up to
+ * slub_max_order, then up to the page allocator's limit.
+ */
+static int calculate_order_legacy(uint32_t size, uint64_t min_objects, const boot_params *b)
+{
+    uint32_t max_objects = order_objects(b->max_order, size);
+    if (min_objects > max_objects)
+        min_objects = max_objects;
+    for (; min_objects > 1; min_objects--)
+        for (unsigned fraction = 16; fraction >= 4; fraction /= 2) {
+            unsigned order = calc_slab_order_legacy(size, min_objects, b->max_order, fraction, b);
+            if (order <= b->max_order)
+                return (int)order;
+        }
+    unsigned order = calc_slab_order_legacy(size, 1, b->max_order, 1, b);
+    if (order <= b->max_order)
+        return (int)order;
+    order = calc_slab_order_legacy(size, 1, SL_PAGE_MAX_ORDER + 1, 1, b);
+    return order <= SL_PAGE_MAX_ORDER ? (int)order : -1;
+}
+
+/* calculate_order(): 6.8+ (after the min_objects loop was removed), or the older loop. Returns -1 if none. */
+static int calculate_order(uint32_t size, unsigned nr_cpus, const boot_params *b, const sl_slub_rules *r)
 {
     /* nr_cpus <= 1 would use nr_cpu_ids: the same here. */
     uint64_t min_objects = b->min_objects ? b->min_objects : 4 * (fls32(nr_cpus) + 1);
+    if (r->order_lowers_min_objects)
+        return calculate_order_legacy(size, min_objects, b);
     uint32_t max_objects = order_objects(b->max_order, size);
     if (max_objects < 1)
         max_objects = 1;
@@ -116,12 +166,54 @@ static int calculate_order(uint32_t size, unsigned nr_cpus, const boot_params *b
     return order <= SL_PAGE_MAX_ORDER ? (int)order : -1;
 }
 
+bool sli_slub_kernel_rules(const sl_slub_kernel *k, sl_slub_rules *out)
+{
+    sl_slub_kversion v = k ? k->version : (sl_slub_kversion){0, 0};
+    if (!v.major && !v.minor)
+        v = SL_SLUB_KVERSION_DEFAULT;
+    if (!sl_slub_kversion_known(v))
+        return false;
+    sl_slub_rules_for(v, out);
+    return true;
+}
+
+/* kmalloc_size_roundup: the kmalloc bucket a request of n bytes lands in (96 and 192 among them). */
+static uint32_t kmalloc_size_roundup(uint32_t n)
+{
+    static const uint32_t small[] = {8, 16, 32, 64, 96, 128, 192};
+    for (unsigned i = 0; i < sizeof small / sizeof small[0]; i++)
+        if (n <= small[i])
+            return small[i];
+    uint32_t size = 256;
+    while (size < n)
+        size <<= 1;
+    return size;
+}
+
+#define SHEAF_HEADER 32 /* struct slab_sheaf before objects[] on x86-64 */
+
+uint32_t sl_slub_sheaf_capacity(sl_slub_kversion v, uint32_t size, uint32_t flags, uint32_t requested)
+{
+    sl_slub_rules r;
+    sl_slub_rules_for(v, &r);
+    if (r.sheaves == SL_SLUB_SHEAVES_NONE || (flags & SL_SLUB_DEBUG_FLAGS))
+        return 0;
+    if (r.sheaves == SL_SLUB_SHEAVES_OPT_IN)
+        return requested;
+    /* "roughly similar formula (divided by two as there are two percpu sheaves)" as cpu_partial's */
+    uint32_t capacity = size >= SL_PAGE_SIZE ? 4 : size >= 1024 ? 12 : size >= 256 ? 26 : 60;
+    /* made a whole kmalloc bucket */
+    capacity = (kmalloc_size_roundup(SHEAF_HEADER + SL_SLUB_WORD * capacity) - SHEAF_HEADER) / SL_SLUB_WORD;
+    return capacity > requested ? capacity : requested;
+}
+
 int sl_slub_calculate_geometry(uint32_t object_size, uint32_t align, uint32_t flags, unsigned nr_cpus,
-                               const sl_slub_boot *boot, sl_slub_geometry *g)
+                               const sl_slub_kernel *k, sl_slub_geometry *g)
 {
     boot_params b;
+    sl_slub_rules r;
     if (object_size == 0 || object_size > (8u << 20) || (align & (align - 1)) || align > (1u << 22) ||
-        nr_cpus == 0 || !resolve_boot(boot, &b))
+        nr_cpus == 0 || !resolve_boot(k ? &k->boot : NULL, &b) || !sli_slub_kernel_rules(k, &r))
         return SL_EINVAL;
     *g = (sl_slub_geometry){.object_size = object_size, .flags = flags};
     g->align = calculate_alignment(flags, align, object_size);
@@ -136,22 +228,26 @@ int sl_slub_calculate_geometry(uint32_t object_size, uint32_t align, uint32_t fl
         ((flags & SL_SLUB_RED_ZONE) && (object_size < SL_SLUB_WORD || orig_size))) {
         g->offset = size; /* the free pointer may not overwrite the object: put it after */
         size += SL_SLUB_WORD;
+    } else if (r.freeptr_at_zero) {
+        g->offset = 0; /* the object's first word, before 5.7 */
     } else {
         g->offset = align_down(object_size / 2, SL_SLUB_WORD); /* middle of the object */
     }
     if (flags & SL_SLUB_STORE_USER) {
-        size += 2 * SL_SLUB_TRACK_SIZE;
+        size += 2 * r.track_size;
         if (flags & SL_SLUB_KMALLOC)
             size += 4; /* orig_size */
     }
     if (flags & SL_SLUB_RED_ZONE) {
         size += SL_SLUB_WORD;
-        g->red_left_pad = align_up(SL_SLUB_WORD, g->align);
-        size += g->red_left_pad;
+        if (r.red_left_pad) {
+            g->red_left_pad = align_up(SL_SLUB_WORD, g->align);
+            size += g->red_left_pad;
+        }
     }
     size = align_up(size, g->align);
     g->size = size;
-    int order = calculate_order(size, nr_cpus, &b);
+    int order = calculate_order(size, nr_cpus, &b, &r);
     if (order < 0)
         return SL_EINVAL;
     g->order = (uint32_t)order;
@@ -166,18 +262,23 @@ int sl_slub_calculate_geometry(uint32_t object_size, uint32_t align, uint32_t fl
     uint32_t mp = ilog2_32(size) / 2;
     g->min_partial = mp < MIN_PARTIAL ? MIN_PARTIAL : mp > MAX_PARTIAL ? MAX_PARTIAL : mp;
 
-    /* set_cpu_partial(): none for debug caches (kmem_cache_has_cpu_partial). */
+    /*
+     * set_cpu_partial(): none for debug caches (kmem_cache_has_cpu_partial)
+     * nor in 7.0; 5.16 raised the objects as the limit moved to slabs.
+     */
+    static const uint32_t objects_per_size[2][4] = {{6, 24, 52, 120}, {2, 6, 13, 30}};
+    const uint32_t *by = objects_per_size[r.cpu_partial_by_objects];
     uint32_t nr;
-    if (flags & SL_SLUB_DEBUG_FLAGS)
+    if ((flags & SL_SLUB_DEBUG_FLAGS) || !r.cpu_slab)
         nr = 0;
     else if (size >= SL_PAGE_SIZE)
-        nr = 6;
+        nr = by[0];
     else if (size >= 1024)
-        nr = 24;
+        nr = by[1];
     else if (size >= 256)
-        nr = 52;
+        nr = by[2];
     else
-        nr = 120;
+        nr = by[3];
     sli_slub_set_cpu_partial(g, nr);
     return SL_OK;
 }

@@ -40,6 +40,7 @@
 #define SL_SLUB_H
 
 #include "../page/page.h"
+#include "eras.h"
 
 /* ------------------------------------------------------------------ */
 /* Geometry                                                            */
@@ -65,7 +66,6 @@ enum {
 
 #define SL_SLUB_CACHE_LINE 64      /* cache_line_size() on x86-64 */
 #define SL_SLUB_MAX_ORDER 3        /* slub_max_order's default, PAGE_ALLOC_COSTLY_ORDER */
-#define SL_SLUB_TRACK_SIZE 32      /* sizeof(struct track) on x86-64 with STACKDEPOT */
 #define SL_SLUB_WORD 8             /* sizeof(void *) of the modelled kernel (x86-64) */
 
 typedef struct sl_slub_geometry {
@@ -101,24 +101,54 @@ typedef struct sl_slub_boot {
 } sl_slub_boot;
 
 /*
- * Computes a cache's geometry as Linux 6.8+ does for `nr_cpus` present CPUs
- * (object_size, align and flags as kmem_cache_create gets them; for sysfs
- * input pass its `align`, which calculate_alignment leaves unchanged) under
- * `boot` (NULL: no boot parameters).  Pointer-size quantities are those of
- * x86-64 (8-byte words), in every build, so the figures match a 64-bit
- * kernel.  Returns 0, or SL_EINVAL when object_size is 0 or over 8 MiB,
- * align is not a power of two, nr_cpus is 0, a boot order is over 10, or no
- * order up to 10 fits one object.
+ * The kernel a cache lives in: its version, build options and boot
+ * parameters.  All zero: the model's defaults (6.17).
+ */
+typedef struct sl_slub_kernel {
+    sl_slub_boot boot;
+    uint16_t nr_cpus;    /* CONFIG_NR_CPUS, at least the cache's CPUs, at most 8192 (0: the cache's
+                          * CPU count); TID_STEP = roundup_pow_of_two(nr_cpus) */
+    uint8_t no_preempt;  /* 1: a kernel without CONFIG_PREEMPTION, where TID_STEP is 1 */
+    uint8_t pad_;
+    sl_slub_kversion version; /* {0, 0}: SL_SLUB_KVERSION_DEFAULT; the rules of eras.h */
+    uint16_t pad2_;
+} sl_slub_kernel;
+
+/*
+ * Computes a cache's geometry as the kernel `k` (NULL: the default version,
+ * 6.17, with no boot parameters) does for `nr_cpus` CPUs (present CPUs from
+ * 5.11, possible CPUs, nr_cpu_ids, before: eras.h) from object_size, align
+ * and flags as kmem_cache_create gets them (for sysfs input pass its
+ * `align`, which calculate_alignment leaves unchanged), under k's version
+ * rules (eras.h: calculate_order, the free pointer's place, the left red
+ * zone, struct track, cpu_partial) and boot parameters.  Pointer-size
+ * quantities are those of x86-64 (8-byte words), in every build, so the
+ * figures match a 64-bit kernel.  Returns 0, or SL_EINVAL when object_size
+ * is 0 or over 8 MiB, align is not a power of two, nr_cpus is 0, a boot
+ * order is over 10, the version is unknown, or no order up to 10 fits one
+ * object.
  */
 int sl_slub_calculate_geometry(uint32_t object_size, uint32_t align, uint32_t flags, unsigned nr_cpus,
-                               const sl_slub_boot *boot, sl_slub_geometry *out);
+                               const sl_slub_kernel *k, sl_slub_geometry *out);
+/*
+ * calculate_sheaf_capacity (7.0): the per-CPU sheaf size a cache of slot
+ * `size` gets, or `requested` (kmem_cache_args.sheaf_capacity) if larger; 0
+ * for a cache with debug flags.  In 6.18 a cache has `requested` only.
+ */
+uint32_t sl_slub_sheaf_capacity(sl_slub_kversion v, uint32_t size, uint32_t flags, uint32_t requested);
+
+/* The figures a kernel shows for a cache, in the order of sl_slub_kcache.kernel[]. */
+enum { SL_SLUB_KFIG_SLAB_SIZE, SL_SLUB_KFIG_ORDER, SL_SLUB_KFIG_OBJS_PER_SLAB, SL_SLUB_KFIG_MIN_PARTIAL,
+       SL_SLUB_KFIG_CPU_PARTIAL, SL_SLUB_KFIG_SHEAF_CAPACITY, SL_SLUB_NR_KFIGS };
 
 /* A cache as a kernel describes it (sysfs or slabinfo), for checking the geometry. */
 typedef struct sl_slub_kcache {
     char name[64];
     uint32_t object_size, align, flags; /* model inputs */
-    uint32_t kernel[5]; /* the kernel's slab_size, order, objs_per_slab, min_partial, cpu_partial */
-    bool has[5];        /* which of them the source gave */
+    uint32_t sheaf_request; /* model input: the sheaf_capacity its creator asks for (known by name) */
+    uint32_t kernel[SL_SLUB_NR_KFIGS]; /* the kernel's slab_size, order, objs_per_slab, min_partial,
+                                        * cpu_partial, sheaf_capacity */
+    bool has[SL_SLUB_NR_KFIGS];        /* which of them the source gave */
 } sl_slub_kcache;
 
 /*
@@ -127,25 +157,31 @@ typedef struct sl_slub_kcache {
  * Returns the count, or SL_EINVAL (cannot open) or SL_ENOMEM.
  */
 int sl_slub_sysfs_read(const char *dir, sl_slub_kcache **out);
-/* A cache named `name` with nothing known yet (align 8; a "kmalloc-" name sets SL_SLUB_KMALLOC). */
+/*
+ * A cache named `name` with nothing known yet (align 8; a "kmalloc-" name
+ * sets SL_SLUB_KMALLOC; sheaf_request from sl_slub_sheaf_request).
+ */
 void sl_slub_kcache_init(sl_slub_kcache *k, const char *name);
 /*
  * Takes one sysfs attribute file's content into k (object_size, align, the
- * flag files, the five kernel figures).  Returns false for an attribute the
+ * flag files, the kernel figures SL_SLUB_KFIG_*).  Returns false for an attribute the
  * model does not use or a value that does not parse.  The directory reader
  * and the .slabcap archive reader (src/replay) share it.
  */
 bool sl_slub_kcache_attr(sl_slub_kcache *k, const char *attr, const char *value);
 /* The same for a /proc/slabinfo file (order and objs_per_slab known; align taken as 8). */
 int sl_slub_slabinfo_read(const char *file, sl_slub_kcache **out);
+/* The sheaf_capacity the kernel's code asks for when it creates the cache `name` (0: none). */
+uint32_t sl_slub_sheaf_request(const char *name);
 /*
- * Computes k's geometry for nr_cpus under boot (may be NULL) into *g and
- * model[] (the five figures in the order of kernel[]).  Returns 1 if every
- * figure the kernel gave matches, 0 if one differs, 2 if the kernel gave
- * none, or a negative error.
+ * Computes k's geometry for nr_cpus in kernel `kern` (may be NULL) into *g
+ * and model[] (the figures in the order of kernel[]; sysfs cpu_partial reads
+ * 0 in 7.0, and sheaf_capacity is 0 before 6.18, where a kernel's
+ * sheaf_capacity is not compared).  Returns 1 if every figure the kernel gave
+ * matches, 0 if one differs, 2 if the kernel gave none, or a negative error.
  */
-int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, const sl_slub_boot *boot,
-                           sl_slub_geometry *g, uint32_t model[5]);
+int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, const sl_slub_kernel *kern,
+                           sl_slub_geometry *g, uint32_t model[SL_SLUB_NR_KFIGS]);
 
 /* ------------------------------------------------------------------ */
 /* Caches                                                              */
@@ -167,19 +203,6 @@ typedef enum sl_slub_bulk_free {
                                 * "fallback": one kmem_cache_free per object */
 } sl_slub_bulk_free;
 
-/*
- * The kernel a cache lives in: build options and boot parameters.  All zero:
- * the model's defaults.  (Kept apart from the cache's own settings so that
- * further kernel choices join them here.)
- */
-typedef struct sl_slub_kernel {
-    sl_slub_boot boot;
-    uint16_t nr_cpus;    /* CONFIG_NR_CPUS, at least the cache's CPUs, at most 8192 (0: the cache's
-                          * CPU count); TID_STEP = roundup_pow_of_two(nr_cpus) */
-    uint8_t no_preempt;  /* 1: a kernel without CONFIG_PREEMPTION, where TID_STEP is 1 */
-    uint8_t pad_;
-} sl_slub_kernel;
-
 typedef struct sl_slub_config {
     uint32_t object_size;
     uint32_t align;      /* 0 for the default (word) alignment */
@@ -191,6 +214,15 @@ typedef struct sl_slub_config {
     uint32_t seed;       /* seeds s->random and the freelist shuffles (deterministic) */
     uint16_t id;         /* cache id in events */
     sl_slub_kernel kernel;
+    uint16_t sheaf_capacity; /* kmem_cache_args.sheaf_capacity: 6.18's opt-in to sheaves; in 7.0 a
+                              * floor over calculate_sheaf_capacity; ignored before 6.18 */
+    uint16_t max_sheaves;    /* model: sheaves that may exist at once (0: no limit); past it a sheaf
+                              * allocation fails, as the kernel's GFP_NOWAIT kmalloc may */
+    uint8_t early_boot;      /* 7.0: created before bootstrap_cache_sheaves, as the kmalloc caches
+                              * are: the zero-capacity bootstrap sheaf until sl_slub_bootstrap_sheaves */
+    uint8_t sheaf_capacity_exact; /* model: in 7.0 too the sheaves get sheaf_capacity as given, not
+                                   * calculate_sheaf_capacity's (small sheaves, to watch them fill) */
+    uint8_t pad2_[2];
 } sl_slub_config;
 
 typedef struct sl_slub_cache sl_slub_cache;
@@ -199,7 +231,12 @@ typedef struct sl_slub_cache sl_slub_cache;
  * Creates a cache for `ncpus` (1..SL_SLUB_MAX_CPUS) CPUs taking slabs from
  * `zone`, reporting to `trace` (may be NULL; then no preemption points run
  * either).  Geometry as sl_slub_calculate_geometry for ncpus and
- * cfg->kernel.boot.  Returns 0, SL_EINVAL for a bad config or SL_ENOMEM.
+ * cfg->kernel.  The version's era (eras.h) picks the paths: 6.18 gives
+ * sheaves to a cache created with a sheaf_capacity and no debug flags, 7.0
+ * to every cache (a debug cache's stay the zero-capacity bootstrap sheaf),
+ * and a 7.0 cache has no per-CPU slab (its fast-path variant is ignored).
+ * Returns 0, SL_EINVAL for a bad config (an unknown version, a fast-path
+ * variant other than cmpxchg for 7.0) or SL_ENOMEM.
  */
 int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, const sl_slub_config *cfg,
                          sl_slub_cache **out);
@@ -212,10 +249,14 @@ int sl_slub_cache_destroy(sl_slub_cache *s);
 
 /* The cache's geometry; min_partial, cpu_partial and cpu_partial_slabs as last tuned. */
 const sl_slub_geometry *sl_slub_cache_geometry(const sl_slub_cache *s);
+/* The rules of the cache's kernel version (eras.h). */
+const sl_slub_rules *sl_slub_cache_rules(const sl_slub_cache *s);
+/* s->sheaf_capacity: 0 for a cache without sheaves (or with the bootstrap sheaf only). */
+uint32_t sl_slub_cache_sheaf_capacity(const sl_slub_cache *s);
 unsigned sl_slub_cache_ncpus(const sl_slub_cache *s);
 /* TID_STEP: tids of CPU k are k, k + TID_STEP, ... */
 unsigned long sl_slub_cache_tid_step(const sl_slub_cache *s);
-/* Changes the fast-path variant or bulk-free form; call with no operation running. */
+/* Changes the fast-path variant (not for a 7.0 cache) or bulk-free form; call with no operation running. */
 void sl_slub_set_fastpath(sl_slub_cache *s, sl_slub_fastpath fp);
 void sl_slub_set_bulk_free(sl_slub_cache *s, sl_slub_bulk_free form);
 
@@ -231,11 +272,13 @@ int sl_slub_set_min_partial(sl_slub_cache *s, uint32_t min_partial);
 /*
  * cpu_partial_store: slub_set_cpu_partial (cpu_partial objects, hence
  * cpu_partial_slabs = DIV_ROUND_UP(2 * objects, objs_per_slab)) then
- * flush_all.  Non-zero is refused for a debug cache (no CPU partial lists).
+ * flush_all.  Non-zero is refused for a debug cache and in 7.0 (no CPU
+ * partial lists).
  */
 int sl_slub_set_cpu_partial(sl_slub_cache *s, uint32_t objects);
 /*
- * shrink_store (__kmem_cache_shrink): flush_all, then __kmem_cache_do_shrink:
+ * shrink_store (__kmem_cache_shrink): flush_all (sheaves too), then
+ * __kmem_cache_do_shrink: the barn's sheaves flushed and freed (6.18+),
  * every empty node partial slab is discarded (min_partial does not apply)
  * and the slabs with 1..32 free objects move to the head of the list, the
  * fullest first; the rest follow in their order.  *remaining (may be NULL)
@@ -286,8 +329,11 @@ int sl_slub_free(sl_slub_cache *s, unsigned cpu, void *obj);
  */
 int sl_slub_alloc_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p);
 /*
- * kmem_cache_free_bulk in the cache's form.  p[] is reordered (the 6.x
- * detached freelist swaps matched objects to the tail).  Returns the number
+ * kmem_cache_free_bulk in the cache's form, as its kernel version has it:
+ * 4.3's object-by-object loop with interrupts off, detached freelists from
+ * 4.4, free_to_pcs_bulk for a cache with sheaves (6.18+).  p[] is reordered
+ * (5.19+ detached freelists swap matched objects to the tail; 4.4 to 5.18
+ * set them NULL).  Returns the number
  * of double-word CASes the call executed (>= 0), or the first error found
  * for an object (that object is skipped, the others are freed; with
  * FREELIST_HARDENED an object listed twice in a row is such an error).
@@ -295,12 +341,72 @@ int sl_slub_alloc_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p);
  */
 int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsigned *cas_out);
 /*
- * flush_cpu_slab for `cpu`: its CPU slab, if any, is deactivated
- * (flush_slab) and its partial list moved to the node (put_partials).
- * Called by the thread acting as cpu (or with no operation running).
- * Returns 0 or SL_EINVAL.
+ * flush_cpu_slab for `cpu`: its sheaves, if any, are flushed (pcs_flush_all:
+ * the spare and main to slabs, rcu_free handed to RCU), its CPU slab, if
+ * any, is deactivated (flush_slab) and its partial list moved to the node
+ * (put_partials).  Called by the thread acting as cpu (or with no operation
+ * running).  Returns 0, SL_EINVAL, or SL_EBUSY (nothing done) when called
+ * from inside the CPU's sheaf section (an interrupt hook).
  */
 int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu);
+
+/* ------------------------------------------------------------------ */
+/* RCU, sheaves and their prefill API (6.18+)                          */
+
+/*
+ * kfree_rcu(obj): the object is freed after an RCU grace period.  With
+ * sheaves it joins the CPU's rcu_free sheaf (__kfree_rcu_sheaf), which goes
+ * to call_rcu when full; otherwise, or when that fails, it waits alone
+ * (kvfree_call_rcu).  The model's grace period is an explicit step,
+ * sl_slub_rcu_grace_period.  Returns 0 or a free's errors (the object is
+ * checked now, as its free would check it).
+ */
+int sl_slub_kfree_rcu(sl_slub_cache *s, unsigned cpu, void *obj);
+/*
+ * A grace period ends for what `cpu` queued: full rcu sheaves go to the barn
+ * (or are flushed when it is full), flushed ones and single objects are
+ * freed.  Acts as cpu.  Returns the objects that left the wait, or SL_EINVAL.
+ */
+int sl_slub_rcu_grace_period(sl_slub_cache *s, unsigned cpu);
+/*
+ * bootstrap_cache_sheaves (7.0): gives a cache created with early_boot its
+ * real sheaves.  With no operation running.  0, SL_EINVAL (not such a cache,
+ * or done already) or SL_ENOMEM.
+ */
+int sl_slub_bootstrap_sheaves(sl_slub_cache *s);
+
+/* struct slab_sheaf, as the prefill API hands it out. */
+typedef struct sl_slub_sheaf sl_slub_sheaf;
+/*
+ * kmem_cache_prefill_sheaf: a sheaf holding at least `size` objects, for a
+ * caller that must not fail to allocate later; above the sheaf capacity an
+ * "oversize" sheaf of exactly `size`.  Returns 0 with *out set, SL_EINVAL
+ * (no sheaves, size 0), SL_EBUSY (called from inside the CPU's sheaf
+ * section) or SL_ENOMEM.
+ */
+int sl_slub_prefill_sheaf(sl_slub_cache *s, unsigned cpu, uint32_t size, sl_slub_sheaf **out);
+/* kmem_cache_refill_sheaf: at least `size` objects in *sheaf (it may be replaced by a larger one). */
+int sl_slub_refill_sheaf(sl_slub_cache *s, unsigned cpu, sl_slub_sheaf **sheaf, uint32_t size);
+/*
+ * kmem_cache_alloc_from_sheaf: an object from the sheaf, never from slabs.
+ * SL_ENOMEM once it is empty, SL_EINVAL for a sheaf not out from this cache.
+ */
+int sl_slub_alloc_from_sheaf(sl_slub_cache *s, unsigned cpu, sl_slub_sheaf *sheaf, void **obj);
+/* kmem_cache_return_sheaf: back to the CPU (spare), the barn, or flushed.  SL_EINVAL for a stranger. */
+int sl_slub_return_sheaf(sl_slub_cache *s, unsigned cpu, sl_slub_sheaf *sheaf);
+/* kmem_cache_sheaf_size: the objects the sheaf holds. */
+uint32_t sl_slub_sheaf_size(const sl_slub_sheaf *sheaf);
+
+/* The sheaves' figures (exact with no operation running). */
+typedef struct sl_slub_sheaves_info {
+    uint32_t capacity;      /* s->sheaf_capacity (0: none, or the bootstrap sheaf) */
+    uint32_t barn_full;     /* full sheaves in the barn */
+    uint32_t barn_empty;    /* empty sheaves in the barn */
+    uint32_t sheaves;       /* sheaves allocated */
+    uint32_t objects;       /* objects held by every sheaf (CPU, barn, RCU, prefilled) */
+    uint32_t rcu_waiting;   /* objects waiting for a grace period (rcu sheaves and single objects) */
+} sl_slub_sheaves_info;
+void sl_slub_sheaves_info_get(sl_slub_cache *s, sl_slub_sheaves_info *out);
 
 /* ------------------------------------------------------------------ */
 /* Preemption points                                                   */
@@ -316,6 +422,12 @@ enum {
     SL_SLUB_PP_SLAB_FREE = 3,
     /* kmem_cache_free_bulk: a detached freelist is built; its free comes next. */
     SL_SLUB_PP_BULK_GROUP = 4,
+    /* alloc_from_pcs: the sheaves' local trylock is held, main's top object is next (freelist). */
+    SL_SLUB_PP_SHEAF_ALLOC = 5,
+    /* free_to_pcs: the lock is held, the object (freelist) goes onto main next. */
+    SL_SLUB_PP_SHEAF_FREE = 6,
+    /* __pcs_replace_empty_main: the lock is dropped, a sheaf of cnt objects is refilled from slabs next. */
+    SL_SLUB_PP_SHEAF_REFILL = 7,
 };
 
 /* What a preemption point passes as `ctx`.  Pointers are objects (user addresses). */
@@ -324,10 +436,11 @@ typedef struct sl_slub_pp_ctx {
     uint32_t op;        /* operation number */
     uint32_t cpu;
     uintptr_t tid;      /* the tid read (points 1, 2) */
-    void *freelist;     /* the CPU freelist head read (1, 2); slab freelist (3); group head (4) */
+    void *freelist;     /* the CPU freelist head read (1, 2); slab freelist (3); group head (4);
+                         * the object (5, 6) */
     void *next;         /* 1: the next object the CAS installs (NULL with rt); 2: the new head (the object freed) */
     void *tail;         /* 2, 3, 4: the last object of the chain being freed */
-    uint32_t cnt;       /* 2, 3, 4: objects in the chain */
+    uint32_t cnt;       /* 2, 3, 4: objects in the chain; 5: main's size; 6: main's size; 7: the sheaf's */
 } sl_slub_pp_ctx;
 
 /* ------------------------------------------------------------------ */
@@ -335,8 +448,12 @@ typedef struct sl_slub_pp_ctx {
 
 /*
  * The kernel's enum stat_item (CONFIG_SLUB_STATS) of 6.8 to 6.17, in its
- * order, then the model's own counters.  ALLOC_NODE_MISMATCH stays 0 (one
- * node).
+ * order, then the 17 that 6.18 added for sheaves (its sysfs names), then the
+ * model's own counters.  ALLOC_NODE_MISMATCH stays 0 (one node).  Which of
+ * them a version has, in which order and under which names, is
+ * sl_slub_kstats'.  The model counts each event once, by what happened: an
+ * allocation from a sheaf is ALLOC_PCS, which 6.18 shows as
+ * alloc_cpu_sheaf and 7.0 as alloc_fastpath.
  */
 #define SL_SLUB_KERNEL_STATS(X)                                                                    \
     X(ALLOC_FASTPATH, alloc_fastpath) X(ALLOC_SLOWPATH, alloc_slowpath)                             \
@@ -351,12 +468,20 @@ typedef struct sl_slub_pp_ctx {
     X(CMPXCHG_DOUBLE_FAIL, cmpxchg_double_fail) X(CPU_PARTIAL_ALLOC, cpu_partial_alloc)              \
     X(CPU_PARTIAL_FREE, cpu_partial_free) X(CPU_PARTIAL_NODE, cpu_partial_node)                      \
     X(CPU_PARTIAL_DRAIN, cpu_partial_drain)
+#define SL_SLUB_SHEAF_STATS(X)                                                                     \
+    X(ALLOC_PCS, alloc_cpu_sheaf) X(FREE_PCS, free_cpu_sheaf) X(FREE_RCU_SHEAF, free_rcu_sheaf)     \
+    X(FREE_RCU_SHEAF_FAIL, free_rcu_sheaf_fail) X(SHEAF_FLUSH, sheaf_flush)                         \
+    X(SHEAF_REFILL, sheaf_refill) X(SHEAF_ALLOC, sheaf_alloc) X(SHEAF_FREE, sheaf_free)             \
+    X(BARN_GET, barn_get) X(BARN_GET_FAIL, barn_get_fail) X(BARN_PUT, barn_put)                     \
+    X(BARN_PUT_FAIL, barn_put_fail) X(SHEAF_PREFILL_FAST, sheaf_prefill_fast)                       \
+    X(SHEAF_PREFILL_SLOW, sheaf_prefill_slow) X(SHEAF_PREFILL_OVERSIZE, sheaf_prefill_oversize)     \
+    X(SHEAF_RETURN_FAST, sheaf_return_fast) X(SHEAF_RETURN_SLOW, sheaf_return_slow)
 /* Model-only: bulk calls, the double-word CASes and groups of bulk frees, errors reported. */
 #define SL_SLUB_MODEL_STATS(X)                                                                     \
     X(BULK_ALLOC_CALLS, bulk_alloc_calls) X(BULK_FREE_CALLS, bulk_free_calls)                       \
     X(BULK_FREE_CAS, bulk_free_cas) X(BULK_FREE_GROUPS, bulk_free_groups) X(ERRORS, errors)
 /* X(ENUM, sysfs_name), as the kernel's STAT_ATTR(ALLOC_FASTPATH, alloc_fastpath). */
-#define SL_SLUB_STATS(X) SL_SLUB_KERNEL_STATS(X) SL_SLUB_MODEL_STATS(X)
+#define SL_SLUB_STATS(X) SL_SLUB_KERNEL_STATS(X) SL_SLUB_SHEAF_STATS(X) SL_SLUB_MODEL_STATS(X)
 
 typedef enum sl_slub_stat {
 #define SL_SLUB_STAT_ENUM(n, name) SL_SLUB_##n,
@@ -371,6 +496,19 @@ typedef enum sl_slub_stat {
 const char *sl_slub_stat_name(unsigned stat);
 /* Copies counter `stat` of every CPU summed (cpu = -1) or of one CPU; 0 for bad arguments. */
 uint64_t sl_slub_stat_get(const sl_slub_cache *s, int cpu, unsigned stat);
+
+/* One counter of a kernel version's CONFIG_SLUB_STATS: its sysfs name and the model's counter. */
+typedef struct sl_slub_kstat {
+    const char *name;
+    uint16_t stat; /* sl_slub_stat */
+} sl_slub_kstat;
+/*
+ * The counters kernel v has, in its enum stat_item order, under its sysfs
+ * names: the 26 of 4.3 to 6.17, 6.18's 43 (alloc_cpu_sheaf first), 7.0's 26
+ * (the CPU-slab ones gone; alloc_fastpath and free_fastpath count the
+ * sheaves).  *table gets the array; returns its length.
+ */
+unsigned sl_slub_kstats(sl_slub_kversion v, const sl_slub_kstat **table);
 
 /* The cache's figures as sysfs shows them (cpu_slabs exact only with no operation running). */
 typedef struct sl_slub_node_info {
@@ -411,6 +549,12 @@ long sl_slub_snapshot(sl_slub_cache *s, void *buf, size_t cap);
  * flight with its links, so a detached freelist shows as its own chain.
  */
 long sl_slub_snapshot_inflight(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_ctx *inflight);
+/*
+ * The same while other threads may be operating on the cache (free-running
+ * mode): the sheaves and RCU waits, which their CPUs allocate and free, are
+ * left out (the header's flags say so); the rest may mix moments.
+ */
+long sl_slub_snapshot_running(sl_slub_cache *s, void *buf, size_t cap);
 
 /* The object's place: pfn of its slab and index there; false for a non-object. */
 bool sl_slub_object_index(const sl_slub_cache *s, const void *obj, uint32_t *pfn, uint32_t *index);

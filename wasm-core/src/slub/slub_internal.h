@@ -8,8 +8,9 @@
  *          The pair is changed only by sl_dw_cas (cmpxchg_double_slab), from
  *          any CPU, lock-free.  A slab nobody else can see yet (new_slab) is
  *          written plainly.
- *   next, slabs   the per-CPU partial chain (slab->next, slab->slabs): only
- *          the CPU whose chain it is touches them.
+ *   next, slabs, pobjects   the per-CPU partial chain (slab->next,
+ *          slab->slabs, and before 5.16 page->pobjects): only the CPU whose
+ *          chain it is touches them.
  *   lprev, lnext, on_node_partial   the node partial list: node list_lock.
  *   cpu    model-only: the CPU that froze the slab or holds it in its
  *          partial chain (for snapshots), written by that CPU.
@@ -17,6 +18,10 @@
  *          slab is published, constant after.  Slabs differ: one made at the
  *          fallback order (allocate_slab's s->min) holds fewer objects, so
  *          objects and limit are per slab, never s->g.objects.
+ *
+ * Before 6.8 a slab on a CPU partial list is frozen too (acquire_slab, or
+ * __slab_free freezing a full slab in its CAS), and unfrozen when the list
+ * goes to the node (unfreeze_partials).
  *
  * A debug cache never freezes a slab, so there frozen = 1 marks a slab a
  * failed consistency check took out of use (6.12+: alloc_debug_processing
@@ -32,6 +37,12 @@
  *          here no preemption point sits in those sections).
  *   lock   PREEMPT_RT's local_lock (the `rt` variant takes it around its
  *          freelist+tid updates; only the thread acting as the CPU does).
+ *   rcu_wait  objects kfree_rcu() made wait for a grace period on their own
+ *          (no sheaf took them), linked through the free pointer slot; the
+ *          CPU's thread only.
+ * A 7.0 cache has no kmem_cache_cpu: its fl_tid, slab and partial stay
+ * empty and unused (the struct holds only its counters, as 7.0's
+ * s->cpu_stats does, and rcu_wait).
  *   stat[]  the kernel's CONFIG_SLUB_STATS this_cpu_inc: single-writer
  *          counters (relaxed atomic loads and stores, plain MOVs, so other
  *          threads may sum them); benchmark builds drop the two fast-path
@@ -85,18 +96,24 @@ typedef struct sli_slub_slab {
     uint16_t cpu;
     uint8_t on_node_partial;
     uint32_t limit; /* objects * size, relaxed atomic */
+    uint32_t pobjects; /* before 5.16: free objects on the CPU partial chain from here (page->pobjects) */
 } sli_slub_slab;
 SL_PAGE_PRIV_CHECK(sli_slub_slab);
 
 typedef struct sli_slub_cpu {
-    sl_dword fl_tid;
-    sli_slub_slab *slab;
-    sli_slub_slab *partial;
-    sl_spinlock lock;   /* local_lock (rt) */
-    uint64_t rng;       /* freelist shuffles of slabs this CPU creates */
-    uint64_t stat[SL_SLUB_NR_STATS];
-    /* A stride of 512 bytes, a power of two: &s->cpu[cpu] is one shift. */
-    unsigned char pad_[512 - sizeof(sl_dword) - 2 * sizeof(void *) - 8 - 8 * SL_SLUB_NR_STATS - 8];
+    union {
+        struct {
+            sl_dword fl_tid;
+            sli_slub_slab *slab;
+            sli_slub_slab *partial;
+            sl_spinlock lock; /* local_lock (rt) */
+            void *rcu_wait;   /* objects kfree_rcu() queued alone, linked through their free pointer slot */
+            uint64_t rng;     /* freelist shuffles of slabs this CPU creates */
+            uint64_t stat[SL_SLUB_NR_STATS];
+        };
+        /* A stride of 512 bytes, a power of two: &s->cpu[cpu] is one shift. */
+        unsigned char stride_[512];
+    };
 } __attribute__((aligned(SL_CACHELINE))) sli_slub_cpu;
 _Static_assert(sizeof(sli_slub_cpu) == 512, "sli_slub_cpu outgrew its 512-byte stride");
 
@@ -186,6 +203,8 @@ struct sl_slub_cache {
     sl_trace *trace;
     sli_slub_objinfo *info;    /* NULL without tracking */
     size_t info_len;
+    sl_slub_rules rules;       /* the kernel version's (eras.h); constant */
+    struct sli_sheaves *sheaves; /* s->cpu_sheaves and the barn (sheaves.h), NULL without */
     sli_slub_node node;
 };
 _Static_assert(offsetof(struct sl_slub_cache, cpu) == SLI_CPU_LEAD, "cpu[] must start SLI_CPU_LEAD into the page");
@@ -406,11 +425,16 @@ SL_INLINE bool sli_cpu_freelist_update(const sl_slub_cache *s, sli_slub_cpu *c, 
         return true;
     }
 }
-/* s->leaf: which leaf fast path sl_slub_alloc / sl_slub_free take (none: the complete operation). */
+/*
+ * s->leaf: which leaf fast path sl_slub_alloc / sl_slub_free take (none: the
+ * complete operation; sheaf: a pop from or push onto the CPU's main sheaf).
+ */
 enum { SLI_LEAF_NONE = 0, SLI_LEAF_CMPXCHG = 1 + SL_SLUB_FP_CMPXCHG, SLI_LEAF_LOCKED = 1 + SL_SLUB_FP_LOCKED,
-       SLI_LEAF_PLAIN = 1 + SL_SLUB_FP_PLAIN, SLI_LEAF_RT = 1 + SL_SLUB_FP_RT };
+       SLI_LEAF_PLAIN = 1 + SL_SLUB_FP_PLAIN, SLI_LEAF_RT = 1 + SL_SLUB_FP_RT, SLI_LEAF_SHEAF = 5 };
 typedef int (*sli_alloc_fn)(sl_slub_cache *s, unsigned cpu, void **obj);
 typedef int (*sli_free_fn)(sl_slub_cache *s, unsigned cpu, void *obj);
+/* Sets s->leaf, s->alloc_fn and s->free_fn for the cache as it is now (cache.c). */
+void sli_slub_set_leaf(sl_slub_cache *s);
 /* The alloc and free functions for leaf mode `leaf` (alloc.c, free.c). */
 sli_alloc_fn sli_slub_alloc_fn(unsigned leaf);
 sli_free_fn sli_slub_free_fn(unsigned leaf);
@@ -453,8 +477,40 @@ void sli_slub_remove_partial(sli_act *a, sli_slub_slab *slab);
 void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist);
 void sli_slub_put_cpu_partial(sli_act *a, sli_slub_slab *slab, bool drain);
 void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain);
+/* The rules of kernel k's version (the default for {0, 0}); false for an unknown version. */
+bool sli_slub_kernel_rules(const sl_slub_kernel *k, sl_slub_rules *out);
+/*
+ * Gives a new cache the sheaves its era and config call for (sheaf_cache.c):
+ * none before 6.18 or without the 6.18 opt-in.  0 or SL_ENOMEM.
+ */
+int sli_slub_sheaves_create(sl_slub_cache *s, const sl_slub_config *cfg);
+/* Flushes and frees the sheaves and barn, with no operation running (the cache's destroy). */
+void sli_slub_sheaves_destroy(sl_slub_cache *s, sli_act *a);
 /* ___slab_alloc: returns an object or NULL when no page is left. */
 void *sli_slub_slab_alloc_slow(sli_act *a);
+/*
+ * __kmem_cache_alloc_bulk over the per-CPU slab (4.x to 6.18): n objects
+ * into p with "interrupts off", no hooks run.  Returns n, or 0 with nothing
+ * taken (no memory).
+ */
+unsigned sli_slub_alloc_bulk_cpu(sli_act *a, unsigned n, void **p);
+/*
+ * __kmem_cache_free_bulk: p[0..n-1], objects of this cache known valid
+ * (taken from slabs by the model itself, or checked when they were freed),
+ * back to their slabs as detached freelists, no hooks run.  p[] is
+ * reordered.
+ */
+void sli_slub_free_bulk_slabs(sli_act *a, void **p, unsigned n);
+/* __slab_free of a chain head..tail (cnt objects) of slab; 0 or SL_EDOUBLEFREE. */
+int sli_slub_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt);
+/* ___slab_alloc of 7.0 (no per-CPU slab), a cache without debug flags: one object, or NULL. */
+void *sli_slub_alloc_nocpu(sli_act *a);
+/*
+ * refill_objects (7.0): between min and max objects from node partial slabs
+ * (get_partial_node_bulk, get_freelist_nofreeze), then from new slabs.
+ * Returns how many; fewer than min only when no page is left.
+ */
+unsigned sli_slub_refill_objects(sli_act *a, void **p, unsigned min, unsigned max);
 /*
  * alloc_debug_processing, for a debug cache's object just taken from slab
  * under the node's list_lock: with CONSISTENCY_CHECKS, check_object (poison,

@@ -3,25 +3,33 @@
  * the UI (layout: docs/snapshot-format.md, version SNAP_VERSION).
  *
  * Exact when no operation runs.  Taken while CPUs run (the browser's
- * free-running mode samples at display rate) it may mix moments, but it
- * never follows a pointer it has not checked: list pointers must name a slab
- * of this cache, freelist pointers an object of the slab being walked, and
- * every walk stops after the slab's object count.
+ * free-running mode samples at display rate, sl_slub_snapshot_running) it
+ * may mix moments, but it never follows a pointer it has not checked: list
+ * pointers must name a slab of this cache, freelist pointers an object of
+ * the slab being walked, and every walk stops after the slab's object
+ * count.  Sheaves are malloc'd and freed by the CPUs that use them, so such
+ * a snapshot leaves the sheaves section out (its header says so) rather
+ * than read memory that may be gone.
  */
-#include "slub_internal.h"
+#include "sheaves.h"
 
 #include <string.h>
 
 #define SNAP_MAGIC 0x42554c53u /* "SLUB" */
-#define SNAP_VERSION 1u
+#define SNAP_VERSION 2u
 #define NONE32 0xffffffffu
 #define NEXT_CORRUPT 0xfffffffeu
 
-enum { HDR_SIZE = 96, GEOM_SIZE = 64, NODE_SIZE = 16, CPU_SIZE = 32, SLAB_SIZE = 32, OBJ_SIZE = 16 };
+enum { HDR_SIZE = 96, GEOM_SIZE = 64, NODE_SIZE = 16, CPU_SIZE = 32, SLAB_SIZE = 32, OBJ_SIZE = 16,
+       SH_HDR_SIZE = 32, PCS_SIZE = 16, SHEAF_SIZE = 24, ENTRY_SIZE = 8 };
 enum { LIST_NONE = 0, LIST_CPU_SLAB = 1, LIST_CPU_PARTIAL = 2, LIST_NODE_PARTIAL = 3 };
 /* ST_NONE: a record past the objects of a slab of the fallback order (records have the cache's stride). */
 enum { ST_SLAB_FREE = 0, ST_CPU_FREE = 1, ST_ALLOCATED = 2, ST_POISON_BAD = 3, ST_REDZONE_BAD = 4, ST_DUP = 5,
-       ST_INFLIGHT = 6, ST_NONE = 7 };
+       ST_INFLIGHT = 6, ST_NONE = 7, ST_CPU_SHEAF = 8, ST_BARN = 9, ST_RCU = 10, ST_PREFILLED = 11 };
+/* Header word 23 (byte 92) flags. */
+enum { SNAP_HAS_SHEAVES = 1, SNAP_SHEAVES_OMITTED = 2, SNAP_CPU_SLAB = 4 };
+/* Sheaf record places: sli_sheaf_place, then the objects that wait for RCU alone. */
+enum { PLACE_RCU_WAIT = 7 };
 
 static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); } /* wasm32 and x86-64 are little-endian */
 static void put16(unsigned char *p, uint16_t v) { memcpy(p, &v, 2); }
@@ -47,7 +55,134 @@ static uint32_t slab_rec(const unsigned char *recs, uint32_t nslabs, uint32_t pf
     return lo < nslabs && get32(recs + (size_t)SLAB_SIZE * lo) == pfn ? lo : NONE32;
 }
 
-long sl_slub_snapshot(sl_slub_cache *s, void *buf, size_t cap) { return sl_slub_snapshot_inflight(s, buf, cap, NULL); }
+static long snapshot(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_ctx *inflight, bool sheaves);
+
+long sl_slub_snapshot(sl_slub_cache *s, void *buf, size_t cap) { return snapshot(s, buf, cap, NULL, true); }
+long sl_slub_snapshot_inflight(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_ctx *inflight)
+{
+    return snapshot(s, buf, cap, inflight, true);
+}
+long sl_slub_snapshot_running(sl_slub_cache *s, void *buf, size_t cap) { return snapshot(s, buf, cap, NULL, false); }
+
+/* ---- the sheaves section ------------------------------------------------ */
+
+/* Counts (pass 1) or writes (pass 2) the sheaf records and their object entries. */
+typedef struct sheaf_writer {
+    sl_slub_cache *s;
+    unsigned char *b;          /* NULL in the counting pass */
+    size_t off_pcs, off_sheaf, off_entry, off_obj, off_slab;
+    uint32_t nsheaves, nentries, nslabs;
+    uint32_t pos[8];           /* position in its list, per place (barn, prefilled: one list each) */
+    int last_cpu;
+} sheaf_writer;
+
+static uint8_t state_for(unsigned place)
+{
+    switch (place) {
+    case SLI_SHEAF_MAIN:
+    case SLI_SHEAF_SPARE:
+        return ST_CPU_SHEAF;
+    case SLI_SHEAF_BARN_FULL:
+    case SLI_SHEAF_BARN_EMPTY:
+        return ST_BARN;
+    case SLI_SHEAF_PREFILLED:
+        return ST_PREFILLED;
+    default:
+        return ST_RCU;
+    }
+}
+
+/* One entry (pfn, index) of a held object, and its object record's state. */
+static void write_entry(sheaf_writer *sw, const void *obj, uint8_t state)
+{
+    unsigned char *e = sw->b + sw->off_entry + (size_t)ENTRY_SIZE * sw->nentries;
+    uint32_t pfn, idx;
+    if (!sl_slub_object_index(sw->s, obj, &pfn, &idx)) {
+        put32(e, NONE32);
+        put32(e + 4, NEXT_CORRUPT);
+        return;
+    }
+    put32(e, pfn);
+    put32(e + 4, idx);
+    uint32_t rec = slab_rec(sw->b + sw->off_slab, sw->nslabs, pfn);
+    if (rec == NONE32)
+        return;
+    unsigned char *o = sw->b + sw->off_obj + (size_t)OBJ_SIZE * (rec * sw->s->g.objects + idx);
+    if (o[0] == ST_ALLOCATED)
+        o[0] = state;
+}
+
+/* A sheaf record: id, place, cpu, flags, size, capacity, first entry, position in its list. */
+static void write_sheaf(sheaf_writer *sw, uint32_t id, unsigned place, unsigned cpu, uint8_t flags, uint32_t size,
+                        uint32_t capacity)
+{
+    unsigned char *r = sw->b + sw->off_sheaf + (size_t)SHEAF_SIZE * sw->nsheaves;
+    if (sw->last_cpu != (int)cpu)
+        memset(sw->pos, 0, sizeof sw->pos), sw->last_cpu = (int)cpu;
+    put32(r, id);
+    r[4] = (uint8_t)place;
+    r[5] = cpu == 0xffff ? 0xff : (uint8_t)cpu;
+    r[6] = flags;
+    put32(r + 8, size);
+    put32(r + 12, capacity);
+    put32(r + 16, sw->nentries);
+    put32(r + 20, sw->pos[place]++);
+}
+
+static int sheaf_visit(void *ctx, const sli_sheaf *sheaf, unsigned place, unsigned cpu)
+{
+    sheaf_writer *sw = ctx;
+    if (sheaf == &sli_bootstrap_sheaf)
+        return 0;
+    uint32_t size = sheaf->size < sheaf->capacity ? sheaf->size : sheaf->capacity;
+    if (sw->b) {
+        write_sheaf(sw, sheaf->id, place, cpu, sheaf->rcu_flush, size, sheaf->capacity);
+        if (cpu != 0xffff) {
+            unsigned char *p = sw->b + sw->off_pcs + (size_t)PCS_SIZE * cpu;
+            if (place <= SLI_SHEAF_RCU_FREE)
+                put32(p + 4 * place, sw->nsheaves);
+        }
+        for (uint32_t i = 0; i < size; i++, sw->nentries++)
+            write_entry(sw, sheaf->objects[i], state_for(place));
+    } else {
+        sw->nentries += size;
+    }
+    sw->nsheaves++;
+    return 0;
+}
+
+/* The objects each CPU's kfree_rcu queued alone: one pseudo-sheaf record per CPU that has some. */
+static void rcu_waits(sheaf_writer *sw)
+{
+    sl_slub_cache *s = sw->s;
+    uint32_t bound = s->zone->npages * s->info_stride;
+    for (unsigned k = 0; k < s->ncpus; k++) {
+        uint32_t n = 0;
+        for (void *o = s->cpu[k].rcu_wait; o && n < bound && sli_slab_of(s, o); o = sli_get_fp(s, o))
+            n++;
+        if (!n)
+            continue;
+        if (sw->b) {
+            write_sheaf(sw, 0, PLACE_RCU_WAIT, k, 0, n, 0);
+            void *o = s->cpu[k].rcu_wait;
+            for (uint32_t i = 0; i < n; i++, sw->nentries++, o = sli_get_fp(s, o))
+                write_entry(sw, o, ST_RCU);
+        } else {
+            sw->nentries += n;
+        }
+        sw->nsheaves++;
+    }
+}
+
+/* Both passes over sheaves and RCU waits. */
+static void walk_held(sheaf_writer *sw)
+{
+    sw->nsheaves = sw->nentries = 0;
+    sw->last_cpu = -2;
+    if (sw->s->sheaves)
+        sli_sheaves_walk(sw->s->sheaves, sheaf_visit, sw);
+    rcu_waits(sw);
+}
 
 /*
  * Marks the chain an interrupted free is pushing (head .. tail, cnt objects,
@@ -82,7 +217,7 @@ static void mark_inflight(sl_slub_cache *s, unsigned char *b, const sl_slub_pp_c
     }
 }
 
-long sl_slub_snapshot_inflight(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_ctx *inflight)
+static long snapshot(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_ctx *inflight, bool sheaves)
 {
     if (!s)
         return SL_EINVAL;
@@ -98,7 +233,13 @@ long sl_slub_snapshot_inflight(sl_slub_cache *s, void *buf, size_t cap, const sl
     size_t off_slab = off_cpu + (size_t)CPU_SIZE * s->ncpus, off_obj = off_slab + (size_t)SLAB_SIZE * nslabs;
     size_t off_list = off_obj + (size_t)OBJ_SIZE * nobj, off_stats = off_list + 4u * nnode;
     off_stats = (off_stats + 7) & ~(size_t)7;
-    size_t total = off_stats + 8u * SL_SLUB_NR_STATS * s->ncpus;
+    size_t off_sheaves = off_stats + 8u * SL_SLUB_NR_STATS * s->ncpus;
+    sheaf_writer sw = {.s = s, .nslabs = nslabs};
+    if (sheaves)
+        walk_held(&sw);
+    size_t off_pcs = off_sheaves + SH_HDR_SIZE, off_sheaf = off_pcs + (size_t)PCS_SIZE * s->ncpus;
+    size_t off_entry = off_sheaf + (size_t)SHEAF_SIZE * sw.nsheaves;
+    size_t total = off_entry + (size_t)ENTRY_SIZE * sw.nentries;
     if (!buf || cap < total)
         return -(long)total;
     unsigned char *b = buf;
@@ -280,5 +421,38 @@ long sl_slub_snapshot_inflight(sl_slub_cache *s, void *buf, size_t cap, const sl
     put32(b + 76, NONE32);
     if (inflight)
         mark_inflight(s, b, inflight, nslabs);
+
+    /* Header words 21-23: the sheaves section, the kernel version and era, flags. */
+    put32(b + 84, (uint32_t)off_sheaves);
+    put16(b + 88, (uint16_t)(s->rules.version.major << 8 | s->rules.version.minor));
+    b[90] = s->rules.era;
+    b[91] = 0;
+    b[92] = (uint8_t)((s->sheaves ? SNAP_HAS_SHEAVES : 0) | (sheaves ? 0 : SNAP_SHEAVES_OMITTED) |
+                      (s->rules.cpu_slab ? SNAP_CPU_SLAB : 0));
+    unsigned char *h = b + off_sheaves;
+    uint32_t expect_sheaves = sw.nsheaves, expect_entries = sw.nentries;
+    put32(h + 16, (uint32_t)(off_pcs - off_sheaves));
+    put32(h + 20, (uint32_t)(off_sheaf - off_sheaves));
+    put32(h + 24, (uint32_t)(off_entry - off_sheaves));
+    for (unsigned k = 0; k < s->ncpus; k++) {
+        unsigned char *p = b + off_pcs + (size_t)PCS_SIZE * k;
+        put32(p, NONE32), put32(p + 4, NONE32), put32(p + 8, NONE32);
+        put32(p + 12, s->sheaves && sheaves ? atomic_load_explicit(&s->sheaves->pcs[k].lock, memory_order_relaxed) : 0);
+    }
+    if (s->sheaves) {
+        put32(h + 8, __atomic_load_n(&s->sheaves->barn.nr_full, __ATOMIC_RELAXED));
+        put32(h + 12, __atomic_load_n(&s->sheaves->barn.nr_empty, __ATOMIC_RELAXED));
+        put32(h + 28, s->sheaves->capacity);
+    }
+    if (sheaves) {
+        sw.b = b;
+        sw.off_pcs = off_pcs, sw.off_sheaf = off_sheaf, sw.off_entry = off_entry;
+        sw.off_obj = get32(b + 48), sw.off_slab = off_slab;
+        walk_held(&sw);
+        sl_assert(sw.nsheaves == expect_sheaves && sw.nentries == expect_entries); /* quiet: nothing moved */
+        (void)expect_sheaves, (void)expect_entries;
+    }
+    put32(h + 0, sw.nsheaves);
+    put32(h + 4, sw.nentries);
     return (long)total;
 }

@@ -9,11 +9,14 @@
  * (non-empty = has one), destroy_by_rcu, poison, red_zone, store_user,
  * sanity_checks, reclaim_account, cache_dma.  A name starting "kmalloc-" is
  * taken as SLAB_KMALLOC.  Kernel figures: slab_size, order, objs_per_slab,
- * min_partial, cpu_partial, each optional.  In /proc/slabinfo the objsize
+ * min_partial, cpu_partial, sheaf_capacity (6.18+), each optional.  The
+ * sheaf_capacity a cache's creator asks for is not in sysfs: the reader
+ * knows the callers that pass one (6.18's vm_area_struct and maple_node,
+ * 32).  In /proc/slabinfo the objsize
  * column is s->size (the padded slot), so it is taken as the object size
  * with align 8 and no flags, and only order and objects per slab compare.
  */
-#include "slub.h"
+#include "slub_internal.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -60,7 +63,9 @@ static bool push_kcache(sl_slub_kcache **v, size_t *n, size_t *cap, const sl_slu
     return true;
 }
 
-static const char *const kernel_attr[5] = {"slab_size", "order", "objs_per_slab", "min_partial", "cpu_partial"};
+/* The kernel's figures, in the order of sl_slub_kcache.kernel[] (SL_SLUB_KFIG_*). */
+static const char *const kernel_attr[SL_SLUB_NR_KFIGS] = {"slab_size",   "order",       "objs_per_slab",
+                                                          "min_partial", "cpu_partial", "sheaf_capacity"};
 
 static bool parse_u32(const char *s, uint32_t *out)
 {
@@ -100,7 +105,7 @@ bool sl_slub_kcache_attr(sl_slub_kcache *k, const char *attr, const char *value)
             return true;
         }
     }
-    for (unsigned i = 0; i < 5; i++)
+    for (unsigned i = 0; i < SL_SLUB_NR_KFIGS; i++)
         if (!strcmp(attr, kernel_attr[i]))
             return k->has[i] = parse_u32(value, &k->kernel[i]);
     return false;
@@ -113,6 +118,7 @@ void sl_slub_kcache_init(sl_slub_kcache *k, const char *name)
     k->align = 8;
     if (!strncmp(k->name, "kmalloc-", 8))
         k->flags |= SL_SLUB_KMALLOC;
+    k->sheaf_request = sl_slub_sheaf_request(k->name);
 }
 
 int sl_slub_sysfs_read(const char *dir, sl_slub_kcache **out)
@@ -120,7 +126,8 @@ int sl_slub_sysfs_read(const char *dir, sl_slub_kcache **out)
     static const char *const attrs[] = {"object_size",   "align",           "hwcache_align", "ctor",
                                         "destroy_by_rcu", "poison",          "red_zone",      "store_user",
                                         "sanity_checks", "reclaim_account", "cache_dma",     "slab_size",
-                                        "order",         "objs_per_slab",   "min_partial",   "cpu_partial"};
+                                        "order",         "objs_per_slab",   "min_partial",   "cpu_partial",
+                                        "sheaf_capacity"};
     *out = NULL;
     DIR *d = opendir(dir);
     if (!d)
@@ -178,6 +185,7 @@ int sl_slub_slabinfo_read(const char *file, sl_slub_kcache **out)
         strcpy(k.name, name);
         k.object_size = (uint32_t)objsize;
         k.align = 8;
+        k.sheaf_request = sl_slub_sheaf_request(k.name);
         k.kernel[1] = (uint32_t)__builtin_ctzl(pages);
         k.kernel[2] = (uint32_t)perslab;
         k.has[1] = k.has[2] = true;
@@ -191,20 +199,30 @@ int sl_slub_slabinfo_read(const char *file, sl_slub_kcache **out)
     return (int)n;
 }
 
-int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, const sl_slub_boot *boot,
-                           sl_slub_geometry *g, uint32_t model[5])
+uint32_t sl_slub_sheaf_request(const char *name)
 {
-    int rc = sl_slub_calculate_geometry(k->object_size, k->align, k->flags, nr_cpus, boot, g);
+    /* mm/vma_init.c and lib/maple_tree.c: .sheaf_capacity = 32 */
+    return !strcmp(name, "vm_area_struct") || !strcmp(name, "maple_node") ? 32 : 0;
+}
+
+int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, const sl_slub_kernel *kern,
+                           sl_slub_geometry *g, uint32_t model[SL_SLUB_NR_KFIGS])
+{
+    int rc = sl_slub_calculate_geometry(k->object_size, k->align, k->flags, nr_cpus, kern, g);
     if (rc != SL_OK)
         return rc;
-    model[0] = g->size;
-    model[1] = g->order;
-    model[2] = g->objects;
-    model[3] = g->min_partial;
-    model[4] = g->cpu_partial;
+    sl_slub_rules r;
+    sli_slub_kernel_rules(kern, &r);
+    model[SL_SLUB_KFIG_SLAB_SIZE] = g->size;
+    model[SL_SLUB_KFIG_ORDER] = g->order;
+    model[SL_SLUB_KFIG_OBJS_PER_SLAB] = g->objects;
+    model[SL_SLUB_KFIG_MIN_PARTIAL] = g->min_partial;
+    model[SL_SLUB_KFIG_CPU_PARTIAL] = g->cpu_partial;
+    model[SL_SLUB_KFIG_SHEAF_CAPACITY] = sl_slub_sheaf_capacity(r.version, g->size, k->flags, k->sheaf_request);
     int compared = 0;
-    for (unsigned i = 0; i < 5; i++) {
-        if (!k->has[i])
+    for (unsigned i = 0; i < SL_SLUB_NR_KFIGS; i++) {
+        /* A kernel with sheaf_capacity files is newer than a version without sheaves: nothing to compare. */
+        if (!k->has[i] || (i == SL_SLUB_KFIG_SHEAF_CAPACITY && r.sheaves == SL_SLUB_SHEAVES_NONE))
             continue;
         compared++;
         if (k->kernel[i] != model[i])

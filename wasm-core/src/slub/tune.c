@@ -11,17 +11,27 @@
  * The shrink itself acts as CPU 0, as the writer of the sysfs file would
  * run on some CPU.  A tunable writes a SLUB_TUNE event.
  */
-#include "slub_internal.h"
+#include "sheaves.h"
 
 enum { TUNE_MIN_PARTIAL = 0, TUNE_CPU_PARTIAL = 1, TUNE_SHRINK = 2 };
 
 #define SHRINK_PROMOTE_MAX 32
 
-/* flush_all: flush_cpu_slab on every CPU that has a CPU slab or CPU partial slabs (has_cpu_slab). */
+/* has_pcs_used: the CPU's sheaves hold something (a spare, an rcu_free sheaf, objects on main). */
+static bool has_pcs_used(const sl_slub_cache *s, unsigned k)
+{
+    const sli_pcs *pcs = s->sheaves && sli_sheaves_active(s->sheaves) ? &s->sheaves->pcs[k] : NULL;
+    return pcs && (pcs->spare || pcs->rcu_free || pcs->main->size);
+}
+
+/*
+ * flush_all: flush_cpu_slab on every CPU that has a CPU slab or CPU partial
+ * slabs (has_cpu_slab) or sheaves in use (has_pcs_used, 6.18+).
+ */
 static void flush_all(sl_slub_cache *s)
 {
     for (unsigned k = 0; k < s->ncpus; k++)
-        if (s->cpu[k].slab || s->cpu[k].partial)
+        if (s->cpu[k].slab || s->cpu[k].partial || has_pcs_used(s, k))
             sl_slub_flush_cpu(s, k);
 }
 
@@ -38,8 +48,8 @@ int sl_slub_set_min_partial(sl_slub_cache *s, uint32_t min_partial)
 int sl_slub_set_cpu_partial(sl_slub_cache *s, uint32_t objects)
 {
     sli_act a;
-    if (!sli_slub_begin(s, 0, &a) || (objects && sli_kmem_cache_debug(s))) /* !kmem_cache_has_cpu_partial */
-        return SL_EINVAL;
+    if (!sli_slub_begin(s, 0, &a) || (objects && (sli_kmem_cache_debug(s) || !s->rules.cpu_slab)))
+        return SL_EINVAL; /* !kmem_cache_has_cpu_partial, or 7.0, which has no CPU partial lists */
     sli_slub_set_cpu_partial(&s->g, objects);
     SLI_EV(&a, SLUB_TUNE, NULL, NULL, TUNE_CPU_PARTIAL, objects, 0);
     flush_all(s);
@@ -117,6 +127,8 @@ int sl_slub_shrink(sl_slub_cache *s, int *remaining)
     sli_act a;
     if (!sli_slub_begin(s, 0, &a))
         return SL_EINVAL;
+    if (s->sheaves)
+        sli_barn_shrink(s->sheaves, &a); /* __kmem_cache_do_shrink, 6.18+: the barn first */
     uint32_t discarded = do_shrink(&a);
     SLI_EV(&a, SLUB_TUNE, NULL, NULL, TUNE_SHRINK, discarded, 0);
     (void)discarded; /* benchmark builds have no events */

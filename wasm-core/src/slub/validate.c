@@ -5,8 +5,13 @@
  * Invariants checked:
  *   CPU k:  tid % TID_STEP == k (TID_STEP > 1); a CPU freelist only with a CPU slab; every
  *           object on it belongs to the CPU slab, which is frozen and ours;
- *           the partial chain holds unfrozen slabs off the node list and its
- *           head's `slabs` is the chain length.
+ *           the partial chain holds slabs off the node list, unfrozen (frozen
+ *           before 6.8), and its head's `slabs` is the chain length; a 7.0
+ *           cache has no CPU slab, CPU freelist or partial chain at all.
+ *   sheaves: sheaves.c's own invariants (sli_sheaves_validate); every object
+ *           a sheaf holds, or that waits alone for RCU, is an object start of
+ *           a slab of this cache, held once, counted in its slab's inuse, and
+ *           (with tracking) recorded free.
  *   node:   the partial list is well linked, its slabs are ours, unfrozen,
  *           marked on_node_partial, have free objects; nr_partial is its
  *           length; nr_slabs and total_objects count the cache's slabs.
@@ -21,7 +26,7 @@
  *           place (slab freelist, CPU freelist, or allocated), and with
  *           tracking its recorded state agrees.
  */
-#include "slub_internal.h"
+#include "sheaves.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,6 +34,8 @@
 #include <string.h>
 
 enum { PLACE_NONE, PLACE_CPU_SLAB, PLACE_CPU_PARTIAL, PLACE_NODE_PARTIAL };
+/* mark[] of an object in check_slab: where it was found. */
+enum { MARK_NONE = 0, MARK_SLAB_FREELIST = 1, MARK_CPU_FREELIST = 2, MARK_HELD = 3 };
 
 typedef struct vstate {
     sl_slub_cache *s;
@@ -37,6 +44,8 @@ typedef struct vstate {
     int rc;
     uint8_t *place; /* per pfn of a slab's head page */
     uint8_t *owner;
+    void **held;    /* objects sheaves hold or that wait alone for RCU, sorted by address */
+    size_t nheld, held_cap;
 } vstate;
 
 static int fail(vstate *v, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -95,14 +104,107 @@ static void check_cpus(vstate *v)
                 fail(v, SL_ECORRUPT, "CPU %u: its partial list is corrupt", k);
                 return;
             }
-            if (sli_frozen(p->fc.hi) || p->on_node_partial)
-                fail(v, SL_ECORRUPT, "CPU %u: partial slab %u is frozen or on the node list", k,
-                     sli_slab_pfn(s, p));
+            if (sli_frozen(p->fc.hi) != s->rules.frozen_cpu_partial || p->on_node_partial)
+                fail(v, SL_ECORRUPT, "CPU %u: partial slab %u is %s or on the node list", k, sli_slab_pfn(s, p),
+                     s->rules.frozen_cpu_partial ? "not frozen" : "frozen");
             mark_place(v, p, PLACE_CPU_PARTIAL, (uint8_t)k, "a CPU partial list");
         }
         if (c->partial && c->partial->slabs != len)
             fail(v, SL_ECORRUPT, "CPU %u: partial list head says %u slabs, the list has %u", k, c->partial->slabs,
                  len);
+        if (!s->rules.cpu_slab && (c->slab || c->partial || ft.lo))
+            fail(v, SL_ECORRUPT, "CPU %u: a 7.0 cache has no CPU slab, freelist or partial list", k);
+    }
+}
+
+static bool held_push(vstate *v, void *obj)
+{
+    if (v->nheld == v->held_cap) {
+        size_t ncap = v->held_cap ? 2 * v->held_cap : 256;
+        void **n = realloc(v->held, ncap * sizeof *n);
+        if (!n)
+            return false;
+        v->held = n;
+        v->held_cap = ncap;
+    }
+    v->held[v->nheld++] = obj;
+    return true;
+}
+
+static int held_visit(void *ctx, const sli_sheaf *sheaf, unsigned place, unsigned cpu)
+{
+    vstate *v = ctx;
+    (void)place, (void)cpu;
+    for (uint32_t i = 0; i < sheaf->size; i++)
+        if (!held_push(v, sheaf->objects[i]))
+            return SL_ENOMEM;
+    return 0;
+}
+
+static int by_address(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t) * (void *const *)a, y = (uintptr_t) * (void *const *)b;
+    return (x > y) - (x < y);
+}
+
+/* The sheaves' invariants, then every object they hold or that waits for RCU, gathered and sorted. */
+static void check_held(vstate *v)
+{
+    sl_slub_cache *s = v->s;
+    if (s->sheaves) {
+        int rc = sli_sheaves_validate(s->sheaves, v->msg, v->len);
+        if (rc != SL_OK) {
+            v->rc = rc; /* the message is sheaves.c's */
+            return;
+        }
+        if (sli_sheaves_walk(s->sheaves, held_visit, v) != 0) {
+            fail(v, SL_ENOMEM, "no memory to check the sheaves");
+            return;
+        }
+    }
+    for (unsigned k = 0; k < s->ncpus && v->rc == SL_OK; k++) {
+        size_t n = 0;
+        for (void *o = s->cpu[k].rcu_wait; o && v->rc == SL_OK; o = sli_get_fp(s, o)) {
+            if (++n > s->zone->npages * (size_t)s->info_stride || !sli_slab_of(s, o))
+                fail(v, SL_ECORRUPT, "CPU %u: its list of objects waiting for RCU is corrupt", k);
+            else if (!held_push(v, o))
+                fail(v, SL_ENOMEM, "no memory to check the RCU waits");
+        }
+    }
+    if (v->nheld)
+        qsort(v->held, v->nheld, sizeof *v->held, by_address);
+    for (size_t i = 0; i < v->nheld && v->rc == SL_OK; i++) {
+        uint32_t pfn, idx;
+        if (!sl_slub_object_index(s, v->held[i], &pfn, &idx))
+            fail(v, SL_ECORRUPT, "a sheaf (or the RCU wait) holds %p, not an object of this cache", v->held[i]);
+        else if (i && v->held[i] == v->held[i - 1])
+            fail(v, SL_EFREELIST, "slab %u: object %u is held twice by sheaves or the RCU wait (a double free)",
+                 pfn, idx);
+    }
+}
+
+/* Marks the held objects of slab (a run of the sorted array), reporting one found elsewhere too. */
+static void mark_held(vstate *v, sli_slub_slab *slab, uint8_t *mark)
+{
+    sl_slub_cache *s = v->s;
+    uintptr_t base = (uintptr_t)sli_slab_base(s, slab), end = base + ((uintptr_t)SL_PAGE_SIZE << sli_slab_order(slab));
+    size_t lo = 0, hi = v->nheld;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if ((uintptr_t)v->held[mid] < base)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < v->nheld && (uintptr_t)v->held[i] < end && v->rc == SL_OK; i++) {
+        long k = sli_obj_index_checked(s, slab, v->held[i]);
+        if (k < 0)
+            continue; /* reported by check_held */
+        if (mark[k])
+            fail(v, SL_EFREELIST, "slab %u: object %ld is held by a sheaf (or waits for RCU) and is on a %s",
+                 sli_slab_pfn(s, slab), k, mark[k] == MARK_SLAB_FREELIST ? "slab freelist" : "CPU freelist");
+        else
+            mark[k] = MARK_HELD;
     }
 }
 
@@ -141,11 +243,13 @@ static void check_slab(vstate *v, sli_slub_slab *slab, uint8_t *mark)
     }
     bool frozen = sli_frozen(fc.hi);
     bool disabled = sli_slab_disabled(s, slab);
+    /* CPU slabs are frozen; before 6.8 so are the slabs on CPU partial lists. */
+    bool cpu_owned = v->place[k] == PLACE_CPU_SLAB || (s->rules.frozen_cpu_partial && v->place[k] == PLACE_CPU_PARTIAL);
     if (disabled && (v->place[k] != PLACE_NONE || fc.lo || inuse != objects))
         fail(v, SL_ECORRUPT, "slab %u: disabled by a failed check, yet on a list or with free objects", pfn);
-    else if (!disabled && frozen != (v->place[k] == PLACE_CPU_SLAB))
-        fail(v, SL_ECORRUPT, "slab %u: frozen is %d but it is %s a CPU slab", pfn, frozen,
-             frozen ? "not" : "");
+    else if (!disabled && frozen != cpu_owned)
+        fail(v, SL_ECORRUPT, "slab %u: frozen is %d but it is %s a CPU slab%s", pfn, frozen, frozen ? "not" : "",
+             s->rules.frozen_cpu_partial ? " or on a CPU partial list" : "");
     if ((v->place[k] == PLACE_NODE_PARTIAL) != (slab->on_node_partial != 0))
         fail(v, SL_ECORRUPT, "slab %u: on_node_partial disagrees with the node list", pfn);
     if (v->place[k] == PLACE_NONE && fc.lo)
@@ -159,7 +263,7 @@ static void check_slab(vstate *v, sli_slub_slab *slab, uint8_t *mark)
         else if (mark[i])
             fail(v, SL_EFREELIST, "slab %u: object %ld is twice on its freelist (a cycle)", pfn, i);
         else
-            mark[i] = 1, slab_free++;
+            mark[i] = MARK_SLAB_FREELIST, slab_free++;
     }
     if (v->place[k] == PLACE_CPU_SLAB) {
         sli_slub_cpu *c = &s->cpu[v->owner[k]];
@@ -167,11 +271,13 @@ static void check_slab(vstate *v, sli_slub_slab *slab, uint8_t *mark)
             long i = sli_obj_index_checked(s, slab, o);
             if (mark[i])
                 fail(v, SL_EFREELIST, "slab %u: object %ld is on CPU %u's freelist %s", pfn, i, v->owner[k],
-                     mark[i] == 1 ? "and on the slab freelist" : "twice");
+                     mark[i] == MARK_SLAB_FREELIST ? "and on the slab freelist" : "twice");
             else
-                mark[i] = 2, cpu_free++;
+                mark[i] = MARK_CPU_FREELIST, cpu_free++;
         }
     }
+    if (v->rc == SL_OK)
+        mark_held(v, slab, mark);
     if (v->rc != SL_OK)
         return;
     if (inuse != objects - slab_free)
@@ -183,7 +289,8 @@ static void check_slab(vstate *v, sli_slub_slab *slab, uint8_t *mark)
             if (st == SLI_OBJ_DUP)
                 fail(v, SL_EFREELIST, "slab %u: object %u was handed out twice (a corrupt CPU freelist)", pfn, i);
             else if (mark[i] && st != SLI_OBJ_FREE)
-                fail(v, SL_EFREELIST, "slab %u: object %u is on a freelist but allocated", pfn, i);
+                fail(v, SL_EFREELIST, "slab %u: object %u is %s but allocated", pfn, i,
+                     mark[i] == MARK_HELD ? "held by a sheaf (or waits for RCU)" : "on a freelist");
             else if (!mark[i] && st == SLI_OBJ_FREE && !disabled)
                 fail(v, SL_EFREELIST, "slab %u: object %u is free but on no freelist (lost)", pfn, i);
         }
@@ -208,6 +315,8 @@ int sl_slub_validate(sl_slub_cache *s, char *msg, size_t msg_len)
     check_cpus(&v);
     if (v.rc == SL_OK)
         check_node(&v);
+    if (v.rc == SL_OK)
+        check_held(&v);
     uint32_t nr_slabs = 0, total = 0;
     for (uint32_t pfn = 0; pfn < s->zone->npages && v.rc == SL_OK; pfn += 1u << s->g.fallback_order) {
         sli_slub_slab *slab = sli_slab_at(s, pfn);
@@ -222,6 +331,6 @@ int sl_slub_validate(sl_slub_cache *s, char *msg, size_t msg_len)
              atomic_load(&s->node.total_objects), nr_slabs, total);
     if (v.rc == SL_OK && sl_page_validate(s->zone) != SL_OK)
         fail(&v, SL_ECORRUPT, "the page allocator is inconsistent");
-    free(v.place), free(v.owner), free(mark);
+    free(v.place), free(v.owner), free(mark), free(v.held);
     return v.rc;
 }

@@ -20,9 +20,9 @@ if (!bin || !schemaPath) {
 const schema = JSON.parse(readFileSync(schemaPath, 'utf8'));
 
 // The experiment subcommands; `all` runs each of them.
-export const EXPERIMENTS = ['fastpath', 'bulk', 'kmalloc', 'compare', 'scale'];
-// `all` also runs the percpu experiment (the `percpu` command itself is the percpu model's).
-const ALL_EXPERIMENTS = [...EXPERIMENTS, 'percpu'];
+export const EXPERIMENTS = ['fastpath', 'bulk', 'kmalloc', 'compare', 'scale', 'sheaves'];
+// `all` also runs the percpu experiment (the `percpu` command itself is the percpu model's), not sheaves.
+const ALL_EXPERIMENTS = [...EXPERIMENTS.filter((e) => e !== 'sheaves'), 'percpu'];
 const QUICK = ['--quick', '--reps', '1'];
 
 let failures = 0;
@@ -129,6 +129,68 @@ for (const cmd of EXPERIMENTS) {
   const header = (lines[0] || '').split(',');
   if (c.status !== 0 || header[0] !== 'kind' || lines.length < 2 || lines.slice(1).some((l) => l.split(',').length < header.length))
     fail(`fastpath csv: ${c.status} ${c.stdout.slice(0, 300)}`);
+}
+
+// --format time_bench: prototype-kernel's time_bench line for every measurement, self-consistent.
+{
+  const t = run(['bulk', ...QUICK, '--format', 'time_bench']);
+  const re =
+    /^Type:bulk (\S+) Per elem: (\d+) cycles\(tsc\) (\d+)\.(\d{3}) ns \(step:(\d+)\) - \(measurement period time:(\d+)\.(\d{9}) sec time_interval:(\d+)\) - \(invoke count:(\d+) tsc_interval:(\d+)\)$/;
+  const lines = t.stdout.split('\n').filter(Boolean);
+  if (t.status !== 0 || lines.length !== 9) fail(`bulk time_bench: exit ${t.status}, ${lines.length} lines`);
+  for (const l of lines) {
+    const m = re.exec(l);
+    if (!m) {
+      fail(`bulk time_bench: not a time_bench line: ${l}`);
+      continue;
+    }
+    const [, variant, cycles, nsq, nsd, step, sec, rem, interval, count, tsc] = m;
+    const n = BigInt(count);
+    if (!['generic', 'detached', 'irqoff'].includes(variant)) fail(`bulk time_bench: variant ${variant}`);
+    if (!['1', '30', '158'].includes(step)) fail(`bulk time_bench: step ${step} is not a quick bulk size`);
+    if (BigInt(cycles) !== BigInt(tsc) / n) fail(`bulk time_bench: cycles ${cycles} != ${tsc} / ${count}`);
+    if (BigInt(nsq) !== BigInt(interval) / n || BigInt(nsd) !== ((BigInt(interval) % n) * 1000n) / n)
+      fail(`bulk time_bench: ns ${nsq}.${nsd} != ${interval} / ${count}`);
+    if (BigInt(sec) * 1000000000n + BigInt(rem) !== BigInt(interval)) fail(`bulk time_bench: period ${sec}.${rem} != ${interval} ns`);
+  }
+}
+
+// sheaves: the names the issue fixes (variants, groups, rows, ratio sheaves over cpu-slab).
+{
+  const r = run(['sheaves', ...QUICK, '--format', 'json']);
+  const e = r.status === 0 ? JSON.parse(r.stdout).experiments[0] : null;
+  const ms = e ? e.measurements : [];
+  const key = (m) => `${m.group}/${m.row}/${m.variant}`;
+  const want = ['fifo/1', 'fifo/10', 'fifo/100', 'fifo/1000', 'shuffled/10', 'shuffled/100', 'shuffled/1000'].flatMap((gr) => [
+    `${gr}/cpu-slab`,
+    `${gr}/sheaves`,
+  ]);
+  if (!e || e.name !== 'sheaves' || JSON.stringify(ms.map(key)) !== JSON.stringify(want))
+    fail(`sheaves: measurements ${ms.map(key).join(' ')}`);
+  if (!e || e.ratios.length !== 7 || e.ratios.some((q) => q.a !== 'sheaves' || q.b !== 'cpu-slab'))
+    fail('sheaves: every ratio is sheaves over cpu-slab');
+  if (!e || e.params.kernel !== '6.18') fail(`sheaves: kernel ${e && e.params.kernel}`);
+  const k = run(['sheaves', ...QUICK, '--max-batch', '10', '--kernel', '7.0', '--format', 'json']);
+  const e7 = k.status === 0 ? JSON.parse(k.stdout).experiments[0] : null;
+  if (!e7 || e7.params.kernel !== '7.0' || e7.params.sheaf_capacity !== 28 || e7.measurements.length !== 6)
+    fail(`sheaves --kernel 7.0: ${k.status} ${k.stderr}`);
+  if (run(['sheaves', ...QUICK, '--kernel', '6.17']).status !== 1) fail('sheaves --kernel 6.17 must refuse: no sheaves before 6.18');
+}
+
+// --kernel: 7.0's fast path is the sheaves; the variants 7.0 lacks are reported unavailable, with the reason.
+{
+  const r = run(['fastpath', ...QUICK, '--kernel', '7.0', '--format', 'json']);
+  const e = r.status === 0 ? JSON.parse(r.stdout).experiments[0] : null;
+  const row = e ? e.measurements.filter((m) => m.group === 'slub alloc+free') : [];
+  const avail = row.filter((m) => m.available).map((m) => m.variant);
+  if (!e || e.params.kernel !== '7.0' || JSON.stringify(avail) !== '["sheaves"]' || row.length !== 4)
+    fail(`fastpath --kernel 7.0: ${JSON.stringify(row.map((m) => [m.variant, m.available]))}`);
+  for (const cmd of ['bulk', 'scale', 'compare']) {
+    const q = run([cmd, ...QUICK, '--kernel', '4.4', '--format', 'json']);
+    const ex = q.status === 0 ? JSON.parse(q.stdout).experiments[0] : null;
+    if (!ex || ex.params.kernel !== '4.4') fail(`${cmd} --kernel 4.4: ${q.status} ${q.stderr.slice(0, 200)}`);
+  }
+  if (run(['bulk', '--kernel', '4.2']).status !== 2) fail('bulk --kernel 4.2: a usage error');
 }
 
 // `all` writes one JSON file with every experiment.

@@ -1,0 +1,113 @@
+/*
+ * eras.h - which Linux a SLUB cache follows: a kernel version "X.Y" and the
+ * rules in force in it.
+ *
+ * SLUB changed between the seeds (4.3 and 4.4, 2015) and 7.0 (2026) in ways
+ * a user sees in the lab: which structure an allocation comes from, which
+ * counters move, how big a slab is.  The model keeps one implementation per
+ * era and picks it by version; sl_slub_rules_for() says what a version means.
+ *
+ * Eras of the allocation and free paths (docs/slub.md, "Kernel eras"):
+ *
+ *   4.3 .. 6.7   the per-CPU slab with frozen CPU partial slabs: a slab
+ *                enters a CPU partial list frozen (get_partial_node's
+ *                acquire_slab, or __slab_free freezing a full slab in its
+ *                cmpxchg) and leaves it in unfreeze_partials.  4.3's
+ *                kmem_cache_free_bulk frees object by object with interrupts
+ *                off (seed 004); 4.4 builds detached freelists (seed 000),
+ *                marking the entries it took NULL (until 5.19, which swaps
+ *                them to the end instead).  Before 5.12 deactivate_slab
+ *                gives the CPU freelist back one cmpxchg_double per object.
+ *                Before 5.16 the CPU partial list is limited by the free
+ *                objects it holds (page->pobjects > s->cpu_partial), from
+ *                5.16 by slabs (cpu_partial_slabs).
+ *   6.8 .. 6.17  CPU partial slabs are no longer frozen (the model's base).
+ *   6.18         per-CPU sheaves for caches created with a sheaf_capacity
+ *                (in 6.18 vm_area_struct and maple_node, 32), on top of the
+ *                per-CPU slab, which refills and flushes them.
+ *   7.0 ..       sheaves for every cache without debug flags (kmalloc caches
+ *                start with a zero-capacity bootstrap sheaf), and no per-CPU
+ *                slab: no kmem_cache_cpu, no tid, no CPU partial list;
+ *                sheaves refill from node partial slabs under list_lock and
+ *                every free that misses them goes to __slab_free.
+ *
+ * Geometry breakpoints (calculate_sizes, calculate_order, set_cpu_partial):
+ *   < 4.6   no left red zone (red_left_pad came with "mm/slub: support left
+ *           redzone")
+ *   < 5.7   the free pointer at offset 0 of the object, not in its middle
+ *   < 5.16  cpu_partial 30 / 13 / 6 / 2 objects (then 120 / 52 / 24 / 6)
+ *   < 5.17  struct track keeps 16 return addresses (152 bytes; then a
+ *           stack depot handle, 32)
+ *   < 6.8   calculate_order lowers min_objects when no order up to
+ *           slub_max_order wastes at most 1/4 (then: waste up to 1/2 at
+ *           min_objects)
+ *   7.0     sheaf_capacity from the object size (calculate_sheaf_capacity);
+ *           sysfs cpu_partial reads 0
+ * The CPU count calculate_order uses: nr_cpu_ids (possible CPUs) before
+ * 5.11, then num_present_cpus() (nr_cpu_ids when that is 1); callers pass
+ * the right one as nr_cpus.
+ */
+#ifndef SL_SLUB_ERAS_H
+#define SL_SLUB_ERAS_H
+
+#include "../platform/platform.h"
+
+/* A kernel version, major.minor. */
+typedef struct sl_slub_kversion {
+    uint8_t major;
+    uint8_t minor;
+} sl_slub_kversion;
+
+/* The oldest and the default version the model knows. */
+#define SL_SLUB_KVERSION_MIN ((sl_slub_kversion){4, 3})
+#define SL_SLUB_KVERSION_DEFAULT ((sl_slub_kversion){6, 17})
+
+typedef enum sl_slub_era {
+    SL_SLUB_ERA_FROZEN_PARTIAL = 0, /* 4.3 .. 6.7 */
+    SL_SLUB_ERA_CPU_SLAB = 1,       /* 6.8 .. 6.17 */
+    SL_SLUB_ERA_OPT_IN_SHEAVES = 2, /* 6.18 */
+    SL_SLUB_ERA_SHEAVES = 3,        /* 7.0 on */
+} sl_slub_era;
+
+/* How the caches of an era get sheaves. */
+typedef enum sl_slub_sheaves_mode {
+    SL_SLUB_SHEAVES_NONE = 0,    /* before 6.18 */
+    SL_SLUB_SHEAVES_OPT_IN = 1,  /* 6.18: only caches created with a sheaf_capacity */
+    SL_SLUB_SHEAVES_ALL = 2,     /* 7.0: every cache without debug flags */
+} sl_slub_sheaves_mode;
+
+typedef struct sl_slub_rules {
+    sl_slub_kversion version;
+    uint8_t era;                  /* sl_slub_era */
+    uint8_t sheaves;              /* sl_slub_sheaves_mode */
+    bool cpu_slab;                /* kmem_cache_cpu exists: freelist + tid, CPU slab, CPU partial list */
+    bool frozen_cpu_partial;      /* CPU partial slabs are frozen (before 6.8) */
+    bool bulk_free_irq_off;       /* 4.3's kmem_cache_free_bulk: object by object, interrupts off */
+    bool cpu_partial_by_objects;  /* the CPU partial list is limited by free objects (before 5.16) */
+    bool order_lowers_min_objects; /* calculate_order's min_objects loop (before 6.8) */
+    bool deactivate_per_object;   /* deactivate_slab returns the CPU freelist one CAS per object (before 5.12) */
+    bool detached_marks_null;     /* build_detached_freelist NULLs the entries it took (4.4 to 5.18) */
+    bool freeptr_at_zero;         /* the free pointer at offset 0 (before 5.7) */
+    bool red_left_pad;            /* a left red zone (from 4.6) */
+    uint8_t track_size;           /* sizeof(struct track) on x86-64 */
+} sl_slub_rules;
+
+/*
+ * Parses "X.Y" (decimal, no sign, no spaces; "6.18", "7.0").  Returns 0, or
+ * SL_EINVAL for anything else or a version the model does not know (before
+ * 4.3, the first kmem_cache_free_bulk, or 8.0 and later); *why (may be NULL)
+ * then gets a sentence saying which.
+ */
+int sl_slub_kversion_parse(const char *text, sl_slub_kversion *out, const char **why);
+/* Writes "X.Y" into buf (at least 8 bytes); returns buf. */
+char *sl_slub_kversion_format(sl_slub_kversion v, char *buf, size_t len);
+/* -1, 0, 1 as a is older than, the same as, newer than b. */
+int sl_slub_kversion_cmp(sl_slub_kversion a, sl_slub_kversion b);
+/* True if the model knows v (SL_SLUB_KVERSION_MIN .. 7.x). */
+bool sl_slub_kversion_known(sl_slub_kversion v);
+/* The rules of a known version (an unknown one gets the default's). */
+void sl_slub_rules_for(sl_slub_kversion v, sl_slub_rules *out);
+/* A short name of an era, e.g. "6.18: opt-in sheaves over the per-CPU slab". */
+const char *sl_slub_era_name(unsigned era);
+
+#endif /* SL_SLUB_ERAS_H */

@@ -1,0 +1,228 @@
+/*
+ * nocpu.c - the slab layer of Linux 7.0, where sheaves replaced the per-CPU
+ * slab ("slab-for-7.0", Vlastimil Babka): no kmem_cache_cpu, no CPU slab,
+ * no tid, no CPU partial list, no frozen slabs.  Everything under the
+ * sheaves takes objects straight from slabs:
+ *
+ *   ___slab_alloc         one object: get_from_partial_node pops the first
+ *                         object of the first node partial slab by CAS under
+ *                         list_lock (the slab leaves the list when that was
+ *                         its last free object), else alloc_from_new_slab
+ *                         takes the first object of a new slab, which goes
+ *                         to the head of the node list.
+ *   refill_objects        what sheaves (and kmem_cache_alloc_bulk) refill
+ *                         from: get_partial_node_bulk takes node partial
+ *                         slabs off the list under list_lock until their
+ *                         free objects reach min (and would not pass max),
+ *                         get_freelist_nofreeze empties each with one CAS;
+ *                         objects past max go back with one __slab_free;
+ *                         slabs not needed go back to the list head (or are
+ *                         discarded when empty beyond min_partial); then new
+ *                         slabs until min is reached.
+ *   __slab_free           free.c's, for a cache without CPU partial lists:
+ *                         lock-free unless the slab changes lists.
+ *
+ * What guards what is slub_internal.h's: a slab's freelist+counters change
+ * only by sl_dw_cas, from any CPU; the node list under list_lock.  A slab
+ * taken off the list by get_partial_node_bulk is on no list while the
+ * refill holds it, and inuse covers every object the refill took, so a
+ * racing __slab_free neither finds it on the list nor sees it empty unless
+ * it is: exactly the kernel's reasoning.
+ *
+ * Debug caches never come here: they keep alloc.c's single-object paths,
+ * which 7.0 shares with 6.2+ (the model counts their ALLOC_SLOWPATH there).
+ */
+#include "slub_internal.h"
+
+/*
+ * get_from_partial_node: the first object of the first node partial slab,
+ * under list_lock; the CAS may fail against a remote free (which takes the
+ * lock only when it would empty the slab), so it loops.  NULL when the list
+ * is empty.
+ */
+static void *get_from_partial_node(sli_act *a)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_node *n = &s->node;
+    if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
+        return NULL;
+    void *object = NULL;
+    sl_spin_lock(&n->list_lock);
+    sli_slub_slab *slab = n->partial_head;
+    if (slab) {
+        sl_dword old, new_;
+        do {
+            old = sl_dw_read(&slab->fc);
+            object = (void *)old.lo;
+            new_ = (sl_dword){(uintptr_t)sli_get_fp(s, object),
+                              sli_counters(sli_inuse(old.hi) + 1, sli_objects(old.hi), 0)};
+            a->cas++;
+            if (sl_dw_cas(&slab->fc, old, new_))
+                break;
+            sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_FAIL, 1);
+            SLI_EV(a, SLUB_SLAB_CAS_FAIL, slab, NULL, 4, 0, 0);
+        } while (true);
+        SLI_EV(a, SLUB_ALLOC_SINGLE, slab, object, 0, sli_inuse(new_.hi), 0);
+        if (!new_.lo)
+            sli_slub_remove_partial(a, slab);
+    }
+    sl_spin_unlock(&n->list_lock);
+    return object;
+}
+
+/*
+ * alloc_from_new_slab: the first `count` objects of a new slab (nobody else
+ * sees it yet: plain writes); a slab with objects left goes to the head of
+ * the node list.  Returns how many.
+ */
+static unsigned alloc_from_new_slab(sli_act *a, sli_slub_slab *slab, void **p, unsigned count)
+{
+    sl_slub_cache *s = a->s;
+    uint32_t objects = sli_objects(slab->fc.hi), allocated = 0;
+    void *object = (void *)slab->fc.lo;
+    while (object && allocated < count) {
+        p[allocated++] = object;
+        object = sli_get_fp(s, object);
+    }
+    slab->fc = (sl_dword){(uintptr_t)object, sli_counters(allocated, objects, 0)};
+    SLI_EV(a, SLUB_NEW_SLAB, slab, p[0], sli_slab_order(slab), objects, allocated);
+    if (objects > count) {
+        sl_spin_lock(&s->node.list_lock);
+        sli_slub_add_partial(a, slab, false);
+        sl_spin_unlock(&s->node.list_lock);
+    }
+    return allocated;
+}
+
+void *sli_slub_alloc_nocpu(sli_act *a)
+{
+    void *object = get_from_partial_node(a);
+    if (object)
+        return object;
+    sli_slub_slab *slab = sli_slub_new_slab(a);
+    if (!slab)
+        return NULL;
+    sli_stat(a, SL_SLUB_ALLOC_SLAB, 1);
+    alloc_from_new_slab(a, slab, &object, 1);
+    return object;
+}
+
+/*
+ * get_partial_node_bulk: node partial slabs taken off the list, in list
+ * order, chained through slab->next into *out, until their free objects
+ * (read racily: a lower bound) reach max, stopping before a slab that would
+ * pass max once min is reached.  Returns the free objects counted.
+ */
+static unsigned get_partial_node_bulk(sli_act *a, unsigned min, unsigned max, sli_slub_slab **out)
+{
+    sli_slub_node *n = &a->s->node;
+    sli_slub_slab *head = NULL, **tail = &head;
+    unsigned total_free = 0;
+    *out = NULL;
+    if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
+        return 0;
+    sl_spin_lock(&n->list_lock);
+    for (sli_slub_slab *slab = n->partial_head, *next; slab; slab = next) {
+        next = slab->lnext;
+        uintptr_t c = sl_dw_read(&slab->fc).hi;
+        unsigned slab_free = sli_objects(c) - sli_inuse(c);
+        if (total_free >= min && total_free + slab_free > max)
+            break;
+        sli_slub_remove_partial(a, slab);
+        slab->next = NULL;
+        *tail = slab;
+        tail = &slab->next;
+        total_free += slab_free;
+        if (total_free >= max)
+            break;
+    }
+    sl_spin_unlock(&n->list_lock);
+    *out = head;
+    return total_free;
+}
+
+/* get_freelist_nofreeze: the slab's whole freelist with one CAS (inuse = objects); *taken gets the count. */
+static void *get_freelist_nofreeze(sli_act *a, sli_slub_slab *slab, uint32_t *taken)
+{
+    for (;;) {
+        sl_dword old = sl_dw_read(&slab->fc);
+        uint32_t objects = sli_objects(old.hi);
+        a->cas++;
+        if (sl_dw_cas(&slab->fc, old, (sl_dword){0, sli_counters(objects, objects, 0)})) {
+            *taken = objects - sli_inuse(old.hi);
+            return (void *)old.lo;
+        }
+        sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_FAIL, 1);
+        SLI_EV(a, SLUB_SLAB_CAS_FAIL, slab, NULL, 5, 0, 0);
+    }
+}
+
+/* __refill_objects_node: returns the objects put in p (at most max). */
+static unsigned refill_objects_node(sli_act *a, void **p, unsigned min, unsigned max)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_node *n = &s->node;
+    sli_slub_slab *slabs;
+    unsigned refilled = 0;
+    if (!get_partial_node_bulk(a, min, max, &slabs))
+        return 0;
+    while (slabs && refilled < max) {
+        sli_slub_slab *slab = slabs;
+        slabs = slab->next;
+        slab->next = NULL;
+        uint32_t taken;
+        void *object = get_freelist_nofreeze(a, slab, &taken);
+        SLI_EV(a, SLUB_REFILL_NODE_PARTIAL, slab, object, taken, 0, 0);
+        /* Bounded by the count taken, so a corrupt freelist is never followed past it. */
+        for (uint32_t k = 0; object && refilled < max && k < taken; k++) {
+            p[refilled++] = object;
+            object = sli_get_fp(s, object);
+        }
+        if (object) {
+            /* More than max wanted: the rest goes back as one detached freelist. */
+            void *head = object, *tail = object;
+            uint32_t cnt = 0, limit = sli_slab_objects(slab);
+            for (; object && cnt < limit; cnt++) {
+                tail = object;
+                object = sli_get_fp(s, object);
+            }
+            sli_slub_slab_free(a, slab, head, tail, cnt);
+        }
+    }
+    if (slabs) {
+        /* Slabs taken but not needed: back to the list head, or discarded when empty beyond min_partial. */
+        sli_slub_slab *discard = NULL;
+        sl_spin_lock(&n->list_lock);
+        while (slabs) {
+            sli_slub_slab *slab = slabs;
+            slabs = slab->next;
+            slab->next = NULL;
+            if (!sli_inuse(sl_dw_read(&slab->fc).hi) && n->nr_partial >= s->g.min_partial) {
+                slab->next = discard;
+                discard = slab;
+            } else {
+                sli_slub_add_partial(a, slab, false);
+            }
+        }
+        sl_spin_unlock(&n->list_lock);
+        while (discard) {
+            sli_slub_slab *slab = discard;
+            discard = slab->next;
+            sli_slub_discard_slab(a, slab);
+        }
+    }
+    return refilled;
+}
+
+unsigned sli_slub_refill_objects(sli_act *a, void **p, unsigned min, unsigned max)
+{
+    unsigned refilled = refill_objects_node(a, p, min, max);
+    while (refilled < min) {
+        sli_slub_slab *slab = sli_slub_new_slab(a);
+        if (!slab)
+            break;
+        sli_stat(a, SL_SLUB_ALLOC_SLAB, 1);
+        refilled += alloc_from_new_slab(a, slab, p + refilled, max - refilled);
+    }
+    return refilled;
+}

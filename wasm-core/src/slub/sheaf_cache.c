@@ -1,0 +1,269 @@
+/*
+ * sheaf_cache.c - a cache's sheaves as its kernel version gives them, and
+ * the API over them: kfree_rcu and the model's grace period, the prefill
+ * API, bootstrap_cache_sheaves (sheaves.c holds the sheaves themselves).
+ *
+ * Which cache gets sheaves (eras.h):
+ *   6.18  a cache created with a sheaf_capacity and no debug flags (in 6.18
+ *         vm_area_struct and maple_node ask for 32); they sit over the
+ *         per-CPU slab: refills are __kmem_cache_alloc_bulk's CPU-freelist
+ *         loop, flushes __kmem_cache_free_bulk's detached freelists into
+ *         do_slab_free;
+ *   7.0   every cache, with calculate_sheaf_capacity's size (0 for a debug
+ *         cache, which keeps the bootstrap sheaf and always takes the slab
+ *         path); a kmalloc cache created before bootstrap_cache_sheaves
+ *         (early_boot) has the bootstrap sheaf until sl_slub_bootstrap_sheaves.
+ *         Refills are refill_objects, flushes detached freelists into
+ *         __slab_free (nocpu.c).
+ *
+ * kfree_rcu: kvfree_call_rcu tries the CPU's rcu_free sheaf
+ * (__kfree_rcu_sheaf); an object no sheaf takes waits alone, on the CPU's
+ * rcu_wait list, linked through its free pointer slot (the kernel batches
+ * such objects in kfree_rcu_cpu's pages; the model keeps the wait, not the
+ * batching).  The free hook (double free, red zone, tracking) runs when
+ * kfree_rcu is called; after the grace period only the free itself.  A
+ * grace period is an explicit step per CPU (sl_slub_rcu_grace_period): the
+ * callbacks that CPU queued run, in order.
+ *
+ * Locks: rcu_wait is the CPU's own (its thread only); the rest is
+ * sheaves.c's.
+ */
+#include "sheaves.h"
+
+#include <string.h>
+
+/* __kmem_cache_alloc_bulk over the per-CPU slab: all or nothing, so min does not matter. */
+static unsigned refill_from_cpu_slab(sli_act *a, void **p, unsigned min, unsigned max)
+{
+    (void)min;
+    return sli_slub_alloc_bulk_cpu(a, max, p);
+}
+static const sli_slab_ops opt_in_ops = {refill_from_cpu_slab, sli_slub_free_bulk_slabs};
+static const sli_slab_ops nocpu_ops = {sli_slub_refill_objects, sli_slub_free_bulk_slabs};
+
+/* An act for work done outside any operation (creation, destruction), as CPU cpu with op 0. */
+static sli_act quiet_act(sl_slub_cache *s, unsigned cpu)
+{
+    return (sli_act){.s = s, .c = &s->cpu[cpu], .op = 0, .cpu = (uint16_t)cpu};
+}
+
+int sli_slub_sheaves_create(sl_slub_cache *s, const sl_slub_config *cfg)
+{
+    if (s->rules.sheaves == SL_SLUB_SHEAVES_NONE)
+        return SL_OK;
+    uint32_t capacity = sl_slub_sheaf_capacity(s->rules.version, s->g.size, s->flags, cfg->sheaf_capacity);
+    if (s->rules.sheaves == SL_SLUB_SHEAVES_OPT_IN && !capacity)
+        return SL_OK;
+    if (cfg->sheaf_capacity_exact && cfg->sheaf_capacity && capacity)
+        capacity = cfg->sheaf_capacity;
+    uint32_t boot_capacity = capacity;
+    if (cfg->early_boot)
+        capacity = 0;
+    sli_sheaves *sh = sl_os_alloc_aligned(sizeof *sh, SL_CACHELINE);
+    if (!sh)
+        return SL_ENOMEM;
+    sli_act a = quiet_act(s, 0);
+    int rc = sli_sheaves_init(sh, &a, s->ncpus, capacity, cfg->max_sheaves,
+                              s->rules.cpu_slab ? &opt_in_ops : &nocpu_ops);
+    if (rc != SL_OK) {
+        sl_os_free(sh);
+        return rc;
+    }
+    sh->main_to_spare = s->rules.era == SL_SLUB_ERA_SHEAVES;
+    sh->boot_capacity = boot_capacity;
+    s->sheaves = sh;
+    return SL_OK;
+}
+
+void sli_slub_sheaves_destroy(sl_slub_cache *s, sli_act *a)
+{
+    if (!s->sheaves)
+        return;
+    sli_sheaves_destroy(s->sheaves, a);
+    sl_os_free(s->sheaves);
+    s->sheaves = NULL;
+}
+
+uint32_t sl_slub_cache_sheaf_capacity(const sl_slub_cache *s) { return s->sheaves ? s->sheaves->capacity : 0; }
+
+int sl_slub_bootstrap_sheaves(sl_slub_cache *s)
+{
+    if (!s || !s->sheaves || sli_sheaves_active(s->sheaves) || sli_kmem_cache_debug(s))
+        return SL_EINVAL;
+    sli_act a = quiet_act(s, 0);
+    int rc = sli_sheaves_bootstrap(s->sheaves, &a, s->sheaves->boot_capacity);
+    if (rc == SL_OK)
+        sli_slub_set_leaf(s);
+    return rc;
+}
+
+/* ---- kfree_rcu ---------------------------------------------------------- */
+
+enum { OPC_KFREE_RCU = 6, OPC_RCU_GP = 7, OPC_PREFILL = 8, OPC_ALLOC_FROM_SHEAF = 9, OPC_RETURN_SHEAF = 10,
+       OPC_REFILL_SHEAF = 11 };
+
+int sl_slub_kfree_rcu(sl_slub_cache *s, unsigned cpu, void *obj)
+{
+    sli_act a;
+    if (!sli_slub_begin(s, cpu, &a))
+        return SL_EINVAL;
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_KFREE_RCU, 1, obj);
+    int err;
+    sli_slub_slab *slab = sli_slub_free_check(&a, obj, &err);
+    if (slab && !(s->sheaves && sli_kfree_rcu_sheaf(s->sheaves, &a, obj))) {
+        uint32_t waiting = 1;
+        for (void *o = a.c->rcu_wait; o; o = sli_get_fp(s, o))
+            waiting++;
+        sli_set_fp(s, obj, a.c->rcu_wait);
+        a.c->rcu_wait = obj;
+        SLI_EV(&a, SLUB_RCU_WAIT, slab, obj, waiting, 0, 0);
+        (void)waiting; /* benchmark builds have no events */
+    }
+    sli_slub_op_event(&a, SL_EV_OP_END, OPC_KFREE_RCU, slab ? SL_OK : err, NULL);
+    return slab ? SL_OK : err;
+}
+
+/* kvfree_rcu's callback for the objects that waited alone: slab_free, the hooks having run. */
+static unsigned free_waiting(sli_act *a)
+{
+    sl_slub_cache *s = a->s;
+    void *list = a->c->rcu_wait;
+    unsigned n = 0;
+    a->c->rcu_wait = NULL;
+    while (list) {
+        void *obj = list;
+        list = sli_get_fp(s, obj);
+        n++;
+        if (s->sheaves && sli_free_to_pcs(s->sheaves, a, obj))
+            continue;
+        if (!s->rules.cpu_slab)
+            sli_stat(a, SL_SLUB_FREE_SLOWPATH, 1);
+        sli_slub_free_bulk_slabs(a, &obj, 1); /* do_slab_free of one object */
+    }
+    return n;
+}
+
+int sl_slub_rcu_grace_period(sl_slub_cache *s, unsigned cpu)
+{
+    sli_act a;
+    if (!sli_slub_begin(s, cpu, &a))
+        return SL_EINVAL;
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_RCU_GP, 0, NULL);
+    unsigned n = s->sheaves ? sli_sheaves_rcu_gp(s->sheaves, &a) : 0;
+    unsigned alone = free_waiting(&a);
+    if (alone)
+        SLI_EV(&a, SLUB_RCU_FREE, NULL, NULL, alone, 0, 0);
+    n += alone;
+    sli_slub_op_event(&a, SL_EV_OP_END, OPC_RCU_GP, (int32_t)n, NULL);
+    return (int)n;
+}
+
+/* ---- the prefill API ------------------------------------------------------ */
+
+/* The handle is the sheaf itself; the cast is checked against the cache's list of sheaves out. */
+static sli_sheaf *own_sheaf(sl_slub_cache *s, const sl_slub_sheaf *handle)
+{
+    sli_sheaf *sheaf = (sli_sheaf *)(uintptr_t)handle;
+    return s->sheaves && sheaf && sli_sheaf_is_prefilled(s->sheaves, sheaf) ? sheaf : NULL;
+}
+
+int sl_slub_prefill_sheaf(sl_slub_cache *s, unsigned cpu, uint32_t size, sl_slub_sheaf **out)
+{
+    sli_act a;
+    if (!out || !sli_slub_begin(s, cpu, &a))
+        return SL_EINVAL;
+    *out = NULL;
+    if (!s->sheaves || !sli_sheaves_active(s->sheaves))
+        return SL_EINVAL;
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_PREFILL, (int32_t)size, NULL);
+    int err;
+    sli_sheaf *sheaf = sli_prefill_sheaf(s->sheaves, &a, size, &err);
+    *out = (sl_slub_sheaf *)sheaf;
+    sli_slub_op_event(&a, SL_EV_OP_END, OPC_PREFILL, err, NULL);
+    return err;
+}
+
+int sl_slub_refill_sheaf(sl_slub_cache *s, unsigned cpu, sl_slub_sheaf **handle, uint32_t size)
+{
+    sli_act a;
+    if (!handle || !sli_slub_begin(s, cpu, &a))
+        return SL_EINVAL;
+    sli_sheaf *sheaf = own_sheaf(s, *handle);
+    if (!sheaf)
+        return SL_EINVAL;
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_REFILL_SHEAF, (int32_t)size, NULL);
+    int rc = sli_refill_sheaf(s->sheaves, &a, &sheaf, size);
+    *handle = (sl_slub_sheaf *)sheaf;
+    sli_slub_op_event(&a, SL_EV_OP_END, OPC_REFILL_SHEAF, rc, NULL);
+    return rc;
+}
+
+int sl_slub_alloc_from_sheaf(sl_slub_cache *s, unsigned cpu, sl_slub_sheaf *handle, void **obj)
+{
+    sli_act a;
+    if (!obj || !sli_slub_begin(s, cpu, &a))
+        return SL_EINVAL;
+    *obj = NULL;
+    sli_sheaf *sheaf = own_sheaf(s, handle);
+    if (!sheaf)
+        return SL_EINVAL;
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_ALLOC_FROM_SHEAF, 1, NULL);
+    void *p = sli_alloc_from_sheaf(s->sheaves, &a, sheaf);
+    int rc = p ? SL_OK : SL_ENOMEM;
+    if (p && s->debug_hooks)
+        rc = sli_slub_alloc_hook(&a, p);
+    *obj = rc == SL_OK ? p : NULL;
+    sli_slub_op_event(&a, SL_EV_OP_END, OPC_ALLOC_FROM_SHEAF, rc, *obj);
+    return rc;
+}
+
+int sl_slub_return_sheaf(sl_slub_cache *s, unsigned cpu, sl_slub_sheaf *handle)
+{
+    sli_act a;
+    if (!sli_slub_begin(s, cpu, &a) || !s->sheaves)
+        return SL_EINVAL;
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_RETURN_SHEAF, 0, NULL);
+    int rc = sli_return_sheaf(s->sheaves, &a, (sli_sheaf *)(uintptr_t)handle);
+    sli_slub_op_event(&a, SL_EV_OP_END, OPC_RETURN_SHEAF, rc, NULL);
+    return rc;
+}
+
+uint32_t sl_slub_sheaf_size(const sl_slub_sheaf *handle)
+{
+    return handle ? ((const sli_sheaf *)(const void *)handle)->size : 0;
+}
+
+/* ---- figures ---------------------------------------------------------------- */
+
+typedef struct count_ctx {
+    sl_slub_sheaves_info *out;
+} count_ctx;
+
+static int count_sheaf(void *ctx, const sli_sheaf *sheaf, unsigned place, unsigned cpu)
+{
+    sl_slub_sheaves_info *out = ((count_ctx *)ctx)->out;
+    (void)cpu;
+    if (sheaf == &sli_bootstrap_sheaf)
+        return 0;
+    out->objects += sheaf->size;
+    if (place == SLI_SHEAF_RCU_FREE || place == SLI_SHEAF_RCU_PENDING)
+        out->rcu_waiting += sheaf->size;
+    return 0;
+}
+
+void sl_slub_sheaves_info_get(sl_slub_cache *s, sl_slub_sheaves_info *out)
+{
+    memset(out, 0, sizeof *out);
+    for (unsigned c = 0; c < s->ncpus; c++)
+        for (void *o = s->cpu[c].rcu_wait; o; o = sli_get_fp(s, o))
+            out->rcu_waiting++;
+    if (!s->sheaves)
+        return;
+    sli_sheaves *sh = s->sheaves;
+    out->capacity = sh->capacity;
+    out->barn_full = __atomic_load_n(&sh->barn.nr_full, __ATOMIC_RELAXED);
+    out->barn_empty = __atomic_load_n(&sh->barn.nr_empty, __ATOMIC_RELAXED);
+    out->sheaves = atomic_load_explicit(&sh->nr_sheaves, memory_order_relaxed);
+    count_ctx ctx = {out};
+    sli_sheaves_walk(sh, count_sheaf, &ctx);
+}

@@ -1,0 +1,304 @@
+// PercpuView.tsx - the percpu view: a scenario or a hand-made script replayed
+// step by step by the lab engine (web/lab/use-step-lab.ts, StepLab.tsx), one
+// pane per allocator (side by side when `allocator` lists several).  What is
+// the percpu view's own is here: the zoom along the unit, the selection and
+// the inspector's words (with the step that allocated an area), the figures
+// of each step beside each world, the memmove animation, steps by hand and
+// the test hook.  The whole state but the zoom and the selection is in the
+// URL.
+
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import type { Stop } from '../core/bridge-protocol';
+import { checkText, numberText as fmt } from '../lab/describe';
+import { selectionShortcuts } from '../lab/shortcuts';
+import { LabTimeline, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab';
+import { useParams } from '../lab/url-store';
+import { STEP_END, useStepLab } from '../lab/use-step-lab';
+import type { ViewProps } from '../lab/view';
+import { areaAt, BIT_BYTES, region, runAt, RunState } from './areas';
+import { ALLOCATOR_TITLES, describeHit } from './describe';
+import { makerOf, runFigures, type RunFigures, type StepFigures } from './figures';
+import { clampZoom, type PercpuHit, type PercpuLayout } from './layout';
+import { PercpuLegend, PercpuOps, PercpuPickers, ZoomBar, type ZoomControls } from './PercpuControls';
+import type { Overlay } from './render';
+import { LAB_BOOT, scenarioById } from './scenarios';
+import { scriptToText, type PercpuScript, type Step } from './script';
+import { chunkById, type Allocator, type PercpuSnapshot } from './snapshot';
+import { paneHook, type PercpuTestHook } from './test-hook';
+import { PERCPU_PARAMS, percpuStepView, SANDBOX } from './view';
+import './percpu.css';
+
+
+/** The figures of the step a pane's stop ends (null at the start). */
+function stepAt(run: RunFigures | undefined, stop: Stop | undefined): StepFigures | null {
+  return run && stop && stop.ops > 0 && stop.micro === 0 ? (run.steps[stop.opIndex] ?? null) : null;
+}
+
+/** One line of counters for a step, as the allocator counts them. */
+export function figuresText(allocator: Allocator, f: StepFigures | null): string {
+  if (!f) return 'Before the first step.';
+  const visited = allocator === 'areamap' ? 'map entries visited' : 'blocks scanned';
+  const parts = [
+    `entries memmoved ${fmt(f.entriesMoved)}${f.memmoves ? ` in ${fmt(f.memmoves)} memmove${f.memmoves === 1 ? '' : 's'}` : ''}`,
+    `${visited} ${fmt(f.blocksScanned)}`,
+    `chunks scanned ${fmt(f.chunksScanned)}`,
+    `time in the model ${f.ns < 1000 ? `${fmt(f.ns)} ns` : `${fmt(Math.round(f.ns / 1000))} µs`}`,
+  ];
+  const extra = [
+    f.chunksCreated ? `${f.chunksCreated} chunk${f.chunksCreated === 1 ? '' : 's'} created` : '',
+    f.chunksDestroyed ? `${f.chunksDestroyed} destroyed` : '',
+    f.pagesPopulated ? `${f.pagesPopulated} page${f.pagesPopulated === 1 ? '' : 's'} populated` : '',
+  ].filter(Boolean);
+  return `This step: ${parts.join(' · ')}${extra.length ? ` · ${extra.join(', ')}` : ''}. Moved so far: ${fmt(4 * f.entriesMovedSoFar)} bytes.`;
+}
+
+/** 0 to 1 over `ms` after `key` changes (1 at once when `on` is false). */
+function useAnimation(key: unknown, on: boolean, ms: number): number {
+  const [t, setT] = useState(1);
+  useEffect(() => {
+    if (!on) {
+      setT(1);
+      return;
+    }
+    const t0 = performance.now();
+    let frame = requestAnimationFrame(function tick(now) {
+      const v = Math.min(1, (now - t0) / ms);
+      setT(v);
+      if (v < 1) frame = requestAnimationFrame(tick);
+    });
+    setT(0);
+    return () => cancelAnimationFrame(frame);
+  }, [key, on, ms]);
+  return t;
+}
+
+/** `value`, `frames` animation frames after it changes (at once for 0). */
+function useLagged<T>(value: T, frames: number): T {
+  const [lagged, setLagged] = useState(value);
+  useEffect(() => {
+    if (frames === 0) return;
+    let left = frames;
+    let id = requestAnimationFrame(function tick() {
+      if (--left > 0) id = requestAnimationFrame(tick);
+      else setLagged(value);
+    });
+    return () => cancelAnimationFrame(id);
+  }, [value, frames]);
+  return frames === 0 ? value : lagged;
+}
+
+/**
+ * One pane's canvas, animating the step's memmoves: only this component
+ * re-renders on the animation's frames (the page around it, timeline
+ * included, renders once per step).  Pane i paints a new step i frames
+ * after pane 0, so the panes' repaints fall in different frames.
+ */
+function PaneCanvas({ pane, snap: newSnap, overlay: newOverlay, animate, animKey, ms, label, onPick, onMove }: {
+  pane: number;
+  snap: PercpuSnapshot;
+  overlay: Omit<Overlay, 'anim'>;
+  animate: boolean;
+  animKey: unknown;
+  ms: number;
+  label: string;
+  onPick: (hit: PercpuHit | null) => void;
+  onMove: (dx: number, dy: number) => void;
+}) {
+  const { snap, overlay } = useLagged(useMemo(() => ({ snap: newSnap, overlay: newOverlay }), [newSnap, newOverlay]), pane);
+  const anim = useAnimation(animKey, animate, ms);
+  const o = useMemo(() => ({ ...overlay, anim }), [overlay, anim]);
+  return (
+    <ViewCanvas<PercpuSnapshot, PercpuLayout, PercpuHit, Overlay>
+      view={percpuStepView}
+      snap={snap}
+      overlay={o}
+      testId="percpu-canvas"
+      label={label}
+      onPick={onPick}
+      onMove={onMove}
+      {...(window.__slablabPerfMarks ? { measure: 'percpu-draw' } : {})}
+    />
+  );
+}
+
+/** The next selection for an arrow key: a bit along the unit, or the same offset in the next chunk. */
+function moved(s: PercpuSnapshot, sel: PercpuHit | null, dx: number, dy: number): PercpuHit | null {
+  const ids = s.chunks.map((c) => c.id);
+  if (!ids.length) return null;
+  // The first key press selects the first chunk's first byte; later ones move from the selection.
+  const at = sel ? Math.max(0, ids.indexOf(sel.chunk)) : 0;
+  const id = (sel ? ids[(at + dy + ids.length) % ids.length] : ids[0]) ?? 0;
+  const c = chunkById(s, id);
+  if (!c) return null;
+  const offset = sel?.kind === 'byte' ? sel.offset : region(s, c).start;
+  return { kind: 'byte', chunk: id, offset: sel ? Math.max(0, Math.min(s.unitSize - BIT_BYTES, offset + dx * BIT_BYTES)) : offset };
+}
+
+export function PercpuView({ core, store, embedded }: ViewProps) {
+  const { values, update } = useParams(PERCPU_PARAMS, store);
+  const setStep = useCallback((step: number) => update({ step }), [update]);
+  const lab = useStepLab(percpuStepView, core, values, setStep);
+  const scenario = scenarioById(values.scenario);
+  const [selection, setSelection] = useState<PercpuHit | null>(null);
+  const [view, setView] = useState({ center: LAB_BOOT.unitSize / 2, span: Infinity });
+
+  const shown = lab.shown ?? [];
+  const first = lab.panes[0];
+  const snap0 = shown[0]?.snap ?? null;
+  const unitSize = snap0?.unitSize ?? LAB_BOOT.unitSize;
+  const zoom = clampZoom(unitSize, view.center, view.span);
+  const figures = useMemo(() => lab.panes.map((p) => runFigures(p.events)), [lab.panes]);
+  const steps = lab.panes.map((_, i) => stepAt(figures[i], lab.paneStops[i]));
+
+  const zoomControls: ZoomControls = useMemo(() => {
+    const around = () => (selection?.kind === 'byte' ? selection.offset : zoom.from + zoom.span / 2);
+    return {
+      zoom,
+      unitSize,
+      zoomIn: () => setView({ center: around(), span: zoom.span / 2 }),
+      zoomOut: () => setView({ center: zoom.from + zoom.span / 2, span: zoom.span * 2 }),
+      whole: () => setView({ center: unitSize / 2, span: Infinity }),
+      panTo: (center: number) => setView({ center, span: zoom.span }),
+    };
+  }, [zoom.from, zoom.span, unitSize, selection]);
+
+  // Keep a selected byte in the window.
+  useEffect(() => {
+    if (selection?.kind === 'byte' && (selection.offset < zoom.from || selection.offset >= zoom.from + zoom.span)) setView((v) => ({ ...v, center: selection.offset }));
+  }, [selection, zoom.from, zoom.span]);
+
+  const select = useCallback((dx: number, dy: number) => snap0 && setSelection((sel) => moved(snap0, sel, dx, dy)), [snap0]);
+  const shortcuts = useMemo(
+    () => [
+      { key: '+', description: 'Zoom in (around the selected byte)', run: zoomControls.zoomIn },
+      { key: '=', description: 'Zoom in', run: zoomControls.zoomIn },
+      { key: '-', description: 'Zoom out', run: zoomControls.zoomOut },
+      { key: '0', description: 'Show the whole unit', run: zoomControls.whole },
+      { key: '<', description: 'Pan left by half the window', run: () => zoomControls.panTo(zoom.from) },
+      { key: '>', description: 'Pan right by half the window', run: () => zoomControls.panTo(zoom.from + zoom.span) },
+      ...selectionShortcuts(select, 'bit', 'chunk (at the same offset)'),
+    ],
+    [zoomControls, zoom.from, zoom.span, select],
+  );
+
+  const overlays = useMemo(
+    () => lab.panes.map((_, i): Omit<Overlay, 'anim'> => ({ zoom, selected: selection, step: steps[i] ?? null })),
+    // steps[] is derived from lab.paneStops and figures, both listed.
+    [lab.panes, lab.paneStops, figures, zoom.from, zoom.span, selection],
+  );
+
+  /** The inspector's words for pane i. */
+  const inspect = (i: number): string | null => {
+    const p = shown[i];
+    const pane = lab.panes[i];
+    if (!selection || !p || !pane) return null;
+    const c = chunkById(p.snap, selection.chunk);
+    const area = c && selection.kind === 'byte' ? areaAt(p.snap, c, selection.offset) : null;
+    const eventCount = lab.paneStops[i]?.eventCount ?? 0;
+    const maker = area && figures[i] ? makerOf(figures[i], selection.chunk, area.start, eventCount) : null;
+    return describeHit(p.snap, selection, maker, (k) => `step ${k + 1} (${percpuStepView.describe.op(pane.script, k)})`);
+  };
+
+  // What a free of the selection would be, in pane 0's world.
+  const freeOfSelection = useMemo(() => {
+    if (!snap0 || selection?.kind !== 'byte') return null;
+    const c = chunkById(snap0, selection.chunk);
+    if (!c) return null;
+    const run = runAt(snap0, c, selection.offset);
+    const area = areaAt(snap0, c, selection.offset);
+    const maker = area && figures[0] ? makerOf(figures[0], c.id, area.start, lab.paneStops[0]?.eventCount ?? 0) : null;
+    const place = { chunk: c.id, offset: area?.start ?? (run && run.state === RunState.FREE ? run.start : selection.offset) };
+    return { area: maker ? { kind: 'free' as const, of: maker.step, first: maker.nth, count: 1, stride: 1, reverse: false } : null, place };
+  }, [snap0, selection, figures, lab.paneStops]);
+
+  const stop0 = lab.paneStops[0];
+  const append = useCallback(
+    (step: Step) => {
+      if (!first) return;
+      const keep = stop0 ? stop0.ops : 0;
+      const script: PercpuScript = { steps: [...first.script.steps.slice(0, keep), step] };
+      lab.setPlaying(() => false);
+      update({ scenario: SANDBOX, ops: scriptToText(script), step: STEP_END });
+    },
+    [first, stop0, lab, update],
+  );
+
+  // The test hook: the state the canvases draw, once every pane shows the step the URL names.
+  useEffect(() => {
+    if (!lab.ready || !first || shown.length !== lab.panes.length) {
+      window.__slablabPercpu = { ...(window.__slablabPercpu as PercpuTestHook), ready: false };
+      return;
+    }
+    const hook: PercpuTestHook = {
+      ready: true,
+      stop: lab.stepIndex,
+      stops: lab.stops.length,
+      caption: lab.caption,
+      opResults: first.ops.map((o) => o.result),
+      inspector: shown.map((_, i) => inspect(i)).filter(Boolean).join(' '),
+      panes: shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, steps[i] ?? null)),
+    };
+    window.__slablabPercpu = hook;
+  });
+
+  if (core.status !== 'ready') return null;
+
+  const many = lab.panes.length > 1;
+  const label = (i: number) => (many ? `${lab.panes[i]?.label}: ` : '');
+  const inspectorText = shown.map((_, i) => inspect(i)).map((t, i) => (t ? label(i) + t : null)).filter((t): t is string => t !== null);
+  const checks = shown.map((p, i) => checkText(p.check) && `${label(i)}${checkText(p.check)}`).filter(Boolean);
+  const allocatorOf = (i: number): Allocator => shown[i]?.snap.allocator ?? values.allocator[i] ?? 'bitmap';
+
+  return (
+    <StepLabFrame
+      lab={lab}
+      idPrefix="percpu"
+      title={embedded ? 'percpu view' : `percpu ${scenario ? `· ${scenario.title}` : '· sandbox'}`}
+      embedded={embedded}
+      shortcuts={shortcuts}
+      pickers={<PercpuPickers values={values} update={update} />}
+      afterCaption={
+        <>
+          {!many && (
+            <p className="lab-figures" data-testid="percpu-figures">
+              {ALLOCATOR_TITLES[allocatorOf(0)]}. {figuresText(allocatorOf(0), steps[0] ?? null)}
+            </p>
+          )}
+          {checks.length > 0 && (
+            <div className="alert alert-error" role="alert" data-testid="percpu-check">
+              {checks.join(' ')}
+            </div>
+          )}
+          <ZoomBar z={zoomControls} />
+        </>
+      }
+      legend={<PercpuLegend />}
+      paneMinWidth="22rem"
+      paneHeads={paneHeads(lab, 'percpu', (_, i) => figuresText(allocatorOf(i), steps[i] ?? null))}
+      panes={lab.panes.map((_, i) => {
+        const p = shown[i];
+        const overlay = overlays[i];
+        return p && overlay ? (
+          <PaneCanvas
+            pane={i}
+            snap={p.snap}
+            overlay={overlay}
+            animate={lab.ready && (overlay.step?.lastMemmove.length ?? 0) > 0}
+            animKey={lab.stepIndex}
+            ms={Math.min(600, 800 / lab.speed)}
+            label={`percpu state${many ? ` with the ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.chunks.length} chunks on ${p.snap.nrSlots} slot lists. The inspector below describes the selection in words.`}
+            onPick={setSelection}
+            onMove={select}
+          />
+        ) : null;
+      })}
+      inspector={
+        <p aria-live="polite" data-testid="inspector">
+          {inspectorText.length ? inspectorText.join(' ') : 'Select a bit, a block, a map entry or a chunk: click it, or focus the canvas and use the arrow keys.'}
+        </p>
+      }
+      aside={<PercpuOps units={values.units} onAppend={append} selected={freeOfSelection} />}
+      timeline={<LabTimeline lab={lab} words={percpuStepView.describe.events} cpus={values.units} />}
+    />
+  );
+}

@@ -1,0 +1,8 @@
+// index.ts - the percpu view's entry in the shell's list (web/views.ts): the
+// three generations of mm/percpu.c stepped through side by side.  The
+// worker's side is worker.ts (web/models.ts).
+import type { LabViewEntry } from '../lab/view';
+import { PercpuView } from './PercpuView';
+import { PERCPU_PARAMS } from './view';
+
+export const percpuView: LabViewEntry = { id: 'percpu', title: 'percpu allocators', embeddable: true, params: PERCPU_PARAMS, Component: PercpuView };

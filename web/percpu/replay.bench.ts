@@ -1,0 +1,50 @@
+// How long a percpu session of 10,000 steps (one model call each) takes to
+// load, and to answer Back (an earlier step: a replay of about 10,000 calls
+// on a fresh world), a step forward (one call on the world the session
+// keeps), for each allocator.  Prints figures; run with
+// `npx vitest bench --run web/percpu/replay.bench.ts`.
+import { bench, describe } from 'vitest';
+import { replaySessions } from '../lab/session';
+import { loadNodeCore } from '../test/node-core';
+import { PercpuApi, type PercpuModule } from './percpu-api';
+import { labWorld } from './scenarios';
+import type { PercpuScript, Step } from './script';
+import { ALLOCATORS } from './snapshot';
+import { percpuSessions } from './worker';
+
+const STEPS = 10_000;
+const api = new PercpuApi(await loadNodeCore<PercpuModule>());
+const open = replaySessions(percpuSessions(api));
+// Two 16-byte allocations, then a free of the first, on alternating CPUs: the maps fill up with holes as they grow.
+const script: PercpuScript = {
+  steps: Array.from({ length: STEPS }, (_, i): Step =>
+    i % 3 === 2
+      ? { kind: 'free', cpu: i % 2, of: i - 2, first: 0, count: 1, stride: 1, reverse: false }
+      : { kind: 'alloc', cpu: i % 2, size: 16, align: 8, count: 1, reserved: false },
+  ),
+};
+
+for (const allocator of ALLOCATORS) {
+  const world = labWorld(allocator, 2);
+  const session = open(world, script);
+  const { stops } = session.load();
+  let back = stops.length - 1;
+  let forward = 0;
+  describe(`a ${allocator} session of ${STEPS.toLocaleString('en')} steps`, () => {
+    bench('load (learn every stop and event)', () => {
+      const s = open(world, script);
+      s.load();
+      s.dispose();
+    }, { iterations: 3, warmupIterations: 1 });
+    // Back, Back, ... from the end: each an earlier step, replayed from a fresh world (about 10,000 calls each).
+    bench('Back by one step near the end (a replay from the start)', () => {
+      back = back > stops.length - 50 ? back - 1 : stops.length - 2;
+      session.at(back);
+    }, { iterations: 30 });
+    // Step, Step, ... from the start: each only runs the next step on the kept world.
+    bench('Step forward by one step (from the kept world)', () => {
+      forward = forward < stops.length - 1 ? forward + 1 : 1;
+      session.at(forward);
+    }, { iterations: 2000 });
+  });
+}
