@@ -273,12 +273,12 @@ unsigned *sl_replay_order(const sl_replay *r, int what)
     return what == SL_REPLAY_ORDER_SITES ? sorted(r->nsites, by_bytes_desc, r) : sorted(r->ncaches, by_allocs_desc, r);
 }
 
-/* model.rules.slub: the one rule set, with the capture's fast paths. */
+/* model.rules.slub: the default version's rules, with the capture's fast paths. */
 static void slub_rules(const sl_replay *r, char *out, size_t n)
 {
     snprintf(out, n,
              "Linux 6.8-6.17 SLUB: per-CPU slabs and partial lists, %s, no sheaves (6.18's opt-in sheaves and 7.0's "
-             "are not modelled). The SLUB model has one rule set: every kernel version replays with it.",
+             "are not replayed). The replay runs the SLUB model at its default version, 6.17, for every kernel.",
              r->preemption == SLI_PREEMPT_RT ? "PREEMPT_RT as the capture's uname -v says (every allocation through "
                                                "___slab_alloc and every free under the CPU's local_lock)"
                                              : "lockless fast paths");
