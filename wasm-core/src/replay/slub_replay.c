@@ -256,9 +256,10 @@ static void model_fields(sli_cache *c, void *obj, sl_replay_op *op)
 
 /*
  * After a model operation that took a slow path: the longest node partial
- * list seen.  Only the slow paths (___slab_alloc, __slab_free) touch the
- * node list, and sl_slub_node_info_get walks it (count_partial), so the
- * fast paths skip this.
+ * list seen.  In the per-CPU-slab era the replay runs (6.8-6.17) only the
+ * slow paths (___slab_alloc, __slab_free) touch the node list, and
+ * sl_slub_node_info_get walks it (count_partial), so the fast paths skip
+ * this (test_longest_partial_list checks it against every operation).
  */
 static void track_partial(sli_cache *c, unsigned k)
 {
