@@ -1,4 +1,17 @@
-// vite.config.ts - the lab (index.html) and the embeddable view (embed.html).
+// vite.config.ts - the lab (index.html), the embeddable view (embed.html)
+// and the <slab-lab> element (dist/slab-lab.js, an ES module entry with a
+// fixed name, so a page can load it by that name; its chunks, the bridge
+// worker and the WebAssembly go to assets/ beside it and are found relative
+// to the script's URL).  In development /slab-lab.js redirects to the
+// element's source, so pages load it by the same name under `npm start`.
+//
+// virtual:slablab/c-source is the models' C as the code panel shows it,
+// read from wasm-core/src on every build (scripts/c-source.mjs).
+//
+// coi-serviceworker.js (from the npm package) is served and built beside
+// them: a page on a host that cannot send COOP/COEP loads it first and gets
+// cross-origin isolation, hence the threads build, from a service worker
+// (public/docs.html does so when asked with ?threads).
 //
 // Both the dev server (`npm start`) and `vite preview` send the headers that
 // make the page cross-origin isolated (COOP same-origin + COEP require-corp),
@@ -13,8 +26,10 @@
 // them and the build writes them beside the pages.
 import react from '@vitejs/plugin-react';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
+import { readCSource } from './scripts/c-source.mjs';
 import { SYSFS_FILES, writeTar } from './web/slab/tar';
 
 const fixtures = resolve(import.meta.dirname, 'tests/fixtures/slab');
@@ -59,8 +74,49 @@ const isolationHeaders = {
   'Cross-Origin-Resource-Policy': 'cross-origin',
 };
 
+/** /slab-lab.js under the dev server: the element's module. */
+const slabLabInDev: Plugin = {
+  name: 'slab-lab-in-dev',
+  configureServer(server) {
+    server.middlewares.use((req, res, next) => {
+      if (req.url?.split('?')[0] !== '/slab-lab.js') return next();
+      res.statusCode = 302;
+      res.setHeader('Location', '/web/embed/slab-lab.ts');
+      res.end();
+    });
+  },
+};
+
+const COI_SERVICEWORKER = createRequire(import.meta.url).resolve('coi-serviceworker/coi-serviceworker.min.js');
+
+/** /coi-serviceworker.js, served and emitted from the npm package as it is. */
+const coiServiceWorker: Plugin = {
+  name: 'coi-serviceworker',
+  configureServer(server) {
+    server.middlewares.use('/coi-serviceworker.js', (_req, res) => {
+      res.setHeader('Content-Type', 'text/javascript');
+      res.end(readFileSync(COI_SERVICEWORKER));
+    });
+  },
+  generateBundle() {
+    this.emitFile({ type: 'asset', fileName: 'coi-serviceworker.js', source: readFileSync(COI_SERVICEWORKER, 'utf8') });
+  },
+};
+
+const C_SOURCE = 'virtual:slablab/c-source';
+
+/** The models' functions, preemption points and event sites, for the code panel (web/lab/code.ts). */
+const cSource: Plugin = {
+  name: 'c-source',
+  resolveId: (id) => (id === C_SOURCE ? `\0${C_SOURCE}` : null),
+  load: (id) => {
+    if (id !== `\0${C_SOURCE}`) return null;
+    return `export default ${JSON.stringify(readCSource())};`;
+  },
+};
+
 export default defineConfig({
-  plugins: [react(), slabFixtures()],
+  plugins: [react(), slabFixtures(), slabLabInDev, coiServiceWorker, cSource],
   base: './',
   server: {
     host: 'localhost',
@@ -83,6 +139,10 @@ export default defineConfig({
       input: {
         main: resolve(import.meta.dirname, 'index.html'),
         embed: resolve(import.meta.dirname, 'embed.html'),
+        'slab-lab': resolve(import.meta.dirname, 'web/embed/slab-lab.ts'),
+      },
+      output: {
+        entryFileNames: (chunk) => (chunk.name === 'slab-lab' ? 'slab-lab.js' : 'assets/[name]-[hash].js'),
       },
     },
   },

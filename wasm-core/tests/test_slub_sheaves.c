@@ -307,10 +307,10 @@ typedef struct irq_ctx {
     int rc;
 } irq_ctx;
 
-static void irq_hook(sl_trace *tr, unsigned cpu, unsigned point, const void *ctx, void *user)
+static void irq_hook(sl_trace *tr, unsigned cpu, unsigned point, unsigned line, const void *ctx, void *user)
 {
     irq_ctx *ic = user;
-    (void)tr, (void)ctx;
+    (void)tr, (void)line, (void)ctx;
     if (point != ic->point || ic->fired)
         return; /* one interrupt, and none inside the handler */
     ic->fired = 1;

@@ -2,16 +2,18 @@
 // Benchmarks, About; the page is in the URL), URL problems, the keyboard
 // help panel.  Pages live in web/pages/; the Lab's views are web/views.ts's.
 
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useCore } from '../core/use-core';
 import { formatParams, parseParams } from '../lab/params';
 import { useShortcuts } from '../lab/shortcuts';
+import { ThemeContext, useResolvedTheme } from '../lab/theme';
 import { useParams, useUrlStore } from '../lab/url-store';
 import { AboutPage } from '../pages/AboutPage';
 import { BenchmarksPage } from '../pages/BenchmarksPage';
 import { LabPage } from '../pages/LabPage';
 import { CoreLoadAlert, CoreStatus } from './CoreStatus';
 import { HelpPanel } from './HelpPanel';
+import { ThemeToggle, useThemeChoice } from './ThemeToggle';
 import { UrlProblems } from './UrlProblems';
 import { APP_PARAMS, keyOrder, PAGES, urlProblems, viewById, viewCpus, type Page } from './url-state';
 
@@ -25,6 +27,11 @@ export function App() {
   const view = viewById(values.mode);
   const core = useCore();
   const [help, setHelp] = useState(false);
+  const [themeChoice, setThemeChoice] = useThemeChoice();
+  const theme = useResolvedTheme(themeChoice);
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+  }, [theme]);
   /** A new page is a new history entry, so Back returns to the one before. */
   const goTo = useMemo(() => (page: Page) => store.set(formatParams(APP_PARAMS, { page }), page !== values.page), [store, values.page]);
 
@@ -39,40 +46,43 @@ export function App() {
   );
 
   return (
-    <div className="app">
-      <header className="topbar">
-        <h1>slablab</h1>
-        <nav aria-label="Pages">
-          <ul className="tabs">
-            {PAGES.map((p) => (
-              <li key={p}>
-                <a
-                  href={`?page=${p}`}
-                  aria-current={values.page === p ? 'page' : undefined}
-                  onClick={(e) => {
-                    e.preventDefault();
-                    goTo(p);
-                  }}
-                >
-                  {TITLES[p]}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <CoreStatus core={core} cpus={viewCpus(view, store)} />
-        <button type="button" className="help-button" aria-label="Keyboard shortcuts" onClick={() => setHelp(true)}>
-          ?
-        </button>
-      </header>
-      <main>
-        <UrlProblems problems={problems} />
-        <CoreLoadAlert core={core} />
-        {values.page === 'lab' && <LabPage core={core} store={store} view={view} onMode={(mode) => update({ mode })} />}
-        {values.page === 'benchmarks' && <BenchmarksPage core={core} />}
-        {values.page === 'about' && <AboutPage core={core} />}
-      </main>
-      <HelpPanel open={help} onClose={() => setHelp(false)} />
-    </div>
+    <ThemeContext.Provider value={theme}>
+      <div className="app">
+        <header className="topbar">
+          <h1>slablab</h1>
+          <nav aria-label="Pages">
+            <ul className="tabs">
+              {PAGES.map((p) => (
+                <li key={p}>
+                  <a
+                    href={`?page=${p}`}
+                    aria-current={values.page === p ? 'page' : undefined}
+                    onClick={(e) => {
+                      e.preventDefault();
+                      goTo(p);
+                    }}
+                  >
+                    {TITLES[p]}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <CoreStatus core={core} cpus={viewCpus(view, store)} />
+          <ThemeToggle choice={themeChoice} theme={theme} onChoose={setThemeChoice} />
+          <button type="button" className="help-button" aria-label="Keyboard shortcuts" onClick={() => setHelp(true)}>
+            ?
+          </button>
+        </header>
+        <main>
+          <UrlProblems problems={problems} />
+          <CoreLoadAlert core={core} />
+          {values.page === 'lab' && <LabPage core={core} store={store} view={view} onMode={(mode) => update({ mode })} />}
+          {values.page === 'benchmarks' && <BenchmarksPage core={core} />}
+          {values.page === 'about' && <AboutPage core={core} />}
+        </main>
+        <HelpPanel open={help} onClose={() => setHelp(false)} />
+      </div>
+    </ThemeContext.Provider>
   );
 }

@@ -4,6 +4,7 @@
 import { StrictMode, type ReactNode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { provideBridgeWorker } from '../core/bridge';
+import '../theme.css';
 import '../styles.css';
 
 export function mount(element: ReactNode): void {

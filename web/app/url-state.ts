@@ -6,7 +6,9 @@
 // Parsing never throws: a bad value yields the default plus a message that
 // names the parameter, the value and what was expected.
 
-import { oneOf, parseParams, type ParamSpecs, type ParamStore } from '../lab/params';
+import { CONTROLS } from '../lab/host';
+import { flag, formatParams, oneOf, parseParams, type ParamSpecs, type ParamStore } from '../lab/params';
+import { THEME_PARAM } from '../lab/theme';
 import type { LabViewEntry } from '../lab/view';
 import { VIEWS } from '../views';
 
@@ -20,8 +22,17 @@ const firstView: LabViewEntry = VIEWS[0] ?? ((): never => {
 
 /** The full page's keys: which page, and which view the Lab shows. */
 export const APP_PARAMS = { page: oneOf(PAGES, 'lab'), mode: oneOf(ids(VIEWS), firstView.id) };
-/** The embed's key: which view (embed.html?view=<id>). */
-export const EMBED_PARAMS = { view: oneOf(ids(VIEWS.filter((v) => v.embeddable)), 'selftest') };
+const embeddable = VIEWS.filter((v) => v.embeddable);
+/**
+ * An embed's own keys (embed.html's query, <slab-lab>'s attributes): which
+ * view, how much chrome, whether to play once loaded, and the theme.
+ */
+export const EMBED_PARAMS = {
+  view: oneOf(ids(embeddable), embeddable[0]?.id ?? firstView.id),
+  controls: oneOf(CONTROLS, 'minimal'),
+  autoplay: flag(false),
+  theme: THEME_PARAM,
+};
 
 /** Every key any view reads, after `shell`'s: the order URLs are written in. */
 export function keyOrder(shell: ParamSpecs): string[] {
@@ -49,4 +60,14 @@ export function urlProblems(search: string, shell: ParamSpecs, view: (get: (k: s
 export function viewCpus(view: LabViewEntry, store: ParamStore): number | null {
   const cpus = parseParams(view.params, store.get).values.cpus;
   return typeof cpus === 'number' ? cpus : null;
+}
+
+/** The same view and state in the full lab, whose index.html is in the folder `base`. */
+export function labUrl(view: LabViewEntry, store: ParamStore, base: URL): string {
+  const q = new URLSearchParams();
+  const raw = { ...formatParams(APP_PARAMS, { page: 'lab', mode: view.id }), ...formatParams(view.params, parseParams(view.params, store.get).values) };
+  for (const [k, v] of Object.entries(raw)) if (v !== null) q.set(k, v);
+  const url = new URL('.', base);
+  url.search = q.toString();
+  return url.toString();
 }

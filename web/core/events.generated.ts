@@ -127,7 +127,7 @@ export const EVENT_KINDS: readonly EventKindInfo[] = [
   { num: 1, name: "OP_BEGIN", doc: "an API operation starts; arg0 = operation code, arg1 = size or count", area: "trace" },
   { num: 2, name: "OP_END", doc: "an API operation ends; arg0 = operation code, arg1 = result (>= 0) or error", area: "trace" },
   { num: 3, name: "ERROR", doc: "an error was detected; arg0 = negative error code", area: "trace" },
-  { num: 4, name: "PREEMPT_POINT", doc: "a preemption point was reached; arg0 = point id", area: "trace" },
+  { num: 4, name: "PREEMPT_POINT", doc: "a preemption point was reached; arg0 = point id, arg1 = operation, arg2 = source line of the SL_PREEMPT_POINT in its model file", area: "trace" },
   { num: 5, name: "INTERRUPT_BEGIN", doc: "an injected interrupt handler starts on this CPU; arg0 = point id", area: "trace" },
   { num: 6, name: "INTERRUPT_END", doc: "the injected interrupt handler returned", area: "trace" },
   { num: 10, name: "PAGE_ALLOC", doc: "pages taken from the buddy allocator; slab = pfn, arg0 = order", area: "trace" },

@@ -1,18 +1,26 @@
 // BenchChart.tsx - one uPlot chart of the Benchmarks page, redrawn whenever
 // its options or data change and sized to its element's width; `label` says
-// in words what it shows (the figures are also in a table beside it).
+// in words what it shows (the figures are also in a table beside it).  Axes,
+// ticks and grid take the theme's ink and rule colours (redrawn when the
+// theme changes).
 
-import { useEffect, useRef } from 'react';
+import { useContext, useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { ThemeContext } from './theme';
 
 export function Chart({ opts, data, label }: { opts: uPlot.Options; data: uPlot.AlignedData; label: string }) {
   const ref = useRef<HTMLDivElement>(null);
+  const theme = useContext(ThemeContext);
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const plot = new uPlot({ ...opts, width: Math.max(320, el.clientWidth) }, data, el);
+    const style = getComputedStyle(el);
+    const ink = style.getPropertyValue('--ink').trim();
+    const rule = style.getPropertyValue('--rule').trim();
+    const axes = opts.axes?.map((a) => ({ stroke: ink, grid: { stroke: rule }, ticks: { stroke: rule }, ...a }));
+    const plot = new uPlot({ ...opts, ...(axes ? { axes } : {}), width: Math.max(320, el.clientWidth) }, data, el);
     return () => plot.destroy();
-  }, [opts, data]);
+  }, [opts, data, theme]);
   return <div ref={ref} role="img" aria-label={label} className="bench-chart" />;
 }

@@ -4,13 +4,19 @@
 // inspector, a side panel and the event timeline.  The view fills the slots
 // with what is its own; the frame registers the transport's keys (and the
 // view's) scoped to its own element, so two labs on a page keep theirs apart.
+// The host (host.ts) may ask for less: `controls=none` leaves the caption and
+// the drawing, for a figure driven by its page.
 
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import type { SlEvent } from '../core/events.generated';
+import { CodePanel } from './CodePanel';
+import { PanePicker } from './PanePicker';
 import type { OpNames } from './describe';
+import { useLabHost } from './host';
 import { LabCanvas, type CanvasLayout } from './LabCanvas';
 import { useShortcuts, type Shortcut } from './shortcuts';
+import type { CanvasTheme } from './theme';
 import type { StepLab } from './use-step-lab';
 import type { EventWords, StepView } from './view';
 import './lab.css';
@@ -42,15 +48,17 @@ export interface StepLabFrameProps {
 
 export function StepLabFrame(p: StepLabFrameProps) {
   const { lab, idPrefix, embedded } = p;
+  const host = useLabHost();
+  const controls = host.controls ?? (embedded ? 'minimal' : 'full');
   const root = useRef<HTMLElement>(null);
   const keys = useMemo(() => [...lab.shortcuts, ...p.shortcuts], [lab.shortcuts, p.shortcuts]);
-  useShortcuts(keys, root);
+  useShortcuts(keys, root, host.keysNeedFocus);
   const titleId = `${idPrefix}-title`;
   const paneStop = lab.paneStops.length === 1 ? lab.paneStops[0] : undefined;
   const micro = paneStop ? paneStop.micro : (lab.at?.micro ?? 0);
   return (
     <section className="lab-view" ref={root} aria-labelledby={titleId} data-testid={`${idPrefix}-view`}>
-      {embedded ? (
+      {controls !== 'full' ? (
         <h2 id={titleId} className="visually-hidden">
           {p.title}
         </h2>
@@ -71,39 +79,41 @@ export function StepLabFrame(p: StepLabFrameProps) {
         </div>
       )}
 
-      <div className="lab-controls" role="toolbar" aria-label="Playback">
-        <button type="button" onClick={() => lab.go(0)} disabled={lab.stepIndex === 0}>
-          Reset
-        </button>
-        <button type="button" onClick={lab.prevOp} disabled={lab.stepIndex === 0}>
-          Back
-        </button>
-        <button type="button" onClick={() => lab.setPlaying((x) => !x)} disabled={lab.atEnd && !lab.playing}>
-          {lab.playing ? 'Pause' : 'Play'}
-        </button>
-        <button type="button" onClick={() => lab.go(lab.stepIndex + 1)} disabled={lab.atEnd}>
-          Micro-step
-        </button>
-        <button type="button" onClick={lab.nextOp} disabled={lab.atEnd}>
-          Step
-        </button>
-        {!embedded && (
-          <label className="lab-speed">
-            Speed{' '}
-            <input type="range" min={0.5} max={12} step={0.5} value={lab.speed} aria-label="Speed (steps per second)" onChange={(e) => lab.setSpeed(Number(e.target.value))} />
-            <span>{lab.speed}/s</span>
-          </label>
-        )}
-        <span className="lab-position" data-testid={`${idPrefix}-position`} aria-live="polite">
-          {lab.stops.length ? `stop ${lab.stepIndex} of ${lab.stops.length - 1}${micro ? ` · micro-step ${micro}` : ''}` : 'loading…'}
-        </span>
-      </div>
+      {controls !== 'none' && (
+        <div className="lab-controls" role="toolbar" aria-label="Playback">
+          <button type="button" onClick={() => lab.go(0)} disabled={lab.stepIndex === 0}>
+            Reset
+          </button>
+          <button type="button" onClick={lab.prevOp} disabled={lab.stepIndex === 0}>
+            Back
+          </button>
+          <button type="button" onClick={() => lab.setPlaying((x) => !x)} disabled={lab.atEnd && !lab.playing}>
+            {lab.playing ? 'Pause' : 'Play'}
+          </button>
+          <button type="button" onClick={() => lab.go(lab.stepIndex + 1)} disabled={lab.atEnd}>
+            Micro-step
+          </button>
+          <button type="button" onClick={lab.nextOp} disabled={lab.atEnd}>
+            Step
+          </button>
+          {controls === 'full' && (
+            <label className="lab-speed">
+              Speed{' '}
+              <input type="range" min={0.5} max={12} step={0.5} value={lab.speed} aria-label="Speed (steps per second)" onChange={(e) => lab.setSpeed(Number(e.target.value))} />
+              <span>{lab.speed}/s</span>
+            </label>
+          )}
+          <span className="lab-position" data-testid={`${idPrefix}-position`} aria-live="polite">
+            {lab.stops.length ? `stop ${lab.stepIndex} of ${lab.stops.length - 1}${micro ? ` · micro-step ${micro}` : ''}` : 'loading…'}
+          </span>
+        </div>
+      )}
 
       <p className="lab-caption" data-testid={`${idPrefix}-caption`} aria-live="polite">
         {lab.caption}
       </p>
       {p.afterCaption}
-      {p.legend}
+      {controls !== 'none' && p.legend}
 
       <div
         className={p.panes.length > 1 ? 'lab-panes lab-panes-many' : 'lab-panes'}
@@ -117,16 +127,54 @@ export function StepLabFrame(p: StepLabFrameProps) {
         ))}
       </div>
 
-      <div className="lab-bottom">
-        <section className="lab-inspector" aria-labelledby={`${idPrefix}-inspector-title`}>
-          <h3 id={`${idPrefix}-inspector-title`}>Inspector</h3>
-          {p.inspector}
-        </section>
-        {!embedded && p.aside}
-      </div>
+      {controls !== 'none' && (
+        <>
+          <CodePanel
+            model={lab.model}
+            kernel={lab.kernel}
+            panes={lab.panes.map((pane, i) => ({ label: pane.label, stop: lab.paneStops[i], events: pane.events }))}
+            startOpen={controls === 'full'}
+            idPrefix={idPrefix}
+          />
+          <div className="lab-bottom">
+            <section className="lab-inspector" aria-labelledby={`${idPrefix}-inspector-title`}>
+              <h3 id={`${idPrefix}-inspector-title`}>Inspector</h3>
+              {p.inspector}
+              {lab.find && <FindAddress find={lab.find} idPrefix={idPrefix} />}
+            </section>
+            {controls === 'full' && p.aside}
+          </div>
 
-      {p.timeline}
+          {p.timeline}
+        </>
+      )}
     </section>
+  );
+}
+
+/** The "find address" box: an address typed in, what it is said in words (announced). */
+function FindAddress({ find, idPrefix }: { find: (text: string) => string; idPrefix: string }) {
+  const [text, setText] = useState('');
+  const [asked, setAsked] = useState('');
+  return (
+    <form
+      className="lab-find"
+      role="search"
+      aria-label="Find an address"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setAsked(text);
+      }}
+    >
+      <label>
+        Find address{' '}
+        <input type="text" value={text} spellCheck={false} placeholder="0xffff888000001000" onChange={(e) => setText(e.target.value)} data-testid={`${idPrefix}-find-input`} />
+      </label>{' '}
+      <button type="submit">Find</button>
+      <p aria-live="polite" data-testid={`${idPrefix}-find-result`}>
+        {asked ? find(asked) : ''}
+      </p>
+    </form>
   );
 }
 
@@ -193,18 +241,7 @@ export function Timeline({ panes, words, cpus, onJump }: { panes: readonly Timel
     <section className="lab-timeline" aria-labelledby="timeline-title">
       <h3 id="timeline-title">Events</h3>
       <div className="lab-timeline-filters">
-        {panes.length > 1 && (
-          <label>
-            Of{' '}
-            <select value={which} onChange={(e) => setWhich(Number(e.target.value))} aria-label="Events of">
-              {panes.map((p, i) => (
-                <option key={i} value={i}>
-                  {p.label}
-                </option>
-              ))}
-            </select>
-          </label>
-        )}
+        {panes.length > 1 && <PanePicker labels={panes.map((p) => p.label)} which={which} onPick={setWhich} label="Events of" />}
         {Array.from({ length: cpus }, (_, k) => (
           <label key={k}>
             <input type="checkbox" checked={cpuOn[k] ?? true} onChange={(e) => setCpuOn((c) => Array.from({ length: cpus }, (_, i) => (i === k ? e.target.checked : (c[i] ?? true))))} /> CPU {k}
@@ -292,12 +329,14 @@ export interface ViewCanvasProps<Snap, L extends CanvasLayout, Hit, Overlay> {
   onMove: (dx: number, dy: number, layout: L) => void;
   /** Each paint's duration as a performance measure of this name. */
   measure?: string;
+  /** Animate between states (default: yes, for step views; a free run repaints every frame). */
+  motion?: boolean;
 }
 
 /** One pane's state drawn by its view on the canvas host. */
-export function ViewCanvas<Snap, L extends CanvasLayout, Hit, Overlay>({ view, snap, overlay, label, testId, onPick, onMove, measure }: ViewCanvasProps<Snap, L, Hit, Overlay>) {
+export function ViewCanvas<Snap, L extends CanvasLayout, Hit, Overlay>({ view, snap, overlay, label, testId, onPick, onMove, measure, motion = true }: ViewCanvasProps<Snap, L, Hit, Overlay>) {
   const layout = useCallback((width: number) => view.layout(snap, width, overlay), [view, snap, overlay]);
-  const draw = useCallback((ctx: CanvasRenderingContext2D, l: L) => view.draw(ctx, snap, l, overlay), [view, snap, overlay]);
+  const draw = useCallback((ctx: CanvasRenderingContext2D, l: L, colors: CanvasTheme) => view.draw(ctx, snap, l, overlay, colors), [view, snap, overlay]);
   const hit = useCallback((l: L, x: number, y: number) => view.hit(l, snap, x, y), [view, snap]);
-  return <LabCanvas layout={layout} draw={draw} hit={hit} onPick={onPick} onMove={onMove} label={label} testId={testId} {...(measure ? { measure } : {})} />;
+  return <LabCanvas layout={layout} draw={draw} hit={hit} onPick={onPick} onMove={onMove} label={label} testId={testId} {...(motion ? { motionKey: snap } : {})} {...(measure ? { measure } : {})} />;
 }

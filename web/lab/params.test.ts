@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatParams, listOf, oneOf, parseParams, text, whole } from './params';
+import { flag, formatParams, listOf, oneOf, parseParams, text, whole } from './params';
 
 const SPECS = {
   n: whole(1, 8, 4),
@@ -32,6 +32,15 @@ describe('parameters', () => {
     const q = new URLSearchParams(Object.entries(raw).filter((e): e is [string, string] => e[1] !== null));
     expect(parseParams(SPECS, (k) => q.get(k)).values).toMatchObject({ n: 4, kind: 'b', list: ['x', 'y'] });
     expect(formatParams(SPECS, { list: ['x'] })).toEqual({ list: null });
+  });
+
+  it('reads a boolean attribute: present or "true", "false", nothing else', () => {
+    const f = flag(false);
+    expect(f.parse('')).toEqual({ ok: true, value: true });
+    expect(f.parse('true')).toEqual({ ok: true, value: true });
+    expect(f.parse('false')).toEqual({ ok: true, value: false });
+    expect(f.parse('yes')).toEqual({ ok: false, expected: 'present (or "true"), or "false"' });
+    expect(parseParams({ autoplay: f }, () => null).values.autoplay).toBe(false);
   });
 
   it('names the source of the values in its messages', () => {

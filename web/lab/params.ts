@@ -43,6 +43,15 @@ export function whole(min: number, max: number, fallback: number): ParamSpec<num
   };
 }
 
+/** A boolean attribute: present ("" or "true") is true, "false" is false. */
+export function flag(fallback: boolean): ParamSpec<boolean> {
+  return {
+    parse: (raw) => (raw === '' || raw === 'true' ? { ok: true, value: true } : raw === 'false' ? { ok: true, value: false } : { ok: false, expected: 'present (or "true"), or "false"' }),
+    format: (v) => (v ? 'true' : 'false'),
+    fallback,
+  };
+}
+
 /**
  * One value of `values`, or a comma list of up to `max` different ones (a
  * view shows one pane per value, side by side).

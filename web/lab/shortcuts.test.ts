@@ -35,3 +35,19 @@ describe('shortcut scopes', () => {
     expect(hit(route([regs[0] as (typeof regs)[number]], body, null), 'r')).toBe('shell r');
   });
 });
+
+describe('scopes that need the focus (several <slab-lab> elements among prose)', () => {
+  const inA = {};
+  const labA = element(inA);
+  const labB = element();
+  const regs = [
+    { list: keys('A', ' '), scope: labA, scoped: true, needsFocus: true },
+    { list: keys('B', ' '), scope: labB, scoped: true, needsFocus: true },
+  ];
+
+  it('gets keys only with the focus inside, never as the lab used last or mounted first', () => {
+    expect(hit(route(regs, inA, null), ' ')).toBe('A  ');
+    expect(route(regs, {}, labA)).toEqual([]);
+    expect(route(regs, {}, null)).toEqual([]);
+  });
+});

@@ -7,7 +7,12 @@
 // inside a scope goes to that scope; pressed elsewhere (on the page body) it
 // goes to the scope the user last clicked or focused, or else to the first
 // one mounted.  Keys registered without a scope (the shell's: '?', page
-// numbers) work everywhere, after the scoped ones.
+// numbers) work everywhere, after the scoped ones.  A scope registered as
+// needing the focus (a <slab-lab> element among a page's prose) gets keys
+// only while the focus is inside it: Space keeps scrolling the page.
+//
+// Targets are read through shadow roots (composedPath, the deep active
+// element), so a lab inside an element's shadow DOM routes like any other.
 
 import { useEffect, useSyncExternalStore, type RefObject } from 'react';
 
@@ -21,6 +26,7 @@ export interface Shortcut {
 interface Registration {
   list: readonly Shortcut[];
   scope: RefObject<HTMLElement | null> | null;
+  needsFocus: boolean;
 }
 
 const active: Registration[] = [];
@@ -41,23 +47,41 @@ interface ScopeElement {
 /**
  * The shortcuts a key aimed at `target` reaches, in the order they are
  * tried: the scope holding the target, else the scope used last (`last`),
- * else the first scope mounted; then the unscoped ones.
+ * else the first scope mounted, leaving out scopes that need the focus;
+ * then the unscoped ones.
  */
-export function route<S extends ScopeElement>(regs: readonly { list: readonly Shortcut[]; scope: S | null; scoped: boolean }[], target: unknown, last: S | null): Shortcut[] {
+export function route<S extends ScopeElement>(
+  regs: readonly { list: readonly Shortcut[]; scope: S | null; scoped: boolean; needsFocus?: boolean }[],
+  target: unknown,
+  last: S | null,
+): Shortcut[] {
   const scoped = regs.filter((r) => r.scoped);
   const inside = scoped.filter((r) => r.scope?.contains(target as Node | null) === true);
-  const usedLast = scoped.filter((r) => last !== null && r.scope === last);
-  const first = scoped.filter((r) => r.scope === (scoped[0]?.scope ?? null));
+  const fallback = scoped.filter((r) => !r.needsFocus);
+  const usedLast = fallback.filter((r) => last !== null && r.scope === last);
+  const first = fallback.filter((r) => r.scope === (fallback[0]?.scope ?? null));
   const chosen = inside.length ? inside : usedLast.length ? usedLast : first;
   return [...chosen, ...regs.filter((r) => !r.scoped)].flatMap((r) => r.list);
 }
 
 function routeNow(target: unknown): Shortcut[] {
-  return route(active.map((r) => ({ list: r.list, scope: scopeOf(r), scoped: r.scope !== null })), target, lastScope);
+  return route(active.map((r) => ({ list: r.list, scope: scopeOf(r), scoped: r.scope !== null, needsFocus: r.needsFocus })), target, lastScope);
+}
+
+/** The focused element, inside shadow roots too. */
+function deepActiveElement(): Element | null {
+  let el = typeof document === 'undefined' ? null : document.activeElement;
+  while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+  return el;
+}
+
+/** Where an event really happened (an element inside a shadow root, not its host). */
+function deepTarget(e: Event): EventTarget | null {
+  return e.composedPath()[0] ?? e.target;
 }
 
 function changed(): void {
-  snapshot = routeNow(typeof document === 'undefined' ? null : document.activeElement);
+  snapshot = routeNow(deepActiveElement());
   for (const l of listeners) l();
 }
 
@@ -66,25 +90,31 @@ function typingInto(target: EventTarget | null): boolean {
 }
 
 function onKeyDown(e: KeyboardEvent): void {
-  if (e.ctrlKey || e.metaKey || e.altKey || typingInto(e.target)) return;
-  const hit = routeNow(e.target).find((s) => s.key === e.key);
+  const target = deepTarget(e);
+  if (e.ctrlKey || e.metaKey || e.altKey || typingInto(target)) return;
+  const hit = routeNow(target).find((s) => s.key === e.key);
   if (!hit) return;
   e.preventDefault();
   hit.run();
 }
 
 function onFocusOrPointer(e: Event): void {
-  const scope = active.map(scopeOf).find((el) => el && e.target instanceof Node && el.contains(e.target));
+  const target = deepTarget(e);
+  const scope = active.map(scopeOf).find((el) => el && target instanceof Node && el.contains(target));
   if (scope && scope !== lastScope) {
     lastScope = scope;
     changed();
   }
 }
 
-/** Registers `list` while the calling component is mounted (pass a memoised array), for the element `scope` holds if given. */
-export function useShortcuts(list: readonly Shortcut[], scope: RefObject<HTMLElement | null> | null = null): void {
+/**
+ * Registers `list` while the calling component is mounted (pass a memoised
+ * array), for the element `scope` holds if given; with `needsFocus`, only
+ * while the focus is inside it.
+ */
+export function useShortcuts(list: readonly Shortcut[], scope: RefObject<HTMLElement | null> | null = null, needsFocus = false): void {
   useEffect(() => {
-    const r: Registration = { list, scope };
+    const r: Registration = { list, scope, needsFocus };
     if (active.length === 0) {
       window.addEventListener('keydown', onKeyDown);
       document.addEventListener('focusin', onFocusOrPointer);
@@ -102,7 +132,7 @@ export function useShortcuts(list: readonly Shortcut[], scope: RefObject<HTMLEle
         document.removeEventListener('pointerdown', onFocusOrPointer);
       }
     };
-  }, [list, scope]);
+  }, [list, scope, needsFocus]);
 }
 
 /** The shortcuts the keys reach right now, for the help panel. */

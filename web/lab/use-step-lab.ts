@@ -9,12 +9,13 @@
 // view goes away.  What is on screen stays while the next stop is fetched;
 // `ready` says when it is the stop the step names.
 
-import { startTransition, useCallback, useEffect, useMemo, useState } from 'react';
+import { startTransition, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { BridgeError, getBridge } from '../core/bridge';
 import type { Check, OpInfo, Stop } from '../core/bridge-protocol';
 import { decodeEvents, type SlEvent } from '../core/events.generated';
 import { describeBridgeError, type CoreState } from '../core/use-core';
 import { caption as captionOf, OpNames } from './describe';
+import { useLabHost } from './host';
 import type { CanvasLayout } from './LabCanvas';
 import { whole, type ParamSpecs, type ParamValues } from './params';
 import type { Shortcut } from './shortcuts';
@@ -47,6 +48,9 @@ export interface ShownPane<Snap> {
 }
 
 export interface StepLab<Script, Snap> {
+  /** The view's model (its C folder, for the code panel) and the kernel release each pane follows for these values. */
+  model: string;
+  kernel: { file: string; versions: string[] } | null;
   story: Story<Script> | null;
   panes: LoadedPane<Script>[];
   stops: AlignedStop[];
@@ -71,6 +75,8 @@ export interface StepLab<Script, Snap> {
   prevOp: () => void;
   /** The transport's keys (Space, arrows, '.', ',', r). */
   shortcuts: Shortcut[];
+  /** The view's "find address" in each pane's state on screen ("cmpxchg: ..." when there are several), null if the view has none. */
+  find: ((text: string) => string) | null;
 }
 
 export function errorText(e: unknown): string {
@@ -100,6 +106,7 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
   const [error, setError] = useState<string | null>(null);
   const [playing, setPlaying] = useState(false);
   const [speed, setSpeed] = useState(2);
+  const host = useLabHost();
 
   // Load the panes whenever what defines them changes; free their sessions after.
   useEffect(() => {
@@ -190,16 +197,25 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
   }, [stops, stepIndex, go]);
   const atEnd = stops.length === 0 || stepIndex >= stops.length - 1;
 
-  // Play: one stop (micro-steps included) per tick.
+  // Play: one stop (micro-steps included) per tick, while the lab is on screen.
   useEffect(() => {
-    if (!playing) return;
+    if (!playing || !stops.length || !host.active) return;
     if (atEnd) {
       setPlaying(false);
       return;
     }
     const t = setTimeout(() => startTransition(() => go(stepIndex + 1)), 1000 / speed);
     return () => clearTimeout(t);
-  }, [playing, atEnd, stepIndex, speed, go]);
+  }, [playing, stops.length, host.active, atEnd, stepIndex, speed, go]);
+
+  // The host's commands, and autoplay once per story.
+  useEffect(() => host.commands.listen((c) => (c.type === 'go' ? go(c.step) : setPlaying(c.type === 'play'))), [host.commands, go]);
+  const autoplayed = useRef('');
+  useEffect(() => {
+    if (!host.autoplay || !current || autoplayed.current === current.key) return;
+    autoplayed.current = current.key;
+    setPlaying(true);
+  }, [host.autoplay, current]);
 
   const shortcuts = useMemo<Shortcut[]>(
     () => [
@@ -225,7 +241,29 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
       : '';
 
   const shownNow = shown?.key === key ? shown : null;
+  const ready = shownNow?.step === stepIndex;
+  const { report } = host;
+  useEffect(() => report({ ready, step: stepIndex, stops: stops.length, atEnd, playing, caption }), [report, ready, stepIndex, stops.length, atEnd, playing, caption]);
+  const kernel = useMemo(() => {
+    const k = view.kernel;
+    return k ? { file: k.file, versions: view.panes(values).map((_, i) => k.version(values, i)) } : null;
+  }, [view, values]);
+  const shownPanes = shownNow?.panes;
+  const find = useMemo(() => {
+    const viewFind = view.describe.find;
+    if (!viewFind || !current || !shownPanes) return null;
+    return (text: string) =>
+      shownPanes
+        .map((p, i) => {
+          const pane = current.panes[i];
+          const words = viewFind(p.snap, text, pane?.names ?? null);
+          return current.panes.length > 1 ? `${pane?.label}: ${words}` : words;
+        })
+        .join(' ');
+  }, [view, current, shownPanes]);
   return {
+    model: view.model,
+    kernel,
     story: current?.story ?? null,
     panes: current?.panes ?? [],
     stops,
@@ -233,7 +271,7 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
     at,
     paneStops,
     shown: shownNow?.panes ?? null,
-    ready: shownNow?.step === stepIndex,
+    ready,
     atEnd,
     caption,
     error,
@@ -246,5 +284,6 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
     nextOp,
     prevOp,
     shortcuts,
+    find,
   };
 }

@@ -13,6 +13,7 @@ import type { CoreState } from '../core/use-core';
 import type { OpNames } from './describe';
 import type { CanvasLayout } from './LabCanvas';
 import type { ParamSpecs, ParamStore, ParamValues } from './params';
+import type { CanvasTheme } from './theme';
 
 export interface ViewProps {
   core: CoreState;
@@ -93,8 +94,10 @@ export interface EventWords<Names> {
  * draws over the state (selection, marks).
  */
 export interface StepView<P extends ParamSpecs, World, Script, Snap, L extends CanvasLayout, Hit, Overlay, Info> {
-  /** The model adapter's id in the worker (web/models.ts): the view's id. */
+  /** The model adapter's id in the worker (web/models.ts): the view's id, and its C folder wasm-core/src/<model>/. */
   model: string;
+  /** The kernel the model follows, for the code panel's links to Bootlin's Elixir: its file and the release pane `pane` follows for these values (a tag such as "v6.17"). */
+  kernel?: { file: string; version(values: ParamValues<P>, pane: number): string };
   params: P;
   /** One pane per world: several when a parameter lists values to compare. */
   panes(values: ParamValues<P>): Pane<World>[];
@@ -108,8 +111,8 @@ export interface StepView<P extends ParamSpecs, World, Script, Snap, L extends C
   mirror?(anchor: Snap): Mirror<Snap>;
   /** Where everything goes for a width (the overlay may carry display choices, e.g. SLUB's "show full slabs"). */
   layout(s: Snap, width: number, o: Overlay): L;
-  /** Synchronous: paints only what has already been fetched. */
-  draw(ctx: CanvasRenderingContext2D, s: Snap, l: L, o: Overlay): void;
+  /** Synchronous: paints only what has already been fetched, on the theme's surface colours. */
+  draw(ctx: CanvasRenderingContext2D, s: Snap, l: L, o: Overlay, colors: CanvasTheme): void;
   hit(l: L, s: Snap, x: number, y: number): Hit | null;
   /** Everything the canvas shows, also in words (the inspector, the timeline, screen readers, tests). */
   describe: {
@@ -119,6 +122,8 @@ export interface StepView<P extends ParamSpecs, World, Script, Snap, L extends C
     op(script: Script, i: number): string;
     /** What was hit (selected), in words; `names` turns operation numbers into the script's steps. */
     hit(s: Snap, h: Hit, names: OpNames | null): string;
+    /** The "find address" box: what the typed address is (cache, slab, list, state), or what is wrong with the text. */
+    find?(s: Snap, text: string, names: OpNames | null): string;
     /** The timeline's words and filters for the model's events. */
     events: EventWords<OpNames>;
   };

@@ -3,12 +3,13 @@
 // side by side), the zoom bar, the colour legend, and steps by hand (the
 // sandbox: allocate, free the selected area, free a place).
 
-import { useState } from 'react';
+import { useContext, useState } from 'react';
 import type { ParamValues } from '../lab/params';
 import { NumberPicker, range, ScenarioPicker } from '../lab/pickers';
+import { ThemeContext } from '../lab/theme';
 import { ALLOCATOR_TITLES } from './describe';
 import type { Zoom } from './layout';
-import { LEGEND } from './render';
+import { legend, palette } from './render';
 import { SCENARIOS } from './scenarios';
 import { DEFAULT_ALIGN, MAX_AREAS, MAX_SIZE, MAX_UNITS, type FreeStep, type Step } from './script';
 import { ALLOCATORS, type Allocator } from './snapshot';
@@ -91,10 +92,11 @@ export function ZoomBar({ z }: { z: ZoomControls }) {
 }
 
 export function PercpuLegend() {
+  const theme = useContext(ThemeContext);
   return (
     <>
       <ul className="lab-legend" aria-label="Colours">
-        {LEGEND.map(([color, name]) => (
+        {legend(palette(theme)).map(([color, name]) => (
           <li key={name}>
             <span className="swatch" style={{ background: color }} /> {name}
           </li>

@@ -10,6 +10,8 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import { checkText, numberText as fmt } from '../lab/describe';
+import { useLabHost } from '../lab/host';
+import { reducedMotion } from '../lab/LabCanvas';
 import { selectionShortcuts } from '../lab/shortcuts';
 import { LabTimeline, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
@@ -140,6 +142,8 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
   const lab = useStepLab(percpuStepView, core, values, setStep);
   const scenario = scenarioById(values.scenario);
   const [selection, setSelection] = useState<PercpuHit | null>(null);
+  // The test hook goes where the host says: the window in the app, the element in <slab-lab>.
+  const hooks = useLabHost().hooks as { __slablabPercpu?: PercpuTestHook };
   const [view, setView] = useState({ center: LAB_BOOT.unitSize / 2, span: Infinity });
 
   const shown = lab.shown ?? [];
@@ -226,7 +230,7 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
   // The test hook: the state the canvases draw, once every pane shows the step the URL names.
   useEffect(() => {
     if (!lab.ready || !first || shown.length !== lab.panes.length) {
-      window.__slablabPercpu = { ...(window.__slablabPercpu as PercpuTestHook), ready: false };
+      hooks.__slablabPercpu = { ...(hooks.__slablabPercpu as PercpuTestHook), ready: false };
       return;
     }
     const hook: PercpuTestHook = {
@@ -238,7 +242,7 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
       inspector: shown.map((_, i) => inspect(i)).filter(Boolean).join(' '),
       panes: shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, steps[i] ?? null)),
     };
-    window.__slablabPercpu = hook;
+    hooks.__slablabPercpu = hook;
   });
 
   if (core.status !== 'ready') return null;
@@ -283,7 +287,7 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
             pane={i}
             snap={p.snap}
             overlay={overlay}
-            animate={lab.ready && (overlay.step?.lastMemmove.length ?? 0) > 0}
+            animate={lab.ready && (overlay.step?.lastMemmove.length ?? 0) > 0 && !reducedMotion()}
             animKey={lab.stepIndex}
             ms={Math.min(600, 800 / lab.speed)}
             label={`percpu state${many ? ` with the ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.chunks.length} chunks on ${p.snap.nrSlots} slot lists. The inspector below describes the selection in words.`}

@@ -13,8 +13,12 @@ import type { StepFigures } from './figures';
 import { xOf, type ChunkRow, type PercpuHit, type PercpuLayout, type Zoom } from './layout';
 import { mapEntryInUse, mapEntryOffset, testBit, type PercpuChunk, type PercpuSnapshot } from './snapshot';
 import { numberText as fmt } from '../lab/describe';
+import type { CanvasTheme, Theme } from '../lab/theme';
 
-export const COLORS = {
+/** A drawing's colours, one palette per theme (the canvas's theme picks it: palette()). */
+export type Palette = Readonly<Record<keyof typeof DARK, string>>;
+
+const DARK = {
   background: '#0f1420',
   text: '#d7deea',
   dim: '#8190a8',
@@ -38,25 +42,66 @@ export const COLORS = {
   selected: '#fde047',
   relegated: '#ef4444',
   chip: '#2d3a55',
-} as const;
+  slot: '#151c2b',
+  slotAlt: '#131928',
+  hatchBack: '#262b36',
+  hatchLine: '#59606f',
+};
 
-let hatchPattern: CanvasPattern | string | null = null;
+/** The same meanings on the light theme's surfaces. */
+const LIGHT: Palette = {
+  background: '#f3f5f9',
+  text: '#1d2330',
+  dim: '#5d6677',
+  free: '#d9e1ee',
+  used: '#5f76a3',
+  mixed: '#9aabc9',
+  hidden: '#c3c8d1',
+  unpopulated: 'rgba(255, 255, 255, 0.6)',
+  populated: '#64748b',
+  notPopulated: '#cbd5e1',
+  tick: '#1e293b',
+  stale: '#c2410c',
+  contig: '#15803d',
+  scan: '#9333ea',
+  sideFree: '#0369a1',
+  firstFree: '#a16207',
+  block: 'rgba(71, 85, 105, 0.45)',
+  sentinel: '#1e293b',
+  capacity: '#e6ebf3',
+  memmove: '#c2410c',
+  selected: '#b45309',
+  relegated: '#dc2626',
+  chip: '#c3cddd',
+  slot: '#e6eaf1',
+  slotAlt: '#dde2ea',
+  hatchBack: '#d5d9e0',
+  hatchLine: '#8a92a3',
+};
+
+/** The palette for a theme. */
+export const palette = (scheme: Theme): Palette => (scheme === 'dark' ? DARK : LIGHT);
+
+const hatchPatterns = new Map<Palette, CanvasPattern | string>();
 /** Diagonal stripes for hidden bytes (a plain colour where no pattern can be made). */
-function hatch(ctx: CanvasRenderingContext2D): CanvasPattern | string {
-  if (hatchPattern) return hatchPattern;
+function hatch(ctx: CanvasRenderingContext2D, C: Palette): CanvasPattern | string {
+  const made = hatchPatterns.get(C);
+  if (made) return made;
   const tile = typeof document === 'undefined' ? null : document.createElement('canvas');
   const t = tile?.getContext('2d');
-  if (!tile || !t) return (hatchPattern = COLORS.hidden);
+  if (!tile || !t) return C.hidden;
   tile.width = tile.height = 6;
-  t.fillStyle = '#262b36';
+  t.fillStyle = C.hatchBack;
   t.fillRect(0, 0, 6, 6);
-  t.strokeStyle = '#59606f';
+  t.strokeStyle = C.hatchLine;
   t.lineWidth = 1.5;
   t.beginPath();
   t.moveTo(-1, 7);
   t.lineTo(7, -1);
   t.stroke();
-  return (hatchPattern = ctx.createPattern(tile, 'repeat') ?? COLORS.hidden);
+  const pattern = ctx.createPattern(tile, 'repeat') ?? C.hidden;
+  hatchPatterns.set(C, pattern);
+  return pattern;
 }
 
 /** What the view draws over the state. */
@@ -70,17 +115,17 @@ export interface Overlay {
 }
 
 /** Legend entries: colour and meaning, in the order the legend lists them. */
-export const LEGEND: readonly (readonly [string, string])[] = [
-  [COLORS.used, 'in use'],
-  [COLORS.free, 'free'],
-  [COLORS.hidden, 'hidden (not the chunk\'s to give out)'],
-  [COLORS.populated, 'populated page (the bar above a strip)'],
-  [COLORS.tick, 'bound_map tick'],
-  [COLORS.stale, 'stale bound_map tick / memmove'],
-  [COLORS.contig, 'contig hint'],
-  [COLORS.scan, 'scan hint'],
-  [COLORS.sideFree, 'left / right free'],
-  [COLORS.firstFree, 'first free'],
+export const legend = (C: Palette): readonly (readonly [string, string])[] => [
+  [C.used, 'in use'],
+  [C.free, 'free'],
+  [C.hidden, 'hidden (not the chunk\'s to give out)'],
+  [C.populated, 'populated page (the bar above a strip)'],
+  [C.tick, 'bound_map tick'],
+  [C.stale, 'stale bound_map tick / memmove'],
+  [C.contig, 'contig hint'],
+  [C.scan, 'scan hint'],
+  [C.sideFree, 'left / right free'],
+  [C.firstFree, 'first free'],
 ];
 
 
@@ -125,23 +170,23 @@ function fillColumns(ctx: CanvasRenderingContext2D, x0: number, y: number, h: nu
   }
 }
 
-function drawSlots(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, l: PercpuLayout, o: Overlay): void {
-  ctx.fillStyle = COLORS.text;
+function drawSlots(ctx: CanvasRenderingContext2D, C: Palette, s: PercpuSnapshot, l: PercpuLayout, o: Overlay): void {
+  ctx.fillStyle = C.text;
   ctx.font = 'bold 12px system-ui, sans-serif';
   ctx.fillText(fitText(ctx, ['slot lists (pcpu_slot[]), head first', 'slot lists, head first', 'slot lists'], l.w - (l.reservedChip ? 150 : 0)), l.x0, l.slotsY + 2);
   const moved = new Map((o.step?.slotMoves ?? []).map((m) => [m.chunk, m]));
   const selectedChunk = o.selected?.chunk;
   const chip = (c: { id: number; x: number; y: number; w: number; h: number }) => {
     const ch = s.chunks.find((k) => k.id === c.id);
-    ctx.fillStyle = c.id === selectedChunk ? COLORS.selected : ch?.relegated ? COLORS.relegated : COLORS.chip;
+    ctx.fillStyle = c.id === selectedChunk ? C.selected : ch?.relegated ? C.relegated : C.chip;
     ctx.fillRect(c.x, c.y, c.w, c.h);
     const m = moved.get(c.id);
     if (m) {
-      ctx.strokeStyle = COLORS.stale;
+      ctx.strokeStyle = C.stale;
       ctx.lineWidth = 2;
       ctx.strokeRect(c.x + 1, c.y + 1, c.w - 2, c.h - 2);
     }
-    ctx.fillStyle = c.id === selectedChunk ? COLORS.background : COLORS.text;
+    ctx.fillStyle = c.id === selectedChunk ? C.background : C.text;
     ctx.font = `${l.compact ? 9 : 11}px system-ui, sans-serif`;
     const from = m ? (m.from === null ? ' new' : m.relegated ? ' ↓0' : ` ←${m.from}`) : '';
     const text = c.w >= 34 ? `${c.id}${from}` : `${c.id}`;
@@ -149,21 +194,21 @@ function drawSlots(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, l: PercpuLa
   };
   ctx.font = '10px system-ui, sans-serif';
   for (const cell of l.slotCells) {
-    ctx.fillStyle = cell.slot % 2 ? '#151c2b' : '#131928';
+    ctx.fillStyle = cell.slot % 2 ? C.slot : C.slotAlt;
     ctx.fillRect(cell.x, l.slotsY + 16, cell.w, l.slotsH - 16);
-    ctx.fillStyle = COLORS.dim;
+    ctx.fillStyle = C.dim;
     ctx.font = '10px system-ui, sans-serif';
     const name = cell.slot === s.nrSlots - 1 && cell.w > 30 ? `${cell.slot} empty` : String(cell.slot);
     ctx.fillText(name, cell.x + 2, l.slotsY + 18);
     cell.chips.forEach(chip);
     if (cell.more) {
       const last = cell.chips.at(-1);
-      ctx.fillStyle = COLORS.dim;
+      ctx.fillStyle = C.dim;
       ctx.fillText(`+${cell.more}`, cell.x + 2, (last?.y ?? l.slotsY) + (last?.h ?? 0) + 2);
     }
   }
   if (l.reservedChip) {
-    ctx.fillStyle = COLORS.dim;
+    ctx.fillStyle = C.dim;
     ctx.font = '10px system-ui, sans-serif';
     ctx.textAlign = 'right';
     ctx.fillText('reserved (no list)', l.reservedChip.x - 4, l.reservedChip.y + 2);
@@ -210,26 +255,26 @@ function unpopulated(s: PercpuSnapshot, c: PercpuChunk, emit: (start: number, en
   for (let p = 0; p < c.nrPages; p++) if (!testBit(c.populated, p)) emit(p * page, (p + 1) * page);
 }
 
-function drawStrip(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, c: PercpuChunk, row: ChunkRow, l: PercpuLayout): void {
+function drawStrip(ctx: CanvasRenderingContext2D, C: Palette, s: PercpuSnapshot, c: PercpuChunk, row: ChunkRow, l: PercpuLayout): void {
   const runs = chunkRuns(s, c);
   const each = (state: number) => (emit: (a: number, b: number) => void) => {
     for (let i = 0; i < runs.length; i += 3) if (runs[i + 2] === state) emit(runs[i] ?? 0, runs[i + 1] ?? 0);
   };
-  ctx.fillStyle = COLORS.free;
+  ctx.fillStyle = C.free;
   ctx.fillRect(l.x0, row.stripY, l.w, row.stripH);
-  fillColumns(ctx, l.x0, row.stripY, row.stripH, coverage(l, each(RunState.USED)), (v) => (v >= 0.99 ? COLORS.used : v > 0.01 ? COLORS.mixed : null));
-  if (c.startOffset || c.endOffset) fillColumns(ctx, l.x0, row.stripY, row.stripH, coverage(l, each(RunState.HIDDEN)), (v) => (v >= 0.5 ? hatch(ctx) : null));
+  fillColumns(ctx, l.x0, row.stripY, row.stripH, coverage(l, each(RunState.USED)), (v) => (v >= 0.99 ? C.used : v > 0.01 ? C.mixed : null));
+  if (c.startOffset || c.endOffset) fillColumns(ctx, l.x0, row.stripY, row.stripH, coverage(l, each(RunState.HIDDEN)), (v) => (v >= 0.5 ? hatch(ctx, C) : null));
   // Populated pages: the bar above the strip; unpopulated ones also dim the strip.
-  ctx.fillStyle = COLORS.populated;
+  ctx.fillStyle = C.populated;
   ctx.fillRect(l.x0, row.popY, l.w, row.popH);
   if (c.nrPopulated < c.nrPages) {
     const unpop = coverage(l, (emit) => unpopulated(s, c, emit));
-    fillColumns(ctx, l.x0, row.popY, row.popH, unpop, (v) => (v >= 0.5 ? COLORS.notPopulated : null));
-    fillColumns(ctx, l.x0, row.stripY, row.stripH, unpop, (v) => (v >= 0.5 ? COLORS.unpopulated : null));
+    fillColumns(ctx, l.x0, row.popY, row.popH, unpop, (v) => (v >= 0.5 ? C.notPopulated : null));
+    fillColumns(ctx, l.x0, row.stripY, row.stripH, unpop, (v) => (v >= 0.5 ? C.unpopulated : null));
   }
   // Block (page) boundaries.
   const page = s.blockBits * BIT_BYTES;
-  ctx.fillStyle = COLORS.block;
+  ctx.fillStyle = C.block;
   for (let b = Math.ceil(l.zoom.from / page) * page; b <= l.zoom.from + l.zoom.span; b += page) {
     const x = Math.round(xOf(l, b));
     if (x > l.x0 && x < l.x0 + l.w) ctx.fillRect(x, row.popY, 1, row.blockY + row.blockH - row.popY);
@@ -242,7 +287,7 @@ function drawStrip(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, c: PercpuCh
  * a mark above the strip per pixel column that holds one (live ones coincide
  * with the edges of the areas drawn).
  */
-function drawTicks(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, c: PercpuChunk, row: ChunkRow, l: PercpuLayout): void {
+function drawTicks(ctx: CanvasRenderingContext2D, C: Palette, s: PercpuSnapshot, c: PercpuChunk, row: ChunkRow, l: PercpuLayout): void {
   const ticks = boundTicks(s, c);
   if (!ticks.length) return;
   const wide = (l.w * BIT_BYTES) / l.zoom.span >= 2;
@@ -251,11 +296,11 @@ function drawTicks(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, c: PercpuCh
     if (t.byte < l.zoom.from || t.byte > l.zoom.from + l.zoom.span) continue;
     const x = Math.min(l.x0 + l.w - 1, Math.round(xOf(l, t.byte)));
     if (wide && t.live) {
-      ctx.fillStyle = COLORS.tick;
+      ctx.fillStyle = C.tick;
       ctx.fillRect(x, row.stripY, 1, row.stripH);
     } else if (!t.live && x !== lastStale) {
       lastStale = x;
-      ctx.fillStyle = COLORS.stale;
+      ctx.fillStyle = C.stale;
       ctx.fillRect(x, row.stripY - 2, 1, wide ? Math.ceil(row.stripH * 0.5) + 2 : 4);
     }
   }
@@ -271,10 +316,10 @@ function bar(ctx: CanvasRenderingContext2D, l: PercpuLayout, startBit: number, l
   ctx.fillRect(x0, y, Math.max(1, x1 - x0), h);
 }
 
-function marker(ctx: CanvasRenderingContext2D, l: PercpuLayout, byte: number, y: number, h: number): void {
+function marker(ctx: CanvasRenderingContext2D, C: Palette, l: PercpuLayout, byte: number, y: number, h: number): void {
   const x = xOf(l, byte);
   if (x < l.x0 - 0.5 || x > l.x0 + l.w) return;
-  ctx.fillStyle = COLORS.firstFree;
+  ctx.fillStyle = C.firstFree;
   ctx.beginPath();
   ctx.moveTo(x, y);
   ctx.lineTo(x - 3, y + h);
@@ -283,20 +328,20 @@ function marker(ctx: CanvasRenderingContext2D, l: PercpuLayout, byte: number, y:
   ctx.fill();
 }
 
-function drawHints(ctx: CanvasRenderingContext2D, c: PercpuChunk, row: ChunkRow, l: PercpuLayout): void {
+function drawHints(ctx: CanvasRenderingContext2D, C: Palette, c: PercpuChunk, row: ChunkRow, l: PercpuLayout): void {
   const half = Math.max(1, Math.floor(row.hintH / 2));
   if (c.map) {
     // The area map keeps first_free as a map index and no start for its contig hint.
     const e = c.map[Math.min(c.firstFree, c.map.length - 1)] ?? 0;
-    marker(ctx, l, mapEntryOffset(e), row.hintY, row.hintH);
+    marker(ctx, C, l, mapEntryOffset(e), row.hintY, row.hintH);
     return;
   }
-  if (c.contigHintStart !== null) bar(ctx, l, c.contigHintStart, c.contigHint, row.hintY, half, COLORS.contig);
-  bar(ctx, l, c.scanHintStart, c.scanHint, row.hintY + half, row.hintH - half, COLORS.scan);
-  marker(ctx, l, c.firstFree * BIT_BYTES, row.hintY, row.hintH);
+  if (c.contigHintStart !== null) bar(ctx, l, c.contigHintStart, c.contigHint, row.hintY, half, C.contig);
+  bar(ctx, l, c.scanHintStart, c.scanHint, row.hintY + half, row.hintH - half, C.scan);
+  marker(ctx, C, l, c.firstFree * BIT_BYTES, row.hintY, row.hintH);
 }
 
-function drawBlocks(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, c: PercpuChunk, row: ChunkRow, l: PercpuLayout): void {
+function drawBlocks(ctx: CanvasRenderingContext2D, C: Palette, s: PercpuSnapshot, c: PercpuChunk, row: ChunkRow, l: PercpuLayout): void {
   const b = c.blocks;
   if (!b || !row.blockH) return;
   const lane = Math.floor((row.blockH - 2) / 3);
@@ -304,16 +349,16 @@ function drawBlocks(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, c: PercpuC
   for (let k = 0; k < c.nrPages; k++) {
     const base = k * bits;
     if ((base + bits) * BIT_BYTES <= l.zoom.from || base * BIT_BYTES >= l.zoom.from + l.zoom.span) continue;
-    bar(ctx, l, base + (b.contigHintStart[k] ?? 0), b.contigHint[k] ?? 0, row.blockY, lane, COLORS.contig);
-    bar(ctx, l, base + (b.scanHintStart[k] ?? 0), b.scanHint[k] ?? 0, row.blockY + lane + 1, lane, COLORS.scan);
-    bar(ctx, l, base, b.leftFree[k] ?? 0, row.blockY + 2 * lane + 2, lane, COLORS.sideFree);
+    bar(ctx, l, base + (b.contigHintStart[k] ?? 0), b.contigHint[k] ?? 0, row.blockY, lane, C.contig);
+    bar(ctx, l, base + (b.scanHintStart[k] ?? 0), b.scanHint[k] ?? 0, row.blockY + lane + 1, lane, C.scan);
+    bar(ctx, l, base, b.leftFree[k] ?? 0, row.blockY + 2 * lane + 2, lane, C.sideFree);
     const right = b.rightFree[k] ?? 0;
-    bar(ctx, l, base + bits - right, right, row.blockY + 2 * lane + 2, lane, COLORS.sideFree);
+    bar(ctx, l, base + bits - right, right, row.blockY + 2 * lane + 2, lane, C.sideFree);
     const ff = b.firstFree[k] ?? bits;
     if (ff < bits) {
       const x = xOf(l, (base + ff) * BIT_BYTES);
       if (x >= l.x0 && x <= l.x0 + l.w) {
-        ctx.fillStyle = COLORS.firstFree;
+        ctx.fillStyle = C.firstFree;
         ctx.fillRect(Math.round(x), row.blockY, 1, row.blockH);
       }
     }
@@ -321,18 +366,18 @@ function drawBlocks(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, c: PercpuC
 }
 
 /** The area map's entries [entryFirst, entryEnd) as cells; the step's last memmove of this chunk slides in. */
-function drawMap(ctx: CanvasRenderingContext2D, c: PercpuChunk, row: ChunkRow, l: PercpuLayout, o: Overlay): void {
+function drawMap(ctx: CanvasRenderingContext2D, C: Palette, c: PercpuChunk, row: ChunkRow, l: PercpuLayout, o: Overlay): void {
   const map = c.map;
   if (!map || !row.mapH) return;
   const cells = Math.ceil(l.w / row.entryW);
-  ctx.fillStyle = COLORS.capacity;
+  ctx.fillStyle = C.capacity;
   ctx.fillRect(l.x0, row.mapY, l.w, row.mapH);
   const cellX = (i: number) => l.x0 + (i - row.entryFirst) * row.entryW;
   if (row.entryW >= 2) {
     const gap = row.entryW >= 5 ? 1 : 0;
     for (let i = row.entryFirst; i < Math.min(row.entryEnd, row.entryFirst + cells); i++) {
       const e = map[i] ?? 0;
-      ctx.fillStyle = i === map.length - 1 ? COLORS.sentinel : mapEntryInUse(e) ? COLORS.used : COLORS.free;
+      ctx.fillStyle = i === map.length - 1 ? C.sentinel : mapEntryInUse(e) ? C.used : C.free;
       ctx.fillRect(cellX(i), row.mapY, row.entryW - gap, row.mapH);
       if (row.entryW >= 8) {
         // Where the entry's area starts on the strip above.
@@ -350,9 +395,9 @@ function drawMap(ctx: CanvasRenderingContext2D, c: PercpuChunk, row: ChunkRow, l
       if (col < cov.length && mapEntryInUse(map[i] ?? 0)) cov[col] = (cov[col] ?? 0) + 1 / per;
     }
     const used = Math.min(cov.length, Math.ceil((row.entryEnd - row.entryFirst) * row.entryW));
-    ctx.fillStyle = COLORS.free;
+    ctx.fillStyle = C.free;
     ctx.fillRect(l.x0, row.mapY, used, row.mapH);
-    fillColumns(ctx, l.x0, row.mapY, row.mapH, cov, (v) => (v >= 0.99 ? COLORS.used : v > 0.01 ? COLORS.mixed : null));
+    fillColumns(ctx, l.x0, row.mapY, row.mapH, cov, (v) => (v >= 0.99 ? C.used : v > 0.01 ? C.mixed : null));
   }
   const mm = o.step?.lastMemmove.find((m) => m.chunk === c.id);
   if (!mm || mm.entries === 0) return;
@@ -364,7 +409,7 @@ function drawMap(ctx: CanvasRenderingContext2D, c: PercpuChunk, row: ChunkRow, l
   const x = cellX(a) - slide;
   ctx.fillStyle = 'rgba(245, 158, 11, 0.55)';
   ctx.fillRect(x, row.mapY - 2, Math.max(2, (b - a) * row.entryW), row.mapH + 4);
-  ctx.fillStyle = COLORS.memmove;
+  ctx.fillStyle = C.memmove;
   const ax = mm.shift > 0 ? x - 2 : x + 2;
   ctx.beginPath();
   ctx.moveTo(ax + (mm.shift > 0 ? 6 : -6), row.mapY + row.mapH / 2);
@@ -374,8 +419,8 @@ function drawMap(ctx: CanvasRenderingContext2D, c: PercpuChunk, row: ChunkRow, l
   ctx.fill();
 }
 
-function drawSelection(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, c: PercpuChunk, row: ChunkRow, l: PercpuLayout, sel: PercpuHit): void {
-  ctx.strokeStyle = COLORS.selected;
+function drawSelection(ctx: CanvasRenderingContext2D, C: Palette, s: PercpuSnapshot, c: PercpuChunk, row: ChunkRow, l: PercpuLayout, sel: PercpuHit): void {
+  ctx.strokeStyle = C.selected;
   ctx.lineWidth = 2;
   if (sel.kind === 'chunk') {
     ctx.strokeRect(l.x0 - 2, row.stripY - 2, l.w + 4, row.stripH + 4);
@@ -404,7 +449,8 @@ function repaintsOnlyTheAnimation(ctx: CanvasRenderingContext2D, s: PercpuSnapsh
   return !!last && last.s === s && last.width === l.width && last.height === l.height && last.zoom.from === l.zoom.from && last.zoom.span === l.zoom.span && last.selected === o.selected && last.step === o.step;
 }
 
-export function drawSnapshot(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, l: PercpuLayout, o: Overlay): void {
+export function drawSnapshot(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, l: PercpuLayout, o: Overlay, colors: CanvasTheme): void {
+  const C = palette(colors.scheme);
   ctx.textBaseline = 'top';
   ctx.textAlign = 'left';
   if (repaintsOnlyTheAnimation(ctx, s, l, o)) {
@@ -412,17 +458,17 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, l
       const row = l.rows.find((r) => r.id === m.chunk);
       const c = row ? s.chunks[row.index] : undefined;
       if (!row || !c || !row.mapH) continue;
-      ctx.fillStyle = COLORS.background;
+      ctx.fillStyle = C.background;
       ctx.fillRect(0, row.mapY - 3, l.width, row.mapH + 6);
-      drawMap(ctx, c, row, l, o);
-      if (o.selected?.kind === 'entry' && o.selected.chunk === c.id) drawSelection(ctx, s, c, row, l, o.selected);
+      drawMap(ctx, C, c, row, l, o);
+      if (o.selected?.kind === 'entry' && o.selected.chunk === c.id) drawSelection(ctx, C, s, c, row, l, o.selected);
     }
     return;
   }
   painted.set(ctx, { s, width: l.width, height: l.height, zoom: l.zoom, selected: o.selected, step: o.step });
-  ctx.fillStyle = COLORS.background;
+  ctx.fillStyle = C.background;
   ctx.fillRect(0, 0, l.width, l.height);
-  drawSlots(ctx, s, l, o);
+  drawSlots(ctx, C, s, l, o);
   const moved = new Map((o.step?.lastMemmove ?? []).map((m) => [m.chunk, m]));
   for (const row of l.rows) {
     const c = s.chunks[row.index];
@@ -431,21 +477,21 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, l
     const mm = moved.get(c.id);
     const note = mm && !l.compact ? `memmove ${fmt(mm.entries)} ${mm.shift > 0 ? `→${mm.shift}` : `←${-mm.shift}`}` : '';
     const noteW = note ? textWidth(ctx, note) + 12 : 0;
-    ctx.fillStyle = o.selected?.chunk === c.id ? COLORS.selected : COLORS.text;
+    ctx.fillStyle = o.selected?.chunk === c.id ? C.selected : C.text;
     if (l.compact) ctx.fillText(fitText(ctx, chunkLabels(c), l.labelW - 6), 8, row.labelY);
     else ctx.fillText(fitText(ctx, chunkLabels(c), l.w - noteW), l.x0, row.labelY + 1);
     if (note) {
-      ctx.fillStyle = COLORS.memmove;
+      ctx.fillStyle = C.memmove;
       ctx.textAlign = 'right';
       ctx.fillText(note, l.x0 + l.w, row.labelY + 1);
       ctx.textAlign = 'left';
     }
-    drawStrip(ctx, s, c, row, l);
-    drawTicks(ctx, s, c, row, l);
-    drawHints(ctx, c, row, l);
-    drawBlocks(ctx, s, c, row, l);
-    drawMap(ctx, c, row, l, o);
-    if (o.selected && o.selected.chunk === c.id) drawSelection(ctx, s, c, row, l, o.selected);
+    drawStrip(ctx, C, s, c, row, l);
+    drawTicks(ctx, C, s, c, row, l);
+    drawHints(ctx, C, c, row, l);
+    drawBlocks(ctx, C, s, c, row, l);
+    drawMap(ctx, C, c, row, l, o);
+    if (o.selected && o.selected.chunk === c.id) drawSelection(ctx, C, s, c, row, l, o.selected);
   }
 }
 

@@ -29,6 +29,9 @@ function opsProblem(raw: string): string | null {
 }
 
 /** The percpu view's parameters. */
+/** The release each allocator's code follows (docs/percpu.md): the area map's last, the bitmap's first, the scan hints' code as in v5.4. */
+const KERNEL_OF: Record<(typeof ALLOCATORS)[number], string> = { areamap: 'v4.13', bitmap: 'v4.14', scanhint: 'v5.4' };
+
 export const PERCPU_PARAMS = {
   scenario: oneOf<string>([...SCENARIO_IDS, SANDBOX], 'in-order'),
   step: STEP_PARAM,
@@ -39,6 +42,8 @@ export const PERCPU_PARAMS = {
 
 export const percpuStepView: StepView<typeof PERCPU_PARAMS, PercpuConfig, PercpuScript, PercpuSnapshot, PercpuLayout, PercpuHit, Overlay, unknown> = {
   model: 'percpu',
+  // The code panel's links: mm/percpu.c in the release each pane's allocator follows.
+  kernel: { file: 'mm/percpu.c', version: (v, pane) => KERNEL_OF[v.allocator[pane] ?? 'scanhint'] },
   params: PERCPU_PARAMS,
   panes: (v) => v.allocator.map((a) => ({ label: v.allocator.length > 1 ? ALLOCATOR_TITLES[a] : '', world: labWorld(a, v.units) })),
   scenarios: SCENARIOS,

@@ -66,7 +66,7 @@ export function SlabLegend() {
         <span className="swatch" style={{ background: COLORS.colourOffset }} /> colour offset · <span className="swatch" style={{ background: COLORS.leftover }} /> left over
       </li>
       <li>
-        <span className="swatch" style={{ background: COLORS.selected }} /> batchcount mark, active cursor
+        <span className="swatch" style={{ background: 'var(--canvas-selected)' }} /> batchcount mark, active cursor
       </li>
       <li>
         <span className="swatch" style={{ background: COLORS.moved }} /> moved by this step

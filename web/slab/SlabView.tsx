@@ -9,6 +9,8 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { checkText } from '../lab/describe';
 import { selectionShortcuts } from '../lab/shortcuts';
+import { useLabHost } from '../lab/host';
+import { reducedMotion } from '../lab/LabCanvas';
 import { LabTimeline, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
 import { STEP_END, useStepLab } from '../lab/use-step-lab';
@@ -65,6 +67,8 @@ export function SlabView({ core, store, embedded }: ViewProps) {
   const setStep = useCallback((step: number) => update({ step }), [update]);
   const lab = useStepLab(slabStepView, core, values, setStep);
   const [selection, setSelection] = useState<Hit | null>(null);
+  // The test hook goes where the host says: the window in the app, the element in <slab-lab>.
+  const hooks = useLabHost().hooks as { __slablabSlab?: SlabTestHook };
   const shown = lab.shown ?? [];
   const first = lab.panes[0];
   const snap0 = shown[0]?.snap ?? null;
@@ -81,10 +85,10 @@ export function SlabView({ core, store, embedded }: ViewProps) {
       }),
     [lab.panes, lab.at, lab.ready],
   );
-  // A step shown right after the one before it flies; any other jump (Back, Reset, a link) just lands.
+  // A step shown right after the one before it flies (unless the reader asked for less motion); any other jump (Back, Reset, a link) just lands.
   const [flight, setFlight] = useState({ step: -1, animate: false });
   useEffect(() => {
-    if (lab.ready) setFlight((f) => (f.step === lab.stepIndex ? f : { step: lab.stepIndex, animate: lab.stepIndex === f.step + 1 }));
+    if (lab.ready) setFlight((f) => (f.step === lab.stepIndex ? f : { step: lab.stepIndex, animate: lab.stepIndex === f.step + 1 && !reducedMotion() }));
   }, [lab.ready, lab.stepIndex]);
   const progress = useProgress(flight.step, flight.animate);
 
@@ -130,10 +134,10 @@ export function SlabView({ core, store, embedded }: ViewProps) {
   // The test hook: the state the canvases draw, once every pane shows the step the URL names.
   useEffect(() => {
     if (!lab.ready || !first || shown.length !== lab.panes.length) {
-      window.__slablabSlab = { ...(window.__slablabSlab as SlabTestHook), ready: false };
+      hooks.__slablabSlab = { ...(hooks.__slablabSlab as SlabTestHook), ready: false };
       return;
     }
-    window.__slablabSlab = {
+    hooks.__slablabSlab = {
       ready: true,
       stop: lab.stepIndex,
       stops: lab.stops.length,

@@ -11,21 +11,15 @@ import { BAR_H, GAUGE_H, hitObject, inPageRect, objectRect, positionRect, slotRe
 import type { Move } from './moves';
 import { objKey, Place, placesOf, type PlaceKind } from './places';
 import type { SlabCacheState, SlabSnapshot } from './snapshot';
+import type { CanvasTheme } from '../lab/theme';
 
+/** The colours of what a SLAB drawing holds, the same in both themes (the surfaces come from the theme: CanvasTheme). */
 export const COLORS = {
-  background: '#0f1420',
-  panel: '#161d2c',
-  panelAlt: '#131929',
-  text: '#d7deea',
-  dim: '#8190a8',
-  cellEmpty: '#222a3a',
   colourOffset: '#3a4560',
   leftover: '#262e40',
   padding: '#444f66',
   taken: '#3a4256',
-  selected: '#fde047',
   moved: '#22d3ee',
-  cursor: '#fde047',
   partial: '#f59e0b',
   full: '#5d6b86',
   free: '#22c55e',
@@ -34,7 +28,7 @@ export const COLORS = {
 /** Colour of each place (Place order). */
 export const PLACE_COLORS = ['#f59e0b', '#a78bfa', '#3b82f6', '#14b8a6', '#5d6b86', '#f472b6'] as const;
 const ARRAY_COLOR = PLACE_COLORS[Place.ARRAY_HOME];
-const placeColor = (k: number): string => PLACE_COLORS[k as PlaceKind] ?? COLORS.dim;
+const placeColor = (k: number): string => PLACE_COLORS[k as PlaceKind] ?? COLORS.padding;
 
 export interface Overlay {
   selected: Hit | null;
@@ -84,7 +78,7 @@ function line(ctx: CanvasRenderingContext2D, from: { x: number; y: number }, to:
   ctx.fill();
 }
 
-function drawArrays(ctx: CanvasRenderingContext2D, s: SlabSnapshot, l: Layout): void {
+function drawArrays(ctx: CanvasRenderingContext2D, colors: CanvasTheme, s: SlabSnapshot, l: Layout): void {
   for (const a of l.arrays) {
     const c = s.caches.find((k) => k.id === a.cacheId);
     const ac = a.owner < 0 ? c?.shared : c?.cpus[a.owner];
@@ -92,20 +86,20 @@ function drawArrays(ctx: CanvasRenderingContext2D, s: SlabSnapshot, l: Layout): 
     for (let slot = 0; slot < a.limit; slot++) {
       const r = slotRect(l, a.cacheId, a.owner, slot);
       if (!r) continue;
-      ctx.fillStyle = slot < ac.avail ? PLACE_COLORS[a.owner < 0 ? Place.SHARED : Place.CPU] : COLORS.cellEmpty;
+      ctx.fillStyle = slot < ac.avail ? PLACE_COLORS[a.owner < 0 ? Place.SHARED : Place.CPU] : colors.well;
       ctx.fillRect(r.x, r.y, Math.max(1, r.w - (r.w > 3 ? 1 : 0)), r.h);
     }
     if (a.owner >= 0) {
       // The batchcount: a flush takes this many from the bottom, a touched refill asks this many.
       const b = slotRect(l, a.cacheId, a.owner, Math.min(a.limit - 1, c.batchcount));
       if (b && c.batchcount < a.limit) {
-        ctx.fillStyle = COLORS.selected;
+        ctx.fillStyle = colors.selected;
         ctx.fillRect(b.x - 1, b.y - 3, 2, b.h + 6);
       }
       // The top: the next object handed out.
       const top = ac.avail > 0 ? slotRect(l, a.cacheId, a.owner, ac.avail - 1) : null;
       if (top) {
-        ctx.fillStyle = COLORS.text;
+        ctx.fillStyle = colors.text;
         ctx.beginPath();
         ctx.moveTo(top.x + top.w / 2, top.y - 1);
         ctx.lineTo(top.x + top.w / 2 - 3, top.y - 5);
@@ -116,16 +110,16 @@ function drawArrays(ctx: CanvasRenderingContext2D, s: SlabSnapshot, l: Layout): 
   }
 }
 
-function drawNode(ctx: CanvasRenderingContext2D, s: SlabSnapshot, l: Layout): void {
+function drawNode(ctx: CanvasRenderingContext2D, colors: CanvasTheme, s: SlabSnapshot, l: Layout): void {
   for (const g of l.gauges) {
     const c = s.caches.find((k) => k.id === g.cacheId);
     if (!c) continue;
     const scale = g.w / Math.max(1, c.freeLimit, c.freeObjects);
-    ctx.fillStyle = COLORS.cellEmpty;
+    ctx.fillStyle = colors.well;
     ctx.fillRect(g.x, g.y, g.w, GAUGE_H);
     ctx.fillStyle = c.freeObjects > c.freeLimit ? '#ef4444' : PLACE_COLORS[Place.FREE];
     ctx.fillRect(g.x, g.y, c.freeObjects * scale, GAUGE_H);
-    ctx.fillStyle = COLORS.text;
+    ctx.fillStyle = colors.text;
     ctx.fillRect(g.x + c.freeLimit * scale - 1, g.y - 2, 2, GAUGE_H + 4);
   }
   for (const t of l.thumbs) {
@@ -133,7 +127,7 @@ function drawNode(ctx: CanvasRenderingContext2D, s: SlabSnapshot, l: Layout): vo
     const sl = c?.slabs[t.slab];
     if (!c || !sl) continue;
     const r = thumbRect(t);
-    ctx.fillStyle = COLORS.cellEmpty;
+    ctx.fillStyle = colors.well;
     ctx.fillRect(r.x, r.y, r.w, r.h);
     const h = Math.round((r.h * sl.active) / c.num);
     ctx.fillStyle = COLORS[sl.list];
@@ -141,7 +135,7 @@ function drawNode(ctx: CanvasRenderingContext2D, s: SlabSnapshot, l: Layout): vo
   }
 }
 
-function drawSlab(ctx: CanvasRenderingContext2D, s: SlabSnapshot, l: Layout, c: SlabCacheState, d: Layout['details'][number]): void {
+function drawSlab(ctx: CanvasRenderingContext2D, colors: CanvasTheme, s: SlabSnapshot, l: Layout, c: SlabCacheState, d: Layout['details'][number]): void {
   const sl = c.slabs[d.slab];
   const kinds = placesOf(s).byCache.get(c.id)?.kinds[d.slab];
   if (!sl || !kinds) return;
@@ -166,7 +160,7 @@ function drawSlab(ctx: CanvasRenderingContext2D, s: SlabSnapshot, l: Layout, c: 
     ctx.fillStyle = ARRAY_COLOR;
     ctx.fillRect(Math.min(r.x, d.x + d.w - r.w), r.y, r.w, r.h);
   }
-  ctx.strokeStyle = COLORS.dim;
+  ctx.strokeStyle = colors.dim;
   ctx.lineWidth = 1;
   ctx.strokeRect(d.x + 0.5, d.barY + 0.5, slabBytes * d.scale - 1, barH - 1);
 
@@ -180,7 +174,7 @@ function drawSlab(ctx: CanvasRenderingContext2D, s: SlabSnapshot, l: Layout, c: 
       ctx.fillStyle = pos < sl.active ? COLORS.taken : PLACE_COLORS[Place.FREE];
       ctx.fillRect(r.x, r.y, Math.max(1, r.w - (r.w > 3 ? 1 : 0)), r.h);
       if (r.w >= 16) {
-        ctx.fillStyle = pos < sl.active ? COLORS.dim : '#1b1300';
+        ctx.fillStyle = pos < sl.active ? colors.dim : '#1b1300';
         ctx.fillText(String(sl.freelistArray[pos] ?? ''), r.x + r.w / 2, r.y + r.h / 2 + 1);
       }
     }
@@ -188,7 +182,7 @@ function drawSlab(ctx: CanvasRenderingContext2D, s: SlabSnapshot, l: Layout, c: 
     ctx.textBaseline = 'top';
     // The `active` cursor: slab_get_obj takes the index at this position next.
     const cur = positionRect(d, Math.min(sl.active, c.num));
-    ctx.fillStyle = COLORS.cursor;
+    ctx.fillStyle = colors.selected;
     ctx.beginPath();
     ctx.moveTo(cur.x, cur.y + cur.h + 1);
     ctx.lineTo(cur.x - 4, cur.y + cur.h + 7);
@@ -231,7 +225,7 @@ function drawMoves(ctx: CanvasRenderingContext2D, s: SlabSnapshot, l: Layout, o:
   }
 }
 
-function drawSelection(ctx: CanvasRenderingContext2D, s: SlabSnapshot, l: Layout, h: Hit): void {
+function drawSelection(ctx: CanvasRenderingContext2D, colors: CanvasTheme, s: SlabSnapshot, l: Layout, h: Hit): void {
   const marks: (Rect | null)[] = [];
   if (h.kind === 'entry') marks.push(slotRect(l, h.cacheId, h.owner, h.slot));
   if (h.kind === 'slab') {
@@ -256,29 +250,29 @@ function drawSelection(ctx: CanvasRenderingContext2D, s: SlabSnapshot, l: Layout
     const pos = sl ? sl.freelistArray.indexOf(o.index) : -1;
     if (d && sl && pos >= sl.active) marks.push(positionRect(d, pos));
   }
-  for (const r of marks) if (r) outline(ctx, r, COLORS.selected);
+  for (const r of marks) if (r) outline(ctx, r, colors.selected);
 }
 
-export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlabSnapshot, l: Layout, o: Overlay): void {
-  ctx.fillStyle = COLORS.background;
+export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlabSnapshot, l: Layout, o: Overlay, colors: CanvasTheme): void {
+  ctx.fillStyle = colors.background;
   ctx.fillRect(0, 0, l.width, l.height);
   l.caches.forEach((b, i) => {
-    ctx.fillStyle = i % 2 ? COLORS.panelAlt : COLORS.panel;
+    ctx.fillStyle = i % 2 ? colors.laneAlt : colors.lane;
     ctx.fillRect(0, b.y, l.width, b.h);
   });
   ctx.textBaseline = 'top';
   ctx.textAlign = 'left';
   for (const t of l.labels) {
     ctx.font = FONTS[t.style];
-    ctx.fillStyle = t.style === 'dim' ? COLORS.dim : COLORS.text;
+    ctx.fillStyle = t.style === 'dim' ? colors.dim : colors.text;
     ctx.fillText(t.text, t.x, t.y);
   }
-  drawArrays(ctx, s, l);
-  drawNode(ctx, s, l);
+  drawArrays(ctx, colors, s, l);
+  drawNode(ctx, colors, s, l);
   for (const d of l.details) {
     const c = s.caches.find((k) => k.id === d.cacheId);
-    if (c) drawSlab(ctx, s, l, c, d);
+    if (c) drawSlab(ctx, colors, s, l, c, d);
   }
   drawMoves(ctx, s, l, o);
-  if (o.selected) drawSelection(ctx, s, l, o.selected);
+  if (o.selected) drawSelection(ctx, colors, s, l, o.selected);
 }

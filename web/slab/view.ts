@@ -72,6 +72,8 @@ export const rulesOf = (rules: SlabValues['rules']): Rules[] => (rules === 'both
 
 export const slabStepView: StepView<typeof SLAB_PARAMS, WorldConfig, Script, SlabSnapshot, Layout, Hit, Overlay, SlabWorldInfo> = {
   model: 'slab',
+  // The code panel's links: mm/slab.c at the release the URL names (SLAB was removed after 6.7).
+  kernel: { file: 'mm/slab.c', version: (v) => `v${v.kernel}` },
   params: SLAB_PARAMS,
   panes(v) {
     const rules = rulesOf(v.rules);

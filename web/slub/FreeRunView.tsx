@@ -261,6 +261,7 @@ export function FreeRunView({ core, store }: ViewProps) {
             snap={snap}
             overlay={overlay}
             testId="slub-canvas"
+            motion={false}
             {...(window.__slablabPerfMarks ? { measure: 'slub-draw' } : {})}
             onPick={(h) => setSelPfn(h ? (snap.slab.pfn[h.slab] ?? null) : null)}
             onMove={(dx, dy, lay) => moveSel(dy || dx, lay)}

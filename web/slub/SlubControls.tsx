@@ -11,7 +11,7 @@ import { NumberPicker, range, ScenarioPicker } from '../lab/pickers';
 import { COLORS, STATE_COLORS, STATE_NAMES } from './render';
 import type { Scenario } from './scenarios';
 import { SCENARIOS } from './scenarios';
-import type { StatNames } from './slub-api';
+import type { KernelStat, StatNames } from './slub-api';
 import { sysfsLine, type SlubSnapshot } from './snapshot';
 import { SANDBOX, type SLUB_PARAMS } from './view';
 
@@ -58,6 +58,9 @@ function KernelPicker({ values, update }: { values: Values; update: Update }) {
       </label>{' '}
       <label>
         <input type="checkbox" checked={values.preemption === 'on'} onChange={(e) => set({ preemption: e.target.checked ? 'on' : 'off' })} /> CONFIG_PREEMPTION
+      </label>{' '}
+      <label>
+        <input type="checkbox" checked={values.hardened === 'on'} onChange={(e) => set({ hardened: e.target.checked ? 'on' : 'off' })} /> CONFIG_SLAB_FREELIST_HARDENED
       </label>
     </details>
   );
@@ -162,12 +165,12 @@ export function SlubLegend({ showFull, setShowFull }: { showFull: boolean; setSh
 
 /** The CONFIG_SLUB_STATS counters as /sys/kernel/slab/<cache>/<name> prints them, then the model's own. */
 export function SlubCounters({ snap, names, testId }: { snap: SlubSnapshot; names: StatNames; testId: string }) {
-  const list = (from: number, of: readonly string[]) => (
+  const list = (of: readonly KernelStat[]) => (
     <dl>
-      {of.map((name, k) => (
+      {of.map(({ name, stat }) => (
         <Fragment key={name}>
           <dt>{name}</dt>
-          <dd>{sysfsLine(snap, from + k)}</dd>
+          <dd>{sysfsLine(snap, stat)}</dd>
         </Fragment>
       ))}
     </dl>
@@ -175,9 +178,9 @@ export function SlubCounters({ snap, names, testId }: { snap: SlubSnapshot; name
   return (
     <details className="slub-counters" data-testid={testId}>
       <summary>Counters under their sysfs names (CONFIG_SLUB_STATS; total, then per CPU)</summary>
-      {list(0, names.kernel)}
+      {list(names.kernel)}
       <p>The model's own:</p>
-      {list(names.kernel.length, names.model)}
+      {list(names.model)}
     </details>
   );
 }

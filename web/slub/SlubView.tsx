@@ -11,6 +11,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import { EventKind, type SlEvent } from '../core/events.generated';
 import { checkText } from '../lab/describe';
+import { useLabHost } from '../lab/host';
 import { selectionShortcuts } from '../lab/shortcuts';
 import { LabTimeline, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
@@ -55,6 +56,8 @@ export function SlubView({ core, store, embedded }: ViewProps) {
   const [selection, setSelection] = useState<ObjRef | null>(null);
   const [marked, setMarked] = useState<ReadonlySet<string>>(new Set());
   const [showFull, setShowFull] = useState(true);
+  // The test hook goes where the host says: the window in the app, the element in <slab-lab>.
+  const hooks = useLabHost().hooks as { __slablabSlub?: SlubTestHook };
 
   const shown = lab.shown ?? [];
   const first = lab.panes[0];
@@ -138,12 +141,12 @@ export function SlubView({ core, store, embedded }: ViewProps) {
   // The test hook: the state the canvases draw, once every pane shows the step the URL names.
   useEffect(() => {
     if (!lab.ready || !first || shown.length !== lab.panes.length) {
-      window.__slablabSlub = { ...(window.__slablabSlub as SlubTestHook), ready: false };
+      hooks.__slablabSlub = { ...(hooks.__slablabSlub as SlubTestHook), ready: false };
       return;
     }
     const names = (first.extra as SlubLoadExtra).statNames;
     const panes = shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, names));
-    window.__slablabSlub = {
+    hooks.__slablabSlub = {
       ...(panes[0] as SlubPaneHook),
       ready: true,
       stop: lab.stepIndex,

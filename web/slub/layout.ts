@@ -5,6 +5,7 @@
 // (hundreds of slabs in free-running mode: small slots, no labels, arrows only
 // for the selected slab), chosen from the number of slabs and the width.
 
+import type { CanvasItem, CanvasLayout } from '../lab/LabCanvas';
 import { cpuPartialSlabs, NONE32, slabIndexOf, SlabList, type SlubSnapshot } from './snapshot';
 
 export interface SlabBox {
@@ -28,7 +29,7 @@ export interface Section {
   cpu: number;
 }
 
-export interface Layout {
+export interface Layout extends CanvasLayout {
   width: number;
   height: number;
   compact: boolean;
@@ -99,7 +100,9 @@ export function layoutSnapshot(s: SlubSnapshot, o: LayoutOptions): Layout {
   if (o.showFull) place(full, 'full', 'Full (no list)', [`${full.length} slab${full.length === 1 ? '' : 's'}`], -1, 0);
   else sections.push({ title: 'Full (no list)', lines: [`${full.length} hidden`], y, h: 36, cpu: -1 }), (y += 36);
 
-  return { width: o.width, height: y + 4, compact, labelW, boxes, sections, boxOf, hiddenFull: o.showFull ? 0 : full.length };
+  // Slabs keep their pfn from stop to stop: a slab that changed lists glides to its new place (LabCanvas's motion).
+  const items: CanvasItem[] = compact ? [] : boxes.map((b) => ({ key: `slab ${s.slab.pfn[b.slab]}`, x: b.x - 4, y: b.y, w: (s.slab.objects[b.slab] ?? objects) * slotW + 10, h: boxH - 2 }));
+  return { width: o.width, height: y + 4, compact, labelW, boxes, sections, boxOf, hiddenFull: o.showFull ? 0 : full.length, items };
 }
 
 export interface Hit {

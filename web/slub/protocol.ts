@@ -15,6 +15,8 @@ export interface WorldConfig {
   arenaBytes: number;
   /** The kernel's boot parameters and options; absent: the defaults. */
   kernel?: KernelParams;
+  /** CONFIG_SLAB_FREELIST_HARDENED: free pointers stored encoded (ptr ^ s->random ^ swab(&ptr)). */
+  hardened?: true;
 }
 
 /** worldInfo: the cache's geometry for the world's object size, CPU count and kernel. */

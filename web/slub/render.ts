@@ -5,16 +5,13 @@
 // (blue), slab freelists below (orange), a detached freelist being built by a
 // bulk free below in purple.
 
+import type { CanvasTheme } from '../lab/theme';
 import type { Layout } from './layout';
 import type { ObjRef } from './script';
 import { NEXT_CORRUPT, NONE32, ObjState, SlabList, type SlubSnapshot } from './snapshot';
 
+/** The state colours, the same in both themes (the surfaces come from the theme: CanvasTheme). */
 export const COLORS = {
-  background: '#0f1420',
-  text: '#d7deea',
-  dim: '#8190a8',
-  lane: '#161d2c',
-  laneAlt: '#131929',
   allocated: '#5d6b86',
   cpuFree: '#3b82f6',
   slabFree: '#f59e0b',
@@ -22,7 +19,6 @@ export const COLORS = {
   redzone: '#ef4444',
   dup: '#ff2d55',
   detached: '#a78bfa',
-  selected: '#fde047',
   corrupt: '#ff2d55',
 } as const;
 
@@ -59,7 +55,7 @@ function arc(ctx: CanvasRenderingContext2D, x0: number, x1: number, y: number, u
   ctx.lineTo(x1 + 1 * dir, y + (up ? -5 : 5));
 }
 
-export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: Layout, o: Overlay): void {
+export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: Layout, o: Overlay, colors: CanvasTheme): void {
   /** A slab's own object count: its strip, slots and chains end there. */
   const objectsOf = (slab: number) => s.slab.objects[slab] ?? 0;
   ctx.textBaseline = 'top';
@@ -68,21 +64,21 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
   // first would double the pixels written, which software rasterising feels).
   const top = l.sections[0]?.y ?? 0;
   const last = l.sections[l.sections.length - 1];
-  ctx.fillStyle = COLORS.background;
+  ctx.fillStyle = colors.background;
   ctx.fillRect(0, 0, l.width, top);
   if (last) ctx.fillRect(0, last.y + last.h - 2, l.width, l.height - (last.y + last.h - 2));
   l.sections.forEach((sec, i) => {
-    ctx.fillStyle = COLORS.background;
+    ctx.fillStyle = colors.background;
     ctx.fillRect(0, sec.y + sec.h - 2, l.width, 2);
-    ctx.fillStyle = i % 2 ? COLORS.laneAlt : COLORS.lane;
+    ctx.fillStyle = i % 2 ? colors.laneAlt : colors.lane;
     ctx.fillRect(0, sec.y, l.width, sec.h - 2);
-    ctx.fillStyle = COLORS.text;
+    ctx.fillStyle = colors.text;
     ctx.font = l.compact ? 'bold 11px system-ui, sans-serif' : 'bold 13px system-ui, sans-serif';
     ctx.fillText(sec.title, 8, sec.y + 4);
     ctx.font = l.compact ? '10px ui-monospace, monospace' : '11px ui-monospace, monospace';
-    ctx.fillStyle = COLORS.dim;
+    ctx.fillStyle = colors.dim;
     sec.lines.forEach((line, k) => {
-      ctx.fillStyle = line.includes('CORRUPT') ? COLORS.corrupt : COLORS.dim;
+      ctx.fillStyle = line.includes('CORRUPT') ? COLORS.corrupt : colors.dim;
       ctx.fillText(line, 8, sec.y + 20 + 14 * k, l.labelW - 12);
     });
   });
@@ -107,7 +103,7 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
       const i = b.slab;
       const frozen = s.slab.frozen[i] ? ' frozen' : '';
       const role = b.role === 'cpu-slab' ? 'CPU slab' : b.role === 'cpu-partial' ? 'partial' : b.role === 'node-partial' ? 'node' : 'full';
-      ctx.fillStyle = COLORS.dim;
+      ctx.fillStyle = colors.dim;
       const order = s.slab.order[i] === s.geometry.order ? '' : ` · order ${s.slab.order[i]}`;
       ctx.fillText(`${role} pfn ${s.slab.pfn[i]} · ${s.slab.inuse[i]}/${s.slab.objects[i]}${order}${frozen}`, b.x, b.y + 2, s.geometry.objects * b.slotW + 8);
     }
@@ -194,7 +190,7 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
   if (o.selected) {
     const b = l.boxes[l.boxOf[o.selected.slab] ?? -1];
     if (b) {
-      ctx.strokeStyle = COLORS.selected;
+      ctx.strokeStyle = colors.selected;
       if (o.selected.index < 0) ctx.strokeRect(b.x - 3, b.stripY - 3, objectsOf(o.selected.slab) * b.slotW + 5, b.stripH + 6);
       else ctx.strokeRect(b.x + o.selected.index * b.slotW, b.stripY - 1, b.slotW - 1, b.stripH + 2);
     }

@@ -84,14 +84,16 @@ describe('sysfs tunables', () => {
 });
 
 describe('counters', () => {
-  it("names them as sysfs does, the kernel's 26 and 6.18's 17 first, in the snapshot order", () => {
+  it("names a version's counters as sysfs does, in its order, each with its snapshot index; the model's own after the kernel's", () => {
     const names = api.statNames();
-    expect(names.kernel).toHaveLength(26 + 17);
-    expect(names.kernel[0]).toBe('alloc_fastpath');
-    expect(names.kernel[19]).toBe('order_fallback');
-    expect(names.kernel[26]).toBe('alloc_cpu_sheaf');
-    expect(names.model).toEqual(['bulk_alloc_calls', 'bulk_free_calls', 'bulk_free_cas', 'bulk_free_groups', 'errors']);
-    expect([...names.kernel, ...names.model]).toEqual(STAT_NAMES.map((n) => n.toLowerCase()));
+    expect(names.kernel.map((k) => k.name)).toEqual(api.kernelStats().map((k) => k.name));
+    expect(names.kernel).toHaveLength(26);
+    expect(names.kernel[0]).toEqual({ name: 'alloc_fastpath', stat: 0 });
+    expect(names.kernel.find((k) => k.name === 'order_fallback')?.stat).toBe(19);
+    expect(names.kernel.some((k) => k.name === 'alloc_cpu_sheaf')).toBe(false);
+    expect(api.statNames({ major: 6, minor: 18 }).kernel).toHaveLength(26 + 17);
+    expect(names.model.map((k) => k.name)).toEqual(['bulk_alloc_calls', 'bulk_free_calls', 'bulk_free_cas', 'bulk_free_groups', 'errors']);
+    for (const k of [...names.kernel, ...names.model]) expect(STAT_NAMES[k.stat]?.toLowerCase()).toBe(k.name);
     const w = api.createWorld(config);
     try {
       api.m._sl_api_slub_alloc(w, 0);

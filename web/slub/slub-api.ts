@@ -9,7 +9,7 @@ import { copyOut, drainRings, readSized } from '../core/heap-io';
 import type { WorldConfig } from './protocol';
 import type { Script } from './script';
 import { encodeScript } from './script';
-import { BULK_FORMS, FASTPATHS } from './snapshot';
+import { BULK_FORMS, FASTPATHS, FREELIST_HARDENED } from './snapshot';
 
 /** The exports this file calls (a superset of core-api.ts's CoreModule). */
 export interface SlubModule {
@@ -182,9 +182,10 @@ export interface KernelStat {
 }
 
 /** The counters' sysfs names (sl_slub_stat_name): the kernel's, in its order, and the model's own. */
+/** The counters a world reports: its kernel version's (KernelStat), then the model's own. */
 export interface StatNames {
-  kernel: string[];
-  model: string[];
+  kernel: KernelStat[];
+  model: KernelStat[];
 }
 
 export class SlubApi {
@@ -197,7 +198,7 @@ export class SlubApi {
   /** A world of one cache; `kernel` gives its boot parameters and kernel options. */
   createWorld(c: WorldConfig, track = true, kernel?: KernelParams): number {
     const w = this.withKernel(kernel, (k) => this.m._sl_api_slub_world_create(
-      c.arenaBytes, c.cpus, c.objectSize, 0, 0, FASTPATHS.indexOf(c.fastpath), BULK_FORMS.indexOf(c.bulkFree),
+      c.arenaBytes, c.cpus, c.objectSize, 0, c.hardened ? FREELIST_HARDENED : 0, FASTPATHS.indexOf(c.fastpath), BULK_FORMS.indexOf(c.bulkFree),
       track ? 1 : 0, c.seed, k,
     ));
     if (!w) {
@@ -255,12 +256,15 @@ export class SlubApi {
     return rc;
   }
 
-  /** The counters' sysfs names, the kernel's apart from the model's. */
-  statNames(): StatNames {
+  /**
+   * The counters of kernel `version` (undefined: 6.17) under its sysfs names and in its order,
+   * then the model's own (bulk calls, bulk CASes, errors), each with its index in the snapshot.
+   */
+  statNames(version?: KernelVersion): StatNames {
     const n = this.m._sl_api_slub_stat_count();
     const k = this.m._sl_api_slub_stat_kernel_count();
-    const names = Array.from({ length: n }, (_, i) => this.m.UTF8ToString(this.m._sl_api_slub_stat_name(i)));
-    return { kernel: names.slice(0, k), model: names.slice(k) };
+    const model = Array.from({ length: n - k }, (_, j) => ({ name: this.m.UTF8ToString(this.m._sl_api_slub_stat_name(k + j)), stat: k + j }));
+    return { kernel: this.kernelStats(version), model };
   }
 
   private check(rc: number, what: string): void {

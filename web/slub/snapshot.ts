@@ -5,9 +5,10 @@
 //
 // Layout (all little-endian; offsets of each section are in the header, so a
 // section that grows does not move the others):
-//   header 96 B   magic "SLUB", version, total, ncpus, nslabs, nobj, nnode, nstats,
+//   header 104 B  magic "SLUB", version, total, ncpus, nslabs, nobj, nnode, nstats,
 //                 offsets of geom, node, cpu, slab, obj, list, stats; last op; tracked; npages;
-//                 in-flight chain; offset of the sheaves section; kernel version, era, flags
+//                 in-flight chain; offset of the sheaves section; kernel version, era, flags;
+//                 s->random (u64 at 96)
 //   geom   64 B   16 u32: object_size align inuse offset red_left_pad size order objects
 //                 min_partial cpu_partial cpu_partial_slabs flags fastpath bulk_free tid_step id
 //   node   16 B   nr_partial nr_slabs total_objects
@@ -30,10 +31,12 @@ export const SNAP_VERSION = 2;
 export const NONE32 = 0xffffffff;
 /** A freelist pointer that does not name an object of its slab (a corrupt freelist). */
 export const NEXT_CORRUPT = 0xfffffffe;
+/** SL_SLUB_FREELIST_HARDENED in the geometry's cache flags: free pointers stored encoded. */
+export const FREELIST_HARDENED = 0x01000000;
 /** A slab's or an object's CPU when there is none (snapshot `cpu`, `alloc cpu`, `free cpu`). */
 export const NO_CPU = 0xff;
 
-const HDR_SIZE = 96;
+const HDR_SIZE = 104;
 const CPU_SIZE = 32;
 const SLAB_SIZE = 32;
 const OBJ_SIZE = 16;
@@ -180,6 +183,8 @@ export interface SlubSnapshot {
   /** Objects carry state and last alloc/free (the cache tracks them). */
   tracked: boolean;
   npages: number;
+  /** s->random: the key FREELIST_HARDENED folds into stored free pointers. */
+  random: bigint;
   geometry: SlubGeometry;
   node: { nrPartial: number; nrSlabs: number; totalObjects: number };
   cpus: CpuState[];
@@ -386,6 +391,7 @@ export function decodeSnapshot(bytes: ArrayBuffer | Uint8Array): SlubSnapshot {
     lastOp: h(15),
     tracked: h(16) !== 0,
     npages: h(17),
+    random: v.getBigUint64(96, true),
     geometry,
     node: { nrPartial: v.getUint32(offNode, true), nrSlabs: v.getUint32(offNode + 4, true), totalObjects: v.getUint32(offNode + 8, true) },
     cpus,

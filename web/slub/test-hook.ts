@@ -1,5 +1,6 @@
 // test-hook.ts - what the SLUB view's canvases show, as data, for tests and
-// tools: window.__slablabSlub holds pane 0's state at its top level (as
+// tools: __slablabSlub (on the window in the app, on the element in
+// <slab-lab>: the host's `hooks`) holds pane 0's state at its top level (as
 // before panes existed) and every pane's under `panes`.
 
 import type { Check } from '../core/bridge-protocol';
@@ -57,6 +58,6 @@ export function paneHook(label: string, snap: SlubSnapshot, check: Check | null,
     })),
     dupObjects: dupCount(snap),
     stats: Object.fromEntries(HOOK_STATS.map((n) => [n, stat(snap, n)])),
-    sysfs: Object.fromEntries([...names.kernel, ...names.model].map((n, i) => [n, sysfsLine(snap, i)])),
+    sysfs: Object.fromEntries([...names.kernel, ...names.model].map(({ name, stat }) => [name, sysfsLine(snap, stat)])),
   };
 }

@@ -8,6 +8,7 @@
 import { listOf, oneOf, text, whole, type ParamSpec, type ParamValues } from '../lab/params';
 import { STEP_PARAM } from '../lab/use-step-lab';
 import type { Pane, StepView } from '../lab/view';
+import { describeAddresses, findAddress, hex, objectAddress } from './addresses';
 import { describeObject, describeSlab, SLUB_EVENT_WORDS } from './describe';
 import { hitTest, layoutSnapshot, type Hit, type Layout } from './layout';
 import { LiveMirror } from './live-mirror';
@@ -63,6 +64,7 @@ export const SLUB_PARAMS = {
   slub_min_objects: kernelWord(0, 32767),
   nr_cpus: kernelWord(1, 8192),
   preemption: oneOf(['on', 'off'] as const, 'on'),
+  hardened: oneOf(['off', 'on'] as const, 'off'),
 };
 
 /** The kernel the URL describes; undefined when it is the default one. */
@@ -78,6 +80,8 @@ export function kernelOf(v: ParamValues<typeof SLUB_PARAMS>): KernelParams | und
 
 export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyRef>, SlubSnapshot, Layout, Hit, Overlay, SlubWorldInfo> = {
   model: 'slub',
+  // The code the model follows: Linux 6.8 to 6.17, SLUB before sheaves (docs/slub.md).
+  kernel: { file: 'mm/slub.c', version: () => 'v6.17' },
   params: SLUB_PARAMS,
   panes(v) {
     const scenario = scenarioById(v.scenario);
@@ -87,7 +91,7 @@ export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyR
       for (const bulk of v.bulk)
         panes.push({
           label: [v.variant.length > 1 ? fastpath : '', v.bulk.length > 1 ? bulk : ''].filter(Boolean).join(' · '),
-          world: scenarioConfig(scenario, v.cpus, fastpath, bulk, kernel),
+          world: { ...scenarioConfig(scenario, v.cpus, fastpath, bulk, kernel), ...(v.hardened === 'on' ? { hardened: true as const } : {}) },
         });
     return panes;
   },
@@ -116,7 +120,11 @@ export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyR
       const op = script.ops[i];
       return op ? describeOp(op) : '?';
     },
-    hit: (s, h, names) => (h.index < 0 ? describeSlab(s, h.slab) : describeObject(s, h.slab, h.index, names)),
+    hit: (s, h, names) =>
+      h.index < 0
+        ? `${describeSlab(s, h.slab)} Its memory starts at ${hex(objectAddress(s, h.slab, 0) - BigInt(s.geometry.redLeftPad))}.`
+        : `${describeObject(s, h.slab, h.index, names)} ${describeAddresses(s, h.slab, h.index)}`,
+    find: findAddress,
     events: SLUB_EVENT_WORDS,
   },
 };

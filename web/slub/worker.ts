@@ -47,7 +47,13 @@ function checkWorld(raw: unknown): WorldConfig {
     seed: checkWhole('seed', c.seed, 0, 0x7fffffff),
     arenaBytes: checkWhole('arenaBytes', c.arenaBytes, 1 << 16, 256 << 20),
     ...(c.kernel === undefined ? {} : { kernel: checkKernel(c.kernel, cpus) }),
+    ...(c.hardened === undefined ? {} : { hardened: checkHardened(c.hardened) }),
   };
+}
+
+function checkHardened(raw: unknown): true {
+  if (raw !== true) throw new BadRequest(`hardened must be true or absent, got ${JSON.stringify(raw)}`);
+  return true;
 }
 
 /** Ops [from, to) of a script and the interrupts aimed at them, renumbered from 0. */

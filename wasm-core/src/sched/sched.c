@@ -113,26 +113,26 @@ static int32_t do_op(const sl_sched_run *r, const sl_sched_op *op, unsigned cpu)
     return SL_EINVAL;
 }
 
-static void emit(sl_trace *tr, unsigned cpu, unsigned kind, uint32_t arg0, uint32_t arg1)
+static void emit(sl_trace *tr, unsigned cpu, unsigned kind, uint32_t arg0, uint32_t arg1, uint32_t arg2)
 {
 #if !defined(SLABLAB_BENCH)
     if (tr && tr->enabled && cpu < tr->ncpus) {
         sl_event ev = {.op = 0, .cpu = (uint16_t)cpu, .kind = (uint16_t)kind, .cache = 0xffff,
-                       .slab = SL_NONE32, .obj = SL_NONE32, .arg0 = arg0, .arg1 = arg1};
+                       .slab = SL_NONE32, .obj = SL_NONE32, .arg0 = arg0, .arg1 = arg1, .arg2 = arg2};
         sl_trace_emit(tr, &ev);
     }
 #else
-    (void)tr, (void)cpu, (void)kind, (void)arg0, (void)arg1;
+    (void)tr, (void)cpu, (void)kind, (void)arg0, (void)arg1, (void)arg2;
 #endif
 }
 
-static void hook(sl_trace *tr, unsigned cpu, unsigned point, const void *ctx, void *user)
+static void hook(sl_trace *tr, unsigned cpu, unsigned point, unsigned line, const void *ctx, void *user)
 {
     run_state *st = user;
     sl_sched_run *r = st->r;
     const sl_slub_pp_ctx *pc = ctx;
     r->microsteps++;
-    emit(tr, cpu, SL_EV_PREEMPT_POINT, point, pc ? pc->op : 0);
+    emit(tr, cpu, SL_EV_PREEMPT_POINT, point, pc ? pc->op : 0, line);
     if (r->microsteps == r->stop_at_microstep) {
         bool freeing = point == SL_SLUB_PP_FREE_BEFORE_CAS || point == SL_SLUB_PP_SLAB_FREE ||
                        point == SL_SLUB_PP_BULK_GROUP;
@@ -148,14 +148,14 @@ static void hook(sl_trace *tr, unsigned cpu, unsigned point, const void *ctx, vo
             continue;
         if (st->arrivals[i][point]++ != irq->nth)
             continue;
-        emit(tr, cpu, SL_EV_INTERRUPT_BEGIN, point, 0);
+        emit(tr, cpu, SL_EV_INTERRUPT_BEGIN, point, 0, 0);
         st->depth = 2;
         int32_t rc = do_op(r, &irq->handler, cpu);
         st->depth = 1;
         if (r->irqs_fired < 8)
             r->irq_results[r->irqs_fired] = rc;
         r->irqs_fired++;
-        emit(tr, cpu, SL_EV_INTERRUPT_END, point, (uint32_t)rc);
+        emit(tr, cpu, SL_EV_INTERRUPT_END, point, (uint32_t)rc, 0);
     }
 }
 

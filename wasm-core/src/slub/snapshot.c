@@ -20,7 +20,7 @@
 #define NONE32 0xffffffffu
 #define NEXT_CORRUPT 0xfffffffeu
 
-enum { HDR_SIZE = 96, GEOM_SIZE = 64, NODE_SIZE = 16, CPU_SIZE = 32, SLAB_SIZE = 32, OBJ_SIZE = 16,
+enum { HDR_SIZE = 104, GEOM_SIZE = 64, NODE_SIZE = 16, CPU_SIZE = 32, SLAB_SIZE = 32, OBJ_SIZE = 16,
        SH_HDR_SIZE = 32, PCS_SIZE = 16, SHEAF_SIZE = 24, ENTRY_SIZE = 8 };
 enum { LIST_NONE = 0, LIST_CPU_SLAB = 1, LIST_CPU_PARTIAL = 2, LIST_NODE_PARTIAL = 3 };
 /* ST_NONE: a record past the objects of a slab of the fallback order (records have the cache's stride). */
@@ -419,6 +419,8 @@ static long snapshot(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_c
             put64(b + off_stats + 8u * (k * SL_SLUB_NR_STATS + i), sl_slub_stat_get(s, (int)k, i));
     put32(b + 72, NONE32);
     put32(b + 76, NONE32);
+    /* s->random, which FREELIST_HARDENED folds into every stored free pointer (the lab decodes them). */
+    put64(b + 96, (uint64_t)s->random);
     if (inflight)
         mark_inflight(s, b, inflight, nslabs);
 

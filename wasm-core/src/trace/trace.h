@@ -68,11 +68,14 @@ typedef struct sl_ring {
 struct sl_trace;
 /*
  * Runs at a preemption point.  `cpu` is the CPU inside the operation, `point`
- * a model-specific id (see the model's header), `ctx` the model's view of the
- * in-flight operation (documented beside the point ids).
+ * a model-specific id (see the model's header), `line` the source line of the
+ * SL_PREEMPT_POINT reached (one id may sit at several places, e.g. in the rt
+ * and the cmpxchg fast paths: the line says which; the lab's code panel shows
+ * it), `ctx` the model's view of the in-flight operation (documented beside
+ * the point ids).
  */
-typedef void (*sl_preempt_hook_fn)(struct sl_trace *tr, unsigned cpu, unsigned point, const void *ctx,
-                                   void *user);
+typedef void (*sl_preempt_hook_fn)(struct sl_trace *tr, unsigned cpu, unsigned point, unsigned line,
+                                   const void *ctx, void *user);
 
 typedef struct sl_trace {
     unsigned ncpus;
@@ -120,7 +123,8 @@ uint32_t sl_trace_op_begin(sl_trace *tr);
     do {                                                                                           \
         sl_trace *sl_pp_tr_ = (tr);                                                                \
         if (sl_pp_tr_ && sl_pp_tr_->preempt_hook)                                                  \
-            sl_pp_tr_->preempt_hook(sl_pp_tr_, (cpu), (point), (ctx), sl_pp_tr_->preempt_user);    \
+            sl_pp_tr_->preempt_hook(sl_pp_tr_, (cpu), (point), __LINE__, (ctx),                    \
+                                    sl_pp_tr_->preempt_user);                                      \
     } while (0)
 #define SL_OP_BEGIN(tr) ((tr) ? sl_trace_op_begin(tr) : 0u)
 #endif
