@@ -4,9 +4,9 @@
  * dynamic regions; the reserved chunk; the scan-hint series' relegation of
  * chunks that fail a small fit; the balance step's empty populated pages
  * and when v4.14's count lags; the events a view draws from (brackets,
- * chunk ids, slot moves, memmoves, hint refreshes, scan counts); and a
+ * chunk ids, slot moves, memmoves, hint refreshes, scan counts); a
  * snapshot that is the same bytes for the same operations on a fresh
- * instance.
+ * instance; and placement by a replayed trace (cfg.placed).
  */
 #include "check.h"
 
@@ -383,6 +383,16 @@ static void test_event_brackets(void)
         SL_CHECK_EQ(sl_pcpu_alloc(&t.pc, 0, 4, 12, &p), SL_EINVAL);
         drain(&t);
         SL_CHECK(t.n == 3 && t.ev[1].kind == SL_EV_ERROR && t.ev[2].slab == SL_NONE32);
+        /* A CPU the instance does not have is refused before any event (its ring does not exist). */
+        SL_CHECK_EQ(sl_pcpu_alloc(&t.pc, 1, 8, 8, &p), SL_EINVAL);
+        SL_CHECK(p == NULL);
+        SL_REQUIRE(sl_pcpu_alloc(&t.pc, 0, 8, 8, &p) == SL_OK);
+        drain(&t);
+        SL_CHECK_EQ(sl_pcpu_free(&t.pc, 1, p), SL_EINVAL);
+        SL_CHECK_EQ(sl_pcpu_free(&t.pc, 0, p), SL_OK);
+        drain(&t);
+        SL_CHECK(t.n >= 3 && t.ev[0].kind == SL_EV_OP_BEGIN && t.ev[0].arg0 == 2);
+        SL_CHECK_EQ(count(&t, SL_EV_ERROR, SL_NONE32, 0), 0);
         traced_destroy(&t);
     }
 }
@@ -594,6 +604,117 @@ static void test_snapshot(void)
     sl_pcpu_destroy(&pc);
 }
 
+/*
+ * Placement by a replayed trace (cfg.placed), on an instance whose first
+ * chunk hides a one-page static region: added chunks take the ids after
+ * the first chunk; areas land exactly where asked, populate their pages
+ * and keep every hint (validate after each step), bracketed as allocations
+ * with the placed flag; overlapping, misaligned, hidden, past-the-unit and
+ * unknown-chunk areas are refused and change nothing; a chunk emptied by
+ * frees stays (no balance step) until removed, which only an empty chunk
+ * that is not the first one may be; ids are never reused.  An ordinary
+ * instance refuses the calls, a placed one refuses sl_pcpu_alloc, and a
+ * placed area map is refused at init.
+ */
+static void test_placement(void)
+{
+    enum { PAGE = (int)SL_PAGE_SIZE };
+    for (unsigned ki = 1; ki < 3; ki++) {
+        static traced t;
+        sl_pcpu_config cfg = {.kind = kinds[ki], .unit_size = UNIT_SMALL, .static_size = PAGE, .placed = true};
+        SL_REQUIRE(traced_init(&t, cfg) == SL_OK);
+        sl_pcpu_stats booted;
+        sl_pcpu_get_stats(&t.pc, &booted);
+        drain(&t);
+        uint32_t a = SL_NONE32, b = SL_NONE32;
+        SL_REQUIRE(sl_pcpu_chunk_add(&t.pc, &a) == SL_OK);
+        SL_REQUIRE(sl_pcpu_chunk_add(&t.pc, &b) == SL_OK);
+        SL_CHECK(a == 1 && b == 2);
+        drain(&t);
+        SL_CHECK_EQ(count(&t, SL_EV_PCPU_CHUNK_CREATE, SLI_PCPU_BY_TRACE, 1), 2);
+        SL_CHECK(find(&t, SL_EV_PCPU_CHUNK_CREATE, 0)->slab == a && find(&t, SL_EV_PCPU_CHUNK_CREATE, 0)->op == 0);
+        SL_CHECK_EQ(sl_pcpu_validate(&t.pc), SL_OK);
+
+        /* An area across a page boundary: both pages populated, no search. */
+        SL_CHECK_EQ(sl_pcpu_alloc_at(&t.pc, 0, a, PAGE - 8, 16), SL_OK);
+        drain(&t);
+        SL_REQUIRE(t.n >= 4);
+        SL_CHECK(t.ev[0].kind == SL_EV_OP_BEGIN && t.ev[0].flags == 2 && t.ev[0].arg0 == 1 && t.ev[0].arg1 == 16);
+        const sl_event *al = find(&t, SL_EV_PCPU_ALLOC, 0), *pop = find(&t, SL_EV_PCPU_POPULATE, 0);
+        SL_CHECK(al && al->slab == a && al->arg0 == (uint32_t)PAGE - 8 && al->arg1 == 16);
+        SL_CHECK(pop && pop->slab == a && pop->arg0 == 2 && pop->arg1 == 0 && pop->arg2 == SLI_PCPU_BY_ALLOC);
+        SL_CHECK(find(&t, SL_EV_PCPU_ALLOC_SCAN, 0) == NULL);
+        const sl_event *end = &t.ev[t.n - 1];
+        SL_CHECK(end->kind == SL_EV_OP_END && end->arg1 == 0 && end->slab == a && end->obj == (uint32_t)PAGE - 8);
+        SL_CHECK_EQ(sl_pcpu_alloc_at(&t.pc, 0, a, 0, 6), SL_OK); /* rounded up to 8 */
+        SL_CHECK_EQ(sl_pcpu_alloc_at(&t.pc, 0, b, 3 * PAGE, PAGE), SL_OK);
+        SL_CHECK_EQ(sl_pcpu_validate(&t.pc), SL_OK);
+        sl_pcpu_chunk_info ci;
+        SL_REQUIRE(sl_pcpu_chunk_info_get(&t.pc, a, &ci) == SL_OK);
+        SL_CHECK(ci.nr_alloc == 2 && ci.free_bytes == UNIT_SMALL - 24 && ci.nr_populated == 2);
+        static uint8_t g[UNIT_SMALL / SL_PCPU_MIN_ALLOC_SIZE];
+        SL_REQUIRE(sl_pcpu_chunk_granules(&t.pc, a, g, sizeof g) == (int)sizeof g);
+        SL_CHECK(g[0] == 1 && g[1] == 2 && g[2] == 0);
+        SL_CHECK(g[PAGE / 4 - 3] == 0 && g[PAGE / 4 - 2] == 1 && g[PAGE / 4 + 1] == 2 && g[PAGE / 4 + 2] == 0);
+
+        /* Refusals change nothing. */
+        drain(&t);
+        SL_CHECK_EQ(sl_pcpu_alloc_at(&t.pc, 0, a, PAGE - 12, 8), SL_EBUSY);
+        SL_CHECK_EQ(sl_pcpu_alloc_at(&t.pc, 0, a, 4, 4), SL_EBUSY);
+        SL_CHECK_EQ(sl_pcpu_alloc_at(&t.pc, 0, a, 2, 4), SL_EINVAL);
+        SL_CHECK_EQ(sl_pcpu_alloc_at(&t.pc, 0, a, UNIT_SMALL - 4, 8), SL_EINVAL);
+        SL_CHECK_EQ(sl_pcpu_alloc_at(&t.pc, 0, 7, 0, 4), SL_EINVAL);
+        SL_CHECK_EQ(sl_pcpu_alloc_at(&t.pc, 0, 0, 0, 4), SL_EINVAL); /* the first chunk's static region */
+        SL_CHECK_EQ(sl_pcpu_alloc_at(&t.pc, 1, a, 64, 4), SL_EINVAL); /* one unit */
+        drain(&t);
+        SL_CHECK_EQ(count(&t, SL_EV_ERROR, SL_NONE32, 0), 6); /* the CPU that does not exist reports nothing */
+        SL_CHECK_EQ(count(&t, SL_EV_PCPU_ALLOC, SL_NONE32, 0), 0);
+        void *p;
+        SL_CHECK_EQ(sl_pcpu_alloc(&t.pc, 0, 8, 8, &p), SL_EINVAL);
+        SL_CHECK_EQ(sl_pcpu_chunk_remove(&t.pc, a), SL_EBUSY);
+        SL_CHECK_EQ(sl_pcpu_chunk_remove(&t.pc, 0), SL_EINVAL);
+        sl_pcpu_stats st;
+        sl_pcpu_get_stats(&t.pc, &st);
+        SL_CHECK(st.live_allocs == 3 && st.nr_chunks == 3);
+        SL_CHECK_EQ(sl_pcpu_validate(&t.pc), SL_OK);
+
+        /* Emptied, chunk b stays until the trace removes it; its id is not given again. */
+        SL_CHECK_EQ(sl_pcpu_free(&t.pc, 0, sl_pcpu_address(&t.pc, b, 3 * PAGE)), SL_OK);
+        drain(&t);
+        SL_CHECK_EQ(count(&t, SL_EV_PCPU_BALANCE, SL_NONE32, 0), 0);
+        sl_pcpu_get_stats(&t.pc, &st);
+        SL_CHECK(st.nr_chunks == 3 && st.chunks_destroyed == 0);
+        SL_CHECK_EQ(sl_pcpu_chunk_remove(&t.pc, b), SL_OK);
+        drain(&t);
+        const sl_event *gone = find(&t, SL_EV_PCPU_CHUNK_DESTROY, 0);
+        SL_CHECK(gone && gone->slab == b && gone->arg0 == 1);
+        SL_CHECK_EQ(sl_pcpu_chunk_remove(&t.pc, b), SL_EINVAL);
+        SL_CHECK(sl_pcpu_address(&t.pc, b, 0) == NULL);
+        sl_pcpu_get_stats(&t.pc, &st);
+        SL_CHECK(st.nr_chunks == 2 && st.chunks_destroyed == 1 && st.nr_populated == booted.nr_populated + 2);
+        SL_CHECK_EQ(sl_pcpu_validate(&t.pc), SL_OK);
+        uint32_t c = SL_NONE32;
+        SL_CHECK(sl_pcpu_chunk_add(&t.pc, &c) == SL_OK && c == 3);
+        SL_CHECK_EQ(sl_pcpu_free(&t.pc, 0, sl_pcpu_address(&t.pc, a, 0)), SL_OK);
+        SL_CHECK_EQ(sl_pcpu_free(&t.pc, 0, sl_pcpu_address(&t.pc, a, PAGE - 8)), SL_OK);
+        SL_CHECK(sl_pcpu_chunk_remove(&t.pc, a) == SL_OK && sl_pcpu_chunk_remove(&t.pc, c) == SL_OK);
+        sl_pcpu_get_stats(&t.pc, &st);
+        SL_CHECK(st.nr_chunks == 1 && st.nr_populated == booted.nr_populated &&
+                 st.nr_empty_pop_pages == booted.nr_empty_pop_pages);
+        SL_CHECK_EQ(sl_pcpu_validate(&t.pc), SL_OK);
+        traced_destroy(&t);
+    }
+    sl_pcpu pc;
+    SL_REQUIRE(sl_pcpu_init(&pc, &(sl_pcpu_config){.kind = SL_PCPU_SCANHINT, .nr_units = 1}) == SL_OK);
+    uint32_t id;
+    SL_CHECK_EQ(sl_pcpu_chunk_add(&pc, &id), SL_EINVAL);
+    SL_CHECK_EQ(sl_pcpu_alloc_at(&pc, 0, 0, 0, 4), SL_EINVAL);
+    SL_CHECK_EQ(sl_pcpu_chunk_remove(&pc, 0), SL_EINVAL);
+    sl_pcpu_destroy(&pc);
+    SL_CHECK_EQ(sl_pcpu_init(&pc, &(sl_pcpu_config){.kind = SL_PCPU_AREAMAP, .nr_units = 1, .placed = true}),
+                SL_EINVAL);
+}
+
 int main(void)
 {
     SL_RUN(test_first_chunk);
@@ -605,5 +726,6 @@ int main(void)
     SL_RUN(test_area_map_memmove_events);
     SL_RUN(test_hint_refresh_events);
     SL_RUN(test_snapshot);
+    SL_RUN(test_placement);
     return sl_check_summary();
 }

@@ -6,76 +6,47 @@
  * naming the line) and bad arguments (exit status 2).  Skipped where there
  * is no native CLI (WebAssembly builds).
  */
-#include "check.h"
+#include "cli_test.h"
 
 #if !SL_WASM
-#include <limits.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 enum { USAGE_STATUS = 2 }; /* SL_CLI_USAGE: a bad argument */
 
-static char bin[PATH_MAX + 16], fixtures[PATH_MAX + 64];
+static char bin[PATH_MAX + 16], fixtures[PATH_MAX + 64], out[1 << 20];
 
-/* Runs `slablab slab-types ARGS 2>&1`; returns the exit status and the output (malloc'd) in *out. */
-static int slab_types(const char *args, char **out)
+/* Runs `slablab slab-types ARGS 2>&1`; returns the exit status, the output in out. */
+static int slab_types(const char *args)
 {
-    char cmd[3 * PATH_MAX];
-    snprintf(cmd, sizeof cmd, "'%s' slab-types %s 2>&1", bin, args);
-    FILE *p = popen(cmd, "r");
-    size_t cap = 1 << 20, n = 0;
-    char *buf = malloc(cap);
-    if (!p || !buf) {
-        free(buf);
-        if (p)
-            pclose(p);
-        *out = NULL;
-        return -1;
-    }
-    n = fread(buf, 1, cap - 1, p);
-    buf[n] = 0;
-    int status = pclose(p);
-    *out = buf;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    char cmd[3 * PATH_MAX + 32];
+    snprintf(cmd, sizeof cmd, "slab-types %s 2>&1", args);
+    return sl_cli_run(bin, cmd, out, sizeof out);
 }
 #endif
 
 static void test_slab_types_cli(void)
 {
 #if SL_WASM
-    SL_SKIP("the slablab CLI is native only");
+    SL_SKIP(SL_CLI_NATIVE_ONLY);
 #else
-    char exe[PATH_MAX], dir[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    SL_REQUIRE(len > 0);
-    exe[len] = '\0';
-    SL_REQUIRE(sl_test_dirname(exe, dir, sizeof dir));
-    snprintf(bin, sizeof bin, "%s/slablab", dir);
-    SL_REQUIRE(access(bin, X_OK) == 0);
+    SL_REQUIRE(sl_cli_binary(bin, sizeof bin));
+    char dir[PATH_MAX];
     SL_REQUIRE(sl_test_dirname(__FILE__, dir, sizeof dir));
     snprintf(fixtures, sizeof fixtures, "%s/../../tests/fixtures/slab", dir);
 
-    char args[3 * PATH_MAX], *out;
+    char args[3 * PATH_MAX];
     snprintf(args, sizeof args, "--slabinfo '%s/slabinfo-5.4.54-slab.txt' --kernel 5.4 --cpus 2", fixtures);
-    SL_CHECK_EQ(slab_types(args, &out), 0);
-    SL_REQUIRE(out);
+    SL_CHECK_EQ(slab_types(args), 0);
     SL_CHECK(strstr(out, "175 caches compared with the kernel (order, objects per slab, limit, batchcount, shared): "
                          "169 match, 6 differ") != NULL);
     SL_CHECK(strstr(out, "| match") != NULL);
     SL_CHECK(strstr(out, "| NO") != NULL);
-    free(out);
     snprintf(args, sizeof args, "--slabinfo '%s/slabinfo-5.4.54-slab.txt' --kernel 5.4 --cpus 2 --format json",
              fixtures);
-    SL_CHECK_EQ(slab_types(args, &out), 0);
-    SL_REQUIRE(out);
+    SL_CHECK_EQ(slab_types(args), 0);
     SL_CHECK(strstr(out, "\"compared\":175,\"matched\":169}") != NULL);
     SL_CHECK(strstr(out, "\"kernel\":\"5.4\"") != NULL);
-    free(out);
     snprintf(args, sizeof args, "--sysfs '%s/sysfs-6.18' --rules both --cpus 2", fixtures);
-    SL_CHECK_EQ(slab_types(args, &out), 0);
-    SL_REQUIRE(out);
+    SL_CHECK_EQ(slab_types(args), 0);
     SL_CHECK(strstr(out, "/Before/ 235 = 0 + 119 + 50 + 66\n/After/ 235 = 155 + 39 + 35 + 6\n") != NULL);
-    free(out);
 
     /* A malformed file: exit status 1 and the line named. */
     char bad[] = "/tmp/slablab-slabinfo-XXXXXX";
@@ -86,20 +57,16 @@ static void test_slab_types_cli(void)
     SL_REQUIRE(write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1));
     close(fd);
     snprintf(args, sizeof args, "--slabinfo '%s'", bad);
-    SL_CHECK_EQ(slab_types(args, &out), 1);
-    SL_REQUIRE(out);
+    SL_CHECK_EQ(slab_types(args), 1);
     SL_CHECK(strstr(out, ": line 4: objsize 'sixty-four' is not a number") != NULL);
-    free(out);
     unlink(bad);
 
     /* Bad arguments: usage errors. */
     static const char *const usage[] = {"--kernel 6.8", "--kernel 4.9", "--cpus 0", "--rules sideways",
                                         "--init-on-free --kernel 5.2", "--slabinfo a --sysfs b", "--kernel"};
     for (unsigned i = 0; i < sizeof usage / sizeof usage[0]; i++) {
-        SL_CHECK_EQ(slab_types(usage[i], &out), USAGE_STATUS);
-        SL_REQUIRE(out);
+        SL_CHECK_EQ(slab_types(usage[i]), USAGE_STATUS);
         SL_CHECK(strstr(out, "usage: slablab slab-types") != NULL);
-        free(out);
     }
 #endif
 }

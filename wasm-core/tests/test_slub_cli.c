@@ -4,46 +4,19 @@
  * apart), and `geometry` under boot parameters and kernel versions.  The binary is found beside this test's own
  * executable (both are built into the build directory).  Native only.
  */
-#include "check.h"
+#include "cli_test.h"
 
 #if !SL_WASM
-#include <limits.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "../src/slub/slub.h"
 
-static char bin[PATH_MAX + 16], fixture[PATH_MAX / 2];
+static char bin[PATH_MAX + 16], fixture[PATH_MAX + 32];
 
-static bool find_paths(void)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return false;
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (!slash)
-        return false;
-    *slash = '\0';
-    snprintf(bin, sizeof bin, "%s/slablab", exe);
-    const char *src = __FILE__, *s = strrchr(src, '/');
-    snprintf(fixture, sizeof fixture, "%.*s/fixtures/sysfs", s ? (int)(s - src) : 1, s ? src : ".");
-    return access(bin, X_OK) == 0;
-}
-
-/* Runs `slablab ARGS`; its stdout into out (NUL-terminated); returns the exit status. */
+/* Runs `slablab ARGS`; its stdout into out; returns the exit status. */
 static int run(const char *args, char *out, size_t cap)
 {
     char cmd[2 * PATH_MAX];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>/dev/null", bin, args);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    snprintf(cmd, sizeof cmd, "%s 2>/dev/null", args);
+    return sl_cli_run(bin, cmd, out, cap);
 }
 
 /* The total a counter line "name total C0=.. C1=.." gives, or -1. */
@@ -205,7 +178,7 @@ static void test_geometry_kernel_versions(void)
 #endif
 
 #if SL_WASM
-static void test_cli_needs_native(void) { SL_SKIP("the slablab CLI is native only"); }
+static void test_cli_needs_native(void) { SL_SKIP(SL_CLI_NATIVE_ONLY); }
 #endif
 
 int main(void)
@@ -213,10 +186,12 @@ int main(void)
 #if SL_WASM
     SL_RUN(test_cli_needs_native);
 #else
-    if (!find_paths()) {
+    char dir[PATH_MAX];
+    if (!sl_cli_binary(bin, sizeof bin) || !sl_test_dirname(__FILE__, dir, sizeof dir)) {
         fprintf(stderr, "  no slablab binary beside this test\n");
         return 1;
     }
+    snprintf(fixture, sizeof fixture, "%s/fixtures/sysfs", dir);
     SL_RUN(test_stats_activity_line_and_counters);
     SL_RUN(test_stats_report_and_fallback);
     SL_RUN(test_geometry_boot_parameters);

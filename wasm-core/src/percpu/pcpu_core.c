@@ -41,6 +41,14 @@
  * unpopulated pages left.  The model has no atomic allocations, so the
  * kernel's pcpu_atomic_alloc_failed case never arises.
  *
+ * Placement (cfg.placed, for src/replay).  A replayed trace says where
+ * every area goes and when chunks come and go: sl_pcpu_alloc_at hands a
+ * fixed (chunk, offset) to the allocator's own alloc_area, which keeps the
+ * hints as after a search, and sl_pcpu_chunk_add / _remove create and
+ * destroy chunks under alloc_mutex as pcpu_create_chunk and the balance
+ * step do.  So no balance step runs and sl_pcpu_alloc is refused; the
+ * first chunk is booted as always and the invariants below hold unchanged.
+ *
  * Invariants (checked by sl_pcpu_validate): each chunk is on exactly the
  * list of its slot (or slot 0 when relegated) and in the index; every
  * allocated byte lies in populated pages; allocation counts, free bytes and
@@ -63,8 +71,9 @@ static const sli_pcpu_ops *const kind_ops[SL_PCPU_NKINDS] = {
     [SL_PCPU_SCANHINT] = &sli_pcpu_scanhint_ops,
 };
 
-/* OP_BEGIN / OP_END operation codes (arg0). */
+/* OP_BEGIN / OP_END operation codes (arg0), and OP_BEGIN's flag for an area placed by a trace. */
 enum { OP_ALLOC = 1, OP_FREE = 2 };
+enum { OP_PLACED = 2 };
 
 const char *sl_pcpu_kind_name(sl_pcpu_kind k)
 {
@@ -281,6 +290,22 @@ static sl_pcpu_chunk *chunk_create(sl_pcpu *pc, uint32_t op, unsigned cpu, unsig
     return c;
 }
 
+/*
+ * Takes an empty chunk out of circulation: pcpu_chunk_depopulated over
+ * every populated page, then off its slot and out of the index, as
+ * pcpu_balance_workfn does before pcpu_destroy_chunk; under lock.  The
+ * caller frees its memory after dropping the lock.
+ */
+static void chunk_unlink(sl_pcpu *pc, sl_pcpu_chunk *c)
+{
+    list_del(&c->list);
+    index_remove(pc, c);
+    pc->chunks_destroyed++;
+    pc->nr_populated -= c->nr_populated;
+    sli_pcpu_update_empty_pages(pc, c, -c->nr_populated);
+    SLI_PCPU_EVENT(pc, c, PCPU_CHUNK_DESTROY, .arg0 = (uint32_t)c->nr_populated);
+}
+
 static bool in_region(const sl_pcpu *pc, const sl_pcpu_chunk *c, const char *p, unsigned *unit)
 {
     size_t d = (size_t)(p - c->base);
@@ -388,7 +413,7 @@ int sl_pcpu_init(sl_pcpu *pc, const sl_pcpu_config *cfg)
     if ((unsigned)cfg->kind >= SL_PCPU_NKINDS || cfg->nr_units < 1 || cfg->nr_units > SL_PCPU_MAX_UNITS ||
         unit % SL_PAGE_SIZE || unit > (1u << 30) / cfg->nr_units)
         return SL_EINVAL;
-    if (cfg->trace && cfg->trace->ncpus < cfg->nr_units)
+    if ((cfg->trace && cfg->trace->ncpus < cfg->nr_units) || (cfg->placed && cfg->kind == SL_PCPU_AREAMAP))
         return SL_EINVAL;
     /* The first chunk: sizes in granules, and a dynamic region that exists. */
     size_t head = cfg->static_size + cfg->reserved_size;
@@ -440,6 +465,16 @@ static void populate_for_alloc(sl_pcpu *pc, sl_pcpu_chunk *c, int off, int size)
         chunk_populated(pc, c, rs, re, SLI_PCPU_BY_ALLOC);
         rs = re;
     }
+}
+
+/* The allocator took [off, off + size) of c: populate its pages and count it; under lock. */
+static void area_taken(sl_pcpu *pc, sl_pcpu_chunk *c, int off, int size, int align)
+{
+    populate_for_alloc(pc, c, off, size);
+    c->nr_alloc++;
+    pc->nr_allocs++;
+    SLI_PCPU_EVENT(pc, c, PCPU_ALLOC, .flags = c == pc->reserved_chunk, .arg0 = (uint32_t)off, .arg1 = (uint32_t)size,
+                   .arg2 = (uint32_t)align);
 }
 
 /*
@@ -535,6 +570,8 @@ static void balance(sl_pcpu *pc, uint32_t op, unsigned cpu);
 static int pcpu_alloc(sl_pcpu *pc, unsigned cpu, size_t size, size_t align, bool reserved, void **out)
 {
     *out = NULL;
+    if (cpu >= pc->cfg.nr_units)
+        return SL_EINVAL; /* no CPU to report it on */
     uint32_t op = SL_OP_BEGIN(pc->cfg.trace);
     (void)op;
     SL_EVENT(pc->cfg.trace, .op = op, .cpu = (uint16_t)cpu, .kind = SL_EV_OP_BEGIN, .flags = reserved,
@@ -546,8 +583,8 @@ static int pcpu_alloc(sl_pcpu *pc, unsigned cpu, size_t size, size_t align, bool
     size = (size + min - 1) & ~(min - 1);
     int rc = SL_OK, off = 0;
     sl_pcpu_chunk *c = NULL;
-    if (!size || size > SL_PCPU_MAX_ALLOC_SIZE || size > (size_t)pc->unit_size || align > SL_PAGE_SIZE ||
-        (align & (align - 1)) || cpu >= pc->cfg.nr_units) {
+    if (pc->cfg.placed || !size || size > SL_PCPU_MAX_ALLOC_SIZE || size > (size_t)pc->unit_size ||
+        align > SL_PAGE_SIZE || (align & (align - 1))) {
         rc = SL_EINVAL;
     } else {
         int isize = (int)size, ialign = (int)align;
@@ -565,11 +602,7 @@ static int pcpu_alloc(sl_pcpu *pc, unsigned cpu, size_t size, size_t align, bool
         bool need_balance = false;
         if (rc >= 0) {
             rc = SL_OK;
-            populate_for_alloc(pc, c, off, isize);
-            c->nr_alloc++;
-            pc->nr_allocs++;
-            SLI_PCPU_EVENT(pc, c, PCPU_ALLOC, .flags = c == pc->reserved_chunk, .arg0 = (uint32_t)off,
-                           .arg1 = (uint32_t)size, .arg2 = (uint32_t)align);
+            area_taken(pc, c, off, isize, ialign);
             need_balance = pc->nr_empty_pop_pages < SL_PCPU_EMPTY_POP_PAGES_LOW;
         }
         sl_spin_unlock(&pc->lock);
@@ -643,13 +676,7 @@ static void balance(sl_pcpu *pc, uint32_t op, unsigned cpu)
             l = l->next;
             if (c == spared)
                 continue;
-            list_del(&c->list);
-            index_remove(pc, c);
-            pc->chunks_destroyed++;
-            /* pcpu_chunk_depopulated over every populated page, then pcpu_destroy_chunk */
-            pc->nr_populated -= c->nr_populated;
-            sli_pcpu_update_empty_pages(pc, c, -c->nr_populated);
-            SLI_PCPU_EVENT(pc, c, PCPU_CHUNK_DESTROY, .arg0 = (uint32_t)c->nr_populated);
+            chunk_unlink(pc, c);
             doomed[n++] = c;
         }
         sl_spin_unlock(&pc->lock);
@@ -686,6 +713,8 @@ int sl_pcpu_free(sl_pcpu *pc, unsigned cpu, void *p)
 {
     if (!p)
         return SL_OK;
+    if (cpu >= pc->cfg.nr_units)
+        return SL_EINVAL; /* no CPU to report it on */
     uint32_t op = SL_OP_BEGIN(pc->cfg.trace);
     unsigned unit = 0;
     lock_as(pc, op, cpu);
@@ -709,7 +738,7 @@ int sl_pcpu_free(sl_pcpu *pc, unsigned cpu, void *p)
     }
     /* Like free_percpu: if there are more than one fully free chunks, wake up the grim reaper. */
     bool need_balance = false;
-    if (rc == SL_OK && c->free_bytes == pc->unit_size) {
+    if (rc == SL_OK && !pc->cfg.placed && c->free_bytes == pc->unit_size) {
         sl_pcpu_list *head = &pc->slots[pc->nr_slots - 1];
         for (sl_pcpu_list *l = head->next; l != head; l = l->next)
             need_balance |= chunk_of(l) != c;
@@ -757,6 +786,89 @@ void *sl_pcpu_address(sl_pcpu *pc, uint32_t chunk_id, uint32_t offset)
     void *p = c && offset < (uint32_t)pc->unit_size ? c->base + offset : NULL;
     sl_spin_unlock(&pc->lock);
     return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* Placement by a trace                                                */
+
+int sl_pcpu_chunk_add(sl_pcpu *pc, uint32_t *chunk_id)
+{
+    if (!pc->cfg.placed)
+        return SL_EINVAL;
+    sl_spin_lock(&pc->alloc_mutex);
+    lock_as(pc, 0, 0);
+    sl_pcpu_chunk *c = chunk_create(pc, 0, 0, SLI_PCPU_BY_TRACE);
+    if (c)
+        *chunk_id = c->id;
+    sl_spin_unlock(&pc->lock);
+    sl_spin_unlock(&pc->alloc_mutex);
+    return c ? SL_OK : SL_ENOMEM;
+}
+
+/*
+ * Takes [off, off + size) of chunk chunk_id through pcpu_alloc_area; under
+ * lock.  SL_OK, SL_EBUSY, SL_EINVAL, or SL_ECORRUPT if the allocator would
+ * not take a free run (a model bug).
+ */
+static int place_area(sl_pcpu *pc, uint32_t chunk_id, int off, int size, sl_pcpu_chunk **chunk)
+{
+    sl_pcpu_chunk *c = *chunk = chunk_by_id(pc, chunk_id);
+    if (!c || sli_pcpu_hidden(pc, c, off) || sli_pcpu_hidden(pc, c, off + size - 1))
+        return SL_EINVAL;
+    int bit = off / SL_PCPU_MIN_ALLOC_SIZE, bits = size / SL_PCPU_MIN_ALLOC_SIZE;
+    if (sli_find_next_bit(c->alloc_map, bit + bits, bit) < bit + bits)
+        return SL_EBUSY;
+    /* The run is free and 4-byte aligned, so pcpu_alloc_area's search from its start takes exactly it. */
+    if (pc->ops->alloc_area(pc, c, size, SL_PCPU_MIN_ALLOC_SIZE, bit) != off)
+        return SL_ECORRUPT;
+    area_taken(pc, c, off, size, SL_PCPU_MIN_ALLOC_SIZE);
+    return SL_OK;
+}
+
+int sl_pcpu_alloc_at(sl_pcpu *pc, unsigned cpu, uint32_t chunk_id, size_t off, size_t size)
+{
+    if (cpu >= pc->cfg.nr_units)
+        return SL_EINVAL; /* no CPU to report it on */
+    size = (size + SL_PCPU_MIN_ALLOC_SIZE - 1) & ~(size_t)(SL_PCPU_MIN_ALLOC_SIZE - 1);
+    uint32_t op = SL_OP_BEGIN(pc->cfg.trace);
+    SL_EVENT(pc->cfg.trace, .op = op, .cpu = (uint16_t)cpu, .kind = SL_EV_OP_BEGIN, .flags = OP_PLACED,
+             .arg0 = OP_ALLOC, .arg1 = (uint32_t)size, .arg2 = SL_PCPU_MIN_ALLOC_SIZE);
+    sl_pcpu_chunk *c = NULL;
+    int rc = SL_EINVAL;
+    if (pc->cfg.placed && size && size <= (size_t)pc->unit_size && off <= (size_t)pc->unit_size - size &&
+        off % SL_PCPU_MIN_ALLOC_SIZE == 0) {
+        sl_spin_lock(&pc->alloc_mutex);
+        lock_as(pc, op, cpu);
+        rc = place_area(pc, chunk_id, (int)off, (int)size, &c);
+        sl_spin_unlock(&pc->lock);
+        sl_spin_unlock(&pc->alloc_mutex);
+    }
+    if (rc != SL_OK)
+        SL_EVENT(pc->cfg.trace, .op = op, .cpu = (uint16_t)cpu, .kind = SL_EV_ERROR, .arg0 = (uint32_t)rc);
+    SL_EVENT(pc->cfg.trace, .op = op, .cpu = (uint16_t)cpu, .kind = SL_EV_OP_END, .arg0 = OP_ALLOC,
+             .arg1 = (uint32_t)rc, .slab = rc == SL_OK ? c->id : SL_NONE32,
+             .obj = rc == SL_OK ? (uint32_t)off : SL_NONE32);
+    (void)op;
+    return rc;
+}
+
+int sl_pcpu_chunk_remove(sl_pcpu *pc, uint32_t chunk_id)
+{
+    if (!pc->cfg.placed)
+        return SL_EINVAL;
+    sl_spin_lock(&pc->alloc_mutex);
+    lock_as(pc, 0, 0);
+    sl_pcpu_chunk *c = chunk_by_id(pc, chunk_id);
+    int rc = !c || (c->flags & (SLI_PCPU_CHUNK_FIRST | SLI_PCPU_CHUNK_RESERVED)) ? SL_EINVAL
+             : c->nr_alloc                                                      ? SL_EBUSY
+                                                                                : SL_OK;
+    if (rc == SL_OK)
+        chunk_unlink(pc, c);
+    sl_spin_unlock(&pc->lock);
+    if (rc == SL_OK)
+        chunk_free_memory(pc, c);
+    sl_spin_unlock(&pc->alloc_mutex);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ */

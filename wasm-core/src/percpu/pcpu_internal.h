@@ -48,7 +48,7 @@ enum { SLI_PCPU_MOVE_HEAD = 0, SLI_PCPU_MOVE_TAIL = 1, SLI_PCPU_MOVE_RELEGATE = 
 enum { SLI_PCPU_REFRESH_BLOCK = 0, SLI_PCPU_REFRESH_BLOCK_FORWARD = 1, SLI_PCPU_REFRESH_CHUNK = 2,
        SLI_PCPU_REFRESH_CHUNK_FORWARD = 3 };
 /* Who created a chunk or populated pages (arg1 of PCPU_CHUNK_CREATE, arg2 of PCPU_POPULATE). */
-enum { SLI_PCPU_BY_BOOT = 0, SLI_PCPU_BY_ALLOC = 1, SLI_PCPU_BY_BALANCE = 2 };
+enum { SLI_PCPU_BY_BOOT = 0, SLI_PCPU_BY_ALLOC = 1, SLI_PCPU_BY_BALANCE = 2, SLI_PCPU_BY_TRACE = 3 };
 
 /* struct pcpu_block_md (scan_hint and nr_bits are the 2019 additions). */
 typedef struct sli_pcpu_block_md {

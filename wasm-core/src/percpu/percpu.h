@@ -92,6 +92,7 @@ typedef struct sl_pcpu_config {
      */
     size_t static_size, reserved_size, dyn_size;
     sl_trace *trace;    /* optional event rings (ncpus >= nr_units) */
+    bool placed;        /* areas and chunks only as a replayed trace places them (sl_pcpu_alloc_at) */
 } sl_pcpu_config;
 
 typedef struct sl_pcpu_list {
@@ -144,8 +145,8 @@ void sl_pcpu_destroy(sl_pcpu *pc);
  * __alloc_percpu: `size` bytes aligned to `align` (a power of two up to the
  * page size; 0 means the minimum) in every unit, zeroed in every unit.
  * `cpu` is the CPU acting (for the trace).  Returns SL_OK and the unit-0
- * address in *out, SL_EINVAL for a bad size or alignment, SL_ENOMEM when no
- * chunk can be created.
+ * address in *out, SL_EINVAL for a bad size, alignment or CPU (a CPU past
+ * nr_units emits no event), SL_ENOMEM when no chunk can be created.
  */
 int sl_pcpu_alloc(sl_pcpu *pc, unsigned cpu, size_t size, size_t align, void **out);
 /*
@@ -156,8 +157,9 @@ int sl_pcpu_alloc(sl_pcpu *pc, unsigned cpu, size_t size, size_t align, void **o
 int sl_pcpu_alloc_reserved(sl_pcpu *pc, unsigned cpu, size_t size, size_t align, void **out);
 /*
  * free_percpu.  Returns SL_OK, SL_EFOREIGN (not inside any chunk),
- * SL_EMISALIGNED (inside a chunk but not the start of an allocation) or
- * SL_EDOUBLEFREE (the start of an area that is free).  NULL is a no-op.
+ * SL_EMISALIGNED (inside a chunk but not the start of an allocation),
+ * SL_EDOUBLEFREE (the start of an area that is free) or SL_EINVAL (a CPU
+ * past nr_units; no event).  NULL is a no-op.
  */
 int sl_pcpu_free(sl_pcpu *pc, unsigned cpu, void *p);
 
@@ -241,6 +243,38 @@ int sl_pcpu_chunk_info_get(sl_pcpu *pc, uint32_t chunk_id, sl_pcpu_chunk_info *o
  * unit's tail).  Returns the number of granules written, or SL_EINVAL.
  */
 int sl_pcpu_chunk_granules(sl_pcpu *pc, uint32_t chunk_id, uint8_t *out, unsigned max);
+
+/* ------------------------------------------------------------------ */
+/* Placement by a trace (src/replay)                                   */
+
+/*
+ * A replay rebuilds the kernel's chunks from percpu_create_chunk and the
+ * (base_addr, off) of each percpu_alloc_percpu, so the caller says where.
+ * An instance with cfg.placed takes only these and sl_pcpu_free (its
+ * sl_pcpu_alloc says SL_EINVAL): chunks come and go only as the caller
+ * says, no balance step runs, and the first chunk (id 0, booted as for any
+ * instance) is never placed into by src/replay (docs/replay.md says why).
+ * Only the bitmap allocators (SL_PCPU_BITMAP, SL_PCPU_SCANHINT) take
+ * placed areas (sl_pcpu_init refuses a placed area map); their hints are
+ * kept by the same code as for sl_pcpu_alloc, so a placed instance passes
+ * sl_pcpu_validate.  Every call returns SL_EINVAL on an instance without
+ * cfg.placed.
+ */
+/* pcpu_create_chunk: an empty, unpopulated chunk; *chunk_id gets its id.  SL_OK or SL_ENOMEM. */
+int sl_pcpu_chunk_add(sl_pcpu *pc, uint32_t *chunk_id);
+/*
+ * Takes [off, off + size) of chunk chunk_id (size rounded up to 4 bytes)
+ * through pcpu_alloc_area, populating its pages.  The units' memory is not
+ * touched (not zeroed).  Returns SL_OK, SL_EBUSY when part of it is
+ * allocated, or SL_EINVAL (no such chunk or cpu, off not a multiple of 4,
+ * outside the chunk's region).
+ */
+int sl_pcpu_alloc_at(sl_pcpu *pc, unsigned cpu, uint32_t chunk_id, size_t off, size_t size);
+/*
+ * pcpu_destroy_chunk.  Returns SL_OK, SL_EBUSY when it has live areas, or
+ * SL_EINVAL (no such chunk, or the first or reserved chunk).
+ */
+int sl_pcpu_chunk_remove(sl_pcpu *pc, uint32_t chunk_id);
 
 /* ------------------------------------------------------------------ */
 /* The seed's workload (commit 40064aeca35c): allocate N objects, free them. */

@@ -157,6 +157,18 @@ typedef struct sl_slub_kcache {
  * Returns the count, or SL_EINVAL (cannot open) or SL_ENOMEM.
  */
 int sl_slub_sysfs_read(const char *dir, sl_slub_kcache **out);
+/*
+ * A cache named `name` with nothing known yet (align 8; a "kmalloc-" name
+ * sets SL_SLUB_KMALLOC; sheaf_request from sl_slub_sheaf_request).
+ */
+void sl_slub_kcache_init(sl_slub_kcache *k, const char *name);
+/*
+ * Takes one sysfs attribute file's content into k (object_size, align, the
+ * flag files, the kernel figures SL_SLUB_KFIG_*).  Returns false for an attribute the
+ * model does not use or a value that does not parse.  The directory reader
+ * and the .slabcap archive reader (src/replay) share it.
+ */
+bool sl_slub_kcache_attr(sl_slub_kcache *k, const char *attr, const char *value);
 /* The same for a /proc/slabinfo file (order and objs_per_slab known; align taken as 8). */
 int sl_slub_slabinfo_read(const char *file, sl_slub_kcache **out);
 /* The sheaf_capacity the kernel's code asks for when it creates the cache `name` (0: none). */

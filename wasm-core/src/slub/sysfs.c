@@ -40,24 +40,6 @@ static bool read_attr(const char *dir, const char *name, const char *attr, char 
     return true;
 }
 
-static bool read_u32(const char *dir, const char *name, const char *attr, uint32_t *out)
-{
-    char buf[256], *end;
-    if (!read_attr(dir, name, attr, buf, sizeof buf))
-        return false;
-    unsigned long v = strtoul(buf, &end, 10);
-    if (end == buf || v > UINT32_MAX)
-        return false;
-    *out = (uint32_t)v;
-    return true;
-}
-
-static bool flag_set(const char *dir, const char *name, const char *attr)
-{
-    uint32_t v;
-    return read_u32(dir, name, attr, &v) && v != 0;
-}
-
 static int by_name(const void *a, const void *b)
 {
     return strcmp(((const sl_slub_kcache *)a)->name, ((const sl_slub_kcache *)b)->name);
@@ -81,8 +63,71 @@ static bool push_kcache(sl_slub_kcache **v, size_t *n, size_t *cap, const sl_slu
     return true;
 }
 
+/* The kernel's figures, in the order of sl_slub_kcache.kernel[] (SL_SLUB_KFIG_*). */
+static const char *const kernel_attr[SL_SLUB_NR_KFIGS] = {"slab_size",   "order",       "objs_per_slab",
+                                                          "min_partial", "cpu_partial", "sheaf_capacity"};
+
+static bool parse_u32(const char *s, uint32_t *out)
+{
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (end == s || v > UINT32_MAX)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+bool sl_slub_kcache_attr(sl_slub_kcache *k, const char *attr, const char *value)
+{
+    static const struct {
+        const char *attr;
+        uint32_t flag;
+    } flags[] = {
+        {"hwcache_align", SL_SLUB_HWCACHE_ALIGN},    {"destroy_by_rcu", SL_SLUB_TYPESAFE_BY_RCU},
+        {"poison", SL_SLUB_POISON},                  {"red_zone", SL_SLUB_RED_ZONE},
+        {"store_user", SL_SLUB_STORE_USER},          {"sanity_checks", SL_SLUB_CONSISTENCY_CHECKS},
+        {"reclaim_account", SL_SLUB_RECLAIM_ACCOUNT}, {"cache_dma", SL_SLUB_CACHE_DMA},
+    };
+    uint32_t v;
+    if (!strcmp(attr, "object_size"))
+        return parse_u32(value, &k->object_size);
+    if (!strcmp(attr, "align"))
+        return parse_u32(value, &k->align);
+    if (!strcmp(attr, "ctor")) {
+        if (value[0] && value[0] != '\n')
+            k->flags |= SL_SLUB_CTOR;
+        return true;
+    }
+    for (unsigned i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        if (!strcmp(attr, flags[i].attr)) {
+            if (parse_u32(value, &v) && v)
+                k->flags |= flags[i].flag;
+            return true;
+        }
+    }
+    for (unsigned i = 0; i < SL_SLUB_NR_KFIGS; i++)
+        if (!strcmp(attr, kernel_attr[i]))
+            return k->has[i] = parse_u32(value, &k->kernel[i]);
+    return false;
+}
+
+void sl_slub_kcache_init(sl_slub_kcache *k, const char *name)
+{
+    memset(k, 0, sizeof *k);
+    snprintf(k->name, sizeof k->name, "%s", name);
+    k->align = 8;
+    if (!strncmp(k->name, "kmalloc-", 8))
+        k->flags |= SL_SLUB_KMALLOC;
+    k->sheaf_request = sl_slub_sheaf_request(k->name);
+}
+
 int sl_slub_sysfs_read(const char *dir, sl_slub_kcache **out)
 {
+    static const char *const attrs[] = {"object_size",   "align",           "hwcache_align", "ctor",
+                                        "destroy_by_rcu", "poison",          "red_zone",      "store_user",
+                                        "sanity_checks", "reclaim_account", "cache_dma",     "slab_size",
+                                        "order",         "objs_per_slab",   "min_partial",   "cpu_partial",
+                                        "sheaf_capacity"};
     *out = NULL;
     DIR *d = opendir(dir);
     if (!d)
@@ -99,38 +144,13 @@ int sl_slub_sysfs_read(const char *dir, sl_slub_kcache **out)
         if (lstat(path, &stbuf) != 0 || S_ISLNK(stbuf.st_mode) || !S_ISDIR(stbuf.st_mode))
             continue;
         sl_slub_kcache k;
-        memset(&k, 0, sizeof k);
-        strcpy(k.name, e->d_name);
-        if (!read_u32(dir, k.name, "object_size", &k.object_size))
-            continue; /* not a cache folder */
-        if (!read_u32(dir, k.name, "align", &k.align))
-            k.align = 8;
+        sl_slub_kcache_init(&k, e->d_name);
         char buf[256];
-        if (flag_set(dir, k.name, "hwcache_align"))
-            k.flags |= SL_SLUB_HWCACHE_ALIGN;
-        if (read_attr(dir, k.name, "ctor", buf, sizeof buf) && buf[0])
-            k.flags |= SL_SLUB_CTOR;
-        if (flag_set(dir, k.name, "destroy_by_rcu"))
-            k.flags |= SL_SLUB_TYPESAFE_BY_RCU;
-        if (flag_set(dir, k.name, "poison"))
-            k.flags |= SL_SLUB_POISON;
-        if (flag_set(dir, k.name, "red_zone"))
-            k.flags |= SL_SLUB_RED_ZONE;
-        if (flag_set(dir, k.name, "store_user"))
-            k.flags |= SL_SLUB_STORE_USER;
-        if (flag_set(dir, k.name, "sanity_checks"))
-            k.flags |= SL_SLUB_CONSISTENCY_CHECKS;
-        if (flag_set(dir, k.name, "reclaim_account"))
-            k.flags |= SL_SLUB_RECLAIM_ACCOUNT;
-        if (flag_set(dir, k.name, "cache_dma"))
-            k.flags |= SL_SLUB_CACHE_DMA;
-        if (!strncmp(k.name, "kmalloc-", 8))
-            k.flags |= SL_SLUB_KMALLOC;
-        k.sheaf_request = sl_slub_sheaf_request(k.name);
-        static const char *const kattr[SL_SLUB_NR_KFIGS] = {"slab_size",   "order",       "objs_per_slab",
-                                                            "min_partial", "cpu_partial", "sheaf_capacity"};
-        for (unsigned i = 0; i < SL_SLUB_NR_KFIGS; i++)
-            k.has[i] = read_u32(dir, k.name, kattr[i], &k.kernel[i]);
+        if (!read_attr(dir, k.name, "object_size", buf, sizeof buf) || !sl_slub_kcache_attr(&k, "object_size", buf))
+            continue; /* not a cache folder */
+        for (unsigned i = 0; i < sizeof attrs / sizeof attrs[0]; i++)
+            if (read_attr(dir, k.name, attrs[i], buf, sizeof buf))
+                sl_slub_kcache_attr(&k, attrs[i], buf);
         if (!push_kcache(&v, &n, &cap, &k)) {
             closedir(d);
             return SL_ENOMEM;

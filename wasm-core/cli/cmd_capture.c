@@ -1,0 +1,616 @@
+/*
+ * cmd_capture.c - `slablab capture`: records the running kernel's kmem and
+ * percpu trace events, with the caches' sysfs attributes and the machine's
+ * description, into one .slabcap file (a ustar archive, docs/slabcap.md).
+ *
+ * Tracing state.  The capture never touches the global tracing setup: it
+ * creates its own ftrace instance (instances/slablab-PID), whose ring
+ * buffer, event switches and tracing_on are private to it, and removes the
+ * instance at the end, on every path, Ctrl-C (SIGINT, SIGTERM, SIGHUP)
+ * included.  tracefs is mounted if it is not (and unmounted after);
+ * debugfs likewise, only to read percpu_stats.  What the capture found is
+ * therefore what it leaves.  A SIGKILL cannot be caught: then
+ * `rmdir /sys/kernel/tracing/instances/slablab-PID` removes the instance.
+ *
+ * Recording.  trace_pipe is read while the command runs (or for the given
+ * seconds), so the ring buffer only has to absorb bursts; events the
+ * kernel still drops are counted per CPU from per_cpu/cpuN/stats into
+ * slabcap-end.meta (and trace_pipe writes "[LOST N EVENTS]" lines the
+ * replay counts).  The trace member is streamed into the archive and its
+ * header's size patched at the end, so the output must be a regular file.
+ */
+#include "cli.h"
+
+#include "../src/replay/replay.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int run_capture(int argc, char **argv);
+SL_CLI_COMMAND(capture, .name = "capture",
+               .summary = "record the kernel's kmem/percpu trace events and slab state into a .slabcap (root)",
+               .usage = "slablab capture (--seconds N | -- COMMAND [ARGS...]) -o FILE.slabcap [--buffer-kb N (per CPU, "
+                        "default 16384)]",
+               .run = run_capture)
+
+static const char *const kmem_events[] = {"kmem_cache_alloc", "kmem_cache_free", "kmalloc",
+                                          "kfree",            "mm_page_alloc",   "mm_page_free"};
+static const char *const percpu_events[] = {"percpu_alloc_percpu", "percpu_free_percpu", "percpu_create_chunk",
+                                            "percpu_destroy_chunk", "percpu_alloc_percpu_fail"};
+
+static volatile sig_atomic_t stop_requested;
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+typedef struct capture {
+    char tracefs[256];
+    bool mounted_tracefs, mounted_debugfs;
+    char instance[320];
+    bool instance_made;
+    int out;
+    const char *out_path;
+    uint64_t mtime;
+    char events[1024];
+} capture;
+
+/* ---- small file helpers ------------------------------------------------ */
+
+static bool write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        c += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+static bool write_text(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_TRUNC);
+    if (fd < 0)
+        return false;
+    bool ok = write_all(fd, text, strlen(text));
+    return close(fd) == 0 && ok;
+}
+
+/* Reads a whole (pseudo) file into b; false if it cannot be opened or read. */
+static bool read_file(const char *path, sl_strbuf *b)
+{
+    b->len = 0;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return false;
+    char buf[16384];
+    ssize_t n;
+    bool ok = true;
+    while ((n = read(fd, buf, sizeof buf)) != 0) {
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            ok = false;
+            break;
+        }
+        sl_strbuf_append(b, buf, (size_t)n);
+    }
+    close(fd);
+    return ok && !b->failed;
+}
+
+static bool add_member(capture *c, const char *name, const void *data, size_t len)
+{
+    uint8_t hdr[SL_USTAR_BLOCK], pad[SL_USTAR_BLOCK] = {0};
+    return sl_ustar_header(hdr, name, '0', len, NULL, c->mtime) == SL_OK && write_all(c->out, hdr, sizeof hdr) &&
+           write_all(c->out, data, len) && write_all(c->out, pad, sl_ustar_padding(len));
+}
+
+static bool add_link(capture *c, const char *name, const char *target)
+{
+    uint8_t hdr[SL_USTAR_BLOCK];
+    return sl_ustar_header(hdr, name, '2', 0, target, c->mtime) == SL_OK && write_all(c->out, hdr, sizeof hdr);
+}
+
+/* "0-1,3" -> 3 (the count of CPUs in a kernel cpu list). */
+static unsigned cpu_list_count(const char *path)
+{
+    sl_strbuf b = {0};
+    unsigned n = 0;
+    if (read_file(path, &b)) {
+        for (char *p = b.data; p && *p && *p != '\n';) {
+            unsigned long a = strtoul(p, &p, 10), z = a;
+            if (*p == '-')
+                z = strtoul(p + 1, &p, 10);
+            if (z >= a)
+                n += (unsigned)(z - a + 1);
+            if (*p != ',')
+                break;
+            p++;
+        }
+    }
+    sl_strbuf_free(&b);
+    return n;
+}
+
+/* ---- tracefs ------------------------------------------------------------ */
+
+static bool find_mount(const char *type, char *path, size_t len)
+{
+    FILE *f = fopen("/proc/mounts", "r");
+    if (!f)
+        return false;
+    char dev[256], dir[256], fstype[64];
+    bool found = false;
+    while (!found && fscanf(f, "%255s %255s %63s %*[^\n]", dev, dir, fstype) == 3)
+        if (!strcmp(fstype, type)) {
+            snprintf(path, len, "%s", dir);
+            found = true;
+        }
+    fclose(f);
+    return found;
+}
+
+static int setup_tracefs(capture *c)
+{
+    if (find_mount("tracefs", c->tracefs, sizeof c->tracefs))
+        return 0;
+    snprintf(c->tracefs, sizeof c->tracefs, "/sys/kernel/tracing");
+    if (mount("nodev", c->tracefs, "tracefs", 0, NULL) == 0) {
+        c->mounted_tracefs = true;
+        return 0;
+    }
+    fprintf(stderr,
+            "slablab capture: no tracefs: mounting it at %s failed (%s). The kernel needs CONFIG_TRACING; "
+            "try `mount -t tracefs nodev /sys/kernel/tracing` and run the capture again.\n",
+            c->tracefs, strerror(errno));
+    return 1;
+}
+
+static void cleanup(capture *c)
+{
+    if (c->instance_made && rmdir(c->instance) != 0)
+        fprintf(stderr, "slablab capture: could not remove the tracing instance %s (%s): remove it with `rmdir %s`\n",
+                c->instance, strerror(errno), c->instance);
+    c->instance_made = false;
+    if (c->mounted_debugfs && umount("/sys/kernel/debug") != 0)
+        fprintf(stderr, "slablab capture: could not unmount the debugfs it mounted: %s\n", strerror(errno));
+    c->mounted_debugfs = false;
+    if (c->mounted_tracefs && umount(c->tracefs) != 0)
+        fprintf(stderr, "slablab capture: could not unmount the tracefs it mounted at %s: %s\n", c->tracefs,
+                strerror(errno));
+    c->mounted_tracefs = false;
+}
+
+static int setup_instance(capture *c, unsigned long buffer_kb)
+{
+    snprintf(c->instance, sizeof c->instance, "%s/instances/slablab-%d", c->tracefs, (int)getpid());
+    if (mkdir(c->instance, 0755) != 0) {
+        fprintf(stderr,
+                "slablab capture: cannot create the tracing instance %s (%s); the capture records into its own "
+                "instance so the global tracing setup stays as it is (kernels before 3.10 have none)\n",
+                c->instance, strerror(errno));
+        return 1;
+    }
+    c->instance_made = true;
+    char path[512], val[32];
+    /*
+     * Not the capture's own events: writing the archive allocates page
+     * cache and would be traced, read and written again, without end.
+     * (set_event_notrace_pid is 5.8+; older kernels record the capture.)
+     */
+    snprintf(path, sizeof path, "%s/set_event_notrace_pid", c->instance);
+    snprintf(val, sizeof val, "%d", (int)getpid());
+    if (!write_text(path, val))
+        fprintf(stderr, "slablab capture: note: cannot exclude the capture's own events (%s): its writes are "
+                        "recorded too\n",
+                strerror(errno));
+    snprintf(path, sizeof path, "%s/tracing_on", c->instance);
+    if (!write_text(path, "0"))
+        goto fail;
+    snprintf(path, sizeof path, "%s/buffer_size_kb", c->instance);
+    snprintf(val, sizeof val, "%lu", buffer_kb);
+    if (!write_text(path, val)) {
+        fprintf(stderr, "slablab capture: cannot size the trace buffer to %s KiB per CPU (%s): try a smaller "
+                        "--buffer-kb\n",
+                val, strerror(errno));
+        return 1;
+    }
+    c->events[0] = 0;
+    for (unsigned i = 0; i < sizeof kmem_events / sizeof kmem_events[0]; i++) {
+        snprintf(path, sizeof path, "%s/events/kmem/%s/enable", c->instance, kmem_events[i]);
+        if (!write_text(path, "1")) {
+            fprintf(stderr, "slablab capture: the kernel has no kmem:%s trace event (%s): it needs CONFIG_TRACEPOINTS "
+                            "and the kmem events\n",
+                    kmem_events[i], strerror(errno));
+            return 1;
+        }
+        snprintf(c->events + strlen(c->events), sizeof c->events - strlen(c->events), "%skmem:%s",
+                 c->events[0] ? "," : "", kmem_events[i]);
+    }
+    for (unsigned i = 0; i < sizeof percpu_events / sizeof percpu_events[0]; i++) {
+        snprintf(path, sizeof path, "%s/events/percpu/%s/enable", c->instance, percpu_events[i]);
+        if (!write_text(path, "1")) {
+            fprintf(stderr, "slablab capture: note: no percpu:%s event on this kernel; recording without it\n",
+                    percpu_events[i]);
+            continue;
+        }
+        snprintf(c->events + strlen(c->events), sizeof c->events - strlen(c->events), ",percpu:%s", percpu_events[i]);
+    }
+    return 0;
+fail:
+    fprintf(stderr, "slablab capture: cannot write %s: %s\n", path, strerror(errno));
+    return 1;
+}
+
+/* ---- the snapshot before recording -------------------------------------- */
+
+static uint64_t percpu_unit_size(const char *stats)
+{
+    const char *p = stats ? strstr(stats, "unit_size") : NULL;
+    if (!p)
+        return 0;
+    p = strchr(p, ':');
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+static int write_snapshot(capture *c, const char *command_text, double seconds, unsigned long buffer_kb)
+{
+    sl_strbuf b = {0}, stats = {0};
+    bool have_stats = read_file("/sys/kernel/debug/percpu_stats", &stats);
+    if (!have_stats && !find_mount("debugfs", (char[256]){0}, 256) &&
+        mount("nodev", "/sys/kernel/debug", "debugfs", 0, NULL) == 0) {
+        c->mounted_debugfs = true;
+        have_stats = read_file("/sys/kernel/debug/percpu_stats", &stats);
+    }
+    struct utsname u;
+    uname(&u);
+    char started[64];
+    time_t now = (time_t)c->mtime;
+    strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    char clock[64] = "local";
+    sl_strbuf cb = {0};
+    char path[512];
+    snprintf(path, sizeof path, "%s/trace_clock", c->instance);
+    if (read_file(path, &cb)) {
+        char *open_b = strchr(cb.data, '['), *close_b = open_b ? strchr(open_b, ']') : NULL;
+        if (open_b && close_b)
+            snprintf(clock, sizeof clock, "%.*s", (int)(close_b - open_b - 1), open_b + 1);
+    }
+    sl_strbuf_free(&cb);
+    sl_strbuf_printf(&b,
+                     "format=slabcap/1\ntool=slablab capture\nkernel_release=%s\nkernel_version=%s\nmachine=%s\n"
+                     "cpus_possible=%u\ncpus_present=%u\ncpus_online=%u\npage_size=%ld\n",
+                     u.release, u.version, u.machine, cpu_list_count("/sys/devices/system/cpu/possible"),
+                     cpu_list_count("/sys/devices/system/cpu/present"), cpu_list_count("/sys/devices/system/cpu/online"),
+                     sysconf(_SC_PAGESIZE));
+    if (have_stats && percpu_unit_size(stats.data))
+        sl_strbuf_printf(&b, "percpu_unit_size=%llu\n", (unsigned long long)percpu_unit_size(stats.data));
+    sl_strbuf_printf(&b, "started_utc=%s\ntrace_clock=%s\nbuffer_kb_per_cpu=%lu\nevents=%s\n", started, clock, buffer_kb,
+                     c->events);
+    if (command_text)
+        sl_strbuf_printf(&b, "command=%s\n", command_text);
+    else
+        sl_strbuf_printf(&b, "seconds=%g\n", seconds);
+    bool ok = add_member(c, "slabcap.meta", b.data, b.len);
+    if (ok && read_file("/proc/slabinfo", &b))
+        ok = add_member(c, "proc/slabinfo", b.data, b.len);
+    if (ok && have_stats)
+        ok = add_member(c, "sys/kernel/debug/percpu_stats", stats.data, stats.len);
+    sl_strbuf_free(&stats);
+
+    /* /sys/kernel/slab: every cache folder's readable attributes, and the alias links. */
+    DIR *d = ok ? opendir("/sys/kernel/slab") : NULL;
+    if (ok && !d)
+        fprintf(stderr, "slablab capture: note: no /sys/kernel/slab (not SLUB?): the replay computes geometry\n");
+    struct dirent *e;
+    while (ok && d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char full[512], member[512], link[256];
+        snprintf(full, sizeof full, "/sys/kernel/slab/%s", e->d_name);
+        snprintf(member, sizeof member, "sys/kernel/slab/%s", e->d_name);
+        struct stat st;
+        if (lstat(full, &st) != 0)
+            continue;
+        if (S_ISLNK(st.st_mode)) {
+            ssize_t n = readlink(full, link, sizeof link - 1);
+            if (n > 0) {
+                link[n] = 0;
+                const char *target = strrchr(link, '/');
+                ok = add_link(c, member, target ? target + 1 : link);
+            }
+            continue;
+        }
+        if (!S_ISDIR(st.st_mode))
+            continue;
+        DIR *cd = opendir(full);
+        struct dirent *a;
+        while (ok && cd && (a = readdir(cd))) {
+            char apath[800], aname[800];
+            snprintf(apath, sizeof apath, "%s/%s", full, a->d_name);
+            snprintf(aname, sizeof aname, "%s/%s", member, a->d_name);
+            if (a->d_name[0] == '.' || lstat(apath, &st) != 0 || !S_ISREG(st.st_mode) || !(st.st_mode & S_IRUSR))
+                continue;
+            if (read_file(apath, &b))
+                ok = add_member(c, aname, b.data, b.len);
+        }
+        if (cd)
+            closedir(cd);
+    }
+    if (d)
+        closedir(d);
+    sl_strbuf_free(&b);
+    return ok ? 0 : 1;
+}
+
+/* ---- recording ---------------------------------------------------------- */
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Moves what trace_pipe has (up to `limit` bytes: the loop must get back to
+ * checking the command and the clock) into the archive; returns the bytes
+ * moved, or -1 on a write error.
+ */
+static long long drain_pipe(capture *c, int pipe_fd, char *buf, size_t cap, long long limit)
+{
+    long long total = 0;
+    while (total < limit) {
+        ssize_t n = read(pipe_fd, buf, cap);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return total;
+        if (!write_all(c->out, buf, (size_t)n))
+            return -1;
+        total += n;
+    }
+    return total;
+}
+
+static uint64_t lost_events(capture *c, unsigned cpus)
+{
+    uint64_t lost = 0;
+    sl_strbuf b = {0};
+    for (unsigned cpu = 0; cpu < cpus; cpu++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/per_cpu/cpu%u/stats", c->instance, cpu);
+        if (!read_file(path, &b))
+            continue;
+        const char *p = strstr(b.data, "overrun:");
+        if (p)
+            lost += strtoull(p + 8, NULL, 10);
+        p = strstr(b.data, "dropped events:");
+        if (p)
+            lost += strtoull(p + 15, NULL, 10);
+    }
+    sl_strbuf_free(&b);
+    return lost;
+}
+
+static int run_capture(int argc, char **argv)
+{
+    double seconds = 0;
+    const char *out_path = NULL;
+    unsigned long buffer_kb = 16384;
+    char **command = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) {
+            command = argv + i + 1;
+            if (!*command)
+                return sl_cli_usage_error(&sl_cli_cmd_capture, "-- needs a command to run");
+            break;
+        } else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
+            char *end;
+            seconds = strtod(argv[++i], &end);
+            if (*end || !(seconds > 0 && seconds <= 86400))
+                return sl_cli_usage_error(&sl_cli_cmd_capture, "--seconds takes a number of seconds (0 < N <= 86400)");
+        } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+            out_path = argv[++i];
+        } else if (!strcmp(argv[i], "--buffer-kb") && i + 1 < argc) {
+            if (!sl_cli_parse_ulong(argv[++i], 64, 4u << 20, &buffer_kb))
+                return sl_cli_usage_error(&sl_cli_cmd_capture, "--buffer-kb takes 64 to 4194304 (KiB per CPU)");
+        } else {
+            return sl_cli_usage_error(&sl_cli_cmd_capture, "unknown argument '%s'", argv[i]);
+        }
+    }
+    if (!out_path)
+        return sl_cli_usage_error(&sl_cli_cmd_capture, "give the output file: -o FILE.slabcap");
+    if (!command == !(seconds > 0))
+        return sl_cli_usage_error(&sl_cli_cmd_capture, "give either --seconds N or -- COMMAND ARGS");
+
+    struct utsname u;
+    if (uname(&u) != 0 || strcmp(u.sysname, "Linux")) {
+        fprintf(stderr, "slablab capture: this is %s, not Linux: the capture records Linux's ftrace events. Record on "
+                        "the Linux machine and copy the .slabcap here for `slablab replay`.\n",
+                uname(&u) == 0 ? u.sysname : "not Linux");
+        return 1;
+    }
+    if (geteuid() != 0) {
+        fprintf(stderr, "slablab capture: tracing the kernel needs root: run `sudo slablab capture ...` (tracefs and "
+                        "/sys/kernel/slab are root's)\n");
+        return 1;
+    }
+    capture c = {.out = -1, .out_path = out_path, .mtime = (uint64_t)time(NULL)};
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    struct sigaction old_int, old_term, old_hup;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
+
+    int status = setup_tracefs(&c);
+    if (!status)
+        status = setup_instance(&c, buffer_kb);
+    if (!status) {
+        c.out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (c.out < 0 || lseek(c.out, 0, SEEK_CUR) < 0) {
+            fprintf(stderr, "slablab capture: cannot write %s (%s): -o needs a regular file\n", out_path,
+                    c.out < 0 ? strerror(errno) : "not seekable");
+            status = 1;
+        }
+    }
+    char command_text[1024] = "";
+    for (char **a = command; a && *a; a++)
+        snprintf(command_text + strlen(command_text), sizeof command_text - strlen(command_text), "%s%s",
+                 a == command ? "" : " ", *a);
+    if (!status && write_snapshot(&c, command ? command_text : NULL, seconds, buffer_kb)) {
+        fprintf(stderr, "slablab capture: writing %s failed: %s\n", out_path, strerror(errno));
+        status = 1;
+    }
+
+    /* The trace member: header now, size patched at the end. */
+    off_t trace_hdr = status ? 0 : lseek(c.out, 0, SEEK_CUR);
+    uint8_t hdr[SL_USTAR_BLOCK];
+    if (!status && (sl_ustar_header(hdr, "trace.txt", '0', 0, NULL, c.mtime) != SL_OK || !write_all(c.out, hdr, sizeof hdr)))
+        status = 1;
+    char path[512];
+    snprintf(path, sizeof path, "%s/trace_pipe", c.instance);
+    int pipe_fd = status ? -1 : open(path, O_RDONLY | O_NONBLOCK);
+    if (!status && pipe_fd < 0) {
+        fprintf(stderr, "slablab capture: cannot open %s: %s\n", path, strerror(errno));
+        status = 1;
+    }
+    snprintf(path, sizeof path, "%s/tracing_on", c.instance);
+    pid_t child = -1;
+    int child_status = 0;
+    long long trace_bytes = 0;
+    uint64_t t0 = now_ns();
+    static char buf[1 << 20];
+    if (!status && !write_text(path, "1")) {
+        fprintf(stderr, "slablab capture: cannot start tracing (%s)\n", strerror(errno));
+        status = 1;
+    }
+    if (!status && command) {
+        child = fork();
+        if (child == 0) {
+            sigaction(SIGINT, &old_int, NULL);
+            sigaction(SIGTERM, &old_term, NULL);
+            sigaction(SIGHUP, &old_hup, NULL);
+            execvp(command[0], command);
+            fprintf(stderr, "slablab capture: cannot run %s: %s\n", command[0], strerror(errno));
+            _exit(127);
+        }
+        if (child < 0) {
+            fprintf(stderr, "slablab capture: fork failed: %s\n", strerror(errno));
+            status = 1;
+        }
+    }
+    uint64_t deadline = t0 + (uint64_t)(seconds * 1e9);
+    while (!status && !stop_requested) {
+        if (command) {
+            pid_t w = waitpid(child, &child_status, WNOHANG);
+            if (w == child) {
+                child = -1;
+                break;
+            }
+        } else if (now_ns() >= deadline) {
+            break;
+        }
+        struct pollfd pfd = {.fd = pipe_fd, .events = POLLIN};
+        poll(&pfd, 1, 50);
+        long long n = drain_pipe(&c, pipe_fd, buf, sizeof buf, 8 << 20);
+        if (n < 0) {
+            fprintf(stderr, "slablab capture: writing %s failed: %s\n", out_path, strerror(errno));
+            status = 1;
+        }
+        trace_bytes += n > 0 ? n : 0;
+    }
+    bool interrupted = stop_requested != 0;
+    if (child > 0) {
+        /*
+         * Stopped by a signal while the command runs.  From a terminal Ctrl-C
+         * reached the command too (one process group); one that ignores it
+         * gets SIGTERM after 2 s and SIGKILL after 4.  Recording goes on
+         * meanwhile, so the buffer does not overflow and its end is traced.
+         */
+        uint64_t since = now_ns();
+        int sent = 0;
+        while (waitpid(child, &child_status, WNOHANG) == 0) {
+            uint64_t waited = now_ns() - since;
+            if (sent == 0 && waited > 2000000000ull) {
+                kill(child, SIGTERM);
+                sent = 1;
+            } else if (sent == 1 && waited > 4000000000ull) {
+                kill(child, SIGKILL);
+                sent = 2;
+            }
+            struct pollfd pfd = {.fd = pipe_fd, .events = POLLIN};
+            poll(&pfd, 1, 50);
+            long long n = status ? 0 : drain_pipe(&c, pipe_fd, buf, sizeof buf, 8 << 20);
+            if (n < 0)
+                status = 1;
+            trace_bytes += n > 0 ? n : 0;
+        }
+    }
+    double duration = (double)(now_ns() - t0) / 1e9;
+    if (c.instance_made)
+        write_text(path, "0");
+    if (!status) {
+        long long n = drain_pipe(&c, pipe_fd, buf, sizeof buf, LLONG_MAX);
+        if (n < 0)
+            status = 1;
+        else
+            trace_bytes += n;
+    }
+    if (pipe_fd >= 0)
+        close(pipe_fd);
+    uint64_t lost = c.instance_made ? lost_events(&c, cpu_list_count("/sys/devices/system/cpu/possible")) : 0;
+    if (!status) {
+        /* Patch the trace member's size, pad it, add the end metadata and the archive's end. */
+        uint8_t pad[2 * SL_USTAR_BLOCK] = {0};
+        sl_strbuf end = {0};
+        sl_strbuf_printf(&end, "duration_s=%.6f\ninterrupted=%d\nlost_events=%llu\ntrace_bytes=%lld\n", duration,
+                         interrupted, (unsigned long long)lost, trace_bytes);
+        if (command)
+            sl_strbuf_printf(&end, "command_exit=%d\n",
+                             WIFEXITED(child_status) ? WEXITSTATUS(child_status) : 128 + WTERMSIG(child_status));
+        bool ok = write_all(c.out, pad, sl_ustar_padding((uint64_t)trace_bytes)) &&
+                  sl_ustar_header(hdr, "trace.txt", '0', (uint64_t)trace_bytes, NULL, c.mtime) == SL_OK &&
+                  pwrite(c.out, hdr, sizeof hdr, trace_hdr) == (ssize_t)sizeof hdr &&
+                  add_member(&c, "slabcap-end.meta", end.data, end.len) && write_all(c.out, pad, sizeof pad);
+        sl_strbuf_free(&end);
+        if (!ok) {
+            fprintf(stderr, "slablab capture: writing %s failed: %s\n", out_path, strerror(errno));
+            status = 1;
+        }
+    }
+    cleanup(&c);
+    if (c.out >= 0 && close(c.out) != 0)
+        status = 1;
+    if (status && c.out >= 0)
+        unlink(out_path);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    if (!status)
+        printf("slablab capture: %s: %.2f s, %lld bytes of trace%s%s; replay it with `slablab replay %s`\n", out_path,
+               duration, trace_bytes, lost ? ", events lost: " : "", lost ? "see slabcap-end.meta" : "", out_path);
+    if (!status && interrupted)
+        printf("slablab capture: stopped by a signal; the file holds what was recorded until then\n");
+    return status;
+}
