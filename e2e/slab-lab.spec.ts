@@ -174,6 +174,50 @@ test.describe('<slab-lab> in a plain page', () => {
   });
 });
 
+test('<slab-lab> pauses its Play while scrolled off screen and goes on when back', async ({ page }) => {
+  // Fake timers: Play's ticks run only when the test advances the clock, so "nothing moved" is a fact, not a wait.
+  await page.clock.install();
+  await hostPage(page, `${PLAIN_URL}offscreen.html`, `<slab-lab id="a" scenario="fast-path" cpus="2" controls="none"></slab-lab><div style="height:4000px">prose</div><p id="end">end</p>`);
+  await figureState(page, 'a', 0);
+  await page.evaluate(() => (document.getElementById('a') as SlabLabElement | null)?.play());
+  await page.clock.runFor(5_000);
+  const onScreen = await figureState(page, 'a');
+  expect(onScreen.playing).toBe(true);
+  expect(onScreen.step).toBeGreaterThan(0);
+
+  await page.locator('#end').scrollIntoViewIfNeeded();
+  await expect.poll(() => page.evaluate(() => document.getElementById('a')!.getBoundingClientRect().bottom < 0)).toBe(true);
+  const leaving = (await page.evaluate(() => (document.getElementById('a') as SlabLabElement | null)?.state))!.step;
+  // Ten ticks' worth of time, each followed by React's render and effects (tasks of the page's real
+  // MessageChannel queue, behind which the probe's own messages run): on screen, ten more stops.
+  for (let i = 0; i < 10; i++) {
+    await page.clock.runFor(1_000);
+    await page.evaluate(async () => {
+      for (let hop = 0; hop < 8; hop++)
+        await new Promise<void>((resolve) => {
+          const c = new MessageChannel();
+          c.port1.onmessage = () => resolve();
+          c.port2.postMessage(0);
+        });
+    });
+  }
+  const away = (await page.evaluate(() => (document.getElementById('a') as SlabLabElement | null)?.state))!;
+  expect(away.step).toBeLessThanOrEqual(leaving + 1); // at most the tick already queued when it left
+  expect(away.atEnd).toBe(false);
+  expect(away.playing).toBe(true); // paused by the page, not by the reader: it goes on when seen
+
+  await page.locator('#a').scrollIntoViewIfNeeded();
+  const finished = page.evaluate(
+    () => new Promise<LabState>((resolve) => document.getElementById('a')?.addEventListener('slab-lab-finished', (e) => resolve((e as CustomEvent<LabState>).detail), { once: true })),
+  );
+  await expect.poll(async () => {
+    await page.clock.runFor(1_000);
+    return (await figureState(page, 'a')).step;
+  }).toBeGreaterThan(away.step);
+  await page.clock.runFor(60_000);
+  expect((await finished).atEnd).toBe(true);
+});
+
 test('<slab-lab autoplay> plays its story to the end by itself once on screen', async ({ page }) => {
   await hostPage(page, `${PLAIN_URL}autoplay.html`, `<slab-lab id="a" scenario="fast-path" cpus="2" autoplay controls="none"></slab-lab>`);
   const end = await page.evaluate(
@@ -295,6 +339,51 @@ test.describe('the iframe embed API (postMessage)', () => {
     await waitFor(page, 'step', (m) => m.state?.step === 2);
     expect((await received(page)).filter((m) => m.type === 'step').map((m) => m.state?.step)).toEqual([0, 2]);
   });
+});
+
+test('the iframe embed API across origins: a docs site drives a lab served from another host', async ({ page }) => {
+  // Two public-looking hosts served by the test: the docs page, and the lab's built site (dist/) on its own origin.
+  const DOCS = 'http://docs.slablab.test/';
+  const LAB = 'http://lab.slablab.test/';
+  const TYPES: Record<string, string> = { html: 'text/html', js: 'text/javascript', wasm: 'application/wasm', css: 'text/css', svg: 'image/svg+xml' };
+  await page.context().route(`${LAB}**`, (route) => {
+    const path = new URL(route.request().url()).pathname;
+    const file = join('dist', path);
+    if (!existsSync(file)) return route.fulfill({ status: 404, body: 'Not Found' });
+    return route.fulfill({ body: readFileSync(file), headers: { 'Content-Type': TYPES[path.split('.').pop() ?? ''] ?? 'application/octet-stream' } });
+  });
+  await page.route(`${DOCS}page.html`, (route) =>
+    route.fulfill({
+      contentType: 'text/html',
+      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>docs</title><link rel="icon" href="data:,"></head><body>
+        <iframe id="lab" title="slablab" src="${LAB}embed.html?view=slub&scenario=fast-path&cpus=2" width="1000" height="700"></iframe>
+        <script>
+          window.received = [];
+          window.addEventListener('message', (e) => { if (e.data && e.data.slablab) window.received.push({ origin: e.origin, ...e.data.slablab }); });
+          window.send = (m) => document.getElementById('lab').contentWindow.postMessage({ slablab: m }, '${LAB.slice(0, -1)}');
+        </script></body></html>`,
+    }),
+  );
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${DOCS}page.html`);
+  const frame = page.frameLocator('#lab');
+  await expect(frame.getByTestId('slub-caption')).toContainText('One CPU allocating', { timeout: 30_000 });
+  type Received = { origin: string; type: string; version?: number; state?: LabState };
+  const received = () => page.evaluate(() => (window as unknown as { received: Received[] }).received);
+  const send = (m: object) => page.evaluate((m) => (window as unknown as { send: (m: object) => void }).send(m), m);
+
+  await send({ type: 'PING' });
+  await expect.poll(async () => (await received()).some((m) => m.type === 'PONG')).toBe(true);
+  // Every answer comes from the lab's origin (the frame posts to the docs origin that said PING, never to '*').
+  expect(new Set((await received()).map((m) => m.origin))).toEqual(new Set([LAB.slice(0, -1)]));
+  await send({ type: 'go', step: 3 });
+  await expect.poll(async () => (await received()).some((m) => m.type === 'step' && m.state?.step === 3)).toBe(true);
+  await expect(frame.getByTestId('slub-position')).toContainText('stop 3 of');
+  await send({ type: 'load', params: { scenario: 'why-tid', cpus: '2' } });
+  await expect(frame.getByTestId('slub-caption')).toContainText('interrupt');
+
+  expect(errors).toEqual([]);
 });
 
 test.describe('themes', () => {

@@ -17,10 +17,13 @@
 //   - an event site is a line naming one of the model's own event kinds
 //     (events.def) as SL_EV_<KIND>, or as the bare kind in a call of an
 //     emitting macro (SLUB's SLI_EV(a, KIND, ...), percpu's SLI_PCPU_EVENT).
-// A function's kernel name is the identifier its leading comment starts
-// with ("slab_alloc_node: the fast path..."), else its own name without the
-// model's prefix (sli_slub_deactivate_slab -> deactivate_slab) if that is
-// still a compound name; otherwise none (the panel links the kernel file).
+// A function's kernel name is the one its leading comment marks
+// ("kernel: ___slab_alloc", or "kernel: none" for the model's own), else
+// the identifier the comment starts with ("slab_alloc_node: the fast
+// path..."), else its own name without the model's prefix
+// (sli_slub_deactivate_slab -> deactivate_slab, sli_free_to_pcs ->
+// free_to_pcs) if that is still a compound name; otherwise none (the panel
+// links the kernel file).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,9 +66,11 @@ function leadingComment(lines, at) {
 
 /** The kernel function a model function stands for (see the file's header), or null when neither names one. */
 export function kernelName(name, comment) {
+  const marked = /\bkernel: (none\b|_*[a-z][a-z0-9_]*)/.exec(comment);
+  if (marked) return marked[1] === 'none' ? null : marked[1];
   const named = /^(_*[a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?=$|[\s:(',])/.exec(comment);
   if (named) return named[1];
-  const own = name.replace(/^sli?_(?:slub|slab|pcpu|percpu)_/, '');
+  const own = name.replace(/^sli?_(?:(?:slub|slab|pcpu|percpu)_)?/, '');
   return own.includes('_') ? own : null;
 }
 

@@ -61,6 +61,15 @@ describe('the C source map', () => {
     expect(kernelName('free_one', 'kmem_cache_free of one object')).toBe('kmem_cache_free');
     expect(kernelName('sli_slub_put_cpu_partial', 'Sets this CPU\'s freelist')).toBe('put_cpu_partial');
     expect(kernelName('sl_slub_alloc', 'The cache\'s leaf fast path')).toBeNull();
+    expect(kernelName('sli_free_to_pcs', '')).toBe('free_to_pcs');
+    expect(kernelName('sli_slub_slab_alloc_slow', 'kernel: ___slab_alloc')).toBe('___slab_alloc');
+    expect(kernelName('am_alloc_area', 'Takes an area. kernel: pcpu_alloc_area.')).toBe('pcpu_alloc_area');
+    expect(kernelName('sl_slub_rcu_grace_period', "kernel: none (the model's explicit RCU grace period)")).toBeNull();
+  });
+
+  it("names only the kernel's functions: no model prefix survives into an Elixir link", () => {
+    for (const [id, m] of Object.entries(readCSource().models))
+      for (const f of m.functions) expect(f.kernel ?? '', `${id}: ${f.name}`).not.toMatch(/^(sli?_|SLI?_|am_)|^(area_taken|chunk_link|chunk_unlink|hardened_bug|slab_alloc_slow)$/);
   });
 });
 

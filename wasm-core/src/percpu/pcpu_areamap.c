@@ -121,6 +121,7 @@ static int am_find_fit(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align)
     return -2 - new_alloc;
 }
 
+/* kernel: pcpu_alloc_area */
 static int am_alloc_area(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align, int start)
 {
     (void)start;
@@ -211,6 +212,7 @@ static int am_alloc_area(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align, int
     return -1;
 }
 
+/* kernel: pcpu_free_area */
 static int am_free_area(sl_pcpu *pc, sl_pcpu_chunk *c, int freeme)
 {
     int oslot = am_chunk_slot(pc, c);

@@ -262,6 +262,7 @@ static void index_remove(sl_pcpu *pc, sl_pcpu_chunk *c)
 /*
  * Puts a new chunk into circulation: the index, then its slot (an empty
  * chunk: the last one); under lock.  Returns SL_OK or SL_ENOMEM.
+ * kernel: pcpu_chunk_relocate.
  */
 static int chunk_link(sl_pcpu *pc, sl_pcpu_chunk *c, unsigned by)
 {
@@ -295,6 +296,7 @@ static sl_pcpu_chunk *chunk_create(sl_pcpu *pc, uint32_t op, unsigned cpu, unsig
  * every populated page, then off its slot and out of the index, as
  * pcpu_balance_workfn does before pcpu_destroy_chunk; under lock.  The
  * caller frees its memory after dropping the lock.
+ * kernel: pcpu_balance_workfn.
  */
 static void chunk_unlink(sl_pcpu *pc, sl_pcpu_chunk *c)
 {
@@ -467,7 +469,7 @@ static void populate_for_alloc(sl_pcpu *pc, sl_pcpu_chunk *c, int off, int size)
     }
 }
 
-/* The allocator took [off, off + size) of c: populate its pages and count it; under lock. */
+/* The allocator took [off, off + size) of c: populate its pages and count it; under lock.; kernel: pcpu_alloc. */
 static void area_taken(sl_pcpu *pc, sl_pcpu_chunk *c, int off, int size, int align)
 {
     populate_for_alloc(pc, c, off, size);

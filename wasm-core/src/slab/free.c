@@ -234,7 +234,7 @@ int sl_slab_cache_free(sl_slab_cache *c, unsigned cpu, void *obj)
     return free_common(c, pg, cpu, obj, SL_SLAB_OP_FREE);
 }
 
-/* kfree of a kmalloc_large block (`pg` its head page). */
+/* kfree of a kmalloc_large block (`pg` its head page); kernel: free_large_kmalloc. */
 static SL_NOINLINE int kfree_large(sl_slab *sl, unsigned cpu, sl_page *pg, const void *ptr)
 {
     uint32_t op = sli_slab_op_begin(sl, cpu, 0xffff, SL_SLAB_OP_KFREE, 0);

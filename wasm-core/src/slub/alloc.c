@@ -257,6 +257,7 @@ static sli_slub_slab *get_partial_node_frozen(sli_act *a, void **freelist, uint3
     return first;
 }
 
+/* kernel: ___slab_alloc */
 void *sli_slub_slab_alloc_slow(sli_act *a)
 {
     sl_slub_cache *s = a->s;

@@ -570,6 +570,7 @@ int sli_slub_bad_free(sli_act *a, int err, const sli_slub_slab *slab, const void
     return err;
 }
 
+/* kernel: set_freepointer (its CONFIG_SLAB_FREELIST_HARDENED BUG_ON) */
 SLI_COLD void sli_slub_hardened_bug(sli_act *a, unsigned site, const sli_slub_slab *slab, const void *obj)
 {
     sli_slub_error(a, SL_EDOUBLEFREE, slab, obj);

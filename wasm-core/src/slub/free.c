@@ -859,6 +859,7 @@ static int free_bulk_sheaves(sli_act *a, size_t n, void **p)
     return first_err;
 }
 
+/* kernel: kmem_cache_free_bulk */
 int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsigned *cas_out)
 {
     sli_act a;
@@ -905,6 +906,7 @@ int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsign
     return rc;
 }
 
+/* kernel: flush_all */
 int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu)
 {
     sli_act a;

@@ -143,6 +143,7 @@ static unsigned free_waiting(sli_act *a)
     return n;
 }
 
+/* kernel: none (the model's explicit RCU grace period) */
 int sl_slub_rcu_grace_period(sl_slub_cache *s, unsigned cpu)
 {
     sli_act a;

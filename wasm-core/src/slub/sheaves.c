@@ -681,6 +681,7 @@ fallback:
 
 /* ---- kfree_rcu ------------------------------------------------------- */
 
+/* kernel: __kfree_rcu_sheaf */
 bool sli_kfree_rcu_sheaf(sli_sheaves *sh, sli_act *a, void *obj)
 {
     sli_pcs *pcs = &sh->pcs[a->cpu];
@@ -756,6 +757,7 @@ static void rcu_free_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf)
         drop_sheaf(sh, a, sheaf, true);
 }
 
+/* kernel: none (the grace period is the model's explicit step; each sheaf then goes to rcu_free_sheaf) */
 unsigned sli_sheaves_rcu_gp(sli_sheaves *sh, sli_act *a)
 {
     sli_pcs *pcs = &sh->pcs[a->cpu];
@@ -832,6 +834,7 @@ static sli_sheaf *prefill_oversize(sli_sheaves *sh, sli_act *a, uint32_t size, i
     return sheaf;
 }
 
+/* kernel: kmem_cache_prefill_sheaf */
 sli_sheaf *sli_prefill_sheaf(sli_sheaves *sh, sli_act *a, uint32_t size, int *err)
 {
     sli_sheaf *sheaf = NULL;
@@ -888,6 +891,7 @@ bool sli_sheaf_is_prefilled(sli_sheaves *sh, const sli_sheaf *sheaf)
     return found;
 }
 
+/* kernel: kmem_cache_return_sheaf */
 int sli_return_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf)
 {
     if (!sheaf || !prefilled_remove(sh, sheaf))
@@ -955,6 +959,7 @@ int sli_refill_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf **sheafp, uint32_t s
     return SL_OK;
 }
 
+/* kernel: kmem_cache_alloc_from_sheaf */
 void *sli_alloc_from_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf)
 {
     (void)sh;
@@ -995,6 +1000,7 @@ int sli_sheaves_init(sli_sheaves *sh, sli_act *a, unsigned ncpus, uint32_t capac
     return SL_OK;
 }
 
+/* kernel: bootstrap_cache_sheaves */
 int sli_sheaves_bootstrap(sli_sheaves *sh, sli_act *a, uint32_t capacity)
 {
     if (sli_sheaves_active(sh) || !capacity)

@@ -45,6 +45,7 @@ int sl_slub_set_min_partial(sl_slub_cache *s, uint32_t min_partial)
     return SL_OK;
 }
 
+/* kernel: slub_set_cpu_partial */
 int sl_slub_set_cpu_partial(sl_slub_cache *s, uint32_t objects)
 {
     sli_act a;
