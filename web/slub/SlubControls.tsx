@@ -13,7 +13,7 @@ import type { Scenario } from './scenarios';
 import { SCENARIOS } from './scenarios';
 import type { KernelStat, StatNames } from './slub-api';
 import { sysfsLine, type SlubSnapshot } from './snapshot';
-import { SANDBOX, type SLUB_PARAMS } from './view';
+import { DEFAULT_KERNEL, SANDBOX, type SLUB_PARAMS } from './view';
 
 type Values = ParamValues<typeof SLUB_PARAMS>;
 type Update = (patch: Partial<Values>) => void;
@@ -66,6 +66,40 @@ function KernelPicker({ values, update }: { values: Values; update: Update }) {
   );
 }
 
+/** The Linux versions the selector offers, one per era and the seeds' (any X.Y from 4.3 works in the URL). */
+export const KERNEL_CHOICES = [
+  { version: '4.4', text: '4.4 (the seeds: frozen CPU partial slabs)' },
+  { version: '6.17', text: '6.17 (per-CPU slab, before sheaves)' },
+  { version: '6.18', text: '6.18 (opt-in sheaves)' },
+  { version: '7.0', text: '7.0 (sheaves, no per-CPU slab)' },
+] as const;
+
+/** The kernel each pane follows, and comparing two side by side; changing it restarts the story (a sandbox's objects would move). */
+function VersionPicker({ values, update }: { values: Values; update: Update }) {
+  const set = (kernel: readonly string[]) => update({ kernel, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) });
+  const one = values.kernel[0] ?? DEFAULT_KERNEL;
+  const other = one === '7.0' ? DEFAULT_KERNEL : '7.0';
+  const known = KERNEL_CHOICES.some((c) => c.version === one);
+  return (
+    <>
+      <label>
+        Linux{' '}
+        <select value={one} onChange={(e) => set([e.target.value])} data-testid="slub-kernel">
+          {!known && <option value={one}>{one}</option>}
+          {KERNEL_CHOICES.map((c) => (
+            <option key={c.version} value={c.version}>
+              {c.text}
+            </option>
+          ))}
+        </select>
+      </label>{' '}
+      <button type="button" onClick={() => set(one === '7.0' ? [other, one] : [one, other])}>
+        Compare with {other} side by side
+      </button>
+    </>
+  );
+}
+
 export function SlubPickers({ values, update, sideBySide }: { values: Values; update: Update; sideBySide: boolean }) {
   return (
     <>
@@ -78,11 +112,12 @@ export function SlubPickers({ values, update, sideBySide }: { values: Values; up
         onPick={(cpus) => update({ cpus, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}), ...(values.nr_cpus !== null && values.nr_cpus < cpus ? { nr_cpus: null } : {}) })}
       />
       {sideBySide ? (
-        <button type="button" onClick={() => update({ variant: values.variant.slice(0, 1), bulk: values.bulk.slice(0, 1) })}>
+        <button type="button" onClick={() => update({ variant: values.variant.slice(0, 1), bulk: values.bulk.slice(0, 1), kernel: values.kernel.slice(0, 1) })}>
           Show one world
         </button>
       ) : (
         <>
+          <VersionPicker values={values} update={update} />
           <label>
             Fast path{' '}
             <select value={values.variant[0]} onChange={(e) => update({ variant: [e.target.value as Values['variant'][number]] })}>

@@ -6,7 +6,7 @@
 import { eventKindInfo, EventKind, NONE32 as EV_NONE, type SlEvent } from '../core/events.generated';
 import { describeTraceEvent, eventPlace, TRACE_GROUPS, traceGroup, type OpNames, type TraceWords } from '../lab/describe';
 import type { EventWords } from '../lab/view';
-import { POINT_TEXT, TUNE_OPCODE } from './script';
+import { KIND_CODE, POINT_TEXT, TUNE_OPCODE } from './script';
 import { NEXT_CORRUPT, NO_CPU, NONE32, ObjState, SlabList, type SlubSnapshot } from './snapshot';
 import { STATE_NAMES } from './render';
 
@@ -134,13 +134,20 @@ const GROUP_OF: Partial<Record<number, EventGroup>> = {
   [K.SLUB_SLAB_DISABLED]: 'pages',
 };
 
-/** The tuning operations' codes (script.ts) after the driver's, in words. */
+/** The driver's operation codes (sl_sched_kind) and the tuning operations' (script.ts), in words. */
 const OPCODE_WORDS: Record<number, string> = {
-  1: 'alloc',
-  2: 'free',
-  3: 'bulk alloc',
-  4: 'bulk free',
-  5: 'flush',
+  [KIND_CODE.alloc]: 'alloc',
+  [KIND_CODE.free]: 'free',
+  [KIND_CODE.allocBulk]: 'bulk alloc',
+  [KIND_CODE.freeBulk]: 'bulk free',
+  [KIND_CODE.flush]: 'flush',
+  [KIND_CODE.kfreeRcu]: 'kfree_rcu',
+  [KIND_CODE.gracePeriod]: 'RCU grace period',
+  [KIND_CODE.prefill]: 'kmem_cache_prefill_sheaf',
+  [KIND_CODE.allocFromSheaf]: 'kmem_cache_alloc_from_sheaf',
+  [KIND_CODE.refillSheaf]: 'kmem_cache_refill_sheaf',
+  [KIND_CODE.returnSheaf]: 'kmem_cache_return_sheaf',
+  [TUNE_OPCODE.bootstrap]: 'bootstrap_cache_sheaves',
   [TUNE_OPCODE.minPartial]: 'min_partial write',
   [TUNE_OPCODE.cpuPartial]: 'cpu_partial write',
   [TUNE_OPCODE.shrink]: 'shrink',

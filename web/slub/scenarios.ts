@@ -9,7 +9,7 @@
 import { StoryBuilder as LabStoryBuilder } from '../lab/story';
 import type { Scenario as LabScenario, Story as LabStory } from '../lab/view';
 import type { WorldConfig } from './protocol';
-import type { KernelParams } from './slub-api';
+import { eraOf, type EraName, type KernelParams, type KernelVersion } from './slub-api';
 import { PreemptPoint, type AnyRef, type Script, type ScriptOp } from './script';
 import type { BulkForm, Fastpath } from './snapshot';
 
@@ -30,6 +30,24 @@ export interface Scenario extends LabScenario<Script<AnyRef>, StoryContext> {
    * the fast paths its side by side shows (default: this one and the story's).
    */
   contrast?: { fastpath?: Fastpath; bulkFree?: BulkForm; label: string; sideBySide?: readonly Fastpath[] };
+  /** The eras whose SLUB the story tells (its captions name their functions). */
+  eras: readonly EraName[];
+  /** Why the story does not fit the eras it leaves out, in words ("7.0 has no tid"). */
+  notFor?: string;
+  /** A small sheaf capacity (6.18's request, given exactly in 7.0) so the sheaves fill within a few steps. */
+  sheafCapacity?: number;
+  /** 7.0: a kmalloc cache created before bootstrap_cache_sheaves. */
+  earlyBoot?: boolean;
+}
+
+/** Every era before 7.0: the stories of the per-CPU slab. */
+const CPU_SLAB_ERAS: readonly EraName[] = ['frozen-partial', 'cpu-slab', 'opt-in-sheaves'];
+/** The eras with sheaves. */
+export const SHEAF_ERAS: readonly EraName[] = ['opt-in-sheaves', 'sheaves'];
+
+/** Why scenario `s` does not tell what kernel `version` does, or null when it does. */
+export function misfit(s: Scenario, version: KernelVersion): string | null {
+  return s.eras.includes(eraOf(version)) ? null : `"${s.title}" does not apply to Linux ${version.major}.${version.minor}: ${s.notFor ?? 'its kernel works otherwise'}.`;
 }
 
 const sym = (allocOf: number, nth = 0): AnyRef => ({ allocOf, nth });
@@ -47,6 +65,8 @@ const fastPath: Scenario = {
   objectSize: 512,
   defaultFastpath: 'cmpxchg',
   defaultBulk: 'detached',
+  eras: CPU_SLAB_ERAS,
+  notFor: 'Linux 7.0 removed struct kmem_cache_cpu, its tid and the cmpxchg fast path this story steps through: an allocation pops the CPU\'s main sheaf under a local trylock (see "A sheaf hit")',
   build() {
     const b = new StoryBuilder();
     const first = b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocates. Its freelist is empty, so this first alloc takes the slow path: a new slab from the page allocator becomes the CPU slab and its freelist moves to the CPU.');
@@ -68,6 +88,8 @@ const whyTid: Scenario = {
   objectSize: 512,
   defaultFastpath: 'cmpxchg',
   defaultBulk: 'detached',
+  eras: CPU_SLAB_ERAS,
+  notFor: 'Linux 7.0 has no tid and no cmpxchg fast path to interrupt: an interrupt inside the sheaf section makes the trylock fail and the slab path run (see "An interrupt in the sheaf section")',
   contrast: { fastpath: 'plain', label: 'Replay with the RFC\'s plain writes', sideBySide: ['cmpxchg', 'plain', 'rt'] },
   build() {
     const b = new StoryBuilder();
@@ -96,6 +118,8 @@ const slowPath: Scenario = {
   objectSize: 512,
   defaultFastpath: 'cmpxchg',
   defaultBulk: 'detached',
+  eras: CPU_SLAB_ERAS,
+  notFor: 'Linux 7.0 has no CPU slab and no CPU partial list: an empty sheaf is refilled from node partial slabs under list_lock (see "A refill from slabs")',
   build({ objects: n, cpus }) {
     const b = new StoryBuilder();
     const a0 = b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocates: no CPU slab yet, so ___slab_alloc takes a new slab (A) and freezes it.');
@@ -123,6 +147,8 @@ const remoteFrees: Scenario = {
   objectSize: 512,
   defaultFastpath: 'cmpxchg',
   defaultBulk: 'detached',
+  eras: CPU_SLAB_ERAS,
+  notFor: "Linux 7.0 has no CPU slab for a remote free to miss: every free goes into the freeing CPU's sheaf, and only what misses the sheaves reaches __slab_free",
   build({ objects: n, cpus }) {
     const b = new StoryBuilder();
     const r = cpus > 1 ? 1 : 0;
@@ -150,6 +176,8 @@ const bulkFree: Scenario = {
   objectSize: 512,
   defaultFastpath: 'cmpxchg',
   defaultBulk: 'detached',
+  eras: CPU_SLAB_ERAS,
+  notFor: 'in Linux 7.0 kmem_cache_free_bulk fills the CPU\'s sheaves first; detached freelists are built only when a sheaf is flushed (see "A flush to slabs")',
   contrast: { bulkFree: 'generic', label: 'Replay with the generic loop (one free per object)' },
   build({ objects: n }) {
     const b = new StoryBuilder();
@@ -176,7 +204,37 @@ export function scenarioById(id: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.id === id);
 }
 
-/** The world a scenario (or the sandbox: none) runs in, under `kernel`'s boot parameters and options if any. */
-export function scenarioConfig(s: Scenario | undefined, cpus: number, fastpath: Fastpath, bulkFree: BulkForm, kernel?: KernelParams): WorldConfig {
-  return { cpus, objectSize: s?.objectSize ?? 512, fastpath, bulkFree, seed: 1, arenaBytes: 4 << 20, ...(kernel ? { kernel } : {}) };
+/** 6.18's opt-in: the capacity vm_area_struct and maple_node ask for. */
+export const OPT_IN_CAPACITY = 32;
+
+/**
+ * The world a scenario (or the sandbox: none) runs in, under `kernel`'s boot parameters and
+ * options if any, in Linux `version` (absent or 6.17: the model's base).  In 6.18 the cache opts
+ * in to sheaves as vm_area_struct does (or with the scenario's small capacity); in 7.0 every
+ * cache has them (the scenario's small capacity given exactly, else calculate_sheaf_capacity's).
+ * A story of the per-CPU slab (no sheafCapacity) keeps its 6.18 cache without sheaves.
+ */
+export function scenarioConfig(s: Scenario | undefined, cpus: number, fastpath: Fastpath, bulkFree: BulkForm, kernel?: KernelParams, version?: KernelVersion): WorldConfig {
+  const era = version ? eraOf(version) : 'cpu-slab';
+  const small = s?.sheafCapacity;
+  // A story of the per-CPU slab leaves its 6.18 cache without sheaves, as most caches of 6.18 are.
+  const optIn = !s || small !== undefined;
+  const sheaves =
+    era === 'opt-in-sheaves' && optIn
+      ? { sheafCapacity: small ?? OPT_IN_CAPACITY }
+      : era === 'sheaves' && small
+        ? { sheafCapacity: small, exactCapacity: true as const }
+        : {};
+  return {
+    cpus,
+    objectSize: s?.objectSize ?? 512,
+    fastpath,
+    bulkFree,
+    seed: 1,
+    arenaBytes: 4 << 20,
+    ...(kernel ? { kernel } : {}),
+    ...(version && !(version.major === 6 && version.minor === 17) ? { version } : {}),
+    ...sheaves,
+    ...(era === 'sheaves' && s?.earlyBoot ? { earlyBoot: true as const } : {}),
+  };
 }

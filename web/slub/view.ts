@@ -14,10 +14,10 @@ import { hitTest, layoutSnapshot, type Hit, type Layout } from './layout';
 import { LiveMirror } from './live-mirror';
 import type { SlubWorldInfo, WorldConfig } from './protocol';
 import { drawSnapshot, type Overlay } from './render';
-import { scenarioById, scenarioConfig, SCENARIO_IDS, SCENARIOS } from './scenarios';
+import { misfit, scenarioById, scenarioConfig, SCENARIO_IDS, SCENARIOS } from './scenarios';
 import { describeOp, parseScript, POINT_TEXT, scriptToText, type AnyRef, type Script } from './script';
-import type { KernelParams } from './slub-api';
-import { BULK_FORMS, decodeSnapshot, FASTPATHS, type BulkForm, type SlubSnapshot } from './snapshot';
+import { eraOf, parseKernelVersion, type KernelParams } from './slub-api';
+import { BULK_FORMS, decodeSnapshot, FASTPATHS, type BulkForm, type Fastpath, type SlubSnapshot } from './snapshot';
 
 /** The scenario value of a hand-made script (`ops=`). */
 export const SANDBOX = 'sandbox';
@@ -36,6 +36,37 @@ function bulkParam(): ParamSpec<readonly BulkForm[]> {
   };
 }
 
+/** The default kernel: the model's base, SLUB before sheaves. */
+export const DEFAULT_KERNEL = '6.17';
+/** Kernels a view compares side by side at most. */
+export const MAX_KERNELS = 4;
+
+/**
+ * `kernel`: the Linux version each pane follows ("X.Y", 4.3 to 7.x: eras.h), or a comma list of
+ * up to MAX_KERNELS different ones to compare side by side.
+ */
+function kernelParam(): ParamSpec<readonly string[]> {
+  const expected = `a Linux version the model knows, 4.3 to 7.x written X.Y (e.g. 4.4, 6.17, 6.18, 7.0), or a comma list of up to ${MAX_KERNELS} different ones`;
+  return {
+    parse: (raw) => {
+      const items = raw.split(',');
+      if (items.length > MAX_KERNELS || new Set(items).size !== items.length) return { ok: false, expected };
+      const out: string[] = [];
+      for (const item of items) {
+        try {
+          const v = parseKernelVersion(item);
+          out.push(`${v.major}.${v.minor}`);
+        } catch (e) {
+          return { ok: false, expected: `${expected} (${(e as Error).message})` };
+        }
+      }
+      return new Set(out).size === out.length ? { ok: true, value: out } : { ok: false, expected };
+    },
+    format: (v) => v.join(','),
+    fallback: [DEFAULT_KERNEL],
+  };
+}
+
 /** A boot parameter or kernel option: a whole number from min to max, or `default` (not given). */
 function kernelWord(min: number, max: number): ParamSpec<number | null> {
   const w = whole(min, max, min);
@@ -49,6 +80,7 @@ function kernelWord(min: number, max: number): ParamSpec<number | null> {
 /** The SLUB view's parameters. */
 export const SLUB_PARAMS = {
   scenario: oneOf<string>([...SCENARIO_IDS, SANDBOX], 'fast-path'),
+  kernel: kernelParam(),
   step: STEP_PARAM,
   cpus: whole(2, 8, 4),
   variant: listOf(FASTPATHS, ['cmpxchg'], FASTPATHS.length),
@@ -78,28 +110,46 @@ export function kernelOf(v: ParamValues<typeof SLUB_PARAMS>): KernelParams | und
   return Object.keys(k).length ? k : undefined;
 }
 
+/** The fast paths a kernel's panes show: 7.0 has no CPU-slab fast path, so one pane (its sheaves). */
+function fastpathsOf(v: ParamValues<typeof SLUB_PARAMS>, version: string): readonly Fastpath[] {
+  return eraOf(parseKernelVersion(version)) === 'sheaves' ? ['cmpxchg'] : v.variant;
+}
+
+/** The kernel version of each pane, in panes() order. */
+export function paneKernels(v: ParamValues<typeof SLUB_PARAMS>): string[] {
+  return v.kernel.flatMap((version) => fastpathsOf(v, version).flatMap(() => v.bulk.map(() => version)));
+}
+
 export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyRef>, SlubSnapshot, Layout, Hit, Overlay, SlubWorldInfo> = {
   model: 'slub',
-  // The code the model follows: Linux 6.8 to 6.17, SLUB before sheaves (docs/slub.md).
-  kernel: { file: 'mm/slub.c', version: () => 'v6.17' },
+  // The code each pane follows: its kernel version's mm/slub.c (docs/slub.md, "Kernel eras").
+  kernel: { file: 'mm/slub.c', version: (v, pane) => `v${paneKernels(v)[pane] ?? DEFAULT_KERNEL}` },
   params: SLUB_PARAMS,
   panes(v) {
     const scenario = scenarioById(v.scenario);
     const kernel = kernelOf(v);
     const panes: Pane<WorldConfig>[] = [];
-    for (const fastpath of v.variant)
-      for (const bulk of v.bulk)
-        panes.push({
-          label: [v.variant.length > 1 ? fastpath : '', v.bulk.length > 1 ? bulk : ''].filter(Boolean).join(' · '),
-          world: { ...scenarioConfig(scenario, v.cpus, fastpath, bulk, kernel), ...(v.hardened === 'on' ? { hardened: true as const } : {}) },
-        });
+    for (const version of v.kernel)
+      for (const fastpath of fastpathsOf(v, version))
+        for (const bulk of v.bulk)
+          panes.push({
+            label: [v.kernel.length > 1 ? version : '', v.variant.length > 1 ? fastpath : '', v.bulk.length > 1 ? bulk : ''].filter(Boolean).join(' · '),
+            world: { ...scenarioConfig(scenario, v.cpus, fastpath, bulk, kernel, parseKernelVersion(version)), ...(v.hardened === 'on' ? { hardened: true as const } : {}) },
+          });
     return panes;
   },
   scenarios: SCENARIOS,
   script: { parse: (t, world) => parseScript(t, world.cpus), format: scriptToText },
   async story(v, worldInfo) {
     const scenario = scenarioById(v.scenario);
-    if (scenario) return scenario.build({ cpus: v.cpus, objects: (await worldInfo()).objects });
+    if (scenario) {
+      const misfits = v.kernel.map((k) => misfit(scenario, parseKernelVersion(k)));
+      if (misfits.every((m) => m !== null)) throw new Error(misfits[0] ?? '');
+      const story = scenario.build({ cpus: v.cpus, objects: (await worldInfo()).objects });
+      const others = misfits.filter((m): m is string => m !== null);
+      // Side by side with a kernel the story does not tell: the same operations run there too, the captions tell the others.
+      return others.length ? { ...story, intro: `${story.intro} ${others.join(' ')} Its pane runs the same operations for comparison.` } : story;
+    }
     const p = parseScript(v.ops, v.cpus);
     if (!p.ok) throw new Error(`the script in the URL cannot run with ${v.cpus} CPUs: ${p.error}`);
     return {
