@@ -8,7 +8,7 @@
 import { Fragment } from 'react';
 import type { ParamValues } from '../lab/params';
 import { NumberPicker, range, ScenarioPicker } from '../lab/pickers';
-import { COLORS, STATE_COLORS, STATE_NAMES } from './render';
+import { COLORS, SHEAF_STATES, STATE_COLORS, STATE_NAMES } from './render';
 import type { Scenario } from './scenarios';
 import { SCENARIOS } from './scenarios';
 import type { KernelStat, StatNames } from './slub-api';
@@ -178,14 +178,23 @@ export function SlubContrast({ scenario, values, update }: { scenario: Scenario;
   );
 }
 
-export function SlubLegend({ showFull, setShowFull }: { showFull: boolean; setShowFull: (on: boolean) => void }) {
+/** The colours; the sheaves' states only when a pane's cache has sheaves. */
+export function SlubLegend({ showFull, setShowFull, sheaves }: { showFull: boolean; setShowFull: (on: boolean) => void; sheaves: boolean }) {
   return (
     <ul className="lab-legend" aria-label="Colours">
-      {STATE_NAMES.map((n, i) => (
-        <li key={n}>
-          <span className="swatch" style={{ background: STATE_COLORS[i] }} /> {n}
+      {STATE_NAMES.map((n, i) => {
+        const color = STATE_COLORS[i];
+        return color && (sheaves || !SHEAF_STATES.has(i)) ? (
+          <li key={n}>
+            <span className="swatch" style={{ background: color }} /> {n}
+          </li>
+        ) : null;
+      })}
+      {sheaves && (
+        <li>
+          <span className="swatch" style={{ background: COLORS.locked }} /> a CPU inside its sheaf section (trylock held)
         </li>
-      ))}
+      )}
       <li>
         <span className="swatch" style={{ background: COLORS.detached }} /> detached freelist / marked for bulk free
       </li>

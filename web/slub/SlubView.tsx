@@ -39,6 +39,11 @@ function detachedAt(pane: LoadedPane<Script<AnyRef>>, stop: Stop | undefined): O
   return detachedGroups(refs).find((g) => g.chain[0]?.pfn === built.slab && g.chain[0]?.index === built.obj)?.chain ?? null;
 }
 
+/** The record of the sheaf with id `id` in a snapshot, -1 if it is gone. */
+function sheafRecord(s: SlubSnapshot, id: number): number {
+  return s.sheaves.sheaf.id.indexOf(id);
+}
+
 function figures(snap: SlubSnapshot): string {
   const g = snap.geometry;
   let fallback = 0;
@@ -54,6 +59,8 @@ export function SlubView({ core, store, embedded }: ViewProps) {
   const { cpus } = values;
   const scenario = scenarioById(values.scenario);
   const [selection, setSelection] = useState<ObjRef | null>(null);
+  /** The selected sheaf, by its id (sheaves keep it from stop to stop). */
+  const [sheafSel, setSheafSel] = useState<number | null>(null);
   const [marked, setMarked] = useState<ReadonlySet<string>>(new Set());
   const [showFull, setShowFull] = useState(true);
   // The test hook goes where the host says: the window in the app, the element in <slab-lab>.
@@ -121,13 +128,14 @@ export function SlubView({ core, store, embedded }: ViewProps) {
         const selSlab = snap && selection ? slabIndexOf(snap, selection.pfn) : -1;
         return {
           selected: selSlab >= 0 && selection ? { slab: selSlab, index: selection.index } : null,
+          selectedSheaf: snap && sheafSel !== null ? sheafRecord(snap, sheafSel) : null,
           marked,
           detached: detachedAt(pane, pane.stops[lab.at?.panes[i] ?? 0]),
           arrows: 'all',
           showFull,
         };
       }),
-    [lab.panes, lab.shown, lab.at, selection, marked, showFull],
+    [lab.panes, lab.shown, lab.at, selection, sheafSel, marked, showFull],
   );
 
   const bulkCompare = useMemo(() => {
@@ -165,6 +173,8 @@ export function SlubView({ core, store, embedded }: ViewProps) {
   const inspectorText = shown
     .map((p, i) => {
       const slab = selection ? slabIndexOf(p.snap, selection.pfn) : -1;
+      const sheaf = sheafSel === null ? -1 : sheafRecord(p.snap, sheafSel);
+      if (sheaf >= 0) return label(i) + slubStepView.describe.hit(p.snap, { slab, index: slab < 0 ? -1 : (selection?.index ?? -1), sheaf }, lab.panes[i]?.names ?? null);
       if (!selection || slab < 0) return null;
       return label(i) + slubStepView.describe.hit(p.snap, { slab, index: selection.index }, lab.panes[i]?.names ?? null);
     })
@@ -201,7 +211,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
           )}
         </>
       }
-      legend={<SlubLegend showFull={showFull} setShowFull={setShowFull} />}
+      legend={<SlubLegend showFull={showFull} setShowFull={setShowFull} sheaves={shown.some((p) => p.snap.kernel.hasSheaves)} />}
       paneHeads={paneHeads(lab, 'slub', figures, (s, i) => statNames && <SlubCounters snap={s} names={statNames} testId={`slub-counters-${i}`} />)}
       panes={lab.panes.map((_, i) => {
         const p = shown[i];
@@ -214,7 +224,8 @@ export function SlubView({ core, store, embedded }: ViewProps) {
             testId="slub-canvas"
             label={`SLUB state${many ? ` with ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.ncpus} CPU lanes, ${p.snap.nslabs} slabs, ${p.snap.node.nrPartial} on the node partial list. The inspector below describes the selection in words.`}
             onPick={(hit, additive) => {
-              if (!hit) return setSelection(null);
+              setSheafSel(hit?.sheaf === undefined ? null : (p.snap.sheaves.sheaf.id[hit.sheaf] ?? null));
+              if (!hit || hit.slab < 0) return setSelection(null);
               const { slab, index } = hit;
               const pfn = p.snap.slab.pfn[slab] ?? 0;
               if (additive && index >= 0)

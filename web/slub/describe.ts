@@ -7,7 +7,8 @@ import { eventKindInfo, EventKind, NONE32 as EV_NONE, type SlEvent } from '../co
 import { describeTraceEvent, eventPlace, TRACE_GROUPS, traceGroup, type OpNames, type TraceWords } from '../lab/describe';
 import type { EventWords } from '../lab/view';
 import { KIND_CODE, POINT_TEXT, TUNE_OPCODE } from './script';
-import { NEXT_CORRUPT, NO_CPU, NONE32, ObjState, SlabList, type SlubSnapshot } from './snapshot';
+import { SHEAF_ROLES } from './layout';
+import { NEXT_CORRUPT, NO_CPU, NONE32, ObjState, SheafPlace, SlabList, type SlubSnapshot } from './snapshot';
 import { STATE_NAMES } from './render';
 
 function listName(s: SlubSnapshot, slab: number): string {
@@ -75,6 +76,8 @@ export function describeObject(s: SlubSnapshot, slab: number, index: number, nam
     const c = s.cpus[s.slab.cpu[slab] ?? 0];
     if (c && c.freelistPfn === pfn) nb(c.freelistIndex, `CPU ${c.cpu}'s freelist`);
   }
+  const holder = sheafHolding(s, pfn, index);
+  if (holder) out.push(`It is in slot ${holder.slot} of ${sheafName(s, holder.sheaf)}.`);
   if (s.tracked) {
     const aop = s.obj.allocOp[first + index] ?? 0;
     const fop = s.obj.freeOp[first + index] ?? 0;
@@ -85,6 +88,50 @@ export function describeObject(s: SlubSnapshot, slab: number, index: number, nam
   }
   out.push(`Slab${slabSize(s, slab)} counters: inuse ${s.slab.inuse[slab]}, objects ${s.slab.objects[slab]}, frozen ${s.slab.frozen[slab] ? 'yes' : 'no'}.`);
   return out.join(' ');
+}
+
+/** The sheaf record and slot holding object (pfn, index), or null. */
+export function sheafHolding(s: SlubSnapshot, pfn: number, index: number): { sheaf: number; slot: number } | null {
+  const sh = s.sheaves;
+  for (let rec = 0; rec < sh.nsheaves; rec++) {
+    const first = sh.sheaf.first[rec] ?? 0;
+    for (let k = 0; k < (sh.sheaf.size[rec] ?? 0); k++) if (sh.entryPfn[first + k] === pfn && sh.entryIndex[first + k] === index) return { sheaf: rec, slot: k };
+  }
+  return null;
+}
+
+/** "CPU 0's main sheaf #3 (5 of 28 objects)". */
+function sheafName(s: SlubSnapshot, rec: number): string {
+  const sh = s.sheaves;
+  const place = sh.sheaf.place[rec] ?? 0;
+  const cpu = sh.sheaf.cpu[rec] ?? NO_CPU;
+  const owner = cpu === NO_CPU ? '' : `CPU ${cpu}'s `;
+  const what =
+    place === SheafPlace.BARN_FULL || place === SheafPlace.BARN_EMPTY
+      ? `a ${place === SheafPlace.BARN_FULL ? 'full' : 'empty'} sheaf in the barn`
+      : place === SheafPlace.PREFILLED
+        ? 'a prefilled sheaf out with its caller'
+        : place === SheafPlace.RCU_WAIT
+          ? `${owner}objects waiting alone for a grace period`
+          : place === SheafPlace.RCU_PENDING
+            ? `${owner}rcu sheaf handed to call_rcu`
+            : `${owner}${SHEAF_ROLES[place]} sheaf`;
+  return `${what} #${sh.sheaf.id[rec]} (${sh.sheaf.size[rec]} of ${sh.sheaf.capacity[rec]} objects)`;
+}
+
+/** A sheaf in words: where it is, how full, what happens to it next. */
+export function describeSheaf(s: SlubSnapshot, rec: number): string {
+  const sh = s.sheaves;
+  const size = sh.sheaf.size[rec] ?? 0;
+  const capacity = sh.sheaf.capacity[rec] ?? 0;
+  const place = sh.sheaf.place[rec] ?? 0;
+  const name = sheafName(s, rec);
+  const parts = [`${name.charAt(0).toUpperCase()}${name.slice(1)}.`];
+  if (place === SheafPlace.MAIN) parts.push(size ? `alloc_from_pcs pops slot ${size - 1} next; free_to_pcs pushes into slot ${size}.` : 'It is empty: the next allocation swaps in the spare, or asks the barn, or refills it from slabs.');
+  else if (place === SheafPlace.SPARE) parts.push(size === capacity ? 'A full spare: swapped in when main runs empty.' : size ? 'The spare.' : 'An empty spare: swapped in when main fills up.');
+  else if (place === SheafPlace.RCU_FREE) parts.push(`kfree_rcu batches objects here; when full it goes to call_rcu, and after the grace period to the barn (or to slabs).`);
+  else if (sh.sheaf.rcuFlush[rec]) parts.push('After the grace period it is flushed to slabs, not put in the barn.');
+  return parts.join(' ');
 }
 
 /** Timeline categories for the kind filter. */

@@ -9,7 +9,7 @@ import { listOf, oneOf, text, whole, type ParamSpec, type ParamValues } from '..
 import { STEP_PARAM } from '../lab/use-step-lab';
 import type { Pane, StepView } from '../lab/view';
 import { describeAddresses, findAddress, hex, objectAddress } from './addresses';
-import { describeObject, describeSlab, SLUB_EVENT_WORDS } from './describe';
+import { describeObject, describeSheaf, describeSlab, SLUB_EVENT_WORDS } from './describe';
 import { hitTest, layoutSnapshot, type Hit, type Layout } from './layout';
 import { LiveMirror } from './live-mirror';
 import type { SlubWorldInfo, WorldConfig } from './protocol';
@@ -170,10 +170,13 @@ export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyR
       const op = script.ops[i];
       return op ? describeOp(op) : '?';
     },
-    hit: (s, h, names) =>
-      h.index < 0
-        ? `${describeSlab(s, h.slab)} Its memory starts at ${hex(objectAddress(s, h.slab, 0) - BigInt(s.geometry.redLeftPad))}.`
-        : `${describeObject(s, h.slab, h.index, names)} ${describeAddresses(s, h.slab, h.index)}`,
+    hit: (s, h, names) => {
+      const sheaf = h.sheaf === undefined ? '' : `${describeSheaf(s, h.sheaf)} `;
+      if (h.slab < 0) return `${sheaf}${h.slot !== undefined && h.slot >= 0 ? `Slot ${h.slot} is empty.` : ''}`.trim();
+      return h.index < 0
+        ? `${sheaf}${describeSlab(s, h.slab)} Its memory starts at ${hex(objectAddress(s, h.slab, 0) - BigInt(s.geometry.redLeftPad))}.`
+        : `${sheaf}${describeObject(s, h.slab, h.index, names)} ${describeAddresses(s, h.slab, h.index)}`;
+    },
     find: findAddress,
     events: SLUB_EVENT_WORDS,
   },
