@@ -10,7 +10,8 @@ import type { ParamValues } from '../lab/params';
 import { NumberPicker, range, ScenarioPicker } from '../lab/pickers';
 import { COLORS, SHEAF_STATES, STATE_COLORS, STATE_NAMES } from './render';
 import type { Scenario } from './scenarios';
-import { SCENARIOS } from './scenarios';
+import { misfit, scenarioById, SCENARIOS } from './scenarios';
+import { parseKernelVersion } from './slub-api';
 import type { KernelStat, StatNames } from './slub-api';
 import { sysfsLine, type SlubSnapshot } from './snapshot';
 import { DEFAULT_KERNEL, SANDBOX, type SLUB_PARAMS } from './view';
@@ -100,10 +101,33 @@ function VersionPicker({ values, update }: { values: Values; update: Update }) {
   );
 }
 
+/** A story picked on kernels it does not tell moves to one it does (7.0 for the sheaf stories, 6.17 for the others). */
+function kernelFor(id: string, kernel: readonly string[]): Partial<Values> {
+  const sc = scenarioById(id);
+  if (!sc || kernel.some((k) => !misfit(sc, parseKernelVersion(k)))) return {};
+  return { kernel: [sc.eras.includes('sheaves') ? '7.0' : DEFAULT_KERNEL] };
+}
+
+/** A story that does not fit the kernel shown: why (the error says it), and the ways to see it. */
+export function SlubMisfit({ scenario, values, update }: { scenario: Scenario; values: Values; update: Update }) {
+  const here = values.kernel[0] ?? DEFAULT_KERNEL;
+  const home = scenario.eras.includes('sheaves') ? '7.0' : DEFAULT_KERNEL;
+  return (
+    <p data-testid="slub-misfit">
+      <button type="button" onClick={() => update({ kernel: [home], step: 0 })}>
+        Show it on Linux {home}
+      </button>{' '}
+      <button type="button" onClick={() => update({ kernel: [home, here], step: 0 })}>
+        Compare {home} with {here} side by side (the same operations)
+      </button>
+    </p>
+  );
+}
+
 export function SlubPickers({ values, update, sideBySide }: { values: Values; update: Update; sideBySide: boolean }) {
   return (
     <>
-      <ScenarioPicker scenarios={SCENARIOS} value={values.scenario} sandbox={SANDBOX} onPick={(scenario) => update({ scenario, step: 0, ops: '' })} />
+      <ScenarioPicker scenarios={SCENARIOS} value={values.scenario} sandbox={SANDBOX} onPick={(scenario) => update({ scenario, step: 0, ops: '', ...kernelFor(scenario, values.kernel) })} />
       <NumberPicker
         label="CPUs"
         value={values.cpus}

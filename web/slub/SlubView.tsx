@@ -21,9 +21,10 @@ import type { Layout } from './layout';
 import type { SlubLoadExtra } from './protocol';
 import { refKey, type Overlay } from './render';
 import { SandboxOps, type TuningNow } from './SandboxOps';
-import { scenarioById } from './scenarios';
+import { misfit, scenarioById } from './scenarios';
+import { parseKernelVersion } from './slub-api';
 import { detachedGroups, PreemptPoint, scriptToText, type AnyRef, type ObjRef, type Script, type ScriptOp } from './script';
-import { SlubContrast, SlubCounters, SlubLegend, SlubPickers } from './SlubControls';
+import { SlubContrast, SlubCounters, SlubLegend, SlubMisfit, SlubPickers } from './SlubControls';
 import { slabIndexOf, stat, type SlubSnapshot } from './snapshot';
 import { dupCount, paneHook, type SlubPaneHook, type SlubTestHook } from './test-hook';
 import { SANDBOX, SLUB_PARAMS, slubStepView } from './view';
@@ -49,7 +50,11 @@ function figures(snap: SlubSnapshot): string {
   let fallback = 0;
   for (let i = 0; i < snap.nslabs; i++) if (snap.slab.order[i] !== g.order) fallback++;
   const fallbackText = fallback ? ` ${fallback} fallback slab${fallback === 1 ? '' : 's'} of a lower order (ORDER_FALLBACK).` : '';
-  return `Cache: ${g.objectSize}-byte objects in ${g.size}-byte slots, ${g.objects} per order-${g.order} slab; min_partial ${g.minPartial}, cpu_partial ${g.cpuPartial}; TID_STEP ${g.tidStep}; fast path ${g.fastpath}; bulk free ${g.bulkFree}. Fast-path allocs ${stat(snap, 'ALLOC_FASTPATH')}, slow ${stat(snap, 'ALLOC_SLOWPATH')}; cmpxchg retries ${stat(snap, 'CMPXCHG_DOUBLE_CPU_FAIL') + stat(snap, 'CMPXCHG_DOUBLE_FAIL')}.${fallbackText}`;
+  const k = snap.kernel;
+  const sheaves = k.hasSheaves ? ` Sheaves of ${snap.sheaves.capacity}: allocations from a CPU sheaf ${stat(snap, 'ALLOC_CPU_SHEAF')}, frees to one ${stat(snap, 'FREE_CPU_SHEAF')}; barn ${snap.sheaves.barnFull} full, ${snap.sheaves.barnEmpty} empty.` : '';
+  if (!k.cpuSlab)
+    return `Linux ${k.major}.${k.minor}: ${g.objectSize}-byte objects in ${g.size}-byte slots, ${g.objects} per order-${g.order} slab; min_partial ${g.minPartial}; no per-CPU slab, no tid.${sheaves} Slab-path allocations ${stat(snap, 'ALLOC_SLOWPATH')}.${fallbackText}`;
+  return `Cache: ${g.objectSize}-byte objects in ${g.size}-byte slots, ${g.objects} per order-${g.order} slab; min_partial ${g.minPartial}, cpu_partial ${g.cpuPartial}; TID_STEP ${g.tidStep}; fast path ${g.fastpath}; bulk free ${g.bulkFree}. Fast-path allocs ${stat(snap, 'ALLOC_FASTPATH')}, slow ${stat(snap, 'ALLOC_SLOWPATH')}; cmpxchg retries ${stat(snap, 'CMPXCHG_DOUBLE_CPU_FAIL') + stat(snap, 'CMPXCHG_DOUBLE_FAIL')}.${sheaves}${fallbackText} Linux ${k.major}.${k.minor}.`;
 }
 
 export function SlubView({ core, store, embedded }: ViewProps) {
@@ -198,6 +203,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
       afterCaption={
         <>
           {lab.atEnd && scenario && !many && <SlubContrast scenario={scenario} values={values} update={update} />}
+          {scenario && values.kernel.every((k) => misfit(scenario, parseKernelVersion(k))) && <SlubMisfit scenario={scenario} values={values} update={update} />}
           {bulkCompare && (
             <p className="lab-figures" data-testid="bulk-compare">
               Bulk free of {bulkCompare.n} objects: {values.bulk[0]} form {bulkCompare.mine} cmpxchg{bulkCompare.mine === 1 ? '' : 's'}; {bulkCompare.otherForm} form{' '}
