@@ -80,7 +80,6 @@ function kernelWord(min: number, max: number): ParamSpec<number | null> {
 /** The SLUB view's parameters. */
 export const SLUB_PARAMS = {
   scenario: oneOf<string>([...SCENARIO_IDS, SANDBOX], 'fast-path'),
-  kernel: kernelParam(),
   step: STEP_PARAM,
   cpus: whole(2, 8, 4),
   variant: listOf(FASTPATHS, ['cmpxchg'], FASTPATHS.length),
@@ -97,6 +96,7 @@ export const SLUB_PARAMS = {
   nr_cpus: kernelWord(1, 8192),
   preemption: oneOf(['on', 'off'] as const, 'on'),
   hardened: oneOf(['off', 'on'] as const, 'off'),
+  kernel: kernelParam(),
 };
 
 /** The kernel the URL describes; undefined when it is the default one. */

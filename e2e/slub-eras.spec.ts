@@ -1,0 +1,71 @@
+// The SLUB view across kernel versions end to end: a sheaf story on 7.0 to
+// its end (caption, the drawing's words), 6.17 and 7.0 side by side on one
+// script, a story that does not fit a version, and a bad `kernel=` value.
+import { expect, test, type Page } from '@playwright/test';
+import { ISOLATED_URL } from './servers';
+import type { SlubTestHook } from '../web/slub/test-hook';
+
+async function ready(page: Page, stop?: number): Promise<SlubTestHook> {
+  await page.waitForFunction((s) => {
+    const h = window.__slablabSlub;
+    return !!h && h.ready && h.stops > 0 && (s === undefined || h.stop === s);
+  }, stop);
+  return page.evaluate(() => window.__slablabSlub as SlubTestHook);
+}
+
+async function playToEnd(page: Page): Promise<SlubTestHook> {
+  let h = await ready(page);
+  const step = page.getByRole('button', { name: 'Step', exact: true });
+  while (await step.isEnabled()) {
+    const before = h.stop;
+    await step.click();
+    await page.waitForFunction((b) => !!window.__slablabSlub?.ready && window.__slablabSlub.stop > b, before);
+    h = await ready(page);
+  }
+  return ready(page, h.stops - 1);
+}
+
+test.describe('SLUB across kernel versions', () => {
+  test('a sheaf hit on 7.0: to its end, the objects said to be in CPU 0\'s main sheaf', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?scenario=sheaf-hit&kernel=7.0&cpus=2`);
+    await expect(page.getByTestId('slub-kernel')).toHaveValue('7.0');
+    const h = await playToEnd(page);
+    await expect(page.getByTestId('slub-caption')).toContainText('A sheaf is a stack');
+    expect(h.check).toBe('');
+    expect(h.sysfs.alloc_cpu_sheaf).toMatch(/^3 C0=3$/);
+    expect(h.sysfs.cpuslab_flush).toBeUndefined();
+    // The drawing in words: select the first object of the slab from the keyboard.
+    await page.getByTestId('slub-canvas').first().focus();
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByTestId('inspector')).toContainText(/Object 0 of slab pfn \d+ is in a CPU sheaf \(main or spare\).*It is in slot 0 of CPU 0's main sheaf #\d+ \(2 of 4 objects\)/);
+    await expect(page.getByText(/^Linux 7\.0: 512-byte objects .*no per-CPU slab, no tid\. Sheaves of 4/)).toBeVisible();
+  });
+
+  test('6.17 and 7.0 side by side step together, each with its own counters', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?scenario=sandbox&kernel=6.17,7.0&cpus=2&ops=a0.a0.a0`);
+    const h = await playToEnd(page);
+    expect(h.panes.map((p) => p.label)).toEqual(['6.17', '7.0']);
+    expect(h.panes[0]?.sysfs.alloc_fastpath).toBe('2 C0=2');
+    expect(h.panes[0]?.sysfs.alloc_cpu_sheaf).toBeUndefined();
+    // 7.0's alloc_fastpath counts the sheaves.
+    expect(h.panes[1]?.sysfs.alloc_fastpath).toBe('3 C0=3');
+    await page.getByRole('button', { name: 'Show one world' }).click();
+    await ready(page);
+    await expect(page.getByTestId('slub-kernel')).toHaveValue('6.17');
+  });
+
+  test('a story that does not fit the version says why and offers the one it tells', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?scenario=why-tid&kernel=7.0&cpus=2`);
+    await expect(page.getByTestId('slub-error')).toContainText('"Why the tid" does not apply to Linux 7.0: Linux 7.0 has no tid');
+    await page.getByRole('button', { name: 'Compare 6.17 with 7.0 side by side (the same operations)' }).click();
+    const h = await playToEnd(page);
+    expect(h.panes.map((p) => p.label)).toEqual(['6.17', '7.0']);
+    expect(h.panes[0]?.sysfs.cmpxchg_double_cpu_fail).toBe('1 C0=1');
+  });
+
+  test('a bad kernel= value gets a message naming what is accepted', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?kernel=8.1&cpus=2`);
+    await expect(page.getByTestId('url-problems')).toContainText('kernel="8.1" is not valid: expected a Linux version the model knows, 4.3 to 7.x');
+    await ready(page);
+  });
+});
