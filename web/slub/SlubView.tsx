@@ -115,7 +115,12 @@ export function SlubView({ core, store, embedded }: ViewProps) {
     cpuPartial: snap0?.geometry.cpuPartial ?? 0,
     zoneShort: first?.script.ops.slice(0, keep).findLast((o) => o.kind === 'zoneShort')?.value === 1,
   };
-  const statNames = first ? (first.extra as SlubLoadExtra).statNames : null;
+  /** Each pane's counters under its kernel version's names. */
+  const paneNames = (i: number) => {
+    const pane = lab.panes[i];
+    return pane ? (pane.extra as SlubLoadExtra).statNames : null;
+  };
+  const statNames = paneNames(0);
   const interrupt = (kind: ScriptOp['kind'], refs?: ObjRef[]) => {
     if (!stop0 || !canInterrupt) return;
     const handler = refs ? { kind, refs } : { kind };
@@ -157,8 +162,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
       hooks.__slablabSlub = { ...(hooks.__slablabSlub as SlubTestHook), ready: false };
       return;
     }
-    const names = (first.extra as SlubLoadExtra).statNames;
-    const panes = shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, names));
+    const panes = shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, paneNames(i) ?? (first.extra as SlubLoadExtra).statNames));
     hooks.__slablabSlub = {
       ...(panes[0] as SlubPaneHook),
       ready: true,
@@ -218,7 +222,10 @@ export function SlubView({ core, store, embedded }: ViewProps) {
         </>
       }
       legend={<SlubLegend showFull={showFull} setShowFull={setShowFull} sheaves={shown.some((p) => p.snap.kernel.hasSheaves)} />}
-      paneHeads={paneHeads(lab, 'slub', figures, (s, i) => statNames && <SlubCounters snap={s} names={statNames} testId={`slub-counters-${i}`} />)}
+      paneHeads={paneHeads(lab, 'slub', figures, (s, i) => {
+        const names = paneNames(i);
+        return names && <SlubCounters snap={s} names={names} testId={`slub-counters-${i}`} />;
+      })}
       panes={lab.panes.map((_, i) => {
         const p = shown[i];
         const overlay = overlays[i];

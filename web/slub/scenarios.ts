@@ -209,8 +209,8 @@ const sheafHit: Scenario = {
   build() {
     const b = new StoryBuilder();
     b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocates. Its main sheaf is empty and the barn has no full one (barn_get_fail), so __pcs_replace_empty_main refills a sheaf from slabs in bulk (refill_sheaf: sheaf_refill counts it) and alloc_from_pcs pops one object.');
-    const hit = b.op({ kind: 'alloc', cpu: 0 }, 'A sheaf hit: alloc_from_pcs takes the local trylock, pops the top object of main and drops the lock (alloc_cpu_sheaf). No cmpxchg, no tid.');
-    b.op({ kind: 'free', cpu: 0, refs: [sym(hit)] }, 'CPU 0 frees it: free_to_pcs pushes the object back on main (free_cpu_sheaf). The slab still counts it in use: objects in sheaves are allocated as far as their slab knows.');
+    const hit = b.op({ kind: 'alloc', cpu: 0 }, 'A sheaf hit: alloc_from_pcs takes the local trylock, pops the top object of main and drops the lock (alloc_cpu_sheaf in 6.18; 7.0 counts it as alloc_fastpath). No cmpxchg, no tid.');
+    b.op({ kind: 'free', cpu: 0, refs: [sym(hit)] }, 'CPU 0 frees it: free_to_pcs pushes the object back on main (free_cpu_sheaf in 6.18, free_fastpath in 7.0). The slab still counts it in use: objects in sheaves are allocated as far as their slab knows.');
     b.op({ kind: 'alloc', cpu: 0 }, 'A sheaf is a stack: the object just freed comes straight back, still hot in the cache.');
     return b.story(`Allocation and free through CPU 0's main sheaf. ${SMALL}`, 'Every hit was one array push or pop under a per-CPU lock: that is the sheaves\' fast path.');
   },
