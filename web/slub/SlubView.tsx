@@ -21,6 +21,7 @@ import type { Layout } from './layout';
 import type { SlubLoadExtra } from './protocol';
 import { refKey, type Overlay } from './render';
 import { SandboxOps, type TuningNow } from './SandboxOps';
+import { comparisonText } from './compare';
 import { misfit, scenarioById } from './scenarios';
 import { parseKernelVersion } from './slub-api';
 import { detachedGroups, PreemptPoint, scriptToText, type AnyRef, type ObjRef, type Script, type ScriptOp } from './script';
@@ -224,7 +225,16 @@ export function SlubView({ core, store, embedded }: ViewProps) {
       legend={<SlubLegend showFull={showFull} setShowFull={setShowFull} sheaves={shown.some((p) => p.snap.kernel.hasSheaves)} />}
       paneHeads={paneHeads(lab, 'slub', figures, (s, i) => {
         const names = paneNames(i);
-        return names && <SlubCounters snap={s} names={names} testId={`slub-counters-${i}`} />;
+        return (
+          <>
+            {values.kernel.length > 1 && (
+              <p className="lab-figures" data-testid={`slub-compare-${i}`}>
+                {comparisonText(s)}
+              </p>
+            )}
+            {names && <SlubCounters snap={s} names={names} testId={`slub-counters-${i}`} />}
+          </>
+        );
       })}
       panes={lab.panes.map((_, i) => {
         const p = shown[i];

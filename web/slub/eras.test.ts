@@ -7,11 +7,12 @@ import { decodeEvents, EventKind } from '../core/events.generated';
 import { parseParams } from '../lab/params';
 import { replaySessions, type Session } from '../lab/session';
 import { loadNodeCore } from '../test/node-core';
-import type { WorldConfig } from './protocol';
+import { compare, comparisonText } from './compare';
+import type { SlubLoadExtra, WorldConfig } from './protocol';
 import { misfit, SCENARIOS, scenarioConfig, type Scenario } from './scenarios';
 import { parseScript, scriptToText, type AnyRef, type Script } from './script';
 import { eraOf, parseKernelVersion, SlubApi, type KernelVersion, type SlubModule } from './slub-api';
-import { decodeSnapshot, ObjState, stat, type SlubSnapshot, type StatName } from './snapshot';
+import { decodeSnapshot, ObjState, stat, STAT_NAMES, type SlubSnapshot, type StatName } from './snapshot';
 import { paneKernels, SLUB_PARAMS, slubStepView } from './view';
 import { slubSessions } from './worker';
 
@@ -177,6 +178,41 @@ describe('kernel= and its panes', () => {
     await expect(slubStepView.story(values('kernel=7.0&scenario=why-tid').values, info)).rejects.toThrow(/"Why the tid" does not apply to Linux 7\.0/);
     const story = await slubStepView.story(values('kernel=6.17,7.0&scenario=why-tid').values, info);
     expect(story.intro).toMatch(/does not apply to Linux 7\.0.*Its pane runs the same operations/);
+  });
+});
+
+describe('comparing versions', () => {
+  it('counts what each kernel\'s per-CPU layer served, its slow path, the barn lock and the objects moved', () => {
+    const p = parseScript('a0.a0.a0.b1-2', 2);
+    if (!p.ok) throw new Error(p.error);
+    const end = (version?: KernelVersion) => {
+      const cfg: WorldConfig = { ...scenarioConfig(undefined, 2, 'cmpxchg', 'detached', undefined, version) };
+      const s = open(cfg, p.script as Script<AnyRef>);
+      const r = s.load();
+      const snap = decodeSnapshot(s.at(r.stops.length - 1).snapshot);
+      s.dispose();
+      return snap;
+    };
+    const old = end();
+    // 6.17: CPU 0's first alloc takes the slow path (a new slab), the next two the tid fast path; CPU 1's bulk alloc one of each.
+    expect(compare(old)).toEqual({ hits: 3, slow: 2, share: 3 / 5, casRetries: 0, barnLocks: 0, refilled: 0, flushed: 0 });
+    expect(comparisonText(old)).toBe('Per-CPU layer (tid fast path): 3 served at once, 2 slow path (60% fast); cmpxchg retries 0.');
+    const now = end(parseKernelVersion('7.0'));
+    const c = compare(now);
+    // 7.0: every alloc pops a sheaf, after one refill from slabs; CPU 1's bulk alloc finds an empty main and no full barn sheaf.
+    expect([c.hits, c.slow, c.casRetries, c.flushed]).toEqual([3, 2, 0, 0]);
+    expect(c.barnLocks).toBe(stat(now, 'BARN_GET_FAIL'));
+    const inSheaves = Array.from(now.obj.state).filter((x) => x === ObjState.CPU_SHEAF).length;
+    expect(c.refilled).toBe(inSheaves + 3);
+    expect(comparisonText(now)).toMatch(/^Per-CPU layer \(sheaves\): 3 served at once, 2 slow path \(60% fast\); cmpxchg retries 0; barn lock taken \d+×; \d+ objects refilled from slabs, 0 flushed to slabs\.$/);
+  });
+
+  it('gives each world its kernel\'s counter names', () => {
+    const s = open(scenarioConfig(undefined, 2, 'cmpxchg', 'detached', undefined, parseKernelVersion('7.0')), { ops: [], irqs: [] });
+    const names = (s.load().extra as SlubLoadExtra).statNames.kernel;
+    expect(names.find((n) => n.name === 'alloc_fastpath')?.stat).toBe(STAT_NAMES.indexOf('ALLOC_CPU_SHEAF'));
+    expect(names.map((n) => n.name)).not.toContain('cpuslab_flush');
+    s.dispose();
   });
 });
 
