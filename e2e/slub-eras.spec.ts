@@ -25,7 +25,29 @@ async function playToEnd(page: Page): Promise<SlubTestHook> {
   return ready(page, h.stops - 1);
 }
 
+const SHOTS = process.env.SCREENSHOTS === '1';
+
 test.describe('SLUB across kernel versions', () => {
+  test('the barn exchange on 7.0: the full sheaf CPU 0 put in the barn ends on CPU 1', async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${ISOLATED_URL}?scenario=barn-exchange&kernel=7.0&cpus=2`);
+    let h = await ready(page);
+    // At barn_put's end the barn holds the full sheaf: the screenshot of 7.0's sheaves and barn.
+    while (!(await page.getByTestId('slub-caption').textContent())?.includes('Main and spare are both full')) {
+      const before = h.stop;
+      await page.getByRole('button', { name: 'Step', exact: true }).click();
+      await page.waitForFunction((b) => !!window.__slablabSlub?.ready && window.__slablabSlub.stop > b, before);
+      h = await ready(page);
+    }
+    expect(h.sysfs.barn_put).toBe('1 C0=1');
+    if (SHOTS) await page.screenshot({ path: 'docs/screenshots/slub-sheaves.png', fullPage: true });
+    h = await playToEnd(page);
+    expect(h.check).toBe('');
+    expect(h.sysfs.barn_put).toBe('1 C0=1');
+    expect(h.sysfs.barn_get).toBe('1 C1=1');
+    await expect(page.getByTestId('slub-caption')).toContainText('without touching a slab');
+  });
+
   test('a sheaf hit on 7.0: to its end, the objects said to be in CPU 0\'s main sheaf', async ({ page }) => {
     await page.goto(`${ISOLATED_URL}?scenario=sheaf-hit&kernel=7.0&cpus=2`);
     await expect(page.getByTestId('slub-kernel')).toHaveValue('7.0');
@@ -40,6 +62,26 @@ test.describe('SLUB across kernel versions', () => {
     await page.keyboard.press('ArrowRight');
     await expect(page.getByTestId('inspector')).toContainText(/Object 0 of slab pfn \d+ is in a CPU sheaf \(main or spare\).*It is in slot 0 of CPU 0's main sheaf #\d+ \(2 of 4 objects\)/);
     await expect(page.getByText(/^Linux 7\.0: 512-byte objects .*no per-CPU slab, no tid\. Sheaves of 4/)).toBeVisible();
+  });
+
+  test('the sheaf operations by hand on 7.0: prefill a sheaf, allocate from it, return it', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?scenario=sandbox&kernel=7.0&cpus=2`);
+    await ready(page);
+    const ops = page.getByRole('group', { name: 'Sheaves: kfree_rcu and the prefill API' });
+    await ops.getByRole('button', { name: 'Prefill 8 into slot 0' }).click();
+    await page.waitForFunction(() => window.__slablabSlub?.ready && window.__slablabSlub.opResults.length === 1);
+    await ops.getByRole('button', { name: 'Alloc from slot 0' }).click();
+    await page.waitForFunction(() => window.__slablabSlub?.ready && window.__slablabSlub.opResults.length === 2);
+    await ops.getByRole('button', { name: 'Return slot 0' }).click();
+    await page.waitForFunction(() => window.__slablabSlub?.ready && window.__slablabSlub.opResults.length === 3);
+    expect(page.url()).toContain('ops=p0-0-8.t0-0.u0-0');
+    const h = await ready(page);
+    expect(h.opResults).toEqual([0, 0, 0]);
+    // 8 objects fit 7.0's 28-object sheaves of 512-byte objects: a prefill from the spare or the barn, not an oversize one.
+    const first = (name: string) => Number(h.sysfs[name]?.split(' ')[0]);
+    expect(first('sheaf_prefill_fast') + first('sheaf_prefill_slow')).toBe(1);
+    expect(first('sheaf_return_fast') + first('sheaf_return_slow')).toBe(1);
+    await expect(page.getByTestId('slub-caption')).toContainText('You: return the sheaf in slot 0 on CPU 0.');
   });
 
   test('6.17 and 7.0 side by side step together, each with its own counters', async ({ page }) => {

@@ -142,6 +142,8 @@ export function SlubPickers({ values, update, sideBySide }: { values: Values; up
       ) : (
         <>
           <VersionPicker values={values} update={update} />
+          {/* 7.0 has no CPU-slab fast path to choose. */}
+          {!values.kernel[0]?.startsWith('7.') && (
           <label>
             Fast path{' '}
             <select value={values.variant[0]} onChange={(e) => update({ variant: [e.target.value as Values['variant'][number]] })}>
@@ -151,6 +153,7 @@ export function SlubPickers({ values, update, sideBySide }: { values: Values; up
               <option value="rt">rt (PREEMPT_RT: local_lock)</option>
             </select>
           </label>
+          )}
           <label>
             Bulk free{' '}
             <select value={values.bulk[0]} onChange={(e) => update({ bulk: [e.target.value as Values['bulk'][number]] })}>

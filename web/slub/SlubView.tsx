@@ -24,7 +24,7 @@ import { SandboxOps, type TuningNow } from './SandboxOps';
 import { comparisonText } from './compare';
 import { misfit, scenarioById } from './scenarios';
 import { parseKernelVersion } from './slub-api';
-import { detachedGroups, PreemptPoint, scriptToText, type AnyRef, type ObjRef, type Script, type ScriptOp } from './script';
+import { detachedGroups, PreemptPoint, scriptToText, walkSlots, type AnyRef, type ObjRef, type Script, type ScriptOp } from './script';
 import { SlubContrast, SlubCounters, SlubLegend, SlubMisfit, SlubPickers } from './SlubControls';
 import { slabIndexOf, stat, type SlubSnapshot } from './snapshot';
 import { dupCount, paneHook, type SlubPaneHook, type SlubTestHook } from './test-hook';
@@ -150,12 +150,13 @@ export function SlubView({ core, store, embedded }: ViewProps) {
   );
 
   const bulkCompare = useMemo(() => {
-    if (!first) return null;
+    // With sheaves a bulk free fills them first: the two forms' cmpxchgs are not the story.
+    if (!first || lab.shown?.[0]?.snap.kernel.hasSheaves) return null;
     const i = first.script.ops.findIndex((o) => o.kind === 'freeBulk');
     if (i < 0) return null;
     const other = (first.extra as SlubLoadExtra).otherBulkForm;
     return { n: first.script.ops[i]?.refs?.length ?? 0, mine: first.ops[i]?.result ?? 0, other: other.results[i] ?? 0, otherForm: other.form };
-  }, [first]);
+  }, [first, lab.shown]);
 
   // The test hook: the state the canvases draw, once every pane shows the step the URL names.
   useEffect(() => {
@@ -285,6 +286,8 @@ export function SlubView({ core, store, embedded }: ViewProps) {
           stopCpu={stop0 ? (first?.script.ops[stop0.opIndex]?.cpu ?? 0) : 0}
           canInterrupt={canInterrupt}
           tuning={tuning}
+          sheaves={snap0?.kernel.hasSheaves ?? false}
+          filledSlots={walkSlots(first?.script.ops.slice(0, keep) ?? []).full}
           onAppend={append}
           onBulkFree={(cpu) => {
             setMarked(new Set());

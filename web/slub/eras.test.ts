@@ -7,7 +7,9 @@ import { decodeEvents, EventKind } from '../core/events.generated';
 import { parseParams } from '../lab/params';
 import { replaySessions, type Session } from '../lab/session';
 import { loadNodeCore } from '../test/node-core';
+import type { OpNames } from '../lab/describe';
 import { compare, comparisonText } from './compare';
+import { SLUB_EVENT_WORDS } from './describe';
 import type { SlubLoadExtra, WorldConfig } from './protocol';
 import { misfit, SCENARIOS, scenarioConfig, type Scenario } from './scenarios';
 import { parseScript, scriptToText, type AnyRef, type Script } from './script';
@@ -133,6 +135,19 @@ describe('the sheaf stories say what the counters show', () => {
       expect(decodeSnapshot(irq.session.at(k).snapshot).sheaves.pcs[0]?.locked).toBe(true);
     });
   }
+
+  it('puts every sheaf event of the stories into words', () => {
+    const seen = new Set<number>();
+    for (const sc of SCENARIOS.filter((x) => !misfit(x, parseKernelVersion('7.0'))))
+      for (const e of decodeEvents(loadStory(sc, parseKernelVersion('7.0')).r.events)) {
+        if (e.kind < 150 || e.kind > 170) continue;
+        seen.add(e.kind);
+        const words = SLUB_EVENT_WORDS.event(e, { name: (op: number) => `op ${op}` } as OpNames);
+        expect(words, `kind ${e.kind}`).not.toMatch(/^SLUB_/);
+        expect(SLUB_EVENT_WORDS.groupOf(e.kind)).toMatch(/^(sheaves|fast)$/);
+      }
+    expect(seen.size).toBeGreaterThanOrEqual(12);
+  });
 
   it('7.0 bootstrap: the first allocation takes the slab path, after bootstrap_cache_sheaves a sheaf', () => {
     const boot = loadStory(byId('bootstrap'), parseKernelVersion('7.0'));

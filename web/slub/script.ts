@@ -160,7 +160,7 @@ export function checkScript(raw: unknown, cpus: number): Script<AnyRef> {
   if (s.irqs.length > MAX_IRQS) throw new BadRequest(`script has ${s.irqs.length} interrupts, at most ${MAX_IRQS}`);
   if (s.irqs.length && !s.ops.length) throw new BadRequest('script has interrupts but no operation to interrupt');
   const ops = s.ops.map((o, i) => checkOp(o, `op ${i + 1}`, cpus));
-  const slots = slotProblem(ops);
+  const slots = walkSlots(ops).problem;
   if (slots) throw new BadRequest(slots);
   const irqs = s.irqs.map((raw, i): ScriptIrq<AnyRef> => {
     const what = `interrupt ${i + 1}`;
@@ -181,22 +181,23 @@ export function checkScript(raw: unknown, cpus: number): Script<AnyRef> {
 }
 
 /**
- * What is wrong with the sheaf slots of `ops`, or null: a prefill into a slot
- * that holds a sheaf (the driver refuses it before the operation begins), or
- * a use of a slot no prefill has filled.  Slots are counted filled from their
- * prefill to their return, whether the prefill succeeded or not.
+ * The sheaf slots of `ops`: which hold a sheaf after them, and what is wrong,
+ * if anything: a prefill into a slot that holds a sheaf (the driver refuses
+ * it before the operation begins), or a use of a slot no prefill has filled.
+ * Slots count as filled from their prefill to their return, whether the
+ * prefill succeeded or not.
  */
-export function slotProblem(ops: readonly ScriptOp<AnyRef>[]): string | null {
+export function walkSlots(ops: readonly ScriptOp<AnyRef>[]): { full: ReadonlySet<number>; problem: string | null } {
   const full = new Set<number>();
   for (const [i, o] of ops.entries()) {
     if (o.slot === undefined) continue;
     if (o.kind === 'prefill') {
-      if (full.has(o.slot)) return `op ${i + 1} prefills sheaf slot ${o.slot}, which already holds a sheaf (return it first)`;
+      if (full.has(o.slot)) return { full, problem: `op ${i + 1} prefills sheaf slot ${o.slot}, which already holds a sheaf (return it first)` };
       full.add(o.slot);
-    } else if (!full.has(o.slot)) return `op ${i + 1} uses sheaf slot ${o.slot}, which no prefill has filled`;
+    } else if (!full.has(o.slot)) return { full, problem: `op ${i + 1} uses sheaf slot ${o.slot}, which no prefill has filled` };
     else if (o.kind === 'returnSheaf') full.delete(o.slot);
   }
-  return null;
+  return { full, problem: null };
 }
 
 /** The driver's binary records for ops[0..nops) and the interrupts aimed at them. */
@@ -372,7 +373,7 @@ export function parseScript(text: string, cpus: number): { ok: true; script: Scr
     if (!op) return { ok: false, error: `"${part}" has the wrong numbers for its kind` };
     script.ops.push(op);
   }
-  const slots = slotProblem(script.ops);
+  const slots = walkSlots(script.ops).problem;
   if (slots) return { ok: false, error: slots };
   return { ok: true, script };
 }
