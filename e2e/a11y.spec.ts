@@ -162,6 +162,7 @@ test.describe('375 px wide', () => {
 
   for (const [name, path] of [
     ['lab-375', '?scenario=why-tid&cpus=2&step=5'],
+    ['lab-375-sheaves', '?scenario=barn-exchange&kernel=7.0&cpus=2&step=7'],
     ['docs-375', 'docs.html'],
   ] as const)
     test(`${name}: nothing wider than the screen`, async ({ page }, info) => {
