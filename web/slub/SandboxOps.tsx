@@ -9,7 +9,7 @@
 import { useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import { NumberPicker, range } from '../lab/pickers';
-import { TUNE_MAX, type ObjRef, type ScriptOp } from './script';
+import { SHEAF_SLOTS, TUNE_MAX, type ObjRef, type ScriptOp } from './script';
 import { NO_CPU } from './snapshot';
 
 /** The tunables at the current step. */
@@ -33,6 +33,10 @@ export interface SandboxOpsProps {
   stopCpu: number;
   canInterrupt: boolean;
   tuning: TuningNow;
+  /** The cache has sheaves (6.18 opted in, 7.0): its operations are offered. */
+  sheaves: boolean;
+  /** Sheaf slots holding a prefilled sheaf at the current step. */
+  filledSlots: ReadonlySet<number>;
   onAppend: (op: ScriptOp) => void;
   onBulkFree: (cpu: number) => void;
   onInterrupt: (handler: ScriptOp['kind'], refs?: ObjRef[]) => void;
@@ -52,6 +56,54 @@ function Tunable({ name, now, onSet }: { name: string; now: number; onSet: (valu
         Set {name} (now {now})
       </button>
     </>
+  );
+}
+
+/** kfree_rcu and its grace period, and the prefill API on the script's sheaf slots. */
+function SheafOps({ cpu, sel, filled, n, onAppend }: { cpu: number; sel: ObjRef | null; filled: ReadonlySet<number>; n: number; onAppend: (op: ScriptOp) => void }) {
+  const free = Array.from({ length: SHEAF_SLOTS }, (_, i) => i).find((i) => !filled.has(i));
+  const slots = [...filled].sort((a, b) => a - b);
+  const [picked, setPicked] = useState<number | null>(null);
+  const slot = picked !== null && filled.has(picked) ? picked : slots[0];
+  return (
+    <fieldset className="slub-tuning">
+      <legend>Sheaves: kfree_rcu and the prefill API</legend>
+      <div className="slub-op-buttons">
+        <button type="button" disabled={!sel} onClick={() => sel && onAppend({ kind: 'kfreeRcu', cpu, refs: [sel] })}>
+          kfree_rcu selected on CPU {cpu}
+        </button>
+        <button type="button" onClick={() => onAppend({ kind: 'gracePeriod', cpu })}>
+          Grace period for CPU {cpu}
+        </button>
+        <button type="button" disabled={free === undefined} onClick={() => free !== undefined && onAppend({ kind: 'prefill', cpu, slot: free, count: n })}>
+          Prefill {n}{free === undefined ? '' : ` into slot ${free}`}
+        </button>
+        {slots.length > 0 && slot !== undefined && (
+          <>
+            <label>
+              Slot{' '}
+              <select value={slot} onChange={(e) => setPicked(Number(e.target.value))}>
+                {slots.map((i) => (
+                  <option key={i} value={i}>
+                    {i}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button type="button" onClick={() => onAppend({ kind: 'allocFromSheaf', cpu, slot })}>
+              Alloc from slot {slot}
+            </button>
+            <button type="button" onClick={() => onAppend({ kind: 'refillSheaf', cpu, slot, count: n })}>
+              Refill slot {slot} to {n}
+            </button>
+            <button type="button" onClick={() => onAppend({ kind: 'returnSheaf', cpu, slot })}>
+              Return slot {slot}
+            </button>
+          </>
+        )}
+      </div>
+      <p className="lab-hint">N above is the prefill and refill size. A prefilled sheaf is the caller's until returned; the script holds up to {SHEAF_SLOTS}.</p>
+    </fieldset>
   );
 }
 
@@ -97,6 +149,7 @@ export function SandboxOps(p: SandboxOpsProps) {
         Shift-click objects to mark them for a bulk free. An interrupt runs on the CPU of the operation at the current micro-step
         {p.stop && p.stop.micro > 0 && !p.stop.inHandler ? ` (CPU ${p.stopCpu})` : ': micro-step into an operation first'}.
       </p>
+      {p.sheaves && <SheafOps cpu={cpu} sel={sel} filled={p.filledSlots} n={bulkN} onAppend={p.onAppend} />}
       <fieldset className="slub-tuning">
         <legend>Tuning: the cache's sysfs files, and the page allocator</legend>
         <div className="slub-op-buttons">

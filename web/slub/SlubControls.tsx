@@ -8,12 +8,13 @@
 import { Fragment } from 'react';
 import type { ParamValues } from '../lab/params';
 import { NumberPicker, range, ScenarioPicker } from '../lab/pickers';
-import { COLORS, STATE_COLORS, STATE_NAMES } from './render';
+import { COLORS, SHEAF_STATES, STATE_COLORS, STATE_NAMES } from './render';
 import type { Scenario } from './scenarios';
-import { SCENARIOS } from './scenarios';
+import { misfit, scenarioById, SCENARIOS } from './scenarios';
+import { parseKernelVersion } from './slub-api';
 import type { KernelStat, StatNames } from './slub-api';
 import { sysfsLine, type SlubSnapshot } from './snapshot';
-import { SANDBOX, type SLUB_PARAMS } from './view';
+import { DEFAULT_KERNEL, SANDBOX, type SLUB_PARAMS } from './view';
 
 type Values = ParamValues<typeof SLUB_PARAMS>;
 type Update = (patch: Partial<Values>) => void;
@@ -66,10 +67,67 @@ function KernelPicker({ values, update }: { values: Values; update: Update }) {
   );
 }
 
+/** The Linux versions the selector offers, one per era and the seeds' (any X.Y from 4.3 works in the URL). */
+export const KERNEL_CHOICES = [
+  { version: '4.4', text: '4.4 (the seeds: frozen CPU partial slabs)' },
+  { version: '6.17', text: '6.17 (per-CPU slab, before sheaves)' },
+  { version: '6.18', text: '6.18 (opt-in sheaves)' },
+  { version: '7.0', text: '7.0 (sheaves, no per-CPU slab)' },
+] as const;
+
+/** The kernel each pane follows, and comparing two side by side; changing it restarts the story (a sandbox's objects would move). */
+function VersionPicker({ values, update }: { values: Values; update: Update }) {
+  const set = (kernel: readonly string[]) => update({ kernel, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) });
+  const one = values.kernel[0] ?? DEFAULT_KERNEL;
+  const other = one === '7.0' ? DEFAULT_KERNEL : '7.0';
+  const known = KERNEL_CHOICES.some((c) => c.version === one);
+  return (
+    <>
+      <label>
+        Linux{' '}
+        <select value={one} onChange={(e) => set([e.target.value])} data-testid="slub-kernel">
+          {!known && <option value={one}>{one}</option>}
+          {KERNEL_CHOICES.map((c) => (
+            <option key={c.version} value={c.version}>
+              {c.text}
+            </option>
+          ))}
+        </select>
+      </label>{' '}
+      <button type="button" onClick={() => set(one === '7.0' ? [other, one] : [one, other])}>
+        Compare with {other} side by side
+      </button>
+    </>
+  );
+}
+
+/** A story picked on kernels it does not tell moves to one it does (7.0 for the sheaf stories, 6.17 for the others). */
+function kernelFor(id: string, kernel: readonly string[]): Partial<Values> {
+  const sc = scenarioById(id);
+  if (!sc || kernel.some((k) => !misfit(sc, parseKernelVersion(k)))) return {};
+  return { kernel: [sc.eras.includes('sheaves') ? '7.0' : DEFAULT_KERNEL] };
+}
+
+/** A story that does not fit the kernel shown: why (the error says it), and the ways to see it. */
+export function SlubMisfit({ scenario, values, update }: { scenario: Scenario; values: Values; update: Update }) {
+  const here = values.kernel[0] ?? DEFAULT_KERNEL;
+  const home = scenario.eras.includes('sheaves') ? '7.0' : DEFAULT_KERNEL;
+  return (
+    <p data-testid="slub-misfit">
+      <button type="button" onClick={() => update({ kernel: [home], step: 0 })}>
+        Show it on Linux {home}
+      </button>{' '}
+      <button type="button" onClick={() => update({ kernel: [home, here], step: 0 })}>
+        Compare {home} with {here} side by side (the same operations)
+      </button>
+    </p>
+  );
+}
+
 export function SlubPickers({ values, update, sideBySide }: { values: Values; update: Update; sideBySide: boolean }) {
   return (
     <>
-      <ScenarioPicker scenarios={SCENARIOS} value={values.scenario} sandbox={SANDBOX} onPick={(scenario) => update({ scenario, step: 0, ops: '' })} />
+      <ScenarioPicker scenarios={SCENARIOS} value={values.scenario} sandbox={SANDBOX} onPick={(scenario) => update({ scenario, step: 0, ops: '', ...kernelFor(scenario, values.kernel) })} />
       <NumberPicker
         label="CPUs"
         value={values.cpus}
@@ -78,11 +136,14 @@ export function SlubPickers({ values, update, sideBySide }: { values: Values; up
         onPick={(cpus) => update({ cpus, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}), ...(values.nr_cpus !== null && values.nr_cpus < cpus ? { nr_cpus: null } : {}) })}
       />
       {sideBySide ? (
-        <button type="button" onClick={() => update({ variant: values.variant.slice(0, 1), bulk: values.bulk.slice(0, 1) })}>
+        <button type="button" onClick={() => update({ variant: values.variant.slice(0, 1), bulk: values.bulk.slice(0, 1), kernel: values.kernel.slice(0, 1) })}>
           Show one world
         </button>
       ) : (
         <>
+          <VersionPicker values={values} update={update} />
+          {/* 7.0 has no CPU-slab fast path to choose. */}
+          {!values.kernel[0]?.startsWith('7.') && (
           <label>
             Fast path{' '}
             <select value={values.variant[0]} onChange={(e) => update({ variant: [e.target.value as Values['variant'][number]] })}>
@@ -92,6 +153,7 @@ export function SlubPickers({ values, update, sideBySide }: { values: Values; up
               <option value="rt">rt (PREEMPT_RT: local_lock)</option>
             </select>
           </label>
+          )}
           <label>
             Bulk free{' '}
             <select value={values.bulk[0]} onChange={(e) => update({ bulk: [e.target.value as Values['bulk'][number]] })}>
@@ -143,14 +205,23 @@ export function SlubContrast({ scenario, values, update }: { scenario: Scenario;
   );
 }
 
-export function SlubLegend({ showFull, setShowFull }: { showFull: boolean; setShowFull: (on: boolean) => void }) {
+/** The colours; the sheaves' states only when a pane's cache has sheaves. */
+export function SlubLegend({ showFull, setShowFull, sheaves }: { showFull: boolean; setShowFull: (on: boolean) => void; sheaves: boolean }) {
   return (
     <ul className="lab-legend" aria-label="Colours">
-      {STATE_NAMES.map((n, i) => (
-        <li key={n}>
-          <span className="swatch" style={{ background: STATE_COLORS[i] }} /> {n}
+      {STATE_NAMES.map((n, i) => {
+        const color = STATE_COLORS[i];
+        return color && (sheaves || !SHEAF_STATES.has(i)) ? (
+          <li key={n}>
+            <span className="swatch" style={{ background: color }} /> {n}
+          </li>
+        ) : null;
+      })}
+      {sheaves && (
+        <li>
+          <span className="swatch" style={{ background: COLORS.locked }} /> a CPU inside its sheaf section (trylock held)
         </li>
-      ))}
+      )}
       <li>
         <span className="swatch" style={{ background: COLORS.detached }} /> detached freelist / marked for bulk free
       </li>

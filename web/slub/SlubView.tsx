@@ -21,9 +21,11 @@ import type { Layout } from './layout';
 import type { SlubLoadExtra } from './protocol';
 import { refKey, type Overlay } from './render';
 import { SandboxOps, type TuningNow } from './SandboxOps';
-import { scenarioById } from './scenarios';
-import { detachedGroups, PreemptPoint, scriptToText, type AnyRef, type ObjRef, type Script, type ScriptOp } from './script';
-import { SlubContrast, SlubCounters, SlubLegend, SlubPickers } from './SlubControls';
+import { comparisonText } from './compare';
+import { misfit, scenarioById } from './scenarios';
+import { parseKernelVersion } from './slub-api';
+import { detachedGroups, PreemptPoint, scriptToText, walkSlots, type AnyRef, type ObjRef, type Script, type ScriptOp } from './script';
+import { SlubContrast, SlubCounters, SlubLegend, SlubMisfit, SlubPickers } from './SlubControls';
 import { slabIndexOf, stat, type SlubSnapshot } from './snapshot';
 import { dupCount, paneHook, type SlubPaneHook, type SlubTestHook } from './test-hook';
 import { SANDBOX, SLUB_PARAMS, slubStepView } from './view';
@@ -39,12 +41,21 @@ function detachedAt(pane: LoadedPane<Script<AnyRef>>, stop: Stop | undefined): O
   return detachedGroups(refs).find((g) => g.chain[0]?.pfn === built.slab && g.chain[0]?.index === built.obj)?.chain ?? null;
 }
 
+/** The record of the sheaf with id `id` in a snapshot, -1 if it is gone. */
+function sheafRecord(s: SlubSnapshot, id: number): number {
+  return s.sheaves.sheaf.id.indexOf(id);
+}
+
 function figures(snap: SlubSnapshot): string {
   const g = snap.geometry;
   let fallback = 0;
   for (let i = 0; i < snap.nslabs; i++) if (snap.slab.order[i] !== g.order) fallback++;
   const fallbackText = fallback ? ` ${fallback} fallback slab${fallback === 1 ? '' : 's'} of a lower order (ORDER_FALLBACK).` : '';
-  return `Cache: ${g.objectSize}-byte objects in ${g.size}-byte slots, ${g.objects} per order-${g.order} slab; min_partial ${g.minPartial}, cpu_partial ${g.cpuPartial}; TID_STEP ${g.tidStep}; fast path ${g.fastpath}; bulk free ${g.bulkFree}. Fast-path allocs ${stat(snap, 'ALLOC_FASTPATH')}, slow ${stat(snap, 'ALLOC_SLOWPATH')}; cmpxchg retries ${stat(snap, 'CMPXCHG_DOUBLE_CPU_FAIL') + stat(snap, 'CMPXCHG_DOUBLE_FAIL')}.${fallbackText}`;
+  const k = snap.kernel;
+  const sheaves = k.hasSheaves ? ` Sheaves of ${snap.sheaves.capacity}: allocations from a CPU sheaf ${stat(snap, 'ALLOC_CPU_SHEAF')}, frees to one ${stat(snap, 'FREE_CPU_SHEAF')}; barn ${snap.sheaves.barnFull} full, ${snap.sheaves.barnEmpty} empty.` : '';
+  if (!k.cpuSlab)
+    return `Linux ${k.major}.${k.minor}: ${g.objectSize}-byte objects in ${g.size}-byte slots, ${g.objects} per order-${g.order} slab; min_partial ${g.minPartial}; no per-CPU slab, no tid.${sheaves} Slab-path allocations ${stat(snap, 'ALLOC_SLOWPATH')}.${fallbackText}`;
+  return `Cache: ${g.objectSize}-byte objects in ${g.size}-byte slots, ${g.objects} per order-${g.order} slab; min_partial ${g.minPartial}, cpu_partial ${g.cpuPartial}; TID_STEP ${g.tidStep}; fast path ${g.fastpath}; bulk free ${g.bulkFree}. Fast-path allocs ${stat(snap, 'ALLOC_FASTPATH')}, slow ${stat(snap, 'ALLOC_SLOWPATH')}; cmpxchg retries ${stat(snap, 'CMPXCHG_DOUBLE_CPU_FAIL') + stat(snap, 'CMPXCHG_DOUBLE_FAIL')}.${sheaves}${fallbackText} Linux ${k.major}.${k.minor}.`;
 }
 
 export function SlubView({ core, store, embedded }: ViewProps) {
@@ -54,6 +65,8 @@ export function SlubView({ core, store, embedded }: ViewProps) {
   const { cpus } = values;
   const scenario = scenarioById(values.scenario);
   const [selection, setSelection] = useState<ObjRef | null>(null);
+  /** The selected sheaf, by its id (sheaves keep it from stop to stop). */
+  const [sheafSel, setSheafSel] = useState<number | null>(null);
   const [marked, setMarked] = useState<ReadonlySet<string>>(new Set());
   const [showFull, setShowFull] = useState(true);
   // The test hook goes where the host says: the window in the app, the element in <slab-lab>.
@@ -103,7 +116,12 @@ export function SlubView({ core, store, embedded }: ViewProps) {
     cpuPartial: snap0?.geometry.cpuPartial ?? 0,
     zoneShort: first?.script.ops.slice(0, keep).findLast((o) => o.kind === 'zoneShort')?.value === 1,
   };
-  const statNames = first ? (first.extra as SlubLoadExtra).statNames : null;
+  /** Each pane's counters under its kernel version's names. */
+  const paneNames = (i: number) => {
+    const pane = lab.panes[i];
+    return pane ? (pane.extra as SlubLoadExtra).statNames : null;
+  };
+  const statNames = paneNames(0);
   const interrupt = (kind: ScriptOp['kind'], refs?: ObjRef[]) => {
     if (!stop0 || !canInterrupt) return;
     const handler = refs ? { kind, refs } : { kind };
@@ -121,22 +139,24 @@ export function SlubView({ core, store, embedded }: ViewProps) {
         const selSlab = snap && selection ? slabIndexOf(snap, selection.pfn) : -1;
         return {
           selected: selSlab >= 0 && selection ? { slab: selSlab, index: selection.index } : null,
+          selectedSheaf: snap && sheafSel !== null ? sheafRecord(snap, sheafSel) : null,
           marked,
           detached: detachedAt(pane, pane.stops[lab.at?.panes[i] ?? 0]),
           arrows: 'all',
           showFull,
         };
       }),
-    [lab.panes, lab.shown, lab.at, selection, marked, showFull],
+    [lab.panes, lab.shown, lab.at, selection, sheafSel, marked, showFull],
   );
 
   const bulkCompare = useMemo(() => {
-    if (!first) return null;
+    // With sheaves a bulk free fills them first: the two forms' cmpxchgs are not the story.
+    if (!first || lab.shown?.[0]?.snap.kernel.hasSheaves) return null;
     const i = first.script.ops.findIndex((o) => o.kind === 'freeBulk');
     if (i < 0) return null;
     const other = (first.extra as SlubLoadExtra).otherBulkForm;
     return { n: first.script.ops[i]?.refs?.length ?? 0, mine: first.ops[i]?.result ?? 0, other: other.results[i] ?? 0, otherForm: other.form };
-  }, [first]);
+  }, [first, lab.shown]);
 
   // The test hook: the state the canvases draw, once every pane shows the step the URL names.
   useEffect(() => {
@@ -144,8 +164,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
       hooks.__slablabSlub = { ...(hooks.__slablabSlub as SlubTestHook), ready: false };
       return;
     }
-    const names = (first.extra as SlubLoadExtra).statNames;
-    const panes = shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, names));
+    const panes = shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, paneNames(i) ?? (first.extra as SlubLoadExtra).statNames));
     hooks.__slablabSlub = {
       ...(panes[0] as SlubPaneHook),
       ready: true,
@@ -165,6 +184,8 @@ export function SlubView({ core, store, embedded }: ViewProps) {
   const inspectorText = shown
     .map((p, i) => {
       const slab = selection ? slabIndexOf(p.snap, selection.pfn) : -1;
+      const sheaf = sheafSel === null ? -1 : sheafRecord(p.snap, sheafSel);
+      if (sheaf >= 0) return label(i) + slubStepView.describe.hit(p.snap, { slab, index: slab < 0 ? -1 : (selection?.index ?? -1), sheaf }, lab.panes[i]?.names ?? null);
       if (!selection || slab < 0) return null;
       return label(i) + slubStepView.describe.hit(p.snap, { slab, index: selection.index }, lab.panes[i]?.names ?? null);
     })
@@ -188,6 +209,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
       afterCaption={
         <>
           {lab.atEnd && scenario && !many && <SlubContrast scenario={scenario} values={values} update={update} />}
+          {scenario && values.kernel.every((k) => misfit(scenario, parseKernelVersion(k))) && <SlubMisfit scenario={scenario} values={values} update={update} />}
           {bulkCompare && (
             <p className="lab-figures" data-testid="bulk-compare">
               Bulk free of {bulkCompare.n} objects: {values.bulk[0]} form {bulkCompare.mine} cmpxchg{bulkCompare.mine === 1 ? '' : 's'}; {bulkCompare.otherForm} form{' '}
@@ -201,8 +223,20 @@ export function SlubView({ core, store, embedded }: ViewProps) {
           )}
         </>
       }
-      legend={<SlubLegend showFull={showFull} setShowFull={setShowFull} />}
-      paneHeads={paneHeads(lab, 'slub', figures, (s, i) => statNames && <SlubCounters snap={s} names={statNames} testId={`slub-counters-${i}`} />)}
+      legend={<SlubLegend showFull={showFull} setShowFull={setShowFull} sheaves={shown.some((p) => p.snap.kernel.hasSheaves)} />}
+      paneHeads={paneHeads(lab, 'slub', figures, (s, i) => {
+        const names = paneNames(i);
+        return (
+          <>
+            {values.kernel.length > 1 && (
+              <p className="lab-figures" data-testid={`slub-compare-${i}`}>
+                {comparisonText(s)}
+              </p>
+            )}
+            {names && <SlubCounters snap={s} names={names} testId={`slub-counters-${i}`} />}
+          </>
+        );
+      })}
       panes={lab.panes.map((_, i) => {
         const p = shown[i];
         const overlay = overlays[i];
@@ -214,7 +248,8 @@ export function SlubView({ core, store, embedded }: ViewProps) {
             testId="slub-canvas"
             label={`SLUB state${many ? ` with ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.ncpus} CPU lanes, ${p.snap.nslabs} slabs, ${p.snap.node.nrPartial} on the node partial list. The inspector below describes the selection in words.`}
             onPick={(hit, additive) => {
-              if (!hit) return setSelection(null);
+              setSheafSel(hit?.sheaf === undefined ? null : (p.snap.sheaves.sheaf.id[hit.sheaf] ?? null));
+              if (!hit || hit.slab < 0) return setSelection(null);
               const { slab, index } = hit;
               const pfn = p.snap.slab.pfn[slab] ?? 0;
               if (additive && index >= 0)
@@ -251,6 +286,8 @@ export function SlubView({ core, store, embedded }: ViewProps) {
           stopCpu={stop0 ? (first?.script.ops[stop0.opIndex]?.cpu ?? 0) : 0}
           canInterrupt={canInterrupt}
           tuning={tuning}
+          sheaves={snap0?.kernel.hasSheaves ?? false}
+          filledSlots={walkSlots(first?.script.ops.slice(0, keep) ?? []).full}
           onAppend={append}
           onBulkFree={(cpu) => {
             setMarked(new Set());

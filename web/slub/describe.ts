@@ -6,8 +6,9 @@
 import { eventKindInfo, EventKind, NONE32 as EV_NONE, type SlEvent } from '../core/events.generated';
 import { describeTraceEvent, eventPlace, TRACE_GROUPS, traceGroup, type OpNames, type TraceWords } from '../lab/describe';
 import type { EventWords } from '../lab/view';
-import { POINT_TEXT, TUNE_OPCODE } from './script';
-import { NEXT_CORRUPT, NO_CPU, NONE32, ObjState, SlabList, type SlubSnapshot } from './snapshot';
+import { KIND_CODE, POINT_TEXT, TUNE_OPCODE } from './script';
+import { SHEAF_ROLES } from './layout';
+import { NEXT_CORRUPT, NO_CPU, NONE32, ObjState, SheafPlace, SlabList, type SlubSnapshot } from './snapshot';
 import { STATE_NAMES } from './render';
 
 function listName(s: SlubSnapshot, slab: number): string {
@@ -75,6 +76,8 @@ export function describeObject(s: SlubSnapshot, slab: number, index: number, nam
     const c = s.cpus[s.slab.cpu[slab] ?? 0];
     if (c && c.freelistPfn === pfn) nb(c.freelistIndex, `CPU ${c.cpu}'s freelist`);
   }
+  const holder = sheafHolding(s, pfn, index);
+  if (holder) out.push(`It is in slot ${holder.slot} of ${sheafName(s, holder.sheaf)}.`);
   if (s.tracked) {
     const aop = s.obj.allocOp[first + index] ?? 0;
     const fop = s.obj.freeOp[first + index] ?? 0;
@@ -87,6 +90,50 @@ export function describeObject(s: SlubSnapshot, slab: number, index: number, nam
   return out.join(' ');
 }
 
+/** The sheaf record and slot holding object (pfn, index), or null. */
+export function sheafHolding(s: SlubSnapshot, pfn: number, index: number): { sheaf: number; slot: number } | null {
+  const sh = s.sheaves;
+  for (let rec = 0; rec < sh.nsheaves; rec++) {
+    const first = sh.sheaf.first[rec] ?? 0;
+    for (let k = 0; k < (sh.sheaf.size[rec] ?? 0); k++) if (sh.entryPfn[first + k] === pfn && sh.entryIndex[first + k] === index) return { sheaf: rec, slot: k };
+  }
+  return null;
+}
+
+/** "CPU 0's main sheaf #3 (5 of 28 objects)". */
+function sheafName(s: SlubSnapshot, rec: number): string {
+  const sh = s.sheaves;
+  const place = sh.sheaf.place[rec] ?? 0;
+  const cpu = sh.sheaf.cpu[rec] ?? NO_CPU;
+  const owner = cpu === NO_CPU ? '' : `CPU ${cpu}'s `;
+  const what =
+    place === SheafPlace.BARN_FULL || place === SheafPlace.BARN_EMPTY
+      ? `a ${place === SheafPlace.BARN_FULL ? 'full' : 'empty'} sheaf in the barn`
+      : place === SheafPlace.PREFILLED
+        ? 'a prefilled sheaf out with its caller'
+        : place === SheafPlace.RCU_WAIT
+          ? `${owner}objects waiting alone for a grace period`
+          : place === SheafPlace.RCU_PENDING
+            ? `${owner}rcu sheaf handed to call_rcu`
+            : `${owner}${SHEAF_ROLES[place]} sheaf`;
+  return `${what} #${sh.sheaf.id[rec]} (${sh.sheaf.size[rec]} of ${sh.sheaf.capacity[rec]} objects)`;
+}
+
+/** A sheaf in words: where it is, how full, what happens to it next. */
+export function describeSheaf(s: SlubSnapshot, rec: number): string {
+  const sh = s.sheaves;
+  const size = sh.sheaf.size[rec] ?? 0;
+  const capacity = sh.sheaf.capacity[rec] ?? 0;
+  const place = sh.sheaf.place[rec] ?? 0;
+  const name = sheafName(s, rec);
+  const parts = [`${name.charAt(0).toUpperCase()}${name.slice(1)}.`];
+  if (place === SheafPlace.MAIN) parts.push(size ? `alloc_from_pcs pops slot ${size - 1} next; free_to_pcs pushes into slot ${size}.` : 'It is empty: the next allocation swaps in the spare, or asks the barn, or refills it from slabs.');
+  else if (place === SheafPlace.SPARE) parts.push(size === capacity ? 'A full spare: swapped in when main runs empty.' : size ? 'The spare.' : 'An empty spare: swapped in when main fills up.');
+  else if (place === SheafPlace.RCU_FREE) parts.push(`kfree_rcu batches objects here; when full it goes to call_rcu, and after the grace period to the barn (or to slabs).`);
+  else if (sh.sheaf.rcuFlush[rec]) parts.push('After the grace period it is flushed to slabs, not put in the barn.');
+  return parts.join(' ');
+}
+
 /** Timeline categories for the kind filter. */
 const EVENT_GROUPS = {
   ops: TRACE_GROUPS.ops,
@@ -97,12 +144,20 @@ const EVENT_GROUPS = {
   micro: TRACE_GROUPS.micro,
   bulk: 'bulk',
   tune: 'tuning (sysfs) and the page allocator',
+  sheaves: 'sheaves, the barn and RCU',
   pages: TRACE_GROUPS.pages,
 } as const;
 type EventGroup = keyof typeof EVENT_GROUPS;
 
 const K = EventKind;
 const GROUP_OF: Partial<Record<number, EventGroup>> = {
+  ...Object.fromEntries(
+    [K.SLUB_SHEAF_SWAP, K.SLUB_BARN_GET, K.SLUB_BARN_GET_FAIL, K.SLUB_BARN_PUT, K.SLUB_BARN_PUT_FAIL, K.SLUB_SHEAF_REFILL, K.SLUB_SHEAF_FLUSH,
+      K.SLUB_SHEAF_NEW, K.SLUB_SHEAF_DROP, K.SLUB_SHEAF_TRYLOCK_FAIL, K.SLUB_RCU_SHEAF_ADD, K.SLUB_RCU_GRACE_PERIOD, K.SLUB_SHEAF_PREFILL,
+      K.SLUB_SHEAF_RETURN, K.SLUB_BARN_SHRINK, K.SLUB_PCS_FLUSH, K.SLUB_SHEAVES_BOOTSTRAP, K.SLUB_RCU_WAIT, K.SLUB_RCU_FREE].map((k) => [k, 'sheaves' as const]),
+  ),
+  [K.SLUB_SHEAF_ALLOC]: 'fast',
+  [K.SLUB_SHEAF_FREE]: 'fast',
   [K.SLUB_ALLOC_FASTPATH]: 'fast',
   [K.SLUB_FREE_FASTPATH]: 'fast',
   [K.SLUB_CPU_CAS_FAIL]: 'cas',
@@ -134,13 +189,20 @@ const GROUP_OF: Partial<Record<number, EventGroup>> = {
   [K.SLUB_SLAB_DISABLED]: 'pages',
 };
 
-/** The tuning operations' codes (script.ts) after the driver's, in words. */
+/** The driver's operation codes (sl_sched_kind) and the tuning operations' (script.ts), in words. */
 const OPCODE_WORDS: Record<number, string> = {
-  1: 'alloc',
-  2: 'free',
-  3: 'bulk alloc',
-  4: 'bulk free',
-  5: 'flush',
+  [KIND_CODE.alloc]: 'alloc',
+  [KIND_CODE.free]: 'free',
+  [KIND_CODE.allocBulk]: 'bulk alloc',
+  [KIND_CODE.freeBulk]: 'bulk free',
+  [KIND_CODE.flush]: 'flush',
+  [KIND_CODE.kfreeRcu]: 'kfree_rcu',
+  [KIND_CODE.gracePeriod]: 'RCU grace period',
+  [KIND_CODE.prefill]: 'kmem_cache_prefill_sheaf',
+  [KIND_CODE.allocFromSheaf]: 'kmem_cache_alloc_from_sheaf',
+  [KIND_CODE.refillSheaf]: 'kmem_cache_refill_sheaf',
+  [KIND_CODE.returnSheaf]: 'kmem_cache_return_sheaf',
+  [TUNE_OPCODE.bootstrap]: 'bootstrap_cache_sheaves',
   [TUNE_OPCODE.minPartial]: 'min_partial write',
   [TUNE_OPCODE.cpuPartial]: 'cpu_partial write',
   [TUNE_OPCODE.shrink]: 'shrink',
@@ -162,10 +224,66 @@ const SLUB_TRACE_WORDS: TraceWords = {
 
 const where = (e: SlEvent) => eventPlace(e, EV_NONE);
 
+const PREFILL_HOW = ['the spare (fast)', 'the barn or a new sheaf (slow)', 'an oversize sheaf'];
+const RETURN_HOW = ['became the spare', 'went to the barn', 'was flushed and freed'];
+const GRACE_HOW = ['goes to the barn full', 'is flushed to slabs', 'was empty'];
+
+/** The sheaves' events (events.def 150-170) in words, or null for another kind. */
+function describeSheafEvent(e: SlEvent): string | null {
+  const n = (k: number, what = 'object') => `${k} ${what}${k === 1 ? '' : 's'}`;
+  switch (e.kind) {
+    case K.SLUB_SHEAF_ALLOC:
+      return `alloc_from_pcs: popped${where(e)} off sheaf #${e.arg0}, ${n(e.arg1)} left${e.arg2 ? ` (${e.arg2} at once, bulk)` : ''}`;
+    case K.SLUB_SHEAF_FREE:
+      return `free_to_pcs: pushed${where(e)} on main #${e.arg0}, ${n(e.arg1)} now${e.arg2 ? ` (${e.arg2} at once, bulk)` : ''}`;
+    case K.SLUB_SHEAF_SWAP:
+      return `main and spare swapped (${e.arg2 ? 'main was full' : 'main was empty'}): main is #${e.arg0} with ${n(e.arg1)}`;
+    case K.SLUB_BARN_GET:
+      return `barn_get: full sheaf #${e.arg0} from the barn becomes main, empty #${e.arg1} goes to the barn; ${n(e.arg2, 'full sheaf')} left there`;
+    case K.SLUB_BARN_GET_FAIL:
+      return `barn_get_fail: the barn has no full sheaf for empty main #${e.arg0}`;
+    case K.SLUB_BARN_PUT:
+      return `barn_put: full sheaf #${e.arg0} to the barn${e.arg1 ? `, empty #${e.arg1} taken` : ''}; ${n(e.arg2, 'full sheaf')} there`;
+    case K.SLUB_BARN_PUT_FAIL:
+      return `barn_put_fail: full main #${e.arg0} cannot go to the barn (${e.arg2 ? 'no empty sheaf to be had: main is flushed' : 'it holds its maximum of full sheaves: the spare is flushed'})`;
+    case K.SLUB_SHEAF_REFILL:
+      return `refill_sheaf: ${n(e.arg1)} from slabs into sheaf #${e.arg0}, ${e.arg2} now`;
+    case K.SLUB_SHEAF_FLUSH:
+      return `sheaf_flush: ${n(e.arg1)} of sheaf #${e.arg0} freed to their slabs (${e.arg2 ? 'a batch of main' : 'the whole sheaf'})`;
+    case K.SLUB_SHEAF_NEW:
+      return `a new sheaf #${e.arg0} of capacity ${e.arg1}`;
+    case K.SLUB_SHEAF_DROP:
+      return `empty sheaf #${e.arg0} freed`;
+    case K.SLUB_SHEAF_TRYLOCK_FAIL:
+      return `local_trylock of the CPU's sheaves failed (an interrupt inside the sheaf section): the ${e.arg0 ? 'free' : 'allocation'} takes the slab path`;
+    case K.SLUB_RCU_SHEAF_ADD:
+      return `kfree_rcu:${where(e)} batched in rcu_free sheaf #${e.arg0}, ${n(e.arg1)} now${e.arg2 ? '; full, handed to call_rcu' : ''}`;
+    case K.SLUB_RCU_GRACE_PERIOD:
+      return `grace period over for rcu sheaf #${e.arg0} (${n(e.arg1)}): it ${GRACE_HOW[e.arg2] ?? '?'}`;
+    case K.SLUB_SHEAF_PREFILL:
+      return `kmem_cache_prefill_sheaf: sheaf #${e.arg0} with ${n(e.arg1)}, from ${PREFILL_HOW[e.arg2] ?? '?'}`;
+    case K.SLUB_SHEAF_RETURN:
+      return `kmem_cache_return_sheaf: sheaf #${e.arg0} (${n(e.arg1)}) ${RETURN_HOW[e.arg2] ?? '?'}`;
+    case K.SLUB_BARN_SHRINK:
+      return `barn_shrink: ${n(e.arg0, 'full sheaf')} flushed (${n(e.arg2)}), ${n(e.arg1, 'empty one')} freed`;
+    case K.SLUB_PCS_FLUSH:
+      return `pcs_flush_all: main ${e.arg0}, spare ${e.arg1}, rcu_free ${e.arg2} objects to slabs`;
+    case K.SLUB_SHEAVES_BOOTSTRAP:
+      return `bootstrap_cache_sheaves: every CPU's main becomes a real sheaf of capacity ${e.arg0}`;
+    case K.SLUB_RCU_WAIT:
+      return `kfree_rcu:${where(e)} waits alone for a grace period (${n(e.arg0)} waiting on this CPU)`;
+    case K.SLUB_RCU_FREE:
+      return `grace period over for ${n(e.arg0)} that waited alone: each is freed`;
+  }
+  return null;
+}
+
 /** One line for an event, in words. */
 function describeEvent(e: SlEvent, names: OpNames | null): string {
   const common = describeTraceEvent(e, names, SLUB_TRACE_WORDS, EV_NONE);
   if (common !== null) return common;
+  const sheaf = describeSheafEvent(e);
+  if (sheaf !== null) return sheaf;
   switch (e.kind) {
     case K.SLUB_ALLOC_FASTPATH:
       return `fast-path alloc of${where(e)}, tid ${e.arg0} → ${e.arg1}`;

@@ -1,11 +1,11 @@
 // Layout and hit-testing over a real snapshot (the Node build of the core).
-import { beforeAll, expect, it } from 'vitest';
-import { describeObject, describeSlab } from './describe';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { describeObject, describeSheaf, describeSlab } from './describe';
 import { hitTest, layoutSnapshot } from './layout';
-import type { Script } from './script';
+import type { ObjRef, Script } from './script';
 import { loadNodeCore } from '../test/node-core';
-import { SlubApi, type SlubModule } from './slub-api';
-import { decodeSnapshot, SlabList, type SlubSnapshot } from './snapshot';
+import { parseKernelVersion, SlubApi, type SlubModule } from './slub-api';
+import { decodeSnapshot, ObjState, SheafPlace, slabIndexOf, SlabList, type SlubSnapshot } from './snapshot';
 
 let snap: SlubSnapshot;
 beforeAll(async () => {
@@ -49,4 +49,63 @@ it('describes a node-partial slab and an object on a CPU freelist in words', () 
   const text = describeObject(snap, cpuSlab, head, null);
   expect(text).toContain("It is number 1 on CPU 0's freelist: previous none (the head)");
   expect(text).toContain('Never allocated.');
+});
+
+describe('sheaves (7.0)', () => {
+  let s7: SlubSnapshot;
+  beforeAll(async () => {
+    const api = new SlubApi(await loadNodeCore<SlubModule>());
+    const w = api.createWorldAt(
+      { cpus: 2, objectSize: 512, fastpath: 'cmpxchg', bulkFree: 'detached', seed: 1, arenaBytes: 1 << 20 },
+      { version: parseKernelVersion('7.0'), sheafCapacity: 4, exactCapacity: true },
+    );
+    // CPU 0 bulk-allocates 12 and frees them one by one: main fills, swaps with the empty spare, fills again and goes to the barn full.
+    const script: Script = { ops: [{ kind: 'allocBulk', cpu: 0, count: 12 }], irqs: [] };
+    api.run(w, script, 1, 0);
+    const taken = decodeSnapshot(api.snapshot(w));
+    const refs: ObjRef[] = [];
+    for (let i = 0; i < taken.nslabs; i++)
+      for (let j = 0; j < (taken.slab.objects[i] ?? 0); j++) if (taken.obj.state[(taken.slab.firstObj[i] ?? 0) + j] === ObjState.ALLOCATED) refs.push({ pfn: taken.slab.pfn[i] ?? 0, index: j });
+    api.run(w, { ops: refs.map((r) => ({ kind: 'free', cpu: 0, refs: [r] })), irqs: [] }, refs.length, 0);
+    s7 = decodeSnapshot(api.snapshot(w));
+    api.destroyWorld(w);
+  });
+
+  it('stacks each CPU\'s sheaves in its lane and the barn\'s beside the node list; 7.0 lanes have no freelist or tid', () => {
+    for (const width of [375, 1280]) {
+      const l = layoutSnapshot(s7, { width, showFull: true });
+      expect(l.sections.map((x) => x.title)).toEqual(['CPU 0', 'CPU 1', 'Barn', 'Node partial', 'Full (no list)']);
+      const cpu0 = l.sections[0];
+      expect(cpu0?.lines.join(' ')).not.toMatch(/tid|freelist/);
+      expect(cpu0?.lines[0]).toMatch(/^main: \d+\/4$/);
+      // Every sheaf is drawn once, inside the canvas, in the section of its place.
+      expect(l.sheaves).toHaveLength(s7.sheaves.nsheaves);
+      for (const b of l.sheaves) {
+        expect(b.x + b.slots * b.slotW).toBeLessThanOrEqual(width);
+        const sec = l.sections.find((x) => b.y >= x.y && b.y < x.y + x.h);
+        const place = s7.sheaves.sheaf.place[b.sheaf];
+        expect(sec?.title).toBe(place === SheafPlace.BARN_FULL || place === SheafPlace.BARN_EMPTY ? 'Barn' : `CPU ${s7.sheaves.sheaf.cpu[b.sheaf]}`);
+      }
+    }
+  });
+
+  it('hits a sheaf slot (its object), an empty slot and the label, and says where the object is', () => {
+    const l = layoutSnapshot(s7, { width: 1280, showFull: true });
+    const main = s7.sheaves.pcs[0]?.main ?? -1;
+    const b = l.sheaves.find((x) => x.sheaf === main);
+    if (!b) throw new Error('main not drawn');
+    const size = s7.sheaves.sheaf.size[main] ?? 0;
+    expect(size).toBeGreaterThan(0);
+    const hit = hitTest(l, s7, b.x + 0.5 * b.slotW, b.stripY + 2);
+    expect(hit?.sheaf).toBe(main);
+    expect(hit?.slot).toBe(0);
+    expect(hit?.slab).toBe(slabIndexOf(s7, s7.sheaves.entryPfn[s7.sheaves.sheaf.first[main] ?? 0] ?? 0));
+    expect(describeObject(s7, hit?.slab ?? -1, hit?.index ?? -1, null)).toMatch(/in a CPU sheaf \(main or spare\).*slot 0 of CPU 0's main sheaf #\d+ \(\d of 4 objects\)/);
+    expect(hitTest(l, s7, b.x + 2, b.y + 2)).toEqual({ slab: -1, index: -1, sheaf: main, slot: -1 });
+    expect(describeSheaf(s7, main)).toMatch(/^CPU 0's main sheaf #\d+ \(\d of 4 objects\)\. alloc_from_pcs pops slot/);
+    if (size < 4) expect(hitTest(l, s7, b.x + (size + 0.5) * b.slotW, b.stripY + 2)).toMatchObject({ slab: -1, sheaf: main, slot: size });
+    const barn = l.sheaves.find((x) => s7.sheaves.sheaf.place[x.sheaf] === SheafPlace.BARN_FULL);
+    if (!barn) throw new Error('no full sheaf in the barn');
+    expect(describeSheaf(s7, barn.sheaf)).toMatch(/^A full sheaf in the barn #\d+ \(4 of 4 objects\)/);
+  });
 });

@@ -3,7 +3,7 @@
 // model adapter (worker.ts): the world configuration, the free run's
 // parameters, and the model's own parts of the replies.
 
-import type { KernelParams, StatNames } from './slub-api';
+import type { KernelParams, KernelVersion, StatNames } from './slub-api';
 import type { BulkForm, Fastpath } from './snapshot';
 
 export interface WorldConfig {
@@ -17,6 +17,14 @@ export interface WorldConfig {
   kernel?: KernelParams;
   /** CONFIG_SLAB_FREELIST_HARDENED: free pointers stored encoded (ptr ^ s->random ^ swab(&ptr)). */
   hardened?: true;
+  /** The Linux version the cache follows (eras.h); absent: 6.17. */
+  version?: KernelVersion;
+  /** kmem_cache_args.sheaf_capacity: 6.18's opt-in (vm_area_struct asks for 32); in 7.0 a floor. */
+  sheafCapacity?: number;
+  /** Model: the sheaves get sheafCapacity as given in 7.0 too (small sheaves, to watch them fill). */
+  exactCapacity?: true;
+  /** 7.0: a kmalloc cache created before bootstrap_cache_sheaves (the zero-capacity bootstrap sheaf until bootstrap). */
+  earlyBoot?: true;
 }
 
 /** worldInfo: the cache's geometry for the world's object size, CPU count and kernel. */

@@ -6,7 +6,7 @@
 // bulk free below in purple.
 
 import type { CanvasTheme } from '../lab/theme';
-import type { Layout } from './layout';
+import { SHEAF_ROLES, sheafObject, type Layout } from './layout';
 import type { ObjRef } from './script';
 import { NEXT_CORRUPT, NONE32, ObjState, SlabList, type SlubSnapshot } from './snapshot';
 
@@ -20,14 +20,29 @@ export const COLORS = {
   dup: '#ff2d55',
   detached: '#a78bfa',
   corrupt: '#ff2d55',
+  cpuSheaf: '#10b981',
+  barn: '#06b6d4',
+  rcu: '#a16207',
+  prefilled: '#84cc16',
+  locked: '#f97316',
 } as const;
 
-/** Colour of each object state (ObjState order; NO_OBJECT, past a fallback slab's objects, is not drawn). */
-export const STATE_COLORS = [COLORS.slabFree, COLORS.cpuFree, COLORS.allocated, COLORS.poison, COLORS.redzone, COLORS.dup, COLORS.detached] as const;
-export const STATE_NAMES = ['on the slab freelist', 'on a CPU freelist', 'allocated', 'poisoned (overwritten while free)', 'red zone overwritten', 'handed out twice', 'in flight (a free is pushing it)'] as const;
+/** Colour of each object state (ObjState order; NO_OBJECT, past a fallback slab's objects, is not drawn: null). */
+export const STATE_COLORS = [
+  COLORS.slabFree, COLORS.cpuFree, COLORS.allocated, COLORS.poison, COLORS.redzone, COLORS.dup, COLORS.detached, null,
+  COLORS.cpuSheaf, COLORS.barn, COLORS.rcu, COLORS.prefilled,
+] as const;
+export const STATE_NAMES = [
+  'on the slab freelist', 'on a CPU freelist', 'allocated', 'poisoned (overwritten while free)', 'red zone overwritten', 'handed out twice',
+  'in flight (a free is pushing it)', 'no object', 'in a CPU sheaf (main or spare)', 'in a barn sheaf', 'waiting for an RCU grace period', 'in a prefilled sheaf',
+] as const;
+/** The states of the kernels with sheaves (the legend shows them only there). */
+export const SHEAF_STATES: ReadonlySet<number> = new Set([ObjState.CPU_SHEAF, ObjState.BARN, ObjState.RCU, ObjState.PREFILLED]);
 
 export interface Overlay {
   selected: { slab: number; index: number } | null;
+  /** The selected sheaf's record, if one is. */
+  selectedSheaf?: number | null;
   /** Extra selected objects (for a bulk free). */
   marked: ReadonlySet<string>;
   /** The chain of a detached freelist being built (head first). */
@@ -72,13 +87,18 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
     ctx.fillRect(0, sec.y + sec.h - 2, l.width, 2);
     ctx.fillStyle = i % 2 ? colors.laneAlt : colors.lane;
     ctx.fillRect(0, sec.y, l.width, sec.h - 2);
+    if (sec.locked) {
+      // Inside its sheaf section: a bar down the lane's edge (the lines say it in words).
+      ctx.fillStyle = COLORS.locked;
+      ctx.fillRect(0, sec.y, 4, sec.h - 2);
+    }
     ctx.fillStyle = colors.text;
     ctx.font = l.compact ? 'bold 11px system-ui, sans-serif' : 'bold 13px system-ui, sans-serif';
     ctx.fillText(sec.title, 8, sec.y + 4);
     ctx.font = l.compact ? '10px ui-monospace, monospace' : '11px ui-monospace, monospace';
     ctx.fillStyle = colors.dim;
     sec.lines.forEach((line, k) => {
-      ctx.fillStyle = line.includes('CORRUPT') ? COLORS.corrupt : colors.dim;
+      ctx.fillStyle = line.includes('CORRUPT') ? COLORS.corrupt : line.includes('trylock held') ? COLORS.locked : colors.dim;
       ctx.fillText(line, 8, sec.y + 20 + 14 * k, l.labelW - 12);
     });
   });
@@ -86,7 +106,9 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
   // Slots: compact drawings write pixels directly (16k fillRects would take most of a frame).
   if (l.compact && l.boxes.length) paintCompactSlots(ctx, s, l);
   else for (let st = 0; st < STATE_COLORS.length; st++) {
-    ctx.fillStyle = STATE_COLORS[st] ?? COLORS.allocated;
+    const color = STATE_COLORS[st];
+    if (!color) continue;
+    ctx.fillStyle = color;
     for (const b of l.boxes) {
       const first = s.slab.firstObj[b.slab] ?? 0;
       const gap = b.slotW > 4 ? 1 : 0;
@@ -95,6 +117,8 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
         if (s.obj.state[first + i] === st) ctx.fillRect(b.x + i * b.slotW, b.stripY, b.slotW - gap, b.stripH);
     }
   }
+
+  drawSheaves(ctx, s, l, o, colors);
 
   // Labels (detailed only).
   if (!l.compact) {
@@ -217,9 +241,49 @@ function paintCompactSlots(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: La
     }
   }
   runs.forEach((r, st) => {
-    ctx.fillStyle = STATE_COLORS[st] ?? COLORS.allocated;
+    const color = STATE_COLORS[st];
+    if (!color) return;
+    ctx.fillStyle = color;
     for (let k = 0; k < r.length; k += 4) ctx.fillRect(r[k] ?? 0, r[k + 1] ?? 0, r[k + 2] ?? 0, r[k + 3] ?? 0);
   });
+}
+
+/** Each sheaf: its label (detailed), its capacity slots (empty ones outlined, held objects in their state's colour), the selection. */
+function drawSheaves(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: Layout, o: Overlay, colors: CanvasTheme): void {
+  const sh = s.sheaves;
+  ctx.font = '10px ui-monospace, monospace';
+  ctx.lineWidth = 1;
+  for (const b of l.sheaves) {
+    const size = sh.sheaf.size[b.sheaf] ?? 0;
+    const gap = b.slotW > 4 ? 1 : 0;
+    if (!l.compact) {
+      ctx.fillStyle = colors.dim;
+      const place = sh.sheaf.place[b.sheaf] ?? 0;
+      const flush = sh.sheaf.rcuFlush[b.sheaf] ? ' · to slabs after the grace period' : '';
+      ctx.fillText(`${SHEAF_ROLES[place] ?? 'sheaf'} #${sh.sheaf.id[b.sheaf]} · ${size}/${sh.sheaf.capacity[b.sheaf]}${flush}`, b.x, b.y + 1, Math.max(b.slots * b.slotW, 160));
+    }
+    for (let i = 0; i < b.slots; i++) {
+      const x = b.x + i * b.slotW;
+      const obj = i < size ? sheafObject(s, b.sheaf, i) : null;
+      if (obj) {
+        ctx.fillStyle = STATE_COLORS[s.obj.state[(s.slab.firstObj[obj.slab] ?? 0) + obj.index] ?? ObjState.ALLOCATED] ?? COLORS.corrupt;
+        ctx.fillRect(x, b.stripY, b.slotW - gap, b.stripH);
+      } else if (i < size) {
+        ctx.fillStyle = COLORS.corrupt; // a pointer that is no object of the cache
+        ctx.fillRect(x, b.stripY, b.slotW - gap, b.stripH);
+      } else {
+        ctx.strokeStyle = colors.dim;
+        ctx.strokeRect(x + 0.5, b.stripY + 0.5, b.slotW - gap - 1, b.stripH - 1);
+      }
+    }
+    if (o.selectedSheaf === b.sheaf) {
+      ctx.save();
+      ctx.lineWidth = 2;
+      ctx.strokeStyle = colors.selected;
+      ctx.strokeRect(b.x - 2, b.stripY - 2, b.slots * b.slotW + 3, b.stripH + 4);
+      ctx.restore();
+    }
+  }
 }
 
 function slabPos(s: SlubSnapshot, pfn: number): number {

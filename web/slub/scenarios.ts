@@ -9,7 +9,7 @@
 import { StoryBuilder as LabStoryBuilder } from '../lab/story';
 import type { Scenario as LabScenario, Story as LabStory } from '../lab/view';
 import type { WorldConfig } from './protocol';
-import type { KernelParams } from './slub-api';
+import { eraOf, type EraName, type KernelParams, type KernelVersion } from './slub-api';
 import { PreemptPoint, type AnyRef, type Script, type ScriptOp } from './script';
 import type { BulkForm, Fastpath } from './snapshot';
 
@@ -30,6 +30,24 @@ export interface Scenario extends LabScenario<Script<AnyRef>, StoryContext> {
    * the fast paths its side by side shows (default: this one and the story's).
    */
   contrast?: { fastpath?: Fastpath; bulkFree?: BulkForm; label: string; sideBySide?: readonly Fastpath[] };
+  /** The eras whose SLUB the story tells (its captions name their functions). */
+  eras: readonly EraName[];
+  /** Why the story does not fit the eras it leaves out, in words ("7.0 has no tid"). */
+  notFor?: string;
+  /** A small sheaf capacity (6.18's request, given exactly in 7.0) so the sheaves fill within a few steps. */
+  sheafCapacity?: number;
+  /** 7.0: a kmalloc cache created before bootstrap_cache_sheaves. */
+  earlyBoot?: boolean;
+}
+
+/** Every era before 7.0: the stories of the per-CPU slab. */
+const CPU_SLAB_ERAS: readonly EraName[] = ['frozen-partial', 'cpu-slab', 'opt-in-sheaves'];
+/** The eras with sheaves. */
+export const SHEAF_ERAS: readonly EraName[] = ['opt-in-sheaves', 'sheaves'];
+
+/** Why scenario `s` does not tell what kernel `version` does, or null when it does. */
+export function misfit(s: Scenario, version: KernelVersion): string | null {
+  return s.eras.includes(eraOf(version)) ? null : `"${s.title}" does not apply to Linux ${version.major}.${version.minor}: ${s.notFor ?? 'its kernel works otherwise'}.`;
 }
 
 const sym = (allocOf: number, nth = 0): AnyRef => ({ allocOf, nth });
@@ -47,6 +65,8 @@ const fastPath: Scenario = {
   objectSize: 512,
   defaultFastpath: 'cmpxchg',
   defaultBulk: 'detached',
+  eras: CPU_SLAB_ERAS,
+  notFor: 'Linux 7.0 removed struct kmem_cache_cpu, its tid and the cmpxchg fast path this story steps through: an allocation pops the CPU\'s main sheaf under a local trylock (see "A sheaf hit")',
   build() {
     const b = new StoryBuilder();
     const first = b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocates. Its freelist is empty, so this first alloc takes the slow path: a new slab from the page allocator becomes the CPU slab and its freelist moves to the CPU.');
@@ -68,6 +88,8 @@ const whyTid: Scenario = {
   objectSize: 512,
   defaultFastpath: 'cmpxchg',
   defaultBulk: 'detached',
+  eras: CPU_SLAB_ERAS,
+  notFor: 'Linux 7.0 has no tid and no cmpxchg fast path to interrupt: an interrupt inside the sheaf section makes the trylock fail and the slab path run (see "An interrupt in the sheaf section")',
   contrast: { fastpath: 'plain', label: 'Replay with the RFC\'s plain writes', sideBySide: ['cmpxchg', 'plain', 'rt'] },
   build() {
     const b = new StoryBuilder();
@@ -96,6 +118,8 @@ const slowPath: Scenario = {
   objectSize: 512,
   defaultFastpath: 'cmpxchg',
   defaultBulk: 'detached',
+  eras: CPU_SLAB_ERAS,
+  notFor: 'Linux 7.0 has no CPU slab and no CPU partial list: an empty sheaf is refilled from node partial slabs under list_lock (see "A refill from slabs")',
   build({ objects: n, cpus }) {
     const b = new StoryBuilder();
     const a0 = b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocates: no CPU slab yet, so ___slab_alloc takes a new slab (A) and freezes it.');
@@ -123,6 +147,8 @@ const remoteFrees: Scenario = {
   objectSize: 512,
   defaultFastpath: 'cmpxchg',
   defaultBulk: 'detached',
+  eras: CPU_SLAB_ERAS,
+  notFor: "Linux 7.0 has no CPU slab for a remote free to miss: every free goes into the freeing CPU's sheaf, and only what misses the sheaves reaches __slab_free",
   build({ objects: n, cpus }) {
     const b = new StoryBuilder();
     const r = cpus > 1 ? 1 : 0;
@@ -150,6 +176,8 @@ const bulkFree: Scenario = {
   objectSize: 512,
   defaultFastpath: 'cmpxchg',
   defaultBulk: 'detached',
+  eras: CPU_SLAB_ERAS,
+  notFor: 'in Linux 7.0 kmem_cache_free_bulk fills the CPU\'s sheaves first; detached freelists are built only when a sheaf is flushed (see "A flush to slabs")',
   contrast: { bulkFree: 'generic', label: 'Replay with the generic loop (one free per object)' },
   build({ objects: n }) {
     const b = new StoryBuilder();
@@ -169,14 +197,163 @@ const bulkFree: Scenario = {
   },
 };
 
-export const SCENARIOS: readonly Scenario[] = [fastPath, whyTid, slowPath, remoteFrees, bulkFree];
+/** The sheaf stories' common ground: 512-byte objects, sheaves of 4 (so they fill within a few steps, said in each intro). */
+const sheafStory = { objectSize: 512, defaultFastpath: 'cmpxchg', defaultBulk: 'detached', eras: SHEAF_ERAS, sheafCapacity: 4 } as const;
+const SMALL = 'The cache\'s sheaves hold 4 objects here (vm_area_struct asks for 32 in 6.18; 7.0 sizes them from the object size), so they fill within a few steps.';
+
+const sheafHit: Scenario = {
+  ...sheafStory,
+  id: 'sheaf-hit',
+  title: 'A sheaf hit',
+  notFor: 'before 6.18 there are no sheaves: an allocation comes from the CPU freelist (see "The fast path")',
+  build() {
+    const b = new StoryBuilder();
+    b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocates. Its main sheaf is empty and the barn has no full one (barn_get_fail), so __pcs_replace_empty_main refills a sheaf from slabs in bulk (refill_sheaf: sheaf_refill counts it) and alloc_from_pcs pops one object.');
+    const hit = b.op({ kind: 'alloc', cpu: 0 }, 'A sheaf hit: alloc_from_pcs takes the local trylock, pops the top object of main and drops the lock (alloc_cpu_sheaf in 6.18; 7.0 counts it as alloc_fastpath). No cmpxchg, no tid.');
+    b.op({ kind: 'free', cpu: 0, refs: [sym(hit)] }, 'CPU 0 frees it: free_to_pcs pushes the object back on main (free_cpu_sheaf in 6.18, free_fastpath in 7.0). The slab still counts it in use: objects in sheaves are allocated as far as their slab knows.');
+    b.op({ kind: 'alloc', cpu: 0 }, 'A sheaf is a stack: the object just freed comes straight back, still hot in the cache.');
+    return b.story(`Allocation and free through CPU 0's main sheaf. ${SMALL}`, 'Every hit was one array push or pop under a per-CPU lock: that is the sheaves\' fast path.');
+  },
+};
+
+const spareSwap: Scenario = {
+  ...sheafStory,
+  id: 'spare-swap',
+  title: 'Main empty, spare swapped in',
+  notFor: 'before 6.18 there are no sheaves to swap',
+  build() {
+    const b = new StoryBuilder();
+    const all = b.op({ kind: 'allocBulk', cpu: 0, count: 8 }, 'CPU 0 bulk-allocates 8 objects: its main sheaf is empty, so kmem_cache_alloc_bulk takes them from slabs.');
+    for (let k = 0; k < 4; k++)
+      b.op({ kind: 'free', cpu: 0, refs: [sym(all, k)] }, k < 3 ? `Free ${k + 1}: free_to_pcs pushes it on main.` : 'Free 4: main is full now (4 of 4).');
+    b.op({ kind: 'free', cpu: 0, refs: [sym(all, 4)] }, 'Main is full and there is no spare yet: __pcs_replace_full_main makes the full main the spare and an empty sheaf main (sheaf_alloc), then pushes on it.');
+    for (let k = 0; k < 2; k++) b.op({ kind: 'alloc', cpu: 0 }, k === 0 ? 'Allocations pop the new main.' : 'Main is empty again.');
+    b.op({ kind: 'alloc', cpu: 0 }, 'Main is empty and the spare is full: __pcs_replace_empty_main swaps them and the allocation pops the old full main.');
+    return b.story(`Each CPU keeps two sheaves, main and spare. ${SMALL}`, 'A swap is the cheapest refill: two pointers exchanged under the CPU\'s local lock.');
+  },
+};
+
+const barnExchange: Scenario = {
+  ...sheafStory,
+  id: 'barn-exchange',
+  title: 'The barn exchange',
+  notFor: 'before 6.18 there is no barn: the node keeps partial slabs only',
+  build({ cpus }) {
+    const b = new StoryBuilder();
+    const other = cpus > 1 ? 1 : 0;
+    const all = b.op({ kind: 'allocBulk', cpu: 0, count: 12 }, 'CPU 0 bulk-allocates 12 objects (from slabs: its main sheaf is empty).');
+    b.op({ kind: 'freeBulk', cpu: 0, refs: [0, 1, 2, 3].map((k) => sym(all, k)) }, 'It frees 4 in bulk: they fill main (4 of 4).');
+    b.op({ kind: 'free', cpu: 0, refs: [sym(all, 4)] }, 'Main is full and there is no spare: the full main becomes the spare and an empty sheaf becomes main (sheaf_alloc: the barn has none to give).');
+    b.op({ kind: 'freeBulk', cpu: 0, refs: [5, 6, 7].map((k) => sym(all, k)) }, 'Three more fill main again.');
+    b.op({ kind: 'free', cpu: 0, refs: [sym(all, 8)] }, 'Main and spare are both full: barn_put gives the full main to the node\'s barn under its lock (barn_put), and an empty sheaf takes its place.');
+    b.op({ kind: 'alloc', cpu: other }, `CPU ${other} allocates with an empty main: barn_get hands it the full sheaf CPU 0 put there (barn_get), and the allocation pops it.`);
+    b.op({ kind: 'alloc', cpu: other }, `CPU ${other} allocates again from the sheaf CPU 0 filled: objects freed on one CPU are reused on another without touching a slab.`);
+    return b.story(`The barn is the node's store of full and empty sheaves (at most 10 of each), under its own spinlock. ${SMALL}`, 'The barn moves whole sheaves between CPUs: one lock round trip per sheaf instead of per object.');
+  },
+};
+
+const kfreeRcu: Scenario = {
+  ...sheafStory,
+  id: 'kfree-rcu',
+  title: 'kfree_rcu batching',
+  notFor: 'before 6.18 kfree_rcu batches in kfree_rcu_cpu\'s pages, which the model does not show: there are no rcu_free sheaves',
+  build() {
+    const b = new StoryBuilder();
+    const all = b.op({ kind: 'allocBulk', cpu: 0, count: 5 }, 'CPU 0 allocates 5 objects.');
+    for (let k = 0; k < 4; k++)
+      b.op({ kind: 'kfreeRcu', cpu: 0, refs: [sym(all, k)] }, k === 0 ? 'kfree_rcu: __kfree_rcu_sheaf puts the object in CPU 0\'s rcu_free sheaf (free_rcu_sheaf). Readers may still hold it: it waits for a grace period.' : k < 3 ? 'Another kfree_rcu, batched in the same sheaf.' : 'The rcu_free sheaf is full: it is handed to call_rcu as a whole, one callback for 4 objects.');
+    b.op({ kind: 'gracePeriod', cpu: 0 }, 'The grace period ends (the model makes it a step): the sheaf\'s callback puts it in the barn as a full sheaf, its objects ready for allocation again (or flushes it to slabs when the barn is full).');
+    return b.story(`kfree_rcu frees an object after an RCU grace period. With sheaves the objects are batched per CPU in an rcu_free sheaf. ${SMALL}`, 'One call_rcu per sheaf instead of one per object.');
+  },
+};
+
+const prefill: Scenario = {
+  ...sheafStory,
+  id: 'prefill',
+  title: 'The prefill API',
+  notFor: 'kmem_cache_prefill_sheaf came with sheaves in 6.18',
+  build() {
+    const b = new StoryBuilder();
+    b.op({ kind: 'alloc', cpu: 0 }, 'Set-up: CPU 0 allocates, so its sheaves exist.');
+    b.op({ kind: 'prefill', cpu: 0, slot: 0, count: 3 }, 'kmem_cache_prefill_sheaf asks for 3 objects up front (as the maple tree does before taking a lock): it gets a sheaf of its own, filled from the spare or the barn or slabs (sheaf_prefill_fast or _slow).');
+    b.op({ kind: 'allocFromSheaf', cpu: 0, slot: 0 }, 'kmem_cache_alloc_from_sheaf: an allocation that cannot fail, popped from the caller\'s sheaf (no counter moves).');
+    b.op({ kind: 'refillSheaf', cpu: 0, slot: 0, count: 4 }, 'kmem_cache_refill_sheaf tops it up to 4 objects.');
+    b.op({ kind: 'returnSheaf', cpu: 0, slot: 0 }, 'kmem_cache_return_sheaf: the caller is done; the sheaf goes back to the CPU as its spare or to the barn (sheaf_return_fast), or is flushed (sheaf_return_slow).');
+    b.op({ kind: 'prefill', cpu: 0, slot: 1, count: 9 }, 'A prefill larger than the cache\'s sheaves: an oversize sheaf made for the request (sheaf_prefill_oversize).');
+    b.op({ kind: 'returnSheaf', cpu: 0, slot: 1 }, 'Returned, an oversize sheaf is flushed to slabs and freed.');
+    return b.story(`The prefill API lets a caller reserve objects before entering a section where it cannot allocate. ${SMALL}`, 'Prefilled sheaves are sheaves out with a caller: drawn under "Prefilled sheaves" while they are out.');
+  },
+};
+
+const sheafIrq: Scenario = {
+  ...sheafStory,
+  id: 'sheaf-irq',
+  title: 'An interrupt in the sheaf section',
+  notFor: 'before 6.18 there is no sheaf section: see "Why the tid" for an interrupt in the fast path',
+  build() {
+    const b = new StoryBuilder();
+    b.op({ kind: 'alloc', cpu: 0 }, 'Set-up: CPU 0 gets a main sheaf.');
+    const hit = b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocates. Micro-step into it: alloc_from_pcs holds the local trylock (the lane is marked) when an interrupt arrives and the handler allocates on the same CPU.');
+    b.irqs.push({ atOp: hit, point: PreemptPoint.SHEAF_ALLOC, nth: 0, handler: { kind: 'alloc' } });
+    b.op({ kind: 'alloc', cpu: 0 }, 'Looking back at the interrupted allocation: the handler\'s local_trylock failed (the interrupted code held it), so the handler took the slab path (alloc_slowpath in 7.0, the CPU slab in 6.18) instead of the sheaf, and the interrupted allocation then popped main as if nothing had happened. This one is an ordinary sheaf hit.');
+    return b.story(`The sheaves' lock is a local_trylock_t: an interrupt handler that finds it taken falls back to the slabs instead of spinning. ${SMALL}`, 'The trylock replaces the tid: no retry, no cmpxchg, just a fallback when the CPU\'s sheaves are busy.');
+  },
+};
+
+const bootstrap: Scenario = {
+  ...sheafStory,
+  id: 'bootstrap',
+  title: '7.0: kmalloc bootstrap',
+  eras: ['sheaves'],
+  earlyBoot: true,
+  notFor: 'only 7.0 gives every cache sheaves, kmalloc caches too; they start with the bootstrap sheaf',
+  build() {
+    const b = new StoryBuilder();
+    b.op({ kind: 'alloc', cpu: 0 }, 'A kmalloc cache made before bootstrap_cache_sheaves has the zero-capacity bootstrap sheaf as every CPU\'s main: nothing fits, so the allocation takes the slab path.');
+    b.op({ kind: 'bootstrap', cpu: 0 }, 'bootstrap_cache_sheaves: once slab allocations work, every CPU gets a real main sheaf.');
+    b.op({ kind: 'alloc', cpu: 0 }, 'Now the allocation goes through sheaves: main is refilled from slabs and popped.');
+    return b.story(`Sheaves are allocated from kmalloc caches, which need sheaves themselves: 7.0 breaks the circle with a bootstrap sheaf. ${SMALL}`, 'After bootstrap the kmalloc caches behave as every other cache.');
+  },
+};
+
+export const SCENARIOS: readonly Scenario[] = [fastPath, whyTid, slowPath, remoteFrees, bulkFree, sheafHit, spareSwap, barnExchange, kfreeRcu, prefill, sheafIrq, bootstrap];
 export const SCENARIO_IDS = SCENARIOS.map((s) => s.id);
 
 export function scenarioById(id: string): Scenario | undefined {
   return SCENARIOS.find((s) => s.id === id);
 }
 
-/** The world a scenario (or the sandbox: none) runs in, under `kernel`'s boot parameters and options if any. */
-export function scenarioConfig(s: Scenario | undefined, cpus: number, fastpath: Fastpath, bulkFree: BulkForm, kernel?: KernelParams): WorldConfig {
-  return { cpus, objectSize: s?.objectSize ?? 512, fastpath, bulkFree, seed: 1, arenaBytes: 4 << 20, ...(kernel ? { kernel } : {}) };
+/** 6.18's opt-in: the capacity vm_area_struct and maple_node ask for. */
+export const OPT_IN_CAPACITY = 32;
+
+/**
+ * The world a scenario (or the sandbox: none) runs in, under `kernel`'s boot parameters and
+ * options if any, in Linux `version` (absent or 6.17: the model's base).  In 6.18 the cache opts
+ * in to sheaves as vm_area_struct does (or with the scenario's small capacity); in 7.0 every
+ * cache has them (the scenario's small capacity given exactly, else calculate_sheaf_capacity's).
+ * A story of the per-CPU slab (no sheafCapacity) keeps its 6.18 cache without sheaves.
+ */
+export function scenarioConfig(s: Scenario | undefined, cpus: number, fastpath: Fastpath, bulkFree: BulkForm, kernel?: KernelParams, version?: KernelVersion): WorldConfig {
+  const era = version ? eraOf(version) : 'cpu-slab';
+  const small = s?.sheafCapacity;
+  // A story of the per-CPU slab leaves its 6.18 cache without sheaves, as most caches of 6.18 are.
+  const optIn = !s || small !== undefined;
+  const sheaves =
+    era === 'opt-in-sheaves' && optIn
+      ? { sheafCapacity: small ?? OPT_IN_CAPACITY }
+      : era === 'sheaves' && small
+        ? { sheafCapacity: small, exactCapacity: true as const }
+        : {};
+  return {
+    cpus,
+    objectSize: s?.objectSize ?? 512,
+    fastpath,
+    bulkFree,
+    seed: 1,
+    arenaBytes: 4 << 20,
+    ...(kernel ? { kernel } : {}),
+    ...(version && !(version.major === 6 && version.minor === 17) ? { version } : {}),
+    ...sheaves,
+    ...(era === 'sheaves' && s?.earlyBoot ? { earlyBoot: true as const } : {}),
+  };
 }

@@ -24,22 +24,38 @@
 //   x<cpu>                 flush           i<op>-<point>-<nth>-a | i<op>-<point>-<nth>-f-<pfn>-<index>
 //   m<n>                   min_partial = n c<n>                     cpu_partial = n objects
 //   s                      shrink          z1 | z0                  the page allocator runs short | has its pages back
+// and, for the kernels with sheaves (6.18, 7.0; slot: one of the 8 sheaves a script holds):
+//   k<cpu>-<pfn>-<index>   kfree_rcu       g<cpu>                   the grace period ends for what cpu queued
+//   p<cpu>-<slot>-<n>      prefill n       t<cpu>-<slot>            alloc from the sheaf (take)
+//   r<cpu>-<slot>-<n>      refill to n     u<cpu>-<slot>            return the sheaf (use done)
+//   B                      bootstrap_cache_sheaves (7.0 kmalloc caches created early)
 // (only unreserved URL characters, so it is never percent-encoded).
 
 import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
 
 /** What the driver runs (sl_sched_kind). */
-export type DriverKind = 'alloc' | 'free' | 'allocBulk' | 'freeBulk' | 'flush';
-/** What the model adapter runs between driver calls: sysfs writes and the page allocator running short. */
-export type TuneKind = 'minPartial' | 'cpuPartial' | 'shrink' | 'zoneShort';
+export type DriverKind = 'alloc' | 'free' | 'allocBulk' | 'freeBulk' | 'flush' | SheafKind;
+/** The driver's operations on sheaves and RCU (6.18, 7.0): kfree_rcu, the grace period, the prefill API. */
+export type SheafKind = 'kfreeRcu' | 'gracePeriod' | 'prefill' | 'allocFromSheaf' | 'refillSheaf' | 'returnSheaf';
+/** What the model adapter runs between driver calls: sysfs writes, the page allocator running short, bootstrap_cache_sheaves. */
+export type TuneKind = 'minPartial' | 'cpuPartial' | 'shrink' | 'zoneShort' | 'bootstrap';
 export type OpKind = DriverKind | TuneKind;
-const KIND_CODE: Record<DriverKind, number> = { alloc: 1, free: 2, allocBulk: 3, freeBulk: 4, flush: 5 };
+/** sl_sched_kind, which is also the code OP_BEGIN/OP_END carry. */
+export const KIND_CODE: Record<DriverKind, number> = {
+  alloc: 1, free: 2, allocBulk: 3, freeBulk: 4, flush: 5,
+  kfreeRcu: 6, gracePeriod: 7, prefill: 8, allocFromSheaf: 9, refillSheaf: 10, returnSheaf: 11,
+};
+/** The operations on a prefilled sheaf slot. */
+const SLOT_KINDS: readonly OpKind[] = ['prefill', 'allocFromSheaf', 'refillSheaf', 'returnSheaf'];
+/** Sheaf slots a script holds at once (SL_SCHED_SHEAF_SLOTS). */
+export const SHEAF_SLOTS = 8;
 /**
  * The operation codes a tuning operation's OP_BEGIN/OP_END carry (the model
- * adapter writes those brackets around its events: worker.ts), after the
- * driver's.
+ * adapter writes those brackets around its events: worker.ts): the driver's
+ * for shrink and bootstrap (SL_SCHED_SHRINK, SL_SCHED_BOOTSTRAP), the sysfs
+ * writes and the page allocator after them.
  */
-export const TUNE_OPCODE: Record<TuneKind, number> = { minPartial: 6, cpuPartial: 7, shrink: 8, zoneShort: 9 };
+export const TUNE_OPCODE: Record<TuneKind, number> = { shrink: 12, bootstrap: 13, minPartial: 14, cpuPartial: 15, zoneShort: 16 };
 const TUNE_KINDS = Object.keys(TUNE_OPCODE) as TuneKind[];
 /** The largest min_partial or cpu_partial a script writes. */
 export const TUNE_MAX = 65535;
@@ -66,21 +82,26 @@ export function isSym(r: AnyRef): r is SymRef {
 export interface ScriptOp<R extends AnyRef = ObjRef> {
   kind: OpKind;
   cpu: number;
-  /** allocBulk: objects to take. */
+  /** allocBulk: objects to take; prefill, refillSheaf: the sheaf's size asked for. */
   count?: number;
+  /** prefill, allocFromSheaf, refillSheaf, returnSheaf: the sheaf slot (0 .. SHEAF_SLOTS - 1). */
+  slot?: number;
   /** minPartial, cpuPartial: the value written; zoneShort: 1 runs the page allocator short, 0 gives its pages back. */
   value?: number;
-  /** free: one object; freeBulk: the array p[] in order. */
+  /** free, kfreeRcu: one object; freeBulk: the array p[] in order. */
   refs?: R[];
 }
 
 /** Preemption point ids (SL_SLUB_PP_* in slub.h). */
-export const PreemptPoint = { ALLOC_BEFORE_CAS: 1, FREE_BEFORE_CAS: 2, SLAB_FREE: 3, BULK_GROUP: 4 } as const;
+export const PreemptPoint = { ALLOC_BEFORE_CAS: 1, FREE_BEFORE_CAS: 2, SLAB_FREE: 3, BULK_GROUP: 4, SHEAF_ALLOC: 5, SHEAF_FREE: 6, SHEAF_REFILL: 7 } as const;
 export const POINT_TEXT: Record<number, string> = {
   1: 'slab_alloc_node: tid, freelist and the next object are read; the cmpxchg comes next (rt: local_lock, then ___slab_alloc)',
   2: 'do_slab_free: tid and freelist are read, the free pointer is set; the cmpxchg comes next (rt: nothing written yet; local_lock, then the CPU slab is checked again)',
   3: '__slab_free: about to read the slab freelist and counters',
   4: 'kmem_cache_free_bulk: a detached freelist is built; its one free comes next',
+  5: 'alloc_from_pcs: the local trylock is held; the main sheaf\'s top object is popped next',
+  6: 'free_to_pcs: the local trylock is held; the object is pushed on the main sheaf next',
+  7: '__pcs_replace_empty_main: the lock is dropped to refill an empty sheaf from slabs',
 };
 
 export interface ScriptIrq<R extends AnyRef = ObjRef> {
@@ -120,10 +141,12 @@ function checkOp(raw: unknown, what: string, cpus: number | null): ScriptOp<AnyR
   if (kind === 'minPartial' || kind === 'cpuPartial') op.value = checkWhole(`${what}'s value`, o.value, 0, TUNE_MAX);
   if (kind === 'zoneShort') op.value = checkWhole(`${what}'s value`, o.value, 0, 1);
   if (kind === 'allocBulk') op.count = checkWhole(`${what}'s count`, o.count, 1, MAX_BULK);
-  if (kind === 'free' || kind === 'freeBulk') {
-    const max = kind === 'free' ? 1 : MAX_BULK;
+  if (kind === 'prefill' || kind === 'refillSheaf') op.count = checkWhole(`${what}'s count`, o.count, 1, 0xffff);
+  if (SLOT_KINDS.includes(kind)) op.slot = checkWhole(`${what}'s slot`, o.slot, 0, SHEAF_SLOTS - 1);
+  if (kind === 'free' || kind === 'freeBulk' || kind === 'kfreeRcu') {
+    const max = kind === 'freeBulk' ? MAX_BULK : 1;
     if (!Array.isArray(o.refs) || o.refs.length < 1 || o.refs.length > max)
-      throw new BadRequest(`${what} must name ${kind === 'free' ? 'one object' : `1 to ${MAX_BULK} objects`} in refs`);
+      throw new BadRequest(`${what} must name ${max === 1 ? 'one object' : `1 to ${MAX_BULK} objects`} in refs`);
     op.refs = o.refs.map((r, k) => checkRef(r, `${what}'s object ${k + 1}`));
   }
   return op;
@@ -137,10 +160,13 @@ export function checkScript(raw: unknown, cpus: number): Script<AnyRef> {
   if (s.irqs.length > MAX_IRQS) throw new BadRequest(`script has ${s.irqs.length} interrupts, at most ${MAX_IRQS}`);
   if (s.irqs.length && !s.ops.length) throw new BadRequest('script has interrupts but no operation to interrupt');
   const ops = s.ops.map((o, i) => checkOp(o, `op ${i + 1}`, cpus));
+  const slots = walkSlots(ops).problem;
+  if (slots) throw new BadRequest(slots);
   const irqs = s.irqs.map((raw, i): ScriptIrq<AnyRef> => {
     const what = `interrupt ${i + 1}`;
     const q = checkRecord(what, raw);
-    const { kind, count, refs } = checkOp(q.handler, `${what}'s handler`, null);
+    const { kind, count, refs, slot } = checkOp(q.handler, `${what}'s handler`, null);
+    if (slot !== undefined) throw new BadRequest(`${what}'s handler works on sheaf slot ${slot}: a handler may not use the script's prefilled sheaves`);
     const atOp = checkWhole(`${what}'s atOp`, q.atOp, 0, ops.length - 1);
     const target = ops[atOp];
     if (target && isTune(target.kind)) throw new BadRequest(`${what} interrupts op ${atOp + 1}, ${target.kind}, which has no preemption point`);
@@ -154,6 +180,26 @@ export function checkScript(raw: unknown, cpus: number): Script<AnyRef> {
   return { ops, irqs };
 }
 
+/**
+ * The sheaf slots of `ops`: which hold a sheaf after them, and what is wrong,
+ * if anything: a prefill into a slot that holds a sheaf (the driver refuses
+ * it before the operation begins), or a use of a slot no prefill has filled.
+ * Slots count as filled from their prefill to their return, whether the
+ * prefill succeeded or not.
+ */
+export function walkSlots(ops: readonly ScriptOp<AnyRef>[]): { full: ReadonlySet<number>; problem: string | null } {
+  const full = new Set<number>();
+  for (const [i, o] of ops.entries()) {
+    if (o.slot === undefined) continue;
+    if (o.kind === 'prefill') {
+      if (full.has(o.slot)) return { full, problem: `op ${i + 1} prefills sheaf slot ${o.slot}, which already holds a sheaf (return it first)` };
+      full.add(o.slot);
+    } else if (!full.has(o.slot)) return { full, problem: `op ${i + 1} uses sheaf slot ${o.slot}, which no prefill has filled` };
+    else if (o.kind === 'returnSheaf') full.delete(o.slot);
+  }
+  return { full, problem: null };
+}
+
 /** The driver's binary records for ops[0..nops) and the interrupts aimed at them. */
 export function encodeScript(s: Script, nops: number): { ops: Uint8Array; refs: Uint8Array; irqs: Uint8Array } {
   const refs: number[] = [];
@@ -161,8 +207,8 @@ export function encodeScript(s: Script, nops: number): { ops: Uint8Array; refs: 
     if (isTune(o.kind)) throw new Error(`${o.kind} is not a driver operation: the model adapter runs it`);
     dv.setUint8(at, KIND_CODE[o.kind]);
     dv.setUint8(at + 1, cpu);
-    dv.setUint16(at + 2, o.kind === 'allocBulk' ? (o.count ?? 0) : o.kind === 'freeBulk' ? (o.refs?.length ?? 0) : 0, true);
-    dv.setUint32(at + 4, refs.length / 2, true);
+    dv.setUint16(at + 2, o.kind === 'freeBulk' ? (o.refs?.length ?? 0) : (o.count ?? 0), true);
+    dv.setUint32(at + 4, o.slot ?? refs.length / 2, true);
     for (const r of o.refs ?? []) refs.push(r.pfn, r.index);
   };
   const ops = new Uint8Array(8 * nops);
@@ -206,6 +252,20 @@ export function describeOp(o: ScriptOp<AnyRef>): string {
       return 'shrink the cache';
     case 'zoneShort':
       return o.value ? 'make the page allocator run short' : 'give the page allocator its pages back';
+    case 'kfreeRcu':
+      return `kfree_rcu of ${obj(o.refs?.[0])} on CPU ${o.cpu}`;
+    case 'gracePeriod':
+      return `an RCU grace period ends for CPU ${o.cpu}`;
+    case 'prefill':
+      return `prefill a sheaf of ${o.count ?? 0} into slot ${o.slot ?? 0} on CPU ${o.cpu}`;
+    case 'allocFromSheaf':
+      return `alloc from the sheaf in slot ${o.slot ?? 0} on CPU ${o.cpu}`;
+    case 'refillSheaf':
+      return `refill the sheaf in slot ${o.slot ?? 0} to ${o.count ?? 0} on CPU ${o.cpu}`;
+    case 'returnSheaf':
+      return `return the sheaf in slot ${o.slot ?? 0} on CPU ${o.cpu}`;
+    case 'bootstrap':
+      return 'bootstrap_cache_sheaves: give the cache its real sheaves';
   }
 }
 
@@ -252,8 +312,8 @@ export function detachedGroups(input: readonly ObjRef[]): DetachedGroup[] {
   return groups;
 }
 
-const OP_RE = /^([abfFx])(\d)((?:-\d{1,9})*)$/;
-const TUNE_RE = /^(?:([mcz])(\d{1,5})|s)$/;
+const OP_RE = /^([abfFxkgptru])(\d)((?:-\d{1,9})*)$/;
+const TUNE_RE = /^(?:([mcz])(\d{1,5})|s|(B))$/;
 const IRQ_RE = /^i(\d{1,6})-(\d)-(\d{1,4})-(a|f-\d{1,9}-\d{1,6})$/;
 
 /** Parses script text (the URL's `ops=`); every CPU must be below `cpus`. */
@@ -275,9 +335,10 @@ export function parseScript(text: string, cpus: number): { ok: true; script: Scr
     }
     const tune = TUNE_RE.exec(part);
     if (tune) {
-      const [, k, v] = tune;
+      const [, k, v, boot] = tune;
       const value = Number(v);
-      if (k === undefined) script.ops.push({ kind: 'shrink', cpu: 0 });
+      if (boot) script.ops.push({ kind: 'bootstrap', cpu: 0 });
+      else if (k === undefined) script.ops.push({ kind: 'shrink', cpu: 0 });
       else if (k === 'z' && value > 1) return { ok: false, error: `"${part}" must be z1 (the page allocator runs short) or z0 (its pages back)` };
       else if (value > TUNE_MAX) return { ok: false, error: `"${part}" writes more than ${TUNE_MAX}` };
       else script.ops.push({ kind: k === 'm' ? 'minPartial' : k === 'c' ? 'cpuPartial' : 'zoneShort', cpu: 0, value });
@@ -300,9 +361,20 @@ export function parseScript(text: string, cpus: number): { ok: true; script: Scr
     else if (k === 'b' && nums.length === 1 && (nums[0] ?? 0) >= 1 && (nums[0] ?? 0) <= MAX_BULK) op = { kind: 'allocBulk', cpu, count: nums[0] ?? 1 };
     else if (k === 'f' && nums.length === 2) op = { kind: 'free', cpu, refs: refs() };
     else if (k === 'F' && nums.length >= 2 && nums.length % 2 === 0 && nums.length / 2 <= MAX_BULK) op = { kind: 'freeBulk', cpu, refs: refs() };
+    else if (k === 'k' && nums.length === 2) op = { kind: 'kfreeRcu', cpu, refs: refs() };
+    else if (k === 'g' && nums.length === 0) op = { kind: 'gracePeriod', cpu };
+    else if (k === 't' || k === 'u' || k === 'p' || k === 'r') {
+      const [slot = 0, n = 0] = nums;
+      const sized = k === 'p' || k === 'r';
+      if (slot >= SHEAF_SLOTS) return { ok: false, error: `"${part}" names sheaf slot ${slot}, there are ${SHEAF_SLOTS} (0 to ${SHEAF_SLOTS - 1})` };
+      if (nums.length === (sized ? 2 : 1) && (!sized || (n >= 1 && n <= 0xffff)))
+        op = sized ? { kind: k === 'p' ? 'prefill' : 'refillSheaf', cpu, slot, count: n } : { kind: k === 't' ? 'allocFromSheaf' : 'returnSheaf', cpu, slot };
+    }
     if (!op) return { ok: false, error: `"${part}" has the wrong numbers for its kind` };
     script.ops.push(op);
   }
+  const slots = walkSlots(script.ops).problem;
+  if (slots) return { ok: false, error: slots };
   return { ok: true, script };
 }
 
@@ -329,6 +401,20 @@ export function scriptToText(s: Script): string {
         return 's';
       case 'zoneShort':
         return `z${o.value ? 1 : 0}`;
+      case 'kfreeRcu':
+        return `k${o.cpu}${r(o.refs)}`;
+      case 'gracePeriod':
+        return `g${o.cpu}`;
+      case 'prefill':
+        return `p${o.cpu}-${o.slot ?? 0}-${o.count ?? 1}`;
+      case 'allocFromSheaf':
+        return `t${o.cpu}-${o.slot ?? 0}`;
+      case 'refillSheaf':
+        return `r${o.cpu}-${o.slot ?? 0}-${o.count ?? 1}`;
+      case 'returnSheaf':
+        return `u${o.cpu}-${o.slot ?? 0}`;
+      case 'bootstrap':
+        return 'B';
     }
   });
   const irqs = s.irqs.map((q) => `i${q.atOp}-${q.point}-${q.nth}-${q.handler.kind === 'alloc' ? 'a' : `f${r(q.handler.refs)}`}`);

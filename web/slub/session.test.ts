@@ -7,10 +7,10 @@ import { BadRequest } from '../core/requests';
 import { replaySessions, type Session } from '../lab/session';
 import { computeStops, mergeRings } from '../lab/stops';
 import type { SlubLoadExtra, SlubWorldInfo, WorldConfig } from './protocol';
-import { SCENARIOS, scenarioConfig } from './scenarios';
+import { misfit, SCENARIOS, scenarioConfig } from './scenarios';
 import { detachedGroups, PreemptPoint, type AnyRef, type Script } from './script';
 import { loadNodeCore } from '../test/node-core';
-import { SlubApi, type SlubModule } from './slub-api';
+import { parseKernelVersion, SlubApi, type SlubModule } from './slub-api';
 import { cpuPartialSlabs, decodeSnapshot, ObjState, SlabList, SnapshotError, stat } from './snapshot';
 import { parseParams } from '../lab/params';
 import { alignStops } from '../lab/stops';
@@ -186,7 +186,7 @@ describe('session', () => {
 
   it('plays every scenario to its end on 2, 4 and 8 CPUs with a clean checker', () => {
     for (const cpus of [2, 4, 8])
-      for (const sc of SCENARIOS) {
+      for (const sc of SCENARIOS.filter((x) => !misfit(x, parseKernelVersion('6.17')))) {
         const cfg = scenarioConfig(sc, cpus, sc.defaultFastpath, sc.defaultBulk);
         const objects = api.geometry(cfg.objectSize, cpus)[7] ?? 16;
         const story = sc.build({ cpus, objects });

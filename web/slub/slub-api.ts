@@ -131,6 +131,12 @@ export interface KernelVersion {
 export const ERA_NAMES = ['frozen-partial', 'cpu-slab', 'opt-in-sheaves', 'sheaves'] as const;
 export type EraName = (typeof ERA_NAMES)[number];
 
+/** The era of a version (eras.h's sl_slub_rules_for): 4.3-6.7, 6.8-6.17, 6.18, 7.0 on. */
+export function eraOf(v: KernelVersion): EraName {
+  const at = (v.major << 8) | v.minor;
+  return at >= 0x700 ? 'sheaves' : at >= 0x612 ? 'opt-in-sheaves' : at >= 0x608 ? 'cpu-slab' : 'frozen-partial';
+}
+
 /** Parses "X.Y" (e.g. "6.18", "7.0"); throws SlubError (SL_EINVAL) for anything else or an unknown version. */
 export function parseKernelVersion(text: string): KernelVersion {
   const m = /^(\d{1,3})\.(\d{1,3})$/.exec(text);
@@ -147,7 +153,8 @@ export function versionWord(v?: KernelVersion): number {
 
 /** A world cache's kernel version and sheaves (world_create_version's five words). */
 export interface VersionParams {
-  version: KernelVersion;
+  /** Absent: 6.17. */
+  version?: KernelVersion;
   /** kmem_cache_args.sheaf_capacity: 6.18's opt-in; in 7.0 a floor over calculate_sheaf_capacity. */
   sheafCapacity?: number;
   /** Model: the sheaves get sheafCapacity as given in 7.0 too (small sheaves, to watch them fill). */
@@ -195,17 +202,17 @@ export class SlubApi {
     return this.m.UTF8ToString(this.m._sl_api_strerror(err));
   }
 
-  /** A world of one cache; `kernel` gives its boot parameters and kernel options. */
+  /**
+   * A world of one cache; `kernel` gives its boot parameters and kernel options, the config's
+   * version and sheaf fields the Linux it follows (absent: 6.17, no sheaves).
+   */
   createWorld(c: WorldConfig, track = true, kernel?: KernelParams): number {
-    const w = this.withKernel(kernel, (k) => this.m._sl_api_slub_world_create(
-      c.arenaBytes, c.cpus, c.objectSize, 0, c.hardened ? FREELIST_HARDENED : 0, FASTPATHS.indexOf(c.fastpath), BULK_FORMS.indexOf(c.bulkFree),
-      track ? 1 : 0, c.seed, k,
-    ));
-    if (!w) {
-      const e = this.m._sl_api_slub_last_error();
-      throw new SlubError(e, `could not create a SLUB world: ${this.strerror(e)}`);
-    }
-    return w;
+    return this.createWorldAt(c, {
+      ...(c.version ? { version: c.version } : {}),
+      ...(c.sheafCapacity ? { sheafCapacity: c.sheafCapacity } : {}),
+      ...(c.exactCapacity ? { exactCapacity: true } : {}),
+      ...(c.earlyBoot ? { earlyBoot: true } : {}),
+    }, track, kernel);
   }
 
   destroyWorld(w: number): void {
@@ -352,12 +359,13 @@ export class SlubApi {
     try {
       this.m.HEAPU8.set(new Uint8Array(words.buffer), vptr);
       const w = this.withKernel(kernel, (k) => this.m._sl_api_slub_world_create_version(
-        c.arenaBytes, c.cpus, c.objectSize, 0, 0, FASTPATHS.indexOf(c.fastpath), BULK_FORMS.indexOf(c.bulkFree),
+        c.arenaBytes, c.cpus, c.objectSize, 0, c.hardened ? FREELIST_HARDENED : 0, FASTPATHS.indexOf(c.fastpath), BULK_FORMS.indexOf(c.bulkFree),
         track ? 1 : 0, c.seed, k, vptr,
       ));
       if (!w) {
         const e = this.m._sl_api_slub_last_error();
-        throw new SlubError(e, `could not create a SLUB world of ${version.version.major}.${version.version.minor}: ${this.strerror(e)}`);
+        const v = version.version ?? { major: 6, minor: 17 };
+        throw new SlubError(e, `could not create a SLUB world of ${v.major}.${v.minor}: ${this.strerror(e)}`);
       }
       return w;
     } finally {

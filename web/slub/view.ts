@@ -9,15 +9,15 @@ import { listOf, oneOf, text, whole, type ParamSpec, type ParamValues } from '..
 import { STEP_PARAM } from '../lab/use-step-lab';
 import type { Pane, StepView } from '../lab/view';
 import { describeAddresses, findAddress, hex, objectAddress } from './addresses';
-import { describeObject, describeSlab, SLUB_EVENT_WORDS } from './describe';
+import { describeObject, describeSheaf, describeSlab, SLUB_EVENT_WORDS } from './describe';
 import { hitTest, layoutSnapshot, type Hit, type Layout } from './layout';
 import { LiveMirror } from './live-mirror';
 import type { SlubWorldInfo, WorldConfig } from './protocol';
 import { drawSnapshot, type Overlay } from './render';
-import { scenarioById, scenarioConfig, SCENARIO_IDS, SCENARIOS } from './scenarios';
+import { misfit, scenarioById, scenarioConfig, SCENARIO_IDS, SCENARIOS } from './scenarios';
 import { describeOp, parseScript, POINT_TEXT, scriptToText, type AnyRef, type Script } from './script';
-import type { KernelParams } from './slub-api';
-import { BULK_FORMS, decodeSnapshot, FASTPATHS, type BulkForm, type SlubSnapshot } from './snapshot';
+import { eraOf, parseKernelVersion, type KernelParams } from './slub-api';
+import { BULK_FORMS, decodeSnapshot, FASTPATHS, type BulkForm, type Fastpath, type SlubSnapshot } from './snapshot';
 
 /** The scenario value of a hand-made script (`ops=`). */
 export const SANDBOX = 'sandbox';
@@ -33,6 +33,37 @@ function bulkParam(): ParamSpec<readonly BulkForm[]> {
         ? r
         : { ok: false, expected: `${r.expected}; "fallback" is now called "generic" (slab_common.c's generic loop of one kmem_cache_free per object)` };
     },
+  };
+}
+
+/** The default kernel: the model's base, SLUB before sheaves. */
+export const DEFAULT_KERNEL = '6.17';
+/** Kernels a view compares side by side at most. */
+export const MAX_KERNELS = 4;
+
+/**
+ * `kernel`: the Linux version each pane follows ("X.Y", 4.3 to 7.x: eras.h), or a comma list of
+ * up to MAX_KERNELS different ones to compare side by side.
+ */
+function kernelParam(): ParamSpec<readonly string[]> {
+  const expected = `a Linux version the model knows, 4.3 to 7.x written X.Y (e.g. 4.4, 6.17, 6.18, 7.0), or a comma list of up to ${MAX_KERNELS} different ones`;
+  return {
+    parse: (raw) => {
+      const items = raw.split(',');
+      if (items.length > MAX_KERNELS || new Set(items).size !== items.length) return { ok: false, expected };
+      const out: string[] = [];
+      for (const item of items) {
+        try {
+          const v = parseKernelVersion(item);
+          out.push(`${v.major}.${v.minor}`);
+        } catch (e) {
+          return { ok: false, expected: `${expected} (${(e as Error).message})` };
+        }
+      }
+      return new Set(out).size === out.length ? { ok: true, value: out } : { ok: false, expected };
+    },
+    format: (v) => v.join(','),
+    fallback: [DEFAULT_KERNEL],
   };
 }
 
@@ -65,6 +96,7 @@ export const SLUB_PARAMS = {
   nr_cpus: kernelWord(1, 8192),
   preemption: oneOf(['on', 'off'] as const, 'on'),
   hardened: oneOf(['off', 'on'] as const, 'off'),
+  kernel: kernelParam(),
 };
 
 /** The kernel the URL describes; undefined when it is the default one. */
@@ -78,28 +110,46 @@ export function kernelOf(v: ParamValues<typeof SLUB_PARAMS>): KernelParams | und
   return Object.keys(k).length ? k : undefined;
 }
 
+/** The fast paths a kernel's panes show: 7.0 has no CPU-slab fast path, so one pane (its sheaves). */
+function fastpathsOf(v: ParamValues<typeof SLUB_PARAMS>, version: string): readonly Fastpath[] {
+  return eraOf(parseKernelVersion(version)) === 'sheaves' ? ['cmpxchg'] : v.variant;
+}
+
+/** The kernel version of each pane, in panes() order. */
+export function paneKernels(v: ParamValues<typeof SLUB_PARAMS>): string[] {
+  return v.kernel.flatMap((version) => fastpathsOf(v, version).flatMap(() => v.bulk.map(() => version)));
+}
+
 export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyRef>, SlubSnapshot, Layout, Hit, Overlay, SlubWorldInfo> = {
   model: 'slub',
-  // The code the model follows: Linux 6.8 to 6.17, SLUB before sheaves (docs/slub.md).
-  kernel: { file: 'mm/slub.c', version: () => 'v6.17' },
+  // The code each pane follows: its kernel version's mm/slub.c (docs/slub.md, "Kernel eras").
+  kernel: { file: 'mm/slub.c', version: (v, pane) => `v${paneKernels(v)[pane] ?? DEFAULT_KERNEL}` },
   params: SLUB_PARAMS,
   panes(v) {
     const scenario = scenarioById(v.scenario);
     const kernel = kernelOf(v);
     const panes: Pane<WorldConfig>[] = [];
-    for (const fastpath of v.variant)
-      for (const bulk of v.bulk)
-        panes.push({
-          label: [v.variant.length > 1 ? fastpath : '', v.bulk.length > 1 ? bulk : ''].filter(Boolean).join(' · '),
-          world: { ...scenarioConfig(scenario, v.cpus, fastpath, bulk, kernel), ...(v.hardened === 'on' ? { hardened: true as const } : {}) },
-        });
+    for (const version of v.kernel)
+      for (const fastpath of fastpathsOf(v, version))
+        for (const bulk of v.bulk)
+          panes.push({
+            label: [v.kernel.length > 1 ? version : '', v.variant.length > 1 ? fastpath : '', v.bulk.length > 1 ? bulk : ''].filter(Boolean).join(' · '),
+            world: { ...scenarioConfig(scenario, v.cpus, fastpath, bulk, kernel, parseKernelVersion(version)), ...(v.hardened === 'on' ? { hardened: true as const } : {}) },
+          });
     return panes;
   },
   scenarios: SCENARIOS,
   script: { parse: (t, world) => parseScript(t, world.cpus), format: scriptToText },
   async story(v, worldInfo) {
     const scenario = scenarioById(v.scenario);
-    if (scenario) return scenario.build({ cpus: v.cpus, objects: (await worldInfo()).objects });
+    if (scenario) {
+      const misfits = v.kernel.map((k) => misfit(scenario, parseKernelVersion(k)));
+      if (misfits.every((m) => m !== null)) throw new Error(misfits[0] ?? '');
+      const story = scenario.build({ cpus: v.cpus, objects: (await worldInfo()).objects });
+      const others = misfits.filter((m): m is string => m !== null);
+      // Side by side with a kernel the story does not tell: the same operations run there too, the captions tell the others.
+      return others.length ? { ...story, intro: `${story.intro} ${others.join(' ')} Its pane runs the same operations for comparison.` } : story;
+    }
     const p = parseScript(v.ops, v.cpus);
     if (!p.ok) throw new Error(`the script in the URL cannot run with ${v.cpus} CPUs: ${p.error}`);
     return {
@@ -120,10 +170,13 @@ export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyR
       const op = script.ops[i];
       return op ? describeOp(op) : '?';
     },
-    hit: (s, h, names) =>
-      h.index < 0
-        ? `${describeSlab(s, h.slab)} Its memory starts at ${hex(objectAddress(s, h.slab, 0) - BigInt(s.geometry.redLeftPad))}.`
-        : `${describeObject(s, h.slab, h.index, names)} ${describeAddresses(s, h.slab, h.index)}`,
+    hit: (s, h, names) => {
+      const sheaf = h.sheaf === undefined ? '' : `${describeSheaf(s, h.sheaf)} `;
+      if (h.slab < 0) return `${sheaf}${h.slot !== undefined && h.slot >= 0 ? `Slot ${h.slot} is empty.` : ''}`.trim();
+      return h.index < 0
+        ? `${sheaf}${describeSlab(s, h.slab)} Its memory starts at ${hex(objectAddress(s, h.slab, 0) - BigInt(s.geometry.redLeftPad))}.`
+        : `${sheaf}${describeObject(s, h.slab, h.index, names)} ${describeAddresses(s, h.slab, h.index)}`;
+    },
     find: findAddress,
     events: SLUB_EVENT_WORDS,
   },

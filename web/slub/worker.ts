@@ -12,7 +12,7 @@ import type { FreeRunWorld, ModelAdapter, ModelWorld, SessionModel } from '../la
 import { mergeRings } from '../lab/stops';
 import { FREERUN_COUNTERS, WORKLOADS, type FreerunStartParams, type SlubLoadExtra, type SlubWorldInfo, type WorldConfig } from './protocol';
 import { checkScript, isSym, isTune, TUNE_OPCODE, type AnyRef, type ObjRef, type Script, type ScriptOp, type TuneKind } from './script';
-import { SlubApi, SlubError, type KernelParams, type SlubModule } from './slub-api';
+import { parseKernelVersion, SlubApi, SlubError, type KernelParams, type KernelVersion, type SlubModule } from './slub-api';
 import { BULK_FORMS, decodeSnapshot, FASTPATHS, ObjState, STAT_NAMES } from './snapshot';
 
 const MAX_CPUS = 8;
@@ -47,12 +47,27 @@ function checkWorld(raw: unknown): WorldConfig {
     seed: checkWhole('seed', c.seed, 0, 0x7fffffff),
     arenaBytes: checkWhole('arenaBytes', c.arenaBytes, 1 << 16, 256 << 20),
     ...(c.kernel === undefined ? {} : { kernel: checkKernel(c.kernel, cpus) }),
-    ...(c.hardened === undefined ? {} : { hardened: checkHardened(c.hardened) }),
+    ...(c.hardened === undefined ? {} : { hardened: checkTrue('hardened', c.hardened) }),
+    ...(c.version === undefined ? {} : { version: checkVersion(c.version) }),
+    ...(c.sheafCapacity === undefined ? {} : { sheafCapacity: checkWhole('sheafCapacity', c.sheafCapacity, 1, 0xffff) }),
+    ...(c.exactCapacity === undefined ? {} : { exactCapacity: checkTrue('exactCapacity', c.exactCapacity) }),
+    ...(c.earlyBoot === undefined ? {} : { earlyBoot: checkTrue('earlyBoot', c.earlyBoot) }),
   };
 }
 
-function checkHardened(raw: unknown): true {
-  if (raw !== true) throw new BadRequest(`hardened must be true or absent, got ${JSON.stringify(raw)}`);
+/** A Linux version the model knows, as {major, minor}. */
+function checkVersion(raw: unknown): KernelVersion {
+  const v = checkRecord('version', raw);
+  const text = `${checkWhole('version.major', v.major, 0, 255)}.${checkWhole('version.minor', v.minor, 0, 255)}`;
+  try {
+    return parseKernelVersion(text);
+  } catch (e) {
+    throw new BadRequest((e as Error).message);
+  }
+}
+
+function checkTrue(what: string, raw: unknown): true {
+  if (raw !== true) throw new BadRequest(`${what} must be true or absent, got ${JSON.stringify(raw)}`);
   return true;
 }
 
@@ -134,7 +149,7 @@ class SlubWorld implements ModelWorld<Script> {
     }
     return { results, stopSnapshot: null };
   }
-  /** Runs tuning operation `index` of the script; returns its result (shrink: 1 if slabs remain; zoneShort: pages held; or an sl_err). */
+  /** Runs tuning operation `index` of the script; returns its result (shrink: 1 if slabs remain; zoneShort: pages held; bootstrap: 0; or an sl_err). */
   private tune(kind: TuneKind, value: number, index: number): number {
     const m = this.api.m;
     this.drained.push(mergeRings(this.api.drain(this.w, this.cpus)).events);
@@ -145,6 +160,7 @@ class SlubWorld implements ModelWorld<Script> {
       m._sl_api_slub_trace_enable(this.w, 1);
     } else if (kind === 'minPartial') rc = m._sl_api_slub_set_min_partial(this.w, value);
     else if (kind === 'cpuPartial') rc = m._sl_api_slub_set_cpu_partial(this.w, value);
+    else if (kind === 'bootstrap') rc = m._sl_api_slub_bootstrap_sheaves(this.w);
     else rc = m._sl_api_slub_shrink(this.w);
     const events = mergeRings(this.api.drain(this.w, this.cpus)).events;
     const v = new DataView(events.buffer, events.byteOffset, events.byteLength);
@@ -323,7 +339,7 @@ export function slubSessions(api: SlubApi): SessionModel<WorldConfig, Script<Any
       const form = BULK_FORMS.find((f) => f !== config.bulkFree) ?? 'generic';
       return {
         otherBulkForm: { form, results: script.ops.some((o) => o.kind === 'freeBulk') ? runAll({ ...config, bulkFree: form }, script) : [] },
-        statNames: api.statNames(),
+        statNames: api.statNames(config.version),
       };
     },
     strerror: (rc) => api.strerror(rc),
@@ -338,7 +354,7 @@ export const slubModel: ModelAdapter = {
       openSession: replaySessions(slubSessions(api)),
       worldInfo: (raw): SlubWorldInfo => {
         const c = checkWorld(raw);
-        const g = api.geometry(c.objectSize, c.cpus, c.kernel);
+        const g = c.version ? api.geometryAt(c.objectSize, c.cpus, c.version, c.kernel) : api.geometry(c.objectSize, c.cpus, c.kernel);
         return { size: g[5] ?? 0, order: g[6] ?? 0, objects: g[7] ?? 0, fallbackOrder: g[12] ?? 0, fallbackObjects: g[13] ?? 0 };
       },
       startFreeRun: (raw, threads) => startFreeRun(api, raw, threads),

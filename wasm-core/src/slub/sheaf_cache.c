@@ -99,8 +99,9 @@ int sl_slub_bootstrap_sheaves(sl_slub_cache *s)
 
 /* ---- kfree_rcu ---------------------------------------------------------- */
 
-enum { OPC_KFREE_RCU = 6, OPC_RCU_GP = 7, OPC_PREFILL = 8, OPC_ALLOC_FROM_SHEAF = 9, OPC_RETURN_SHEAF = 10,
-       OPC_REFILL_SHEAF = 11 };
+/* OP_BEGIN/OP_END's operation codes: the driver's (sl_sched_kind), as SLI_OPC_* are. */
+enum { OPC_KFREE_RCU = 6, OPC_RCU_GP = 7, OPC_PREFILL = 8, OPC_ALLOC_FROM_SHEAF = 9, OPC_REFILL_SHEAF = 10,
+       OPC_RETURN_SHEAF = 11 };
 
 int sl_slub_kfree_rcu(sl_slub_cache *s, unsigned cpu, void *obj)
 {
@@ -174,12 +175,11 @@ int sl_slub_prefill_sheaf(sl_slub_cache *s, unsigned cpu, uint32_t size, sl_slub
     if (!out || !sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
     *out = NULL;
-    if (!s->sheaves || !sli_sheaves_active(s->sheaves))
-        return SL_EINVAL;
+    /* Every operation that began is bracketed, refused or not: a stepping view counts operations by them. */
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_PREFILL, (int32_t)size, NULL);
-    int err;
-    sli_sheaf *sheaf = sli_prefill_sheaf(s->sheaves, &a, size, &err);
-    *out = (sl_slub_sheaf *)sheaf;
+    int err = SL_EINVAL;
+    if (s->sheaves && sli_sheaves_active(s->sheaves))
+        *out = (sl_slub_sheaf *)sli_prefill_sheaf(s->sheaves, &a, size, &err);
     sli_slub_op_event(&a, SL_EV_OP_END, OPC_PREFILL, err, NULL);
     return err;
 }
@@ -189,12 +189,11 @@ int sl_slub_refill_sheaf(sl_slub_cache *s, unsigned cpu, sl_slub_sheaf **handle,
     sli_act a;
     if (!handle || !sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    sli_sheaf *sheaf = own_sheaf(s, *handle);
-    if (!sheaf)
-        return SL_EINVAL;
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_REFILL_SHEAF, (int32_t)size, NULL);
-    int rc = sli_refill_sheaf(s->sheaves, &a, &sheaf, size);
-    *handle = (sl_slub_sheaf *)sheaf;
+    sli_sheaf *sheaf = own_sheaf(s, *handle);
+    int rc = sheaf ? sli_refill_sheaf(s->sheaves, &a, &sheaf, size) : SL_EINVAL;
+    if (sheaf)
+        *handle = (sl_slub_sheaf *)sheaf;
     sli_slub_op_event(&a, SL_EV_OP_END, OPC_REFILL_SHEAF, rc, NULL);
     return rc;
 }
@@ -205,12 +204,10 @@ int sl_slub_alloc_from_sheaf(sl_slub_cache *s, unsigned cpu, sl_slub_sheaf *hand
     if (!obj || !sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
     *obj = NULL;
-    sli_sheaf *sheaf = own_sheaf(s, handle);
-    if (!sheaf)
-        return SL_EINVAL;
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_ALLOC_FROM_SHEAF, 1, NULL);
-    void *p = sli_alloc_from_sheaf(s->sheaves, &a, sheaf);
-    int rc = p ? SL_OK : SL_ENOMEM;
+    sli_sheaf *sheaf = own_sheaf(s, handle);
+    void *p = sheaf ? sli_alloc_from_sheaf(s->sheaves, &a, sheaf) : NULL;
+    int rc = !sheaf ? SL_EINVAL : p ? SL_OK : SL_ENOMEM;
     if (p && s->debug_hooks)
         rc = sli_slub_alloc_hook(&a, p);
     *obj = rc == SL_OK ? p : NULL;
@@ -221,10 +218,10 @@ int sl_slub_alloc_from_sheaf(sl_slub_cache *s, unsigned cpu, sl_slub_sheaf *hand
 int sl_slub_return_sheaf(sl_slub_cache *s, unsigned cpu, sl_slub_sheaf *handle)
 {
     sli_act a;
-    if (!sli_slub_begin(s, cpu, &a) || !s->sheaves)
+    if (!sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_RETURN_SHEAF, 0, NULL);
-    int rc = sli_return_sheaf(s->sheaves, &a, (sli_sheaf *)(uintptr_t)handle);
+    int rc = s->sheaves ? sli_return_sheaf(s->sheaves, &a, (sli_sheaf *)(uintptr_t)handle) : SL_EINVAL;
     sli_slub_op_event(&a, SL_EV_OP_END, OPC_RETURN_SHEAF, rc, NULL);
     return rc;
 }

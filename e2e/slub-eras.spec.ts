@@ -1,0 +1,117 @@
+// The SLUB view across kernel versions end to end: a sheaf story on 7.0 to
+// its end (caption, the drawing's words), 6.17 and 7.0 side by side on one
+// script, a story that does not fit a version, and a bad `kernel=` value.
+import { expect, test, type Page } from '@playwright/test';
+import { ISOLATED_URL } from './servers';
+import type { SlubTestHook } from '../web/slub/test-hook';
+
+async function ready(page: Page, stop?: number): Promise<SlubTestHook> {
+  await page.waitForFunction((s) => {
+    const h = window.__slablabSlub;
+    return !!h && h.ready && h.stops > 0 && (s === undefined || h.stop === s);
+  }, stop);
+  return page.evaluate(() => window.__slablabSlub as SlubTestHook);
+}
+
+async function playToEnd(page: Page): Promise<SlubTestHook> {
+  let h = await ready(page);
+  const step = page.getByRole('button', { name: 'Step', exact: true });
+  while (await step.isEnabled()) {
+    const before = h.stop;
+    await step.click();
+    await page.waitForFunction((b) => !!window.__slablabSlub?.ready && window.__slablabSlub.stop > b, before);
+    h = await ready(page);
+  }
+  return ready(page, h.stops - 1);
+}
+
+const SHOTS = process.env.SCREENSHOTS === '1';
+
+test.describe('SLUB across kernel versions', () => {
+  test('the barn exchange on 7.0: the full sheaf CPU 0 put in the barn ends on CPU 1', async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${ISOLATED_URL}?scenario=barn-exchange&kernel=7.0&cpus=2`);
+    let h = await ready(page);
+    // At barn_put's end the barn holds the full sheaf: the screenshot of 7.0's sheaves and barn.
+    while (!(await page.getByTestId('slub-caption').textContent())?.includes('Main and spare are both full')) {
+      const before = h.stop;
+      await page.getByRole('button', { name: 'Step', exact: true }).click();
+      await page.waitForFunction((b) => !!window.__slablabSlub?.ready && window.__slablabSlub.stop > b, before);
+      h = await ready(page);
+    }
+    expect(h.sysfs.barn_put).toBe('1 C0=1');
+    if (SHOTS) await page.screenshot({ path: 'docs/screenshots/slub-sheaves.png', fullPage: true });
+    h = await playToEnd(page);
+    expect(h.check).toBe('');
+    expect(h.sysfs.barn_put).toBe('1 C0=1');
+    expect(h.sysfs.barn_get).toBe('1 C1=1');
+    await expect(page.getByTestId('slub-caption')).toContainText('without touching a slab');
+  });
+
+  test('a sheaf hit on 7.0: to its end, the objects said to be in CPU 0\'s main sheaf', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?scenario=sheaf-hit&kernel=7.0&cpus=2`);
+    await expect(page.getByTestId('slub-kernel')).toHaveValue('7.0');
+    const h = await playToEnd(page);
+    await expect(page.getByTestId('slub-caption')).toContainText('A sheaf is a stack');
+    expect(h.check).toBe('');
+    // 7.0's alloc_fastpath counts the sheaf hits; the per-CPU slab's counters are gone.
+    expect(h.sysfs.alloc_fastpath).toBe('3 C0=3');
+    expect(h.sysfs.cpuslab_flush).toBeUndefined();
+    // The drawing in words: select the first object of the slab from the keyboard.
+    await page.getByTestId('slub-canvas').first().focus();
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByTestId('inspector')).toContainText(/Object 0 of slab pfn \d+ is in a CPU sheaf \(main or spare\).*It is in slot 0 of CPU 0's main sheaf #\d+ \(2 of 4 objects\)/);
+    await expect(page.getByText(/^Linux 7\.0: 512-byte objects .*no per-CPU slab, no tid\. Sheaves of 4/)).toBeVisible();
+  });
+
+  test('the sheaf operations by hand on 7.0: prefill a sheaf, allocate from it, return it', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?scenario=sandbox&kernel=7.0&cpus=2`);
+    await ready(page);
+    const ops = page.getByRole('group', { name: 'Sheaves: kfree_rcu and the prefill API' });
+    await ops.getByRole('button', { name: 'Prefill 8 into slot 0' }).click();
+    await page.waitForFunction(() => window.__slablabSlub?.ready && window.__slablabSlub.opResults.length === 1);
+    await ops.getByRole('button', { name: 'Alloc from slot 0' }).click();
+    await page.waitForFunction(() => window.__slablabSlub?.ready && window.__slablabSlub.opResults.length === 2);
+    await ops.getByRole('button', { name: 'Return slot 0' }).click();
+    await page.waitForFunction(() => window.__slablabSlub?.ready && window.__slablabSlub.opResults.length === 3);
+    expect(page.url()).toContain('ops=p0-0-8.t0-0.u0-0');
+    const h = await ready(page);
+    expect(h.opResults).toEqual([0, 0, 0]);
+    // 8 objects fit 7.0's 28-object sheaves of 512-byte objects: a prefill from the spare or the barn, not an oversize one.
+    const first = (name: string) => Number(h.sysfs[name]?.split(' ')[0]);
+    expect(first('sheaf_prefill_fast') + first('sheaf_prefill_slow')).toBe(1);
+    expect(first('sheaf_return_fast') + first('sheaf_return_slow')).toBe(1);
+    await expect(page.getByTestId('slub-caption')).toContainText('You: return the sheaf in slot 0 on CPU 0.');
+  });
+
+  test('6.17 and 7.0 side by side step together, each with its own counters', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?scenario=sandbox&kernel=6.17,7.0&cpus=2&ops=a0.a0.a0`);
+    const h = await playToEnd(page);
+    expect(h.panes.map((p) => p.label)).toEqual(['6.17', '7.0']);
+    expect(h.panes[0]?.sysfs.alloc_fastpath).toBe('2 C0=2');
+    expect(h.panes[0]?.sysfs.alloc_cpu_sheaf).toBeUndefined();
+    // 7.0's alloc_fastpath counts the sheaves.
+    expect(h.panes[1]?.sysfs.alloc_fastpath).toBe('3 C0=3');
+    // The comparison row of each pane.
+    await expect(page.getByTestId('slub-compare-0')).toHaveText('Per-CPU layer (tid fast path): 2 served at once, 1 slow path (67% fast); cmpxchg retries 0.');
+    await expect(page.getByTestId('slub-compare-1')).toContainText('Per-CPU layer (sheaves): 3 served at once, 0 slow path (100% fast); cmpxchg retries 0; barn lock taken 1×;');
+    await page.getByRole('button', { name: 'Show one world' }).click();
+    await ready(page);
+    await expect(page.getByTestId('slub-kernel')).toHaveValue('6.17');
+  });
+
+  test('a story that does not fit the version says why and offers the one it tells', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?scenario=why-tid&kernel=7.0&cpus=2`);
+    await expect(page.getByTestId('slub-error')).toContainText('"Why the tid" does not apply to Linux 7.0: Linux 7.0 has no tid');
+    await page.getByRole('button', { name: 'Compare 6.17 with 7.0 side by side (the same operations)' }).click();
+    const h = await playToEnd(page);
+    expect(h.panes.map((p) => p.label)).toEqual(['6.17', '7.0']);
+    expect(h.panes[0]?.sysfs.cmpxchg_double_cpu_fail).toBe('1 C0=1');
+  });
+
+  test('a bad kernel= value gets a message naming what is accepted', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?kernel=8.1&cpus=2`);
+    await expect(page.getByTestId('url-problems')).toContainText('kernel="8.1" is not valid: expected a Linux version the model knows, 4.3 to 7.x');
+    await ready(page);
+  });
+});
