@@ -1,0 +1,319 @@
+// trace-file.ts - a trace file replayed in the bridge worker (the trace
+// view's FileSession, web/lab/model.ts): the C replay session the CLI runs
+// (replay-api.ts), fed the file a chunk per `advance`, so the page shows
+// progress between chunks and cancels by asking for no more.  Memory stays
+// bounded whatever the file's size: the op records of each chunk are folded
+// into the overview's time bins and dropped, never kept.
+//
+// Questions afterwards (`ask`):
+//   result     the report (ReplayResult) and the overview (allocations and
+//              frees per second per cache, the busiest caches apart)
+//   chunks     each percpu chunk's granule map (the percpu view draws it)
+//   cacheOps   one cache's op records, each with its event's ordinal: a
+//              second pass over the file with only that cache modelled
+//   at         that cache's model at event N, and N's input line: a scrub
+//              session kept at the last event asked for (the cursor) runs
+//              on to a later N; an earlier N replays from the start
+//   perfetto   the whole replay as a Perfetto (Chrome JSON) trace: a pass
+//              whose op records go straight into the exporter
+// Every pass reads the file again a chunk at a time (ByteSource).
+
+import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
+import type { ByteSource, FileSession } from '../lab/model';
+import { exportPerfetto, type ReplayModule, type ReplayProgress, type ReplayResult, ReplaySession } from './replay-api';
+
+/** Bytes of the file fed per `advance` (the progress bar moves this often). */
+export const ADVANCE_BYTES = 4 << 20;
+/** The overview keeps at most this many time bins: past it, bins double in width. */
+export const MAX_BINS = 1024;
+/** Caches the overview shows apart; the rest add up as "other". */
+export const TOP_CACHES = 8;
+/** A cache's op records kept for scrubbing at most (64 bytes each). */
+export const MAX_CACHE_OPS = 1 << 20;
+
+export interface TraceProgress extends Omit<ReplayProgress, 'finished'> {
+  size: number;
+  done: boolean;
+  /** Why the file was refused (the C's words), or null. */
+  error: string | null;
+}
+
+export interface OverviewSeries {
+  name: string;
+  /** Per bin, per second. */
+  allocs: number[];
+  frees: number[];
+}
+
+export interface Overview {
+  /** The first bin's start, seconds of the trace's clock; each bin is binS wide. */
+  t0S: number;
+  binS: number;
+  bins: number;
+  series: OverviewSeries[];
+}
+
+export interface TraceReport {
+  result: ReplayResult;
+  overview: Overview;
+}
+
+export interface CacheOps {
+  /** Packed sl_replay_op records of the cache (decodeOps with `layout`). */
+  ops: ArrayBuffer;
+  /** More than MAX_CACHE_OPS: the first ones only. */
+  truncated: boolean;
+}
+
+export interface AtReply {
+  /** The cache's model snapshot after event N (docs/snapshot-format.md), null when it has no slabs yet. */
+  snapshot: ArrayBuffer | null;
+  /** Event N's input line. */
+  line: string;
+}
+
+/** Bins of op counts over time, per cache, doubling in width to stay under MAX_BINS. */
+class Bins {
+  private t0Ns = -1;
+  private widthNs = 1e6;
+  private bins = 0;
+  readonly allocs = new Map<number, number[]>();
+  readonly frees = new Map<number, number[]>();
+
+  add(tsNs: number, cache: number, alloc: boolean): void {
+    if (this.t0Ns < 0) this.t0Ns = tsNs;
+    // Events a little out of order (per-CPU buffers merged) before the first land in bin 0.
+    let b = Math.max(0, Math.floor((tsNs - this.t0Ns) / this.widthNs));
+    while (b >= MAX_BINS) {
+      this.widen();
+      b = Math.floor(b / 2);
+    }
+    this.bins = Math.max(this.bins, b + 1);
+    const table = alloc ? this.allocs : this.frees;
+    let row = table.get(cache);
+    if (!row) table.set(cache, (row = []));
+    row[b] = (row[b] ?? 0) + 1;
+  }
+
+  private widen(): void {
+    this.widthNs *= 2;
+    for (const table of [this.allocs, this.frees])
+      for (const [k, row] of table) {
+        const merged: number[] = [];
+        row.forEach((n, i) => (merged[i >> 1] = (merged[i >> 1] ?? 0) + n));
+        table.set(k, merged);
+      }
+    this.bins = Math.ceil(this.bins / 2);
+  }
+
+  overview(names: (cache: number) => string): Overview {
+    const total = new Map<number, number>();
+    for (const table of [this.allocs, this.frees]) for (const [k, row] of table) total.set(k, (total.get(k) ?? 0) + row.reduce((a, n) => a + (n ?? 0), 0));
+    const order = [...total.keys()].sort((a, b) => (total.get(b) ?? 0) - (total.get(a) ?? 0));
+    const top = order.slice(0, TOP_CACHES);
+    const rest = order.slice(TOP_CACHES);
+    const binS = this.widthNs / 1e9;
+    const rate = (rows: (number[] | undefined)[]) => Array.from({ length: this.bins }, (_, i) => rows.reduce((a, r) => a + (r?.[i] ?? 0), 0) / binS);
+    const series = top.map((k) => ({ name: names(k), allocs: rate([this.allocs.get(k)]), frees: rate([this.frees.get(k)]) }));
+    if (rest.length) series.push({ name: 'other', allocs: rate(rest.map((k) => this.allocs.get(k))), frees: rate(rest.map((k) => this.frees.get(k))) });
+    return { t0S: Math.max(0, this.t0Ns) / 1e9, binS, bins: this.bins, series };
+  }
+}
+
+/** Reads `src` from `offset` into `s` until the end, a pause or a refusal; returns where it stopped. */
+function feedFrom(s: ReplaySession, src: ByteSource, offset: number, onChunk?: () => void): { offset: number; status: 'ok' | 'paused' | 'refused' } {
+  while (offset < src.size) {
+    const r = s.feed(src.read(offset, Math.min(ADVANCE_BYTES, src.size - offset)));
+    offset += r.consumed;
+    onChunk?.();
+    if (r.status !== 'ok') return { offset, status: r.status };
+  }
+  return { offset, status: 'ok' };
+}
+
+export class TraceFile implements FileSession {
+  private readonly main: ReplaySession;
+  private offset = 0;
+  private done = false;
+  private error: string | null = null;
+  private readonly bins = new Bins();
+  private report: TraceReport | null = null;
+  /** The scrub session and where it is: its cache, the events it has applied, the file offset it reads on from. */
+  private cursor: { session: ReplaySession; cache: number; event: number; offset: number; line: string } | null = null;
+
+  constructor(
+    private readonly m: ReplayModule,
+    private readonly src: ByteSource,
+  ) {
+    this.main = ReplaySession.create(m, { collectOps: true });
+  }
+
+  private fold(): void {
+    const bytes = this.main.drainOpBytes();
+    const l = this.main.layout;
+    const v = new DataView(bytes);
+    for (let o = 0; o + l.size <= bytes.byteLength; o += l.size) {
+      const kind = v.getUint8(o + l.kind);
+      const cache = v.getUint16(o + l.cache, true);
+      if (kind > 3 || cache === 0xffff) continue; // percpu ops, and frees whose cache is unknown
+      const ts = v.getUint32(o + l.tsNs, true) + v.getUint32(o + l.tsNs + 4, true) * 2 ** 32;
+      this.bins.add(ts, cache, kind === 1);
+    }
+  }
+
+  advance(): TraceProgress {
+    if (!this.done) {
+      const at = this.offset;
+      const r = this.main.feed(this.src.read(at, Math.min(ADVANCE_BYTES, this.src.size - at)));
+      this.offset = at + r.consumed;
+      this.fold();
+      if (r.status === 'refused') this.fail();
+      else if (this.offset >= this.src.size) {
+        if (this.main.finish() === 'refused') this.fail();
+        else this.fold();
+        this.done = true;
+      }
+    }
+    const { finished: _, ...p } = this.main.progress();
+    return { ...p, size: this.src.size, done: this.done, error: this.error };
+  }
+
+  private fail(): void {
+    this.error = this.main.error() ?? 'the file was refused';
+    this.done = true;
+  }
+
+  private finished(): TraceReport {
+    if (!this.done || this.error) throw new BadRequest(this.error ? `the file was refused: ${this.error}` : 'the replay has not finished: advance to the end first');
+    if (!this.report) {
+      const result = this.main.result();
+      const names = new Map(result.caches.map((c) => [c.index, c.name]));
+      this.report = { result, overview: this.bins.overview((k) => names.get(k) ?? `cache ${k}`) };
+    }
+    return this.report;
+  }
+
+  private cacheName(index: number): string {
+    const c = this.finished().result.caches.find((k) => k.index === index);
+    if (!c) throw new BadRequest(`cache ${index} is not in this trace`);
+    if (!c.modelled) throw new BadRequest(`cache ${c.name} is not modelled (${c.type}): it has no slabs to draw`);
+    return c.name;
+  }
+
+  ask(question: unknown): { result: unknown; transfer?: Transferable[] } {
+    const q = checkRecord('question', question);
+    switch (checkOneOf('question.type', q.type, ['result', 'chunks', 'cacheOps', 'at', 'perfetto'] as const)) {
+      case 'result':
+        return { result: this.finished() };
+      case 'chunks': {
+        const { result } = this.finished();
+        const unit = result.percpu.unit_size ?? 0;
+        const maps = unit ? result.percpu.chunks.map((_, i) => this.main.chunkGranules(i, unit)) : [];
+        const buffers = maps.map((g) => g?.buffer as ArrayBuffer | undefined);
+        return { result: { unitSize: unit, maps: buffers.map((b) => b ?? null) }, transfer: buffers.filter((b): b is ArrayBuffer => !!b) };
+      }
+      case 'cacheOps': {
+        const cache = checkWhole('question.cache', q.cache, 0, 0xfffe);
+        const r = this.cacheOps(cache);
+        return { result: r, transfer: [r.ops] };
+      }
+      case 'at': {
+        const cache = checkWhole('question.cache', q.cache, 0, 0xfffe);
+        const event = checkWhole('question.event', q.event, 0, 2 ** 32 - 1);
+        const r = this.at(cache, event);
+        return { result: r, transfer: r.snapshot ? [r.snapshot] : [] };
+      }
+      case 'perfetto': {
+        const { result } = this.finished();
+        const names: string[] = [];
+        for (const c of result.caches) names[c.index] = c.name;
+        return { result: exportPerfetto(this.m, this.pass(), names) };
+      }
+    }
+  }
+
+  /** A fresh pass over the whole file, its op records a chunk at a time. */
+  private *pass(): Generator<ArrayBuffer> {
+    const s = ReplaySession.create(this.m, { collectOps: true });
+    try {
+      for (let off = 0; off < this.src.size; ) {
+        const r = s.feed(this.src.read(off, Math.min(ADVANCE_BYTES, this.src.size - off)));
+        off += r.consumed;
+        yield s.drainOpBytes();
+        if (r.status !== 'ok') throw new BadRequest(s.error() ?? 'the file changed since it was replayed');
+      }
+      s.finish();
+      yield s.drainOpBytes();
+    } finally {
+      s.dispose();
+    }
+  }
+
+  private cacheOps(cache: number): CacheOps {
+    const name = this.cacheName(cache);
+    const s = ReplaySession.create(this.m, { collectOps: true, cache: name });
+    const parts: Uint8Array[] = [];
+    let kept = 0;
+    let truncated = false;
+    const l = s.layout;
+    const keep = () => {
+      const bytes = new Uint8Array(s.drainOpBytes());
+      const v = new DataView(bytes.buffer);
+      for (let o = 0; o + l.size <= bytes.length; o += l.size) {
+        const kind = v.getUint8(o + l.kind);
+        if (v.getUint16(o + l.cache, true) !== cache || kind > 3) continue;
+        if (kept === MAX_CACHE_OPS) {
+          truncated = true;
+          return;
+        }
+        parts.push(bytes.subarray(o, o + l.size));
+        kept++;
+      }
+    };
+    try {
+      const r = feedFrom(s, this.src, 0, keep);
+      if (r.status === 'refused') throw new BadRequest(s.error() ?? 'the file changed since it was replayed');
+      s.finish();
+      keep();
+    } finally {
+      s.dispose();
+    }
+    const ops = new Uint8Array(kept * l.size);
+    parts.forEach((p, i) => ops.set(p, i * l.size));
+    return { ops: ops.buffer, truncated };
+  }
+
+  private at(cache: number, event: number): AtReply {
+    const name = this.cacheName(cache);
+    let c = this.cursor;
+    this.cursor = null;
+    if (!c || c.cache !== cache || c.event > event) {
+      c?.session.dispose();
+      c = { session: ReplaySession.create(this.m, { collectOps: true, keepLine: true, cache: name }), cache, event: 0, offset: 0, line: '' };
+    }
+    const s = c.session;
+    if (event > c.event) {
+      s.setLimit(event);
+      const r = feedFrom(s, this.src, c.offset, () => s.drainOpBytes());
+      // At the end of the file: its last line may lack a newline.
+      const status = r.status === 'ok' ? s.finish() : r.status;
+      s.drainOpBytes();
+      if (status === 'refused') {
+        const why = s.error();
+        s.dispose();
+        throw new BadRequest(why ?? 'the file changed since it was replayed');
+      }
+      c.offset = r.offset;
+      c.event = s.progress().events;
+      c.line = s.lastLine();
+    }
+    this.cursor = c;
+    return { snapshot: s.cacheSnapshot(cache), line: c.line };
+  }
+
+  dispose(): void {
+    this.cursor?.session.dispose();
+    this.cursor = null;
+    this.main.dispose();
+  }
+}
