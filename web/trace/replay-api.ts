@@ -381,7 +381,8 @@ export class ReplaySession {
     const n = this.m._sl_api_replay_json(h);
     if (n < 0) throw new ReplayError(this.m.UTF8ToString(this.m._sl_api_strerror(n)));
     const ptr = this.m._sl_api_replay_json_data(h);
-    return JSON.parse(new TextDecoder().decode(this.m.HEAPU8.subarray(ptr, ptr + n))) as ReplayResult;
+    // A copy (slice): TextDecoder refuses views of the threads build's shared memory.
+    return JSON.parse(new TextDecoder().decode(this.m.HEAPU8.slice(ptr, ptr + n))) as ReplayResult;
   }
 
   /** The op records collected since the last drain, as bytes (decodeOps) ; empty without collectOps. */
@@ -456,7 +457,7 @@ export function exportPerfetto(m: ReplayModule, ops: Iterable<ArrayBuffer>, name
   const decoder = new TextDecoder();
   const take = () => {
     const n = m._sl_api_perfetto_pending(e);
-    if (n) parts.push(decoder.decode(m.HEAPU8.subarray(m._sl_api_perfetto_data(e), m._sl_api_perfetto_data(e) + n)));
+    if (n) parts.push(decoder.decode(m.HEAPU8.slice(m._sl_api_perfetto_data(e), m._sl_api_perfetto_data(e) + n)));
     m._sl_api_perfetto_clear(e);
   };
   try {

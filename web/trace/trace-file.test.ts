@@ -54,6 +54,7 @@ describe('a trace file in the worker', () => {
     const vma = result.caches.find((c) => c.name === 'vm_area_struct')!;
     const { ops: bytes, truncated } = f.ask({ type: 'cacheOps', cache: vma.index }).result as CacheOps;
     const ops = decodeOps(bytes, opLayout(m));
+    expect((f.ask({ type: 'cacheOps', cache: vma.index }).result as CacheOps).layout).toEqual(opLayout(m));
     expect(truncated).toBe(false);
     expect(ops.filter((o) => o.kind === OpKind.alloc)).toHaveLength(vma.allocs);
     expect(ops.every((o, i) => i === 0 || o.event > ops[i - 1]!.event)).toBe(true);

@@ -20,7 +20,7 @@
 
 import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
 import type { ByteSource, FileSession } from '../lab/model';
-import { exportPerfetto, type ReplayModule, type ReplayProgress, type ReplayResult, ReplaySession } from './replay-api';
+import { exportPerfetto, type OpLayout, type ReplayModule, type ReplayProgress, type ReplayResult, ReplaySession } from './replay-api';
 
 /** Bytes of the file fed per `advance` (the progress bar moves this often). */
 export const ADVANCE_BYTES = 4 << 20;
@@ -61,6 +61,7 @@ export interface TraceReport {
 export interface CacheOps {
   /** Packed sl_replay_op records of the cache (decodeOps with `layout`). */
   ops: ArrayBuffer;
+  layout: OpLayout;
   /** More than MAX_CACHE_OPS: the first ones only. */
   truncated: boolean;
 }
@@ -132,12 +133,13 @@ function feedFrom(s: ReplaySession, src: ByteSource, offset: number, onChunk?: (
 }
 
 export class TraceFile implements FileSession {
-  private readonly main: ReplaySession;
+  /** The first pass, until it ends (close). */
+  private main: ReplaySession | null;
   private offset = 0;
-  private done = false;
-  private error: string | null = null;
+  private last: TraceProgress;
   private readonly bins = new Bins();
   private report: TraceReport | null = null;
+  private chunkMaps: { unitSize: number; maps: (Uint8Array | null)[] } | null = null;
   /** The scrub session and where it is: its cache, the events it has applied, the file offset it reads on from. */
   private cursor: { session: ReplaySession; cache: number; event: number; offset: number; line: string } | null = null;
 
@@ -146,11 +148,12 @@ export class TraceFile implements FileSession {
     private readonly src: ByteSource,
   ) {
     this.main = ReplaySession.create(m, { collectOps: true });
+    this.last = TraceFile.progressOf(this.main, src.size, false, null);
   }
 
-  private fold(): void {
-    const bytes = this.main.drainOpBytes();
-    const l = this.main.layout;
+  private fold(main: ReplaySession): void {
+    const bytes = main.drainOpBytes();
+    const l = main.layout;
     const v = new DataView(bytes);
     for (let o = 0; o + l.size <= bytes.byteLength; o += l.size) {
       const kind = v.getUint8(o + l.kind);
@@ -162,34 +165,50 @@ export class TraceFile implements FileSession {
   }
 
   advance(): TraceProgress {
-    if (!this.done) {
-      const at = this.offset;
-      const r = this.main.feed(this.src.read(at, Math.min(ADVANCE_BYTES, this.src.size - at)));
-      this.offset = at + r.consumed;
-      this.fold();
-      if (r.status === 'refused') this.fail();
-      else if (this.offset >= this.src.size) {
-        if (this.main.finish() === 'refused') this.fail();
-        else this.fold();
-        this.done = true;
-      }
+    const main = this.main;
+    if (!main) return { ...this.last, done: true };
+    const at = this.offset;
+    const r = main.feed(this.src.read(at, Math.min(ADVANCE_BYTES, this.src.size - at)));
+    this.offset = at + r.consumed;
+    this.fold(main);
+    let error: string | null = null;
+    let done = false;
+    if (r.status === 'refused') error = main.error() ?? 'the file was refused';
+    else if (this.offset >= this.src.size) {
+      if (main.finish() === 'refused') error = main.error() ?? 'the file was refused';
+      else this.fold(main);
+      done = true;
     }
-    const { finished: _, ...p } = this.main.progress();
-    return { ...p, size: this.src.size, done: this.done, error: this.error };
+    this.last = TraceFile.progressOf(main, this.src.size, done || error !== null, error);
+    if (this.last.done) this.close(main, error === null);
+    return this.last;
   }
 
-  private fail(): void {
-    this.error = this.main.error() ?? 'the file was refused';
-    this.done = true;
+  private static progressOf(main: ReplaySession, size: number, done: boolean, error: string | null): TraceProgress {
+    const { finished: _, ...p } = main.progress();
+    return { ...p, size, done, error };
+  }
+
+  /**
+   * The end of the first pass: the report and the chunk maps are kept, the session freed.  The
+   * core's memory is fixed (256 MiB in the browser) and each session reserves its model's page
+   * zone: the kept trace, a new one being replayed, a scrub session and an export pass must fit.
+   */
+  private close(main: ReplaySession, ok: boolean): void {
+    if (ok) {
+      const result = main.result();
+      const names = new Map(result.caches.map((c) => [c.index, c.name]));
+      this.report = { result, overview: this.bins.overview((k) => names.get(k) ?? `cache ${k}`) };
+      const unit = result.percpu.unit_size ?? 0;
+      this.chunkMaps = { unitSize: unit, maps: unit ? result.percpu.chunks.map((_, i) => main.chunkGranules(i, unit)) : [] };
+    }
+    main.dispose();
+    this.main = null;
   }
 
   private finished(): TraceReport {
-    if (!this.done || this.error) throw new BadRequest(this.error ? `the file was refused: ${this.error}` : 'the replay has not finished: advance to the end first');
-    if (!this.report) {
-      const result = this.main.result();
-      const names = new Map(result.caches.map((c) => [c.index, c.name]));
-      this.report = { result, overview: this.bins.overview((k) => names.get(k) ?? `cache ${k}`) };
-    }
+    if (this.last.error) throw new BadRequest(`the file was refused: ${this.last.error}`);
+    if (!this.report) throw new BadRequest('the replay has not finished: advance to the end first');
     return this.report;
   }
 
@@ -206,11 +225,11 @@ export class TraceFile implements FileSession {
       case 'result':
         return { result: this.finished() };
       case 'chunks': {
-        const { result } = this.finished();
-        const unit = result.percpu.unit_size ?? 0;
-        const maps = unit ? result.percpu.chunks.map((_, i) => this.main.chunkGranules(i, unit)) : [];
-        const buffers = maps.map((g) => g?.buffer as ArrayBuffer | undefined);
-        return { result: { unitSize: unit, maps: buffers.map((b) => b ?? null) }, transfer: buffers.filter((b): b is ArrayBuffer => !!b) };
+        this.finished();
+        const { unitSize, maps } = this.chunkMaps ?? { unitSize: 0, maps: [] };
+        // Copies: the maps stay here for the next time they are asked for.
+        const buffers = maps.map((g) => (g ? (g.slice().buffer as ArrayBuffer) : null));
+        return { result: { unitSize, maps: buffers }, transfer: buffers.filter((b): b is ArrayBuffer => !!b) };
       }
       case 'cacheOps': {
         const cache = checkWhole('question.cache', q.cache, 0, 0xfffe);
@@ -225,6 +244,7 @@ export class TraceFile implements FileSession {
       }
       case 'perfetto': {
         const { result } = this.finished();
+        this.dropCursor(); // its page zone: see close()
         const names: string[] = [];
         for (const c of result.caches) names[c.index] = c.name;
         return { result: exportPerfetto(this.m, this.pass(), names) };
@@ -251,6 +271,7 @@ export class TraceFile implements FileSession {
 
   private cacheOps(cache: number): CacheOps {
     const name = this.cacheName(cache);
+    this.dropCursor(); // its page zone: see close()
     const s = ReplaySession.create(this.m, { collectOps: true, cache: name });
     const parts: Uint8Array[] = [];
     let kept = 0;
@@ -280,7 +301,7 @@ export class TraceFile implements FileSession {
     }
     const ops = new Uint8Array(kept * l.size);
     parts.forEach((p, i) => ops.set(p, i * l.size));
-    return { ops: ops.buffer, truncated };
+    return { ops: ops.buffer, layout: l, truncated };
   }
 
   private at(cache: number, event: number): AtReply {
@@ -311,9 +332,14 @@ export class TraceFile implements FileSession {
     return { snapshot: s.cacheSnapshot(cache), line: c.line };
   }
 
-  dispose(): void {
+  private dropCursor(): void {
     this.cursor?.session.dispose();
     this.cursor = null;
-    this.main.dispose();
+  }
+
+  dispose(): void {
+    this.dropCursor();
+    this.main?.dispose();
+    this.main = null;
   }
 }
