@@ -131,3 +131,13 @@ test('usable at 375 px', async ({ page }) => {
   const canvas = await page.getByTestId('trace-slabs').boundingBox();
   expect(canvas && canvas.width <= 375).toBe(true);
 });
+
+test('a lab session exports to Perfetto from the shared controls', async ({ page }) => {
+  await page.goto(`${ISOLATED_URL}?mode=slub&scenario=remote-frees`);
+  await expect(page.getByTestId('slub-position')).toContainText('stop 0 of', { timeout: 30_000 });
+  const doc = JSON.parse(await download(page, 'slub-export-perfetto')) as { traceEvents: { ph: string; name?: string; args?: { name?: string } }[] };
+  expect(doc.traceEvents.filter((e) => e.ph === 'M' && e.name === 'thread_name').map((e) => e.args?.name)).toContain('CPU 1');
+  expect(doc.traceEvents.some((e) => e.ph === 'B')).toBe(true);
+  expect(doc.traceEvents.some((e) => e.ph === 'C' && /live objects$/.test(e.name ?? ''))).toBe(true);
+  expect(doc.traceEvents.some((e) => e.ph === 's')).toBe(true);
+});

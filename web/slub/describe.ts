@@ -5,7 +5,7 @@
 
 import { eventKindInfo, EventKind, NONE32 as EV_NONE, type SlEvent } from '../core/events.generated';
 import { describeTraceEvent, eventPlace, TRACE_GROUPS, traceGroup, type OpNames, type TraceWords } from '../lab/describe';
-import type { EventWords } from '../lab/view';
+import type { EventEffect, EventWords } from '../lab/view';
 import { POINT_TEXT, TUNE_OPCODE } from './script';
 import { NEXT_CORRUPT, NO_CPU, NONE32, ObjState, SlabList, type SlubSnapshot } from './snapshot';
 import { STATE_NAMES } from './render';
@@ -135,6 +135,8 @@ const GROUP_OF: Partial<Record<number, EventGroup>> = {
 };
 
 /** The tuning operations' codes (script.ts) after the driver's, in words. */
+const OPCODE_ALLOC = 1;
+const OPCODE_FREE = 2;
 const OPCODE_WORDS: Record<number, string> = {
   1: 'alloc',
   2: 'free',
@@ -236,5 +238,29 @@ function describeEvent(e: SlEvent, names: OpNames | null): string {
   }
 }
 
+/**
+ * For the Perfetto export: allocations (a single one's object is in its OP_END, a bulk one's each in
+ * a fast-path event), single frees (the object in OP_BEGIN), slabs made and discarded.  Bulk frees
+ * and objects a bulk allocation took on its slow path are not counted.
+ */
+function slubEffect(e: SlEvent): EventEffect | null {
+  const track = `cache ${e.cache}`;
+  const object = (alloc: boolean) => (e.obj === EV_NONE ? null : { track, object: { key: `${e.slab}:${e.obj}`, alloc } });
+  switch (e.kind) {
+    case K.OP_END:
+      return e.arg0 === OPCODE_ALLOC && (e.arg1 | 0) >= 0 ? object(true) : null;
+    case K.OP_BEGIN:
+      return e.arg0 === OPCODE_FREE ? object(false) : null;
+    case K.SLUB_ALLOC_FASTPATH:
+      return e.arg2 === 1 ? object(true) : null;
+    case K.SLUB_NEW_SLAB:
+      return { track, slabs: { delta: 1, noun: 'slabs' } };
+    case K.SLUB_DISCARD_SLAB:
+      return { track, slabs: { delta: -1, noun: 'slabs' } };
+    default:
+      return null;
+  }
+}
+
 /** The timeline's words for SLUB's events. */
-export const SLUB_EVENT_WORDS: EventWords<OpNames> = { event: describeEvent, groups: EVENT_GROUPS, groupOf: eventGroup };
+export const SLUB_EVENT_WORDS: EventWords<OpNames> = { event: describeEvent, groups: EVENT_GROUPS, groupOf: eventGroup, effect: slubEffect };

@@ -10,6 +10,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { getBridge } from '../core/bridge';
 import { numberText as fmt } from '../lab/describe';
+import { downloadText } from '../lab/download';
 import { oneOf } from '../lab/params';
 import { useParams } from '../lab/url-store';
 import { errorText } from '../lab/use-step-lab';
@@ -49,15 +50,6 @@ class Cancelled extends Error {}
 
 const mb = (b: number) => `${(b / 1048576).toFixed(b < 10485760 ? 2 : 0)} MB`;
 const rate = (n: number) => `${fmt(Math.round(n))} events/s`;
-
-function download(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 const dispose = (session: number) => void getBridge().request('dispose', { session }).catch(() => undefined);
 
@@ -149,7 +141,7 @@ export function TraceView({ core, store }: ViewProps) {
     setExporting(true);
     try {
       const text = (await getBridge().request('fileAsk', { session: loaded.session, question: { type: 'perfetto' } })) as string;
-      download(`${loaded.name.replace(/ .*$/, '')}.perfetto.json`, text, 'application/json');
+      downloadText(`${loaded.name.replace(/ .*$/, '')}.perfetto.json`, text, 'application/json');
     } catch (e) {
       setProblem(`Could not export ${loaded.name}: ${errorText(e)}`);
     } finally {
@@ -237,7 +229,7 @@ export function TraceView({ core, store }: ViewProps) {
               to end on this page) · model errors: {fmt(r.model.errors)}
             </p>
             <div className="trace-exports" role="group" aria-label="Export">
-              <button type="button" data-testid="trace-export-json" onClick={() => download(`${loaded.name.replace(/ .*$/, '')}.replay.json`, JSON.stringify(r, null, 2), 'application/json')}>
+              <button type="button" data-testid="trace-export-json" onClick={() => downloadText(`${loaded.name.replace(/ .*$/, '')}.replay.json`, JSON.stringify(r, null, 2), 'application/json')}>
                 Export the report (JSON)
               </button>
               <button type="button" data-testid="trace-export-perfetto" onClick={() => void exportPerfetto()} disabled={exporting}>
