@@ -221,7 +221,14 @@ export function TraceView({ core, store }: ViewProps) {
       {!loaded && !job && <p className="trace-empty">No trace yet: open one, drop one here, or load the sample.</p>}
       {loaded && r && (
         <>
-          <section aria-labelledby="trace-summary-title" className="trace-summary" data-testid="trace-summary">
+          <section
+            aria-labelledby="trace-summary-title"
+            className="trace-summary"
+            data-testid="trace-summary"
+            data-events={r.events.parsed}
+            data-events-per-s={r.events_per_s}
+            data-wall-s={loaded.wallS}
+          >
             <h3 id="trace-summary-title">{loaded.name}</h3>
             <p>
               Kernel {r.capture?.kernel_release ?? r.model.kernel ?? 'unknown'} · {r.model.cpus} CPUs · {fmt(r.events.parsed)} events over{' '}

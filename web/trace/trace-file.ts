@@ -23,7 +23,7 @@ import type { ByteSource, FileSession } from '../lab/model';
 import { exportPerfetto, type OpLayout, type ReplayModule, type ReplayProgress, type ReplayResult, ReplaySession } from './replay-api';
 
 /** Bytes of the file fed per `advance` (the progress bar moves this often). */
-export const ADVANCE_BYTES = 4 << 20;
+export const ADVANCE_BYTES = 8 << 20;
 /** The overview keeps at most this many time bins: past it, bins double in width. */
 export const MAX_BINS = 1024;
 /** Caches the overview shows apart; the rest add up as "other". */
@@ -78,8 +78,9 @@ class Bins {
   private t0Ns = -1;
   private widthNs = 1e6;
   private bins = 0;
-  readonly allocs = new Map<number, number[]>();
-  readonly frees = new Map<number, number[]>();
+  /** Per cache index: a count per bin (fixed rows: this runs once per op). */
+  private readonly allocs: (Float64Array | undefined)[] = [];
+  private readonly frees: (Float64Array | undefined)[] = [];
 
   add(tsNs: number, cache: number, alloc: boolean): void {
     if (this.t0Ns < 0) this.t0Ns = tsNs;
@@ -89,34 +90,34 @@ class Bins {
       this.widen();
       b = Math.floor(b / 2);
     }
-    this.bins = Math.max(this.bins, b + 1);
+    if (b >= this.bins) this.bins = b + 1;
     const table = alloc ? this.allocs : this.frees;
-    let row = table.get(cache);
-    if (!row) table.set(cache, (row = []));
-    row[b] = (row[b] ?? 0) + 1;
+    const row = (table[cache] ??= new Float64Array(MAX_BINS));
+    row[b]! += 1;
   }
 
   private widen(): void {
     this.widthNs *= 2;
     for (const table of [this.allocs, this.frees])
-      for (const [k, row] of table) {
-        const merged: number[] = [];
-        row.forEach((n, i) => (merged[i >> 1] = (merged[i >> 1] ?? 0) + n));
-        table.set(k, merged);
+      for (const row of table) {
+        if (!row) continue;
+        for (let i = 0; i < MAX_BINS / 2; i++) row[i] = row[2 * i]! + row[2 * i + 1]!;
+        row.fill(0, MAX_BINS / 2);
       }
     this.bins = Math.ceil(this.bins / 2);
   }
 
   overview(names: (cache: number) => string): Overview {
-    const total = new Map<number, number>();
-    for (const table of [this.allocs, this.frees]) for (const [k, row] of table) total.set(k, (total.get(k) ?? 0) + row.reduce((a, n) => a + (n ?? 0), 0));
-    const order = [...total.keys()].sort((a, b) => (total.get(b) ?? 0) - (total.get(a) ?? 0));
+    const sum = (r: Float64Array | undefined) => (r ? r.reduce((a, n) => a + n, 0) : 0);
+    const caches = [...new Set([...this.allocs.keys(), ...this.frees.keys()])].filter((k) => this.allocs[k] || this.frees[k]);
+    const total = new Map(caches.map((k) => [k, sum(this.allocs[k]) + sum(this.frees[k])]));
+    const order = caches.sort((a, b) => (total.get(b) ?? 0) - (total.get(a) ?? 0));
     const top = order.slice(0, TOP_CACHES);
     const rest = order.slice(TOP_CACHES);
     const binS = this.widthNs / 1e9;
-    const rate = (rows: (number[] | undefined)[]) => Array.from({ length: this.bins }, (_, i) => rows.reduce((a, r) => a + (r?.[i] ?? 0), 0) / binS);
-    const series = top.map((k) => ({ name: names(k), allocs: rate([this.allocs.get(k)]), frees: rate([this.frees.get(k)]) }));
-    if (rest.length) series.push({ name: 'other', allocs: rate(rest.map((k) => this.allocs.get(k))), frees: rate(rest.map((k) => this.frees.get(k))) });
+    const rate = (rows: (Float64Array | undefined)[]) => Array.from({ length: this.bins }, (_, i) => rows.reduce((a, r) => a + (r?.[i] ?? 0), 0) / binS);
+    const series = top.map((k) => ({ name: names(k), allocs: rate([this.allocs[k]]), frees: rate([this.frees[k]]) }));
+    if (rest.length) series.push({ name: 'other', allocs: rate(rest.map((k) => this.allocs[k])), frees: rate(rest.map((k) => this.frees[k])) });
     return { t0S: Math.max(0, this.t0Ns) / 1e9, binS, bins: this.bins, series };
   }
 }
@@ -152,16 +153,16 @@ export class TraceFile implements FileSession {
   }
 
   private fold(main: ReplaySession): void {
-    const bytes = main.drainOpBytes();
     const l = main.layout;
-    const v = new DataView(bytes);
-    for (let o = 0; o + l.size <= bytes.byteLength; o += l.size) {
-      const kind = v.getUint8(o + l.kind);
-      const cache = v.getUint16(o + l.cache, true);
-      if (kind > 3 || cache === 0xffff) continue; // percpu ops, and frees whose cache is unknown
-      const ts = v.getUint32(o + l.tsNs, true) + v.getUint32(o + l.tsNs + 4, true) * 2 ** 32;
-      this.bins.add(ts, cache, kind === 1);
-    }
+    main.visitOps((v, n) => {
+      for (let o = 0; o < n * l.size; o += l.size) {
+        const kind = v.getUint8(o + l.kind);
+        const cache = v.getUint16(o + l.cache, true);
+        if (kind > 3 || cache === 0xffff) continue; // percpu ops, and frees whose cache is unknown
+        const ts = v.getUint32(o + l.tsNs, true) + v.getUint32(o + l.tsNs + 4, true) * 2 ** 32;
+        this.bins.add(ts, cache, kind === 1);
+      }
+    });
   }
 
   advance(): TraceProgress {
