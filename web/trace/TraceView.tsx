@@ -11,6 +11,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { getBridge } from '../core/bridge';
 import { numberText as fmt } from '../lab/describe';
 import { downloadText } from '../lab/download';
+import { SortHeader } from '../lab/SortHeader';
 import { oneOf } from '../lab/params';
 import { useParams } from '../lab/url-store';
 import { errorText } from '../lab/use-step-lab';
@@ -275,18 +276,14 @@ function CachesTable({ caches, picked, onPick }: { caches: readonly ReplayCache[
         <table data-testid="trace-caches">
           <thead>
             <tr>
-              {COLUMNS.map((c) => {
-                const on = sort.key === c.key;
-                const dir = on ? ((c.key === 'name') !== sort.flip ? 'ascending' : 'descending') : 'none';
-                return (
-                  <th key={c.key} scope="col" aria-sort={dir}>
-                    <button type="button" onClick={() => setSort((s) => ({ key: c.key, flip: s.key === c.key ? !s.flip : false }))}>
-                      {c.title}
-                      {on ? (dir === 'ascending' ? ' ▲' : ' ▼') : ''}
-                    </button>
-                  </th>
-                );
-              })}
+              {COLUMNS.map((c) => (
+                <SortHeader
+                  key={c.key}
+                  title={c.title}
+                  dir={sort.key !== c.key ? 'none' : (c.key === 'name') !== sort.flip ? 'ascending' : 'descending'}
+                  onSort={() => setSort((s) => ({ key: c.key, flip: s.key === c.key ? !s.flip : false }))}
+                />
+              ))}
             </tr>
           </thead>
           <tbody>
