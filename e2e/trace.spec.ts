@@ -86,10 +86,32 @@ test('a cache scrubbed: the slabs change between two events, the event in words;
   await page.getByRole('button', { name: 'Go' }).click();
   await expect(page.getByTestId('trace-position')).not.toHaveText(/^2 of /);
   await expect(scrub.getByText(/fetched in \d+ ms/)).toBeVisible();
+  // A click on the overview scrubs to that time: near its left edge, early in the trace.
+  const before2 = await page.getByTestId('trace-position').textContent();
+  const over = page.locator('.trace-overview .u-over');
+  await over.scrollIntoViewIfNeeded();
+  const box = (await over.boundingBox())!;
+  await page.mouse.move(box.x + 3, box.y + box.height / 2);
+  await page.mouse.click(box.x + 3, box.y + box.height / 2);
+  await expect(page.getByTestId('trace-position')).not.toHaveText(before2 ?? '');
   const doc = JSON.parse(await download(page, 'trace-export-perfetto')) as { traceEvents: { ph: string; name: string }[] };
   expect(doc.traceEvents.filter((e) => e.ph === 'X').length).toBeGreaterThan(1000);
   expect(doc.traceEvents.some((e) => e.ph === 'C' && e.name === 'vm_area_struct')).toBe(true);
   expect(doc.traceEvents.some((e) => e.ph === 's')).toBe(true);
+});
+
+test('a file dropped on the view is replayed', async ({ page }) => {
+  await page.goto(`${ISOLATED_URL}?mode=trace`);
+  await expect(page.getByTestId('trace-open')).toBeEnabled({ timeout: 30_000 });
+  const text = readFileSync(new URL('percpu-chunks-6.18.trace.txt', fixtures), 'latin1');
+  const drop = await page.evaluateHandle((t) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([t], 'percpu-chunks.txt', { type: 'text/plain' }));
+    return dt;
+  }, text);
+  await page.getByTestId('trace-view').dispatchEvent('drop', { dataTransfer: drop });
+  await expect(page.getByTestId('trace-summary')).toContainText('percpu-chunks.txt', { timeout: 30_000 });
+  await expect(page.getByTestId('trace-chunk-map')).toBeVisible();
 });
 
 test('bad files are refused with their message and the previous result stays (single-threaded build too)', async ({ page }) => {
