@@ -69,9 +69,12 @@ export function TraceView({ core, store }: ViewProps) {
   const fileInput = useRef<HTMLInputElement>(null);
   const ready = core.status === 'ready';
 
+  // Leaving the view: a replay under way stops at its next chunk, the kept one is freed.
   useEffect(
     () => () => {
+      cancel.current = true;
       if (kept.current) dispose(kept.current.session);
+      kept.current = null;
     },
     [],
   );
