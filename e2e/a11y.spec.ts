@@ -72,6 +72,14 @@ for (const scheme of ['light', 'dark'] as const) {
       expect(problems).toEqual([]);
     });
 
+    test('the trace view with the sample replayed and a cache scrubbed', async ({ page }) => {
+      await page.goto(`${PLAIN_URL}?mode=trace&sample=1`);
+      await expect(page.getByTestId('trace-summary')).toBeVisible({ timeout: 30_000 });
+      await page.getByRole('button', { name: 'vm_area_struct', exact: true }).click();
+      await expect(page.getByTestId('trace-slabs')).toBeVisible({ timeout: 30_000 });
+      expect(await axeProblems(page)).toEqual([]);
+    });
+
     test('every embeddable view in embed.html', async ({ page }) => {
       const problems: string[] = [];
       for (const id of await embeddableViews(page)) {

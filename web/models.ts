@@ -5,5 +5,6 @@ import type { ModelAdapter } from './lab/model';
 import { percpuModel } from './percpu/worker';
 import { slabModel } from './slab/worker';
 import { slubModel } from './slub/worker';
+import { traceModel } from './trace/worker';
 
-export const MODELS: readonly ModelAdapter[] = [slubModel, slabModel, percpuModel];
+export const MODELS: readonly ModelAdapter[] = [slubModel, slabModel, percpuModel, traceModel];

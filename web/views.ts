@@ -6,5 +6,6 @@ import { percpuView } from './percpu';
 import { selftestView } from './selftest';
 import { slabView } from './slab';
 import { slubFreeRun, slubView } from './slub';
+import { traceView } from './trace';
 
-export const VIEWS: readonly LabViewEntry[] = [slubView, slubFreeRun, selftestView, slabView, percpuView];
+export const VIEWS: readonly LabViewEntry[] = [slubView, slubFreeRun, selftestView, slabView, percpuView, traceView];

@@ -38,7 +38,8 @@ typedef struct api_replay {
     sl_strbuf json;
     sl_replay_op *ops;
     unsigned nops, cap_ops;
-    bool collect_ops, ops_overflow;
+    bool collect_ops, ops_overflow, keep_line;
+    char last_line[SL_REPLAY_MAX_LINE + 1]; /* keep_line: the input line of the last op (scrubbing's words) */
 } api_replay;
 
 static char config_error[200];
@@ -57,10 +58,20 @@ static void collect(void *user, const sl_replay_op *op)
         a->ops = n;
         a->cap_ops = cap;
     }
-    a->ops[a->nops++] = *op;
+    const char *line;
+    size_t len;
+    sl_replay_op *o = &a->ops[a->nops++];
+    *o = *op;
+    o->event = (uint32_t)sl_replay_current(a->r, &line, &len);
+    if (a->keep_line) {
+        len = len < SL_REPLAY_MAX_LINE ? len : SL_REPLAY_MAX_LINE;
+        memcpy(a->last_line, line, len);
+        a->last_line[len] = 0;
+    }
 }
 
-/* flags: bit 0 track objects in the models (snapshots name owners), bit 1 collect op records. */
+/* flags: bit 0 track objects in the models (snapshots name owners), bit 1 collect op records, bit 2 keep the
+ * input line of the last op collected (sl_api_replay_last_line). */
 SL_EXPORT api_replay *sl_api_replay_create(const char *kernel, const char *cache, unsigned cpus, unsigned zone_mb,
                                            unsigned pcpu_unit_kb, unsigned flags)
 {
@@ -74,6 +85,7 @@ SL_EXPORT api_replay *sl_api_replay_create(const char *kernel, const char *cache
         return NULL;
     }
     a->collect_ops = flags & 2;
+    a->keep_line = flags & 4;
     sl_replay_config cfg = {
         .kernel = kernel && *kernel ? kernel : NULL,
         .cache = cache && *cache ? cache : NULL,
@@ -162,11 +174,13 @@ SL_EXPORT const char *sl_api_replay_json_data(api_replay *a) { return a->json.da
 SL_EXPORT unsigned sl_api_replay_ops_pending(api_replay *a) { return a->nops; }
 SL_EXPORT const sl_replay_op *sl_api_replay_ops_data(api_replay *a) { return a->ops; }
 SL_EXPORT void sl_api_replay_ops_clear(api_replay *a) { a->nops = 0; }
+/* keep_line sessions: the input line of the last op collected ("" before any). */
+SL_EXPORT const char *sl_api_replay_last_line(api_replay *a) { return a->last_line; }
 /* True when records were lost because the worker let more than 4M pile up. */
 SL_EXPORT int sl_api_replay_ops_overflowed(api_replay *a) { return a->ops_overflow; }
 
 /* sizeof, then the offsets of ts_ns, ptr, alloc_ts_ns, line, bytes, live, slabs, partial, obj_pfn, obj_index,
- * cpu, alloc_cpu, cache, kind, flags.  Returns the count written (16). */
+ * cpu, alloc_cpu, cache, kind, flags, event.  Returns the count written (17). */
 SL_EXPORT int sl_api_replay_op_layout(uint32_t *out)
 {
     static const uint32_t layout[] = {
@@ -186,6 +200,7 @@ SL_EXPORT int sl_api_replay_op_layout(uint32_t *out)
         offsetof(sl_replay_op, cache),
         offsetof(sl_replay_op, kind),
         offsetof(sl_replay_op, flags),
+        offsetof(sl_replay_op, event),
     };
     memcpy(out, layout, sizeof layout);
     return (int)(sizeof layout / sizeof layout[0]);

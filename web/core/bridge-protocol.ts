@@ -198,6 +198,12 @@ export interface Requests {
   dispose: { params: { session: number }; result: { disposed: boolean } };
   /** One timed row of a model's benchmark experiment. */
   benchRow: { params: BenchRowParams; result: BenchRowReply };
+  /** Opens a session on a file the page opened (the worker reads it a slice at a time); free it with `dispose`. */
+  fileOpen: { params: { model: string; file: Blob; options: unknown }; result: { session: number } };
+  /** The next step of a file session's work; its progress (model-defined). */
+  fileAdvance: { params: { session: number }; result: unknown };
+  /** A question about a file session's file or work (model-defined). */
+  fileAsk: { params: { session: number; question: unknown }; result: unknown };
 }
 export type RequestType = keyof Requests;
 export type ParamsOf<K extends RequestType> = Requests[K]['params'];

@@ -14,7 +14,9 @@ import { CodePanel } from './CodePanel';
 import { PanePicker } from './PanePicker';
 import type { OpNames } from './describe';
 import { useLabHost } from './host';
+import { downloadText } from './download';
 import { LabCanvas, type CanvasLayout } from './LabCanvas';
+import { labPerfetto } from './perfetto';
 import { useShortcuts, type Shortcut } from './shortcuts';
 import type { CanvasTheme } from './theme';
 import type { StepLab } from './use-step-lab';
@@ -102,6 +104,17 @@ export function StepLabFrame(p: StepLabFrameProps) {
               <input type="range" min={0.5} max={12} step={0.5} value={lab.speed} aria-label="Speed (steps per second)" onChange={(e) => lab.setSpeed(Number(e.target.value))} />
               <span>{lab.speed}/s</span>
             </label>
+          )}
+          {controls === 'full' && (
+            <button
+              type="button"
+              disabled={!lab.panes.length}
+              title="The whole session as a Perfetto trace (Chrome JSON): open it in ui.perfetto.dev"
+              data-testid={`${idPrefix}-export-perfetto`}
+              onClick={() => downloadText(`slablab-${idPrefix}.perfetto.json`, labPerfetto(p.title, lab.panes, lab.words), 'application/json')}
+            >
+              Export to Perfetto
+            </button>
           )}
           <span className="lab-position" data-testid={`${idPrefix}-position`} aria-live="polite">
             {lab.stops.length ? `stop ${lab.stepIndex} of ${lab.stops.length - 1}${micro ? ` · micro-step ${micro}` : ''}` : 'loading…'}

@@ -84,6 +84,26 @@ export interface FreeRunWorld {
   stop(): void;
 }
 
+/** A file's bytes as a file session reads them: synchronously, a slice at a time, never the whole file at once. */
+export interface ByteSource {
+  readonly size: number;
+  read(offset: number, length: number): Uint8Array;
+}
+
+/**
+ * A model's work on a file the page opened (the trace view's replay): done
+ * a step at a time, so the page shows progress between steps and cancels by
+ * asking for no more; then questions about what it found.  Results are
+ * model-defined (`unknown` here), as a world's snapshot is.
+ */
+export interface FileSession {
+  /** The next step of the work (the trace view: the next chunk of the file); returns its progress. */
+  advance(): unknown;
+  /** A question about the file or the work done (checked here, as a world is). */
+  ask(question: unknown): { result: unknown; transfer?: Transferable[] };
+  dispose(): void;
+}
+
 /** A model bound to one loaded core: what the engine's request handlers call. */
 export interface BoundModel {
   /** Checks a request's world and script and opens a session on them (replaySessions builds it). */
@@ -94,6 +114,8 @@ export interface BoundModel {
   query?(query: unknown): unknown;
   /** Checks the params, builds and fills a world, starts its CPUs (on threads when `threads`). */
   startFreeRun?(params: unknown, threads: boolean): FreeRunWorld;
+  /** Opens a session on a file the page opened (`options` checked here). */
+  openFile?(source: ByteSource, options: unknown): FileSession;
   /** One timed row of a benchmark experiment: nanoseconds per operation. */
   benchRow?(p: Omit<BenchRowParams, 'model'>, onThread: boolean): { nsPerOp: number; ops: number; figures?: Record<string, number> };
 }

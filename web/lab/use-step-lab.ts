@@ -20,7 +20,7 @@ import type { CanvasLayout } from './LabCanvas';
 import { whole, type ParamSpecs, type ParamValues } from './params';
 import type { Shortcut } from './shortcuts';
 import { alignStops, type AlignedStop } from './stops';
-import type { StepView, Story } from './view';
+import type { EventWords, StepView, Story } from './view';
 
 /** Every step view's `step` parameter: an index into the aligned stops. */
 export const STEP_PARAM = whole(0, 1_000_000, 0);
@@ -75,6 +75,8 @@ export interface StepLab<Script, Snap> {
   prevOp: () => void;
   /** The transport's keys (Space, arrows, '.', ',', r). */
   shortcuts: Shortcut[];
+  /** The words of the model's events (the timeline's, the export's). */
+  words: EventWords<OpNames>;
   /** The view's "find address" in each pane's state on screen ("cmpxchg: ..." when there are several), null if the view has none. */
   find: ((text: string) => string) | null;
 }
@@ -285,5 +287,6 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
     prevOp,
     shortcuts,
     find,
+    words: view.describe.events,
   };
 }

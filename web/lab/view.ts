@@ -78,6 +78,16 @@ export interface Mirror<Snap> {
   readonly firstMismatch: string;
 }
 
+/** What an event does to what the Perfetto export counts (web/lab/perfetto.ts). */
+export interface EventEffect {
+  /** The counter track it changes ("cache 1", "chunk 2"). */
+  track: string;
+  /** An object handed out or given back, by a key unique while it lives (its place). */
+  object?: { key: string; alloc: boolean };
+  /** Slabs (percpu: chunks, as `noun` says) of the track gained (+1) or lost (-1). */
+  slabs?: { delta: 1 | -1; noun: string };
+}
+
 /** The timeline's words and filters for a model's events. */
 export interface EventWords<Names> {
   /** One line for an event; `names` turns operation numbers into the script's words. */
@@ -85,6 +95,8 @@ export interface EventWords<Names> {
   /** The kind filter: group id -> its name. */
   groups: Readonly<Record<string, string>>;
   groupOf(kind: number): string;
+  /** For the export: the objects and slabs an event hands out or takes back, where the model's events say (null: none). */
+  effect?(e: SlEvent): EventEffect | null;
 }
 
 /**

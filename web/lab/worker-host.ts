@@ -8,21 +8,34 @@
 // MAX_SESSIONS the least recently used session is freed, and a later request
 // for it says so.  Free runs are the exception to "several": the threads
 // build has one pool of CPU threads, so a new free run stops the one before
-// (whose later drains say why).
+// (whose later drains say why).  File sessions (`fileOpen`, a model's work
+// on a file the page opened) read the page's File here, synchronously, a
+// slice at a time (FileReaderSync): the page never holds the whole file.
 
 import type { FreerunStarted, LoadReply } from '../core/bridge-protocol';
 import type { Handlers, LoadedCore } from '../core/bridge-server';
 import { CoreError } from '../core/core-api';
 import { BadRequest, checkWhole } from '../core/requests';
 import { FreeRunHost } from './freerun-host';
-import type { BoundModel, ModelAdapter } from './model';
+import type { BoundModel, ByteSource, FileSession, ModelAdapter } from './model';
 import type { Session } from './session';
 
 /** Sessions kept at most (replays and free runs together). */
 export const MAX_SESSIONS = 32;
 
-type Entry = { kind: 'replay'; session: Session } | { kind: 'freerun'; run: FreeRunHost };
-type LabRequest = 'worldInfo' | 'query' | 'load' | 'at' | 'freerunStart' | 'freerunDrain' | 'dispose' | 'benchRow';
+type Entry = { kind: 'replay'; session: Session } | { kind: 'freerun'; run: FreeRunHost } | { kind: 'file'; file: FileSession };
+type LabRequest = 'worldInfo' | 'query' | 'load' | 'at' | 'freerunStart' | 'freerunDrain' | 'dispose' | 'benchRow' | 'fileOpen' | 'fileAdvance' | 'fileAsk';
+
+/** FileReaderSync: dedicated workers only (lib.webworker), so not in the DOM types this code compiles against. */
+type SyncReader = new () => { readAsArrayBuffer(blob: Blob): ArrayBuffer };
+
+/** A Blob read a slice at a time, synchronously (in a worker); `reader` is FileReaderSync there. */
+export function blobSource(blob: unknown, reader = (globalThis as { FileReaderSync?: SyncReader }).FileReaderSync): ByteSource {
+  if (!(blob instanceof Blob)) throw new BadRequest('file must be a File or Blob');
+  if (!reader) throw new BadRequest('this worker cannot read files synchronously (no FileReaderSync)');
+  const r = new reader();
+  return { size: blob.size, read: (offset, length) => new Uint8Array(r.readAsArrayBuffer(blob.slice(offset, offset + length))) };
+}
 
 export function labHandlers(models: readonly ModelAdapter[]): Pick<Handlers, LabRequest> {
   const bound = new Map<string, BoundModel>();
@@ -45,6 +58,7 @@ export function labHandlers(models: readonly ModelAdapter[]): Pick<Handlers, Lab
     sessions.delete(id);
     gone.set(id, why);
     if (e.kind === 'replay') e.session.dispose();
+    else if (e.kind === 'file') e.file.dispose();
     else e.run.stop();
   };
 
@@ -66,6 +80,12 @@ export function labHandlers(models: readonly ModelAdapter[]): Pick<Handlers, Lab
     sessions.delete(id);
     sessions.set(id, e);
     return e;
+  };
+
+  const fileOf = (raw: unknown): FileSession => {
+    const e = lookup(raw);
+    if (e.kind !== 'file') throw new BadRequest(`session ${String(raw)} is not a file session`);
+    return e.file;
   };
 
   return {
@@ -96,7 +116,7 @@ export function labHandlers(models: readonly ModelAdapter[]): Pick<Handlers, Lab
     },
     at: (p) => {
       const e = lookup(p.session);
-      if (e.kind !== 'replay') throw new BadRequest(`session ${p.session} is a free run, not a replay`);
+      if (e.kind !== 'replay') throw new BadRequest(`session ${p.session} is not a step-by-step session`);
       const r = e.session.at(checkWhole('stop', p.stop, 0, 1 << 30));
       return { result: r, transfer: [r.snapshot] };
     },
@@ -111,7 +131,7 @@ export function labHandlers(models: readonly ModelAdapter[]): Pick<Handlers, Lab
     },
     freerunDrain: (p) => {
       const e = lookup(p.session);
-      if (e.kind !== 'freerun') throw new BadRequest(`session ${p.session} is a replay, not a free run`);
+      if (e.kind !== 'freerun') throw new BadRequest(`session ${p.session} is not a free run`);
       const r = e.run.drain(p.snapshot === true);
       return { result: r, transfer: r.snapshot ? [r.events, r.snapshot] : [r.events] };
     },
@@ -120,6 +140,16 @@ export function labHandlers(models: readonly ModelAdapter[]): Pick<Handlers, Lab
       const open = sessions.has(id);
       close(id, 'it was disposed');
       return { result: { disposed: open } };
+    },
+    fileOpen: (p, core) => {
+      const m = model(p.model, core);
+      if (!m.openFile) throw new BadRequest(`model ${p.model} opens no files`);
+      return { result: { session: open({ kind: 'file', file: m.openFile(blobSource(p.file), p.options) }) } };
+    },
+    fileAdvance: (p) => ({ result: fileOf(p.session).advance() }),
+    fileAsk: (p) => {
+      const r = fileOf(p.session).ask(p.question);
+      return { result: r.result, transfer: r.transfer ?? [] };
     },
     benchRow: (p, core) => {
       const m = model(p.model, core);

@@ -6,7 +6,7 @@
 
 import { eventKindInfo, EventKind, NONE32, type SlEvent } from '../core/events.generated';
 import { describeTraceEvent, numberText as fmt, TRACE_GROUPS, traceGroup, type OpNames, type TraceWords } from '../lab/describe';
-import type { EventWords } from '../lab/view';
+import type { EventEffect, EventWords } from '../lab/view';
 import { areaAt, BIT_BYTES, region, runAt, RunState } from './areas';
 import type { Maker } from './figures';
 import type { PercpuHit } from './layout';
@@ -204,4 +204,21 @@ function eventGroup(kind: number): EventGroup {
 }
 
 /** The timeline's words for the percpu events. */
-export const PERCPU_EVENT_WORDS: EventWords<OpNames> = { event: describeEvent, groups: EVENT_GROUPS, groupOf: eventGroup };
+/** For the Perfetto export: areas taken and freed (by chunk and offset), chunks created and destroyed. */
+function percpuEffect(e: SlEvent): EventEffect | null {
+  const area = (alloc: boolean) => ({ track: 'percpu', object: { key: `${e.slab}:${e.arg0}`, alloc } });
+  switch (e.kind) {
+    case K.PCPU_ALLOC:
+      return area(true);
+    case K.PCPU_FREE:
+      return area(false);
+    case K.PCPU_CHUNK_CREATE:
+      return { track: 'percpu', slabs: { delta: 1, noun: 'chunks' } };
+    case K.PCPU_CHUNK_DESTROY:
+      return { track: 'percpu', slabs: { delta: -1, noun: 'chunks' } };
+    default:
+      return null;
+  }
+}
+
+export const PERCPU_EVENT_WORDS: EventWords<OpNames> = { event: describeEvent, groups: EVENT_GROUPS, groupOf: eventGroup, effect: percpuEffect };

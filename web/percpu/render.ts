@@ -134,7 +134,7 @@ export const legend = (C: Palette): readonly (readonly [string, string])[] => [
  * `spans` emits cover: spans narrower than a pixel add up instead of
  * vanishing.
  */
-function coverage(l: PercpuLayout, spans: (emit: (start: number, end: number) => void) => void): Float32Array {
+export function coverage(l: Pick<PercpuLayout, 'w' | 'zoom'>, spans: (emit: (start: number, end: number) => void) => void): Float32Array {
   const cols = Math.ceil(l.w);
   const cov = new Float32Array(cols);
   const px = l.zoom.span / l.w;
@@ -156,7 +156,7 @@ function coverage(l: PercpuLayout, spans: (emit: (start: number, end: number) =>
 }
 
 /** Fills runs of columns whose coverage `pick` maps to the same colour (null: leave). */
-function fillColumns(ctx: CanvasRenderingContext2D, x0: number, y: number, h: number, cov: Float32Array, pick: (c: number) => string | CanvasPattern | null): void {
+export function fillColumns(ctx: CanvasRenderingContext2D, x0: number, y: number, h: number, cov: Float32Array, pick: (c: number) => string | CanvasPattern | null): void {
   let i = 0;
   while (i < cov.length) {
     const color = pick(cov[i] ?? 0);

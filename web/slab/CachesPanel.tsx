@@ -10,6 +10,7 @@
 
 import { useMemo, useState } from 'react';
 import { BridgeError, getBridge } from '../core/bridge';
+import { SortHeader } from '../lab/SortHeader';
 import { errorText } from '../lab/use-step-lab';
 import type { TypesQuery } from './protocol';
 import { CACHE_FLAGS, type CacheFlag, type SlabTypesCache, type SlabTypesReport, type SlabTypesTotals } from './slab-api';
@@ -188,11 +189,12 @@ export function CachesPanel({ kernel, cpus: viewCpus, onOpen }: { kernel: string
               <thead>
                 <tr>
                   {columns.map((c) => (
-                    <th key={c.key} scope="col" aria-sort={sort.key === c.key ? (sort.up ? 'ascending' : 'descending') : 'none'}>
-                      <button type="button" onClick={() => setSort((s) => ({ key: c.key, up: s.key === c.key ? !s.up : true }))}>
-                        {c.title}
-                      </button>
-                    </th>
+                    <SortHeader
+                      key={c.key}
+                      title={c.title}
+                      dir={sort.key === c.key ? (sort.up ? 'ascending' : 'descending') : 'none'}
+                      onSort={() => setSort((s) => ({ key: c.key, up: s.key === c.key ? !s.up : true }))}
+                    />
                   ))}
                 </tr>
               </thead>

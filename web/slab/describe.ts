@@ -6,7 +6,7 @@
 
 import { eventKindInfo, EventKind, NONE32, type SlEvent } from '../core/events.generated';
 import { describeTraceEvent, eventPlace, TRACE_GROUPS, traceGroup, type OpNames, type TraceWords } from '../lab/describe';
-import type { EventWords } from '../lab/view';
+import type { EventEffect, EventWords } from '../lab/view';
 import { cacheFigures, freelistWords, hitObject, type Hit } from './layout';
 import { arraySlotOf, objKey, Place, PLACE_NAMES, placeOf, placesOf } from './places';
 import { SLAB_LISTS, type SlabCacheState, type SlabSnapshot } from './snapshot';
@@ -213,4 +213,10 @@ function describeEvent(e: SlEvent, names: OpNames | null): string {
 }
 
 /** The timeline's words for SLAB's events. */
-export const SLAB_EVENT_WORDS: EventWords<OpNames> = { event: describeEvent, groups: EVENT_GROUPS, groupOf: eventGroup };
+/** For the Perfetto export: slabs grown and destroyed per cache (an allocation's object has no event of its own: moves.ts). */
+function slabEffect(e: SlEvent): EventEffect | null {
+  if (e.kind !== K.SLAB_GROW && e.kind !== K.SLAB_DESTROY) return null;
+  return { track: `cache ${e.cache}`, slabs: { delta: e.kind === K.SLAB_GROW ? 1 : -1, noun: 'slabs' } };
+}
+
+export const SLAB_EVENT_WORDS: EventWords<OpNames> = { event: describeEvent, groups: EVENT_GROUPS, groupOf: eventGroup, effect: slabEffect };

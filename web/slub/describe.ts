@@ -5,7 +5,7 @@
 
 import { eventKindInfo, EventKind, NONE32 as EV_NONE, type SlEvent } from '../core/events.generated';
 import { describeTraceEvent, eventPlace, TRACE_GROUPS, traceGroup, type OpNames, type TraceWords } from '../lab/describe';
-import type { EventWords } from '../lab/view';
+import type { EventEffect, EventWords } from '../lab/view';
 import { KIND_CODE, POINT_TEXT, TUNE_OPCODE } from './script';
 import { SHEAF_ROLES } from './layout';
 import { NEXT_CORRUPT, NO_CPU, NONE32, ObjState, SheafPlace, SlabList, type SlubSnapshot } from './snapshot';
@@ -354,5 +354,29 @@ function describeEvent(e: SlEvent, names: OpNames | null): string {
   }
 }
 
+/**
+ * For the Perfetto export: allocations (a single one's object is in its OP_END, a bulk one's each in
+ * a fast-path event), single frees (the object in OP_BEGIN), slabs made and discarded.  Bulk frees
+ * and objects a bulk allocation took on its slow path are not counted.
+ */
+function slubEffect(e: SlEvent): EventEffect | null {
+  const track = `cache ${e.cache}`;
+  const object = (alloc: boolean) => (e.obj === EV_NONE ? null : { track, object: { key: `${e.slab}:${e.obj}`, alloc } });
+  switch (e.kind) {
+    case K.OP_END:
+      return e.arg0 === KIND_CODE.alloc && (e.arg1 | 0) >= 0 ? object(true) : null;
+    case K.OP_BEGIN:
+      return e.arg0 === KIND_CODE.free ? object(false) : null;
+    case K.SLUB_ALLOC_FASTPATH:
+      return e.arg2 === 1 ? object(true) : null;
+    case K.SLUB_NEW_SLAB:
+      return { track, slabs: { delta: 1, noun: 'slabs' } };
+    case K.SLUB_DISCARD_SLAB:
+      return { track, slabs: { delta: -1, noun: 'slabs' } };
+    default:
+      return null;
+  }
+}
+
 /** The timeline's words for SLUB's events. */
-export const SLUB_EVENT_WORDS: EventWords<OpNames> = { event: describeEvent, groups: EVENT_GROUPS, groupOf: eventGroup };
+export const SLUB_EVENT_WORDS: EventWords<OpNames> = { event: describeEvent, groups: EVENT_GROUPS, groupOf: eventGroup, effect: slubEffect };

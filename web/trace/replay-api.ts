@@ -35,6 +35,7 @@ export interface ReplayModule {
   _sl_api_replay_ops_data(h: number): number;
   _sl_api_replay_ops_clear(h: number): void;
   _sl_api_replay_ops_overflowed(h: number): number;
+  _sl_api_replay_last_line(h: number): number;
   _sl_api_replay_op_layout(out: number): number;
   _sl_api_replay_cache_snapshot(h: number, cache: number, kernel: number, buf: number, cap: number): number;
   _sl_api_replay_lookup(h: number, ptrHi: number, ptrLo: number, kernel: number, out: number): number;
@@ -72,6 +73,8 @@ export interface ReplayOptions {
   track?: boolean;
   /** Keep each applied event as a ReplayOp for drainOps() (the overview, scrubbing, export). */
   collectOps?: boolean;
+  /** With collectOps: keep the input line of the last op (lastLine(): the words of a scrubbed event). */
+  keepLine?: boolean;
 }
 
 export type FeedStatus = 'ok' | 'paused' | 'refused';
@@ -123,6 +126,8 @@ export interface ReplayOp {
   cache: number;
   kind: number;
   flags: number;
+  /** The event's ordinal in the trace (1-based, as setLimit counts events): setLimit(event) stops right after it. */
+  event: number;
 }
 
 /** The JSON document (docs/replay.md lists every field); the parts the UI reads are typed. */
@@ -234,7 +239,7 @@ export interface ReplayResult {
 /** The fields of sl_replay_op, in the order sl_api_replay_op_layout reports their offsets, with their widths. */
 const OP_FIELDS = [
   ['tsNs', 8], ['ptr', 8], ['allocTsNs', 8], ['line', 4], ['bytes', 4], ['live', 4], ['slabs', 4], ['partial', 4],
-  ['objPfn', 4], ['objIndex', 4], ['cpu', 2], ['allocCpu', 2], ['cache', 2], ['kind', 1], ['flags', 1],
+  ['objPfn', 4], ['objIndex', 4], ['cpu', 2], ['allocCpu', 2], ['cache', 2], ['kind', 1], ['flags', 1], ['event', 4],
 ] as const satisfies readonly (readonly [keyof ReplayOp, 1 | 2 | 4 | 8])[];
 
 /** The record size and each field's offset, as the compiled C reports them. */
@@ -307,7 +312,7 @@ export class ReplaySession {
   }
 
   static create(m: ReplayModule, opts: ReplayOptions = {}): ReplaySession {
-    const flags = (opts.track ? 1 : 0) | (opts.collectOps ? 2 : 0);
+    const flags = (opts.track ? 1 : 0) | (opts.collectOps ? 2 : 0) | (opts.keepLine ? 4 : 0);
     const h = withCString(m, opts.kernel, (k) =>
       withCString(m, opts.cache, (c) =>
         m._sl_api_replay_create(k, c, opts.cpus ?? 0, opts.zoneMb ?? 0, opts.pcpuUnitKb ?? 0, flags),
@@ -376,7 +381,8 @@ export class ReplaySession {
     const n = this.m._sl_api_replay_json(h);
     if (n < 0) throw new ReplayError(this.m.UTF8ToString(this.m._sl_api_strerror(n)));
     const ptr = this.m._sl_api_replay_json_data(h);
-    return JSON.parse(new TextDecoder().decode(this.m.HEAPU8.subarray(ptr, ptr + n))) as ReplayResult;
+    // A copy (slice): TextDecoder refuses views of the threads build's shared memory.
+    return JSON.parse(new TextDecoder().decode(this.m.HEAPU8.slice(ptr, ptr + n))) as ReplayResult;
   }
 
   /** The op records collected since the last drain, as bytes (decodeOps) ; empty without collectOps. */
@@ -388,6 +394,24 @@ export class ReplaySession {
     const bytes = this.m.HEAPU8.slice(ptr, ptr + n * this.layout.size).buffer;
     this.m._sl_api_replay_ops_clear(h);
     return bytes;
+  }
+
+  /** keepLine sessions: the input line of the last op collected ('' before any). */
+  lastLine(): string {
+    return this.m.UTF8ToString(this.m._sl_api_replay_last_line(this.live()));
+  }
+
+  /**
+   * Visits the op records collected since the last drain where they lie in the core's memory (no
+   * copy: `view` is valid only during the call; record i's fields at i * layout.size + layout[field]),
+   * then drops them.
+   */
+  visitOps(visit: (view: DataView, count: number) => void): void {
+    const h = this.live();
+    if (this.m._sl_api_replay_ops_overflowed(h)) throw new ReplayError('op records were lost: drain after every feed');
+    const n = this.m._sl_api_replay_ops_pending(h);
+    if (n) visit(new DataView(this.m.HEAPU8.buffer, this.m._sl_api_replay_ops_data(h), n * this.layout.size), n);
+    this.m._sl_api_replay_ops_clear(h);
   }
 
   /** A model cache's snapshot (docs/snapshot-format.md), or null when the cache is not modelled. */
@@ -439,23 +463,25 @@ export class ReplaySession {
  * A Perfetto (Chrome JSON) trace of op records: one track per CPU, counters per cache, flows
  * from allocations to remote frees.  `names[i]` names cache index i.  Returns the JSON text.
  */
-export function exportPerfetto(m: ReplayModule, ops: ArrayBuffer[], names: string[], counterIntervalUs = 100): string {
+export function exportPerfetto(m: ReplayModule, ops: Iterable<ArrayBuffer>, names: string[], counterIntervalUs = 100): string {
   const e = m._sl_api_perfetto_begin(counterIntervalUs);
   if (!e) throw new ReplayError('out of memory in the core');
   const parts: string[] = [];
   const decoder = new TextDecoder();
   const take = () => {
     const n = m._sl_api_perfetto_pending(e);
-    if (n) parts.push(decoder.decode(m.HEAPU8.subarray(m._sl_api_perfetto_data(e), m._sl_api_perfetto_data(e) + n)));
+    if (n) parts.push(decoder.decode(m.HEAPU8.slice(m._sl_api_perfetto_data(e), m._sl_api_perfetto_data(e) + n)));
     m._sl_api_perfetto_clear(e);
   };
   try {
     names.forEach((name, i) => withCString(m, name, (p) => m._sl_api_perfetto_cache_name(e, i, p)));
+    const opSize = opLayout(m).size;
     for (const batch of ops) {
+      if (!batch.byteLength) continue;
       const ptr = m._malloc(batch.byteLength);
       if (!ptr) throw new ReplayError('out of memory in the core');
       m.HEAPU8.set(new Uint8Array(batch), ptr);
-      m._sl_api_perfetto_ops(e, ptr, batch.byteLength / opLayout(m).size);
+      m._sl_api_perfetto_ops(e, ptr, batch.byteLength / opSize);
       m._free(ptr);
       take();
     }

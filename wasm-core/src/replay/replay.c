@@ -349,6 +349,13 @@ void sl_replay_destroy(sl_replay *r)
 }
 
 void sl_replay_set_limit(sl_replay *r, uint64_t events) { r->limit = events; }
+
+uint64_t sl_replay_current(const sl_replay *r, const char **line, size_t *len)
+{
+    *line = r->cur_line;
+    *len = r->cur_len;
+    return r->events;
+}
 void sl_replay_cancel(sl_replay *r)
 {
     r->cancelled = true;
@@ -678,6 +685,8 @@ static int process_line(sl_replay *r, const char *line, size_t len)
         r->parsed++;
         r->events++;
         r->by_kind[ev.kind]++;
+        r->cur_line = line;
+        r->cur_len = len;
         apply_event(r, &ev);
         break;
     case SLI_LINE_OTHER_EVENT:

@@ -149,7 +149,7 @@ typedef struct sl_replay_op {
     uint16_t cache;       /* cache index (percpu: chunk index), 0xffff for none */
     uint8_t kind;         /* enum sl_replay_op_kind */
     uint8_t flags;        /* SL_REPLAY_F_* */
-    uint32_t reserved;
+    uint32_t event;       /* the event's ordinal (1-based, as sl_replay_set_limit counts): the bindings fill it, else 0 */
 } sl_replay_op;
 _Static_assert(sizeof(sl_replay_op) == 64, "sl_replay_op is 64 bytes");
 
@@ -211,6 +211,8 @@ void sl_replay_set_limit(sl_replay *r, uint64_t events);
 void sl_replay_cancel(sl_replay *r);
 /* Why the input was refused, or NULL. */
 const char *sl_replay_error(const sl_replay *r);
+/* Inside on_op: the event being applied, its ordinal (1-based) and its input line (not NUL-terminated). */
+uint64_t sl_replay_current(const sl_replay *r, const char **line, size_t *len);
 
 typedef struct sl_replay_progress {
     uint64_t bytes_in;     /* file bytes consumed */

@@ -335,6 +335,8 @@ struct sl_replay {
     char line[SL_REPLAY_MAX_LINE + 1];
     size_t line_len;
     bool line_too_long, line_ready;
+    const char *cur_line; /* the line apply_event is applying (sl_replay_current) */
+    size_t cur_len;
 
     /* Status. */
     bool refused, cancelled, finished, paused;

@@ -1,0 +1,350 @@
+// TraceView.tsx - the trace mode (`?mode=trace`): a real kernel's kmem and
+// percpu trace (ftrace text, gzip, or a .slabcap) replayed through the
+// models in the bridge worker, a chunk of the file per request (the worker
+// reads the File itself: trace-file.ts), with progress and Cancel; then the
+// overview over time, the caches table, the parse accounting, the percpu
+// chunk map, one cache's model scrubbed event by event with the SLUB view's
+// drawing, and the exports.  A file that is refused, or a cancelled replay,
+// leaves the previous result on screen.
+
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { getBridge } from '../core/bridge';
+import { numberText as fmt } from '../lab/describe';
+import { downloadText } from '../lab/download';
+import { SortHeader } from '../lab/SortHeader';
+import { oneOf } from '../lab/params';
+import { useParams } from '../lab/url-store';
+import { errorText } from '../lab/use-step-lab';
+import type { ViewProps } from '../lab/view';
+import { type ChunkMap } from './chunk-map';
+import { CacheScrub, ChunkMapCanvas, OverviewChart } from './TraceParts';
+import { COLUMNS, sortCaches } from './describe';
+import type { ReplayCache } from './replay-api';
+import type { TraceProgress, TraceReport } from './trace-file';
+import './trace.css';
+
+export const TRACE_PARAMS = {
+  /** `sample=1`: load the bundled sample when the page opens. */
+  sample: oneOf(['0', '1'], '0'),
+};
+
+/** The bundled sample: the .slabcap recorded on this project's build machine (docs/replay.md). */
+export const SAMPLE_URL = `${import.meta.env.BASE_URL}samples/capture-6.18.slabcap.gz`;
+const SAMPLE_NAME = 'capture-6.18.slabcap.gz (the sample)';
+
+interface Loaded {
+  name: string;
+  session: number;
+  report: TraceReport;
+  chunks: ChunkMap | null;
+  /** Wall time from opening to the report, on the page. */
+  wallS: number;
+}
+
+interface Job {
+  name: string;
+  progress: TraceProgress | null;
+  t0: number;
+}
+
+class Cancelled extends Error {}
+
+const mb = (b: number) => `${(b / 1048576).toFixed(b < 10485760 ? 2 : 0)} MB`;
+const rate = (n: number) => `${fmt(Math.round(n))} events/s`;
+
+const dispose = (session: number) => void getBridge().request('dispose', { session }).catch(() => undefined);
+
+export function TraceView({ core, store }: ViewProps) {
+  const { values } = useParams(TRACE_PARAMS, store);
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [job, setJob] = useState<Job | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [exporting, setExporting] = useState(false);
+  const [cache, setCache] = useState<number | null>(null);
+  const [seek, setSeek] = useState<{ t: number; n: number } | null>(null);
+  const [scrubTime, setScrubTime] = useState<number | null>(null);
+  const cancel = useRef(false);
+  const running = useRef(false);
+  const kept = useRef<Loaded | null>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const ready = core.status === 'ready';
+
+  // Leaving the view: a replay under way stops at its next chunk, the kept one is freed.
+  useEffect(
+    () => () => {
+      cancel.current = true;
+      if (kept.current) dispose(kept.current.session);
+      kept.current = null;
+    },
+    [],
+  );
+
+  const open = useCallback(async (file: Blob, name: string) => {
+    if (running.current) return;
+    running.current = true;
+    cancel.current = false;
+    setProblem(null);
+    const bridge = getBridge();
+    const t0 = performance.now();
+    setJob({ name, progress: null, t0 });
+    let session = 0;
+    try {
+      session = (await bridge.request('fileOpen', { model: 'trace', file, options: null })).session;
+      let p: TraceProgress;
+      do {
+        if (cancel.current) throw new Cancelled();
+        p = (await bridge.request('fileAdvance', { session })) as TraceProgress;
+        setJob({ name, progress: p, t0 });
+      } while (!p.done);
+      if (p.error) throw new Error(p.error);
+      const report = (await bridge.request('fileAsk', { session, question: { type: 'result' } })) as TraceReport;
+      const maps = (await bridge.request('fileAsk', { session, question: { type: 'chunks' } })) as { unitSize: number; maps: (ArrayBuffer | null)[] };
+      const chunks: ChunkMap | null = maps.unitSize
+        ? {
+            unitSize: maps.unitSize,
+            chunks: maps.maps.flatMap((b, i) => {
+              const c = report.result.percpu.chunks[i];
+              return b && c ? [{ label: `chunk ${c.base} (${c.seen === 'created' ? 'created in the trace' : 'from before the trace'}${c.destroyed ? ', destroyed' : ''}) · ${fmt(c.live)} live areas`, granules: new Uint8Array(b) }] : [];
+            }),
+          }
+        : null;
+      if (kept.current) dispose(kept.current.session);
+      kept.current = { name, session, report, chunks, wallS: (performance.now() - t0) / 1000 };
+      setLoaded(kept.current);
+      setCache(null);
+      setScrubTime(null);
+    } catch (e) {
+      if (session) dispose(session);
+      const keptNote = kept.current ? ` The previous trace (${kept.current.name}) is still shown.` : '';
+      setProblem(e instanceof Cancelled ? `Cancelled the replay of ${name}.${keptNote}` : `Could not replay ${name}: ${errorText(e)}${keptNote}`);
+    } finally {
+      running.current = false;
+      setJob(null);
+    }
+  }, []);
+
+  const loadSample = useCallback(() => {
+    fetch(SAMPLE_URL)
+      .then((r) => {
+        if (!r.ok) throw new Error(`the sample could not be fetched (HTTP ${r.status})`);
+        return r.blob();
+      })
+      .then((b) => open(b, SAMPLE_NAME))
+      .catch((e: unknown) => setProblem(`Could not load the sample: ${errorText(e)}`));
+  }, [open]);
+
+  const autoSampled = useRef(false);
+  useEffect(() => {
+    if (!ready || values.sample !== '1' || autoSampled.current) return;
+    autoSampled.current = true;
+    loadSample();
+  }, [ready, values.sample, loadSample]);
+
+  const exportPerfetto = useCallback(async () => {
+    if (!loaded) return;
+    setExporting(true);
+    try {
+      const text = (await getBridge().request('fileAsk', { session: loaded.session, question: { type: 'perfetto' } })) as string;
+      downloadText(`${loaded.name.replace(/ .*$/, '')}.perfetto.json`, text, 'application/json');
+    } catch (e) {
+      setProblem(`Could not export ${loaded.name}: ${errorText(e)}`);
+    } finally {
+      setExporting(false);
+    }
+  }, [loaded]);
+
+  const p = job?.progress;
+  const wall = job && p ? p.events / Math.max(1e-3, (performance.now() - job.t0) / 1000) : 0;
+  const r = loaded?.report.result;
+  const picked = r?.caches.find((c) => c.index === cache) ?? null;
+
+  return (
+    <section
+      className="trace-view"
+      aria-labelledby="trace-title"
+      data-testid="trace-view"
+      onDragOver={(e) => {
+        if (e.dataTransfer.types.includes('Files')) e.preventDefault();
+      }}
+      onDrop={(e) => {
+        const f = e.dataTransfer.files[0];
+        if (!f) return;
+        e.preventDefault();
+        void open(f, f.name);
+      }}
+    >
+      <h2 id="trace-title">Kernel trace replay</h2>
+      <p className="lede">
+        Open a kmem/percpu trace recorded on a real kernel (ftrace text from <code>trace</code>, <code>trace_pipe</code> or{' '}
+        <code>trace-cmd report</code>, plain or <code>.gz</code>, or a <code>.slabcap</code> from <code>slablab capture</code>), or drop
+        one on this page. It is replayed through the SLUB and percpu models in the worker, a chunk at a time.
+      </p>
+      <div className="trace-open" role="group" aria-label="Open a trace">
+        <button type="button" onClick={() => fileInput.current?.click()} disabled={!ready || !!job} data-testid="trace-open">
+          Open a trace file…
+        </button>
+        <input
+          ref={fileInput}
+          type="file"
+          accept=".txt,.gz,.slabcap,.dat,text/plain,application/gzip"
+          className="visually-hidden"
+          tabIndex={-1}
+          aria-hidden="true"
+          data-testid="trace-file-input"
+          onChange={(e) => {
+            const f = e.target.files?.[0];
+            e.target.value = '';
+            if (f) void open(f, f.name);
+          }}
+        />
+        <button type="button" onClick={loadSample} disabled={!ready || !!job} data-testid="trace-sample">
+          Load the sample trace
+        </button>
+        {job && (
+          <button type="button" onClick={() => (cancel.current = true)} data-testid="trace-cancel">
+            Cancel
+          </button>
+        )}
+      </div>
+      {job && (
+        <div className="trace-progress" data-testid="trace-progress">
+          <label>
+            Replaying {job.name}{' '}
+            <progress max={p?.size || 1} value={p?.bytesIn ?? 0} />
+          </label>
+          <p aria-live="polite">
+            {p ? `${mb(p.bytesIn)} of ${mb(p.size)} · ${fmt(p.events)} events · ${rate(p.eventsPerS)} in the replay · ${rate(wall)} end to end` : 'starting…'}
+          </p>
+        </div>
+      )}
+      {problem && (
+        <div className="alert alert-error" role="alert" data-testid="trace-error">
+          {problem}
+        </div>
+      )}
+      {!loaded && !job && <p className="trace-empty">No trace yet: open one, drop one here, or load the sample.</p>}
+      {loaded && r && (
+        <>
+          <section
+            aria-labelledby="trace-summary-title"
+            className="trace-summary"
+            data-testid="trace-summary"
+            data-events={r.events.parsed}
+            data-events-per-s={r.events_per_s}
+            data-wall-s={loaded.wallS}
+          >
+            <h3 id="trace-summary-title">{loaded.name}</h3>
+            <p>
+              Kernel {r.capture?.kernel_release ?? r.model.kernel ?? 'unknown'} · {r.model.cpus} CPUs · {fmt(r.events.parsed)} events over{' '}
+              {r.events.duration_s.toFixed(3)} s of trace · replayed at <strong data-testid="trace-rate">{rate(r.events_per_s)}</strong> ({rate(r.events.parsed / loaded.wallS)} end
+              to end on this page) · model errors: {fmt(r.model.errors)}
+            </p>
+            <div className="trace-exports" role="group" aria-label="Export">
+              <button type="button" data-testid="trace-export-json" onClick={() => downloadText(`${loaded.name.replace(/ .*$/, '')}.replay.json`, JSON.stringify(r, null, 2), 'application/json')}>
+                Export the report (JSON)
+              </button>
+              <button type="button" data-testid="trace-export-perfetto" onClick={() => void exportPerfetto()} disabled={exporting}>
+                {exporting ? 'Exporting…' : 'Export to Perfetto'}
+              </button>
+            </div>
+            {r.model.error_list.length > 0 && (
+              <ul className="trace-model-errors">
+                {r.model.error_list.map((e, i) => (
+                  <li key={i}>
+                    line {e.line}: {e.message}
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+          <OverviewChart overview={loaded.report.overview} time={scrubTime} onPick={(t) => setSeek((s) => ({ t, n: (s?.n ?? 0) + 1 }))} />
+          <CachesTable caches={r.caches} picked={cache} onPick={setCache} />
+          {picked && <CacheScrub key={`${loaded.session}:${picked.index}`} session={loaded.session} cache={picked} t0S={loaded.report.overview.t0S} seek={seek} onTime={setScrubTime} />}
+          <ParseAccounting report={loaded.report} />
+          {loaded.chunks && loaded.chunks.chunks.length > 0 && <ChunkMapCanvas map={loaded.chunks} />}
+        </>
+      )}
+    </section>
+  );
+}
+
+function CachesTable({ caches, picked, onPick }: { caches: readonly ReplayCache[]; picked: number | null; onPick: (index: number) => void }) {
+  const [sort, setSort] = useState<{ key: string; flip: boolean }>({ key: 'allocs', flip: false });
+  const rows = useMemo(() => sortCaches(caches, sort.key, sort.flip), [caches, sort]);
+  return (
+    <section aria-labelledby="trace-caches-title" className="trace-caches">
+      <h3 id="trace-caches-title">Caches</h3>
+      <p className="lab-figures">Sort by a column with its header; pick a modelled cache to scrub through its slabs.</p>
+      <div className="trace-table-scroll">
+        <table data-testid="trace-caches">
+          <thead>
+            <tr>
+              {COLUMNS.map((c) => (
+                <SortHeader
+                  key={c.key}
+                  title={c.title}
+                  dir={sort.key !== c.key ? 'none' : (c.key === 'name') !== sort.flip ? 'ascending' : 'descending'}
+                  onSort={() => setSort((s) => ({ key: c.key, flip: s.key === c.key ? !s.flip : false }))}
+                />
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((c) => (
+              <tr key={c.index} className={c.index === picked ? 'picked' : undefined}>
+                {COLUMNS.map((col, i) =>
+                  i === 0 ? (
+                    <th key={col.key} scope="row">
+                      {c.modelled ? (
+                        <button type="button" aria-pressed={c.index === picked} onClick={() => onPick(c.index)} title={`Scrub through ${c.name}'s slabs`}>
+                          {c.name}
+                        </button>
+                      ) : (
+                        <span title={`${c.type}: not modelled`}>{c.name}</span>
+                      )}
+                    </th>
+                  ) : (
+                    <td key={col.key}>{col.text(c)}</td>
+                  ),
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function ParseAccounting({ report }: { report: TraceReport }) {
+  const { events: e, pairs } = report.result;
+  return (
+    <section aria-labelledby="trace-parse-title" className="trace-parse" data-testid="trace-parse">
+      <h3 id="trace-parse-title">Parse accounting</h3>
+      <p>
+        {fmt(e.lines)} lines: {fmt(e.parsed)} events parsed, {fmt(e.skipped)} skipped ({fmt(e.skipped_by_reason.header)} header,{' '}
+        {fmt(e.skipped_by_reason.other_event)} other events, {fmt(e.skipped_by_reason.bad)} bad){e.lost ? ` · ${fmt(e.lost)} events lost by the ring buffer` : ''}.
+        Pairs: {fmt(pairs.matched)} matched, {fmt(pairs.freed_unknown)} frees of objects allocated before the trace, {fmt(pairs.live_at_end)} live at the end,{' '}
+        {fmt(pairs.untraced_frees)} untraced frees.
+      </p>
+      <p className="lab-figures">
+        By kind:{' '}
+        {Object.entries(e.by_kind)
+          .map(([k, n]) => `${k} ${fmt(n)}`)
+          .join(' · ')}
+      </p>
+      {e.bad_lines.length > 0 && (
+        <>
+          <h4>Bad lines (the first {e.bad_lines.length})</h4>
+          <ul>
+            {e.bad_lines.map((b) => (
+              <li key={b.line}>
+                line {fmt(b.line)}: {b.reason}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}

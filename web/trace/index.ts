@@ -1,0 +1,7 @@
+// index.ts - the trace view's entry in the shell's list (web/views.ts): a real
+// kernel's trace replayed through the models.  The worker's side is worker.ts
+// (web/models.ts).
+import type { LabViewEntry } from '../lab/view';
+import { TRACE_PARAMS, TraceView } from './TraceView';
+
+export const traceView: LabViewEntry = { id: 'trace', title: 'Kernel trace replay', embeddable: false, params: TRACE_PARAMS, Component: TraceView };
