@@ -40,7 +40,8 @@ export function OverviewChart({ overview, time, onPick }: { overview: Overview; 
     return [xs, ...stacked.reverse()];
   }, [overview, what]);
   const opts = useMemo<uPlot.Options>(() => {
-    const names = overview.series.map((s) => s.name).reverse();
+    const drawn = [...overview.series].reverse();
+    const names = drawn.map((s) => s.name);
     const marker = time === null ? null : time - overview.t0S;
     return {
       width: 800,
@@ -48,10 +49,13 @@ export function OverviewChart({ overview, time, onPick }: { overview: Overview; 
       scales: { x: { time: false } },
       axes: [{ label: 'seconds into the trace' }, { label: `${what === 'allocs' ? 'allocations' : 'frees'} per second`, size: 70 }],
       series: [
-        { label: 's' },
+        { label: 'seconds', value: (_u: uPlot, v: number | null) => (v === null ? '--' : v.toFixed(3)) },
         ...names.map((name, i) => {
           const color = SERIES_COLORS[(names.length - 1 - i) % SERIES_COLORS.length] ?? '#888';
-          return { label: name, stroke: color, fill: `${color}aa`, width: 1 };
+          // The legend gives the cache's own rate, not the stacked height drawn.
+          const own = drawn[i]?.[what];
+          const value = (_u: uPlot, _v: number | null, _series: number, bin: number | null) => (bin === null || !own ? '--' : Math.round(own[bin] ?? 0).toLocaleString('en-US'));
+          return { label: name, stroke: color, fill: `${color}aa`, width: 1, value };
         }),
       ],
       hooks: {
