@@ -25,6 +25,17 @@ async function hostPage(page: Page, url: string, body: string, isolated = false)
   await page.goto(url);
 }
 
+/** Serves the built site (dist/) at `origin` (a made-up public host) as a static host would, with `headers` added. */
+async function serveDist(page: Page, origin: string, headers: Record<string, string> = {}): Promise<void> {
+  const TYPES: Record<string, string> = { html: 'text/html', js: 'text/javascript', wasm: 'application/wasm', css: 'text/css', svg: 'image/svg+xml' };
+  await page.context().route(`${origin}**`, (route) => {
+    const path = new URL(route.request().url()).pathname;
+    const file = join('dist', path);
+    if (!existsSync(file)) return route.fulfill({ status: 404, body: 'Not Found' });
+    return route.fulfill({ body: readFileSync(file), headers: { 'Content-Type': TYPES[path.split('.').pop() ?? ''] ?? 'application/octet-stream', ...headers } });
+  });
+}
+
 /** Logs what the page sends its workers (requests) into window.__requests. */
 async function logWorkerRequests(page: Page): Promise<void> {
   await page.addInitScript(() => {
@@ -229,13 +240,7 @@ test('<slab-lab autoplay> plays its story to the end by itself once on screen', 
 
 test('<slab-lab> from another origin (a CDN with CORS): the worker starts from a same-origin shim and the figure steps', async ({ page }) => {
   const CDN = 'http://cdn.slablab.test/';
-  const TYPES: Record<string, string> = { js: 'text/javascript', wasm: 'application/wasm', css: 'text/css' };
-  await page.route(`${CDN}**`, (route) => {
-    const path = new URL(route.request().url()).pathname;
-    const file = join('dist', path);
-    if (!existsSync(file)) return route.fulfill({ status: 404, body: 'Not Found' });
-    return route.fulfill({ body: readFileSync(file), headers: { 'Content-Type': TYPES[path.split('.').pop() ?? ''] ?? 'application/octet-stream', 'Access-Control-Allow-Origin': '*' } });
-  });
+  await serveDist(page, CDN, { 'Access-Control-Allow-Origin': '*' });
   await page.route(`${PLAIN_URL}cdn.html`, (route) =>
     route.fulfill({ contentType: 'text/html', body: `<!doctype html><html lang="en"><head><title>cdn</title><script type="module" src="${CDN}slab-lab.js"></script></head><body><slab-lab id="a" scenario="fast-path" cpus="2"></slab-lab></body></html>` }),
   );
@@ -261,21 +266,25 @@ test('<slab-lab> in a cross-origin isolated page runs the threads build', async 
 test.describe('the iframe embed API (postMessage)', () => {
   test.use({ viewport: { width: 1100, height: 900 } });
 
-  /** A page of the plain server holding its embed.html (Chromium's local-network checks block a frame from the other loopback server). */
-  async function framePage(page: Page): Promise<void> {
-    await page.route(`${PLAIN_URL}frame.html`, (route) =>
+  /**
+   * A page at `host` holding `lab`'s embed.html in an iframe, sending to it with `target` as the
+   * origin; by default both on the plain server (Chromium's local-network checks block a frame from
+   * the other loopback server).
+   */
+  async function framePage(page: Page, host = PLAIN_URL, lab = PLAIN_URL, target = '*'): Promise<void> {
+    await page.route(`${host}frame.html`, (route) =>
       route.fulfill({
         contentType: 'text/html',
         body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>frame host</title><link rel="icon" href="data:,"></head><body>
-          <iframe id="lab" title="slablab" src="${PLAIN_URL}embed.html?view=slub&scenario=fast-path&cpus=2" width="1000" height="700"></iframe>
+          <iframe id="lab" title="slablab" src="${lab}embed.html?view=slub&scenario=fast-path&cpus=2" width="1000" height="700"></iframe>
           <script>
             window.received = [];
             window.addEventListener('message', (e) => { if (e.data && e.data.slablab) window.received.push({ origin: e.origin, ...e.data.slablab }); });
-            window.send = (m) => document.getElementById('lab').contentWindow.postMessage({ slablab: m }, '*');
+            window.send = (m) => document.getElementById('lab').contentWindow.postMessage({ slablab: m }, '${target}');
           </script></body></html>`,
       }),
     );
-    await page.goto(`${PLAIN_URL}frame.html`);
+    await page.goto(`${host}frame.html`);
   }
 
   type Received = { origin: string; type: string; version?: number; message?: string; state?: LabState };
@@ -339,51 +348,28 @@ test.describe('the iframe embed API (postMessage)', () => {
     await waitFor(page, 'step', (m) => m.state?.step === 2);
     expect((await received(page)).filter((m) => m.type === 'step').map((m) => m.state?.step)).toEqual([0, 2]);
   });
-});
-
-test('the iframe embed API across origins: a docs site drives a lab served from another host', async ({ page }) => {
-  // Two public-looking hosts served by the test: the docs page, and the lab's built site (dist/) on its own origin.
-  const DOCS = 'http://docs.slablab.test/';
-  const LAB = 'http://lab.slablab.test/';
-  const TYPES: Record<string, string> = { html: 'text/html', js: 'text/javascript', wasm: 'application/wasm', css: 'text/css', svg: 'image/svg+xml' };
-  await page.context().route(`${LAB}**`, (route) => {
-    const path = new URL(route.request().url()).pathname;
-    const file = join('dist', path);
-    if (!existsSync(file)) return route.fulfill({ status: 404, body: 'Not Found' });
-    return route.fulfill({ body: readFileSync(file), headers: { 'Content-Type': TYPES[path.split('.').pop() ?? ''] ?? 'application/octet-stream' } });
+  test('across origins: a docs site drives a lab served from another host, and hears it back', async ({ page }) => {
+    const DOCS = 'http://docs.slablab.test/';
+    const LAB = 'http://lab.slablab.test/';
+    await serveDist(page, LAB);
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await framePage(page, DOCS, LAB, LAB.slice(0, -1));
+    const frame = page.frameLocator('#lab');
+    await expect(frame.getByTestId('slub-caption')).toContainText('One CPU allocating', { timeout: 30_000 });
+    await send(page, { type: 'PING' });
+    await waitFor(page, 'PONG');
+    await waitFor(page, 'step', (m) => m.state?.step === 0);
+    // Every answer comes from the lab's origin, posted to the docs origin that said PING (never '*').
+    expect(new Set((await received(page)).map((m) => m.origin))).toEqual(new Set([LAB.slice(0, -1)]));
+    const n = (await received(page)).length;
+    await send(page, { type: 'go', step: 3 });
+    await waitFor(page, 'step', (m) => m.state?.step === 3, n);
+    await expect(frame.getByTestId('slub-position')).toContainText('stop 3 of');
+    await send(page, { type: 'load', params: { scenario: 'why-tid', cpus: '2' } });
+    await expect(frame.getByTestId('slub-caption')).toContainText('interrupt');
+    expect(errors).toEqual([]);
   });
-  await page.route(`${DOCS}page.html`, (route) =>
-    route.fulfill({
-      contentType: 'text/html',
-      body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>docs</title><link rel="icon" href="data:,"></head><body>
-        <iframe id="lab" title="slablab" src="${LAB}embed.html?view=slub&scenario=fast-path&cpus=2" width="1000" height="700"></iframe>
-        <script>
-          window.received = [];
-          window.addEventListener('message', (e) => { if (e.data && e.data.slablab) window.received.push({ origin: e.origin, ...e.data.slablab }); });
-          window.send = (m) => document.getElementById('lab').contentWindow.postMessage({ slablab: m }, '${LAB.slice(0, -1)}');
-        </script></body></html>`,
-    }),
-  );
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${DOCS}page.html`);
-  const frame = page.frameLocator('#lab');
-  await expect(frame.getByTestId('slub-caption')).toContainText('One CPU allocating', { timeout: 30_000 });
-  type Received = { origin: string; type: string; version?: number; state?: LabState };
-  const received = () => page.evaluate(() => (window as unknown as { received: Received[] }).received);
-  const send = (m: object) => page.evaluate((m) => (window as unknown as { send: (m: object) => void }).send(m), m);
-
-  await send({ type: 'PING' });
-  await expect.poll(async () => (await received()).some((m) => m.type === 'PONG')).toBe(true);
-  // Every answer comes from the lab's origin (the frame posts to the docs origin that said PING, never to '*').
-  expect(new Set((await received()).map((m) => m.origin))).toEqual(new Set([LAB.slice(0, -1)]));
-  await send({ type: 'go', step: 3 });
-  await expect.poll(async () => (await received()).some((m) => m.type === 'step' && m.state?.step === 3)).toBe(true);
-  await expect(frame.getByTestId('slub-position')).toContainText('stop 3 of');
-  await send({ type: 'load', params: { scenario: 'why-tid', cpus: '2' } });
-  await expect(frame.getByTestId('slub-caption')).toContainText('interrupt');
-
-  expect(errors).toEqual([]);
 });
 
 test.describe('themes', () => {
