@@ -18,7 +18,7 @@
 #include <string.h>
 
 static uint32_t load32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
-static void store32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+static void store32(uint32_t *p, uint32_t v) { sl_store_relaxed(p, v); }
 
 /*
  * SL_EVENT's designated-initialiser defaults trip -Woverride-init when .slab

@@ -244,7 +244,7 @@ void sli_slub_op_event(const sli_act *a, unsigned kind, unsigned opcode, int32_t
 SL_INLINE void sli_cstat(sli_slub_cpu *c, unsigned item, uint64_t n)
 {
     uint64_t *p = &c->stat[item];
-    __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+    sl_store_relaxed(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n);
 }
 SL_INLINE void sli_stat(sli_act *a, unsigned item, uint64_t n) { sli_cstat(a->c, item, n); }
 /*
@@ -390,7 +390,7 @@ SL_INLINE void *sli_get_fp_raw(const sl_slub_cache *s, const void *obj)
 }
 SL_INLINE void sli_set_fp_raw(const sl_slub_cache *s, void *obj, const void *fp)
 {
-    __atomic_store_n((uintptr_t *)(void *)((unsigned char *)obj + s->g.offset), (uintptr_t)fp, __ATOMIC_RELAXED);
+    sl_store_relaxed((uintptr_t *)(void *)((unsigned char *)obj + s->g.offset), (uintptr_t)fp);
 }
 SL_INLINE void *sli_get_fp(const sl_slub_cache *s, const void *obj)
 {
@@ -400,7 +400,7 @@ SL_INLINE void *sli_get_fp(const sl_slub_cache *s, const void *obj)
 SL_INLINE void sli_set_fp(const sl_slub_cache *s, void *obj, const void *fp)
 {
     uintptr_t *p = (uintptr_t *)(void *)((unsigned char *)obj + s->g.offset);
-    __atomic_store_n(p, sli_fp_code(s, (uintptr_t)fp, (uintptr_t)p), __ATOMIC_RELAXED);
+    sl_store_relaxed(p, sli_fp_code(s, (uintptr_t)fp, (uintptr_t)p));
 }
 
 SL_INLINE uintptr_t sli_next_tid(const sl_slub_cache *s, uintptr_t tid) { return tid + s->tid_step; }
