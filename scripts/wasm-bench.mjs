@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // wasm-bench.mjs - the WebAssembly benchmark flavour against native, per
 // operation, in one run: `node scripts/wasm-bench.mjs [--quick] [--reps N]
-// [--json FILE]`.
+// [--browser] [--json FILE]`.
 //
 // Native: the benchmark CLI (`slablab fastpath|bulk|percpu --format json`,
 // built Release with SLABLAB_BENCH by setup.mjs).  WebAssembly: the same
@@ -14,11 +14,17 @@
 // both sides and wasm/native per row, then the median and worst ratio per
 // experiment.  Ratios near 1 want a quiet machine: both sides run on the
 // same core one after the other, not at once.
+//
+// --browser also runs the Benchmarks page (the built site, `npx vite build`
+// first, under `vite preview` in headless Chromium: cross-origin isolated,
+// so the page loads the same flavour) with its own plan (a Run of fastpath,
+// bulk and percpu) and adds its figures as a third column.
 
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { withBenchPage } from './browser-bench.mjs';
 import { cmakeBuild, core, setup } from './setup.mjs';
 
 const args = process.argv.slice(2);
@@ -27,8 +33,9 @@ const repsAt = args.indexOf('--reps');
 const REPS = repsAt >= 0 ? Number(args[repsAt + 1]) : quick ? 3 : 7;
 const jsonAt = args.indexOf('--json');
 const jsonOut = jsonAt >= 0 ? args[jsonAt + 1] : undefined;
+const browser = args.includes('--browser');
 if (!(REPS >= 1) || (jsonAt >= 0 && !jsonOut)) {
-  console.error('usage: node scripts/wasm-bench.mjs [--quick] [--reps N] [--json FILE]');
+  console.error('usage: node scripts/wasm-bench.mjs [--quick] [--reps N] [--browser] [--json FILE]');
   process.exit(2);
 }
 
@@ -115,6 +122,8 @@ function wasmPercpu(m, kind, order, size) {
 }
 
 function percpuRows(m) {
+  // Warm-up: every allocator's code through the JIT's optimising tier before a row is timed.
+  for (const k of PCPU_KINDS) for (const o of PCPU_ORDERS) wasmPercpu(m, k, o, 4);
   const key = (k, o, s) => `${k}|${o}|${s}`;
   const nat = new Map();
   const wasm = new Map();
@@ -136,17 +145,52 @@ function percpuRows(m) {
   return rows;
 }
 
+/**
+ * The Benchmarks page's own run in headless Chromium: "row|variant" keys as
+ * the rows above name them -> ns per operation.
+ */
+async function browserRun() {
+  const port = 4394;
+  const out = new Map();
+  await withBenchPage('wasm-bench', port, 1400, 600_000, async (page) => {
+    await page.goto(`http://localhost:${port}/?page=benchmarks`);
+    await page.getByRole('checkbox', { name: /^kmalloc/ }).uncheck();
+    await page.getByTestId('bench-build').filter({ hasText: 'WebAssembly benchmark build' }).waitFor();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByTestId('bench-status').filter({ hasText: /^(Finished|Cancelled|The run failed)/ }).waitFor();
+    const h = await page.evaluate(() => window.__slablabBench);
+    for (const p of h?.points ?? []) out.set(p.experiment === 'bulk' ? `bulk ${p.row}|${p.variant}` : `alloc+free|${p.variant}`, p.ns);
+    for (const r of h?.percpu ?? []) {
+      const base = `${r.params.size} B ${r.params.order}|${r.params.allocator}`;
+      out.set(`${base} alloc`, (r.result.allocMs * 1e6) / r.result.allocated);
+      out.set(`${base} free`, (r.result.freeMs * 1e6) / r.result.freed);
+    }
+  });
+  return out;
+}
+
 build();
 const m = await loadWasm();
-const rows = [...fastpathRows(m), ...bulkRows(m), ...percpuRows(m)].map((r) => ({ ...r, ratio: r.native ? r.wasm / r.native : undefined }));
+const measured = [...fastpathRows(m), ...bulkRows(m), ...percpuRows(m)];
+const page = browser ? await browserRun() : undefined;
+const rows = measured.map((r) => {
+  const chromium = page?.get(`${r.row}|${r.variant}`);
+  return { ...r, ratio: r.native ? r.wasm / r.native : undefined, ...(page ? { chromium, chromiumRatio: r.native && chromium ? chromium / r.native : undefined } : {}) };
+});
 const f = (x, d = 2) => (x === undefined ? '-' : x.toFixed(d));
-console.log(`${'experiment'.padEnd(10)} ${'row'.padEnd(16)} ${'variant'.padEnd(16)} ${'native ns'.padStart(10)} ${'wasm ns'.padStart(10)} ${'wasm/native'.padStart(11)}`);
-for (const r of rows) console.log(`${r.experiment.padEnd(10)} ${r.row.padEnd(16)} ${r.variant.padEnd(16)} ${f(r.native).padStart(10)} ${f(r.wasm).padStart(10)} ${f(r.ratio).padStart(11)}`);
+const extra = (r) => (page ? ` ${f(r.chromium).padStart(11)} ${f(r.chromiumRatio).padStart(15)}` : '');
+console.log(`${'experiment'.padEnd(10)} ${'row'.padEnd(16)} ${'variant'.padEnd(16)} ${'native ns'.padStart(10)} ${'wasm ns'.padStart(10)} ${'wasm/native'.padStart(11)}${page ? ` ${'chromium ns'.padStart(11)} ${'chromium/native'.padStart(15)}` : ''}`);
+for (const r of rows) console.log(`${r.experiment.padEnd(10)} ${r.row.padEnd(16)} ${r.variant.padEnd(16)} ${f(r.native).padStart(10)} ${f(r.wasm).padStart(10)} ${f(r.ratio).padStart(11)}${extra(r)}`);
 console.log('');
 const summary = ['fastpath', 'bulk', 'percpu'].map((e) => {
   const rs = rows.filter((r) => r.experiment === e && r.ratio !== undefined).map((r) => r.ratio);
   return { experiment: e, rows: rs.length, median: median(rs), worst: Math.max(...rs), within: rs.filter((x) => x <= 1.5).length };
 });
 for (const s of summary) console.log(`${s.experiment}: wasm/native median ${f(s.median)}, worst ${f(s.worst)}, ${s.within} of ${s.rows} rows within 1.5x`);
+if (page)
+  for (const e of ['fastpath', 'bulk', 'percpu']) {
+    const rs = rows.filter((r) => r.experiment === e && r.chromiumRatio !== undefined).map((r) => r.chromiumRatio);
+    if (rs.length) console.log(`${e} in Chromium (the page's own plan): chromium/native median ${f(median(rs))}, worst ${f(Math.max(...rs))}, ${rs.filter((x) => x <= 1.5).length} of ${rs.length} rows within 1.5x`);
+  }
 console.log(`# wasm: node/slablab-bench.js (SLABLAB_BENCH, -O3) under Node ${process.version}; native: wasm-core/build/native-bench/slablab; ${REPS} repetitions`);
 if (jsonOut) writeFileSync(jsonOut, `${JSON.stringify({ node: process.version, reps: REPS, quick, rows, summary }, null, 1)}\n`);
