@@ -205,14 +205,6 @@ typedef struct bench_job {
     int rc;    /* out */
 } bench_job;
 
-/* Touches every page of the zone once, as the CLI's sl_bench_zone_prefault: nothing timed pays a first touch. */
-static void prefault(sl_page_zone *z)
-{
-    volatile unsigned char *p = z->base;
-    for (size_t off = 0; off < (size_t)z->npages << SL_PAGE_SHIFT; off += SL_PAGE_SIZE)
-        p[off] = p[off];
-}
-
 /* slab_common.c's generic bulk loops, as `slablab bulk` copies them: one alloc or free per object. */
 static SL_NOINLINE void generic_free_bulk(sl_slub_cache *s, unsigned n, void **p)
 {
@@ -262,7 +254,7 @@ static void bench_loop(bench_job *j)
     j->rc = sl_page_zone_init(&zone, (size_t)(bulk ? 32 : 16) << 20, NULL);
     if (j->rc != SL_OK)
         return;
-    prefault(&zone);
+    sl_page_zone_prefault(&zone);
     sl_slub_config cfg = {.object_size = 256, .flags = SL_SLUB_HWCACHE_ALIGN, .fastpath = (uint8_t)j->fastpath,
                           .bulk_free = (uint8_t)j->form, .seed = 1, .id = 1};
     sl_slub_cache *s = NULL;

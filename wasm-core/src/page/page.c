@@ -109,6 +109,13 @@ void sl_page_zone_destroy(sl_page_zone *z)
     memset(z, 0, sizeof *z);
 }
 
+void sl_page_zone_prefault(sl_page_zone *z)
+{
+    volatile unsigned char *p = z->base;
+    for (size_t off = 0; off < (size_t)z->npages << SL_PAGE_SHIFT; off += SL_PAGE_SIZE)
+        p[off] = p[off];
+}
+
 sl_page *sl_page_alloc(sl_page_zone *z, unsigned order, unsigned cpu)
 {
     if (order > SL_PAGE_MAX_ORDER)

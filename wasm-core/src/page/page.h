@@ -86,6 +86,14 @@ typedef struct sl_page_zone {
  */
 int sl_page_zone_init(sl_page_zone *z, size_t bytes, sl_trace *trace);
 void sl_page_zone_destroy(sl_page_zone *z);
+/*
+ * Touches every page of the arena once, for benchmarks (the CLI's and the
+ * Benchmarks page's): kernel memory is always resident, and a model whose
+ * slabs write into their pages (OBJFREELIST_SLAB's array, SLUB's free
+ * pointers) would otherwise pay, inside the timed loop, thousands of cycles
+ * per first-touched page that the kernel never does.
+ */
+void sl_page_zone_prefault(sl_page_zone *z);
 
 /*
  * Takes a block of 2^order pages for the acting `cpu` (for events) and
