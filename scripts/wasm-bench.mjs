@@ -8,11 +8,12 @@
 // experiments in node/slablab-bench.js (SLABLAB_BENCH, -O3, threads; the
 // module the Benchmarks page loads, linked for Node) through the bindings
 // the page calls (sl_api_bench_fastpath, _bulk, _percpu), on this thread.
-// Each fastpath/bulk row is calibrated to about 20 ms per call, variants
-// interleaved, median of the repetitions; percpu rows (timed by the workload
-// itself) run --reps times on each side, median.  Prints ns per operation
-// both sides and wasm/native per row, then the median and worst ratio per
-// experiment.  Ratios near 1 want a quiet machine: both sides run on the
+// Each fastpath/bulk row is calibrated to about 2 ms per call, variants
+// interleaved, median of the repetitions (15; many short calls, as the
+// native harness, so that the median comes from calls no other task
+// interrupted); percpu rows (timed by the workload itself) run up to 5
+// times on each side, median.  Prints ns per operation both sides and
+// wasm/native per row, then the median and worst ratio per experiment.  Ratios near 1 want a quiet machine: both sides run on the
 // same core one after the other, not at once.
 //
 // --browser also runs the Benchmarks page (the built site, `npx vite build`
@@ -30,7 +31,7 @@ import { cmakeBuild, core, setup } from './setup.mjs';
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const repsAt = args.indexOf('--reps');
-const REPS = repsAt >= 0 ? Number(args[repsAt + 1]) : quick ? 3 : 7;
+const REPS = repsAt >= 0 ? Number(args[repsAt + 1]) : quick ? 5 : 15;
 const jsonAt = args.indexOf('--json');
 const jsonOut = jsonAt >= 0 ? args[jsonAt + 1] : undefined;
 const browser = args.includes('--browser');
@@ -46,7 +47,9 @@ const PCPU_KINDS = ['areamap', 'bitmap', 'scanhint'];
 const PCPU_ORDERS = ['inorder', 'alternate', 'reverse'];
 const PCPU_SIZES = quick ? [4, 1024] : [4, 16, 64, 256, 1024];
 const PCPU_OBJECTS = 32768; // the Benchmarks page's FULL_PLAN (web/percpu/bench.ts)
-const TARGET_MS = 20;
+const TARGET_MS = 2;
+/** percpu rows are whole workload runs (1-30 ms each): fewer repetitions do. */
+const PCPU_REPS = Math.min(REPS, 5);
 
 function build() {
   setup('bench');
@@ -128,7 +131,7 @@ function percpuRows(m) {
   const nat = new Map();
   const wasm = new Map();
   const push = (map, k, v) => map.set(k, [...(map.get(k) ?? []), v]);
-  for (let r = 0; r < REPS; r++) {
+  for (let r = 0; r < PCPU_REPS; r++) {
     const doc = native('percpu', ['--objects', String(PCPU_OBJECTS), '--sizes', PCPU_SIZES.join(',')]);
     for (const x of doc.runs) if (x.status === 'ok') push(nat, key(x.allocator, x.free_order, x.size), [(x.alloc_ms * 1e6) / x.allocated, (x.free_ms * 1e6) / x.freed]);
     for (const k of PCPU_KINDS) for (const o of PCPU_ORDERS) for (const s of PCPU_SIZES) push(wasm, key(k, o, s), wasmPercpu(m, k, o, s));
