@@ -17,7 +17,7 @@
 
 #include <string.h>
 
-static uint32_t load32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static uint32_t load32(const uint32_t *p) { return sl_load_relaxed(p); }
 static void store32(uint32_t *p, uint32_t v) { sl_store_relaxed(p, v); }
 
 /*
