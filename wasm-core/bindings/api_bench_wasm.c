@@ -24,9 +24,12 @@
  *
  * Benchmarks.  One loop per call, timed with sl_time_ns (performance.now(),
  * whose resolution the page's isolation decides: the caller sizes `loops` so
- * a call lasts tens of milliseconds).  The SLUB cache is the seeds' 256-byte
- * HWCACHE_ALIGN cache on one CPU, made with no trace, so the preemption points
- * compiled into this (non-benchmark) build cost a test of a NULL pointer.
+ * a call lasts milliseconds).  The Benchmarks page calls them in the
+ * benchmark flavour of the module (SLABLAB_BENCH: the C of the native
+ * benchmark build); in the lab's traced builds they run too, the preemption
+ * points then costing a test of a NULL pointer (the caches have no trace).
+ * The SLUB caches are `slablab fastpath`'s and `slablab bulk`'s (see
+ * bench_loop).
  * The SLAB loop is seed 002's slab_test (`slablab kmalloc`): rounds of 10000
  * kmalloc(size) then 10000 kfree on a one-CPU world with no trace.  In the
  * threads build each loop runs on a CPU thread, joined before returning.
