@@ -1,7 +1,8 @@
 // The Benchmarks page: a short run of the fastpath, bulk and kmalloc experiments
 // (percpu's has its own test in percpu.spec.ts) completes in the WebAssembly
-// build with every point measured, a native result loads beside it, Cancel
-// stops a run, and a wrong file is refused with a message.
+// build with every point measured, a native result loads beside it with
+// WebAssembly over native per row, the page names the benchmark build it
+// timed, Cancel stops a run, and a wrong file is refused with a message.
 import { expect, test } from '@playwright/test';
 import { ISOLATED_URL } from './servers';
 
@@ -28,8 +29,12 @@ test('a short benchmark run completes, with a native result side by side', async
   expect(h?.percpu).toEqual([]);
   await expect(page.getByTestId('bench-table')).toContainText('detached');
   await expect(page.getByTestId('bench-table').locator('tr', { hasText: '4096 B' }).filter({ hasText: 'slab-after:alloc' })).not.toContainText('–');
-  // The native column is filled where the native result has the same row.
-  await expect(page.getByTestId('bench-table').locator('tr', { hasText: 'bulk 158' }).first()).not.toContainText('–');
+  // The native column is filled where the native result has the same row, with WebAssembly over native beside it.
+  const bulk158 = page.getByTestId('bench-table').locator('tr', { hasText: 'bulk 158' }).first();
+  await expect(bulk158).not.toContainText('–');
+  await expect(bulk158.getByTestId('bench-ratio')).toHaveText(/^\d+\.\d\dx$/);
+  // The page times the benchmark flavour of the core, and says so.
+  await expect(page.getByTestId('bench-build')).toContainText('WebAssembly benchmark build (SLABLAB_BENCH');
   await page.screenshot({ path: 'test-results/bench.png', fullPage: true });
 });
 

@@ -235,7 +235,7 @@ test.describe('percpu embed', () => {
 });
 
 test.describe('percpu on the Benchmarks page', () => {
-  test('a short run of percpu alone completes with every row, a native result beside it; Cancel stops a run', async ({ page }) => {
+  test('a short run of percpu alone completes with every row, a native result and the ratio beside it; Cancel stops a run', async ({ page }) => {
     test.setTimeout(180_000);
     await page.goto(`${ISOLATED_URL}?page=benchmarks`);
     await expect(page.getByTestId('core-mode')).toContainText('threads');
@@ -252,6 +252,7 @@ test.describe('percpu on the Benchmarks page', () => {
     await expect(table).toContainText('scan hints (v5.2)');
     // The native column is filled for the sizes the native result has.
     await expect(table.locator('tr', { hasText: '1024 B' }).first()).not.toContainText('–');
+    await expect(table.locator('tr', { hasText: '1024 B' }).first().getByTestId('percpu-bench-ratio')).toHaveText(/^\d+\.\d\dx \/ \d+\.\d\dx$/);
     await shot(page, 'percpu-benchmarks');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.waitForFunction(() => (window.__slablabBench?.done ?? 0) >= 1);

@@ -16,7 +16,7 @@
 // p95 under 16.7 ms (60 Hz).  A benchmark, not a test: it prints figures.
 // By default the page paces the CPU workers when there are more simulated CPUs
 // than host cores (FreeRunView); --full-speed measures them unpaced.
-import { launchChromium, ms2 as f, numberArg, pct, servePreview } from './browser-bench.mjs';
+import { frameTimeLine, longTaskText, ms2 as f, numberArg, pct, recordFrames, withBenchPage } from './browser-bench.mjs';
 
 const arg = (name, dflt) => numberArg('frame-bench', name, dflt);
 const seconds = arg('seconds', 8);
@@ -31,70 +31,31 @@ if (!Number.isInteger(rate) || rate < 0 || rate > 1_000_000) {
   process.exit(2);
 }
 
-const stopServer = await servePreview('frame-bench', port);
-
-const browser = await launchChromium();
-try {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  // Unpaced workers can starve the page entirely on a small host: fail rather than wait forever.
-  page.setDefaultTimeout(60_000);
-  await page.addInitScript(() => {
-    window.__slablabPerfMarks = true;
-  });
+// Unpaced workers can starve the page entirely on a small host: fail rather than wait forever.
+await withBenchPage('frame-bench', port, 1400, 60_000, async (page) => {
   await page.goto(`http://localhost:${port}/?mode=free&cpus=${cpus}&slabs=${slabs}&workload=local&rate=${rate}`);
   if (unpaced) await page.getByLabel('pace the workers to leave the page a core').uncheck();
   await page.getByRole('button', { name: 'Start' }).click();
   await page.waitForFunction(() => (window.__slablabFreeRun?.samples ?? 0) >= 10, undefined, { timeout: 60_000 });
-  const r = await page.evaluate(async (ms) => {
-    performance.clearMeasures('slub-draw');
-    performance.clearMeasures('slub-mirror');
-    const longTasks = [];
-    const obs = new PerformanceObserver((l) => longTasks.push(...l.getEntries().map((e) => e.duration)));
-    try {
-      obs.observe({ type: 'longtask', buffered: false });
-    } catch {
-      /* not supported */
-    }
-    const frames = [];
-    const s0 = window.__slablabFreeRun?.samples ?? 0;
-    await new Promise((done) => {
-      let last = 0;
-      const t0 = performance.now();
-      const tick = (t) => {
-        if (last) frames.push(t - last);
-        last = t;
-        if (t - t0 < ms) requestAnimationFrame(tick);
-        else done();
-      };
-      requestAnimationFrame(tick);
-    });
-    obs.disconnect();
-    const h = window.__slablabFreeRun;
-    return {
-      frames,
-      draws: performance.getEntriesByName('slub-draw').map((e) => e.duration),
-      mirror: performance.getEntriesByName('slub-mirror').map((e) => e.duration),
-      longTasks,
-      samples: (h?.samples ?? 0) - s0,
-      slabs: h?.slabs ?? 0,
-      objects: h?.objects ?? 0,
-      mode: h?.mode ?? '',
-      workers: new Set((h?.threadIds ?? []).filter((t) => t !== 0)).size,
-    };
-  }, seconds * 1000).catch((e) => {
+  const samples = () => page.evaluate(() => window.__slablabFreeRun?.samples ?? 0);
+  const s0 = await samples();
+  const r = await recordFrames(page, seconds, ['slub-draw', 'slub-mirror']).catch((e) => {
     throw new Error(`no measurement (the page did not get to run: ${e.message.split('\n')[0]})`);
+  });
+  const h = await page.evaluate(() => {
+    const run = window.__slablabFreeRun;
+    return { samples: run?.samples ?? 0, slabs: run?.slabs ?? 0, objects: run?.objects ?? 0, mode: run?.mode ?? '', workers: new Set((run?.threadIds ?? []).filter((t) => t !== 0)).size };
   });
   await page.getByRole('button', { name: 'Stop' }).click();
   const caption = await page.getByTestId('freerun-table').locator('caption').textContent();
   const events = await page.getByTestId('freerun-events').textContent();
-  console.log(`frame-bench: ${cpus} CPUs (${r.mode}, ${r.workers} CPU workers), ${r.slabs} slabs, ${r.objects} object slots, ${seconds} s`);
+  const draws = r.measures['slub-draw'];
+  const mirror = r.measures['slub-mirror'];
+  console.log(`frame-bench: ${cpus} CPUs (${h.mode}, ${h.workers} CPU workers), ${h.slabs} slabs, ${h.objects} object slots, ${seconds} s`);
   console.log(`  ${caption?.trim()}; rate ${rate ? `${rate} ops/s per CPU` : 'uncapped'}`);
   console.log(`  ${events?.trim()}`);
-  console.log(`  frame time   p50 ${f(pct(r.frames, 50))} ms  p95 ${f(pct(r.frames, 95))} ms  max ${f(Math.max(...r.frames))} ms  (${r.frames.length} frames; target p95 < 16.7 ms)`);
-  console.log(`  canvas paint p50 ${f(pct(r.draws, 50))} ms  p95 ${f(pct(r.draws, 95))} ms  (${r.draws.length} paints)`);
-  console.log(`  apply events p50 ${f(pct(r.mirror, 50))} ms  p95 ${f(pct(r.mirror, 95))} ms  (${r.mirror.length} drains)`);
-  console.log(`  state updates ${(r.samples / seconds).toFixed(1)}/s; long tasks ${r.longTasks.length}${r.longTasks.length ? ` (max ${f(Math.max(...r.longTasks))} ms)` : ''}`);
-} finally {
-  await browser.close();
-  stopServer();
-}
+  console.log(frameTimeLine(r.frames));
+  console.log(`  canvas paint p50 ${f(pct(draws, 50))} ms  p95 ${f(pct(draws, 95))} ms  (${draws.length} paints)`);
+  console.log(`  apply events p50 ${f(pct(mirror, 50))} ms  p95 ${f(pct(mirror, 95))} ms  (${mirror.length} drains)`);
+  console.log(`  state updates ${((h.samples - s0) / seconds).toFixed(1)}/s; ${longTaskText(r.longTasks)}`);
+});

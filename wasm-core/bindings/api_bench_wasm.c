@@ -24,9 +24,12 @@
  *
  * Benchmarks.  One loop per call, timed with sl_time_ns (performance.now(),
  * whose resolution the page's isolation decides: the caller sizes `loops` so
- * a call lasts tens of milliseconds).  The SLUB cache is the seeds' 256-byte
- * HWCACHE_ALIGN cache on one CPU, made with no trace, so the preemption points
- * compiled into this (non-benchmark) build cost a test of a NULL pointer.
+ * a call lasts milliseconds).  The Benchmarks page calls them in the
+ * benchmark flavour of the module (SLABLAB_BENCH: the C of the native
+ * benchmark build); in the lab's traced builds they run too, the preemption
+ * points then costing a test of a NULL pointer (the caches have no trace).
+ * The SLUB caches are `slablab fastpath`'s and `slablab bulk`'s (see
+ * bench_loop).
  * The SLAB loop is seed 002's slab_test (`slablab kmalloc`): rounds of 10000
  * kmalloc(size) then 10000 kfree on a one-CPU world with no trace.  In the
  * threads build each loop runs on a CPU thread, joined before returning.
@@ -205,41 +208,70 @@ typedef struct bench_job {
     int rc;    /* out */
 } bench_job;
 
+/* slab_common.c's generic bulk loops, as `slablab bulk` copies them: one alloc or free per object. */
+static SL_NOINLINE void generic_free_bulk(sl_slub_cache *s, unsigned n, void **p)
+{
+    for (unsigned i = 0; i < n; i++)
+        (void)sl_slub_free(s, 0, p[i]);
+}
+static SL_NOINLINE bool generic_alloc_bulk(sl_slub_cache *s, unsigned n, void **p)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (sl_slub_alloc(s, 0, &p[i]) != SL_OK) {
+            generic_free_bulk(s, i, p);
+            return false;
+        }
+    return true;
+}
+
+/* One loop of the experiment: an alloc+free pair, or a bulk alloc + bulk free of j->bulk objects. */
+static int bench_once(const bench_job *j, sl_slub_cache *s, void **p)
+{
+    if (j->what == BENCH_FASTPATH) {
+        int rc = sl_slub_alloc(s, 0, p);
+        return rc == SL_OK ? sl_slub_free(s, 0, p[0]) : rc;
+    }
+    if (j->form == SL_SLUB_BULK_GENERIC) {
+        if (!generic_alloc_bulk(s, j->bulk, p))
+            return SL_ENOMEM;
+        generic_free_bulk(s, j->bulk, p);
+        return SL_OK;
+    }
+    if (sl_slub_alloc_bulk(s, 0, j->bulk, p) != (int)j->bulk)
+        return SL_ENOMEM;
+    return sl_slub_free_bulk(s, 0, j->bulk, p, NULL) < 0 ? SL_ECORRUPT : SL_OK;
+}
+
+/*
+ * The caches of `slablab fastpath` and `slablab bulk` (cli/cmd_bench_*.c),
+ * so that the page's figures and the CLI's compare: a prefaulted zone, one
+ * CPU for fastpath, the seed machine's 8 CPUs for bulk (order-1 slabs of 32
+ * objects), and bulk's `generic` as the CLI's per-object loop with the
+ * cmpxchg fast path.
+ */
 static void bench_loop(bench_job *j)
 {
+    bool bulk = j->what == BENCH_BULK;
     sl_page_zone zone;
     memset(&zone, 0, sizeof zone);
-    j->rc = sl_page_zone_init(&zone, 8u << 20, NULL);
+    j->rc = sl_page_zone_init(&zone, (size_t)(bulk ? 32 : 16) << 20, NULL);
     if (j->rc != SL_OK)
         return;
+    sl_page_zone_prefault(&zone);
     sl_slub_config cfg = {.object_size = 256, .flags = SL_SLUB_HWCACHE_ALIGN, .fastpath = (uint8_t)j->fastpath,
                           .bulk_free = (uint8_t)j->form, .seed = 1, .id = 1};
     sl_slub_cache *s = NULL;
-    j->rc = sl_slub_cache_create(&zone, NULL, 1, &cfg, &s);
+    j->rc = sl_slub_cache_create(&zone, NULL, bulk ? 8 : 1, &cfg, &s);
     if (j->rc == SL_OK) {
         void *p[BENCH_MAX_BULK];
-        void *o = NULL;
         /* Warm up: the slabs the loop cycles through exist before timing. */
         for (unsigned i = 0; i < 4 && j->rc == SL_OK; i++)
-            if (sl_slub_alloc_bulk(s, 0, j->bulk, p) == (int)j->bulk)
-                sl_slub_free_bulk(s, 0, j->bulk, p, NULL);
+            j->rc = bench_once(j, s, p);
         uint64_t t0 = sl_time_ns();
-        if (j->what == BENCH_FASTPATH) {
-            for (uint32_t i = 0; i < j->loops && j->rc == SL_OK; i++) {
-                j->rc = sl_slub_alloc(s, 0, &o);
-                if (j->rc == SL_OK)
-                    j->rc = sl_slub_free(s, 0, o);
-            }
-        } else {
-            for (uint32_t i = 0; i < j->loops && j->rc == SL_OK; i++) {
-                if (sl_slub_alloc_bulk(s, 0, j->bulk, p) != (int)j->bulk)
-                    j->rc = SL_ENOMEM;
-                else if (sl_slub_free_bulk(s, 0, j->bulk, p, NULL) < 0)
-                    j->rc = SL_ECORRUPT;
-            }
-        }
+        for (uint32_t i = 0; i < j->loops && j->rc == SL_OK; i++)
+            j->rc = bench_once(j, s, p);
         uint64_t t1 = sl_time_ns();
-        j->ns = (double)(t1 - t0) / ((double)j->loops * (j->what == BENCH_FASTPATH ? 1 : j->bulk));
+        j->ns = (double)(t1 - t0) / ((double)j->loops * j->bulk);
         sl_slub_cache_destroy(s);
     }
     sl_page_zone_destroy(&zone);

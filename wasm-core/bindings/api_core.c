@@ -32,6 +32,12 @@ SL_EXPORT int sl_api_abi_version(void) { return SLABLAB_ABI_VERSION; }
 
 /* 1 in the build with threads (each simulated CPU a web worker), else 0. */
 SL_EXPORT int sl_api_has_threads(void) { return SL_HAVE_THREADS; }
+/* 1 in a benchmark build (SLABLAB_BENCH: no tracing, no preemption hooks, no asserts), else 0. */
+#if defined(SLABLAB_BENCH)
+SL_EXPORT int sl_api_bench_build(void) { return 1; }
+#else
+SL_EXPORT int sl_api_bench_build(void) { return 0; }
+#endif
 
 SL_EXPORT int sl_api_event_size(void) { return (int)sizeof(sl_event); }
 

@@ -1,6 +1,6 @@
 /*
  * bench_slub.c - opens and closes the SLUB model caches the experiments
- * time, and pre-faults model zones (see bench_slub.h).
+ * time, on prefaulted zones (see bench_slub.h).
  */
 #include "bench_slub.h"
 
@@ -13,7 +13,7 @@ int sl_bench_slub_open(sl_bench_slub *b, unsigned ncpus, uint32_t size, uint32_t
     int rc = sl_page_zone_init(&b->zone, (size_t)zone_mb << 20, NULL);
     if (rc != SL_OK)
         return rc;
-    sl_bench_zone_prefault(&b->zone);
+    sl_page_zone_prefault(&b->zone);
     sl_slub_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.object_size = size;
@@ -27,13 +27,6 @@ int sl_bench_slub_open(sl_bench_slub *b, unsigned ncpus, uint32_t size, uint32_t
     if (rc != SL_OK)
         sl_page_zone_destroy(&b->zone);
     return rc;
-}
-
-void sl_bench_zone_prefault(sl_page_zone *z)
-{
-    volatile unsigned char *p = z->base;
-    for (size_t off = 0; off < (size_t)z->npages << SL_PAGE_SHIFT; off += SL_PAGE_SIZE)
-        p[off] = p[off];
 }
 
 void sl_bench_slub_close(sl_bench_slub *b)

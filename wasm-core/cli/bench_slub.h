@@ -4,7 +4,8 @@
  * modules set theirs up (no debugging, no tracking), and zones whose pages
  * are all resident before anything is timed.  `bulk` and `fastpath` use
  * SLAB_HWCACHE_ALIGN as the seeds did; `compare` and `kmalloc` use
- * kmalloc-style caches (word alignment).  Benchmark builds (SLABLAB_BENCH)
+ * kmalloc-style caches (word alignment); sl_bench_slub_open prefaults its
+ * zone (sl_page_zone_prefault).  Benchmark builds (SLABLAB_BENCH)
  * compile the model's tracing and preemption points out; the cache is given
  * no trace either way.
  */
@@ -31,14 +32,6 @@ int sl_bench_slub_open(sl_bench_slub *b, unsigned ncpus, uint32_t size, uint32_t
 /* False for a fast-path variant a version lacks (7.0: only the sheaves, named by the cmpxchg slot). */
 bool sl_bench_slub_has_fastpath(sl_slub_kversion kernel, sl_slub_fastpath fp);
 void sl_bench_slub_close(sl_bench_slub *b);
-/*
- * Touches every page of a zone's arena once, so no timed operation pays a
- * first-touch page fault: kernel memory is always resident, and a model
- * whose slabs write into their pages (OBJFREELIST_SLAB's array, SLUB's free
- * pointers) would otherwise pay thousands of cycles per new page that the
- * kernel never does.  sl_bench_slub_open does it for its zone.
- */
-void sl_bench_zone_prefault(sl_page_zone *z);
 /* "cmpxchg", "locked", "plain" or "rt"; "sheaves" for cmpxchg in a version without a per-CPU slab. */
 const char *sl_bench_slub_fastpath_name(sl_slub_kversion kernel, sl_slub_fastpath fp);
 

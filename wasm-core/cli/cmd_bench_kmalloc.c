@@ -11,7 +11,7 @@
  *                aligned), cmpxchg fast path.
  * Each round starts from the state the previous one left (free slabs the
  * allocator kept), as consecutive slab_test runs would.  The arenas are
- * touched beforehand (sl_bench_zone_prefault): slab_test ran on resident
+ * touched beforehand (sl_page_zone_prefault): slab_test ran on resident
  * kernel memory.
  */
 #include "bench.h"
@@ -102,7 +102,7 @@ static int kmalloc_run(sl_bench_report *r, const sl_bench_opts *o, unsigned kern
                               .trace = NULL};
         rc = sl_slab_create(&cfg, &slab[k]);
         if (rc == SL_OK)
-            sl_bench_zone_prefault(sl_slab_zone(slab[k]));
+            sl_page_zone_prefault(sl_slab_zone(slab[k]));
     }
     static const char *const phases[] = {"alloc", "free"};
     for (unsigned s = 0; rc == SL_OK && s < sizeof sizes / sizeof sizes[0]; s++) {

@@ -94,7 +94,7 @@ static void print_caches(sl_replay *r, unsigned kernels, unsigned top)
     unsigned *order = sl_replay_order(r, SL_REPLAY_ORDER_CACHES);
     if (!order)
         return;
-    printf("\nCaches (by allocations%s)\n", kernels > 1 ? "; the model columns are the first kernel's, --format json has both" : "");
+    printf("\nCaches (by allocations%s)\n", kernels > 1 ? "; the model columns are the first kernel's, each kernel's below" : "");
     printf("%-24s %8s %8s %7s %8s %8s %5s %7s %6s %7s %7s | %5s %6s %6s %4s %5s\n", "cache", "allocs", "frees",
            "unknown", "req", "alloc", "frag%", "peak", "xcpu", "life50", "life99", "fast%", "slabs+", "slabs-",
            "part", "geom");
@@ -173,6 +173,52 @@ static void print_chunks(sl_replay *r)
     }
 }
 
+/*
+ * One section per kernel model: the SLUB rules its caches followed, its
+ * sheaves counters, and per cache what the rules change (fast-path share,
+ * slabs, the longest partial list, sheaf capacity), so two versions read
+ * side by side on the same trace.
+ */
+static void print_models(sl_replay *r, unsigned top, bool rt)
+{
+    sl_replay_summary s;
+    sl_replay_summary_get(r, &s);
+    unsigned n = sl_replay_cache_count(r);
+    unsigned *order = sl_replay_order(r, SL_REPLAY_ORDER_CACHES);
+    if (!order)
+        return;
+    for (unsigned k = 0; k < s.nkernels; k++) {
+        sl_replay_model_info mi;
+        sl_replay_model_info_get(r, k, &mi);
+        printf("\nmodel: kernel %s%s, SLUB rules of %s (%s), %u CPUs, %u caches (%u with sheaves), %llu errors%s\n",
+               mi.kernel[0] ? mi.kernel : "unknown", rt ? " PREEMPT_RT (SLUB's rt paths)" : "", mi.slub_kernel,
+               mi.slub_era, s.model_cpus, mi.caches_modelled, mi.caches_with_sheaves, (unsigned long long)mi.errors,
+               mi.errors ? " (--format json lists them with their lines)" : "");
+        if (mi.caches_with_sheaves)
+            printf("  sheaves: %llu allocs and %llu frees on a CPU sheaf, %llu refills, %llu flushes, barn %llu/%llu "
+                   "get/fail, %llu/%llu put/fail\n",
+                   (unsigned long long)mi.alloc_cpu_sheaf, (unsigned long long)mi.free_cpu_sheaf,
+                   (unsigned long long)mi.sheaf_refill, (unsigned long long)mi.sheaf_flush,
+                   (unsigned long long)mi.barn_get, (unsigned long long)mi.barn_get_fail,
+                   (unsigned long long)mi.barn_put, (unsigned long long)mi.barn_put_fail);
+        printf("  %-24s %6s %7s %7s %7s %5s %6s %7s %7s\n", "cache", "fast%", "slabs+", "slabs-", "slabs", "part", "sheaf",
+               "refills", "flushes");
+        for (unsigned i = 0, shown = 0; i < n && (!top || shown < top); i++) {
+            sl_replay_cache_info ci;
+            sl_replay_cache_info_get(r, order[i], k, &ci);
+            if (!ci.modelled)
+                continue;
+            shown++;
+            uint64_t ops = ci.allocs + ci.frees, slow = ci.alloc_slowpath + ci.free_slowpath;
+            printf("  %-24.24s %6.1f %7llu %7llu %7u %5u %6u %7llu %7llu\n", ci.name,
+                   ops ? 100.0 * (double)(ops - slow) / (double)ops : 0.0, (unsigned long long)ci.slabs_allocated,
+                   (unsigned long long)ci.slabs_freed, ci.slabs, ci.max_partial, ci.sheaf_capacity,
+                   (unsigned long long)ci.sheaf_refills, (unsigned long long)ci.sheaf_flushes);
+        }
+    }
+    free(order);
+}
+
 static void print_table(sl_replay *r, const char *file, unsigned top)
 {
     sl_replay_summary s;
@@ -192,10 +238,7 @@ static void print_table(sl_replay *r, const char *file, unsigned top)
     print_caches(r, s.nkernels, top);
     print_sites(r, top);
     print_chunks(r);
-    for (unsigned k = 0; k < s.nkernels; k++)
-        printf("%smodel: kernel %s%s, %u CPUs, %llu errors%s\n", k ? "" : "\n", s.kernel[k][0] ? s.kernel[k] : "unknown",
-               s.preempt_rt ? " PREEMPT_RT (SLUB's rt paths)" : "", s.model_cpus, (unsigned long long)s.model_errors[k],
-               s.model_errors[k] ? " (--format json lists them with their lines)" : "");
+    print_models(r, top, s.preempt_rt);
 }
 
 

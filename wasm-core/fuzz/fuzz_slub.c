@@ -18,41 +18,23 @@
  * Input: byte 0 object size, byte 1 options, byte 2 CPUs and slub_min_order;
  * then 3-byte ops {kind, cpu/arg, index}.
  */
-#include "../src/slub/slub.h"
+#include "fuzz_slub_ops.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#define MAXH 512
 #define ZONE_PAGES 256
 
-static void require(bool ok, const char *what, int got)
-{
-    if (!ok) {
-        fprintf(stderr, "fuzz_slub: %s (got %d: %s)\n", what, got, sl_strerror(got));
-        abort();
-    }
-}
-
 typedef struct state {
-    sl_slub_cache *s;
-    uint32_t osize;
-    void *held[MAXH];
-    unsigned nheld;
-    void *freed[MAXH]; /* freed by us and not handed out since */
+    fz_slub f;
+    void *freed[FZ_MAXH]; /* freed by us and not handed out since */
     unsigned nfreed;
-    uint32_t scribbled[MAXH]; /* pfns of slabs with a write after free: they may be disabled */
+    uint32_t scribbled[FZ_MAXH]; /* pfns of slabs with a write after free: they may be disabled */
     unsigned nscribbled;
-    sl_page *pinned[ZONE_PAGES]; /* pages taken from the zone to make it run short */
-    unsigned npinned;
 } state;
 
 /* True if obj's slab had a write after free (its frees may then be refused as SL_ECORRUPT). */
 static bool maybe_disabled(const state *st, const void *obj)
 {
     uint32_t pfn, idx;
-    if (!sl_slub_object_index(st->s, obj, &pfn, &idx))
+    if (!sl_slub_object_index(st->f.s, obj, &pfn, &idx))
         return false;
     for (unsigned i = 0; i < st->nscribbled; i++)
         if (st->scribbled[i] == pfn)
@@ -60,6 +42,7 @@ static bool maybe_disabled(const state *st, const void *obj)
     return false;
 }
 
+/* An object handed out again is no longer one we freed. */
 static void forget_freed(state *st, void *p)
 {
     for (unsigned i = 0; i < st->nfreed; i++)
@@ -71,19 +54,10 @@ static void forget_freed(state *st, void *p)
 
 static void note_freed(state *st, void *p)
 {
-    if (st->nfreed < MAXH)
+    if (st->nfreed < FZ_MAXH)
         st->freed[st->nfreed++] = p;
     else
         st->freed[p == st->freed[0] ? 1 : 0] = p;
-}
-
-static void got_object(state *st, void *p)
-{
-    for (unsigned i = 0; i < st->nheld; i++)
-        require(st->held[i] != p, "an object was handed out twice", 0);
-    forget_freed(st, p);
-    memset(p, 0x42, st->osize);
-    st->held[st->nheld++] = p;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -92,7 +66,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     state st;
     memset(&st, 0, sizeof st);
-    st.osize = 8 + (uint32_t)data[0] * 4;
+    fz_slub *f = &st.f;
+    f->target = "fuzz_slub";
+    f->osize = 8 + (uint32_t)data[0] * 4;
     uint32_t flags = SL_SLUB_CONSISTENCY_CHECKS | SL_SLUB_POISON | SL_SLUB_RED_ZONE;
     if (data[1] & 1)
         flags |= SL_SLUB_FREELIST_HARDENED;
@@ -104,13 +80,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sl_page_zone zone;
     if (sl_page_zone_init(&zone, ZONE_PAGES * SL_PAGE_SIZE, NULL) != SL_OK)
         return 0;
-    sl_slub_config cfg = {.object_size = st.osize, .flags = flags, .track = 1,
+    f->zone = &zone;
+    sl_slub_config cfg = {.object_size = f->osize, .flags = flags, .track = 1,
                           .fastpath = (uint8_t)((data[1] >> 3) & 3), .bulk_free = (uint8_t)((data[1] >> 5) & 1),
                           .seed = data[1]};
     cfg.kernel.boot.min_order = (uint8_t)((data[2] >> 2) % 3);
-    require(sl_slub_cache_create(&zone, NULL, ncpus, &cfg, &st.s) == SL_OK, "create", 0);
-    const sl_slub_geometry *g = sl_slub_cache_geometry(st.s);
-    char msg[256];
+    fz_require(f, sl_slub_cache_create(&zone, NULL, ncpus, &cfg, &f->s) == SL_OK, "create", 0);
+    const sl_slub_geometry *g = sl_slub_cache_geometry(f->s);
     for (size_t i = 3; i + 3 <= size; i += 3) {
         uint8_t kind = data[i] % 14, arg = data[i + 1], idx = data[i + 2];
         unsigned cpu = arg % ncpus;
@@ -118,25 +94,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         switch (kind) {
         case 0:
         case 1: { /* alloc */
-            if (st.nheld == MAXH)
-                break;
-            void *p;
-            rc = sl_slub_alloc(st.s, cpu, &p);
-            require(rc == SL_OK || rc == SL_ENOMEM, "alloc", rc);
-            if (rc == SL_OK)
-                got_object(&st, p);
+            void *p = fz_alloc(f, cpu);
+            if (p)
+                forget_freed(&st, p);
             break;
         }
         case 2:
         case 3: { /* free a held object, from any CPU */
-            if (!st.nheld)
+            if (!f->nheld)
                 break;
-            unsigned k = idx % st.nheld;
-            void *p = st.held[k];
-            st.held[k] = st.held[--st.nheld];
+            void *p = fz_take_held(f, idx);
             bool disabled = maybe_disabled(&st, p);
-            rc = sl_slub_free(st.s, cpu, p);
-            require(rc == SL_OK || (rc == SL_ECORRUPT && disabled), "free of a held object", rc);
+            rc = sl_slub_free(f->s, cpu, p);
+            fz_require(f, rc == SL_OK || (rc == SL_ECORRUPT && disabled), "free of a held object", rc);
             note_freed(&st, p);
             break;
         }
@@ -146,16 +116,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             /* SL_EFOREIGN when its slab was discarded meanwhile (the page is no slab now). */
             void *p = st.freed[idx % st.nfreed];
             bool disabled = maybe_disabled(&st, p);
-            rc = sl_slub_free(st.s, cpu, p);
-            require(rc == SL_EDOUBLEFREE || rc == SL_EFOREIGN || (rc == SL_ECORRUPT && disabled),
-                    "double free detected", rc);
+            rc = sl_slub_free(f->s, cpu, p);
+            fz_require(f, rc == SL_EDOUBLEFREE || rc == SL_EFOREIGN || (rc == SL_ECORRUPT && disabled),
+                       "double free detected", rc);
             break;
         }
         case 5: { /* foreign or misaligned pointer */
             uint8_t local[16];
-            void *p = st.nheld && (idx & 1) ? (uint8_t *)st.held[idx % st.nheld] + 1 + idx % 7 : (void *)local;
-            rc = sl_slub_free(st.s, cpu, p);
-            require(rc == ((idx & 1) && st.nheld ? SL_EMISALIGNED : SL_EFOREIGN), "bad pointer detected", rc);
+            void *p = f->nheld && (idx & 1) ? (uint8_t *)f->held[idx % f->nheld] + 1 + idx % 7 : (void *)local;
+            rc = sl_slub_free(f->s, cpu, p);
+            fz_require(f, rc == ((idx & 1) && f->nheld ? SL_EMISALIGNED : SL_EFOREIGN), "bad pointer detected", rc);
             break;
         }
         case 6: { /* write after free (inside the object; the free pointer lives after it) */
@@ -163,89 +133,72 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 break;
             unsigned k = idx % st.nfreed;
             uint32_t pfn, oi;
-            if (!sl_slub_object_index(st.s, st.freed[k], &pfn, &oi) || st.nscribbled == MAXH)
+            if (!sl_slub_object_index(f->s, st.freed[k], &pfn, &oi) || st.nscribbled == FZ_MAXH)
                 break; /* its slab is gone: the page may belong to anything now */
-            ((uint8_t *)st.freed[k])[arg % st.osize] ^= 0x5a;
+            ((uint8_t *)st.freed[k])[arg % f->osize] ^= 0x5a;
             st.freed[k] = st.freed[--st.nfreed];
             st.scribbled[st.nscribbled++] = pfn;
             break;
         }
         case 7: { /* overflow into the red zone, then free: refused and quarantined */
-            if (!st.nheld)
+            if (!f->nheld)
                 break;
-            unsigned k = idx % st.nheld;
-            uint8_t *p = st.held[k];
+            uint8_t *p = fz_take_held(f, idx);
             if (arg & 1)
-                p[st.osize + arg % (g->inuse - st.osize)] ^= 0x11;
+                p[f->osize + arg % (g->inuse - f->osize)] ^= 0x11;
             else
                 p[-1 - (int)(arg % g->red_left_pad)] ^= 0x11;
-            st.held[k] = st.held[--st.nheld];
             bool disabled = maybe_disabled(&st, p);
-            rc = sl_slub_free(st.s, cpu, p);
-            require(rc == SL_EREDZONE || (rc == SL_ECORRUPT && disabled), "red zone overwrite detected", rc);
-            rc = sl_slub_free(st.s, cpu, p);
-            require(rc == SL_EDOUBLEFREE || (rc == SL_ECORRUPT && disabled), "quarantined object cannot be freed",
-                    rc);
+            rc = sl_slub_free(f->s, cpu, p);
+            fz_require(f, rc == SL_EREDZONE || (rc == SL_ECORRUPT && disabled), "red zone overwrite detected", rc);
+            rc = sl_slub_free(f->s, cpu, p);
+            fz_require(f, rc == SL_EDOUBLEFREE || (rc == SL_ECORRUPT && disabled), "quarantined object cannot be freed",
+                       rc);
             break;
         }
         case 8: { /* bulk alloc, then bulk free of a mix */
             void *p[64];
-            unsigned n = 1 + idx % 64;
-            if (st.nheld + n > MAXH)
-                break;
-            rc = sl_slub_alloc_bulk(st.s, cpu, n, p);
-            require(rc == (int)n || rc == 0, "bulk alloc is all or nothing", rc);
-            for (int j = 0; j < rc; j++)
-                got_object(&st, p[j]);
-            unsigned m = st.nheld < (unsigned)(arg % 64) ? st.nheld : (unsigned)(arg % 64);
+            unsigned got = fz_alloc_bulk(f, cpu, 1 + idx % 64, p);
+            for (unsigned j = 0; j < got; j++)
+                forget_freed(&st, p[j]);
+            unsigned m = f->nheld < (unsigned)(arg % 64) ? f->nheld : (unsigned)(arg % 64);
             bool disabled = false;
             for (unsigned j = 0; j < m; j++) {
-                p[j] = st.held[--st.nheld];
+                p[j] = f->held[--f->nheld];
                 disabled |= maybe_disabled(&st, p[j]);
                 note_freed(&st, p[j]);
             }
-            rc = sl_slub_free_bulk(st.s, cpu, m, p, NULL);
-            require(rc >= 0 || (rc == SL_ECORRUPT && disabled), "bulk free of held objects", rc);
+            rc = sl_slub_free_bulk(f->s, cpu, m, p, NULL);
+            fz_require(f, rc >= 0 || (rc == SL_ECORRUPT && disabled), "bulk free of held objects", rc);
             break;
         }
         case 9:
-            require(sl_slub_flush_cpu(st.s, cpu) == SL_OK, "flush", 0);
+            fz_require(f, sl_slub_flush_cpu(f->s, cpu) == SL_OK, "flush", 0);
             break;
         case 10: /* sysfs min_partial */
-            require(sl_slub_set_min_partial(st.s, arg % 12) == SL_OK, "min_partial", 0);
+            fz_require(f, sl_slub_set_min_partial(f->s, arg % 12) == SL_OK, "min_partial", 0);
             break;
         case 11: /* sysfs cpu_partial: a debug cache has no CPU partial lists, so only 0 is taken */
-            rc = sl_slub_set_cpu_partial(st.s, arg % 4 ? arg : 0);
-            require(rc == (arg % 4 ? SL_EINVAL : SL_OK), "cpu_partial of a debug cache", rc);
+            rc = sl_slub_set_cpu_partial(f->s, arg % 4 ? arg : 0);
+            fz_require(f, rc == (arg % 4 ? SL_EINVAL : SL_OK), "cpu_partial of a debug cache", rc);
             break;
         case 12: { /* sysfs shrink */
             int remaining = -1;
-            require(sl_slub_shrink(st.s, &remaining) == SL_OK && (remaining == 0 || remaining == 1), "shrink", 0);
+            fz_require(f, sl_slub_shrink(f->s, &remaining) == SL_OK && (remaining == 0 || remaining == 1), "shrink", 0);
             break;
         }
-        default: /* page pressure: take an order-0 page from the zone, or give one back */
-            if (arg & 1 && st.npinned < ZONE_PAGES) {
-                sl_page *pg = sl_page_alloc(&zone, 0, cpu);
-                if (pg)
-                    st.pinned[st.npinned++] = pg;
-            } else if (st.npinned) {
-                require(sl_page_free(&zone, st.pinned[--st.npinned], cpu) == SL_OK, "page free", 0);
-            }
+        default:
+            fz_page_pressure(f, arg, cpu);
         }
-        rc = sl_slub_validate(st.s, msg, sizeof msg);
-        if (rc != SL_OK)
-            fprintf(stderr, "validate: %s\n", msg);
-        require(rc == SL_OK, "validate after every step", rc);
+        fz_validate(f, "validate after every step");
     }
-    for (unsigned i = 0; i < st.nheld; i++) {
-        bool disabled = maybe_disabled(&st, st.held[i]);
-        int rc = sl_slub_free(st.s, 0, st.held[i]);
-        require(rc == SL_OK || (rc == SL_ECORRUPT && disabled), "final free", rc);
+    for (unsigned i = 0; i < f->nheld; i++) {
+        bool disabled = maybe_disabled(&st, f->held[i]);
+        int rc = sl_slub_free(f->s, 0, f->held[i]);
+        fz_require(f, rc == SL_OK || (rc == SL_ECORRUPT && disabled), "final free", rc);
     }
-    require(sl_slub_validate(st.s, msg, sizeof msg) == SL_OK, "final validate", 0);
-    sl_slub_cache_destroy(st.s);
-    while (st.npinned)
-        sl_page_free(&zone, st.pinned[--st.npinned], 0);
-    sl_page_zone_destroy(&zone);
+    fz_validate(f, "final validate");
+    sl_slub_cache_destroy(f->s);
+    fz_release_zone(f);
     return 0;
 }

@@ -327,12 +327,18 @@ static void test_trace_cmd_formats_agree(void)
 /* The models validated after every event (small zone and real unit: validate walks all of them). */
 static void test_validate_after_every_event(void)
 {
-    sl_replay_config cfg = {.validate_each = true, .zone_bytes = 16 << 20, .pcpu_unit_size = 1 << 20};
-    jl *j = replay_fixture("trace-cmd-report-6.18.txt.gz", &cfg);
-    SL_REQUIRE(j);
-    check_consistent(j, "validate_each");
-    SL_CHECK(jl_num(j, "model.caches_modelled") > 10);
-    jl_free(j);
+    /* The default version (the trace names none: 6.17), and 7.0's sheaves and barn. */
+    static const char *const versions[] = {NULL, "7.0"};
+    for (int v = 0; v < 2; v++) {
+        sl_replay_config cfg = {.validate_each = true, .zone_bytes = 16 << 20, .pcpu_unit_size = 1 << 20,
+                                .kernel = versions[v]};
+        jl *j = replay_fixture("trace-cmd-report-6.18.txt.gz", &cfg);
+        SL_REQUIRE(j);
+        check_consistent(j, "validate_each");
+        SL_CHECK(jl_num(j, "model.caches_modelled") > 10);
+        SL_CHECK_EQ(jl_num(j, "model.errors"), 0);
+        jl_free(j);
+    }
 }
 
 static void test_two_kernels_side_by_side(void)
@@ -349,7 +355,8 @@ static void test_two_kernels_side_by_side(void)
     SL_CHECK(!strcmp(jl_str(models->kids[0], "percpu_allocator"), "bitmap"));
     SL_CHECK(!strcmp(jl_str(models->kids[1], "percpu_allocator"), "scanhint"));
     SL_CHECK_EQ(jl_num(models->kids[1], "errors"), 0);
-    SL_CHECK_EQ(jl_num(models->kids[0], "kernel_switch"), 0);
+    SL_CHECK_EQ(jl_num(models->kids[0], "kernel_switch"), 1);
+    SL_CHECK(!strcmp(jl_str(models->kids[0], "slub_kernel"), "4.4"));
     /* Named as 4.4 names kmalloc caches: no kmalloc-cg-N before 5.14. */
     const jl *caches = jl_get(j, "caches");
     for (size_t i = 0; caches && i < caches->n; i++)
@@ -369,6 +376,108 @@ static void test_two_kernels_side_by_side(void)
     SL_CHECK(!strcmp(jl_str(models->kids[1], "percpu_allocator"), "scanhint"));
     SL_CHECK_EQ(jl_num(j, "model.errors"), 0);
     jl_free(j);
+}
+
+static bool str_is(const jl *j, const char *path, const char *want)
+{
+    const char *got = jl_str(j, path);
+    return got && !strcmp(got, want);
+}
+
+/*
+ * The model caches follow the SLUB rules of the kernel's version: the real
+ * capture replays without a model error under each era, with sheaves for
+ * none (4.4, 6.17), for the two caches that opt in (6.18: vm_area_struct
+ * and maple_node, 32), or for every cache (7.0), whose sheaves then serve
+ * allocations and frees and are refilled from slabs.
+ */
+static void test_kernel_eras(void)
+{
+    static const char *const versions[] = {"4.4", "6.17", "6.18", "7.0"};
+    for (unsigned v = 0; v < 4; v++) {
+        sl_replay_config cfg = {.kernel = versions[v]};
+        jl *j = replay_fixture("capture-6.18.slabcap.gz", &cfg);
+        SL_REQUIRE(j);
+        check_consistent(j, versions[v]);
+        SL_CHECK_EQ(jl_num(j, "model.errors"), 0);
+        SL_CHECK(str_is(j, "model.kernel", versions[v]) && str_is(j, "model.slub_kernel", versions[v]));
+        SL_CHECK(str_is(j, "model.kernel_source", "option"));
+        SL_CHECK_EQ(jl_num(j, "model.kernel_switch"), 1);
+        double modelled = jl_num(j, "model.caches_modelled"), with_sheaves = jl_num(j, "model.sheaves.caches");
+        SL_CHECK(modelled > 10);
+        const jl *caches = jl_get(j, "caches");
+        for (size_t i = 0; caches && i < caches->n; i++) {
+            const jl *c = caches->kids[i];
+            if (jl_num(c, "modelled") != 1)
+                continue;
+            const char *name = jl_str(c, "name");
+            bool opts_in = !strcmp(name, "vm_area_struct") || !strcmp(name, "maple_node");
+            double cap = jl_num(c, "sheaf_capacity");
+            if (v < 2)
+                SL_CHECK_EQ(cap, 0);
+            else if (v == 2)
+                SL_CHECK_EQ(cap, opts_in ? 32 : 0);
+            else
+                SL_CHECK(cap >= (opts_in ? 32 : 1));
+        }
+        if (v < 2) {
+            SL_CHECK_EQ(with_sheaves, 0);
+            SL_CHECK_EQ(jl_num(j, "model.sheaves.alloc_cpu_sheaf"), 0);
+        } else {
+            SL_CHECK_EQ(with_sheaves, v == 2 ? 2 : modelled);
+            SL_CHECK(jl_num(j, "model.sheaves.alloc_cpu_sheaf") > 0);
+            SL_CHECK(jl_num(j, "model.sheaves.free_cpu_sheaf") > 0);
+            SL_CHECK(jl_num(j, "model.sheaves.sheaf_refill") > 0);
+        }
+        jl_free(j);
+    }
+}
+
+/* 6.17 and 7.0 side by side on the same trace: two models, each cache's figures under both. */
+static void test_cpu_slab_against_sheaves(void)
+{
+    sl_replay_config cfg = {.kernel = "6.17,7.0"};
+    jl *j = replay_fixture("capture-6.18.slabcap.gz", &cfg);
+    SL_REQUIRE(j);
+    const jl *models = jl_get(j, "models");
+    SL_REQUIRE(models && models->n == 2);
+    SL_CHECK(str_is(models->kids[0], "slub_kernel", "6.17") && str_is(models->kids[1], "slub_kernel", "7.0"));
+    SL_CHECK(jl_str(models->kids[0], "rules.slub") && strstr(jl_str(models->kids[0], "rules.slub"), "no sheaves"));
+    SL_CHECK(jl_str(models->kids[1], "rules.slub") && strstr(jl_str(models->kids[1], "rules.slub"), "every cache"));
+    for (int k = 0; k < 2; k++)
+        SL_CHECK_EQ(jl_num(models->kids[k], "errors"), 0);
+    SL_CHECK_EQ(jl_num(models->kids[0], "sheaves.caches"), 0);
+    SL_CHECK(jl_num(models->kids[1], "sheaves.sheaf_refill") > 0);
+    const jl *by = jl_get(json_cache(j, "maple_node"), "by_kernel");
+    SL_REQUIRE(by && by->n == 2);
+    SL_CHECK(str_is(by->kids[0], "kernel", "6.17") && str_is(by->kids[1], "kernel", "7.0"));
+    SL_CHECK_EQ(jl_num(by->kids[0], "sheaf_capacity"), 0);
+    SL_CHECK_EQ(jl_num(by->kids[1], "sheaf_capacity"), 32);
+    SL_CHECK(jl_num(by->kids[0], "slabs_allocated") > 0 && jl_num(by->kids[1], "slabs_allocated") > 0);
+    /* Under 7.0 maple_node's allocations come from sheaves refilled in bulk, not from the CPU slab. */
+    SL_CHECK(jl_num(by->kids[1], "sheaf_refills") > 0 && jl_num(by->kids[0], "sheaf_refills") == 0);
+    jl_free(j);
+}
+
+/* Without --kernel the capture's uname -r picks the era; versions the model lacks map to the nearest era. */
+static void test_default_and_clamped_versions(void)
+{
+    sl_replay_config cfg = {0};
+    jl *j = replay_fixture("capture-6.18.slabcap.gz", &cfg);
+    SL_REQUIRE(j);
+    SL_CHECK(str_is(j, "model.kernel", "6.18") && str_is(j, "model.slub_kernel", "6.18"));
+    SL_CHECK(str_is(j, "model.kernel_source", "capture"));
+    SL_CHECK_EQ(jl_num(j, "model.sheaves.caches"), 2);
+    jl_free(j);
+    static const char *const asked[][2] = {{"3.10", "4.3"}, {"8.1", "7.0"}};
+    for (int i = 0; i < 2; i++) {
+        cfg.kernel = asked[i][0];
+        j = replay_fixture("capture-6.18.slabcap.gz", &cfg);
+        SL_REQUIRE(j);
+        SL_CHECK(str_is(j, "model.kernel", asked[i][0]) && str_is(j, "model.slub_kernel", asked[i][1]));
+        SL_CHECK_EQ(jl_num(j, "model.errors"), 0);
+        jl_free(j);
+    }
 }
 
 static void test_cache_filter_and_lookup(void)
@@ -513,30 +622,35 @@ static void note_partial(void *user, const sl_replay_op *op)
 }
 
 /*
- * max_partial samples the node partial list only after a slow path (the
- * fast paths never touch it): the records of every operation, which read
- * it after each one, find the same peaks on the 6.18 capture.
+ * max_partial samples the node partial list only after an operation that
+ * went to the slabs (a slow path, a sheaf refill or flush; what stays
+ * per-CPU never touches it): the records of every operation, which read it
+ * after each one, find the same peaks on the 6.18 capture, under the
+ * per-CPU slab, 6.18's opt-in sheaves and 7.0's sheaves for all.
  */
 static void test_longest_partial_list(void)
 {
     size_t len;
     uint8_t *data = read_fixture("capture-6.18.slabcap.gz", &len);
     SL_REQUIRE(data);
-    static partial_peaks peaks;
-    memset(&peaks, 0, sizeof peaks);
-    sl_replay_config cfg = {.on_op = note_partial, .user = &peaks};
-    int rc;
-    sl_replay *r = replay_chunks(data, len, &cfg, 1 << 16, &rc);
-    SL_REQUIRE(rc == SL_OK);
-    unsigned with_partial = 0;
-    for (unsigned i = 0; i < sl_replay_cache_count(r) && i < 1024; i++) {
-        sl_replay_cache_info ci;
-        SL_REQUIRE(sl_replay_cache_info_get(r, i, 0, &ci) == SL_OK);
-        SL_CHECK_EQ(ci.max_partial, peaks.max[i]);
-        with_partial += ci.max_partial > 0;
+    static const char *const versions[] = {"6.17", "6.18", "7.0"};
+    for (unsigned v = 0; v < 3; v++) {
+        static partial_peaks peaks;
+        memset(&peaks, 0, sizeof peaks);
+        sl_replay_config cfg = {.on_op = note_partial, .user = &peaks, .kernel = versions[v]};
+        int rc;
+        sl_replay *r = replay_chunks(data, len, &cfg, 1 << 16, &rc);
+        SL_REQUIRE(rc == SL_OK);
+        unsigned with_partial = 0;
+        for (unsigned i = 0; i < sl_replay_cache_count(r) && i < 1024; i++) {
+            sl_replay_cache_info ci;
+            SL_REQUIRE(sl_replay_cache_info_get(r, i, 0, &ci) == SL_OK);
+            SL_CHECK_EQ(ci.max_partial, peaks.max[i]);
+            with_partial += ci.max_partial > 0;
+        }
+        SL_CHECK(with_partial > 0);
+        sl_replay_destroy(r);
     }
-    SL_CHECK(with_partial > 0);
-    sl_replay_destroy(r);
     free(data);
 }
 
@@ -623,6 +737,9 @@ int main(void)
     SL_RUN(test_trace_cmd_formats_agree);
     SL_RUN(test_validate_after_every_event);
     SL_RUN(test_two_kernels_side_by_side);
+    SL_RUN(test_kernel_eras);
+    SL_RUN(test_cpu_slab_against_sheaves);
+    SL_RUN(test_default_and_clamped_versions);
     SL_RUN(test_cache_filter_and_lookup);
     SL_RUN(test_percpu_chunk_fixture);
     SL_RUN(test_kmalloc_cache_names);

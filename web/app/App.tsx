@@ -78,7 +78,7 @@ export function App() {
           <UrlProblems problems={problems} />
           <CoreLoadAlert core={core} />
           {values.page === 'lab' && <LabPage core={core} store={store} view={view} onMode={(mode) => update({ mode })} />}
-          {values.page === 'benchmarks' && <BenchmarksPage core={core} />}
+          {values.page === 'benchmarks' && <BenchmarksPage />}
           {values.page === 'about' && <AboutPage core={core} />}
         </main>
         <HelpPanel open={help} onClose={() => setHelp(false)} />

@@ -26,9 +26,16 @@
 
 /** Which build of the core the worker loaded. */
 export type CoreMode = 'threads' | 'single';
+/**
+ * Which C it was compiled from: the lab's (tracing, preemption hooks and
+ * asserts in) or the benchmark flavour's (SLABLAB_BENCH, -O3, threads only),
+ * which only the Benchmarks page's own worker loads (web/bench.worker.ts).
+ */
+export type CoreBuild = 'traced' | 'bench';
 
 export interface CoreInfo {
   mode: CoreMode;
+  build: CoreBuild;
   /** SLABLAB_ABI_VERSION of the loaded module. */
   abiVersion: number;
   /** Most simulated CPUs the core supports (SL_MAX_CPUS). */

@@ -13,11 +13,14 @@
 // Requests are handled strictly one after another (a chain of promises):
 // the core's entry points are not re-entrant from the bridge's side.  The
 // worker's entry point (web/bridge.worker.ts) builds the table from the
-// core's handlers below and the lab engine's, which serve the models.
+// core's handlers below and the lab engine's, which serve the models; the
+// Benchmarks page's worker (web/bench.worker.ts) serves the same table from
+// the benchmark flavour of the core.
 
 import {
   CPU_WORKER_POOL,
   type BridgeErrorData,
+  type CoreBuild,
   type CoreInfo,
   type CoreMode,
   type ParamsOf,
@@ -77,19 +80,25 @@ function toErrorData(e: unknown): BridgeErrorData {
   return { code: 'worker-failed', message: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
 }
 
-/** Answers the page's requests with `handlers`, in this worker (call once, from the worker's entry point). */
-export function serveBridge(handlers: Handlers): void {
+/**
+ * Answers the page's requests with `handlers`, in this worker (call once,
+ * from the worker's entry point), from the `build` C: hello's `build` says
+ * which the module is (a bench worker on a page without isolation gets the
+ * traced single build).
+ */
+export function serveBridge(handlers: Handlers, build: CoreBuild = 'traced'): void {
   const scope = globalThis as unknown as WorkerScope;
   const mode: CoreMode = scope.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function' ? 'threads' : 'single';
   let loaded: Promise<LoadedCore> | undefined;
 
   const load = (): Promise<LoadedCore> => {
-    loaded ??= loadCore(mode).then((m) => {
+    loaded ??= loadCore(mode, build).then((m) => {
       const api = new CoreApi(m);
       if (api.abiVersion !== EXPECTED_ABI_VERSION)
         throw new CoreLoadError(`ABI version ${api.abiVersion} of the core does not match the UI's ${EXPECTED_ABI_VERSION}: rebuild`);
       const info: CoreInfo = {
         mode,
+        build: api.build,
         abiVersion: api.abiVersion,
         maxCpus: api.maxCpus,
         cpuWorkerPool: api.hasThreads ? CPU_WORKER_POOL : 0,

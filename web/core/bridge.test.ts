@@ -23,7 +23,7 @@ function setup() {
   return { worker, bridge: new Bridge(worker as unknown as Worker) };
 }
 
-const info = { mode: 'single', abiVersion: 2, maxCpus: 8, cpuWorkerPool: 0, eventSize: 32, hostCpus: 2 } as const;
+const info = { mode: 'single', build: 'traced', abiVersion: 2, maxCpus: 8, cpuWorkerPool: 0, eventSize: 32, hostCpus: 2 } as const;
 
 describe('Bridge', () => {
   it('matches responses to requests by id, in any order', async () => {

@@ -6,14 +6,15 @@
 // request), every pending and later request rejects with code
 // 'worker-failed': the UI shows that instead of waiting forever.
 //
-// One bridge per page (getBridge), created on first use and kept at module
-// level: React StrictMode mounts components twice in development, and two
-// workers would load the core twice.  The page's entry point says how to
-// start the worker (provideBridgeWorker): the worker's own entry point
-// (web/bridge.worker.ts) lists the models it serves, and the core does not
-// know them.
+// One bridge per page and build of the core (getBridge), created on first
+// use and kept at module level: React StrictMode mounts components twice in
+// development, and two workers would load the core twice.  The page's entry
+// point says how to start each worker (provideBridgeWorker): the worker's own
+// entry point (web/bridge.worker.ts, web/bench.worker.ts for the Benchmarks
+// page's benchmark flavour) lists the models it serves, and the core does
+// not know them.
 
-import type { BridgeErrorCode, ParamsOf, RequestType, ResponseMessage, ResultOf } from './bridge-protocol';
+import type { BridgeErrorCode, CoreBuild, ParamsOf, RequestType, ResponseMessage, ResultOf } from './bridge-protocol';
 
 export class BridgeError extends Error {
   constructor(
@@ -71,19 +72,22 @@ export class Bridge {
   }
 }
 
-let shared: Bridge | undefined;
-let startWorker: (() => Worker) | undefined;
+const shared = new Map<CoreBuild, Bridge>();
+const startWorker = new Map<CoreBuild, () => Worker>();
 
-/** Tells getBridge how to start the bridge worker (once, in the page's entry point). */
-export function provideBridgeWorker(start: () => Worker): void {
-  startWorker = start;
+/** Tells getBridge how to start the worker of `build` (once, in the page's entry point). */
+export function provideBridgeWorker(start: () => Worker, build: CoreBuild = 'traced'): void {
+  startWorker.set(build, start);
 }
 
-/** The page's bridge, started on first use. */
-export function getBridge(): Bridge {
-  if (!shared) {
-    if (!startWorker) throw new Error('no bridge worker: the entry point must call provideBridgeWorker first');
-    shared = new Bridge(startWorker());
+/** The page's bridge to the `build` core, started on first use. */
+export function getBridge(build: CoreBuild = 'traced'): Bridge {
+  let bridge = shared.get(build);
+  if (!bridge) {
+    const start = startWorker.get(build);
+    if (!start) throw new Error(`no ${build} bridge worker: the entry point must call provideBridgeWorker first`);
+    bridge = new Bridge(start());
+    shared.set(build, bridge);
   }
-  return shared;
+  return bridge;
 }

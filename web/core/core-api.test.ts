@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadNodeCore } from '../test/node-core';
-import { CoreApi, CoreError, EXPECTED_ABI_VERSION, SlErr } from './core-api';
+import { CoreApi, CoreError, EXPECTED_ABI_VERSION, SlErr, type CoreModule } from './core-api';
 import { SELFTEST_LAYOUT, decodeSelftestResult } from './layouts';
 
 let api: CoreApi;
@@ -12,6 +12,7 @@ describe('the Node build of the core', () => {
   it('is the single-threaded build with the ABI the UI expects', () => {
     expect(api.abiVersion).toBe(EXPECTED_ABI_VERSION);
     expect(api.hasThreads).toBe(false);
+    expect(api.build).toBe('traced');
     expect(api.maxCpus).toBe(SELFTEST_LAYOUT.maxCpus);
   });
 
@@ -68,5 +69,19 @@ describe('the interleaved self-test (single-threaded build)', () => {
 describe('decodeSelftestResult', () => {
   it('refuses a buffer of the wrong size', () => {
     expect(() => decodeSelftestResult(new ArrayBuffer(SELFTEST_LAYOUT.size - 8))).toThrow(RangeError);
+  });
+});
+
+describe('the benchmark flavour of the core (node/slablab-bench.js)', () => {
+  it('is a SLABLAB_BENCH build with threads and the same ABI, and runs the page\'s benchmark loops', async () => {
+    const m = await loadNodeCore<CoreModule & { _sl_api_bench_fastpath(fp: number, loops: number, onThread: number): number; _sl_api_bench_bulk(form: number, bulk: number, loops: number, onThread: number): number }>('slablab-bench');
+    const bench = new CoreApi(m);
+    expect(bench.build).toBe('bench');
+    expect(bench.hasThreads).toBe(true);
+    expect(bench.abiVersion).toBe(EXPECTED_ABI_VERSION);
+    expect(m._sl_api_bench_fastpath(0, 1000, 0)).toBeGreaterThan(0);
+    expect(m._sl_api_bench_bulk(0, 16, 100, 0)).toBeGreaterThan(0);
+    // A bad argument is refused, not run.
+    expect(m._sl_api_bench_bulk(0, 0, 100, 0)).toBe(SlErr.EINVAL);
   });
 });

@@ -7,6 +7,8 @@
 // turns C error codes into CoreError.  It runs wherever the module runs: in
 // the bridge worker in the browser, and under Node in the vitest tests.
 
+import type { CoreBuild } from './bridge-protocol';
+
 /** The parts of an Emscripten module instance that CoreApi uses. */
 export interface CoreModule {
   HEAPU8: Uint8Array;
@@ -15,6 +17,7 @@ export interface CoreModule {
   UTF8ToString(ptr: number): string;
   _sl_api_abi_version(): number;
   _sl_api_has_threads(): number;
+  _sl_api_bench_build(): number;
   _sl_api_event_size(): number;
   _sl_api_max_cpus(): number;
   _sl_api_event_layout(out: number): number;
@@ -69,6 +72,10 @@ export class CoreApi {
   }
   get hasThreads(): boolean {
     return this.m._sl_api_has_threads() !== 0;
+  }
+  /** Which C the module was compiled from: the lab's traced build, or SLABLAB_BENCH's. */
+  get build(): CoreBuild {
+    return this.m._sl_api_bench_build() !== 0 ? 'bench' : 'traced';
   }
   get eventSize(): number {
     return this.m._sl_api_event_size();

@@ -8,3 +8,7 @@ declare module '*/generated/slablab-single.mjs' {
   const createSlablabCore: unknown;
   export default createSlablabCore;
 }
+declare module '*/generated/slablab-bench.mjs' {
+  const createSlablabCore: unknown;
+  export default createSlablabCore;
+}

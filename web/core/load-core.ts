@@ -7,9 +7,11 @@
 // hands the compiled module to the glue through its `instantiateWasm` hook;
 // each step that can fail names itself in the error.  The threads build then
 // starts its pool of pthread workers (nested workers sharing the memory)
-// before the module resolves.
+// before the module resolves.  The benchmark flavour (slablab-bench.mjs,
+// SLABLAB_BENCH) exists with threads only: its atomics must be real ones, as
+// natively, to compare.
 
-import type { CoreMode } from './bridge-protocol';
+import type { CoreBuild, CoreMode } from './bridge-protocol';
 import type { CoreModule } from './core-api';
 
 /** The core could not be loaded; `message` says which step failed and why. */
@@ -62,25 +64,38 @@ async function compile(url: URL): Promise<WebAssembly.Module> {
   }
 }
 
-async function importGlue(mode: CoreMode): Promise<CreateCore> {
+/** The flavour a worker loads: the benchmark one needs threads; without them the lab's single build. */
+export function flavourOf(mode: CoreMode, build: CoreBuild): 'threads' | 'single' | 'bench' {
+  return build === 'bench' && mode === 'threads' ? 'bench' : mode;
+}
+
+async function importGlue(flavour: 'threads' | 'single' | 'bench'): Promise<CreateCore> {
   try {
-    // Two literal imports so the bundler emits both flavours.
-    const glue = mode === 'threads' ? await import('./generated/slablab-threads.mjs') : await import('./generated/slablab-single.mjs');
+    // Literal imports so the bundler emits every flavour.
+    const glue =
+      flavour === 'bench'
+        ? await import('./generated/slablab-bench.mjs')
+        : flavour === 'threads'
+          ? await import('./generated/slablab-threads.mjs')
+          : await import('./generated/slablab-single.mjs');
     return glue.default as CreateCore;
   } catch (e) {
-    throw new CoreLoadError(`could not import the ${mode} module glue: ${describe(e)}`);
+    throw new CoreLoadError(`could not import the ${flavour} module glue: ${describe(e)}`);
   }
 }
 
-function wasmUrl(mode: CoreMode): URL {
-  return mode === 'threads'
-    ? new URL('./generated/slablab-threads.wasm', import.meta.url)
-    : new URL('./generated/slablab-single.wasm', import.meta.url);
+function wasmUrl(flavour: 'threads' | 'single' | 'bench'): URL {
+  return flavour === 'bench'
+    ? new URL('./generated/slablab-bench.wasm', import.meta.url)
+    : flavour === 'threads'
+      ? new URL('./generated/slablab-threads.wasm', import.meta.url)
+      : new URL('./generated/slablab-single.wasm', import.meta.url);
 }
 
-/** Loads the `mode` build; rejects with CoreLoadError. */
-export async function loadCore(mode: CoreMode): Promise<CoreModule> {
-  const [create, compiled] = await Promise.all([importGlue(mode), compile(wasmUrl(mode))]);
+/** Loads the `mode` build of the `build` C (see flavourOf); rejects with CoreLoadError. */
+export async function loadCore(mode: CoreMode, build: CoreBuild = 'traced'): Promise<CoreModule> {
+  const flavour = flavourOf(mode, build);
+  const [create, compiled] = await Promise.all([importGlue(flavour), compile(wasmUrl(flavour))]);
   let fail: (e: CoreLoadError) => void = () => {};
   const failed = new Promise<never>((_, reject) => {
     fail = reject;

@@ -2,7 +2,7 @@
 // once per page) and the error that stopped it loading, if any.
 
 import { useEffect, useState } from 'react';
-import type { CoreInfo } from './bridge-protocol';
+import type { CoreBuild, CoreInfo } from './bridge-protocol';
 import { BridgeError, getBridge } from './bridge';
 
 export type CoreState =
@@ -10,26 +10,27 @@ export type CoreState =
   | { status: 'ready'; info: CoreInfo }
   | { status: 'failed'; error: BridgeError };
 
-let hello: Promise<CoreInfo> | undefined;
+const hello = new Map<CoreBuild, Promise<CoreInfo>>();
 
 function asBridgeError(e: unknown): BridgeError {
   return e instanceof BridgeError ? e : new BridgeError('worker-failed', e instanceof Error ? e.message : String(e));
 }
 
-/** Starts loading the core (once per page) and follows its state. */
-export function useCore(): CoreState {
+/** Starts loading the `build` core (once per page) and follows its state. */
+export function useCore(build: CoreBuild = 'traced'): CoreState {
   const [state, setState] = useState<CoreState>({ status: 'loading' });
   useEffect(() => {
     let live = true;
-    hello ??= getBridge().request('hello', {});
-    hello.then(
+    const loading = hello.get(build) ?? getBridge(build).request('hello', {});
+    hello.set(build, loading);
+    loading.then(
       (info) => live && setState({ status: 'ready', info }),
       (e: unknown) => live && setState({ status: 'failed', error: asBridgeError(e) }),
     );
     return () => {
       live = false;
     };
-  }, []);
+  }, [build]);
   return state;
 }
 

@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { BenchRowParams } from '../core/bridge-protocol';
-import { median, readNative, runRows, type BenchPoint } from './bench';
+import { median, ratioText, readNative, runRows, type BenchPoint } from './bench';
 
 describe('bench engine', () => {
+  it('prints WebAssembly over native per row, and a dash where there is nothing to divide by', () => {
+    expect(ratioText(18.2, 13)).toBe('1.40x');
+    expect(ratioText(6, 12)).toBe('0.50x');
+    expect(ratioText(18.2, undefined)).toBe('–');
+    expect(ratioText(18.2, 0)).toBe('–');
+    expect(ratioText(18.2, Number.NaN)).toBe('–');
+    expect(ratioText(Number.NaN, 13)).toBe('–');
+  });
+
   it('takes the median of odd and even counts', () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 2, 3])).toBe(2.5);

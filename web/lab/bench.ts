@@ -87,6 +87,16 @@ export async function runRows(
   return true;
 }
 
+/**
+ * WebAssembly over native for one row, as the page prints it ("1.32x"), or
+ * "–" when there is no native figure to divide by (no such row in the
+ * loaded result, or a zero or non-finite one).
+ */
+export function ratioText(wasmNs: number, nativeNs: number | undefined): string {
+  if (nativeNs === undefined || !(nativeNs > 0) || !Number.isFinite(nativeNs) || !Number.isFinite(wasmNs)) return '–';
+  return `${(wasmNs / nativeNs).toFixed(2)}x`;
+}
+
 /** One available measurement of a native result: its experiment and the fields that place it in a table. */
 export interface NativeMeasurement {
   experiment: string;

@@ -2,7 +2,10 @@
 // `percpu` experiments of the native CLI run in the WebAssembly build (on a
 // CPU worker in the threads build), with progress and cancel, charted with
 // uPlot; a native JSON result can be loaded to plot native and WebAssembly
-// side by side.  Run logic: web/lab/bench.ts (calibrated, interleaved rows)
+// side by side, with WebAssembly over native per row.  The page times the
+// benchmark flavour of the core (SLABLAB_BENCH, -O3: the C the native CLI
+// times), loaded by a worker of its own (web/bench.worker.ts); the lab pages
+// keep the traced build.  Run logic: web/lab/bench.ts (calibrated, interleaved rows)
 // and web/percpu/bench.ts (seed 003's rows, each timed by the workload
 // itself); the models' rows: web/slub/bench.ts, web/slab/bench.ts.
 
@@ -10,9 +13,9 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import '../lab/lab.css';
 import { getBridge } from '../core/bridge';
-import type { CoreState } from '../core/use-core';
+import { useCore, type CoreState } from '../core/use-core';
 import { Chart } from '../lab/BenchChart';
-import { readNative, runRows, type BenchPoint, type BenchRow, type NativeResult } from '../lab/bench';
+import { ratioText, readNative, runRows, type BenchPoint, type BenchRow, type NativeResult } from '../lab/bench';
 import { FULL_PLAN as PERCPU_FULL_PLAN, parsePercpuNative, planRows as percpuPlanRows, resultOfReply, rowRequest, runPercpuPlan, SHORT_PLAN as PERCPU_SHORT_PLAN, type NativePercpu, type PercpuRow } from '../percpu/bench';
 import { PercpuBenchResults } from '../percpu/BenchSection';
 import { kmallocRows, KMALLOC_VARIANTS, parseKmallocNative } from '../slab/bench';
@@ -161,7 +164,17 @@ declare global {
   }
 }
 
-export function BenchmarksPage({ core }: { core: CoreState }) {
+/** What the page says about the build it times. */
+function buildText(core: CoreState): string {
+  if (core.status === 'loading') return 'loading the benchmark build of the core…';
+  if (core.status === 'failed') return `the benchmark build could not be loaded: ${core.error.message}`;
+  return core.info.build === 'bench'
+    ? 'the WebAssembly benchmark build (SLABLAB_BENCH: no tracing, no preemption hooks, no asserts; -O3; threads), the C the native CLI times'
+    : 'the traced single-threaded build (tracing, preemption hooks and asserts in): this page is not cross-origin isolated, and the benchmark build needs threads, so figures are not comparable with native ones';
+}
+
+export function BenchmarksPage() {
+  const core = useCore('bench');
   const [points, setPoints] = useState<BenchPoint[]>([]);
   const [progress, setProgress] = useState<[number, number]>([0, 0]);
   const [running, setRunning] = useState(false);
@@ -183,7 +196,7 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
     setPercpuRows([]);
     setRunning(true);
     setStatus('');
-    const bridge = getBridge();
+    const bridge = getBridge('bench');
     try {
       const plan = short ? SHORT_PLAN : FULL_PLAN;
       const percpuPlan = short ? PERCPU_SHORT_PLAN : PERCPU_FULL_PLAN;
@@ -252,8 +265,10 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
         {threads ? 'on a CPU worker thread' : 'on the bridge worker (single-threaded build)'}. Each point is calibrated to about{' '}
         {FULL_PLAN.targetMs} ms per timed call, variants interleaved, median of {FULL_PLAN.reps} (a short run: 1 repetition, 3 bulk sizes). The
         browser's clock is coarse (5 µs isolated, 100 µs not) and WebAssembly has no CMPXCHG16B: the double-word compare-and-swap is a 64-bit one on
-        wasm32, so the variants differ less than natively. Native numbers: <code>npm run bench -- all --out bench.json</code>, then load the file below.
+        wasm32, so the variants differ less than natively. Native numbers: <code>npm run bench -- all --out bench.json</code>, then load the file below;
+        each row then shows WebAssembly over native (<code>node scripts/wasm-bench.mjs</code> prints the same ratios under Node).
       </p>
+      <p data-testid="bench-build">Timed build: {buildText(core)}.</p>
       <fieldset className="bench-experiments" disabled={running}>
         <legend>Experiments</legend>
         {EXPERIMENTS.map((e) => (
@@ -329,20 +344,25 @@ export function BenchmarksPage({ core }: { core: CoreState }) {
               <th scope="col">variant</th>
               <th scope="col">ns</th>
               <th scope="col">native ns</th>
+              <th scope="col">wasm/native</th>
             </tr>
           </thead>
           <tbody>
-            {points.map((p) => (
-              <tr key={`${p.experiment}-${p.row}-${p.variant}`}>
-                <td>{p.experiment}</td>
-                <td>{rowText(p)}</td>
-                <td>{p.variant}</td>
-                <td>
-                  {p.ns.toFixed(2)} [{p.min.toFixed(2)}..{p.max.toFixed(2)}]
-                </td>
-                <td>{native?.points.find((n) => n.experiment === p.experiment && n.row === p.row && n.variant === p.variant)?.ns.toFixed(2) ?? '–'}</td>
-              </tr>
-            ))}
+            {points.map((p) => {
+              const n = native?.points.find((x) => x.experiment === p.experiment && x.row === p.row && x.variant === p.variant)?.ns;
+              return (
+                <tr key={`${p.experiment}-${p.row}-${p.variant}`}>
+                  <td>{p.experiment}</td>
+                  <td>{rowText(p)}</td>
+                  <td>{p.variant}</td>
+                  <td>
+                    {p.ns.toFixed(2)} [{p.min.toFixed(2)}..{p.max.toFixed(2)}]
+                  </td>
+                  <td>{n?.toFixed(2) ?? '–'}</td>
+                  <td data-testid="bench-ratio">{ratioText(p.ns, n)}</td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       )}

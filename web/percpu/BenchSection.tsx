@@ -3,12 +3,14 @@
 // experiments: web/pages/BenchmarksPage.tsx): the seed's table (alloc and
 // free milliseconds by object size and free order, per allocator, the worst
 // order marked), charts of nanoseconds per object, and a native result
-// (`slablab percpu --format json`) beside them.
+// (`slablab percpu --format json`) beside them, with WebAssembly over native
+// per allocator and size.
 
 import { useMemo } from 'react';
 import type uPlot from 'uplot';
+import { ratioText } from '../lab/bench';
 import { Chart } from '../lab/BenchChart';
-import { FULL_PLAN, perObject, worstOverOrders, type NativePercpu, type PercpuRow } from './bench';
+import { FULL_PLAN, perObject, worstOverOrders, type NativePercpu, type PercpuRow, type WorstCase } from './bench';
 import { ALLOCATOR_TITLES } from './describe';
 import { FREE_ORDERS } from './percpu-api';
 import { ALLOCATORS, type Allocator } from './snapshot';
@@ -56,14 +58,28 @@ function chart(rows: readonly PercpuRow[], native: NativePercpu | null, phase: '
 
 const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 
+/** A row's native worst case and WebAssembly's over it (per object, so runs of different lengths compare). */
+function NativeCells({ rows, worst, native }: { rows: readonly PercpuRow[]; worst: WorstCase; native: { allocNs: number; freeNs: number } | undefined }) {
+  const objects = rows.find((r) => r.params.allocator === worst.allocator && r.params.size === worst.size)?.params.objects ?? 0;
+  return (
+    <>
+      <td>{native ? `${native.allocNs.toFixed(0)} / ${native.freeNs.toFixed(0)}` : '–'}</td>
+      <td data-testid="percpu-bench-ratio">
+        {ratioText(perObject(worst.allocMs, objects), native?.allocNs)} / {ratioText(perObject(worst.freeMs, objects), native?.freeNs)}
+      </td>
+    </>
+  );
+}
+
 /** The percpu rows run so far and a native result's, as the seed's table and two charts. */
 export function PercpuBenchResults({ rows, native }: { rows: readonly PercpuRow[]; native: NativePercpu | null }) {
   const alloc = useMemo(() => chart(rows, native, 'alloc'), [rows, native]);
   const free = useMemo(() => chart(rows, native, 'free'), [rows, native]);
   const worst = useMemo(() => worstOverOrders(rows), [rows]);
-  const nativeWorst = (a: Allocator, size: number) => {
+  /** The native result's worst alloc and free ns per object over the free orders, or undefined. */
+  const nativeWorst = (a: Allocator, size: number): { allocNs: number; freeNs: number } | undefined => {
     const pts = native?.points.filter((p) => p.allocator === a && p.size === size && !p.prefill) ?? [];
-    return pts.length ? `${Math.max(...pts.map((p) => p.allocNs)).toFixed(0)} / ${Math.max(...pts.map((p) => p.freeNs)).toFixed(0)}` : '–';
+    return pts.length ? { allocNs: Math.max(...pts.map((p) => p.allocNs)), freeNs: Math.max(...pts.map((p) => p.freeNs)) } : undefined;
   };
 
   return (
@@ -93,6 +109,7 @@ export function PercpuBenchResults({ rows, native }: { rows: readonly PercpuRow[
                 </th>
               ))}
               <th scope="col">native ns/object, worst (alloc / free)</th>
+              <th scope="col">wasm/native, worst (alloc / free)</th>
             </tr>
           </thead>
           <tbody>
@@ -113,7 +130,7 @@ export function PercpuBenchResults({ rows, native }: { rows: readonly PercpuRow[
                     </td>
                   );
                 })}
-                <td>{nativeWorst(w.allocator, w.size)}</td>
+                <NativeCells rows={rows} worst={w} native={nativeWorst(w.allocator, w.size)} />
               </tr>
             ))}
           </tbody>

@@ -44,6 +44,20 @@ function replay(bytes: Uint8Array, opts = {}) {
 }
 
 describe('replay bindings', () => {
+  it('replays two kernel versions side by side: the per-CPU slab of 6.17 and the sheaves of 7.0', () => {
+    const { s, status } = replay(capture, { kernel: '6.17,7.0' });
+    expect(status).toBe('ok');
+    const r = s.result();
+    expect(r.models.map((x) => [x.kernel, x.slub_kernel, x.errors])).toEqual([
+      ['6.17', '6.17', 0],
+      ['7.0', '7.0', 0],
+    ]);
+    expect(r.models[0]?.sheaves.caches).toBe(0);
+    expect(r.models[1]?.sheaves.caches).toBe(r.models[1]?.caches_modelled);
+    expect(r.models[1]?.sheaves.sheaf_refill).toBeGreaterThan(0);
+    s.dispose();
+  });
+
   it('replays the 6.18 capture with no model error and ops that add up', () => {
     const { s, batches, status } = replay(capture);
     expect(status).toBe('ok');
@@ -51,6 +65,11 @@ describe('replay bindings', () => {
     expect(r.status).toBe('ok');
     expect(r.model.errors).toBe(0);
     expect(r.model.kernel).toBe('6.18');
+    // The capture's 6.18 rules: sheaves for the two caches that opt in.
+    expect(r.model.kernel_switch).toBe(true);
+    expect(r.model.slub_kernel).toBe('6.18');
+    expect(r.model.sheaves.caches).toBe(2);
+    expect(r.caches.filter((c) => c.modelled && c.sheaf_capacity > 0).map((c) => c.name).sort()).toEqual(['maple_node', 'vm_area_struct']);
     expect(r.capture?.cpus_possible).toBe(2);
     expect(r.capture?.preemption).toBe('preempt'); // uname -v: #1 SMP PREEMPT_DYNAMIC
     expect(r.events.lines).toBe(r.events.parsed + r.events.skipped);

@@ -165,12 +165,18 @@ export interface ReplayCache {
   slabs_at_end: number;
   partial_at_end: number;
   max_partial: number;
+  /** The model cache's per-CPU sheaf capacity (0: none; 6.18 opt-in, 7.0 every cache), its refills from and flushes to slabs. */
+  sheaf_capacity: number;
+  sheaf_refills: number;
+  sheaf_flushes: number;
 }
 
 export interface ReplayModel {
   kernel: string | null;
   kernel_source: 'capture' | 'option' | 'unknown';
+  /** True: the model caches follow the SLUB rules of `slub_kernel` (the kernel's version, clamped to the model's eras). */
   kernel_switch: boolean;
+  slub_kernel: string;
   rules: { slub: string; percpu: string; kmalloc_types: string };
   cpus: number;
   cpus_folded_events: number;
@@ -178,6 +184,18 @@ export interface ReplayModel {
   percpu_allocator: string | null;
   errors: number;
   error_list: { line: number; message: string }[];
+  /** Sheaves counters summed over the model's caches (zero before 6.18). */
+  sheaves: {
+    caches: number;
+    alloc_cpu_sheaf: number;
+    free_cpu_sheaf: number;
+    sheaf_refill: number;
+    sheaf_flush: number;
+    barn_get: number;
+    barn_get_fail: number;
+    barn_put: number;
+    barn_put_fail: number;
+  };
 }
 
 export interface ReplayResult {

@@ -17,8 +17,8 @@
 
 #include <string.h>
 
-static uint32_t load32(const uint32_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
-static void store32(uint32_t *p, uint32_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+static uint32_t load32(const uint32_t *p) { return sl_load_relaxed(p); }
+static void store32(uint32_t *p, uint32_t v) { sl_store_relaxed(p, v); }
 
 /*
  * SL_EVENT's designated-initialiser defaults trip -Woverride-init when .slab
@@ -107,6 +107,13 @@ void sl_page_zone_destroy(sl_page_zone *z)
     if (z->pages)
         sl_os_free(z->pages);
     memset(z, 0, sizeof *z);
+}
+
+void sl_page_zone_prefault(sl_page_zone *z)
+{
+    volatile unsigned char *p = z->base;
+    for (size_t off = 0; off < (size_t)z->npages << SL_PAGE_SHIFT; off += SL_PAGE_SIZE)
+        p[off] = p[off];
 }
 
 sl_page *sl_page_alloc(sl_page_zone *z, unsigned order, unsigned cpu)

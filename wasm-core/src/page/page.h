@@ -86,6 +86,14 @@ typedef struct sl_page_zone {
  */
 int sl_page_zone_init(sl_page_zone *z, size_t bytes, sl_trace *trace);
 void sl_page_zone_destroy(sl_page_zone *z);
+/*
+ * Touches every page of the arena once, for benchmarks (the CLI's and the
+ * Benchmarks page's): kernel memory is always resident, and a model whose
+ * slabs write into their pages (OBJFREELIST_SLAB's array, SLUB's free
+ * pointers) would otherwise pay, inside the timed loop, thousands of cycles
+ * per first-touched page that the kernel never does.
+ */
+void sl_page_zone_prefault(sl_page_zone *z);
 
 /*
  * Takes a block of 2^order pages for the acting `cpu` (for events) and
@@ -121,12 +129,12 @@ SL_INLINE uint32_t sl_page_head_pfn(const sl_page_zone *z, const void *addr)
     if (idx >= z->npages)
         return SL_PFN_NONE;
     uint32_t pfn = (uint32_t)idx;
-    uint32_t f = __atomic_load_n(&z->pages[pfn].flags, __ATOMIC_RELAXED);
+    uint32_t f = sl_load_relaxed(&z->pages[pfn].flags);
     if (SL_UNLIKELY(f != SL_PG_HEAD)) { /* a tail (or a free page, which is no block's) */
         if (!(f & SL_PG_TAIL))
             return SL_PFN_NONE;
-        pfn = __atomic_load_n(&z->pages[pfn].head, __ATOMIC_RELAXED);
-        if (__atomic_load_n(&z->pages[pfn].flags, __ATOMIC_RELAXED) != SL_PG_HEAD)
+        pfn = sl_load_relaxed(&z->pages[pfn].head);
+        if (sl_load_relaxed(&z->pages[pfn].flags) != SL_PG_HEAD)
             return SL_PFN_NONE;
     }
     return pfn;

@@ -172,7 +172,7 @@ SL_INLINE void *sl_pcpu_ptr(const sl_pcpu *pc, void *p, unsigned cpu)
 SL_INLINE void sl_pcpu_add(const sl_pcpu *pc, void *p, unsigned cpu, int64_t delta)
 {
     int64_t *c = (int64_t *)sl_pcpu_ptr(pc, p, cpu);
-    __atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + delta, __ATOMIC_RELAXED);
+    sl_store_relaxed(c, sl_load_relaxed(c) + delta);
 }
 /* percpu_counter_sum: the sum of every CPU's copy of a 64-bit counter. */
 int64_t sl_pcpu_sum(const sl_pcpu *pc, void *p);

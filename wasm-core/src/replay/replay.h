@@ -35,9 +35,12 @@
  *     capture's sysfs attributes, or computed), the trace's CPUs as the
  *     model's CPUs (frees on another CPU than the object's slab's are
  *     remote frees, as in the kernel); percpu events rebuild the percpu
- *     model's chunks (chunks from base_addr, areas at off).  With two
- *     kernel versions (--kernel A,B) two model sets run side by side on
- *     the same events.
+ *     model's chunks (chunks from base_addr, areas at off).  The model
+ *     caches follow the SLUB rules of the kernel's version (eras.h: 4.x
+ *     frozen CPU partial slabs, 6.8-6.17 the per-CPU slab, 6.18 sheaves for
+ *     the caches that opt in, 7.0 sheaves for all); with two kernel
+ *     versions (--kernel A,B) two model sets run side by side on the same
+ *     events.
  *
  * Threading.  A session belongs to one thread (the CLI's, or the browser's
  * bridge worker); the models it drives run single-threaded.
@@ -264,12 +267,33 @@ typedef struct sl_replay_cache_info {
     uint64_t lifetime_p50_ns, lifetime_p99_ns; /* of paired objects (log buckets, <= 1/16 error) */
     uint64_t lifetimes;                        /* paired objects measured */
     /* The model (kernel index k), zero when not modelled. */
+    uint32_t sheaf_capacity;  /* the model cache's per-CPU sheaves (0: none; 6.18 opt-in, 7.0 all) */
+    uint64_t sheaf_refills, sheaf_flushes; /* sheaves refilled from slabs, flushed to them */
     uint64_t alloc_slowpath, free_slowpath;
     uint64_t slabs_allocated, slabs_freed;
     uint32_t slabs, partial, max_partial;
 } sl_replay_cache_info;
 
 unsigned sl_replay_cache_count(const sl_replay *r);
+
+/*
+ * One kernel model of the replay: the version it was asked for (the
+ * capture's `uname -r`, or --kernel) and the SLUB version whose rules its
+ * caches follow (eras.h: the same, clamped to the model's 4.3 .. 7.x, 6.17
+ * when the kernel is unknown), and its sheaves counters summed over the
+ * caches (zero before 6.18).
+ */
+typedef struct sl_replay_model_info {
+    char kernel[8];      /* "6.18", or "" when unknown */
+    char slub_kernel[8]; /* "6.18" */
+    const char *slub_era; /* sl_slub_era_name of slub_kernel's era */
+    uint64_t errors;
+    unsigned caches_modelled, caches_with_sheaves;
+    uint64_t alloc_cpu_sheaf, free_cpu_sheaf, sheaf_refill, sheaf_flush, barn_get, barn_get_fail, barn_put,
+        barn_put_fail;
+} sl_replay_model_info;
+/* Returns SL_OK, or SL_EINVAL for a bad kernel index. */
+int sl_replay_model_info_get(const sl_replay *r, unsigned kernel, sl_replay_model_info *out);
 /*
  * The order the reports use, as a malloc'd array of indexes (NULL when out
  * of memory): SL_REPLAY_ORDER_CACHES by allocations (most first),

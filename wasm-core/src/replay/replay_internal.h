@@ -418,6 +418,8 @@ const char *sli_pcpu_rules(sl_kernel_version v);
 void sli_slabinfo_attr(sl_slabinfo_cache *c, const char *attr, const char *value);
 /* slub_replay.c */
 void sli_replay_slub_event(sl_replay *r, const sli_event *ev);
+/* The SLUB version whose rules a model of kernel v follows (eras.h; unknown: the default). */
+sl_slub_kversion sli_slub_version(sl_kernel_version v);
 int sli_replay_cache_geometry(const sl_replay *r, const sli_cache *c, sl_slub_kcache *k);
 void sli_replay_free_caches(sl_replay *r);
 /* pcpu_replay.c */

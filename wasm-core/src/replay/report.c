@@ -123,6 +123,9 @@ int sl_replay_cache_info_get(const sl_replay *r, unsigned cache, unsigned kernel
     out->size = g->size;
     out->order = g->order;
     out->objs_per_slab = g->objects;
+    out->sheaf_capacity = sl_slub_cache_sheaf_capacity(s);
+    out->sheaf_refills = sl_slub_stat_get(s, -1, SL_SLUB_SHEAF_REFILL);
+    out->sheaf_flushes = sl_slub_stat_get(s, -1, SL_SLUB_SHEAF_FLUSH);
     out->alloc_slowpath = sl_slub_stat_get(s, -1, SL_SLUB_ALLOC_SLOWPATH);
     out->free_slowpath = sl_slub_stat_get(s, -1, SL_SLUB_FREE_SLOWPATH);
     out->slabs_allocated = sl_slub_stat_get(s, -1, SL_SLUB_ALLOC_SLAB);
@@ -132,6 +135,38 @@ int sl_replay_cache_info_get(const sl_replay *r, unsigned cache, unsigned kernel
     out->slabs = ni.nr_slabs;
     out->partial = ni.nr_partial;
     out->max_partial = c->m[kernel].max_partial;
+    return SL_OK;
+}
+
+int sl_replay_model_info_get(const sl_replay *r, unsigned kernel, sl_replay_model_info *out)
+{
+    if (kernel >= r->nkernels)
+        return SL_EINVAL;
+    const sli_model *m = &r->models[kernel];
+    memset(out, 0, sizeof *out);
+    if (m->kv.major)
+        snprintf(out->kernel, sizeof out->kernel, "%u.%u", m->kv.major, m->kv.minor);
+    sl_slub_kversion v = sli_slub_version(m->kv);
+    sl_slub_kversion_format(v, out->slub_kernel, sizeof out->slub_kernel);
+    sl_slub_rules rules;
+    sl_slub_rules_for(v, &rules);
+    out->slub_era = sl_slub_era_name(rules.era);
+    out->errors = m->errors;
+    for (unsigned c = 0; c < r->ncaches; c++) {
+        sl_slub_cache *s = r->caches[c].m[kernel].s;
+        if (!s)
+            continue;
+        out->caches_modelled++;
+        out->caches_with_sheaves += sl_slub_cache_sheaf_capacity(s) != 0;
+        out->alloc_cpu_sheaf += sl_slub_stat_get(s, -1, SL_SLUB_ALLOC_PCS);
+        out->free_cpu_sheaf += sl_slub_stat_get(s, -1, SL_SLUB_FREE_PCS);
+        out->sheaf_refill += sl_slub_stat_get(s, -1, SL_SLUB_SHEAF_REFILL);
+        out->sheaf_flush += sl_slub_stat_get(s, -1, SL_SLUB_SHEAF_FLUSH);
+        out->barn_get += sl_slub_stat_get(s, -1, SL_SLUB_BARN_GET);
+        out->barn_get_fail += sl_slub_stat_get(s, -1, SL_SLUB_BARN_GET_FAIL);
+        out->barn_put += sl_slub_stat_get(s, -1, SL_SLUB_BARN_PUT);
+        out->barn_put_fail += sl_slub_stat_get(s, -1, SL_SLUB_BARN_PUT_FAIL);
+    }
     return SL_OK;
 }
 
@@ -273,15 +308,24 @@ unsigned *sl_replay_order(const sl_replay *r, int what)
     return what == SL_REPLAY_ORDER_SITES ? sorted(r->nsites, by_bytes_desc, r) : sorted(r->ncaches, by_allocs_desc, r);
 }
 
-/* model.rules.slub: the default version's rules, with the capture's fast paths. */
-static void slub_rules(const sl_replay *r, char *out, size_t n)
+/* model.rules.slub: the era of the version the model's caches follow, with the capture's fast paths. */
+static void slub_rules(const sl_replay *r, const sl_replay_model_info *mi, char *out, size_t n)
 {
-    snprintf(out, n,
-             "Linux 6.8-6.17 SLUB: per-CPU slabs and partial lists, %s, no sheaves (6.18's opt-in sheaves and 7.0's "
-             "are not replayed). The replay runs the SLUB model at its default version, 6.17, for every kernel.",
-             r->preemption == SLI_PREEMPT_RT ? "PREEMPT_RT as the capture's uname -v says (every allocation through "
-                                               "___slab_alloc and every free under the CPU's local_lock)"
-                                             : "lockless fast paths");
+    sl_slub_kversion v;
+    sl_slub_rules rules;
+    sl_slub_kversion_parse(mi->slub_kernel, &v, NULL);
+    sl_slub_rules_for(v, &rules);
+    const char *fast = !rules.cpu_slab ? "no per-CPU slab: allocations and frees through the per-CPU sheaves, refilled "
+                                         "from and flushed to slabs"
+                       : r->preemption == SLI_PREEMPT_RT
+                           ? "PREEMPT_RT as the capture's uname -v says (every allocation through ___slab_alloc and "
+                             "every free under the CPU's local_lock)"
+                           : "lockless fast paths";
+    snprintf(out, n, "Linux %s SLUB (%s): %s%s.", mi->slub_kernel, mi->slub_era, fast,
+             rules.sheaves == SL_SLUB_SHEAVES_OPT_IN ? "; sheaves for the caches created with a sheaf_capacity "
+                                                      "(vm_area_struct, maple_node: 32)"
+             : rules.sheaves == SL_SLUB_SHEAVES_ALL ? "; sheaves for every cache"
+                                                    : "; no sheaves");
 }
 
 const char *sli_pcpu_rules(sl_kernel_version v)
@@ -303,9 +347,11 @@ static void json_model(sl_strbuf *b, const sl_replay *r, unsigned k)
         sl_strbuf_printf(b, "\"kernel\": null, ");
     sl_strbuf_printf(b, "\"kernel_source\": \"%s\", ",
                      r->kernel_source == 2 ? "option" : r->kernel_source == 1 ? "capture" : "unknown");
-    sl_strbuf_printf(b, "\"kernel_switch\": false, \"rules\": {");
+    sl_replay_model_info mi;
+    sl_replay_model_info_get(r, k, &mi);
+    sl_strbuf_printf(b, "\"kernel_switch\": true, \"slub_kernel\": \"%s\", \"rules\": {", mi.slub_kernel);
     char rules[400];
-    slub_rules(r, rules, sizeof rules);
+    slub_rules(r, &mi, rules, sizeof rules);
     json_key_str(b, "slub", rules);
     sl_strbuf_printf(b, ", ");
     json_key_str(b, "percpu", sli_pcpu_rules(m->kv));
@@ -334,7 +380,15 @@ static void json_model(sl_strbuf *b, const sl_replay *r, unsigned k)
         sl_strbuf_json_string(b, m->error_msgs[i].msg, strlen(m->error_msgs[i].msg));
         sl_strbuf_printf(b, "}");
     }
-    sl_strbuf_printf(b, "]}");
+    sl_strbuf_printf(b,
+                     "], \"sheaves\": {\"caches\": %u, \"alloc_cpu_sheaf\": %llu, \"free_cpu_sheaf\": %llu, "
+                     "\"sheaf_refill\": %llu, \"sheaf_flush\": %llu, \"barn_get\": %llu, \"barn_get_fail\": %llu, "
+                     "\"barn_put\": %llu, \"barn_put_fail\": %llu}}",
+                     mi.caches_with_sheaves, (unsigned long long)mi.alloc_cpu_sheaf,
+                     (unsigned long long)mi.free_cpu_sheaf, (unsigned long long)mi.sheaf_refill,
+                     (unsigned long long)mi.sheaf_flush, (unsigned long long)mi.barn_get,
+                     (unsigned long long)mi.barn_get_fail, (unsigned long long)mi.barn_put,
+                     (unsigned long long)mi.barn_put_fail);
 }
 
 static void json_cache_model(sl_strbuf *b, const sl_replay_cache_info *ci)
@@ -344,11 +398,13 @@ static void json_cache_model(sl_strbuf *b, const sl_replay_cache_info *ci)
     sl_strbuf_printf(b,
                      "\"fastpath_share\": %.4f, \"alloc_fastpath_share\": %.4f, \"free_fastpath_share\": %.4f, "
                      "\"slabs_allocated\": %llu, \"slabs_freed\": %llu, \"slabs_at_end\": %u, "
-                     "\"partial_at_end\": %u, \"max_partial\": %u",
+                     "\"partial_at_end\": %u, \"max_partial\": %u, \"sheaf_capacity\": %u, \"sheaf_refills\": %llu, "
+                     "\"sheaf_flushes\": %llu",
                      ci->modelled ? 1.0 - frac(slow, ops) : 0, ci->modelled ? 1.0 - frac(ci->alloc_slowpath, ci->allocs) : 0,
                      ci->modelled && ci->frees ? 1.0 - frac(ci->free_slowpath, ci->frees) : 0,
                      (unsigned long long)ci->slabs_allocated, (unsigned long long)ci->slabs_freed, ci->slabs,
-                     ci->partial, ci->max_partial);
+                     ci->partial, ci->max_partial, ci->sheaf_capacity, (unsigned long long)ci->sheaf_refills,
+                     (unsigned long long)ci->sheaf_flushes);
 }
 
 static void json_cache(sl_strbuf *b, const sl_replay *r, unsigned idx)

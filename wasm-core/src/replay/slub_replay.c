@@ -15,7 +15,11 @@
  * kmem_cache_alloc is counted by object size and not modelled.
  *
  * Model caches.  Per kernel model, a cache gets an sl_slub_cache on its
- * first allocation, with object_size, align and flags from the capture's
+ * first allocation, following the SLUB rules of the model's kernel version
+ * (sli_slub_version: the era of eras.h, e.g. 7.0's sheaves for every
+ * cache), with the sheaf_capacity its creator asks for by name (6.18's
+ * opt-in: vm_area_struct and maple_node, 32), and with object_size, align
+ * and flags from the capture's
  * sysfs (the same attributes `slablab geometry` reads), or computed: kmalloc
  * caches as create_kmalloc_caches does (align = the largest power of two
  * dividing the size), others from bytes_req (the object size) and
@@ -147,6 +151,16 @@ int sli_replay_cache_geometry(const sl_replay *r, const sli_cache *c, sl_slub_kc
     return 0;
 }
 
+sl_slub_kversion sli_slub_version(sl_kernel_version v)
+{
+    sl_slub_kversion sv = {v.major, v.minor};
+    if (v.major == 0)
+        return SL_SLUB_KVERSION_DEFAULT;
+    if (sl_slub_kversion_cmp(sv, SL_SLUB_KVERSION_MIN) < 0)
+        return SL_SLUB_KVERSION_MIN; /* older than the first bulk API: the nearest era the model has */
+    return sl_slub_kversion_known(sv) ? sv : (sl_slub_kversion){7, 0};
+}
+
 /* Creates c's model cache in kernel k on its first allocation; false when it is not modelled. */
 static bool ensure_model(sl_replay *r, sli_cache *c, uint16_t ci, unsigned k, const sli_event *ev)
 {
@@ -190,7 +204,8 @@ static bool ensure_model(sl_replay *r, sli_cache *c, uint16_t ci, unsigned k, co
         .track = r->cfg.track,
         .seed = 1,
         .id = ci,
-        .kernel = {.no_preempt = r->preemption == SLI_PREEMPT_NONE},
+        .kernel = {.no_preempt = r->preemption == SLI_PREEMPT_NONE, .version = sli_slub_version(md->kv)},
+        .sheaf_capacity = (uint16_t)sl_slub_sheaf_request(c->name),
     };
     int rc = sl_slub_cache_create(&md->zone, NULL, r->model_cpus, &cfg, &m->s);
     if (rc != SL_OK) {
@@ -255,12 +270,19 @@ static void model_fields(sli_cache *c, void *obj, sl_replay_op *op)
 }
 
 /*
- * After a model operation that took a slow path: the longest node partial
- * list seen.  In the per-CPU-slab era the replay runs (6.8-6.17) only the
- * slow paths (___slab_alloc, __slab_free) touch the node list, and
- * sl_slub_node_info_get walks it (count_partial), so the fast paths skip
- * this (test_longest_partial_list checks it against every operation).
+ * After a model operation that went to the slabs: the longest node partial
+ * list seen.  Only the slow paths (___slab_alloc, __slab_free) and, with
+ * sheaves, a sheaf's refill from slabs or flush to them touch the node list
+ * (node_work counts them), and sl_slub_node_info_get walks it
+ * (count_partial), so the operations that stay per-CPU skip this
+ * (test_longest_partial_list checks it against every operation).
  */
+static uint64_t node_work(sl_slub_cache *s, unsigned cpu)
+{
+    return sl_slub_stat_get(s, (int)cpu, SL_SLUB_ALLOC_SLOWPATH) + sl_slub_stat_get(s, (int)cpu, SL_SLUB_FREE_SLOWPATH) +
+           sl_slub_stat_get(s, (int)cpu, SL_SLUB_SHEAF_REFILL) + sl_slub_stat_get(s, (int)cpu, SL_SLUB_SHEAF_FLUSH);
+}
+
 static void track_partial(sli_cache *c, unsigned k)
 {
     sl_slub_node_info ni;
@@ -276,7 +298,7 @@ static void model_free(sl_replay *r, sli_cache *c, const sli_obj *o, unsigned mc
         sl_slub_cache *s = c->m[k].s;
         if (!s || !o->model[k])
             continue;
-        uint64_t slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_FREE_SLOWPATH);
+        uint64_t slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_FREE_SLOWPATH), work = node_work(s, mcpu);
         uint64_t slabs_freed = k == 0 && r->cfg.on_op ? sl_slub_stat_get(s, -1, SL_SLUB_FREE_SLAB) : 0;
         int rc = sl_slub_free(s, mcpu, o->model[k]);
         if (rc != SL_OK) {
@@ -286,7 +308,7 @@ static void model_free(sl_replay *r, sli_cache *c, const sli_obj *o, unsigned mc
             continue;
         }
         bool took_slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_FREE_SLOWPATH) != slow;
-        if (took_slow)
+        if (node_work(s, mcpu) != work)
             track_partial(c, k);
         if (k == 0 && r->cfg.on_op) {
             if (took_slow)
@@ -347,7 +369,7 @@ static void slub_alloc(sl_replay *r, const sli_event *ev)
         if (!ensure_model(r, c, ci, k, ev))
             continue;
         sl_slub_cache *s = c->m[k].s;
-        uint64_t slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_ALLOC_SLOWPATH);
+        uint64_t slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_ALLOC_SLOWPATH), work = node_work(s, mcpu);
         uint64_t slabs = k == 0 && r->cfg.on_op ? sl_slub_stat_get(s, -1, SL_SLUB_ALLOC_SLAB) : 0;
         int rc = sl_slub_alloc(s, mcpu, &o->model[k]);
         if (rc != SL_OK) {
@@ -358,7 +380,7 @@ static void slub_alloc(sl_replay *r, const sli_event *ev)
             continue;
         }
         bool took_slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_ALLOC_SLOWPATH) != slow;
-        if (took_slow)
+        if (node_work(s, mcpu) != work)
             track_partial(c, k);
         if (k == 0 && r->cfg.on_op) {
             if (took_slow)

@@ -55,7 +55,7 @@ typedef uint8_t freelist_idx_t;
 _Static_assert(sizeof(freelist_idx_t) == SL_SLAB_IDX_SIZE, "freelist_idx_t is one byte with 4 KiB pages");
 
 #define RD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
-#define WR(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define WR(x, v) sl_store_relaxed(&(x), (v))
 #define STAT_INC(x) ((void)__atomic_fetch_add(&(x), 1, __ATOMIC_RELAXED))
 
 /*

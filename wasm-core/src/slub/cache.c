@@ -385,7 +385,7 @@ sli_slub_slab *sli_slub_new_slab(sli_act *a)
     if (!pg)
         return NULL;
     sli_slub_slab *slab = SL_PAGE_PRIV(pg, sli_slub_slab);
-    __atomic_store_n(&slab->limit, n * s->g.size, __ATOMIC_RELAXED);
+    sl_store_relaxed(&slab->limit, n * s->g.size);
     if (s->object_poison || (s->flags & SL_SLUB_RED_ZONE))
         for (uint32_t i = 0; i < n; i++)
             init_object(s, sli_obj_at(s, slab, i), RED_INACTIVE);
@@ -421,7 +421,7 @@ void sli_slub_discard_slab(sli_act *a, sli_slub_slab *slab)
     SLI_EV(a, SLUB_DISCARD_SLAB, slab, NULL, sli_slab_order(slab), 0, 0);
     atomic_fetch_sub_explicit(&s->node.nr_slabs, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&s->node.total_objects, sli_objects(slab->fc.hi), memory_order_relaxed);
-    __atomic_store_n(&slab->cache, NULL, __ATOMIC_RELAXED);
+    sl_store_relaxed(&slab->cache, NULL);
     sl_page_free(s->zone, sli_slab_page(slab), a->cpu);
 }
 
@@ -447,7 +447,7 @@ void sli_slub_add_partial(sli_act *a, sli_slub_slab *slab, bool tail)
             n->partial_tail = slab;
         n->partial_head = slab;
     }
-    __atomic_store_n(&n->nr_partial, n->nr_partial + 1, __ATOMIC_RELAXED);
+    sl_store_relaxed(&n->nr_partial, n->nr_partial + 1);
     SLI_EV(a, SLUB_NODE_PARTIAL_ADD, slab, NULL, tail, n->nr_partial, 0);
 }
 
@@ -464,7 +464,7 @@ void sli_slub_remove_partial(sli_act *a, sli_slub_slab *slab)
         n->partial_tail = slab->lprev;
     slab->lprev = slab->lnext = NULL;
     slab->on_node_partial = 0;
-    __atomic_store_n(&n->nr_partial, n->nr_partial - 1, __ATOMIC_RELAXED);
+    sl_store_relaxed(&n->nr_partial, n->nr_partial - 1);
     SLI_EV(a, SLUB_NODE_PARTIAL_REMOVE, slab, NULL, 0, n->nr_partial, 0);
 }
 
@@ -502,7 +502,7 @@ static int check_object(const sl_slub_cache *s, const unsigned char *obj, int re
 static void quarantine(sli_act *a, sli_slub_slab *slab, void *obj, int err, uint8_t state)
 {
     if (a->s->info)
-        __atomic_store_n(&sli_info(a->s, slab, sli_obj_index(a->s, slab, obj))->state, state, __ATOMIC_RELAXED);
+        sl_store_relaxed(&sli_info(a->s, slab, sli_obj_index(a->s, slab, obj))->state, state);
     sli_slub_error(a, err, slab, obj);
     SLI_EV(a, SLUB_QUARANTINE, slab, obj, (uint32_t)err, 0, 0);
 }
@@ -554,7 +554,7 @@ int sli_slub_alloc_hook(sli_act *a, void *obj)
         uint8_t old = __atomic_exchange_n(&oi->state, SLI_OBJ_ALLOCATED, __ATOMIC_ACQ_REL);
         if (old != SLI_OBJ_FREE) {
             /* Handed out while allocated (or quarantined): the CPU freelist is corrupt. */
-            __atomic_store_n(&oi->state, SLI_OBJ_DUP, __ATOMIC_RELAXED);
+            sl_store_relaxed(&oi->state, SLI_OBJ_DUP);
             sli_slub_error(a, SL_EFREELIST, slab, obj);
             return SL_EFREELIST;
         }

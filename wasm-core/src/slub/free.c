@@ -681,7 +681,7 @@ static bool group_start(sli_act *a, detached_freelist *df, void *object, int *fi
  * one that fails them, or (FREELIST_HARDENED) is the group's head already,
  * is left out (its error goes to *first_err).
  */
-static void group_add(sli_act *a, detached_freelist *df, void *object, int *first_err, bool checks)
+SL_INLINE void group_add(sli_act *a, detached_freelist *df, void *object, int *first_err, bool checks)
 {
     int err = checks ? sli_slub_free_checks(a, df->slab, object) : SL_OK;
     if (err == SL_OK && sli_fp_self_link(a, SLI_LINK_DETACHED, df->slab, object, df->freelist))

@@ -157,7 +157,7 @@ static sli_sheaf *alloc_full_sheaf(sli_sheaves *sh, sli_act *a)
 /* ---- the barn ------------------------------------------------------ */
 
 static uint32_t barn_nr(const uint32_t *count) { return __atomic_load_n(count, __ATOMIC_RELAXED); }
-static void barn_set(uint32_t *count, uint32_t v) { __atomic_store_n(count, v, __ATOMIC_RELAXED); }
+static void barn_set(uint32_t *count, uint32_t v) { sl_store_relaxed(count, v); }
 
 static void barn_push(sli_sheaf **list, uint32_t *count, sli_sheaf *sheaf)
 {

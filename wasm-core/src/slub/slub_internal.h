@@ -244,7 +244,7 @@ void sli_slub_op_event(const sli_act *a, unsigned kind, unsigned opcode, int32_t
 SL_INLINE void sli_cstat(sli_slub_cpu *c, unsigned item, uint64_t n)
 {
     uint64_t *p = &c->stat[item];
-    __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+    sl_store_relaxed(p, sl_load_relaxed(p) + n);
 }
 SL_INLINE void sli_stat(sli_act *a, unsigned item, uint64_t n) { sli_cstat(a->c, item, n); }
 /*
@@ -313,7 +313,7 @@ SL_INLINE bool sli_divisible(uint32_t n, uint64_t c) { return (uint64_t)n * c < 
 /* True if `off` (from the first object of slab) is an object start. */
 SL_INLINE bool sli_off_is_obj(const sl_slub_cache *s, const sli_slub_slab *slab, uint32_t off)
 {
-    return off < __atomic_load_n(&slab->limit, __ATOMIC_RELAXED) && sli_divisible(off, s->size_divc);
+    return off < sl_load_relaxed(&slab->limit) && sli_divisible(off, s->size_divc);
 }
 /* True if obj, a pointer into slab, is an object start; *index gets its index (obj_to_index). */
 SL_INLINE bool sli_obj_start(const sl_slub_cache *s, const sli_slub_slab *slab, const void *obj, uint32_t *index)
@@ -332,7 +332,7 @@ SL_INLINE sli_slub_slab *sli_slab_lookup(const sl_slub_cache *s, const void *obj
 SL_INLINE sli_slub_slab *sli_slab_of(const sl_slub_cache *s, const void *obj)
 {
     sli_slub_slab *slab = sli_slab_lookup(s, obj);
-    return slab && __atomic_load_n(&slab->cache, __ATOMIC_RELAXED) == s ? slab : NULL;
+    return slab && sl_load_relaxed(&slab->cache) == s ? slab : NULL;
 }
 SL_INLINE sli_slub_objinfo *sli_info(const sl_slub_cache *s, const sli_slub_slab *slab, uint32_t i)
 {
@@ -346,10 +346,10 @@ SL_INLINE uint32_t sli_slab_objects(const sli_slub_slab *slab) { return sli_obje
 SL_INLINE sli_slub_slab *sli_slab_at(const sl_slub_cache *s, uint32_t pfn)
 {
     sl_page *pg = sl_page_from_pfn(s->zone, pfn);
-    if (!pg || __atomic_load_n(&pg->flags, __ATOMIC_RELAXED) != SL_PG_HEAD)
+    if (!pg || sl_load_relaxed(&pg->flags) != SL_PG_HEAD)
         return NULL;
     sli_slub_slab *slab = SL_PAGE_PRIV(pg, sli_slub_slab);
-    return __atomic_load_n(&slab->cache, __ATOMIC_RELAXED) == s ? slab : NULL;
+    return sl_load_relaxed(&slab->cache) == s ? slab : NULL;
 }
 /* True if `slab` points at a slab of this cache (a pointer read from a list may be garbage). */
 SL_INLINE bool sli_is_our_slab(const sl_slub_cache *s, const sli_slub_slab *slab)
@@ -386,21 +386,21 @@ SL_INLINE uintptr_t sli_fp_code(const sl_slub_cache *s, uintptr_t v, uintptr_t w
 /* get_freepointer / set_freepointer of a cache without FREELIST_HARDENED (the leaf fast paths). */
 SL_INLINE void *sli_get_fp_raw(const sl_slub_cache *s, const void *obj)
 {
-    return (void *)__atomic_load_n((uintptr_t *)(void *)((unsigned char *)obj + s->g.offset), __ATOMIC_RELAXED);
+    return (void *)sl_load_relaxed((uintptr_t *)(void *)((unsigned char *)obj + s->g.offset));
 }
 SL_INLINE void sli_set_fp_raw(const sl_slub_cache *s, void *obj, const void *fp)
 {
-    __atomic_store_n((uintptr_t *)(void *)((unsigned char *)obj + s->g.offset), (uintptr_t)fp, __ATOMIC_RELAXED);
+    sl_store_relaxed((uintptr_t *)(void *)((unsigned char *)obj + s->g.offset), (uintptr_t)fp);
 }
 SL_INLINE void *sli_get_fp(const sl_slub_cache *s, const void *obj)
 {
     uintptr_t *p = (uintptr_t *)(void *)((unsigned char *)obj + s->g.offset);
-    return (void *)sli_fp_code(s, __atomic_load_n(p, __ATOMIC_RELAXED), (uintptr_t)p);
+    return (void *)sli_fp_code(s, sl_load_relaxed(p), (uintptr_t)p);
 }
 SL_INLINE void sli_set_fp(const sl_slub_cache *s, void *obj, const void *fp)
 {
     uintptr_t *p = (uintptr_t *)(void *)((unsigned char *)obj + s->g.offset);
-    __atomic_store_n(p, sli_fp_code(s, (uintptr_t)fp, (uintptr_t)p), __ATOMIC_RELAXED);
+    sl_store_relaxed(p, sli_fp_code(s, (uintptr_t)fp, (uintptr_t)p));
 }
 
 SL_INLINE uintptr_t sli_next_tid(const sl_slub_cache *s, uintptr_t tid) { return tid + s->tid_step; }

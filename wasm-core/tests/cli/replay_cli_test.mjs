@@ -64,7 +64,7 @@ function json(r, what) {
   const t = run(['replay', capture, '--top', '5']);
   check(t.status === 0, 'replay table exits 0');
   for (const needle of ['Caches (by allocations', 'Callsite', 'Total_alloc/Per', 'Ping-pong', 'percpu chunks',
-    'model: kernel 6.18, 2 CPUs, 0 errors', 'events/s'])
+    'model: kernel 6.18, SLUB rules of 6.18 (6.18: opt-in sheaves over the per-CPU slab), 2 CPUs', 'events/s'])
     check(t.out.includes(needle), `table shows '${needle}'`);
 }
 {
@@ -79,6 +79,13 @@ function json(r, what) {
   const r = run(['replay', capture, '--cache', 'dentry', '--kernel', '4.4,6.18', '--format', 'json']);
   const j = json(r, '--cache --kernel');
   check(j && j.model.caches_modelled === 1 && j.models.length === 2 && j.models[0].kernel === '4.4', '--cache, two kernels');
+  // Two versions side by side: a model section each in the table, the per-CPU slab against sheaves.
+  const t = run(['replay', capture, '--kernel', '6.17,7.0', '--top', '3']);
+  check(t.status === 0, 'replay --kernel 6.17,7.0 exits 0');
+  const sections = t.out.split('\nmodel: kernel ').slice(1);
+  check(sections.length === 2, `two model sections (${sections.length})`);
+  check(sections[0]?.startsWith('6.17, SLUB rules of 6.17') && !sections[0].includes('sheaves:'), 'the 6.17 section, no sheaves');
+  check(sections[1]?.startsWith('7.0, SLUB rules of 7.0') && /sheaves: [1-9]\d* allocs/.test(sections[1]), 'the 7.0 section with its sheaves');
 }
 // Refusals and usage errors.
 {
