@@ -163,3 +163,21 @@ test('a lab session exports to Perfetto from the shared controls', async ({ page
   expect(doc.traceEvents.some((e) => e.ph === 'C' && /live objects$/.test(e.name ?? ''))).toBe(true);
   expect(doc.traceEvents.some((e) => e.ph === 's')).toBe(true);
 });
+
+test('the SLUB rules follow the capture\'s kernel, and another picked replays the trace again under its rules', async ({ page }) => {
+  await openSample(page);
+  const summary = page.getByTestId('trace-summary');
+  await expect(page.getByTestId('trace-model-kernel')).toHaveText('6.18');
+  await expect(summary).toContainText('sheaves in 2 caches');
+  await page.getByTestId('trace-kernel').selectOption('7.0');
+  await expect(page.getByTestId('trace-model-kernel')).toHaveText('7.0', { timeout: 30_000 });
+  await expect(summary).toContainText('model errors: 0');
+  await expect(page).toHaveURL(/kernel=7\.0/);
+  await page.getByTestId('trace-kernel').selectOption('6.17');
+  await expect(page.getByTestId('trace-model-kernel')).toHaveText('6.17', { timeout: 30_000 });
+  await expect(summary).not.toContainText('sheaves in');
+  // A bad version in the URL is named, and the capture's kernel is used.
+  await page.goto(`${ISOLATED_URL}?mode=trace&sample=1&kernel=3.2`);
+  await expect(page.getByTestId('url-problems')).toContainText('kernel="3.2" is not valid');
+  await expect(page.getByTestId('trace-model-kernel')).toHaveText('6.18', { timeout: 30_000 });
+});

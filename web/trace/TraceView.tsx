@@ -12,10 +12,11 @@ import { getBridge } from '../core/bridge';
 import { numberText as fmt } from '../lab/describe';
 import { downloadText } from '../lab/download';
 import { SortHeader } from '../lab/SortHeader';
-import { oneOf } from '../lab/params';
+import { oneOf, text } from '../lab/params';
 import { useParams } from '../lab/url-store';
 import { errorText } from '../lab/use-step-lab';
 import type { ViewProps } from '../lab/view';
+import { parseKernelVersion } from '../slub/slub-api';
 import { type ChunkMap } from './chunk-map';
 import { CacheScrub, ChunkMapCanvas, OverviewChart } from './TraceParts';
 import { COLUMNS, sortCaches } from './describe';
@@ -23,10 +24,32 @@ import type { ReplayCache } from './replay-api';
 import type { TraceProgress, TraceReport } from './trace-file';
 import './trace.css';
 
+/** The kernel value meaning "the one the capture names" (the replay's default). */
+const AS_CAPTURED = 'capture';
+
 export const TRACE_PARAMS = {
   /** `sample=1`: load the bundled sample when the page opens. */
   sample: oneOf(['0', '1'], '0'),
+  /** The kernel whose SLUB rules the models follow: `capture` (the capture's own), or X.Y from 4.3 to 7.x. */
+  kernel: text((raw) => {
+    if (raw === AS_CAPTURED) return null;
+    try {
+      parseKernelVersion(raw);
+      return null;
+    } catch {
+      return `${AS_CAPTURED} (the kernel the trace was recorded on) or a version X.Y from 4.3 to 7.x`;
+    }
+  }, AS_CAPTURED),
 };
+
+/** The selector's choices: one kernel per SLUB era (docs/slub.md), beside the capture's own. */
+const KERNEL_CHOICES = [
+  [AS_CAPTURED, 'as captured'],
+  ['4.4', '4.4 (frozen CPU partial slabs)'],
+  ['6.17', '6.17 (per-CPU slab)'],
+  ['6.18', '6.18 (opt-in sheaves)'],
+  ['7.0', '7.0 (sheaves, no per-CPU slab)'],
+] as const;
 
 /** The bundled sample: the .slabcap recorded on this project's build machine (docs/replay.md). */
 export const SAMPLE_URL = `${import.meta.env.BASE_URL}samples/capture-6.18.slabcap.gz`;
@@ -34,6 +57,8 @@ const SAMPLE_NAME = 'capture-6.18.slabcap.gz (the sample)';
 
 interface Loaded {
   name: string;
+  /** The file, kept to replay it again under another kernel. */
+  file: Blob;
   session: number;
   report: TraceReport;
   chunks: ChunkMap | null;
@@ -55,7 +80,8 @@ const rate = (n: number) => `${fmt(Math.round(n))} events/s`;
 const dispose = (session: number) => void getBridge().request('dispose', { session }).catch(() => undefined);
 
 export function TraceView({ core, store }: ViewProps) {
-  const { values } = useParams(TRACE_PARAMS, store);
+  const { values, update } = useParams(TRACE_PARAMS, store);
+  const kernelOptions = values.kernel === AS_CAPTURED ? null : { kernel: values.kernel };
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [job, setJob] = useState<Job | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -79,7 +105,7 @@ export function TraceView({ core, store }: ViewProps) {
     [],
   );
 
-  const open = useCallback(async (file: Blob, name: string) => {
+  const open = useCallback(async (file: Blob, name: string, options: { kernel: string } | null) => {
     if (running.current) return;
     running.current = true;
     cancel.current = false;
@@ -89,7 +115,7 @@ export function TraceView({ core, store }: ViewProps) {
     setJob({ name, progress: null, t0 });
     let session = 0;
     try {
-      session = (await bridge.request('fileOpen', { model: 'trace', file, options: null })).session;
+      session = (await bridge.request('fileOpen', { model: 'trace', file, options })).session;
       let p: TraceProgress;
       do {
         if (cancel.current) throw new Cancelled();
@@ -109,7 +135,7 @@ export function TraceView({ core, store }: ViewProps) {
           }
         : null;
       if (kept.current) dispose(kept.current.session);
-      kept.current = { name, session, report, chunks, wallS: (performance.now() - t0) / 1000 };
+      kept.current = { name, file, session, report, chunks, wallS: (performance.now() - t0) / 1000 };
       setLoaded(kept.current);
       setCache(null);
       setScrubTime(null);
@@ -129,9 +155,9 @@ export function TraceView({ core, store }: ViewProps) {
         if (!r.ok) throw new Error(`the sample could not be fetched (HTTP ${r.status})`);
         return r.blob();
       })
-      .then((b) => open(b, SAMPLE_NAME))
+      .then((b) => open(b, SAMPLE_NAME, kernelOptions))
       .catch((e: unknown) => setProblem(`Could not load the sample: ${errorText(e)}`));
-  }, [open]);
+  }, [open, kernelOptions?.kernel]);
 
   const autoSampled = useRef(false);
   useEffect(() => {
@@ -170,7 +196,7 @@ export function TraceView({ core, store }: ViewProps) {
         const f = e.dataTransfer.files[0];
         if (!f) return;
         e.preventDefault();
-        void open(f, f.name);
+        void open(f, f.name, kernelOptions);
       }}
     >
       <h2 id="trace-title">Kernel trace replay</h2>
@@ -194,12 +220,33 @@ export function TraceView({ core, store }: ViewProps) {
           onChange={(e) => {
             const f = e.target.files?.[0];
             e.target.value = '';
-            if (f) void open(f, f.name);
+            if (f) void open(f, f.name, kernelOptions);
           }}
         />
         <button type="button" onClick={loadSample} disabled={!ready || !!job} data-testid="trace-sample">
           Load the sample trace
         </button>
+        <label>
+          SLUB rules of Linux{' '}
+          <select
+            value={values.kernel}
+            disabled={!ready || !!job}
+            data-testid="trace-kernel"
+            onChange={(e) => {
+              const kernel = e.target.value;
+              update({ kernel });
+              // The trace on screen is replayed again under the kernel picked.
+              if (loaded) void open(loaded.file, loaded.name, kernel === AS_CAPTURED ? null : { kernel });
+            }}
+          >
+            {KERNEL_CHOICES.some(([v]) => v === values.kernel) ? null : <option value={values.kernel}>{values.kernel}</option>}
+            {KERNEL_CHOICES.map(([v, label]) => (
+              <option key={v} value={v}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
         {job && (
           <button type="button" onClick={() => (cancel.current = true)} data-testid="trace-cancel">
             Cancel
@@ -235,7 +282,10 @@ export function TraceView({ core, store }: ViewProps) {
           >
             <h3 id="trace-summary-title">{loaded.name}</h3>
             <p>
-              Kernel {r.capture?.kernel_release ?? r.model.kernel ?? 'unknown'} · {r.model.cpus} CPUs · {fmt(r.events.parsed)} events over{' '}
+              Kernel {r.capture?.kernel_release ?? 'unknown'} · modelled with the SLUB rules of <span data-testid="trace-model-kernel">{r.model.slub_kernel}</span>
+              {r.model.sheaves.caches > 0 &&
+                ` (sheaves in ${fmt(r.model.sheaves.caches)} caches: ${fmt(r.model.sheaves.alloc_cpu_sheaf + r.model.sheaves.free_cpu_sheaf)} allocs and frees at a CPU sheaf, ${fmt(r.model.sheaves.sheaf_refill)} refills, ${fmt(r.model.sheaves.sheaf_flush)} flushes)`}{' '}
+              · {r.model.cpus} CPUs · {fmt(r.events.parsed)} events over{' '}
               {r.events.duration_s.toFixed(3)} s of trace · replayed at <strong data-testid="trace-rate">{rate(r.events_per_s)}</strong> ({rate(r.events.parsed / loaded.wallS)} end
               to end on this page) · model errors: {fmt(r.model.errors)}
             </p>

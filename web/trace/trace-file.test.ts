@@ -9,6 +9,8 @@ import { decodeSnapshot } from '../slub/snapshot';
 import { loadNodeCore } from '../test/node-core';
 import type { ByteSource } from '../lab/model';
 import { decodeOps, OpKind, opLayout, type ReplayModule } from './replay-api';
+import type { LoadedCore } from '../core/bridge-server';
+import { traceModel } from './worker';
 import { ADVANCE_BYTES, type AtReply, type CacheOps, TraceFile, type TraceProgress, type TraceReport } from './trace-file';
 
 const fixtures = fileURLToPath(new URL('../../wasm-core/tests/fixtures/replay/', import.meta.url));
@@ -20,8 +22,8 @@ beforeAll(async () => {
   m = await loadNodeCore<ReplayModule>();
 });
 
-function run(bytes: Uint8Array): { f: TraceFile; steps: TraceProgress[] } {
-  const f = new TraceFile(m, source(bytes));
+function run(bytes: Uint8Array, kernel?: string): { f: TraceFile; steps: TraceProgress[] } {
+  const f = new TraceFile(m, source(bytes), kernel);
   const steps: TraceProgress[] = [];
   do steps.push(f.advance());
   while (!steps.at(-1)!.done);
@@ -48,8 +50,45 @@ describe('a trace file in the worker', () => {
     f.dispose();
   });
 
+  it('follows the capture\'s kernel unless told another: 6.18 opts vm_area_struct into sheaves, 6.17 has none, 7.0 gives every cache them', () => {
+    const rulesOf = (kernel?: string) => {
+      const { f } = run(capture, kernel);
+      const { result } = f.ask({ type: 'result' }).result as TraceReport;
+      f.dispose();
+      expect(result.model.errors).toBe(0);
+      const vma = result.caches.find((c) => c.name === 'vm_area_struct')!;
+      return { slub: result.model.slub_kernel, sheafCaches: result.model.sheaves.caches, vmaCapacity: vma.sheaf_capacity, vmaRefills: vma.sheaf_refills };
+    };
+    const captured = rulesOf();
+    expect(captured.slub).toBe('6.18');
+    expect(captured.vmaCapacity).toBe(32);
+    expect(captured.vmaRefills).toBeGreaterThan(0);
+    expect(rulesOf('6.17')).toMatchObject({ slub: '6.17', sheafCaches: 0, vmaCapacity: 0, vmaRefills: 0 });
+    const v7 = rulesOf('7.0');
+    expect(v7.slub).toBe('7.0');
+    expect(v7.sheafCaches).toBeGreaterThan(captured.sheafCaches);
+  });
+
+  it('the worker takes one option, a kernel version, and names what is wrong with any other', () => {
+    const open = traceModel.bind({ module: m } as LoadedCore).openFile!;
+    const refused = (options: unknown) => {
+      try {
+        open(source(capture), options).dispose();
+        return '';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    expect(refused(null)).toBe('');
+    expect(refused({ kernel: '7.0' })).toBe('');
+    expect(refused({ cpus: 4 })).toContain('takes one option, kernel');
+    expect(refused({ kernel: '6.17,7.0' })).toContain('one kernel at a time');
+    expect(refused({ kernel: 'seven' })).toMatch(/^kernel: ./);
+  });
+
   it('scrubs a cache: its op records, the model at event N forward and back, N in words', () => {
-    const { f } = run(capture);
+    // 6.17: each allocation that takes a new slab takes exactly one (a sheaf refill may take several).
+    const { f } = run(capture, '6.17');
     const { result } = f.ask({ type: 'result' }).result as TraceReport;
     const vma = result.caches.find((c) => c.name === 'vm_area_struct')!;
     const { ops: bytes, truncated } = f.ask({ type: 'cacheOps', cache: vma.index }).result as CacheOps;

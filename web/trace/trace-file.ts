@@ -20,7 +20,7 @@
 
 import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
 import type { ByteSource, FileSession } from '../lab/model';
-import { exportPerfetto, type OpLayout, type ReplayModule, type ReplayProgress, type ReplayResult, ReplaySession } from './replay-api';
+import { exportPerfetto, type OpLayout, type ReplayModule, type ReplayOptions, type ReplayProgress, type ReplayResult, ReplaySession } from './replay-api';
 
 /** Bytes of the file fed per `advance` (the progress bar moves this often). */
 export const ADVANCE_BYTES = 8 << 20;
@@ -144,11 +144,16 @@ export class TraceFile implements FileSession {
   /** The scrub session and where it is: its cache, the events it has applied, the file offset it reads on from. */
   private cursor: { session: ReplaySession; cache: number; event: number; offset: number; line: string } | null = null;
 
+  /** The kernel whose SLUB rules every session's models follow: `{ kernel: "X.Y" }`, or `{}` for the capture's. */
+  private readonly rules: Pick<ReplayOptions, 'kernel'>;
+
   constructor(
     private readonly m: ReplayModule,
     private readonly src: ByteSource,
+    kernel?: string,
   ) {
-    this.main = ReplaySession.create(m, { collectOps: true });
+    this.rules = kernel === undefined ? {} : { kernel };
+    this.main = ReplaySession.create(m, { collectOps: true, ...this.rules });
     this.last = TraceFile.progressOf(this.main, src.size, false, null);
   }
 
@@ -255,7 +260,7 @@ export class TraceFile implements FileSession {
 
   /** A fresh pass over the whole file, its op records a chunk at a time. */
   private *pass(): Generator<ArrayBuffer> {
-    const s = ReplaySession.create(this.m, { collectOps: true });
+    const s = ReplaySession.create(this.m, { collectOps: true, ...this.rules });
     try {
       for (let off = 0; off < this.src.size; ) {
         const r = s.feed(this.src.read(off, Math.min(ADVANCE_BYTES, this.src.size - off)));
@@ -273,7 +278,7 @@ export class TraceFile implements FileSession {
   private cacheOps(cache: number): CacheOps {
     const name = this.cacheName(cache);
     this.dropCursor(); // its page zone: see close()
-    const s = ReplaySession.create(this.m, { collectOps: true, cache: name });
+    const s = ReplaySession.create(this.m, { collectOps: true, cache: name, ...this.rules });
     const parts: Uint8Array[] = [];
     let kept = 0;
     let truncated = false;
@@ -311,7 +316,7 @@ export class TraceFile implements FileSession {
     this.cursor = null;
     if (!c || c.cache !== cache || c.event > event) {
       c?.session.dispose();
-      c = { session: ReplaySession.create(this.m, { collectOps: true, keepLine: true, cache: name }), cache, event: 0, offset: 0, line: '' };
+      c = { session: ReplaySession.create(this.m, { collectOps: true, keepLine: true, cache: name, ...this.rules }), cache, event: 0, offset: 0, line: '' };
     }
     const s = c.session;
     if (event > c.event) {
