@@ -255,8 +255,9 @@ export function FreeRunView({ core, store }: ViewProps) {
               {live.cpus.map((c, k) => {
                 const n = (name: (typeof FREERUN_COUNTERS)[number]) => c.counters[name] ?? 0;
                 const all = n('ALLOC_FASTPATH') + n('ALLOC_SLOWPATH') + n('FREE_FASTPATH') + n('FREE_SLOWPATH');
-                // With sheaves, the share of the CPU's operations alloc_from_pcs or free_to_pcs served.
-                const share = sheaves ? (c.ops ? (n('ALLOC_CPU_SHEAF') + n('FREE_CPU_SHEAF')) / c.ops : null) : all ? (n('ALLOC_FASTPATH') + n('FREE_FASTPATH')) / all : null;
+                // With sheaves, the share of the CPU's operations alloc_from_pcs or free_to_pcs served (a thread
+                // publishes its operation count once a round, its counters at once: capped at all of them).
+                const share = sheaves ? (c.ops ? Math.min(1, (n('ALLOC_CPU_SHEAF') + n('FREE_CPU_SHEAF')) / c.ops) : null) : all ? (n('ALLOC_FASTPATH') + n('FREE_FASTPATH')) / all : null;
                 return (
                   <tr key={k}>
                     <th scope="row">{k}</th>

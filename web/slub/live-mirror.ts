@@ -16,6 +16,22 @@
 // takes the CPU freelist's head in the slow path (PREEMPT_RT's everyday
 // allocation, under local_lock) names its object only in its OP_END.
 //
+// Sheaves (6.18's opt-in cache, every 7.0 cache).  The mirror keeps each
+// sheaf by id with its objects in slot order, each CPU's main, spare and
+// rcu_free, the barn's full and empty lists in order, and an object a sheaf
+// holds has the snapshot's state for the sheaf's place.  A pop or push names
+// its object; a refill's objects are named one by one (SLUB_SHEAF_FILL: the
+// slab layer's events say how many each slab gave, not which), a flush takes
+// the sheaf's top objects, and the slab layer's group frees that follow are
+// matched against them; where the kernel installs a refilled or new sheaf
+// without saying so, SLUB_PCS_SHEAVES gives the CPU's sheaves, and a sheaf
+// that left them (or that an operation still holds at its end) is in the
+// barn.  In 7.0 a refill takes slabs' whole freelists (refill_objects), so
+// the mirror leaves those objects on their slabs until the fills name them,
+// and a surplus handed back stays there.  Not followed (a mismatch each): the
+// prefill API, objects kfree_rcu'd alone, bootstrap_cache_sheaves, bulk
+// frees to sheaves (their events name the first object only).
+//
 // Exactness.  Applied in the order the operations happened, the events
 // reproduce the state exactly: the interleaved (single-threaded) free-run is
 // such an order, and live-mirror.test.ts checks the mirror against a fresh

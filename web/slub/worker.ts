@@ -287,11 +287,15 @@ export function startFreeRun(api: SlubApi, raw: unknown, threads: boolean): Free
   const config = { ...scenarioConfig(undefined, p.cpus, 'cmpxchg', 'detached', undefined, p.version), objectSize: p.objectSize, seed: p.seed, arenaBytes };
   const w = api.createWorld(config, false);
   const m = api.m;
+  const count = (cpu: number) => FREERUN_COUNTERS.map((n) => m._sl_api_slub_stat(w, cpu, STAT_NAMES.indexOf(n)));
   let anchor: Uint8Array;
+  /** The counters after the prefill: the run reports what its own operations counted. */
+  let before: number[][];
   try {
     m._sl_api_slub_trace_enable(w, 0);
     prefill(api, w, p.cpus, objects, p.prefillSlabs);
     anchor = api.snapshot(w);
+    before = Array.from({ length: p.cpus }, (_, k) => count(k));
     m._sl_api_slub_trace_enable(w, 1);
     if (threads) {
       const rc = m._sl_api_freerun_start(w, p.cpus, kind, p.seed, p.duty, p.rate);
@@ -310,7 +314,10 @@ export function startFreeRun(api: SlubApi, raw: unknown, threads: boolean): Free
     runCpu: (cpu, nops, round) => m._sl_api_slub_workload(w, cpu, kind, nops, p.seed + round),
     threadOps: (cpu) => m._sl_api_freerun_ops(cpu),
     threadId: (cpu) => m._sl_api_freerun_thread(cpu),
-    counters: (cpu) => Object.fromEntries(FREERUN_COUNTERS.map((n) => [n, m._sl_api_slub_stat(w, cpu, STAT_NAMES.indexOf(n))])),
+    counters: (cpu) => {
+      const now = count(cpu);
+      return Object.fromEntries(FREERUN_COUNTERS.map((n, i) => [n, (now[i] ?? 0) - (before[cpu]?.[i] ?? 0)]));
+    },
     drain: (limit) => api.drain(w, p.cpus, limit),
     dropped: (cpu) => m._sl_api_slub_events_dropped(w, cpu),
     snapshot: () => (threads ? api.freeRunSnapshot(w) : api.snapshot(w)),
