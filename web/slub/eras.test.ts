@@ -111,6 +111,47 @@ describe('the sheaf stories say what the counters show', () => {
       expect(barn.after(5).sheaves.barnFull).toBe(0);
     });
 
+    it(`a refill from slabs on ${name(v)}: sheaf_refill of 4 from the two partial slabs and a new one, their freelists emptied`, () => {
+      const { story, r, after } = loadStory(byId('sheaf-refill'), v);
+      expect(story.captions[3]).toMatch(/barn_get_fail.*refill_sheaf.*sheaf_refill counts 4.*alloc_slab/);
+      const [set, refilled] = [after(2), after(3)];
+      const script = r.script as Script;
+      const pfns = [script.ops[1]?.refs?.[0]?.pfn, script.ops[1]?.refs?.[2]?.pfn] as number[];
+      const free = (s: SlubSnapshot, pfn: number) => {
+        const i = s.slab.pfn.indexOf(pfn);
+        return (s.slab.slabFreeCount[i] ?? 0) + (s.slab.cpuFreeCount[i] ?? 0);
+      };
+      // Before: A and B on the node partial list with 2 and 1 free objects; the barn empty, CPU 0 without a spare.
+      expect(set.nodePartial.map((i) => set.slab.pfn[i]).sort()).toEqual([...pfns].sort());
+      expect(pfns.map((p) => free(set, p))).toEqual([2, 1]);
+      expect([set.sheaves.barnFull, set.sheaves.barnEmpty, set.sheaves.pcs[0]?.spare]).toEqual([0, 0, -1]);
+      expect(delta(set, refilled, 'BARN_GET_FAIL')).toBe(1);
+      expect(delta(set, refilled, 'SHEAF_REFILL')).toBe(4);
+      expect(delta(set, refilled, 'ALLOC_SLAB')).toBe(1);
+      expect(refilled.nslabs).toBe(set.nslabs + 1);
+      expect(pfns.map((p) => free(refilled, p))).toEqual([0, 0]);
+      // Three of the four sit in CPU 0's main after the pop, and the next allocation is a hit.
+      expect(Array.from(refilled.obj.state).filter((x) => x === ObjState.CPU_SHEAF)).toHaveLength(3);
+      expect(delta(refilled, after(4), 'ALLOC_CPU_SHEAF')).toBe(1);
+    });
+
+    it(`a flush to slabs on ${name(v)}: the barn at 10 full sheaves, barn_put_fail, the spare's 4 objects back to slabs`, () => {
+      const { story, after } = loadStory(byId('barn-full-flush'), v);
+      const last = story.script.ops.length - 1;
+      expect(story.captions[last]).toMatch(/10 full sheaves.*barn_put_fail.*sheaf_flush counts its 4 objects/);
+      const [full, flushed] = [after(last - 1), after(last)];
+      expect(full.sheaves.barnFull).toBe(10);
+      expect(stat(full, 'BARN_PUT')).toBe(10);
+      expect(delta(full, flushed, 'BARN_PUT_FAIL')).toBe(1);
+      expect(delta(full, flushed, 'SHEAF_FLUSH')).toBe(4);
+      expect(flushed.sheaves.barnFull).toBe(10);
+      const held = (s: SlubSnapshot) => Array.from(s.obj.state).filter((x) => x === ObjState.CPU_SHEAF).length;
+      // Main and spare held 8; after: the full spare (old main) and the pushed object.
+      expect([held(full), held(flushed)]).toEqual([8, 5]);
+      const slabFree = (s: SlubSnapshot) => Array.from(s.obj.state).filter((x) => x === ObjState.SLAB_FREE).length;
+      expect(slabFree(flushed) - slabFree(full)).toBe(4);
+    });
+
     it(`kfree_rcu, the prefill API and an interrupt on ${name(v)}`, () => {
       const rcu = loadStory(byId('kfree-rcu'), v);
       expect(delta(rcu.after(0), rcu.after(4), 'FREE_RCU_SHEAF')).toBe(4);
@@ -140,13 +181,13 @@ describe('the sheaf stories say what the counters show', () => {
     const seen = new Set<number>();
     for (const sc of SCENARIOS.filter((x) => !misfit(x, parseKernelVersion('7.0'))))
       for (const e of decodeEvents(loadStory(sc, parseKernelVersion('7.0')).r.events)) {
-        if (e.kind < 150 || e.kind > 170) continue;
+        if (e.kind < EventKind.SLUB_SHEAF_ALLOC || e.kind > EventKind.SLUB_PCS_SHEAVES) continue;
         seen.add(e.kind);
         const words = SLUB_EVENT_WORDS.event(e, { name: (op: number) => `op ${op}` } as OpNames);
         expect(words, `kind ${e.kind}`).not.toMatch(/^SLUB_/);
         expect(SLUB_EVENT_WORDS.groupOf(e.kind)).toMatch(/^(sheaves|fast)$/);
       }
-    expect(seen.size).toBeGreaterThanOrEqual(12);
+    expect(seen.size).toBeGreaterThanOrEqual(14);
   });
 
   it('7.0 bootstrap: the first allocation takes the slab path, after bootstrap_cache_sheaves a sheaf', () => {
