@@ -238,7 +238,7 @@ describe('kernel= and its panes', () => {
 });
 
 describe('comparing versions', () => {
-  it('counts what each kernel\'s per-CPU layer served, its slow path, the barn lock and the objects moved', () => {
+  it('counts what each kernel\'s per-CPU layer served, its slow path, list_lock, the barn lock and the objects moved', () => {
     const p = parseScript('a0.a0.a0.b1-2', 2);
     if (!p.ok) throw new Error(p.error);
     const end = (version?: KernelVersion) => {
@@ -251,16 +251,22 @@ describe('comparing versions', () => {
     };
     const old = end();
     // 6.17: CPU 0's first alloc takes the slow path (a new slab), the next two the tid fast path; CPU 1's bulk alloc one of each.
-    expect(compare(old)).toEqual({ hits: 3, slow: 2, share: 3 / 5, casRetries: 0, barnLocks: 0, refilled: 0, flushed: 0 });
-    expect(comparisonText(old)).toBe('Per-CPU layer (tid fast path): 3 served at once, 2 slow path (60% fast); cmpxchg retries 0.');
+    // Both slow paths find the node list empty and take new slabs, which become CPU slabs: list_lock is never taken.
+    expect(compare(old)).toEqual({ hits: 3, slow: 2, share: 3 / 5, casRetries: 0, listLocks: 0, barnLocks: 0, refilled: 0, flushed: 0 });
+    expect(comparisonText(old)).toBe('Per-CPU layer (tid fast path): 3 served at once, 2 slow path (60% fast); cmpxchg retries 0; list_lock taken 0×.');
+    expect(compare(end(parseKernelVersion('4.4'))).listLocks).toBe(0);
     const now = end(parseKernelVersion('7.0'));
     const c = compare(now);
     // 7.0: every alloc pops a sheaf, after one refill from slabs; CPU 1's bulk alloc finds an empty main and no full barn sheaf.
     expect([c.hits, c.slow, c.casRetries, c.flushed]).toEqual([3, 2, 0, 0]);
+    // 7.0 takes list_lock three times: the refill of CPU 0's 28-object sheaf leaves its second new slab
+    // on the node list, CPU 1's bulk allocation takes that slab off the list for its 2 objects, and
+    // handing back the rest of the slab's freelist puts it on the list again.
+    expect(c.listLocks).toBe(3);
     expect(c.barnLocks).toBe(stat(now, 'BARN_GET_FAIL'));
     const inSheaves = Array.from(now.obj.state).filter((x) => x === ObjState.CPU_SHEAF).length;
     expect(c.refilled).toBe(inSheaves + 3);
-    expect(comparisonText(now)).toMatch(/^Per-CPU layer \(sheaves\): 3 served at once, 2 slow path \(60% fast\); cmpxchg retries 0; barn lock taken \d+×; \d+ objects refilled from slabs, 0 flushed to slabs\.$/);
+    expect(comparisonText(now)).toMatch(/^Per-CPU layer \(sheaves\): 3 served at once, 2 slow path \(60% fast\); cmpxchg retries 0; list_lock taken 3×; barn lock taken \d+×; \d+ objects refilled from slabs, 0 flushed to slabs\.$/);
   });
 
   it('gives each world its kernel\'s counter names', () => {
