@@ -84,6 +84,41 @@ test.describe('SLUB across kernel versions', () => {
     await expect(page.getByTestId('slub-caption')).toContainText('You: return the sheaf in slot 0 on CPU 0.');
   });
 
+  for (const kernel of ['6.18', '7.0'])
+    test(`a refill from slabs on ${kernel}: forward to the sheaf hit after it, back to the refill`, async ({ page }) => {
+      await page.goto(`${ISOLATED_URL}?scenario=sheaf-refill&kernel=${kernel}&cpus=2`);
+      let h = await playToEnd(page);
+      expect(h.check).toBe('');
+      expect(h.sysfs.sheaf_refill).toBe('4 C0=4');
+      expect(h.sysfs.barn_get_fail?.startsWith('2 ')).toBe(true);
+      await expect(page.getByTestId('slub-caption')).toContainText('The next allocation is a sheaf hit');
+      // 6.18 counts the hit as alloc_cpu_sheaf, 7.0 as alloc_fastpath.
+      const hits = kernel === '7.0' ? 'alloc_fastpath' : 'alloc_cpu_sheaf';
+      expect(h.sysfs[hits]).toBe('2 C0=2');
+      await page.getByRole('button', { name: 'Back', exact: true }).click();
+      await expect(page.getByTestId('slub-caption')).toContainText('__refill_objects_node takes the node partial slabs A and B');
+      h = await ready(page);
+      expect(h.sysfs.sheaf_refill).toBe('4 C0=4');
+      expect(h.sysfs[hits]).toBe('1 C0=1');
+      expect(h.check).toBe('');
+    });
+
+  for (const kernel of ['6.18', '7.0'])
+    test(`a flush to slabs when the barn is full on ${kernel}: forward to barn_put_fail, back before it`, async ({ page }) => {
+      await page.goto(`${ISOLATED_URL}?scenario=barn-full-flush&kernel=${kernel}&cpus=2`);
+      let h = await playToEnd(page);
+      expect(h.check).toBe('');
+      await expect(page.getByTestId('slub-caption')).toContainText('barn_put_fail');
+      expect(h.sysfs.barn_put).toBe('10 C0=10');
+      expect(h.sysfs.barn_put_fail).toBe('1 C0=1');
+      expect(h.sysfs.sheaf_flush).toBe('4 C0=4');
+      await page.getByRole('button', { name: 'Back', exact: true }).click();
+      await expect(page.getByTestId('slub-caption')).toContainText('the barn at its limit');
+      h = await ready(page);
+      expect(h.sysfs.barn_put_fail?.startsWith('0')).toBe(true);
+      expect(h.sysfs.sheaf_flush?.startsWith('0')).toBe(true);
+    });
+
   test('6.17 and 7.0 side by side step together, each with its own counters', async ({ page }) => {
     await page.goto(`${ISOLATED_URL}?scenario=sandbox&kernel=6.17,7.0&cpus=2&ops=a0.a0.a0`);
     const h = await playToEnd(page);
@@ -93,8 +128,8 @@ test.describe('SLUB across kernel versions', () => {
     // 7.0's alloc_fastpath counts the sheaves.
     expect(h.panes[1]?.sysfs.alloc_fastpath).toBe('3 C0=3');
     // The comparison row of each pane.
-    await expect(page.getByTestId('slub-compare-0')).toHaveText('Per-CPU layer (tid fast path): 2 served at once, 1 slow path (67% fast); cmpxchg retries 0.');
-    await expect(page.getByTestId('slub-compare-1')).toContainText('Per-CPU layer (sheaves): 3 served at once, 0 slow path (100% fast); cmpxchg retries 0; barn lock taken 1×;');
+    await expect(page.getByTestId('slub-compare-0')).toHaveText('Per-CPU layer (tid fast path): 2 served at once, 1 slow path (67% fast); cmpxchg retries 0; list_lock taken 0×.');
+    await expect(page.getByTestId('slub-compare-1')).toContainText(/^Per-CPU layer \(sheaves\): 3 served at once, 0 slow path \(100% fast\); cmpxchg retries 0; list_lock taken \d+×; barn lock taken 1×;/);
     await page.getByRole('button', { name: 'Show one world' }).click();
     await ready(page);
     await expect(page.getByTestId('slub-kernel')).toHaveValue('6.17');

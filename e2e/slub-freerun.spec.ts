@@ -7,6 +7,8 @@ import { expect, test, type Page } from '@playwright/test';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
 import type { FreeRunHook } from '../web/slub/FreeRunView';
 
+const SHOTS = process.env.SCREENSHOTS === '1';
+
 async function hook(page: Page): Promise<FreeRunHook> {
   return page.evaluate(() => {
     const h = window.__slablabFreeRun;
@@ -89,4 +91,41 @@ test('a recorded run saves to a file that replays to the same state; a damaged f
   );
   // The replay shown before is still there.
   await expect(page.getByTestId('freerun-replay')).toContainText('prodcons, 2 CPUs');
+});
+
+test('free-running on 7.0: each CPU\'s sheaves and the barn followed exactly, their counters moving', async ({ page }) => {
+  await page.goto(`${PLAIN_URL}?mode=free&cpus=2&slabs=8&workload=prodcons&kernel=7.0`);
+  await expect(page.getByTestId('slub-kernel')).toHaveValue('7.0');
+  await page.getByRole('button', { name: 'Start' }).click();
+  // The barn fills as remote frees fill the consumers' sheaves.
+  await page.waitForFunction(() => (window.__slablabFreeRun?.samples ?? 0) >= 20 && (window.__slablabFreeRun?.barnFull ?? 0) + (window.__slablabFreeRun?.barnEmpty ?? 0) > 0);
+  const h = await hook(page);
+  expect(h.kernel).toBe('7.0');
+  // A main sheaf per CPU at least, and the barn's.
+  expect(h.sheaves).toBeGreaterThan(2);
+  const sum = (name: string) => h.counters.reduce((n, c) => n + (c[name] ?? 0), 0);
+  for (const name of ['ALLOC_CPU_SHEAF', 'FREE_CPU_SHEAF', 'SHEAF_REFILL', 'BARN_PUT']) expect(sum(name), name).toBeGreaterThan(0);
+  // No per-CPU slab in 7.0: its fast path never runs.
+  expect(sum('ALLOC_FASTPATH')).toBe(0);
+  expect(h.lost).toBe(0);
+  expect(h.anchors).toBe(0);
+  await expect(page.getByTestId('freerun-table')).toContainText('served by a sheaf');
+  await expect(page.getByTestId('freerun-events')).toContainText('re-anchored on a snapshot 0 times');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await page.waitForFunction(() => window.__slablabFreeRun?.running === false);
+  if (SHOTS) await page.screenshot({ path: 'docs/screenshots/freerun-sheaves.png', fullPage: true });
+});
+
+test('free-running on 7.0 with CPU threads: the sheaves drawn, and a re-anchor keeps them (the threads pause for the snapshot)', async ({ page }) => {
+  await page.goto(`${ISOLATED_URL}?mode=free&cpus=2&slabs=8&workload=prodcons&kernel=7.0&rate=0`);
+  await expect(page.getByTestId('core-mode')).toContainText('threads');
+  await page.getByRole('button', { name: 'Start' }).click();
+  // Uncapped, the rings overflow and the view re-anchors on snapshots.
+  await page.waitForFunction(() => (window.__slablabFreeRun?.anchors ?? 0) >= 1 && (window.__slablabFreeRun?.samples ?? 0) >= 10);
+  await page.waitForFunction(() => (window.__slablabFreeRun?.sheaves ?? 0) >= 2);
+  const h = await hook(page);
+  expect(h.mode).toBe('threads');
+  expect(h.counters.every((c) => (c.ALLOC_CPU_SHEAF ?? 0) > 0)).toBe(true);
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await page.waitForFunction(() => window.__slablabFreeRun?.running === false);
 });

@@ -13,7 +13,7 @@
  * retried while a call of the bridge still holds it), so a call from the
  * bridge acting as that CPU meanwhile gets SL_EBUSY.  `fr` belongs to the
  * bridge worker between start and stop; while the threads run, only their per-CPU counters (single writer, relaxed
- * atomics) and the stop flag are shared.  One free-run at a time.
+ * atomics), the stop flag and the pause counts of sl_api_freerun_snapshot are shared.  One free-run at a time.
  * With `duty` below 100 each thread sleeps after every round so that it runs
  * only that share of the time: eight simulated CPUs on a two-core host would
  * otherwise leave the page's main thread a fifth of a core, and the view
@@ -56,6 +56,7 @@ void sl_api_slub_workload_stop(sl_api_slub_world *w, uint32_t stop);
 int sl_api_slub_workload_drain(sl_api_slub_world *w, uint32_t cpu);
 int sl_api_slub_cpu_claim(sl_api_slub_world *w, uint32_t cpu);
 void sl_api_slub_cpu_release(sl_api_slub_world *w, uint32_t cpu);
+int sl_api_slub_snapshot(sl_api_slub_world *w, void *buf, uint32_t cap);
 
 #define ROUND_OPS 1024
 
@@ -71,6 +72,8 @@ static struct {
     sl_api_slub_world *w;
     unsigned ncpus, kind, seed, duty, rate;
     atomic_uint stop;
+    /* sl_api_freerun_snapshot: pause asks the threads to let go of their CPUs between rounds; paused of live have. */
+    atomic_uint pause, paused, live;
     bool running;
     fr_cpu cpu[SL_SLUB_MAX_CPUS];
 } fr;
@@ -83,20 +86,39 @@ static void sleep_ns(uint64_t ns)
     nanosleep(&ts, NULL);
 }
 
+/* Claims CPU c->cpu for this thread, waiting while the bridge holds it or a pause is asked; false once stopped. */
+static bool fr_claim(fr_cpu *c)
+{
+    while (atomic_load(&fr.pause) || sl_api_slub_cpu_claim(fr.w, c->cpu) != SL_OK) {
+        if (atomic_load_explicit(&fr.stop, memory_order_relaxed))
+            return false;
+        sleep_ns(50000);
+    }
+    return true;
+}
+
 static void *fr_main(void *arg)
 {
     fr_cpu *c = arg;
     atomic_store_explicit(&c->thread_id, sl_thread_self_id(), memory_order_relaxed);
-    /* This thread is CPU c->cpu until the run stops: anyone else acting as it gets SL_EBUSY. */
-    while (sl_api_slub_cpu_claim(fr.w, c->cpu) != SL_OK) {
-        if (atomic_load_explicit(&fr.stop, memory_order_relaxed))
-            return NULL;
-        sleep_ns(100000);
-    }
+    /* This thread is CPU c->cpu until the run stops (but for pauses): anyone else acting as it gets SL_EBUSY. */
+    if (!fr_claim(c))
+        return NULL;
+    atomic_fetch_add(&fr.live, 1);
     unsigned chunk = fr.rate ? fr.rate / 100 : ROUND_OPS;
     chunk = chunk < 1 ? 1 : chunk > ROUND_OPS ? ROUND_OPS : chunk;
     uint64_t begun = sl_time_ns(), done = 0;
     for (uint32_t round = 0; !atomic_load_explicit(&fr.stop, memory_order_relaxed); round++) {
+        if (atomic_load(&fr.pause)) {
+            sl_api_slub_cpu_release(fr.w, c->cpu);
+            atomic_fetch_add(&fr.paused, 1);
+            bool claimed = fr_claim(c);
+            atomic_fetch_sub(&fr.paused, 1);
+            if (!claimed) {
+                atomic_fetch_sub(&fr.live, 1);
+                return NULL;
+            }
+        }
         uint64_t t0 = sl_time_ns();
         int n = sl_api_slub_workload(fr.w, c->cpu, fr.kind, chunk, fr.seed + round);
         uint64_t rest = 0;
@@ -115,6 +137,7 @@ static void *fr_main(void *arg)
         atomic_store_explicit(&c->ops, done, memory_order_relaxed);
     }
     sl_api_slub_cpu_release(fr.w, c->cpu);
+    atomic_fetch_sub(&fr.live, 1);
     return NULL;
 }
 
@@ -143,6 +166,9 @@ SL_EXPORT int sl_api_freerun_start(sl_api_slub_world *w, uint32_t ncpus, uint32_
     fr.duty = duty;
     fr.rate = rate;
     atomic_store(&fr.stop, 0);
+    atomic_store(&fr.pause, 0);
+    atomic_store(&fr.paused, 0);
+    atomic_store(&fr.live, 0);
     sl_api_slub_workload_stop(w, 0);
     fr.running = true;
     for (unsigned k = 0; k < ncpus; k++) {
@@ -182,6 +208,26 @@ SL_EXPORT double sl_api_freerun_stop(sl_api_slub_world *w)
         sl_api_slub_workload_drain(w, k);
     fr.running = false;
     return total;
+}
+
+/*
+ * A snapshot of world w with every CPU quiet, so that it holds the sheaves
+ * (sl_api_slub_snapshot leaves them out while a thread acts as a CPU): the
+ * threads are asked to let go of their CPUs at the end of their current
+ * round, the snapshot is taken once all have, and they go on.  After a
+ * second without that (a round of a slow rate sleeps), the snapshot is taken
+ * running.  Without a free-run, the plain snapshot.
+ */
+SL_EXPORT int sl_api_freerun_snapshot(sl_api_slub_world *w, void *buf, uint32_t cap)
+{
+    if (!fr.running || w != fr.w)
+        return sl_api_slub_snapshot(w, buf, cap);
+    atomic_store(&fr.pause, 1);
+    for (uint64_t t0 = sl_time_ns(); atomic_load(&fr.paused) < atomic_load(&fr.live) && sl_time_ns() - t0 < 1000000000u;)
+        sleep_ns(50000);
+    int n = sl_api_slub_snapshot(w, buf, cap);
+    atomic_store(&fr.pause, 0);
+    return n;
 }
 
 /* Operations CPU `cpu` has done in this free-run (a double is exact to 2^53). */

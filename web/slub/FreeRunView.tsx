@@ -16,10 +16,12 @@ import { useFreeRun, useRecordingReplay } from '../lab/use-free-run';
 import type { ViewProps } from '../lab/view';
 import { describeSlab } from './describe';
 import type { Layout } from './layout';
-import { WORKLOADS, type FreerunStartParams } from './protocol';
+import { FREERUN_COUNTERS, WORKLOADS, type FreerunStartParams } from './protocol';
 import type { Overlay } from './render';
 import { slabIndexOf, type SlubSnapshot } from './snapshot';
-import { slubStepView } from './view';
+import { KernelSelect } from './SlubControls';
+import { parseKernelVersion } from './slub-api';
+import { oneKernelParam, slubStepView } from './view';
 import '../lab/lab.css';
 import './slub.css';
 
@@ -30,6 +32,8 @@ export const FREE_PARAMS = {
   slabs: whole(0, 2048, 64),
   /** Operations per second per CPU, 0 for no cap. */
   rate: whole(0, 1_000_000, 10_000),
+  /** The Linux version the cache follows, as the step view's `kernel` (one version here). */
+  kernel: oneKernelParam(),
 };
 
 const NO_MARKS: ReadonlySet<string> = new Set();
@@ -56,6 +60,13 @@ export interface FreeRunHook {
   inspector: string;
   slabs: number;
   objects: number;
+  /** The Linux version the run's cache follows, and what its sheaves hold now (none before 6.18). */
+  kernel: string;
+  sheaves: number;
+  barnFull: number;
+  barnEmpty: number;
+  /** Each CPU's counters as the table shows them. */
+  counters: Record<string, number>[];
 }
 declare global {
   interface Window {
@@ -75,7 +86,9 @@ export function FreeRunView({ core, store }: ViewProps) {
   // Paced: all CPU workers together use at most the host's cores but one, left for the page.
   const duty = paced && cpus >= hostCpus ? Math.max(5, Math.floor((100 * Math.max(1, hostCpus - 1)) / cpus)) : 100;
   const [record, setRecord] = useState(false);
-  const params: FreerunStartParams = { cpus, objectSize: OBJECT_SIZE, workload: values.workload, prefillSlabs: values.slabs, seed: 1, duty, rate: values.rate };
+  const params: FreerunStartParams = {
+    cpus, objectSize: OBJECT_SIZE, workload: values.workload, prefillSlabs: values.slabs, seed: 1, duty, rate: values.rate, version: parseKernelVersion(values.kernel),
+  };
   const run = useFreeRun({
     core,
     view: slubStepView,
@@ -143,6 +156,11 @@ export function FreeRunView({ core, store }: ViewProps) {
     inspector,
     slabs: snap?.nslabs ?? 0,
     objects: snap?.nobj ?? 0,
+    kernel: values.kernel,
+    sheaves: snap?.sheaves.nsheaves ?? 0,
+    barnFull: snap?.sheaves.barnFull ?? 0,
+    barnEmpty: snap?.sheaves.barnEmpty ?? 0,
+    counters: live?.cpus.map((c) => c.counters) ?? [],
     inuse: snap ? snap.slab.inuse.reduce((a, b) => a + b, 0) : 0,
     recordedBytes: run.recordedBytes,
     replayFrames: replay.replay?.frames.length ?? 0,
@@ -152,6 +170,7 @@ export function FreeRunView({ core, store }: ViewProps) {
 
   if (core.status !== 'ready') return null;
   const threads = core.info.mode === 'threads';
+  const sheaves = snap?.kernel.hasSheaves ?? false;
   const distinct = new Set(live?.cpus.map((c) => c.threadId).filter((t) => t !== 0)).size;
 
   return (
@@ -163,6 +182,7 @@ export function FreeRunView({ core, store }: ViewProps) {
           : 'This page is not cross-origin isolated, so there are no CPU threads: the CPUs run interleaved on the one bridge worker between frames, and the view replays their events exactly. Serve the lab with COOP/COEP (npm start) for real threads.'}
       </p>
       <div className="lab-pickers">
+        <KernelSelect value={values.kernel} disabled={running} onChange={(kernel) => update({ kernel })} />
         <label>
           CPUs{' '}
           <select value={cpus} disabled={running} onChange={(e) => update({ cpus: Number(e.target.value) })}>
@@ -224,20 +244,27 @@ export function FreeRunView({ core, store }: ViewProps) {
               <tr>
                 <th scope="col">CPU</th>
                 <th scope="col">ops/s</th>
-                <th scope="col">fast-path share</th>
+                <th scope="col">{sheaves ? 'served by a sheaf' : 'fast-path share'}</th>
+                {sheaves && <th scope="col">barn get / put</th>}
+                {sheaves && <th scope="col">objects refilled / flushed</th>}
                 <th scope="col">cmpxchg retries</th>
                 <th scope="col">worker</th>
               </tr>
             </thead>
             <tbody>
               {live.cpus.map((c, k) => {
-                const n = (name: string) => c.counters[name] ?? 0;
+                const n = (name: (typeof FREERUN_COUNTERS)[number]) => c.counters[name] ?? 0;
                 const all = n('ALLOC_FASTPATH') + n('ALLOC_SLOWPATH') + n('FREE_FASTPATH') + n('FREE_SLOWPATH');
+                // With sheaves, the share of the CPU's operations alloc_from_pcs or free_to_pcs served (a thread
+                // publishes its operation count once a round, its counters at once: capped at all of them).
+                const share = sheaves ? (c.ops ? Math.min(1, (n('ALLOC_CPU_SHEAF') + n('FREE_CPU_SHEAF')) / c.ops) : null) : all ? (n('ALLOC_FASTPATH') + n('FREE_FASTPATH')) / all : null;
                 return (
                   <tr key={k}>
                     <th scope="row">{k}</th>
                     <td>{Math.round(live.rates[k] ?? 0).toLocaleString('en')}</td>
-                    <td>{all ? `${(((n('ALLOC_FASTPATH') + n('FREE_FASTPATH')) / all) * 100).toFixed(1)}%` : '–'}</td>
+                    <td>{share === null ? '–' : `${(share * 100).toFixed(1)}%`}</td>
+                    {sheaves && <td>{`${n('BARN_GET').toLocaleString('en')} / ${n('BARN_PUT').toLocaleString('en')}`}</td>}
+                    {sheaves && <td>{`${n('SHEAF_REFILL').toLocaleString('en')} / ${n('SHEAF_FLUSH').toLocaleString('en')}`}</td>}
                     <td>{(n('CMPXCHG_DOUBLE_CPU_FAIL') + n('CMPXCHG_DOUBLE_FAIL')).toLocaleString('en')}</td>
                     <td>{c.threadId ? `thread ${c.threadId}` : 'bridge worker'}</td>
                   </tr>

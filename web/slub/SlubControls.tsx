@@ -75,25 +75,32 @@ export const KERNEL_CHOICES = [
   { version: '7.0', text: '7.0 (sheaves, no per-CPU slab)' },
 ] as const;
 
+/** The Linux version selector (the step view's and the free run's). */
+export function KernelSelect({ value, onChange, disabled = false }: { value: string; onChange: (kernel: string) => void; disabled?: boolean }) {
+  const known = KERNEL_CHOICES.some((c) => c.version === value);
+  return (
+    <label>
+      Linux{' '}
+      <select value={value} disabled={disabled} onChange={(e) => onChange(e.target.value)} data-testid="slub-kernel">
+        {!known && <option value={value}>{value}</option>}
+        {KERNEL_CHOICES.map((c) => (
+          <option key={c.version} value={c.version}>
+            {c.text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /** The kernel each pane follows, and comparing two side by side; changing it restarts the story (a sandbox's objects would move). */
 function VersionPicker({ values, update }: { values: Values; update: Update }) {
   const set = (kernel: readonly string[]) => update({ kernel, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) });
   const one = values.kernel[0] ?? DEFAULT_KERNEL;
   const other = one === '7.0' ? DEFAULT_KERNEL : '7.0';
-  const known = KERNEL_CHOICES.some((c) => c.version === one);
   return (
     <>
-      <label>
-        Linux{' '}
-        <select value={one} onChange={(e) => set([e.target.value])} data-testid="slub-kernel">
-          {!known && <option value={one}>{one}</option>}
-          {KERNEL_CHOICES.map((c) => (
-            <option key={c.version} value={c.version}>
-              {c.text}
-            </option>
-          ))}
-        </select>
-      </label>{' '}
+      <KernelSelect value={one} onChange={(k) => set([k])} />{' '}
       <button type="button" onClick={() => set(one === '7.0' ? [other, one] : [one, other])}>
         Compare with {other} side by side
       </button>

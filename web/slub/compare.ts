@@ -1,8 +1,9 @@
 // compare.ts - the row each pane shows when kernels are compared side by
 // side: what the per-CPU layer (the tid fast path before 7.0, the sheaves
 // after) served at once, what went to the slow path, the cmpxchg retries,
-// the barn lock's acquisitions and the objects moved between sheaves and
-// slabs, all read from the kernel's own counters (CONFIG_SLUB_STATS).
+// the node's list_lock and the barn lock's acquisitions and the objects
+// moved between sheaves and slabs, read from the kernel's own counters
+// (CONFIG_SLUB_STATS) but for list_lock, which the model counts itself.
 
 import { stat, type SlubSnapshot } from './snapshot';
 
@@ -15,6 +16,8 @@ export interface Comparison {
   share: number;
   /** Failed this_cpu_cmpxchg_double and slab cmpxchg_double (retries). */
   casRetries: number;
+  /** The node's list_lock taken by operations (the model's counter: the kernel has none). */
+  listLocks: number;
   /** The barn's spinlock taken: barn_get, barn_put and their failures. */
   barnLocks: number;
   /** Objects into sheaves from slabs (sheaf_refill) and back (sheaf_flush). */
@@ -37,6 +40,7 @@ export function compare(s: SlubSnapshot): Comparison {
     slow,
     share: hits + slow ? hits / (hits + slow) : 0,
     casRetries: stat(s, 'CMPXCHG_DOUBLE_CPU_FAIL') + stat(s, 'CMPXCHG_DOUBLE_FAIL'),
+    listLocks: stat(s, 'MODEL_LIST_LOCK'),
     barnLocks: stat(s, 'BARN_GET') + stat(s, 'BARN_GET_FAIL') + stat(s, 'BARN_PUT') + stat(s, 'BARN_PUT_FAIL'),
     refilled: stat(s, 'SHEAF_REFILL'),
     flushed: stat(s, 'SHEAF_FLUSH'),
@@ -48,5 +52,5 @@ export function comparisonText(s: SlubSnapshot): string {
   const c = compare(s);
   const layer = s.kernel.hasSheaves ? 'sheaves' : 'tid fast path';
   const sheaves = s.kernel.hasSheaves ? `; barn lock taken ${c.barnLocks}×; ${c.refilled} objects refilled from slabs, ${c.flushed} flushed to slabs` : '';
-  return `Per-CPU layer (${layer}): ${c.hits} served at once, ${c.slow} slow path (${Math.round(100 * c.share)}% fast); cmpxchg retries ${c.casRetries}${sheaves}.`;
+  return `Per-CPU layer (${layer}): ${c.hits} served at once, ${c.slow} slow path (${Math.round(100 * c.share)}% fast); cmpxchg retries ${c.casRetries}; list_lock taken ${c.listLocks}×${sheaves}.`;
 }

@@ -154,7 +154,8 @@ const GROUP_OF: Partial<Record<number, EventGroup>> = {
   ...Object.fromEntries(
     [K.SLUB_SHEAF_SWAP, K.SLUB_BARN_GET, K.SLUB_BARN_GET_FAIL, K.SLUB_BARN_PUT, K.SLUB_BARN_PUT_FAIL, K.SLUB_SHEAF_REFILL, K.SLUB_SHEAF_FLUSH,
       K.SLUB_SHEAF_NEW, K.SLUB_SHEAF_DROP, K.SLUB_SHEAF_TRYLOCK_FAIL, K.SLUB_RCU_SHEAF_ADD, K.SLUB_RCU_GRACE_PERIOD, K.SLUB_SHEAF_PREFILL,
-      K.SLUB_SHEAF_RETURN, K.SLUB_BARN_SHRINK, K.SLUB_PCS_FLUSH, K.SLUB_SHEAVES_BOOTSTRAP, K.SLUB_RCU_WAIT, K.SLUB_RCU_FREE].map((k) => [k, 'sheaves' as const]),
+      K.SLUB_SHEAF_RETURN, K.SLUB_BARN_SHRINK, K.SLUB_PCS_FLUSH, K.SLUB_SHEAVES_BOOTSTRAP, K.SLUB_RCU_WAIT, K.SLUB_RCU_FREE,
+      K.SLUB_SHEAF_FILL, K.SLUB_PCS_SHEAVES].map((k) => [k, 'sheaves' as const]),
   ),
   [K.SLUB_SHEAF_ALLOC]: 'fast',
   [K.SLUB_SHEAF_FREE]: 'fast',
@@ -274,6 +275,10 @@ function describeSheafEvent(e: SlEvent): string | null {
       return `kfree_rcu:${where(e)} waits alone for a grace period (${n(e.arg0)} waiting on this CPU)`;
     case K.SLUB_RCU_FREE:
       return `grace period over for ${n(e.arg0)} that waited alone: each is freed`;
+    case K.SLUB_SHEAF_FILL:
+      return `refill_sheaf:${where(e)} into slot ${e.arg1} of sheaf #${e.arg0}`;
+    case K.SLUB_PCS_SHEAVES:
+      return `the CPU's sheaves now: main #${e.arg0}, ${e.arg1 ? `spare #${e.arg1}` : 'no spare'}${e.arg2 ? `, rcu_free #${e.arg2}` : ''}`;
   }
   return null;
 }

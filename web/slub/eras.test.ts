@@ -111,6 +111,47 @@ describe('the sheaf stories say what the counters show', () => {
       expect(barn.after(5).sheaves.barnFull).toBe(0);
     });
 
+    it(`a refill from slabs on ${name(v)}: sheaf_refill of 4 from the two partial slabs and a new one, their freelists emptied`, () => {
+      const { story, r, after } = loadStory(byId('sheaf-refill'), v);
+      expect(story.captions[3]).toMatch(/barn_get_fail.*refill_sheaf.*sheaf_refill counts 4.*alloc_slab/);
+      const [set, refilled] = [after(2), after(3)];
+      const script = r.script as Script;
+      const pfns = [script.ops[1]?.refs?.[0]?.pfn, script.ops[1]?.refs?.[2]?.pfn] as number[];
+      const free = (s: SlubSnapshot, pfn: number) => {
+        const i = s.slab.pfn.indexOf(pfn);
+        return (s.slab.slabFreeCount[i] ?? 0) + (s.slab.cpuFreeCount[i] ?? 0);
+      };
+      // Before: A and B on the node partial list with 2 and 1 free objects; the barn empty, CPU 0 without a spare.
+      expect(set.nodePartial.map((i) => set.slab.pfn[i]).sort()).toEqual([...pfns].sort());
+      expect(pfns.map((p) => free(set, p))).toEqual([2, 1]);
+      expect([set.sheaves.barnFull, set.sheaves.barnEmpty, set.sheaves.pcs[0]?.spare]).toEqual([0, 0, -1]);
+      expect(delta(set, refilled, 'BARN_GET_FAIL')).toBe(1);
+      expect(delta(set, refilled, 'SHEAF_REFILL')).toBe(4);
+      expect(delta(set, refilled, 'ALLOC_SLAB')).toBe(1);
+      expect(refilled.nslabs).toBe(set.nslabs + 1);
+      expect(pfns.map((p) => free(refilled, p))).toEqual([0, 0]);
+      // Three of the four sit in CPU 0's main after the pop, and the next allocation is a hit.
+      expect(Array.from(refilled.obj.state).filter((x) => x === ObjState.CPU_SHEAF)).toHaveLength(3);
+      expect(delta(refilled, after(4), 'ALLOC_CPU_SHEAF')).toBe(1);
+    });
+
+    it(`a flush to slabs on ${name(v)}: the barn at 10 full sheaves, barn_put_fail, the spare's 4 objects back to slabs`, () => {
+      const { story, after } = loadStory(byId('barn-full-flush'), v);
+      const last = story.script.ops.length - 1;
+      expect(story.captions[last]).toMatch(/10 full sheaves.*barn_put_fail.*sheaf_flush counts its 4 objects/);
+      const [full, flushed] = [after(last - 1), after(last)];
+      expect(full.sheaves.barnFull).toBe(10);
+      expect(stat(full, 'BARN_PUT')).toBe(10);
+      expect(delta(full, flushed, 'BARN_PUT_FAIL')).toBe(1);
+      expect(delta(full, flushed, 'SHEAF_FLUSH')).toBe(4);
+      expect(flushed.sheaves.barnFull).toBe(10);
+      const held = (s: SlubSnapshot) => Array.from(s.obj.state).filter((x) => x === ObjState.CPU_SHEAF).length;
+      // Main and spare held 8; after: the full spare (old main) and the pushed object.
+      expect([held(full), held(flushed)]).toEqual([8, 5]);
+      const slabFree = (s: SlubSnapshot) => Array.from(s.obj.state).filter((x) => x === ObjState.SLAB_FREE).length;
+      expect(slabFree(flushed) - slabFree(full)).toBe(4);
+    });
+
     it(`kfree_rcu, the prefill API and an interrupt on ${name(v)}`, () => {
       const rcu = loadStory(byId('kfree-rcu'), v);
       expect(delta(rcu.after(0), rcu.after(4), 'FREE_RCU_SHEAF')).toBe(4);
@@ -140,13 +181,13 @@ describe('the sheaf stories say what the counters show', () => {
     const seen = new Set<number>();
     for (const sc of SCENARIOS.filter((x) => !misfit(x, parseKernelVersion('7.0'))))
       for (const e of decodeEvents(loadStory(sc, parseKernelVersion('7.0')).r.events)) {
-        if (e.kind < 150 || e.kind > 170) continue;
+        if (e.kind < EventKind.SLUB_SHEAF_ALLOC || e.kind > EventKind.SLUB_PCS_SHEAVES) continue;
         seen.add(e.kind);
         const words = SLUB_EVENT_WORDS.event(e, { name: (op: number) => `op ${op}` } as OpNames);
         expect(words, `kind ${e.kind}`).not.toMatch(/^SLUB_/);
         expect(SLUB_EVENT_WORDS.groupOf(e.kind)).toMatch(/^(sheaves|fast)$/);
       }
-    expect(seen.size).toBeGreaterThanOrEqual(12);
+    expect(seen.size).toBeGreaterThanOrEqual(14);
   });
 
   it('7.0 bootstrap: the first allocation takes the slab path, after bootstrap_cache_sheaves a sheaf', () => {
@@ -197,7 +238,7 @@ describe('kernel= and its panes', () => {
 });
 
 describe('comparing versions', () => {
-  it('counts what each kernel\'s per-CPU layer served, its slow path, the barn lock and the objects moved', () => {
+  it('counts what each kernel\'s per-CPU layer served, its slow path, list_lock, the barn lock and the objects moved', () => {
     const p = parseScript('a0.a0.a0.b1-2', 2);
     if (!p.ok) throw new Error(p.error);
     const end = (version?: KernelVersion) => {
@@ -210,16 +251,22 @@ describe('comparing versions', () => {
     };
     const old = end();
     // 6.17: CPU 0's first alloc takes the slow path (a new slab), the next two the tid fast path; CPU 1's bulk alloc one of each.
-    expect(compare(old)).toEqual({ hits: 3, slow: 2, share: 3 / 5, casRetries: 0, barnLocks: 0, refilled: 0, flushed: 0 });
-    expect(comparisonText(old)).toBe('Per-CPU layer (tid fast path): 3 served at once, 2 slow path (60% fast); cmpxchg retries 0.');
+    // Both slow paths find the node list empty and take new slabs, which become CPU slabs: list_lock is never taken.
+    expect(compare(old)).toEqual({ hits: 3, slow: 2, share: 3 / 5, casRetries: 0, listLocks: 0, barnLocks: 0, refilled: 0, flushed: 0 });
+    expect(comparisonText(old)).toBe('Per-CPU layer (tid fast path): 3 served at once, 2 slow path (60% fast); cmpxchg retries 0; list_lock taken 0×.');
+    expect(compare(end(parseKernelVersion('4.4'))).listLocks).toBe(0);
     const now = end(parseKernelVersion('7.0'));
     const c = compare(now);
     // 7.0: every alloc pops a sheaf, after one refill from slabs; CPU 1's bulk alloc finds an empty main and no full barn sheaf.
     expect([c.hits, c.slow, c.casRetries, c.flushed]).toEqual([3, 2, 0, 0]);
+    // 7.0 takes list_lock three times: the refill of CPU 0's 28-object sheaf leaves its second new slab
+    // on the node list, CPU 1's bulk allocation takes that slab off the list for its 2 objects, and
+    // handing back the rest of the slab's freelist puts it on the list again.
+    expect(c.listLocks).toBe(3);
     expect(c.barnLocks).toBe(stat(now, 'BARN_GET_FAIL'));
     const inSheaves = Array.from(now.obj.state).filter((x) => x === ObjState.CPU_SHEAF).length;
     expect(c.refilled).toBe(inSheaves + 3);
-    expect(comparisonText(now)).toMatch(/^Per-CPU layer \(sheaves\): 3 served at once, 2 slow path \(60% fast\); cmpxchg retries 0; barn lock taken \d+×; \d+ objects refilled from slabs, 0 flushed to slabs\.$/);
+    expect(comparisonText(now)).toMatch(/^Per-CPU layer \(sheaves\): 3 served at once, 2 slow path \(60% fast\); cmpxchg retries 0; list_lock taken 3×; barn lock taken \d+×; \d+ objects refilled from slabs, 0 flushed to slabs\.$/);
   });
 
   it('gives each world its kernel\'s counter names', () => {

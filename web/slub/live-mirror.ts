@@ -16,6 +16,22 @@
 // takes the CPU freelist's head in the slow path (PREEMPT_RT's everyday
 // allocation, under local_lock) names its object only in its OP_END.
 //
+// Sheaves (6.18's opt-in cache, every 7.0 cache).  The mirror keeps each
+// sheaf by id with its objects in slot order, each CPU's main, spare and
+// rcu_free, the barn's full and empty lists in order, and an object a sheaf
+// holds has the snapshot's state for the sheaf's place.  A pop or push names
+// its object; a refill's objects are named one by one (SLUB_SHEAF_FILL: the
+// slab layer's events say how many each slab gave, not which), a flush takes
+// the sheaf's top objects, and the slab layer's group frees that follow are
+// matched against them; where the kernel installs a refilled or new sheaf
+// without saying so, SLUB_PCS_SHEAVES gives the CPU's sheaves, and a sheaf
+// that left them (or that an operation still holds at its end) is in the
+// barn.  In 7.0 a refill takes slabs' whole freelists (refill_objects), so
+// the mirror leaves those objects on their slabs until the fills name them,
+// and a surplus handed back stays there.  Not followed (a mismatch each): the
+// prefill API, objects kfree_rcu'd alone, bootstrap_cache_sheaves, bulk
+// frees to sheaves (their events name the first object only).
+//
 // Exactness.  Applied in the order the operations happened, the events
 // reproduce the state exactly: the interleaved (single-threaded) free-run is
 // such an order, and live-mirror.test.ts checks the mirror against a fresh
@@ -30,9 +46,9 @@
 // bulk free names only each group's head, and a ring that overflowed lost
 // events (the caller checks the rings' drop counters).
 
-import { EVENT_SIZE, EventKind } from '../core/events.generated';
+import { EVENT_SIZE, EventKind, eventKindInfo } from '../core/events.generated';
 import type { Mirror } from '../lab/view';
-import { NO_CPU, NONE32, ObjState, SlabList, slabIndexOf, type CpuState, type SlubSnapshot } from './snapshot';
+import { Era, NO_CPU, NONE32, ObjState, SheafPlace, SlabList, slabIndexOf, type CpuState, type PcsState, type SheavesState, type SlubSnapshot } from './snapshot';
 
 interface MirrorSlab {
   pfn: number;
@@ -55,7 +71,47 @@ interface MirrorCpu {
   tidHi: number;
   /** In an allocation's slow path with no refill yet: the object comes off the CPU freelist, named by the OP_END. */
   slowAlloc: boolean;
+  /** Sheaf ids of slub_percpu_sheaves: main (0: the bootstrap sheaf), spare and rcu_free (0: none). */
+  main: number;
+  spare: number;
+  rcuFree: number;
+  /** Sheaves handed to call_rcu, head first. */
+  rcuPending: number[];
+  /** Objects a sheaf flush took, on their way to their slabs (objKey): the slab layer's events name only each group's head. */
+  flushing: number[];
+  /** 7.0: a sheaf refill is taking slabs' whole freelists; a free of objects still on a slab freelist is one handing back the surplus. */
+  refilling: boolean;
 }
+
+/** Where a sheaf is in the mirror: a SheafPlace, or in the hands of the CPU acting (a refill, a flush) until an event places it. */
+const IN_HAND = 0xff;
+
+interface MirrorSheaf {
+  id: number;
+  capacity: number;
+  place: number;
+  /** The CPU of a per-CPU place or of the hand holding it; NO_CPU in the barn and for a prefilled sheaf. */
+  cpu: number;
+  rcuFlush: boolean;
+  /** The objects, slot 0 first, as objKey. */
+  objects: number[];
+}
+
+/** An object as one number: its slab's pfn and its index (fewer than 2^16 objects per slab). */
+const objKey = (pfn: number, index: number) => pfn * 0x10000 + index;
+const keyPfn = (key: number) => Math.floor(key / 0x10000);
+const keyIndex = (key: number) => key % 0x10000;
+
+/** The object state a sheaf's objects have in the snapshot, by the sheaf's place (snapshot.c's state_for). */
+function heldState(place: number): number {
+  if (place === SheafPlace.MAIN || place === SheafPlace.SPARE) return ObjState.CPU_SHEAF;
+  if (place === SheafPlace.BARN_FULL || place === SheafPlace.BARN_EMPTY) return ObjState.BARN;
+  if (place === SheafPlace.PREFILLED) return ObjState.PREFILLED;
+  return ObjState.RCU;
+}
+/** The mirror's own state for an object any sheaf holds (view() writes the place's). */
+const IN_SHEAF = ObjState.CPU_SHEAF;
+const isHeld = (st: number) => st >= ObjState.CPU_SHEAF && st <= ObjState.PREFILLED;
 
 /** OP_BEGIN/OP_END's operation code of an alloc (sl_sched_kind). */
 const OPCODE_ALLOC = 1;
@@ -72,6 +128,18 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
   private node: number[];
   /** Events of operations up to this number are in the anchoring snapshot already. */
   private readonly anchorOp: number;
+  /** The cache has a per-CPU slab (every version before 7.0). */
+  private readonly cpuSlab: boolean;
+  /** Slabs on a CPU partial list are frozen (the seeds' 4.x). */
+  private readonly frozenPartial: boolean;
+  /** Every sheaf by id. */
+  private readonly sheaves = new Map<number, MirrorSheaf>();
+  /** The barn's full and empty sheaves (ids, head first) and the prefilled sheaves out. */
+  private barnFull: number[] = [];
+  private barnEmpty: number[] = [];
+  private prefilled: number[] = [];
+  /** Sheaves in hand, in the order they were taken (they go to the barn at their operation's end if nothing placed them). */
+  private inHand: number[] = [];
   private view_: SlubSnapshot | null = null;
   /** Events that contradicted the mirror (see the file comment), since the anchor. */
   mismatches = 0;
@@ -79,15 +147,25 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
   firstMismatch = '';
   /** Events applied since the anchor. */
   applied = 0;
+  /**
+   * The anchor holds no sheaves to start from (a snapshot taken while CPU threads ran leaves them
+   * out, and objects kfree_rcu'd alone are not followed): sheaf events then count as mismatches.
+   */
+  sheavesLeftOut = false;
 
   constructor(anchor: SlubSnapshot) {
     this.base = anchor;
     this.objects = anchor.geometry.objects;
     this.anchorOp = anchor.lastOp;
+    this.cpuSlab = anchor.kernel.cpuSlab;
+    this.frozenPartial = anchor.kernel.era === Era.FROZEN_PARTIAL;
     for (let i = 0; i < anchor.nslabs; i++) {
       const first = anchor.slab.firstObj[i] ?? 0;
       const state = anchor.obj.state.slice(first, first + (anchor.slab.objects[i] ?? 0));
-      for (let j = 0; j < state.length; j++) if (state[j] !== ObjState.SLAB_FREE && state[j] !== ObjState.CPU_FREE) state[j] = ObjState.ALLOCATED;
+      for (let j = 0; j < state.length; j++) {
+        const st = state[j] ?? ObjState.ALLOCATED;
+        if (st !== ObjState.SLAB_FREE && st !== ObjState.CPU_FREE) state[j] = isHeld(st) ? IN_SHEAF : ObjState.ALLOCATED;
+      }
       const pfn = anchor.slab.pfn[i] ?? 0;
       this.slabs.set(pfn, {
         pfn,
@@ -107,9 +185,43 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
         const i = slabIndexOf(anchor, pfn);
         pfn = i < 0 ? NONE32 : (anchor.slab.next[i] ?? NONE32);
       }
-      return { slab: c.slabPfn, partial, freelistLength: c.freelistLength, tid: c.tid, tidHi: c.tidHi, slowAlloc: false };
+      return {
+        slab: c.slabPfn, partial, freelistLength: c.freelistLength, tid: c.tid, tidHi: c.tidHi, slowAlloc: false,
+        main: 0, spare: 0, rcuFree: 0, rcuPending: [], flushing: [], refilling: false,
+      };
     });
     this.node = anchor.nodePartial.map((i) => anchor.slab.pfn[i] ?? 0);
+    this.loadSheaves(anchor);
+  }
+
+  /** The anchor's sheaves (a snapshot taken while CPU threads ran has none: sheavesLeftOut). */
+  private loadSheaves(anchor: SlubSnapshot): void {
+    const sh = anchor.sheaves;
+    if (!anchor.kernel.hasSheaves) return;
+    if (!sh.taken) {
+      this.sheavesLeftOut = true;
+      return;
+    }
+    for (let i = 0; i < sh.nsheaves; i++) {
+      const place = sh.sheaf.place[i] ?? 0;
+      const cpu = sh.sheaf.cpu[i] ?? NO_CPU;
+      const first = sh.sheaf.first[i] ?? 0;
+      const objects = Array.from({ length: sh.sheaf.size[i] ?? 0 }, (_, j) => objKey(sh.entryPfn[first + j] ?? 0, sh.entryIndex[first + j] ?? 0));
+      if (place === SheafPlace.RCU_WAIT) {
+        this.sheavesLeftOut = true; // objects kfree_rcu'd alone: the mirror does not follow them
+        continue;
+      }
+      const id = sh.sheaf.id[i] ?? 0;
+      this.sheaves.set(id, { id, capacity: sh.sheaf.capacity[i] ?? 0, place, cpu, rcuFlush: (sh.sheaf.rcuFlush[i] ?? 0) !== 0, objects });
+      const c = this.cpus[cpu];
+      if (place === SheafPlace.MAIN && c) c.main = id;
+      else if (place === SheafPlace.SPARE && c) c.spare = id;
+      else if (place === SheafPlace.RCU_FREE && c) c.rcuFree = id;
+      else if (place === SheafPlace.RCU_PENDING && c) c.rcuPending.push(id);
+      else if (place === SheafPlace.BARN_FULL) this.barnFull.push(id);
+      else if (place === SheafPlace.BARN_EMPTY) this.barnEmpty.push(id);
+      else if (place === SheafPlace.PREFILLED) this.prefilled.push(id);
+    }
   }
 
   /** Applies merged events (EVENT_SIZE records); returns the mismatches they caused. */
@@ -213,9 +325,8 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
       case EventKind.SLUB_FREE_FASTPATH: {
         const s = this.slab(pfn, 'fast-path free');
         if (!s || !c) return;
-        if (a0 !== 1) return this.mismatch(`a bulk free of ${a0} objects names only its head`);
-        this.setObj(s, obj, ObjState.ALLOCATED, ObjState.CPU_FREE, 'fast-path free');
-        c.freelistLength += 1;
+        if (!this.freeGroup(c, s, obj, a0, ObjState.CPU_FREE, 'fast-path free')) return;
+        c.freelistLength += a0;
         c.tid = a1;
         return;
       }
@@ -225,21 +336,42 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
         const what = kind === EventKind.SLUB_FREE_SLOWPATH ? 'slow-path free' : 'free_to_partial_list';
         const s = this.slab(pfn, what);
         if (!s) return;
-        if (a0 !== 1) return this.mismatch(`a bulk free of ${a0} objects names only its head`);
-        this.setObj(s, obj, ObjState.ALLOCATED, ObjState.SLAB_FREE, what);
-        s.inuse = a1;
+        // 7.0: a refill taking more than it needs hands the surplus back, objects the mirror never took off the slab.
+        if (c?.refilling && s.state[obj] === ObjState.SLAB_FREE) s.inuse = a1;
+        else if (this.freeGroup(c, s, obj, a0, ObjState.SLAB_FREE, what)) s.inuse = a1;
+        return;
+      }
+      case EventKind.SLUB_REFILL_NODE_PARTIAL: {
+        if (this.cpuSlab) {
+          const s = this.slab(pfn, 'refill');
+          if (s) this.load(cpu, s, a0, obj, 'refill');
+        } else {
+          // 7.0 refill_objects: the slab's whole freelist taken (which objects, the sheaf fills name).
+          const s = this.slab(pfn, 'refill_objects');
+          if (!s || !c) return;
+          const free = s.state.reduce((n, st) => n + (st === ObjState.SLAB_FREE ? 1 : 0), 0);
+          if (free !== a0) this.mismatch(`refill_objects: slab ${pfn} gave ${a0} objects, the mirror had ${free} free`);
+          s.inuse = s.state.length;
+          c.refilling = true;
+        }
         return;
       }
       case EventKind.SLUB_REFILL_FREELIST:
-      case EventKind.SLUB_REFILL_CPU_PARTIAL:
-      case EventKind.SLUB_REFILL_NODE_PARTIAL: {
+      case EventKind.SLUB_REFILL_CPU_PARTIAL: {
         const s = this.slab(pfn, 'refill');
         if (s) this.load(cpu, s, a0, obj, 'refill');
         return;
       }
       case EventKind.SLUB_NEW_SLAB: {
         if (this.slabs.has(pfn)) return this.mismatch(`new slab ${pfn} is already in the mirror`);
-        this.load(cpu, this.newSlab(pfn, a0, a1, true), a1, obj, 'new slab');
+        if (this.cpuSlab) return this.load(cpu, this.newSlab(pfn, a0, a1, true), a1, obj, 'new slab');
+        // 7.0 alloc_from_new_slab: arg2 objects taken at once, by one allocation (named here) or by a refill (named by the fills).
+        const s = this.newSlab(pfn, a0, a1, false);
+        s.inuse = a2;
+        if (c?.slowAlloc) {
+          c.slowAlloc = false;
+          this.setObj(s, obj, ObjState.SLAB_FREE, ObjState.ALLOCATED, 'alloc_from_new_slab');
+        } else if (c) c.refilling = true;
         return;
       }
       case EventKind.SLUB_ORDER_FALLBACK:
@@ -251,7 +383,9 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
         return;
       case EventKind.OP_END: {
         // Whatever the operation, its slow path is over; an alloc's OP_END names the object it returned.
-        if (!c || !c.slowAlloc) return;
+        if (!c) return;
+        this.endSheafWork(cpu, c);
+        if (!c.slowAlloc) return;
         c.slowAlloc = false;
         if (a0 !== OPCODE_ALLOC || pfn === NONE32) return;
         const s = this.slab(pfn, 'slow-path alloc from the CPU freelist');
@@ -280,7 +414,8 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
         this.unlist(s);
         s.list = SlabList.CPU_PARTIAL;
         s.cpu = cpu;
-        s.frozen = false;
+        // Before 6.8 a slab entered a CPU partial list frozen (eras.h).
+        s.frozen = this.frozenPartial;
         c.partial.unshift(pfn);
         return;
       }
@@ -327,10 +462,274 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
       case EventKind.SLUB_QUARANTINE:
         return this.mismatch('a quarantined object (the mirror does not follow debug errors)');
       default:
+        if (kind >= EventKind.SLUB_SHEAF_ALLOC && kind <= EventKind.SLUB_PCS_SHEAVES) return this.sheafEvent(cpu, kind, pfn, obj, a0, a1, a2);
         // OP_BEGIN, CAS retries, list drains (their slabs' own events follow), pages; and what changes
         // nothing the mirror holds: a sysfs write (SLUB_TUNE: its flushes and list moves follow as their
         // own events), rt's free starting over (SLUB_RT_REDO), a double free refused (SLUB_HARDENED_DOUBLE_FREE).
         return;
+    }
+  }
+
+  /**
+   * A free of `count` objects headed by obj into slab s, to state `to`: one object, or a group of
+   * a sheaf flush (the others of the group are objects of the same slab the flush took).
+   */
+  private freeGroup(c: MirrorCpu | undefined, s: MirrorSlab, obj: number, count: number, to: number, what: string): boolean {
+    const head = objKey(s.pfn, obj);
+    const flushing = c?.flushing ?? [];
+    if (count !== 1 && !flushing.includes(head)) {
+      this.mismatch(`a bulk free of ${count} objects names only its head`);
+      return false;
+    }
+    const group = [head];
+    for (const k of flushing) if (group.length < count && k !== head && keyPfn(k) === s.pfn) group.push(k);
+    if (group.length !== count) this.mismatch(`${what}: a group of ${count} objects of slab ${s.pfn}, the flush holds ${group.length}`);
+    if (c) c.flushing = flushing.filter((k) => !group.includes(k));
+    for (const k of group) this.setObj(s, keyIndex(k), ObjState.ALLOCATED, to, what);
+    return true;
+  }
+
+  private sheaf(id: number, what: string): MirrorSheaf | null {
+    const sh = this.sheaves.get(id);
+    if (!sh) this.mismatch(`${what} names sheaf #${id}, which the mirror does not have`);
+    return sh ?? null;
+  }
+
+  /** Takes a sheaf from wherever it is (a CPU's, the barn, prefilled, in hand) into the hand of `cpu`. */
+  private take(sh: MirrorSheaf, cpu: number): void {
+    const drop = (list: number[]) => list.filter((x) => x !== sh.id);
+    const owner = this.cpus[sh.cpu];
+    if (owner) {
+      if (owner.main === sh.id) owner.main = 0;
+      if (owner.spare === sh.id) owner.spare = 0;
+      if (owner.rcuFree === sh.id) owner.rcuFree = 0;
+      owner.rcuPending = drop(owner.rcuPending);
+    }
+    this.barnFull = drop(this.barnFull);
+    this.barnEmpty = drop(this.barnEmpty);
+    this.prefilled = drop(this.prefilled);
+    this.inHand = drop(this.inHand);
+    sh.place = IN_HAND;
+    sh.cpu = cpu;
+    this.inHand.push(sh.id);
+  }
+
+  /** Puts a sheaf at a CPU's main, spare or rcu_free (whatever was there stays in hand until placed). */
+  private put(sh: MirrorSheaf, place: number, cpu: number): void {
+    const c = this.cpus[cpu];
+    if (!c) return this.mismatch(`sheaf #${sh.id} put on CPU ${cpu}, which the mirror does not have`);
+    this.take(sh, cpu);
+    this.inHand = this.inHand.filter((x) => x !== sh.id);
+    const field = place === SheafPlace.MAIN ? 'main' : place === SheafPlace.SPARE ? 'spare' : 'rcuFree';
+    const before = this.sheaves.get(c[field]);
+    if (before && before !== sh) this.take(before, cpu);
+    c[field] = sh.id;
+    sh.place = place;
+  }
+
+  /** barn_put_*_sheaf: to the head of the barn's full or empty list, by its size. */
+  private toBarn(sh: MirrorSheaf): void {
+    this.take(sh, NO_CPU);
+    this.inHand = this.inHand.filter((x) => x !== sh.id);
+    const full = sh.objects.length > 0;
+    sh.place = full ? SheafPlace.BARN_FULL : SheafPlace.BARN_EMPTY;
+    sh.cpu = NO_CPU;
+    (full ? this.barnFull : this.barnEmpty).unshift(sh.id);
+  }
+
+  /** The end of an operation: sheaves still in its hand went to the barn (the paths with no event of their own); a flush must have landed. */
+  private endSheafWork(cpu: number, c: MirrorCpu): void {
+    c.refilling = false;
+    for (const id of this.inHand.slice()) {
+      const sh = this.sheaves.get(id);
+      if (sh && sh.cpu === cpu) this.toBarn(sh);
+    }
+    if (c.flushing.length) {
+      this.mismatch(`${c.flushing.length} objects a sheaf flush took on CPU ${cpu} never reached a slab`);
+      c.flushing = [];
+    }
+  }
+
+  /** Moves an object into a sheaf's next slot. */
+  private push(sh: MirrorSheaf, pfn: number, obj: number, from: number, what: string): void {
+    const s = this.slab(pfn, what);
+    if (!s) return;
+    this.setObj(s, obj, from, IN_SHEAF, what);
+    sh.objects.push(objKey(pfn, obj));
+  }
+
+  /** The top `n` objects of a sheaf, taken off it and set to `to`. */
+  private pop(sh: MirrorSheaf, n: number, to: number, what: string): number[] {
+    if (n > sh.objects.length) {
+      this.mismatch(`${what}: sheaf #${sh.id} gave ${n} objects, the mirror has ${sh.objects.length} in it`);
+      n = sh.objects.length;
+    }
+    const out = sh.objects.splice(sh.objects.length - n, n);
+    for (const k of out) {
+      const s = this.slab(keyPfn(k), what);
+      if (s) this.setObj(s, keyIndex(k), IN_SHEAF, to, what);
+    }
+    return out;
+  }
+
+  private sizeIs(sh: MirrorSheaf, n: number, what: string): void {
+    if (sh.objects.length !== n) this.mismatch(`${what}: sheaf #${sh.id} holds ${n} objects, the mirror ${sh.objects.length}`);
+  }
+
+  /** The sheaves' events (events.def 150-172). */
+  private sheafEvent(cpu: number, kind: number, pfn: number, obj: number, a0: number, a1: number, a2: number): void {
+    const c = this.cpus[cpu];
+    if (!c) return this.mismatch(`a sheaf event on CPU ${cpu}, which the mirror does not have`);
+    if (this.sheavesLeftOut) return this.mismatch('a sheaf event, but the anchor left the sheaves out');
+    switch (kind) {
+      case EventKind.SLUB_SHEAF_ALLOC: {
+        const sh = this.sheaf(a0, 'alloc_from_pcs');
+        if (!sh) return;
+        const popped = this.pop(sh, a2 || 1, ObjState.ALLOCATED, 'alloc_from_pcs');
+        // One object: the one popped; a bulk batch names its lowest slot.
+        if (popped[0] !== objKey(pfn, obj)) this.mismatch(`alloc_from_pcs: sheaf #${a0} gave ${pfn}:${obj}, the mirror's top is another object`);
+        return this.sizeIs(sh, a1, 'alloc_from_pcs');
+      }
+      case EventKind.SLUB_SHEAF_FREE: {
+        if (a2 > 1) return this.mismatch(`a bulk free of ${a2} objects to a sheaf names only its first`);
+        const sh = this.sheaf(a0, 'free_to_pcs');
+        if (!sh) return;
+        if (c.main !== a0) this.mismatch(`free_to_pcs: sheaf #${a0} is not CPU ${cpu}'s main in the mirror`);
+        this.push(sh, pfn, obj, ObjState.ALLOCATED, 'free_to_pcs');
+        return this.sizeIs(sh, a1, 'free_to_pcs');
+      }
+      case EventKind.SLUB_SHEAF_SWAP: {
+        // The new main was the spare, or an empty sheaf from the barn; the old main becomes the spare.
+        const sh = this.sheaf(a0, 'main/spare swap');
+        const old = this.sheaves.get(c.main);
+        if (!sh) return;
+        this.put(sh, SheafPlace.MAIN, cpu);
+        if (old) this.put(old, SheafPlace.SPARE, cpu);
+        return this.sizeIs(sh, a1, 'main/spare swap');
+      }
+      case EventKind.SLUB_BARN_GET: {
+        const full = this.sheaf(a0, 'barn_get');
+        const empty = this.sheaf(a1, 'barn_get');
+        if (!full || !empty) return;
+        if (c.main !== a1) this.mismatch(`barn_get: sheaf #${a1} is not CPU ${cpu}'s main in the mirror`);
+        this.take(full, cpu);
+        this.toBarn(empty);
+        this.put(full, SheafPlace.MAIN, cpu);
+        if (this.barnFull.length !== a2) this.mismatch(`barn_get: the barn holds ${a2} full sheaves, the mirror ${this.barnFull.length}`);
+        return;
+      }
+      case EventKind.SLUB_BARN_PUT: {
+        const full = this.sheaf(a0, 'barn_put');
+        if (!full) return;
+        const empty = a1 ? this.sheaf(a1, 'barn_put') : null;
+        if (empty) this.take(empty, cpu);
+        this.toBarn(full);
+        if (empty) this.put(empty, SheafPlace.MAIN, cpu);
+        if (this.barnFull.length !== a2) this.mismatch(`barn_put: the barn holds ${a2} full sheaves, the mirror ${this.barnFull.length}`);
+        return;
+      }
+      case EventKind.SLUB_SHEAF_REFILL: {
+        // The sheaf being refilled leaves the spare or the barn (a new one is in hand, a prefilled one stays out).
+        const sh = this.sheaf(a0, 'refill_sheaf');
+        if (!sh) return;
+        if (sh.place !== SheafPlace.PREFILLED && sh.place !== IN_HAND) this.take(sh, cpu);
+        c.refilling = false;
+        if (sh.objects.length + a1 !== a2) this.mismatch(`refill_sheaf: sheaf #${a0} holds ${a2} after ${a1} more, the mirror ${sh.objects.length} before`);
+        return;
+      }
+      case EventKind.SLUB_SHEAF_FILL: {
+        const sh = this.sheaf(a0, 'refill_sheaf');
+        if (!sh) return;
+        if (a1 !== sh.objects.length) this.mismatch(`refill_sheaf: slot ${a1} of sheaf #${a0}, the mirror's next is ${sh.objects.length}`);
+        // Over a per-CPU slab the refill is a bulk allocation (its objects allocated by their own events); in 7.0 straight off slab freelists.
+        this.push(sh, pfn, obj, this.cpuSlab ? ObjState.ALLOCATED : ObjState.SLAB_FREE, 'refill_sheaf');
+        return;
+      }
+      case EventKind.SLUB_SHEAF_FLUSH: {
+        const sh = this.sheaf(a0, 'sheaf_flush');
+        if (!sh) return;
+        if (!a2 && a1 !== sh.objects.length) this.mismatch(`sheaf_flush_unused: sheaf #${a0} flushes ${a1} objects, the mirror holds ${sh.objects.length}`);
+        c.flushing.push(...this.pop(sh, a1, ObjState.ALLOCATED, 'sheaf_flush'));
+        return;
+      }
+      case EventKind.SLUB_SHEAF_NEW:
+        if (this.sheaves.has(a0)) return this.mismatch(`new sheaf #${a0} is already in the mirror`);
+        this.sheaves.set(a0, { id: a0, capacity: a1, place: IN_HAND, cpu, rcuFlush: false, objects: [] });
+        this.inHand.push(a0);
+        return;
+      case EventKind.SLUB_SHEAF_DROP: {
+        const sh = this.sheaf(a0, 'free_empty_sheaf');
+        if (!sh) return;
+        if (sh.objects.length) this.mismatch(`free_empty_sheaf: sheaf #${a0} still holds ${sh.objects.length} objects in the mirror`);
+        this.take(sh, cpu);
+        this.inHand = this.inHand.filter((x) => x !== a0);
+        this.sheaves.delete(a0);
+        return;
+      }
+      case EventKind.SLUB_RCU_SHEAF_ADD: {
+        const sh = this.sheaf(a0, 'kfree_rcu');
+        if (!sh) return;
+        if (c.rcuFree !== a0) this.put(sh, SheafPlace.RCU_FREE, cpu);
+        this.push(sh, pfn, obj, ObjState.ALLOCATED, 'kfree_rcu');
+        this.sizeIs(sh, a1, 'kfree_rcu');
+        if (a2) {
+          // Full: handed to call_rcu (the head of the CPU's pending list).
+          this.take(sh, cpu);
+          this.inHand = this.inHand.filter((x) => x !== a0);
+          sh.place = SheafPlace.RCU_PENDING;
+          c.rcuPending.unshift(a0);
+        }
+        return;
+      }
+      case EventKind.SLUB_RCU_GRACE_PERIOD: {
+        const sh = this.sheaf(a0, 'rcu_free_sheaf');
+        if (!sh) return;
+        // To the barn full; or flushed (its SHEAF_FLUSH follows), then to the barn empty or freed.
+        if (a2 === 0) this.toBarn(sh);
+        else this.take(sh, cpu);
+        return;
+      }
+      case EventKind.SLUB_PCS_FLUSH: {
+        // The spare is flushed and freed, rcu_free goes to call_rcu to be flushed, main is flushed in batches.
+        const spare = this.sheaves.get(c.spare);
+        if (spare) this.take(spare, cpu);
+        const rcu = this.sheaves.get(c.rcuFree);
+        if (rcu) {
+          this.take(rcu, cpu);
+          this.inHand = this.inHand.filter((x) => x !== rcu.id);
+          rcu.place = SheafPlace.RCU_PENDING;
+          rcu.rcuFlush = true;
+          c.rcuPending.unshift(rcu.id);
+        }
+        return;
+      }
+      case EventKind.SLUB_PCS_SHEAVES: {
+        const places = [[a0, SheafPlace.MAIN], [a1, SheafPlace.SPARE], [a2, SheafPlace.RCU_FREE]] as const;
+        const was = [c.main, c.spare, c.rcuFree];
+        for (const [id, place] of places) {
+          const sh = id ? this.sheaf(id, 'the CPU\'s sheaves') : null;
+          if (sh) this.put(sh, place, cpu);
+        }
+        // A sheaf that left them went to the barn.
+        for (const id of was) {
+          const sh = this.sheaves.get(id);
+          if (sh && !places.some(([x]) => x === id)) this.toBarn(sh);
+        }
+        c.main = a0;
+        c.spare = a1;
+        c.rcuFree = a2;
+        return;
+      }
+      case EventKind.SLUB_BARN_SHRINK:
+        if (this.barnFull.length || this.barnEmpty.length) this.mismatch(`barn_shrink: the mirror's barn still holds ${this.barnFull.length + this.barnEmpty.length} sheaves`);
+        return;
+      case EventKind.SLUB_BARN_GET_FAIL:
+      case EventKind.SLUB_BARN_PUT_FAIL:
+      case EventKind.SLUB_SHEAF_TRYLOCK_FAIL:
+        return;
+      default:
+        // The prefill API, bootstrap_cache_sheaves, and objects kfree_rcu'd alone.
+        return this.mismatch(`${eventKindInfo(kind)?.name ?? kind}: the live mirror does not follow it`);
     }
   }
 
@@ -417,6 +816,7 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
       };
     });
     chain(this.node);
+    const sheaves = this.sheavesView(rec, obj.state);
     let totalObjects = 0;
     for (const s of this.slabs.values()) totalObjects += s.state.length;
     this.view_ = {
@@ -428,8 +828,73 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
       nodePartial: this.node.map((pfn) => rec.get(pfn) ?? 0),
       slab,
       obj,
+      sheaves,
     };
     return this.view_;
+  }
+
+  /** The sheaves in the snapshot's shape (snapshot.c's walk order), their objects' states set by place in `state`. */
+  private sheavesView(rec: Map<number, number>, state: Uint8Array): SheavesState {
+    const base = this.base.sheaves;
+    if (!this.base.kernel.hasSheaves || this.sheavesLeftOut) return base;
+    const order: { sh: MirrorSheaf; place: number; cpu: number }[] = [];
+    const pcs: PcsState[] = this.cpus.map((c, k) => {
+      const at = (id: number, place: number) => {
+        const sh = this.sheaves.get(id);
+        if (!sh) return -1;
+        order.push({ sh, place, cpu: k });
+        return order.length - 1;
+      };
+      const out = { main: at(c.main, SheafPlace.MAIN), spare: at(c.spare, SheafPlace.SPARE), rcuFree: at(c.rcuFree, SheafPlace.RCU_FREE), locked: false };
+      for (const id of c.rcuPending) at(id, SheafPlace.RCU_PENDING);
+      return out;
+    });
+    const shared = (ids: number[], place: number) => {
+      for (const id of ids) {
+        const sh = this.sheaves.get(id);
+        if (sh) order.push({ sh, place, cpu: NO_CPU });
+      }
+    };
+    shared(this.barnFull, SheafPlace.BARN_FULL);
+    shared(this.barnEmpty, SheafPlace.BARN_EMPTY);
+    shared(this.prefilled, SheafPlace.PREFILLED);
+    const nsheaves = order.length;
+    const sheaf = {
+      id: new Uint32Array(nsheaves),
+      place: new Uint8Array(nsheaves),
+      cpu: new Uint8Array(nsheaves),
+      rcuFlush: new Uint8Array(nsheaves),
+      size: new Uint32Array(nsheaves),
+      capacity: new Uint32Array(nsheaves),
+      first: new Uint32Array(nsheaves),
+      position: new Uint32Array(nsheaves),
+    };
+    const nentries = order.reduce((n, o) => n + o.sh.objects.length, 0);
+    const entryPfn = new Uint32Array(nentries);
+    const entryIndex = new Uint32Array(nentries);
+    const positions = new Map<string, number>();
+    let e = 0;
+    order.forEach(({ sh, place, cpu }, i) => {
+      const group = `${place}:${cpu}`;
+      const pos = positions.get(group) ?? 0;
+      positions.set(group, pos + 1);
+      sheaf.id[i] = sh.id;
+      sheaf.place[i] = place;
+      sheaf.cpu[i] = cpu;
+      sheaf.rcuFlush[i] = sh.rcuFlush ? 1 : 0;
+      sheaf.size[i] = sh.objects.length;
+      sheaf.capacity[i] = sh.capacity;
+      sheaf.first[i] = e;
+      sheaf.position[i] = pos;
+      const held = heldState(place);
+      for (const k of sh.objects) {
+        entryPfn[e] = keyPfn(k);
+        entryIndex[e++] = keyIndex(k);
+        const r = rec.get(keyPfn(k));
+        if (r !== undefined) state[r * this.objects + keyIndex(k)] = held;
+      }
+    });
+    return { taken: true, capacity: base.capacity, barnFull: this.barnFull.length, barnEmpty: this.barnEmpty.length, pcs, nsheaves, sheaf, entryPfn, entryIndex };
   }
 }
 

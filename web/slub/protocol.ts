@@ -57,7 +57,12 @@ export interface FreerunStartParams {
   duty: number;
   /** At most this many operations per second per CPU (0: no cap), so that a frame's events fit the rings. */
   rate: number;
+  /** The Linux version the cache follows (absent: 6.17); in 6.18 it opts in to sheaves, as the sheaf stories' caches do. */
+  version?: KernelVersion;
 }
 
-/** The counters a free run reports per CPU (FreerunCpu.counters), by their kernel names. */
-export const FREERUN_COUNTERS = ['ALLOC_FASTPATH', 'ALLOC_SLOWPATH', 'FREE_FASTPATH', 'FREE_SLOWPATH', 'CMPXCHG_DOUBLE_CPU_FAIL', 'CMPXCHG_DOUBLE_FAIL'] as const;
+/** The counters a free run reports per CPU (FreerunCpu.counters), by their kernel names (a version without one reads 0). */
+export const FREERUN_COUNTERS = [
+  'ALLOC_FASTPATH', 'ALLOC_SLOWPATH', 'FREE_FASTPATH', 'FREE_SLOWPATH', 'CMPXCHG_DOUBLE_CPU_FAIL', 'CMPXCHG_DOUBLE_FAIL',
+  'ALLOC_CPU_SHEAF', 'FREE_CPU_SHEAF', 'BARN_GET', 'BARN_PUT', 'SHEAF_REFILL', 'SHEAF_FLUSH',
+] as const;

@@ -1,4 +1,4 @@
-// scenarios.ts - the five guided stories of the SLUB view.  Each builds a
+// scenarios.ts - the guided stories of the SLUB view.  Each builds a
 // driver script for the chosen CPU count (the number of objects per slab
 // depends on it, as calculate_order makes it) with one caption per
 // operation.  Objects are named symbolically ("the 3rd object op 2
@@ -252,6 +252,53 @@ const barnExchange: Scenario = {
   },
 };
 
+const refillFromSlabs: Scenario = {
+  ...sheafStory,
+  id: 'sheaf-refill',
+  title: 'A refill from slabs',
+  notFor: 'before 6.18 there are no sheaves: the slow path refills the CPU freelist (see "The slow path")',
+  build({ cpus, objects }) {
+    const b = new StoryBuilder();
+    const other = cpus > 1 ? 1 : 0;
+    const all = b.op({ kind: 'allocBulk', cpu: other, count: 2 * objects }, `Set-up: CPU ${other} bulk-allocates ${2 * objects} objects, two slabs' worth (A and B, full and on no list: its sheaves were empty, so they came from slabs).`);
+    b.op({ kind: 'freeBulk', cpu: other, refs: [sym(all, 0), sym(all, 1), sym(all, objects)] }, `It frees 2 objects of slab A and 1 of slab B in bulk: they land in CPU ${other}'s main sheaf, not yet in their slabs.`);
+    b.op({ kind: 'flush', cpu: other }, `Flushing CPU ${other} (pcs_flush_all, as a CPU going offline or a cache shrink does) frees its sheaves' objects to their slabs: A (2 free) and B (1 free) are on the node partial list now.`);
+    b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocates. Its main sheaf is empty, there is no spare, and the barn holds no sheaf at all (barn_get_fail): a sheaf is refilled from slabs in bulk (refill_sheaf, sheaf_refill counts 4). In 7.0 __refill_objects_node takes the node partial slabs A and B off the list under list_lock and empties their freelists with one cmpxchg each (3 objects), then a new slab gives the 4th and goes on the list with the rest (alloc_slab); 6.18 fills the sheaf with a bulk allocation from its per-CPU slab, which takes the same slabs. The allocation pops the top object.');
+    b.op({ kind: 'alloc', cpu: 0 }, 'The next allocation is a sheaf hit: A and B have no free object left, and the objects they gave wait in CPU 0\'s sheaf.');
+    return b.story(`When a CPU's sheaves are empty and the barn has no full one, a sheaf is filled from slabs in one go. ${SMALL}`, 'One list_lock round trip and one cmpxchg per slab fill a whole sheaf: the slabs\' freelists shrink by a sheaf at a time.');
+  },
+};
+
+/** The barn's limit of full sheaves (MAX_FULL_SHEAVES, mm/slub.c; the model has no knob for it). */
+const MAX_FULL_SHEAVES = 10;
+
+const flushBarnFull: Scenario = {
+  ...sheafStory,
+  id: 'barn-full-flush',
+  title: 'A flush to slabs when the barn is full',
+  notFor: 'before 6.18 there are no sheaves to flush: a free goes to the CPU freelist or the slab',
+  build() {
+    const b = new StoryBuilder();
+    let next = 0;
+    const all = b.op({ kind: 'allocBulk', cpu: 0, count: 4 + 4 + 4 * MAX_FULL_SHEAVES + 1 }, `Set-up: CPU 0 bulk-allocates ${4 + 4 + 4 * MAX_FULL_SHEAVES + 1} objects to free one by one and in fours.`);
+    const take = (n: number) => Array.from({ length: n }, () => sym(all, next++));
+    b.op({ kind: 'freeBulk', cpu: 0, refs: take(4) }, 'Four frees in bulk fill the main sheaf (4 of 4).');
+    b.op({ kind: 'free', cpu: 0, refs: take(1) }, 'Main is full and there is no spare: a new sheaf becomes main, the full one the spare.');
+    b.op({ kind: 'freeBulk', cpu: 0, refs: take(3) }, 'Three more fill main again: main and spare are both full.');
+    for (let k = 1; k <= MAX_FULL_SHEAVES; k++) {
+      b.op({ kind: 'free', cpu: 0, refs: take(1) }, k === 1
+        ? 'Main and spare full, the barn holds no empty sheaf: a new sheaf is allocated and the full main goes to the barn (barn_put). The barn is at 1 of its 10 full sheaves.'
+        : `Again: barn_put, ${k} of 10 full sheaves in the barn.`);
+      b.op({ kind: 'freeBulk', cpu: 0, refs: take(3) }, k < MAX_FULL_SHEAVES ? 'Three frees fill main.' : 'Three frees fill main: main and spare full, the barn at its limit.');
+    }
+    b.op({ kind: 'free', cpu: 0, refs: take(1) }, 'Main and spare full, and the barn already holds 10 full sheaves (MAX_FULL_SHEAVES): barn_put_fail. __pcs_replace_full_main flushes the full spare to slabs in bulk (sheaf_flush counts its 4 objects, freed by detached freelists), makes the emptied sheaf main and the full main the spare, and pushes the object.');
+    return b.story(
+      `The barn keeps at most 10 full sheaves; past that, a free that finds main and spare full sends a sheaf's objects back to their slabs. ${SMALL} The kernel's limit of 10 has no knob in the model, so the first ${2 * MAX_FULL_SHEAVES + 4} steps only fill the barn, two per sheaf: jump to the end to see the flush.`,
+      'Flushing the spare rather than main keeps the hottest objects, the ones just freed, in the CPU\'s sheaf.',
+    );
+  },
+};
+
 const kfreeRcu: Scenario = {
   ...sheafStory,
   id: 'kfree-rcu',
@@ -316,7 +363,7 @@ const bootstrap: Scenario = {
   },
 };
 
-export const SCENARIOS: readonly Scenario[] = [fastPath, whyTid, slowPath, remoteFrees, bulkFree, sheafHit, spareSwap, barnExchange, kfreeRcu, prefill, sheafIrq, bootstrap];
+export const SCENARIOS: readonly Scenario[] = [fastPath, whyTid, slowPath, remoteFrees, bulkFree, sheafHit, spareSwap, barnExchange, refillFromSlabs, flushBarnFull, kfreeRcu, prefill, sheafIrq, bootstrap];
 export const SCENARIO_IDS = SCENARIOS.map((s) => s.id);
 
 export function scenarioById(id: string): Scenario | undefined {

@@ -92,7 +92,7 @@ describe('counters', () => {
     expect(names.kernel.find((k) => k.name === 'order_fallback')?.stat).toBe(19);
     expect(names.kernel.some((k) => k.name === 'alloc_cpu_sheaf')).toBe(false);
     expect(api.statNames({ major: 6, minor: 18 }).kernel).toHaveLength(26 + 17);
-    expect(names.model.map((k) => k.name)).toEqual(['bulk_alloc_calls', 'bulk_free_calls', 'bulk_free_cas', 'bulk_free_groups', 'errors']);
+    expect(names.model.map((k) => k.name)).toEqual(['bulk_alloc_calls', 'bulk_free_calls', 'bulk_free_cas', 'bulk_free_groups', 'errors', 'model_list_lock']);
     for (const k of [...names.kernel, ...names.model]) expect(STAT_NAMES[k.stat]?.toLowerCase()).toBe(k.name);
     const w = api.createWorld(config);
     try {

@@ -53,6 +53,7 @@ export interface SlubModule {
   _sl_api_freerun_stop(w: number): number;
   _sl_api_freerun_ops(cpu: number): number;
   _sl_api_freerun_thread(cpu: number): number;
+  _sl_api_freerun_snapshot(w: number, buf: number, cap: number): number;
   _sl_api_bench_fastpath(fastpath: number, loops: number, onThread: number): number;
   _sl_api_bench_bulk(form: number, bulk: number, loops: number, onThread: number): number;
   _sl_api_slub_world_create_version(
@@ -295,6 +296,12 @@ export class SlubApi {
   /** The whole state as snapshot bytes (decode with decodeSnapshot). */
   snapshot(w: number): Uint8Array {
     return readSized(this.m, SNAP_START, (buf, cap) => this.m._sl_api_slub_snapshot(w, buf, cap),
+      (what) => new SlubError(-1, `no snapshot: ${what}`));
+  }
+
+  /** A snapshot of a world whose CPU threads run a free run, taken with them paused between rounds (so it holds the sheaves). */
+  freeRunSnapshot(w: number): Uint8Array {
+    return readSized(this.m, SNAP_START, (buf, cap) => this.m._sl_api_freerun_snapshot(w, buf, cap),
       (what) => new SlubError(-1, `no snapshot: ${what}`));
   }
 

@@ -46,24 +46,45 @@ export const MAX_KERNELS = 4;
  * up to MAX_KERNELS different ones to compare side by side.
  */
 function kernelParam(): ParamSpec<readonly string[]> {
-  const expected = `a Linux version the model knows, 4.3 to 7.x written X.Y (e.g. 4.4, 6.17, 6.18, 7.0), or a comma list of up to ${MAX_KERNELS} different ones`;
+  const expected = `${ONE_KERNEL}, or a comma list of up to ${MAX_KERNELS} different ones`;
   return {
     parse: (raw) => {
       const items = raw.split(',');
       if (items.length > MAX_KERNELS || new Set(items).size !== items.length) return { ok: false, expected };
       const out: string[] = [];
       for (const item of items) {
-        try {
-          const v = parseKernelVersion(item);
-          out.push(`${v.major}.${v.minor}`);
-        } catch (e) {
-          return { ok: false, expected: `${expected} (${(e as Error).message})` };
-        }
+        const one = canonicalKernel(item);
+        if (typeof one !== 'string') return { ok: false, expected: `${expected} (${one.error})` };
+        out.push(one);
       }
       return new Set(out).size === out.length ? { ok: true, value: out } : { ok: false, expected };
     },
     format: (v) => v.join(','),
     fallback: [DEFAULT_KERNEL],
+  };
+}
+
+const ONE_KERNEL = 'a Linux version the model knows, 4.3 to 7.x written X.Y (e.g. 4.4, 6.17, 6.18, 7.0)';
+
+/** "X.Y" as the model reads it, or why it is not one. */
+function canonicalKernel(raw: string): string | { error: string } {
+  try {
+    const v = parseKernelVersion(raw);
+    return `${v.major}.${v.minor}`;
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
+/** `kernel` of the free-running view: the one Linux version its cache follows. */
+export function oneKernelParam(): ParamSpec<string> {
+  return {
+    parse: (raw) => {
+      const one = canonicalKernel(raw);
+      return typeof one === 'string' ? { ok: true, value: one } : { ok: false, expected: `${ONE_KERNEL}; free-running runs one version at a time (${one.error})` };
+    },
+    format: (v) => v,
+    fallback: DEFAULT_KERNEL,
   };
 }
 

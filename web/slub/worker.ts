@@ -11,6 +11,7 @@ import { replaySessions } from '../lab/session';
 import type { FreeRunWorld, ModelAdapter, ModelWorld, SessionModel } from '../lab/model';
 import { mergeRings } from '../lab/stops';
 import { FREERUN_COUNTERS, WORKLOADS, type FreerunStartParams, type SlubLoadExtra, type SlubWorldInfo, type WorldConfig } from './protocol';
+import { scenarioConfig } from './scenarios';
 import { checkScript, isSym, isTune, TUNE_OPCODE, type AnyRef, type ObjRef, type Script, type ScriptOp, type TuneKind } from './script';
 import { parseKernelVersion, SlubApi, SlubError, type KernelParams, type KernelVersion, type SlubModule } from './slub-api';
 import { BULK_FORMS, decodeSnapshot, FASTPATHS, ObjState, STAT_NAMES } from './snapshot';
@@ -272,6 +273,7 @@ function checkFreerun(raw: unknown): FreerunStartParams {
     seed: checkWhole('seed', p.seed, 0, 0x7fffffff),
     duty: checkWhole('duty', p.duty, 1, 100),
     rate: checkWhole('rate', p.rate, 0, 10_000_000),
+    ...(p.version === undefined ? {} : { version: checkVersion(p.version) }),
   };
 }
 
@@ -279,15 +281,21 @@ function checkFreerun(raw: unknown): FreerunStartParams {
 export function startFreeRun(api: SlubApi, raw: unknown, threads: boolean): FreeRunWorld {
   const p = checkFreerun(raw);
   const kind = WORKLOADS.indexOf(p.workload);
-  const objects = api.geometry(p.objectSize, p.cpus)[7] ?? 1;
+  const objects = (p.version ? api.geometryAt(p.objectSize, p.cpus, p.version) : api.geometry(p.objectSize, p.cpus))[7] ?? 1;
   const arenaBytes = Math.min(192 << 20, Math.max(16 << 20, 2 * p.prefillSlabs * objects * p.objectSize + (8 << 20)));
-  const w = api.createWorld({ cpus: p.cpus, objectSize: p.objectSize, fastpath: 'cmpxchg', bulkFree: 'detached', seed: p.seed, arenaBytes }, false);
+  // The cache of the sandbox in that version: 6.18 opts in to sheaves, 7.0 has them always.
+  const config = { ...scenarioConfig(undefined, p.cpus, 'cmpxchg', 'detached', undefined, p.version), objectSize: p.objectSize, seed: p.seed, arenaBytes };
+  const w = api.createWorld(config, false);
   const m = api.m;
+  const count = (cpu: number) => FREERUN_COUNTERS.map((n) => m._sl_api_slub_stat(w, cpu, STAT_NAMES.indexOf(n)));
   let anchor: Uint8Array;
+  /** The counters after the prefill: the run reports what its own operations counted. */
+  let before: number[][];
   try {
     m._sl_api_slub_trace_enable(w, 0);
     prefill(api, w, p.cpus, objects, p.prefillSlabs);
     anchor = api.snapshot(w);
+    before = Array.from({ length: p.cpus }, (_, k) => count(k));
     m._sl_api_slub_trace_enable(w, 1);
     if (threads) {
       const rc = m._sl_api_freerun_start(w, p.cpus, kind, p.seed, p.duty, p.rate);
@@ -306,10 +314,13 @@ export function startFreeRun(api: SlubApi, raw: unknown, threads: boolean): Free
     runCpu: (cpu, nops, round) => m._sl_api_slub_workload(w, cpu, kind, nops, p.seed + round),
     threadOps: (cpu) => m._sl_api_freerun_ops(cpu),
     threadId: (cpu) => m._sl_api_freerun_thread(cpu),
-    counters: (cpu) => Object.fromEntries(FREERUN_COUNTERS.map((n) => [n, m._sl_api_slub_stat(w, cpu, STAT_NAMES.indexOf(n))])),
+    counters: (cpu) => {
+      const now = count(cpu);
+      return Object.fromEntries(FREERUN_COUNTERS.map((n, i) => [n, (now[i] ?? 0) - (before[cpu]?.[i] ?? 0)]));
+    },
     drain: (limit) => api.drain(w, p.cpus, limit),
     dropped: (cpu) => m._sl_api_slub_events_dropped(w, cpu),
-    snapshot: () => api.snapshot(w),
+    snapshot: () => (threads ? api.freeRunSnapshot(w) : api.snapshot(w)),
     stop: () => {
       if (threads) m._sl_api_freerun_stop(w);
       else for (let k = 0; k < p.cpus; k++) m._sl_api_slub_workload_drain(w, k);

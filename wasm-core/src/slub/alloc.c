@@ -92,7 +92,7 @@ static void *alloc_single_from_partial(sli_act *a)
     if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
         return NULL;
     void *object = NULL;
-    sl_spin_lock(&n->list_lock);
+    sli_list_lock(a);
     for (sli_slub_slab *slab = n->partial_head, *next; slab && !object; slab = next) {
         next = slab->lnext;
         uint32_t inuse;
@@ -119,7 +119,7 @@ static void *alloc_single_from_partial(sli_act *a)
 static void *alloc_single_from_new_slab(sli_act *a, sli_slub_slab *slab)
 {
     sl_slub_cache *s = a->s;
-    sl_spin_lock(&s->node.list_lock);
+    sli_list_lock(a);
     uint32_t inuse;
     void *object = take_one_locked(a, slab, &inuse);
     SLI_EV(a, SLUB_ALLOC_SINGLE, slab, object, 1, inuse, 0);
@@ -168,7 +168,7 @@ static sli_slub_slab *get_partial_node(sli_act *a)
         return NULL;
     sli_slub_slab *partial = NULL;
     unsigned partial_slabs = 0;
-    sl_spin_lock(&n->list_lock);
+    sli_list_lock(a);
     for (sli_slub_slab *slab = n->partial_head, *next; slab; slab = next) {
         next = slab->lnext;
         sli_slub_remove_partial(a, slab);
@@ -229,7 +229,7 @@ static sli_slub_slab *get_partial_node_frozen(sli_act *a, void **freelist, uint3
         return NULL;
     sli_slub_slab *first = NULL;
     uint32_t available = 0, partial_slabs = 0;
-    sl_spin_lock(&n->list_lock);
+    sli_list_lock(a);
     for (sli_slub_slab *slab = n->partial_head, *next; slab; slab = next) {
         next = slab->lnext;
         void *t;

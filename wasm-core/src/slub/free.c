@@ -69,7 +69,7 @@ void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain)
     sli_slub_slab *discard = NULL;
     if (!chain)
         return;
-    sl_spin_lock(&n->list_lock);
+    sli_list_lock(a);
     while (chain) {
         sli_slub_slab *slab = chain;
         chain = slab->next;
@@ -228,7 +228,7 @@ void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist)
         sli_stat(a, SL_SLUB_FREE_SLAB, 1);
     } else if (new_.lo) {
         SLI_EV(a, SLUB_DEACTIVATE, slab, NULL, free_delta, tail ? 2 : 1, inuse);
-        sl_spin_lock(&n->list_lock);
+        sli_list_lock(a);
         sli_slub_add_partial(a, slab, tail);
         sl_spin_unlock(&n->list_lock);
         sli_stat(a, tail ? SL_SLUB_DEACTIVATE_TO_TAIL : SL_SLUB_DEACTIVATE_TO_HEAD, 1);
@@ -249,7 +249,7 @@ static SLI_SLOW int free_to_partial_list(sli_act *a, sli_slub_slab *slab, void *
 {
     sl_slub_cache *s = a->s;
     sli_slub_node *n = &s->node;
-    sl_spin_lock(&n->list_lock);
+    sli_list_lock(a);
     sl_dword old = sl_dw_read(&slab->fc);
     void *prior = (void *)old.lo;
     uint32_t inuse = sli_inuse(old.hi);
@@ -328,7 +328,7 @@ static SLI_SLOW int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, 
                 /* Full until now: it goes to this CPU's partial list (before 6.8 frozen in this CAS). */
                 freeze = s->rules.frozen_cpu_partial;
             } else {
-                sl_spin_lock(&n->list_lock);
+                sli_list_lock(a);
                 locked = true;
                 on_node_partial = slab->on_node_partial;
             }

@@ -47,7 +47,7 @@ static void *get_from_partial_node(sli_act *a)
     if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
         return NULL;
     void *object = NULL;
-    sl_spin_lock(&n->list_lock);
+    sli_list_lock(a);
     sli_slub_slab *slab = n->partial_head;
     if (slab) {
         sl_dword old, new_;
@@ -87,7 +87,7 @@ static unsigned alloc_from_new_slab(sli_act *a, sli_slub_slab *slab, void **p, u
     slab->fc = (sl_dword){(uintptr_t)object, sli_counters(allocated, objects, 0)};
     SLI_EV(a, SLUB_NEW_SLAB, slab, p[0], sli_slab_order(slab), objects, allocated);
     if (objects > count) {
-        sl_spin_lock(&s->node.list_lock);
+        sli_list_lock(a);
         sli_slub_add_partial(a, slab, false);
         sl_spin_unlock(&s->node.list_lock);
     }
@@ -121,7 +121,7 @@ static unsigned get_partial_node_bulk(sli_act *a, unsigned min, unsigned max, sl
     *out = NULL;
     if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
         return 0;
-    sl_spin_lock(&n->list_lock);
+    sli_list_lock(a);
     for (sli_slub_slab *slab = n->partial_head, *next; slab; slab = next) {
         next = slab->lnext;
         uintptr_t c = sl_dw_read(&slab->fc).hi;
@@ -192,7 +192,7 @@ static unsigned refill_objects_node(sli_act *a, void **p, unsigned min, unsigned
     if (slabs) {
         /* Slabs taken but not needed: back to the list head, or discarded when empty beyond min_partial. */
         sli_slub_slab *discard = NULL;
-        sl_spin_lock(&n->list_lock);
+        sli_list_lock(a);
         while (slabs) {
             sli_slub_slab *slab = slabs;
             slabs = slab->next;

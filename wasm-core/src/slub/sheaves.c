@@ -76,6 +76,13 @@ sli_sheaf sli_bootstrap_sheaf;
 
 /* ---- sheaves ------------------------------------------------------- */
 
+/* SLUB_PCS_SHEAVES: pcs as it is now (under its lock), after a change no other event spells out. */
+static void pcs_sheaves_event(sli_act *a, const sli_pcs *pcs)
+{
+    SH_EV(a, SLUB_PCS_SHEAVES, NULL, pcs->main->id, pcs->spare ? pcs->spare->id : 0,
+          pcs->rcu_free ? pcs->rcu_free->id : 0);
+}
+
 /*
  * __alloc_empty_sheaf (counted = true: SHEAF_ALLOC) or the bare kzalloc of
  * an oversize prefill.  NULL when max_sheaves are already out or malloc
@@ -140,6 +147,10 @@ static int refill_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf)
     sheaf->size += filled;
     sli_stat(a, SL_SLUB_SHEAF_REFILL, filled);
     SH_EV(a, SLUB_SHEAF_REFILL, sheaf->objects[sheaf->size - 1], sheaf->id, filled, sheaf->size);
+#if !defined(SLABLAB_BENCH)
+    for (uint32_t slot = sheaf->size - filled; slot < sheaf->size; slot++)
+        SH_EV(a, SLUB_SHEAF_FILL, sheaf->objects[slot], sheaf->id, slot, 0);
+#endif
     return SL_OK;
 }
 
@@ -409,15 +420,18 @@ static sli_pcs *pcs_replace_empty_main(sli_sheaves *sh, sli_act *a, sli_pcs *pcs
         else
             barn_put_empty_sheaf(barn, pcs->main);
         pcs->main = full;
+        pcs_sheaves_event(a, pcs);
         return pcs;
     }
     if (!pcs->spare) {
         pcs->spare = full;
+        pcs_sheaves_event(a, pcs);
         return pcs;
     }
     if (pcs->spare->size == 0) {
         barn_put_empty_sheaf(barn, pcs->spare);
         pcs->spare = full;
+        pcs_sheaves_event(a, pcs);
         return pcs;
     }
     barn_put_full_sheaf(barn, full);
@@ -604,6 +618,7 @@ got_empty:
         return NULL;
     }
     pcs_install_empty_sheaf(sh, a, pcs, empty);
+    pcs_sheaves_event(a, pcs);
     return pcs;
 }
 

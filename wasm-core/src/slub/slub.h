@@ -476,10 +476,15 @@ typedef struct sl_slub_pp_ctx {
     X(BARN_PUT_FAIL, barn_put_fail) X(SHEAF_PREFILL_FAST, sheaf_prefill_fast)                       \
     X(SHEAF_PREFILL_SLOW, sheaf_prefill_slow) X(SHEAF_PREFILL_OVERSIZE, sheaf_prefill_oversize)     \
     X(SHEAF_RETURN_FAST, sheaf_return_fast) X(SHEAF_RETURN_SLOW, sheaf_return_slow)
-/* Model-only: bulk calls, the double-word CASes and groups of bulk frees, errors reported. */
+/*
+ * Model-only: bulk calls, the double-word CASes and groups of bulk frees, errors reported, and
+ * the node's list_lock taken by operations (the kernel counts no lock; the lock_stat of
+ * CONFIG_LOCK_STAT would).
+ */
 #define SL_SLUB_MODEL_STATS(X)                                                                     \
     X(BULK_ALLOC_CALLS, bulk_alloc_calls) X(BULK_FREE_CALLS, bulk_free_calls)                       \
-    X(BULK_FREE_CAS, bulk_free_cas) X(BULK_FREE_GROUPS, bulk_free_groups) X(ERRORS, errors)
+    X(BULK_FREE_CAS, bulk_free_cas) X(BULK_FREE_GROUPS, bulk_free_groups) X(ERRORS, errors)         \
+    X(MODEL_LIST_LOCK, model_list_lock)
 /* X(ENUM, sysfs_name), as the kernel's STAT_ATTR(ALLOC_FASTPATH, alloc_fastpath). */
 #define SL_SLUB_STATS(X) SL_SLUB_KERNEL_STATS(X) SL_SLUB_SHEAF_STATS(X) SL_SLUB_MODEL_STATS(X)
 

@@ -247,6 +247,12 @@ SL_INLINE void sli_cstat(sli_slub_cpu *c, unsigned item, uint64_t n)
     sl_store_relaxed(p, sl_load_relaxed(p) + n);
 }
 SL_INLINE void sli_stat(sli_act *a, unsigned item, uint64_t n) { sli_cstat(a->c, item, n); }
+/* spin_lock(&n->list_lock) of the cache's one node, counted (the model's MODEL_LIST_LOCK). */
+SL_INLINE void sli_list_lock(sli_act *a)
+{
+    sli_stat(a, SL_SLUB_MODEL_LIST_LOCK, 1);
+    sl_spin_lock(&a->s->node.list_lock);
+}
 /*
  * ALLOC_FASTPATH / FREE_FASTPATH: compiled out of benchmark builds, as every
  * stat() is without CONFIG_SLUB_STATS; the slow-path and failure counters

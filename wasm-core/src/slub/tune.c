@@ -82,7 +82,7 @@ static uint32_t do_shrink(sli_act *a)
     sli_slub_node *n = &s->node;
     sli_slub_slab *promote[SHRINK_PROMOTE_MAX] = {0}, *rest = NULL, *rest_tail = NULL, *discard = NULL;
     uint32_t discarded = 0;
-    sl_spin_lock(&n->list_lock);
+    sli_list_lock(a);
     for (sli_slub_slab *slab = n->partial_head, *next; slab; slab = next) {
         next = slab->lnext;
         uintptr_t c = sl_dw_read(&slab->fc).hi;
