@@ -64,6 +64,35 @@ test.describe('SLUB across kernel versions', () => {
     await expect(page.getByText(/^Linux 7\.0: 512-byte objects .*no per-CPU slab, no tid\. Sheaves of 4/)).toBeVisible();
   });
 
+  test('the keyboard alone selects sheaves and their slots, the barn\'s, then slabs (7.0)', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?scenario=barn-exchange&kernel=7.0&cpus=2`);
+    await ready(page);
+    // Forward to the end with the keyboard's Step (ArrowRight away from the canvas).
+    const stops = (await ready(page)).stops;
+    for (let i = 1; i < stops; i++) await page.keyboard.press('ArrowRight');
+    await ready(page, stops - 1);
+    const inspector = page.getByTestId('inspector');
+    await page.getByTestId('slub-canvas').first().focus();
+    // Down: the top of CPU 0's lane, its main sheaf as a whole.
+    await page.keyboard.press('ArrowDown');
+    await expect(inspector).toContainText(/^CPU 0's main sheaf #\d+ \(\d of 4 objects\)/);
+    // Right: along its slots; an empty slot says so, a held object is described with its place.
+    await page.keyboard.press('ArrowRight');
+    await expect(inspector).toContainText(/Slot 0 is empty\.|It is in slot 0 of CPU 0's main sheaf/);
+    await page.keyboard.press('ArrowLeft');
+    await expect(inspector).toContainText(/^CPU 0's main sheaf/);
+    // Down through the lanes to the barn's sheaf.
+    for (let i = 0; i < 8 && !(await inspector.textContent())?.includes('in the barn'); i++) await page.keyboard.press('ArrowDown');
+    await expect(inspector).toContainText(/sheaf in the barn #\d+/);
+    // Down again leaves the sheaves for the slabs; Up comes back.
+    let slabs = 0;
+    for (; slabs < 12 && !(await inspector.textContent())?.startsWith('Slab pfn'); slabs++) await page.keyboard.press('ArrowDown');
+    await expect(inspector).toContainText(/^Slab pfn \d+/);
+    await page.keyboard.press('ArrowUp');
+    await expect(inspector).not.toContainText(/^Slab pfn/);
+    expect(page.url()).toContain('scenario=barn-exchange');
+  });
+
   test('the sheaf operations by hand on 7.0: prefill a sheaf, allocate from it, return it', async ({ page }) => {
     await page.goto(`${ISOLATED_URL}?scenario=sandbox&kernel=7.0&cpus=2`);
     await ready(page);

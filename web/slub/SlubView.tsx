@@ -17,7 +17,7 @@ import { LabTimeline, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab
 import { useParams } from '../lab/url-store';
 import { STEP_END, useStepLab, type LoadedPane } from '../lab/use-step-lab';
 import type { ViewProps } from '../lab/view';
-import type { Layout } from './layout';
+import { keyOrder, sheafObject, type Layout } from './layout';
 import type { SlubLoadExtra } from './protocol';
 import { refKey, type Overlay } from './render';
 import { SandboxOps, type TuningNow } from './SandboxOps';
@@ -65,8 +65,9 @@ export function SlubView({ core, store, embedded }: ViewProps) {
   const { cpus } = values;
   const scenario = scenarioById(values.scenario);
   const [selection, setSelection] = useState<ObjRef | null>(null);
-  /** The selected sheaf, by its id (sheaves keep it from stop to stop). */
+  /** The selected sheaf, by its id (sheaves keep it from stop to stop), and its slot (-1: the sheaf itself). */
   const [sheafSel, setSheafSel] = useState<number | null>(null);
+  const [sheafSlot, setSheafSlot] = useState(-1);
   const [marked, setMarked] = useState<ReadonlySet<string>>(new Set());
   const [showFull, setShowFull] = useState(true);
   // The test hook goes where the host says: the window in the app, the element in <slab-lab>.
@@ -78,22 +79,35 @@ export function SlubView({ core, store, embedded }: ViewProps) {
   const snap0 = shown[0]?.snap ?? null;
   const selSlab0 = snap0 && selection ? slabIndexOf(snap0, selection.pfn) : -1;
 
-  // Selection moves (keyboard on a canvas, and [ ] { } anywhere): over pane 0's slabs.
+  // Selection moves (keyboard on a canvas, and [ ] { } anywhere) over pane 0's sheaves and slabs:
+  // up and down from one to the next (keyOrder), left and right along its slots or objects
+  // (-1: the sheaf or slab itself).
   const moveSel = useCallback(
     (dx: number, dy: number, layout?: Layout) => {
-      if (!snap0 || snap0.nslabs === 0) return;
-      const order = layout ? layout.boxes.map((b) => b.slab) : Array.from({ length: snap0.nslabs }, (_, i) => i);
+      if (!snap0) return;
+      const order = keyOrder(snap0, layout);
       if (!order.length) return;
-      let pos = Math.max(0, order.indexOf(selSlab0));
-      let index = selection?.index ?? -1;
-      if (dy) {
-        pos = (pos + dy + order.length) % order.length;
-        index = -1;
-      } else if (selSlab0 < 0) index = 0;
-      else index = Math.max(-1, Math.min((snap0.slab.objects[selSlab0] ?? 0) - 1, index + dx));
-      setSelection({ pfn: snap0.slab.pfn[order[pos] ?? 0] ?? 0, index });
+      const selRec = sheafSel === null ? -1 : sheafRecord(snap0, sheafSel);
+      const at = order.findIndex((k) => (k.sheaf !== undefined ? k.sheaf === selRec : selRec < 0 && k.slab === selSlab0));
+      const here = selRec >= 0 ? sheafSlot : (selection?.index ?? -1);
+      // Nothing selected yet: Down starts at the top, Up at the bottom, Left or Right at the first slot of the top.
+      const next = at < 0 ? (dy < 0 ? order.length - 1 : 0) : (at + dy + order.length) % order.length;
+      const [stop, index] = dy ? [order[next], -1] : [order[next], at < 0 ? 0 : here + dx];
+      if (!stop) return;
+      if (stop.sheaf !== undefined) {
+        const sh = snap0.sheaves.sheaf;
+        const slot = Math.max(-1, Math.min(Math.max(sh.capacity[stop.sheaf] ?? 0, sh.size[stop.sheaf] ?? 0) - 1, index));
+        const obj = sheafObject(snap0, stop.sheaf, slot);
+        setSheafSel(sh.id[stop.sheaf] ?? null);
+        setSheafSlot(slot);
+        setSelection(obj ? { pfn: snap0.slab.pfn[obj.slab] ?? 0, index: obj.index } : null);
+      } else {
+        setSheafSel(null);
+        setSheafSlot(-1);
+        setSelection({ pfn: snap0.slab.pfn[stop.slab] ?? 0, index: Math.max(-1, Math.min((snap0.slab.objects[stop.slab] ?? 0) - 1, index)) });
+      }
     },
-    [snap0, selSlab0, selection],
+    [snap0, selSlab0, selection, sheafSel, sheafSlot],
   );
   const shortcuts = useMemo(() => selectionShortcuts(moveSel), [moveSel]);
 
@@ -140,13 +154,14 @@ export function SlubView({ core, store, embedded }: ViewProps) {
         return {
           selected: selSlab >= 0 && selection ? { slab: selSlab, index: selection.index } : null,
           selectedSheaf: snap && sheafSel !== null ? sheafRecord(snap, sheafSel) : null,
+          selectedSlot: sheafSlot,
           marked,
           detached: detachedAt(pane, pane.stops[lab.at?.panes[i] ?? 0]),
           arrows: 'all',
           showFull,
         };
       }),
-    [lab.panes, lab.shown, lab.at, selection, sheafSel, marked, showFull],
+    [lab.panes, lab.shown, lab.at, selection, sheafSel, sheafSlot, marked, showFull],
   );
 
   const bulkCompare = useMemo(() => {
@@ -185,7 +200,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
     .map((p, i) => {
       const slab = selection ? slabIndexOf(p.snap, selection.pfn) : -1;
       const sheaf = sheafSel === null ? -1 : sheafRecord(p.snap, sheafSel);
-      if (sheaf >= 0) return label(i) + slubStepView.describe.hit(p.snap, { slab, index: slab < 0 ? -1 : (selection?.index ?? -1), sheaf }, lab.panes[i]?.names ?? null);
+      if (sheaf >= 0) return label(i) + slubStepView.describe.hit(p.snap, { slab, index: slab < 0 ? -1 : (selection?.index ?? -1), sheaf, slot: sheafSlot }, lab.panes[i]?.names ?? null);
       if (!selection || slab < 0) return null;
       return label(i) + slubStepView.describe.hit(p.snap, { slab, index: selection.index }, lab.panes[i]?.names ?? null);
     })
@@ -249,6 +264,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
             label={`SLUB state${many ? ` with ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.ncpus} CPU lanes, ${p.snap.nslabs} slabs, ${p.snap.node.nrPartial} on the node partial list. The inspector below describes the selection in words.`}
             onPick={(hit, additive) => {
               setSheafSel(hit?.sheaf === undefined ? null : (p.snap.sheaves.sheaf.id[hit.sheaf] ?? null));
+              setSheafSlot(hit?.slot ?? -1);
               if (!hit || hit.slab < 0) return setSelection(null);
               const { slab, index } = hit;
               const pfn = p.snap.slab.pfn[slab] ?? 0;

@@ -1,7 +1,7 @@
 // Layout and hit-testing over a real snapshot (the Node build of the core).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeObject, describeSheaf, describeSlab } from './describe';
-import { hitTest, layoutSnapshot } from './layout';
+import { hitTest, keyOrder, layoutSnapshot, type KeyStop } from './layout';
 import type { ObjRef, Script } from './script';
 import { loadNodeCore } from '../test/node-core';
 import { parseKernelVersion, SlubApi, type SlubModule } from './slub-api';
@@ -107,5 +107,27 @@ describe('sheaves (7.0)', () => {
     const barn = l.sheaves.find((x) => s7.sheaves.sheaf.place[x.sheaf] === SheafPlace.BARN_FULL);
     if (!barn) throw new Error('no full sheaf in the barn');
     expect(describeSheaf(s7, barn.sheaf)).toMatch(/^A full sheaf in the barn #\d+ \(4 of 4 objects\)/);
+  });
+
+  it('steps the arrow keys through sheaves and slabs as drawn: a lane\'s sheaves before its slabs, the barn before the node list', () => {
+    const l = layoutSnapshot(s7, { width: 1280, showFull: true });
+    const order = keyOrder(s7, l);
+    expect(order).toHaveLength(s7.sheaves.nsheaves + l.boxes.length);
+    const sectionOf = (k: KeyStop) => {
+      const b = k.sheaf !== undefined ? l.sheaves.find((x) => x.sheaf === k.sheaf) : l.boxes.find((x) => x.slab === k.slab);
+      return l.sections.findIndex((x) => (b?.y ?? -1) >= x.y && (b?.y ?? -1) < x.y + x.h);
+    };
+    // Section by section, top to bottom; within a section, sheaves first.
+    const sections = order.map(sectionOf);
+    expect(sections).toEqual([...sections].sort((a, b) => a - b));
+    for (let i = 1; i < order.length; i++)
+      if (sections[i] === sections[i - 1]) expect(order[i - 1]?.slab !== undefined && order[i]?.sheaf !== undefined, `stop ${i}`).toBe(false);
+    expect(order[0]).toEqual({ sheaf: s7.sheaves.pcs[0]?.main });
+    const barn = order.findIndex((k) => k.sheaf !== undefined && s7.sheaves.sheaf.place[k.sheaf] === SheafPlace.BARN_FULL);
+    const node = order.findIndex((k) => k.slab !== undefined && s7.slab.list[k.slab] === SlabList.NODE_PARTIAL);
+    expect(barn).toBeGreaterThan(0);
+    if (node >= 0) expect(barn).toBeLessThan(node);
+    // Away from the canvas: every sheaf record, then every slab.
+    expect(keyOrder(s7).slice(0, 2)).toEqual([{ sheaf: 0 }, { sheaf: 1 }]);
   });
 });

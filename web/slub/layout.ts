@@ -180,6 +180,20 @@ export function layoutSnapshot(s: SlubSnapshot, o: LayoutOptions): Layout {
   return { width: o.width, height: y + 4, compact, labelW, boxes, sheaves: sheafBoxes, sections, boxOf, hiddenFull: o.showFull ? 0 : full.length, items };
 }
 
+/** One stop of the arrow keys: a sheaf (its record) or a slab (its record). */
+export type KeyStop = { sheaf: number; slab?: undefined } | { slab: number; sheaf?: undefined };
+
+/**
+ * The order Up and Down step through what is drawn: sheaves and slabs top to bottom, left to
+ * right (a CPU lane's sheaves come before its slabs, the barn's before the node's list).  Without
+ * a layout (the [ ] { } keys away from the canvas): every sheaf record, then every slab.
+ */
+export function keyOrder(s: SlubSnapshot, l?: Layout): KeyStop[] {
+  if (!l) return [...Array.from({ length: s.sheaves.nsheaves }, (_, sheaf) => ({ sheaf })), ...Array.from({ length: s.nslabs }, (_, slab) => ({ slab }))];
+  const at = [...l.sheaves.map((b) => ({ b, stop: { sheaf: b.sheaf } as KeyStop })), ...l.boxes.map((b) => ({ b, stop: { slab: b.slab } as KeyStop }))];
+  return at.sort((p, q) => p.b.y - q.b.y || p.b.x - q.b.x).map((x) => x.stop);
+}
+
 export interface Hit {
   /** Slab record of the object (or of the slab itself), -1 for none (an empty sheaf slot, a sheaf's label). */
   slab: number;

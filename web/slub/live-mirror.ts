@@ -48,7 +48,7 @@
 
 import { EVENT_SIZE, EventKind, eventKindInfo } from '../core/events.generated';
 import type { Mirror } from '../lab/view';
-import { Era, NO_CPU, NONE32, ObjState, SheafPlace, SlabList, slabIndexOf, type CpuState, type PcsState, type SheavesState, type SlubSnapshot } from './snapshot';
+import { Era, NO_CPU, NONE32, ObjState, SheafPlace, sheafRecords, SlabList, slabIndexOf, type CpuState, type PcsState, type SheavesState, type SlubSnapshot } from './snapshot';
 
 interface MirrorSlab {
   pfn: number;
@@ -497,6 +497,13 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
 
   /** Takes a sheaf from wherever it is (a CPU's, the barn, prefilled, in hand) into the hand of `cpu`. */
   private take(sh: MirrorSheaf, cpu: number): void {
+    this.detach(sh, cpu);
+    sh.place = IN_HAND;
+    this.inHand.push(sh.id);
+  }
+
+  /** Takes a sheaf off wherever it is, to be put somewhere by the caller (its cpu set to `cpu`). */
+  private detach(sh: MirrorSheaf, cpu: number): void {
     const drop = (list: number[]) => list.filter((x) => x !== sh.id);
     const owner = this.cpus[sh.cpu];
     if (owner) {
@@ -509,17 +516,14 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
     this.barnEmpty = drop(this.barnEmpty);
     this.prefilled = drop(this.prefilled);
     this.inHand = drop(this.inHand);
-    sh.place = IN_HAND;
     sh.cpu = cpu;
-    this.inHand.push(sh.id);
   }
 
   /** Puts a sheaf at a CPU's main, spare or rcu_free (whatever was there stays in hand until placed). */
   private put(sh: MirrorSheaf, place: number, cpu: number): void {
     const c = this.cpus[cpu];
     if (!c) return this.mismatch(`sheaf #${sh.id} put on CPU ${cpu}, which the mirror does not have`);
-    this.take(sh, cpu);
-    this.inHand = this.inHand.filter((x) => x !== sh.id);
+    this.detach(sh, cpu);
     const field = place === SheafPlace.MAIN ? 'main' : place === SheafPlace.SPARE ? 'spare' : 'rcuFree';
     const before = this.sheaves.get(c[field]);
     if (before && before !== sh) this.take(before, cpu);
@@ -529,8 +533,7 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
 
   /** barn_put_*_sheaf: to the head of the barn's full or empty list, by its size. */
   private toBarn(sh: MirrorSheaf): void {
-    this.take(sh, NO_CPU);
-    this.inHand = this.inHand.filter((x) => x !== sh.id);
+    this.detach(sh, NO_CPU);
     const full = sh.objects.length > 0;
     sh.place = full ? SheafPlace.BARN_FULL : SheafPlace.BARN_EMPTY;
     sh.cpu = NO_CPU;
@@ -661,8 +664,7 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
         const sh = this.sheaf(a0, 'free_empty_sheaf');
         if (!sh) return;
         if (sh.objects.length) this.mismatch(`free_empty_sheaf: sheaf #${a0} still holds ${sh.objects.length} objects in the mirror`);
-        this.take(sh, cpu);
-        this.inHand = this.inHand.filter((x) => x !== a0);
+        this.detach(sh, cpu);
         this.sheaves.delete(a0);
         return;
       }
@@ -674,8 +676,7 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
         this.sizeIs(sh, a1, 'kfree_rcu');
         if (a2) {
           // Full: handed to call_rcu (the head of the CPU's pending list).
-          this.take(sh, cpu);
-          this.inHand = this.inHand.filter((x) => x !== a0);
+          this.detach(sh, cpu);
           sh.place = SheafPlace.RCU_PENDING;
           c.rcuPending.unshift(a0);
         }
@@ -695,8 +696,7 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
         if (spare) this.take(spare, cpu);
         const rcu = this.sheaves.get(c.rcuFree);
         if (rcu) {
-          this.take(rcu, cpu);
-          this.inHand = this.inHand.filter((x) => x !== rcu.id);
+          this.detach(rcu, cpu);
           rcu.place = SheafPlace.RCU_PENDING;
           rcu.rcuFlush = true;
           c.rcuPending.unshift(rcu.id);
@@ -859,16 +859,7 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
     shared(this.barnEmpty, SheafPlace.BARN_EMPTY);
     shared(this.prefilled, SheafPlace.PREFILLED);
     const nsheaves = order.length;
-    const sheaf = {
-      id: new Uint32Array(nsheaves),
-      place: new Uint8Array(nsheaves),
-      cpu: new Uint8Array(nsheaves),
-      rcuFlush: new Uint8Array(nsheaves),
-      size: new Uint32Array(nsheaves),
-      capacity: new Uint32Array(nsheaves),
-      first: new Uint32Array(nsheaves),
-      position: new Uint32Array(nsheaves),
-    };
+    const sheaf = sheafRecords(nsheaves);
     const nentries = order.reduce((n, o) => n + o.sh.objects.length, 0);
     const entryPfn = new Uint32Array(nentries);
     const entryIndex = new Uint32Array(nentries);

@@ -41,8 +41,9 @@ export const SHEAF_STATES: ReadonlySet<number> = new Set([ObjState.CPU_SHEAF, Ob
 
 export interface Overlay {
   selected: { slab: number; index: number } | null;
-  /** The selected sheaf's record, if one is. */
+  /** The selected sheaf's record, if one is, and its selected slot (-1 or absent: the sheaf as a whole). */
   selectedSheaf?: number | null;
+  selectedSlot?: number;
   /** Extra selected objects (for a bulk free). */
   marked: ReadonlySet<string>;
   /** The chain of a detached freelist being built (head first). */
@@ -280,7 +281,9 @@ function drawSheaves(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: Layout, 
       ctx.save();
       ctx.lineWidth = 2;
       ctx.strokeStyle = colors.selected;
-      ctx.strokeRect(b.x - 2, b.stripY - 2, b.slots * b.slotW + 3, b.stripH + 4);
+      const slot = o.selectedSlot ?? -1;
+      if (slot >= 0 && slot < b.slots) ctx.strokeRect(b.x + slot * b.slotW - 1, b.stripY - 2, b.slotW + 1, b.stripH + 4);
+      else ctx.strokeRect(b.x - 2, b.stripY - 2, b.slots * b.slotW + 3, b.stripH + 4);
       ctx.restore();
     }
   }

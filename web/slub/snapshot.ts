@@ -428,16 +428,7 @@ function decodeSheaves(v: DataView, u8: Uint8Array, off: number, total: number, 
       locked: v.getUint32(at + 12, true) !== 0,
     });
   }
-  const sheaf = {
-    id: new Uint32Array(nsheaves),
-    place: new Uint8Array(nsheaves),
-    cpu: new Uint8Array(nsheaves),
-    rcuFlush: new Uint8Array(nsheaves),
-    size: new Uint32Array(nsheaves),
-    capacity: new Uint32Array(nsheaves),
-    first: new Uint32Array(nsheaves),
-    position: new Uint32Array(nsheaves),
-  };
+  const sheaf = sheafRecords(nsheaves);
   for (let i = 0; i < nsheaves; i++) {
     const at = off + offSheaf + SHEAF_SIZE * i;
     sheaf.id[i] = v.getUint32(at, true);
@@ -457,6 +448,20 @@ function decodeSheaves(v: DataView, u8: Uint8Array, off: number, total: number, 
     entryIndex[i] = v.getUint32(off + offEntry + ENTRY_SIZE * i + 4, true);
   }
   return { taken, capacity, barnFull, barnEmpty, pcs, nsheaves, sheaf, entryPfn, entryIndex };
+}
+
+/** `n` zeroed sheaf records, for the decoder and for the live mirror's view. */
+export function sheafRecords(n: number): SheavesState['sheaf'] {
+  return {
+    id: new Uint32Array(n),
+    place: new Uint8Array(n),
+    cpu: new Uint8Array(n),
+    rcuFlush: new Uint8Array(n),
+    size: new Uint32Array(n),
+    capacity: new Uint32Array(n),
+    first: new Uint32Array(n),
+    position: new Uint32Array(n),
+  };
 }
 
 /** The sheaf records at `place` (of one CPU, or all), in list order. */
