@@ -254,7 +254,30 @@ typedef struct bench_job {
     int rc;    /* out */
 } bench_job;
 
-/* slab_common.c's generic bulk loops, as `slablab bulk` copies them: one alloc or free per object. */
+/*
+ * The timed loops of `slablab fastpath` and `slablab bulk` (cli/cmd_bench_fastpath.c, cmd_bench_bulk.c), one
+ * function per experiment with its loop inside, as the CLI's: an alloc+free pair, slab_common.c's generic bulk
+ * loops (one alloc or free per object), or kmem_cache_alloc_bulk + kmem_cache_free_bulk.  Each returns SL_OK
+ * or the first error.
+ */
+typedef int (*bench_fn)(sl_slub_cache *s, unsigned n, uint32_t loops, void **p);
+
+static int time_pair(sl_slub_cache *s, unsigned n, uint32_t loops, void **p)
+{
+    (void)n;
+    (void)p;
+    for (uint32_t i = 0; i < loops; i++) {
+        void *obj;
+        int rc = sl_slub_alloc(s, 0, &obj);
+        if (SL_UNLIKELY(rc != SL_OK))
+            return rc;
+        __asm__ __volatile__("" ::: "memory");
+        if (SL_UNLIKELY((rc = sl_slub_free(s, 0, obj)) != SL_OK))
+            return rc;
+    }
+    return SL_OK;
+}
+
 static SL_NOINLINE void generic_free_bulk(sl_slub_cache *s, unsigned n, void **p)
 {
     for (unsigned i = 0; i < n; i++)
@@ -270,22 +293,28 @@ static SL_NOINLINE bool generic_alloc_bulk(sl_slub_cache *s, unsigned n, void **
     return true;
 }
 
-/* One loop of the experiment: an alloc+free pair, or a bulk alloc + bulk free of j->bulk objects. */
-static int bench_once(const bench_job *j, sl_slub_cache *s, void **p)
+static int time_generic(sl_slub_cache *s, unsigned n, uint32_t loops, void **p)
 {
-    if (j->what == BENCH_FASTPATH) {
-        int rc = sl_slub_alloc(s, 0, p);
-        return rc == SL_OK ? sl_slub_free(s, 0, p[0]) : rc;
-    }
-    if (j->form == SL_SLUB_BULK_GENERIC) {
-        if (!generic_alloc_bulk(s, j->bulk, p))
+    for (uint32_t i = 0; i < loops; i++) {
+        if (!generic_alloc_bulk(s, n, p))
             return SL_ENOMEM;
-        generic_free_bulk(s, j->bulk, p);
-        return SL_OK;
+        __asm__ __volatile__("" ::: "memory");
+        generic_free_bulk(s, n, p);
     }
-    if (sl_slub_alloc_bulk(s, 0, j->bulk, p) != (int)j->bulk)
-        return SL_ENOMEM;
-    return sl_slub_free_bulk(s, 0, j->bulk, p, NULL) < 0 ? SL_ECORRUPT : SL_OK;
+    return SL_OK;
+}
+
+static int time_bulk(sl_slub_cache *s, unsigned n, uint32_t loops, void **p)
+{
+    for (uint32_t i = 0; i < loops; i++) {
+        if (sl_slub_alloc_bulk(s, 0, n, p) != (int)n)
+            return SL_ENOMEM;
+        __asm__ __volatile__("" ::: "memory");
+        int rc = sl_slub_free_bulk(s, 0, n, p, NULL);
+        if (rc < 0)
+            return rc;
+    }
+    return SL_OK;
 }
 
 /*
@@ -298,6 +327,7 @@ static int bench_once(const bench_job *j, sl_slub_cache *s, void **p)
 static void bench_loop(bench_job *j)
 {
     bool bulk = j->what == BENCH_BULK;
+    bench_fn fn = !bulk ? time_pair : j->form == SL_SLUB_BULK_GENERIC ? time_generic : time_bulk;
     sl_page_zone zone;
     memset(&zone, 0, sizeof zone);
     j->rc = sl_page_zone_init(&zone, (size_t)(bulk ? 32 : 16) << 20, NULL);
@@ -311,11 +341,10 @@ static void bench_loop(bench_job *j)
     if (j->rc == SL_OK) {
         void *p[BENCH_MAX_BULK];
         /* Warm up: the slabs the loop cycles through exist before timing. */
-        for (unsigned i = 0; i < 4 && j->rc == SL_OK; i++)
-            j->rc = bench_once(j, s, p);
+        j->rc = fn(s, j->bulk, 4, p);
         uint64_t t0 = sl_time_ns();
-        for (uint32_t i = 0; i < j->loops && j->rc == SL_OK; i++)
-            j->rc = bench_once(j, s, p);
+        if (j->rc == SL_OK)
+            j->rc = fn(s, j->bulk, j->loops, p);
         uint64_t t1 = sl_time_ns();
         j->ns = (double)(t1 - t0) / ((double)j->loops * j->bulk);
         sl_slub_cache_destroy(s);

@@ -16,7 +16,7 @@ import { getBridge } from '../core/bridge';
 import { useCore, type CoreState } from '../core/use-core';
 import { Chart } from '../lab/BenchChart';
 import { ratioText, readNative, runRows, type BenchPoint, type BenchRow, type NativeResult } from '../lab/bench';
-import { FULL_PLAN as PERCPU_FULL_PLAN, parsePercpuNative, planRows as percpuPlanRows, resultOfReply, rowRequest, runPercpuPlan, SHORT_PLAN as PERCPU_SHORT_PLAN, type NativePercpu, type PercpuRow } from '../percpu/bench';
+import { FULL_PLAN as PERCPU_FULL_PLAN, parsePercpuNative, planCalls as percpuPlanCalls, resultOfReply, rowRequest, runPercpuPlan, SHORT_PLAN as PERCPU_SHORT_PLAN, type NativePercpu, type PercpuRow } from '../percpu/bench';
 import { PercpuBenchResults } from '../percpu/BenchSection';
 import { kmallocRows, KMALLOC_VARIANTS, parseKmallocNative } from '../slab/bench';
 import { BULK_VARIANTS, FASTPATH_VARIANTS, FULL_PLAN, parseNative, SHORT_PLAN, slubRows } from '../slub/bench';
@@ -200,7 +200,7 @@ export function BenchmarksPage() {
     try {
       const plan = short ? SHORT_PLAN : FULL_PLAN;
       const percpuPlan = short ? PERCPU_SHORT_PLAN : PERCPU_FULL_PLAN;
-      const percpuTotal = chosen.has('percpu') ? percpuPlanRows(percpuPlan).length : 0;
+      const percpuTotal = chosen.has('percpu') ? percpuPlanCalls(percpuPlan) : 0;
       // One progress bar: the calibrated calls, then percpu's rows after them.
       let before = 0;
       const finished =

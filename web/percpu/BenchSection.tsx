@@ -87,7 +87,7 @@ export function PercpuBenchResults({ rows, native }: { rows: readonly PercpuRow[
       <h3 id="percpu-bench-title">percpu: area map, bitmap, scan hints (seed 003)</h3>
       <p>
         Seed 003's workload in WebAssembly: allocate {fmt(FULL_PLAN.objects)} objects of one size into a fresh instance of each allocator
-        (2 units of 256 KiB), then free them in order, alternating (every other one first) or last first, timing both halves; one row per call. The
+        (2 units of 256 KiB), then free them in order, alternating (every other one first) or last first, timing both halves; one call per run, each row run {FULL_PLAN.reps} times (the median; a short run: once) after an untimed run of each allocator and order. The
         seed used 2<sup>20</sup> objects, and its table gives each allocator's worst free order; here the table has every order and marks the worst, and
         the charts compare nanoseconds per object, which runs of different lengths share. Native: <code>npm run -s bench -- percpu --format json &gt; percpu.json</code>{' '}
         (or the <code>all</code> result), loaded above.

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { labHandlers } from '../lab/worker-host';
 import { loadNodeBridgeCore, loadNodeCore } from '../test/node-core';
-import { checkBenchRow, parsePercpuNative, planRows, resultOfReply, rowRequest, runPercpuPlan, SHORT_PLAN, worstOverOrders, type PercpuRow } from './bench';
+import { checkBenchRow, parsePercpuNative, planCalls, planRows, resultOfReply, rowRequest, runPercpuPlan, SHORT_PLAN, warmupRows, worstOverOrders, type PercpuRow } from './bench';
 import { percpuModel } from './worker';
 import { PercpuApi, PercpuError, type PercpuBenchParams, type PercpuModule } from './percpu-api';
 
@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 
 describe('percpu plan', () => {
-  it('runs one call per row in the seed table order, reports each, and stops on cancel', async () => {
+  it('runs the warm-up rows, then one call per row in the seed table order, reports each, and stops on cancel', async () => {
     const calls: PercpuBenchParams[] = [];
     const run = async (p: PercpuBenchParams) => {
       calls.push(p);
@@ -26,10 +26,14 @@ describe('percpu plan', () => {
     expect(await runPercpuPlan(SHORT_PLAN, run, (r) => rows.push(r), (d, t) => progress.push([d, t]), () => false))
       .toBe(true);
     const n = 3 * 3 * SHORT_PLAN.sizes.length;
-    expect(calls).toEqual(planRows(SHORT_PLAN));
-    expect(calls.slice(0, 3).map((c) => [c.allocator, c.order, c.size])).toEqual([
+    const warm = warmupRows(SHORT_PLAN);
+    expect(warm.map((c) => [c.allocator, c.order, c.size])).toEqual(
+      ['areamap', 'bitmap', 'scanhint'].flatMap((a) => ['inorder', 'alternate', 'reverse'].map((o) => [a, o, 4])));
+    expect(calls).toEqual([...warm, ...planRows(SHORT_PLAN)]);
+    expect(calls.slice(9, 12).map((c) => [c.allocator, c.order, c.size])).toEqual([
       ['areamap', 'inorder', 4], ['areamap', 'inorder', 1024], ['areamap', 'alternate', 4]]);
-    expect(progress).toEqual(Array.from({ length: n }, (_, i) => [i + 1, n]));
+    expect(planCalls(SHORT_PLAN)).toBe(9 + n);
+    expect(progress).toEqual(Array.from({ length: 9 + n }, (_, i) => [i + 1, 9 + n]));
     expect(rows).toHaveLength(n);
 
     const worst = worstOverOrders(rows);
@@ -37,10 +41,32 @@ describe('percpu plan', () => {
     expect(worst.find((w) => w.allocator === 'bitmap' && w.size === 1024)).toEqual(
       { allocator: 'bitmap', size: 1024, allocMs: 1024, freeMs: 100, incomplete: false });
 
-    let left = 4;
+    let left = 12;
     calls.length = 0;
     expect(await runPercpuPlan(SHORT_PLAN, run, () => undefined, () => undefined, () => left-- <= 0)).toBe(false);
-    expect(calls).toHaveLength(4);
+    expect(calls).toHaveLength(12);
+  });
+
+  it('reports the median alloc and free of a row\'s runs, or the run that did not finish', async () => {
+    const plan = { ...SHORT_PLAN, allocators: ['bitmap' as const], orders: ['reverse' as const], sizes: [16], reps: 3 };
+    // The warm-up call (ignored), then the row's three runs.
+    const runs = [[50, 50], [5, 1], [2, 9], [3, 4]];
+    let call = 0;
+    const ok = { allocated: 10, freed: 10, status: 'ok' as const, chunks: 1 };
+    const rows: PercpuRow[] = [];
+    await runPercpuPlan(plan, async () => {
+      const [allocMs, freeMs] = runs[call++] ?? [0, 0];
+      return { ...ok, allocMs, freeMs };
+    }, (r) => rows.push(r), () => undefined, () => false);
+    expect(call).toBe(1 + 3);
+    expect(rows.map((r) => [r.result.allocMs, r.result.freeMs])).toEqual([[3, 4]]);
+
+    const cut = { ...ok, allocMs: 7, freeMs: 8, freed: 3, status: 'over_budget' as const };
+    call = 0;
+    rows.length = 0;
+    await runPercpuPlan(plan, async () => (call++ === 2 ? cut : { ...ok, allocMs: 1, freeMs: 1 }), (r) => rows.push(r),
+      () => undefined, () => false);
+    expect(rows.map((r) => r.result)).toEqual([cut]);
   });
 
   it('marks a worst case whose row did not finish', () => {
