@@ -266,6 +266,38 @@ static void test_session_accounting(void)
     sl_strbuf_free(&t);
 }
 
+/*
+ * sli_find_byte against memchr: every length to 40, the byte at every place
+ * (and absent), in fillers that trip a word-at-a-time test when it is wrong:
+ * the high bit set, 0x01 (a borrow from a zero byte below), c + 1 and c - 1,
+ * and the byte again after its first place (the first must be found).
+ */
+static void test_find_byte_is_memchr(void)
+{
+    static const char targets[] = {'\n', 0, ':', '=', (char)0x80};
+    static const unsigned char fillers[] = {'a', 0x80, 0xff, 0x01, 0x00, 0x7f};
+    char buf[48];
+    for (size_t t = 0; t < sizeof targets; t++)
+        for (size_t f = 0; f < sizeof fillers; f++)
+            for (size_t off = 0; off < 8; off++) /* every alignment of the start */
+                for (size_t n = 0; n <= 40; n++)
+                    for (size_t at = 0; at <= n; at++) {
+                        char *p = buf + off;
+                        for (size_t i = 0; i < n; i++) {
+                            char fill = (char)fillers[(f + i) % sizeof fillers];
+                            p[i] = fill == targets[t] ? (char)(fill + 1) : fill;
+                            if (i % 3 == 1 && (char)(targets[t] + 1) != targets[t])
+                                p[i] = (char)(targets[t] + (i % 2 ? 1 : -1));
+                        }
+                        if (at < n) {
+                            p[at] = targets[t];
+                            if (at + 2 < n)
+                                p[at + 2] = targets[t];
+                        }
+                        SL_CHECK(sli_find_byte(p, n, targets[t]) == memchr(p, (unsigned char)targets[t], n));
+                    }
+}
+
 int main(void)
 {
     SL_RUN(test_trace_format_five_flags);
@@ -275,5 +307,6 @@ int main(void)
     SL_RUN(test_pointers_and_gfp);
     SL_RUN(test_headers_lost_and_bad_reasons);
     SL_RUN(test_session_accounting);
+    SL_RUN(test_find_byte_is_memchr);
     return sl_check_summary();
 }

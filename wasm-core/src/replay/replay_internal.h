@@ -8,6 +8,8 @@
 
 #include "replay.h"
 
+#include <string.h>
+
 /* ------------------------------------------------------------------ */
 /* gunzip (inflate.c)                                                  */
 
@@ -109,6 +111,34 @@ void sli_tar_took(sli_tar *t, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* ftrace lines (parse.c)                                              */
+
+/*
+ * memchr, eight bytes a step: the first p[i] == c in p[0..n), or NULL.
+ * The replay's hottest loop (every byte of a trace passes it twice: the
+ * line's end, then the NUL check).  WebAssembly's memchr (musl's) reads
+ * four bytes a step; this one is as fast as glibc's on these short lines
+ * (docs/replay.md, "Speed and memory").  The lowest byte the zero-byte
+ * test flags is exact (a borrow only spills upwards): little-endian only.
+ */
+SL_INLINE const char *sli_find_byte(const char *p, size_t n, char c)
+{
+    _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "sli_find_byte reads words little-endian");
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    const uint64_t pattern = ones * (uint8_t)c;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        w ^= pattern;
+        uint64_t zero = (w - ones) & ~w & highs;
+        if (zero)
+            return p + i + ((unsigned)__builtin_ctzll(zero) >> 3);
+    }
+    for (; i < n; i++)
+        if (p[i] == c)
+            return p + i;
+    return NULL;
+}
 
 enum sli_event_kind {
     SLI_EV_NONE = 0,
