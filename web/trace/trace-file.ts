@@ -1,7 +1,8 @@
 // trace-file.ts - a trace file replayed in the bridge worker (the trace
 // view's FileSession, web/lab/model.ts): the C replay session the CLI runs
-// (replay-api.ts), fed the file a chunk per `advance`, so the page shows
-// progress between chunks and cancels by asking for no more.  Memory stays
+// (replay-api.ts), fed the file a slice per `advance` by the page
+// (web/lab/file-feed.ts), so the page shows progress between slices and
+// cancels by sending no more.  Memory stays
 // bounded whatever the file's size: the op records of each chunk are folded
 // into the overview's time bins and dropped, never kept.
 //
@@ -16,14 +17,14 @@
 //              on to a later N; an earlier N replays from the start
 //   perfetto   the whole replay as a Perfetto (Chrome JSON) trace: a pass
 //              whose op records go straight into the exporter
-// Every pass reads the file again a chunk at a time (ByteSource).
+// Every later pass reads the file again a chunk at a time (ByteSource).
 
 import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
 import type { ByteSource, FileSession } from '../lab/model';
 import { exportPerfetto, type OpLayout, type ReplayModule, type ReplayOptions, type ReplayProgress, type ReplayResult, ReplaySession } from './replay-api';
 
-/** Bytes of the file fed per `advance` (the progress bar moves this often). */
-export const ADVANCE_BYTES = 8 << 20;
+/** Bytes of the file a later pass reads at a time. */
+export const PASS_CHUNK_BYTES = 8 << 20;
 /** The overview keeps at most this many time bins: past it, bins double in width. */
 export const MAX_BINS = 1024;
 /** Caches the overview shows apart; the rest add up as "other". */
@@ -125,7 +126,7 @@ class Bins {
 /** Reads `src` from `offset` into `s` until the end, a pause or a refusal; returns where it stopped. */
 function feedFrom(s: ReplaySession, src: ByteSource, offset: number, onChunk?: () => void): { offset: number; status: 'ok' | 'paused' | 'refused' } {
   while (offset < src.size) {
-    const r = s.feed(src.read(offset, Math.min(ADVANCE_BYTES, src.size - offset)));
+    const r = s.feed(src.read(offset, Math.min(PASS_CHUNK_BYTES, src.size - offset)));
     offset += r.consumed;
     onChunk?.();
     if (r.status !== 'ok') return { offset, status: r.status };
@@ -170,11 +171,13 @@ export class TraceFile implements FileSession {
     });
   }
 
-  advance(): TraceProgress {
+  advance(offset: number, bytes: Uint8Array): TraceProgress {
     const main = this.main;
     if (!main) return { ...this.last, done: true };
     const at = this.offset;
-    const r = main.feed(this.src.read(at, Math.min(ADVANCE_BYTES, this.src.size - at)));
+    if (offset !== at || at + bytes.length > this.src.size || (!bytes.length && at < this.src.size))
+      throw new BadRequest(`the file's slices come in order: the next starts at byte ${at} of ${this.src.size} and is not empty, got ${bytes.length} bytes at ${offset}`);
+    const r = main.feed(bytes);
     this.offset = at + r.consumed;
     this.fold(main);
     let error: string | null = null;
@@ -263,7 +266,7 @@ export class TraceFile implements FileSession {
     const s = ReplaySession.create(this.m, { collectOps: true, ...this.rules });
     try {
       for (let off = 0; off < this.src.size; ) {
-        const r = s.feed(this.src.read(off, Math.min(ADVANCE_BYTES, this.src.size - off)));
+        const r = s.feed(this.src.read(off, Math.min(PASS_CHUNK_BYTES, this.src.size - off)));
         off += r.consumed;
         yield s.drainOpBytes();
         if (r.status !== 'ok') throw new BadRequest(s.error() ?? 'the file changed since it was replayed');
