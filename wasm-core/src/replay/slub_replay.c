@@ -261,34 +261,18 @@ static void model_fields(sli_cache *c, void *obj, sl_replay_op *op)
     sl_slub_cache *s = c->m[0].s;
     if (!s)
         return;
-    sl_slub_node_info ni;
-    sl_slub_node_info_get(s, &ni);
-    op->slabs = ni.nr_slabs;
-    op->partial = ni.nr_partial;
+    op->slabs = sl_slub_nr_slabs(s);
+    op->partial = sl_slub_nr_partial(s);
     if (obj)
         sl_slub_object_index(s, obj, &op->obj_pfn, &op->obj_index);
 }
 
-/*
- * After a model operation that went to the slabs: the longest node partial
- * list seen.  Only the slow paths (___slab_alloc, __slab_free) and, with
- * sheaves, a sheaf's refill from slabs or flush to them touch the node list
- * (node_work counts them), and sl_slub_node_info_get walks it
- * (count_partial), so the operations that stay per-CPU skip this
- * (test_longest_partial_list checks it against every operation).
- */
-static uint64_t node_work(sl_slub_cache *s, unsigned cpu)
-{
-    return sl_slub_stat_get(s, (int)cpu, SL_SLUB_ALLOC_SLOWPATH) + sl_slub_stat_get(s, (int)cpu, SL_SLUB_FREE_SLOWPATH) +
-           sl_slub_stat_get(s, (int)cpu, SL_SLUB_SHEAF_REFILL) + sl_slub_stat_get(s, (int)cpu, SL_SLUB_SHEAF_FLUSH);
-}
-
+/* After every model operation: the longest node partial list seen (one counter read). */
 static void track_partial(sli_cache *c, unsigned k)
 {
-    sl_slub_node_info ni;
-    sl_slub_node_info_get(c->m[k].s, &ni);
-    if (ni.nr_partial > c->m[k].max_partial)
-        c->m[k].max_partial = ni.nr_partial;
+    uint32_t nr_partial = sl_slub_nr_partial(c->m[k].s);
+    if (nr_partial > c->m[k].max_partial)
+        c->m[k].max_partial = nr_partial;
 }
 
 /* Frees a model object of cache c in every kernel model (a pairing free or a lost one). */
@@ -298,7 +282,7 @@ static void model_free(sl_replay *r, sli_cache *c, const sli_obj *o, unsigned mc
         sl_slub_cache *s = c->m[k].s;
         if (!s || !o->model[k])
             continue;
-        uint64_t slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_FREE_SLOWPATH), work = node_work(s, mcpu);
+        uint64_t slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_FREE_SLOWPATH);
         uint64_t slabs_freed = k == 0 && r->cfg.on_op ? sl_slub_stat_get(s, -1, SL_SLUB_FREE_SLAB) : 0;
         int rc = sl_slub_free(s, mcpu, o->model[k]);
         if (rc != SL_OK) {
@@ -308,8 +292,7 @@ static void model_free(sl_replay *r, sli_cache *c, const sli_obj *o, unsigned mc
             continue;
         }
         bool took_slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_FREE_SLOWPATH) != slow;
-        if (node_work(s, mcpu) != work)
-            track_partial(c, k);
+        track_partial(c, k);
         if (k == 0 && r->cfg.on_op) {
             if (took_slow)
                 *flags |= SL_REPLAY_F_SLOWPATH;
@@ -369,7 +352,7 @@ static void slub_alloc(sl_replay *r, const sli_event *ev)
         if (!ensure_model(r, c, ci, k, ev))
             continue;
         sl_slub_cache *s = c->m[k].s;
-        uint64_t slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_ALLOC_SLOWPATH), work = node_work(s, mcpu);
+        uint64_t slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_ALLOC_SLOWPATH);
         uint64_t slabs = k == 0 && r->cfg.on_op ? sl_slub_stat_get(s, -1, SL_SLUB_ALLOC_SLAB) : 0;
         int rc = sl_slub_alloc(s, mcpu, &o->model[k]);
         if (rc != SL_OK) {
@@ -380,8 +363,7 @@ static void slub_alloc(sl_replay *r, const sli_event *ev)
             continue;
         }
         bool took_slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_ALLOC_SLOWPATH) != slow;
-        if (node_work(s, mcpu) != work)
-            track_partial(c, k);
+        track_partial(c, k);
         if (k == 0 && r->cfg.on_op) {
             if (took_slow)
                 flags |= SL_REPLAY_F_SLOWPATH;

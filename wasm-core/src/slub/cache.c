@@ -308,6 +308,16 @@ uint64_t sl_slub_stat_get(const sl_slub_cache *s, int cpu, unsigned stat)
     return sum;
 }
 
+uint32_t sl_slub_nr_partial(const sl_slub_cache *s)
+{
+    return __atomic_load_n(&s->node.nr_partial, __ATOMIC_RELAXED);
+}
+
+uint32_t sl_slub_nr_slabs(const sl_slub_cache *s)
+{
+    return atomic_load_explicit(&s->node.nr_slabs, memory_order_relaxed);
+}
+
 void sl_slub_node_info_get(sl_slub_cache *s, sl_slub_node_info *out)
 {
     out->nr_partial = __atomic_load_n(&s->node.nr_partial, __ATOMIC_RELAXED);
