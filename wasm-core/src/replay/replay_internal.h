@@ -275,8 +275,26 @@ typedef struct sli_cache {
     uint32_t kmalloc_size;      /* kmalloc caches: N */
     uint64_t allocs, frees, freed_unknown, untraced_frees, bytes_req, bytes_alloc, live, peak_live, cross_cpu;
     sli_hist *life;             /* allocated on the first paired free */
+    uint32_t *timeline;         /* per time bin: allocations, then frees (2 x SLI_TIMELINE_BINS); NULL until its first */
     sli_cache_model m[SL_REPLAY_MAX_KERNELS];
 } sli_cache;
+
+/*
+ * Allocations and frees per cache over time, in bins that double in width
+ * to stay under SLI_TIMELINE_BINS (the JSON's "timeline": the browser's
+ * overview chart).  Counted as the events are applied, so a pass needs no
+ * record of each operation to draw it.
+ */
+#define SLI_TIMELINE_BINS 1024
+#define SLI_TIMELINE_FIRST_NS 1000000ull /* a bin's width before any doubling: 1 ms */
+typedef struct sli_timeline {
+    bool started;
+    uint64_t t0_ns, width_ns;
+    uint32_t bins;              /* in use: the last event's bin + 1 */
+    /* The bin of the last event, [cur_start, cur_end): most events land in it (no division). */
+    uint32_t cur;
+    uint64_t cur_start, cur_end;
+} sli_timeline;
 
 typedef struct sli_site {
     uint32_t name_off;          /* into the session's string arena */
@@ -421,6 +439,7 @@ struct sl_replay {
     uint64_t sites_overflow;
     sli_map site_by_name;
     sl_strbuf strings;          /* site names, NUL-separated */
+    sli_timeline timeline;
 
     /* percpu */
     sli_map areas;              /* percpu ptr -> sli_area */

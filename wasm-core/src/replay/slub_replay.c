@@ -302,6 +302,52 @@ static void model_free(sl_replay *r, sli_cache *c, const sli_obj *o, unsigned mc
     }
 }
 
+/* Halves the timeline's resolution: each pair of bins becomes one. */
+static void timeline_widen(sl_replay *r)
+{
+    sli_timeline *t = &r->timeline;
+    for (unsigned i = 0; i < r->ncaches; i++) {
+        uint32_t *row = r->caches[i].timeline;
+        if (!row)
+            continue;
+        for (unsigned half = 0; half < 2; half++, row += SLI_TIMELINE_BINS) {
+            for (unsigned b = 0; b < SLI_TIMELINE_BINS / 2; b++)
+                row[b] = row[2 * b] + row[2 * b + 1];
+            memset(row + SLI_TIMELINE_BINS / 2, 0, SLI_TIMELINE_BINS / 2 * sizeof *row);
+        }
+    }
+    t->width_ns *= 2;
+    t->bins = (t->bins + 1) / 2;
+    t->cur_end = t->cur_start; /* the next event recomputes its bin */
+}
+
+/* Counts an allocation (or a free) of cache ci at ts_ns in its time bin. */
+static void timeline_add(sl_replay *r, uint16_t ci, uint64_t ts_ns, bool alloc)
+{
+    sli_timeline *t = &r->timeline;
+    sli_cache *c = &r->caches[ci];
+    if (!c->timeline && !(c->timeline = calloc(2 * SLI_TIMELINE_BINS, sizeof *c->timeline)))
+        return; /* no memory: the chart lacks this cache, the counts are still right */
+    if (!t->started) {
+        *t = (sli_timeline){.started = true, .t0_ns = ts_ns, .width_ns = SLI_TIMELINE_FIRST_NS, .bins = 1,
+                            .cur_start = ts_ns, .cur_end = ts_ns + SLI_TIMELINE_FIRST_NS};
+    }
+    if (ts_ns < t->cur_start || ts_ns >= t->cur_end) {
+        /* Events a little out of order (CPU buffers merged) before the first land in bin 0. */
+        uint64_t b = ts_ns > t->t0_ns ? (ts_ns - t->t0_ns) / t->width_ns : 0;
+        while (b >= SLI_TIMELINE_BINS) {
+            timeline_widen(r);
+            b /= 2;
+        }
+        t->cur = (uint32_t)b;
+        t->cur_start = b ? t->t0_ns + b * t->width_ns : 0;
+        t->cur_end = t->t0_ns + (b + 1) * t->width_ns;
+        if (t->cur >= t->bins)
+            t->bins = t->cur + 1;
+    }
+    c->timeline[(alloc ? 0 : SLI_TIMELINE_BINS) + t->cur]++;
+}
+
 static void slub_alloc(sl_replay *r, const sli_event *ev)
 {
     if (ev->ptr == 0) {
@@ -337,6 +383,7 @@ static void slub_alloc(sl_replay *r, const sli_event *ev)
     sli_cache *c = &r->caches[ci];
     r->touched[0] = ci;
     c->allocs++;
+    timeline_add(r, ci, ev->ts_ns, true);
     c->bytes_req += ev->have & SLI_F_BYTES_REQ ? ev->bytes_req : ev->bytes_alloc;
     c->bytes_alloc += ev->bytes_alloc;
     if (++c->live > c->peak_live)
@@ -390,8 +437,10 @@ static void slub_free(sl_replay *r, const sli_event *ev)
     if (!found) {
         r->freed_unknown++;
         uint16_t ci = ev->cache ? named_cache(r, ev) : SLI_NONE16;
-        if (ci != SLI_NONE16)
+        if (ci != SLI_NONE16) {
             r->caches[ci].freed_unknown++;
+            timeline_add(r, ci, ev->ts_ns, false);
+        }
         if (r->cfg.on_op) {
             sl_replay_op op = {.ts_ns = ev->ts_ns, .ptr = ev->ptr, .line = (uint32_t)r->lines, .cpu = (uint16_t)ev->cpu,
                                .alloc_cpu = SLI_NONE16, .cache = ci, .kind = SL_REPLAY_OP_FREE_UNKNOWN,
@@ -411,6 +460,7 @@ static void slub_free(sl_replay *r, const sli_event *ev)
     }
     r->matched++;
     c->frees++;
+    timeline_add(r, o.cache, ev->ts_ns, false);
     c->live--;
     bool cross = ev->cpu != o.cpu;
     c->cross_cpu += cross;
@@ -454,6 +504,7 @@ void sli_replay_free_caches(sl_replay *r)
             if (r->caches[i].m[k].s)
                 sl_slub_cache_destroy(r->caches[i].m[k].s); /* SL_EBUSY: live objects, expected */
         free(r->caches[i].life);
+        free(r->caches[i].timeline);
     }
     free(r->caches);
     r->caches = NULL;
