@@ -2,18 +2,22 @@
 // trace-browser-bench.mjs - the trace replay in the browser against the native CLI on the same
 // file (docs/replay.md, "In the browser").
 //
-//   node scripts/trace-browser-bench.mjs [--bytes 200] [--port 4391]
+//   node scripts/trace-browser-bench.mjs [--bytes 200] [--runs 3] [--port 4391]
 //
 // Generates --bytes MiB of trace text from the capture recorded on Linux 6.18 with
 // `slablab trace-gen` (the benchmark build) into a temporary file, replays it natively
-// (`slablab replay FILE`), then opens the built site (dist/, built first when missing) in
-// headless Chromium on `vite preview` (cross-origin isolated: the threads build), opens the
-// same file in ?mode=trace and waits for the report.  Prints events/s of both (the replay's own
-// time inside feed/finish, as the CLI measures it), the page's end-to-end rate (file reading,
-// the requests, the overview's bins), their ratio, the native peak RSS, and the page's peak JS
-// heap (main thread and bridge worker, sampled every 250 ms) beside the core's fixed memory.
+// (`slablab replay FILE`, --runs times), then opens the built site (dist/, built first when
+// missing) in headless Chromium on `vite preview` (cross-origin isolated: the threads build) and
+// opens the same file in ?mode=trace --runs times in that page, each after the one before has
+// finished.  The first replay in a page is cold: V8 starts WebAssembly in its baseline compiler
+// and moves hot functions to its optimizing one while they run; the later ones are warm, as
+// the native code always is.  Prints events/s of each (the replay's own time inside feed/finish,
+// as the CLI measures it), the page's end-to-end rate (the page reading the file, the requests,
+// the report), the medians' ratios, the native peak RSS, the page's peak JS heap (sampled every
+// 250 ms) and what Chromium says the page and its bridge worker hold after the last replay
+// (performance.measureUserAgentSpecificMemory, cross-origin isolated pages only).
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, linkSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -23,6 +27,7 @@ import { buildBenchCli, root } from './setup.mjs';
 const SCRIPT = 'trace-browser-bench';
 const mib = numberArg(SCRIPT, 'bytes', 200);
 const port = numberArg(SCRIPT, 'port', 4391);
+const runs = numberArg(SCRIPT, 'runs', 3);
 
 const cli = join(buildBenchCli(), 'slablab');
 if (!existsSync(join(root, 'dist/index.html'))) {
@@ -46,10 +51,19 @@ await new Promise((resolve, reject) => {
   g.on('error', reject);
 });
 
-const native = JSON.parse(spawnSync(cli, ['replay', file, '--format', 'json'], { encoding: 'utf8', maxBuffer: 1 << 26 }).stdout);
-console.log(`trace: ${mib} MiB generated from ${fixture.replace(`${root}/`, '')}, ${native.events.parsed.toLocaleString('en-US')} events`);
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const M = (x) => `${(x / 1e6).toFixed(2)} M events/s`;
-console.log(`native (slablab replay FILE):     ${M(native.events_per_s)} (${native.elapsed_s.toFixed(2)} s; ${M(native.events_per_cpu_s)} per CPU-s), peak RSS ${(native.peak_rss_kb / 1024).toFixed(1)} MiB`);
+const list = (xs) => xs.map((x) => (x / 1e6).toFixed(2)).join(', ');
+
+const natives = Array.from({ length: runs }, () => JSON.parse(spawnSync(cli, ['replay', file, '--format', 'json'], { encoding: 'utf8', maxBuffer: 1 << 26 }).stdout));
+const events = natives[0].events.parsed;
+const nativeRate = median(natives.map((n) => n.events_per_s));
+console.log(`trace: ${mib} MiB generated from ${fixture.replace(`${root}/`, '')}, ${events.toLocaleString('en-US')} events`);
+console.log(`native (slablab replay FILE):  median ${M(nativeRate)} of ${runs} runs (${list(natives.map((n) => n.events_per_s))}), peak RSS ${(Math.max(...natives.map((n) => n.peak_rss_kb)) / 1024).toFixed(1)} MiB`);
+
+// The page replays a file again when it is picked again: a second name for the same bytes.
+const again = join(tmp, 'trace-again.txt');
+linkSync(file, again);
 
 await servePreview(SCRIPT, port);
 const browser = await launchChromium();
@@ -58,25 +72,41 @@ try {
   await page.goto(`http://localhost:${port}/?mode=trace`);
   await page.getByTestId('trace-open').waitFor();
   await page.waitForFunction(() => !document.querySelector('[data-testid="trace-open"]')?.hasAttribute('disabled'));
-  const heap = { main: 0, worker: 0 };
-  const heapOf = (scope) => scope.evaluate(() => performance.memory?.usedJSHeapSize ?? 0).catch(() => 0);
+  let heap = 0;
   const sample = setInterval(async () => {
-    heap.main = Math.max(heap.main, await heapOf(page));
-    for (const w of page.workers()) heap.worker = Math.max(heap.worker, await heapOf(w));
+    heap = Math.max(heap, await page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0).catch(() => 0));
   }, 250);
-  await page.getByTestId('trace-file-input').setInputFiles(file);
   const summary = page.getByTestId('trace-summary');
-  await summary.waitFor({ timeout: 30 * 60_000 });
+  const replays = [];
+  for (let i = 0; i < runs; i++) {
+    const before = i ? await summary.getAttribute('data-wall-s') : null;
+    await page.getByTestId('trace-file-input').setInputFiles(i % 2 ? again : file);
+    await page.waitForFunction((prev) => {
+      const s = document.querySelector('[data-testid="trace-summary"]');
+      return s && s.getAttribute('data-wall-s') !== prev;
+    }, before, { timeout: 30 * 60_000 });
+    const n = Number(await summary.getAttribute('data-events'));
+    const errors = await page.getByTestId('trace-error').count();
+    if (n !== events || errors) throw new Error(`the page replayed ${n} events (native: ${events})${errors ? ', with an error' : ''}`);
+    replays.push({ rate: Number(await summary.getAttribute('data-events-per-s')), endToEnd: events / Number(await summary.getAttribute('data-wall-s')) });
+  }
   clearInterval(sample);
-  const events = Number(await summary.getAttribute('data-events'));
-  const rate = Number(await summary.getAttribute('data-events-per-s'));
-  const wall = Number(await summary.getAttribute('data-wall-s'));
-  const errors = await page.getByTestId('trace-error').count();
-  if (events !== native.events.parsed || errors) throw new Error(`the page replayed ${events} events (native: ${native.events.parsed})${errors ? ', with an error' : ''}`);
-  console.log(`browser (?mode=trace, worker):    ${M(rate)} in the replay; ${M(events / wall)} end to end on the page (${wall.toFixed(2)} s)`);
-  console.log(`ratio browser / native:           ${(rate / native.events_per_s).toFixed(2)} (replay), ${(events / wall / native.events_per_s).toFixed(2)} (end to end)`);
-  const MiB = (b) => (b ? `${(b / 1048576).toFixed(1)} MiB` : 'not reported');
-  console.log(`browser memory: peak JS heap ${MiB(heap.main)} on the page, ${MiB(heap.worker)} in the worker; the core's WebAssembly memory is fixed at 256 MiB (INITIAL_MEMORY, no growth)`);
+  const warm = replays.slice(1);
+  const ratio = (x) => (x / nativeRate).toFixed(2);
+  console.log(`browser (?mode=trace, worker): cold ${M(replays[0].rate)} in the replay, ${M(replays[0].endToEnd)} end to end on the page`);
+  if (warm.length) {
+    console.log(`                               warm median ${M(median(warm.map((r) => r.rate)))} in the replay (${list(warm.map((r) => r.rate))}), ${M(median(warm.map((r) => r.endToEnd)))} end to end (${list(warm.map((r) => r.endToEnd))})`);
+  }
+  console.log(`ratio browser / native:        cold ${ratio(replays[0].rate)} (replay), ${ratio(replays[0].endToEnd)} (end to end)`);
+  if (warm.length) console.log(`                               warm ${ratio(median(warm.map((r) => r.rate)))} (replay), ${ratio(median(warm.map((r) => r.endToEnd)))} (end to end)`);
+  const MiB = (b) => `${(b / 1048576).toFixed(1)} MiB`;
+  const held = await page.evaluate(async () => {
+    if (!performance.measureUserAgentSpecificMemory) return null;
+    const r = await performance.measureUserAgentSpecificMemory();
+    const of = (match) => r.breakdown.filter((b) => b.attribution.some((a) => match(a))).reduce((t, b) => t + b.bytes, 0);
+    return { page: of((a) => a.scope === 'Window'), bridge: of((a) => (a.url ?? '').includes('/bridge.worker')) };
+  });
+  console.log(`browser memory: peak JS heap ${MiB(heap)} on the page; after the last replay ${held ? `the page holds ${MiB(held.page)}, the bridge worker ${MiB(held.bridge)}, of which 256 MiB are the core's WebAssembly memory (INITIAL_MEMORY, fixed, shared with its CPU threads)` : 'not reported (no measureUserAgentSpecificMemory)'}`);
 } finally {
   await browser.close();
 }

@@ -266,6 +266,90 @@ static void test_session_accounting(void)
     sl_strbuf_free(&t);
 }
 
+/* Bin k of a timeline series' allocs or frees. */
+static double bin_of(const jl *series, const char *which, size_t k)
+{
+    const jl *bins = jl_get(series, which);
+    return bins && k < bins->n ? bins->kids[k]->num : -1;
+}
+
+/*
+ * The timeline: 1 ms bins from the first event, doubled until the last
+ * fits in 1024 (a pair of bins summed into one each time), events before
+ * the first in bin 0, the busiest caches by name and the rest as "other".
+ */
+static void test_timeline_bins(void)
+{
+    sl_strbuf t = {0};
+    sl_strbuf_printf(&t, "a-1 [000] ..... 10.000000: kmalloc: call_site=f ptr=1 bytes_req=8 bytes_alloc=8\n"
+                         "a-1 [000] ..... 10.000500: kmalloc: call_site=f ptr=2 bytes_req=8 bytes_alloc=8\n"
+                         "a-1 [001] ..... 9.999000: kfree: call_site=f ptr=1\n"         /* before the first: bin 0 */
+                         "a-1 [000] ..... 10.001000: kfree: call_site=f ptr=2\n"        /* bin 1 (1 ms) */
+                         "a-1 [000] ..... 10.001000: kfree: call_site=f ptr=77\n");     /* allocated before: no cache */
+    /* Ten more caches, one allocation each, at 3 s: bin 3000 of 1 ms, so the width doubles twice (4 ms). */
+    for (int c = 0; c < 10; c++)
+        sl_strbuf_printf(&t, "a-1 [000] ..... 13.000000: kmem_cache_alloc: call_site=f ptr=%x name=c%d bytes_req=%d bytes_alloc=%d\n",
+                         0x100 + c, c, 32 + c, 32 + c);
+    sl_strbuf_printf(&t, "a-1 [000] ..... 13.000000: kmem_cache_alloc: call_site=f ptr=300 name=c0 bytes_req=32 bytes_alloc=32\n");
+    sl_replay_config cfg = {0};
+    int rc;
+    sl_replay *r = replay_text(t.data, &cfg, &rc);
+    SL_REQUIRE(r && rc == SL_OK);
+    jl *j = replay_tree(r);
+    SL_REQUIRE(j);
+    SL_CHECK(jl_num(j, "timeline.t0_s") == 10.0);
+    SL_CHECK(jl_num(j, "timeline.bin_s") == 0.004);
+    SL_CHECK_EQ(jl_num(j, "timeline.bins"), 751); /* 3000 ms / 4 ms + 1 */
+    const jl *series = jl_get(jl_get(j, "timeline"), "series");
+    SL_REQUIRE(series && series->n == 9); /* eight caches by name, then "other" */
+    const jl *first = series->kids[0];
+    SL_CHECK(!strcmp(jl_str(first, "name"), "kmalloc-8")); /* four events: the busiest */
+    SL_CHECK_EQ(bin_of(first, "allocs", 0), 2);
+    SL_CHECK_EQ(bin_of(first, "frees", 0), 2); /* the early one and the one at 1 ms, now in one bin */
+    SL_CHECK_EQ(bin_of(first, "allocs", 1), 0);
+    SL_CHECK(!strcmp(jl_str(series->kids[1], "name"), "c0")); /* two allocations */
+    SL_CHECK_EQ(bin_of(series->kids[1], "allocs", 750), 2);
+    const jl *other = series->kids[8];
+    SL_CHECK(!strcmp(jl_str(other, "name"), "other"));
+    SL_CHECK_EQ(bin_of(other, "allocs", 750), 3); /* the ten one-event caches: seven named, three others */
+    SL_CHECK_EQ(jl_get(other, "frees")->n, 751);
+    jl_free(j);
+    sl_replay_destroy(r);
+    sl_strbuf_free(&t);
+}
+
+/*
+ * sli_find_byte against memchr: every length to 40, the byte at every place
+ * (and absent), in fillers that trip a word-at-a-time test when it is wrong:
+ * the high bit set, 0x01 (a borrow from a zero byte below), c + 1 and c - 1,
+ * and the byte again after its first place (the first must be found).
+ */
+static void test_find_byte_is_memchr(void)
+{
+    static const char targets[] = {'\n', 0, ':', '=', (char)0x80};
+    static const unsigned char fillers[] = {'a', 0x80, 0xff, 0x01, 0x00, 0x7f};
+    char buf[48];
+    for (size_t t = 0; t < sizeof targets; t++)
+        for (size_t f = 0; f < sizeof fillers; f++)
+            for (size_t off = 0; off < 8; off++) /* every alignment of the start */
+                for (size_t n = 0; n <= 40; n++)
+                    for (size_t at = 0; at <= n; at++) {
+                        char *p = buf + off;
+                        for (size_t i = 0; i < n; i++) {
+                            char fill = (char)fillers[(f + i) % sizeof fillers];
+                            p[i] = fill == targets[t] ? (char)(fill + 1) : fill;
+                            if (i % 3 == 1 && (char)(targets[t] + 1) != targets[t])
+                                p[i] = (char)(targets[t] + (i % 2 ? 1 : -1));
+                        }
+                        if (at < n) {
+                            p[at] = targets[t];
+                            if (at + 2 < n)
+                                p[at + 2] = targets[t];
+                        }
+                        SL_CHECK(sli_find_byte(p, n, targets[t]) == memchr(p, (unsigned char)targets[t], n));
+                    }
+}
+
 int main(void)
 {
     SL_RUN(test_trace_format_five_flags);
@@ -275,5 +359,7 @@ int main(void)
     SL_RUN(test_pointers_and_gfp);
     SL_RUN(test_headers_lost_and_bad_reasons);
     SL_RUN(test_session_accounting);
+    SL_RUN(test_find_byte_is_memchr);
+    SL_RUN(test_timeline_bins);
     return sl_check_summary();
 }

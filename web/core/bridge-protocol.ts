@@ -205,10 +205,16 @@ export interface Requests {
   dispose: { params: { session: number }; result: { disposed: boolean } };
   /** One timed row of a model's benchmark experiment. */
   benchRow: { params: BenchRowParams; result: BenchRowReply };
-  /** Opens a session on a file the page opened (the worker reads it a slice at a time); free it with `dispose`. */
+  /**
+   * Opens a session on a file the page opened; free it with `dispose`.  The page feeds it the
+   * file (fileAdvance); questions that need the file again read it here, a slice at a time.
+   */
   fileOpen: { params: { model: string; file: Blob; options: unknown }; result: { session: number } };
-  /** The next step of a file session's work; its progress (model-defined). */
-  fileAdvance: { params: { session: number }; result: unknown };
+  /**
+   * The file's next slice (web/lab/file-feed.ts): in order from offset 0, an empty file as one
+   * empty slice.  Answers the session's progress (model-defined).
+   */
+  fileAdvance: { params: { session: number; offset: number; bytes: ArrayBuffer }; result: unknown };
   /** A question about a file session's file or work (model-defined). */
   fileAsk: { params: { session: number; question: unknown }; result: unknown };
 }

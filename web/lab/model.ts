@@ -84,7 +84,7 @@ export interface FreeRunWorld {
   stop(): void;
 }
 
-/** A file's bytes as a file session reads them: synchronously, a slice at a time, never the whole file at once. */
+/** A file's bytes as a file session reads them again: synchronously, a slice at a time, never the whole file at once. */
 export interface ByteSource {
   readonly size: number;
   read(offset: number, length: number): Uint8Array;
@@ -97,8 +97,12 @@ export interface ByteSource {
  * model-defined (`unknown` here), as a world's snapshot is.
  */
 export interface FileSession {
-  /** The next step of the work (the trace view: the next chunk of the file); returns its progress. */
-  advance(): unknown;
+  /**
+   * Works on the file's next slice, the bytes from `offset` (the page reads them: web/lab/file-feed.ts);
+   * returns the progress, whose `done` ends the feeding.  Slices come in order; an empty file is one
+   * empty slice.  Throws BadRequest for a slice out of order.
+   */
+  advance(offset: number, bytes: Uint8Array): unknown;
   /** A question about the file or the work done (checked here, as a world is). */
   ask(question: unknown): { result: unknown; transfer?: Transferable[] };
   dispose(): void;

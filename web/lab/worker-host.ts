@@ -9,8 +9,9 @@
 // for it says so.  Free runs are the exception to "several": the threads
 // build has one pool of CPU threads, so a new free run stops the one before
 // (whose later drains say why).  File sessions (`fileOpen`, a model's work
-// on a file the page opened) read the page's File here, synchronously, a
-// slice at a time (FileReaderSync): the page never holds the whole file.
+// on a file the page opened) are fed the file by the page a slice at a time
+// (web/lab/file-feed.ts); the passes after the first read the page's File
+// here, synchronously (FileReaderSync).  Nobody holds the whole file.
 
 import type { FreerunStarted, LoadReply } from '../core/bridge-protocol';
 import type { Handlers, LoadedCore } from '../core/bridge-server';
@@ -146,7 +147,11 @@ export function labHandlers(models: readonly ModelAdapter[]): Pick<Handlers, Lab
       if (!m.openFile) throw new BadRequest(`model ${p.model} opens no files`);
       return { result: { session: open({ kind: 'file', file: m.openFile(blobSource(p.file), p.options) }) } };
     },
-    fileAdvance: (p) => ({ result: fileOf(p.session).advance() }),
+    fileAdvance: (p) => {
+      const offset = checkWhole('offset', p.offset, 0, Number.MAX_SAFE_INTEGER);
+      if (!(p.bytes instanceof ArrayBuffer)) throw new BadRequest('bytes must be an ArrayBuffer (the slice of the file)');
+      return { result: fileOf(p.session).advance(offset, new Uint8Array(p.bytes)) };
+    },
     fileAsk: (p) => {
       const r = fileOf(p.session).ask(p.question);
       return { result: r.result, transfer: r.transfer ?? [] };

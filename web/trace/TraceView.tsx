@@ -11,6 +11,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { getBridge } from '../core/bridge';
 import { numberText as fmt } from '../lab/describe';
 import { downloadText } from '../lab/download';
+import { feedFile } from '../lab/file-feed';
 import { SortHeader } from '../lab/SortHeader';
 import { oneOf, text } from '../lab/params';
 import { useParams } from '../lab/url-store';
@@ -116,12 +117,8 @@ export function TraceView({ core, store }: ViewProps) {
     let session = 0;
     try {
       session = (await bridge.request('fileOpen', { model: 'trace', file, options })).session;
-      let p: TraceProgress;
-      do {
-        if (cancel.current) throw new Cancelled();
-        p = (await bridge.request('fileAdvance', { session })) as TraceProgress;
-        setJob({ name, progress: p, t0 });
-      } while (!p.done);
+      const p = await feedFile<TraceProgress>(bridge, session, file, (progress) => setJob({ name, progress, t0 }), () => cancel.current);
+      if (!p) throw new Cancelled();
       if (p.error) throw new Error(p.error);
       const report = (await bridge.request('fileAsk', { session, question: { type: 'result' } })) as TraceReport;
       const maps = (await bridge.request('fileAsk', { session, question: { type: 'chunks' } })) as { unitSize: number; maps: (ArrayBuffer | null)[] };

@@ -236,6 +236,8 @@ export interface ReplayResult {
   };
   caches: ReplayCache[];
   callsites: { site: string; allocs: number; frees: number; bytes_req: number; bytes_alloc: number; cross_cpu: number; frag: number }[];
+  /** Allocations and frees per time bin (bins double in width to stay under 1024): the busiest caches, then "other". */
+  timeline: { t0_s: number; bin_s: number; bins: number; series: { name: string; allocs: number[]; frees: number[] }[] };
   percpu: {
     allocator: string | null;
     unit_size: number | null;
@@ -417,19 +419,6 @@ export class ReplaySession {
   /** keepLine sessions: the input line of the last op collected ('' before any). */
   lastLine(): string {
     return this.m.UTF8ToString(this.m._sl_api_replay_last_line(this.live()));
-  }
-
-  /**
-   * Visits the op records collected since the last drain where they lie in the core's memory (no
-   * copy: `view` is valid only during the call; record i's fields at i * layout.size + layout[field]),
-   * then drops them.
-   */
-  visitOps(visit: (view: DataView, count: number) => void): void {
-    const h = this.live();
-    if (this.m._sl_api_replay_ops_overflowed(h)) throw new ReplayError('op records were lost: drain after every feed');
-    const n = this.m._sl_api_replay_ops_pending(h);
-    if (n) visit(new DataView(this.m.HEAPU8.buffer, this.m._sl_api_replay_ops_data(h), n * this.layout.size), n);
-    this.m._sl_api_replay_ops_clear(h);
   }
 
   /** A model cache's snapshot (docs/snapshot-format.md), or null when the cache is not modelled. */

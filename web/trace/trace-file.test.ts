@@ -11,7 +11,8 @@ import type { ByteSource } from '../lab/model';
 import { decodeOps, OpKind, opLayout, type ReplayModule } from './replay-api';
 import type { LoadedCore } from '../core/bridge-server';
 import { traceModel } from './worker';
-import { ADVANCE_BYTES, type AtReply, type CacheOps, TraceFile, type TraceProgress, type TraceReport } from './trace-file';
+import { FILE_SLICE_BYTES } from '../lab/file-feed';
+import { type AtReply, type CacheOps, TraceFile, type TraceProgress, type TraceReport } from './trace-file';
 
 const fixtures = fileURLToPath(new URL('../../wasm-core/tests/fixtures/replay/', import.meta.url));
 const capture = readFileSync(`${fixtures}capture-6.18.slabcap.gz`);
@@ -25,15 +26,19 @@ beforeAll(async () => {
 function run(bytes: Uint8Array, kernel?: string): { f: TraceFile; steps: TraceProgress[] } {
   const f = new TraceFile(m, source(bytes), kernel);
   const steps: TraceProgress[] = [];
-  do steps.push(f.advance());
-  while (!steps.at(-1)!.done);
+  let offset = 0;
+  do {
+    const slice = bytes.subarray(offset, offset + FILE_SLICE_BYTES);
+    steps.push(f.advance(offset, slice));
+    offset += slice.length;
+  } while (!steps.at(-1)!.done);
   return { f, steps };
 }
 
 describe('a trace file in the worker', () => {
   it('replays a chunk per advance, and the overview adds up to the report', () => {
     const { f, steps } = run(capture);
-    expect(steps.length).toBe(Math.ceil(capture.length / ADVANCE_BYTES));
+    expect(steps.length).toBe(Math.max(1, Math.ceil(capture.length / FILE_SLICE_BYTES)));
     const last = steps.at(-1)!;
     expect(last.error).toBeNull();
     expect(last.bytesIn).toBe(capture.length);
@@ -67,6 +72,20 @@ describe('a trace file in the worker', () => {
     const v7 = rulesOf('7.0');
     expect(v7.slub).toBe('7.0');
     expect(v7.sheafCaches).toBeGreaterThan(captured.sheafCaches);
+  });
+
+  it('takes the slices in order only, and answers done again after the end', () => {
+    const f = new TraceFile(m, source(capture));
+    const half = capture.length >> 1;
+    expect(() => f.advance(1, capture.subarray(1, half))).toThrow(/in order: the next starts at byte 0 of/);
+    expect(() => f.advance(0, new Uint8Array(0))).toThrow(/is not empty/);
+    expect(() => f.advance(0, new Uint8Array(capture.length + 1))).toThrow(/got \d+ bytes at 0/);
+    expect(f.advance(0, capture.subarray(0, half)).done).toBe(false);
+    expect(() => f.advance(0, capture.subarray(0, half))).toThrow(new RegExp(`starts at byte ${half} of`));
+    const end = f.advance(half, capture.subarray(half));
+    expect(end).toMatchObject({ done: true, error: null, bytesIn: capture.length });
+    expect(f.advance(0, new Uint8Array(0))).toEqual(end);
+    f.dispose();
   });
 
   it('the worker takes one option, a kernel version, and names what is wrong with any other', () => {

@@ -1,9 +1,10 @@
 // trace-file.ts - a trace file replayed in the bridge worker (the trace
 // view's FileSession, web/lab/model.ts): the C replay session the CLI runs
-// (replay-api.ts), fed the file a chunk per `advance`, so the page shows
-// progress between chunks and cancels by asking for no more.  Memory stays
-// bounded whatever the file's size: the op records of each chunk are folded
-// into the overview's time bins and dropped, never kept.
+// (replay-api.ts), fed the file a slice per `advance` by the page
+// (web/lab/file-feed.ts), so the page shows progress between slices and
+// cancels by sending no more.  Memory stays bounded whatever the file's
+// size: the first pass keeps no record of each operation (the C counts the
+// overview's time bins as it goes: the report's "timeline").
 //
 // Questions afterwards (`ask`):
 //   result     the report (ReplayResult) and the overview (allocations and
@@ -16,18 +17,14 @@
 //              on to a later N; an earlier N replays from the start
 //   perfetto   the whole replay as a Perfetto (Chrome JSON) trace: a pass
 //              whose op records go straight into the exporter
-// Every pass reads the file again a chunk at a time (ByteSource).
+// Every later pass reads the file again a chunk at a time (ByteSource).
 
 import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
 import type { ByteSource, FileSession } from '../lab/model';
 import { exportPerfetto, type OpLayout, type ReplayModule, type ReplayOptions, type ReplayProgress, type ReplayResult, ReplaySession } from './replay-api';
 
-/** Bytes of the file fed per `advance` (the progress bar moves this often). */
-export const ADVANCE_BYTES = 8 << 20;
-/** The overview keeps at most this many time bins: past it, bins double in width. */
-export const MAX_BINS = 1024;
-/** Caches the overview shows apart; the rest add up as "other". */
-export const TOP_CACHES = 8;
+/** Bytes of the file a later pass reads at a time. */
+export const PASS_CHUNK_BYTES = 8 << 20;
 /** A cache's op records kept for scrubbing at most (64 bytes each). */
 export const MAX_CACHE_OPS = 1 << 20;
 
@@ -73,59 +70,10 @@ export interface AtReply {
   line: string;
 }
 
-/** Bins of op counts over time, per cache, doubling in width to stay under MAX_BINS. */
-class Bins {
-  private t0Ns = -1;
-  private widthNs = 1e6;
-  private bins = 0;
-  /** Per cache index: a count per bin (fixed rows: this runs once per op). */
-  private readonly allocs: (Float64Array | undefined)[] = [];
-  private readonly frees: (Float64Array | undefined)[] = [];
-
-  add(tsNs: number, cache: number, alloc: boolean): void {
-    if (this.t0Ns < 0) this.t0Ns = tsNs;
-    // Events a little out of order (per-CPU buffers merged) before the first land in bin 0.
-    let b = Math.max(0, Math.floor((tsNs - this.t0Ns) / this.widthNs));
-    while (b >= MAX_BINS) {
-      this.widen();
-      b = Math.floor(b / 2);
-    }
-    if (b >= this.bins) this.bins = b + 1;
-    const table = alloc ? this.allocs : this.frees;
-    const row = (table[cache] ??= new Float64Array(MAX_BINS));
-    row[b]! += 1;
-  }
-
-  private widen(): void {
-    this.widthNs *= 2;
-    for (const table of [this.allocs, this.frees])
-      for (const row of table) {
-        if (!row) continue;
-        for (let i = 0; i < MAX_BINS / 2; i++) row[i] = row[2 * i]! + row[2 * i + 1]!;
-        row.fill(0, MAX_BINS / 2);
-      }
-    this.bins = Math.ceil(this.bins / 2);
-  }
-
-  overview(names: (cache: number) => string): Overview {
-    const sum = (r: Float64Array | undefined) => (r ? r.reduce((a, n) => a + n, 0) : 0);
-    const caches = [...new Set([...this.allocs.keys(), ...this.frees.keys()])].filter((k) => this.allocs[k] || this.frees[k]);
-    const total = new Map(caches.map((k) => [k, sum(this.allocs[k]) + sum(this.frees[k])]));
-    const order = caches.sort((a, b) => (total.get(b) ?? 0) - (total.get(a) ?? 0));
-    const top = order.slice(0, TOP_CACHES);
-    const rest = order.slice(TOP_CACHES);
-    const binS = this.widthNs / 1e9;
-    const rate = (rows: (Float64Array | undefined)[]) => Array.from({ length: this.bins }, (_, i) => rows.reduce((a, r) => a + (r?.[i] ?? 0), 0) / binS);
-    const series = top.map((k) => ({ name: names(k), allocs: rate([this.allocs[k]]), frees: rate([this.frees[k]]) }));
-    if (rest.length) series.push({ name: 'other', allocs: rate(rest.map((k) => this.allocs[k])), frees: rate(rest.map((k) => this.frees[k])) });
-    return { t0S: Math.max(0, this.t0Ns) / 1e9, binS, bins: this.bins, series };
-  }
-}
-
 /** Reads `src` from `offset` into `s` until the end, a pause or a refusal; returns where it stopped. */
 function feedFrom(s: ReplaySession, src: ByteSource, offset: number, onChunk?: () => void): { offset: number; status: 'ok' | 'paused' | 'refused' } {
   while (offset < src.size) {
-    const r = s.feed(src.read(offset, Math.min(ADVANCE_BYTES, src.size - offset)));
+    const r = s.feed(src.read(offset, Math.min(PASS_CHUNK_BYTES, src.size - offset)));
     offset += r.consumed;
     onChunk?.();
     if (r.status !== 'ok') return { offset, status: r.status };
@@ -138,7 +86,6 @@ export class TraceFile implements FileSession {
   private main: ReplaySession | null;
   private offset = 0;
   private last: TraceProgress;
-  private readonly bins = new Bins();
   private report: TraceReport | null = null;
   private chunkMaps: { unitSize: number; maps: (Uint8Array | null)[] } | null = null;
   /** The scrub session and where it is: its cache, the events it has applied, the file offset it reads on from. */
@@ -153,36 +100,23 @@ export class TraceFile implements FileSession {
     kernel?: string,
   ) {
     this.rules = kernel === undefined ? {} : { kernel };
-    this.main = ReplaySession.create(m, { collectOps: true, ...this.rules });
+    this.main = ReplaySession.create(m, this.rules);
     this.last = TraceFile.progressOf(this.main, src.size, false, null);
   }
 
-  private fold(main: ReplaySession): void {
-    const l = main.layout;
-    main.visitOps((v, n) => {
-      for (let o = 0; o < n * l.size; o += l.size) {
-        const kind = v.getUint8(o + l.kind);
-        const cache = v.getUint16(o + l.cache, true);
-        if (kind > 3 || cache === 0xffff) continue; // percpu ops, and frees whose cache is unknown
-        const ts = v.getUint32(o + l.tsNs, true) + v.getUint32(o + l.tsNs + 4, true) * 2 ** 32;
-        this.bins.add(ts, cache, kind === 1);
-      }
-    });
-  }
-
-  advance(): TraceProgress {
+  advance(offset: number, bytes: Uint8Array): TraceProgress {
     const main = this.main;
     if (!main) return { ...this.last, done: true };
     const at = this.offset;
-    const r = main.feed(this.src.read(at, Math.min(ADVANCE_BYTES, this.src.size - at)));
+    if (offset !== at || at + bytes.length > this.src.size || (!bytes.length && at < this.src.size))
+      throw new BadRequest(`the file's slices come in order: the next starts at byte ${at} of ${this.src.size} and is not empty, got ${bytes.length} bytes at ${offset}`);
+    const r = main.feed(bytes);
     this.offset = at + r.consumed;
-    this.fold(main);
     let error: string | null = null;
     let done = false;
     if (r.status === 'refused') error = main.error() ?? 'the file was refused';
     else if (this.offset >= this.src.size) {
       if (main.finish() === 'refused') error = main.error() ?? 'the file was refused';
-      else this.fold(main);
       done = true;
     }
     this.last = TraceFile.progressOf(main, this.src.size, done || error !== null, error);
@@ -203,8 +137,9 @@ export class TraceFile implements FileSession {
   private close(main: ReplaySession, ok: boolean): void {
     if (ok) {
       const result = main.result();
-      const names = new Map(result.caches.map((c) => [c.index, c.name]));
-      this.report = { result, overview: this.bins.overview((k) => names.get(k) ?? `cache ${k}`) };
+      const { t0_s, bin_s, bins, series } = result.timeline;
+      const perS = (counts: number[]) => counts.map((n) => n / bin_s);
+      this.report = { result, overview: { t0S: t0_s, binS: bin_s, bins, series: series.map((s) => ({ name: s.name, allocs: perS(s.allocs), frees: perS(s.frees) })) } };
       const unit = result.percpu.unit_size ?? 0;
       this.chunkMaps = { unitSize: unit, maps: unit ? result.percpu.chunks.map((_, i) => main.chunkGranules(i, unit)) : [] };
     }
@@ -263,7 +198,7 @@ export class TraceFile implements FileSession {
     const s = ReplaySession.create(this.m, { collectOps: true, ...this.rules });
     try {
       for (let off = 0; off < this.src.size; ) {
-        const r = s.feed(this.src.read(off, Math.min(ADVANCE_BYTES, this.src.size - off)));
+        const r = s.feed(this.src.read(off, Math.min(PASS_CHUNK_BYTES, this.src.size - off)));
         off += r.consumed;
         yield s.drainOpBytes();
         if (r.status !== 'ok') throw new BadRequest(s.error() ?? 'the file changed since it was replayed');

@@ -50,10 +50,26 @@ static const struct {
     EVENT_NAME("percpu_alloc_percpu_fail", SLI_EV_PCPU_FAIL),
 };
 
+/*
+ * s[0..n) == lit[0..n).  A loop, not memcmp: with a constant n the compiler
+ * unrolls it into a few compares, where WebAssembly makes memcmp a call.
+ */
+static inline bool same(const char *s, const char *lit, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != lit[i])
+            return false;
+    return true;
+}
+/* s[0..n) is the literal `lit`, whole. */
+#define IS(s, n, lit) ((n) == sizeof lit - 1 && same(s, lit, sizeof lit - 1))
+/* s begins with the literal `lit` (s has at least its length). */
+#define STARTS(s, lit) same(s, lit, sizeof lit - 1)
+
 static uint8_t event_kind(const char *name, size_t len)
 {
     for (unsigned k = 0; k < sizeof event_names / sizeof event_names[0]; k++)
-        if (len == event_names[k].len && !memcmp(name, event_names[k].name, len))
+        if (len == event_names[k].len && same(name, event_names[k].name, len))
             return event_names[k].kind;
     return SLI_EV_OTHER;
 }
@@ -82,16 +98,13 @@ static bool is_name_char(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_';
 }
-static int hex_val(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
+/* Each byte's hex digit value, or -1 (a table: a pointer is 16 digits, on most lines twice). */
+static const int8_t hex_vals[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+    ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+static int hex_val(char c) { return hex_vals[(uint8_t)c] - 1; }
 
 /* Hex digits (an optional 0x first) filling s[0..n) exactly, at most 16. */
 static bool parse_hex(const char *s, size_t n, uint64_t *out)
@@ -142,17 +155,11 @@ static bool parse_num(const char *s, size_t n, uint64_t *out, bool sign)
 /* A pointer: hex with or without 0x; "(null)" (older kernels) and "(nil)" (libtraceevent) are NULL. */
 static bool parse_ptr(const char *s, size_t n, uint64_t *out)
 {
-    if ((n == 6 && !memcmp(s, "(null)", 6)) || (n == 5 && !memcmp(s, "(nil)", 5))) {
+    if (IS(s, n, "(null)") || IS(s, n, "(nil)")) {
         *out = 0;
         return true;
     }
     return parse_hex(s, n, out);
-}
-
-static bool token_is(const char *s, size_t n, const char *lit)
-{
-    size_t l = strlen(lit);
-    return n == l && !memcmp(s, lit, l);
 }
 
 /*
@@ -175,11 +182,11 @@ static unsigned gfp_bits(const char *s, size_t n)
             j++;
         const char *t = s + i;
         size_t l = j - i;
-        if (token_is(t, l, "GFP_DMA") || token_is(t, l, "__GFP_DMA"))
+        if (IS(t, l, "GFP_DMA") || IS(t, l, "__GFP_DMA"))
             bits |= SLI_GFP_DMA;
-        else if (token_is(t, l, "__GFP_RECLAIMABLE"))
+        else if (IS(t, l, "__GFP_RECLAIMABLE"))
             bits |= SLI_GFP_RECLAIMABLE;
-        else if (token_is(t, l, "__GFP_ACCOUNT") || token_is(t, l, "GFP_KERNEL_ACCOUNT"))
+        else if (IS(t, l, "__GFP_ACCOUNT") || IS(t, l, "GFP_KERNEL_ACCOUNT"))
             bits |= SLI_GFP_ACCOUNT;
         i = j + 1;
     }
@@ -299,33 +306,33 @@ static int classify_other(const char *line, size_t len, sli_event *ev)
     }
     /* trace-cmd report: "cpus=2", "version = 7", "CPU 0 is empty", "CPU:1 [LOST 12 EVENTS]". */
     uint64_t n;
-    if (len - i > 5 && !memcmp(line + i, "cpus=", 5) && parse_num(line + i + 5, len - i - 5, &n, false)) {
+    if (len - i > 5 && STARTS(line + i, "cpus=") && parse_num(line + i + 5, len - i - 5, &n, false)) {
         if (n <= 4096)
             ev->cpus_hint = (uint32_t)n;
         return SLI_LINE_HEADER;
     }
-    if (len - i > 10 && !memcmp(line + i, "version = ", 10) && parse_num(line + i + 10, len - i - 10, &n, false))
+    if (len - i > 10 && STARTS(line + i, "version = ") && parse_num(line + i + 10, len - i - 10, &n, false))
         return SLI_LINE_HEADER;
-    if (len - i >= 4 && !memcmp(line + i, "CPU", 3)) {
+    if (len - i >= 4 && STARTS(line + i, "CPU")) {
         /* trace_pipe: "CPU:1 [LOST 12 EVENTS]"; trace-cmd report: "CPU:1 [12 EVENTS DROPPED]". */
-        const char *open = memchr(line + i, '[', len - i);
+        const char *open = sli_find_byte(line + i, len - i, '[');
         if (open) {
             const char *p = open + 1, *end = line + len;
-            bool lost_word = end - p > 5 && !memcmp(p, "LOST ", 5);
+            bool lost_word = end - p > 5 && STARTS(p, "LOST ");
             if (lost_word)
                 p += 5;
             uint64_t n = 0;
             const char *digits = p;
             while (p < end && is_digit(*p))
                 n = n * 10 + (uint64_t)(*p++ - '0');
-            if (p > digits && ((lost_word && end - p >= 8 && !memcmp(p, " EVENTS]", 8)) ||
-                               (!lost_word && end - p >= 16 && !memcmp(p, " EVENTS DROPPED]", 16)))) {
+            if (p > digits && ((lost_word && end - p >= 8 && STARTS(p, " EVENTS]")) ||
+                               (!lost_word && end - p >= 16 && STARTS(p, " EVENTS DROPPED]")))) {
                 ev->lost = n;
                 return SLI_LINE_LOST;
             }
         }
         for (size_t k = i; k + 8 <= len; k++)
-            if (!memcmp(line + k, "is empty", 8))
+            if (STARTS(line + k, "is empty"))
                 return SLI_LINE_HEADER;
     }
     return -1;
@@ -334,7 +341,7 @@ static int classify_other(const char *line, size_t len, sli_event *ev)
 int sli_parse_line(const char *line, size_t len, sli_event *ev)
 {
     memset(ev, 0, sizeof *ev);
-    if (memchr(line, 0, len)) {
+    if (sli_find_byte(line, len, 0)) {
         ev->reason = "binary data (a NUL byte) in the line";
         return SLI_LINE_BAD;
     }
@@ -351,7 +358,7 @@ int sli_parse_line(const char *line, size_t len, sli_event *ev)
     bool any_ts = false;
     sli_event first = {0};
     size_t first_fields = 0;
-    for (const char *c = memchr(line, ':', len); c; c = memchr(c + 1, ':', len - (size_t)(c + 1 - line))) {
+    for (const char *c = sli_find_byte(line, len, ':'); c; c = sli_find_byte(c + 1, len - (size_t)(c + 1 - line), ':')) {
         size_t colon = (size_t)(c - line);
         if (anchor_at(line, len, colon, ev, &fields)) {
             ev->kind = event_kind(ev->name, ev->name_len);
@@ -393,7 +400,7 @@ int sli_parse_line(const char *line, size_t len, sli_event *ev)
             i++;
         const char *tok = line + start;
         size_t tlen = i - start;
-        const char *eq = memchr(tok, '=', tlen);
+        const char *eq = sli_find_byte(tok, tlen, '=');
         if (!eq)
             continue; /* trace-cmd's "(func+off)" and the like */
         const char *key = tok, *val = eq + 1;
@@ -402,62 +409,62 @@ int sli_parse_line(const char *line, size_t len, sli_event *ev)
         uint64_t v;
         switch (klen) {
         case 3:
-            if (!memcmp(key, "ptr", 3)) {
+            if (STARTS(key, "ptr")) {
                 ok = parse_ptr(val, vlen, &ev->ptr);
                 ev->have |= SLI_F_PTR;
-            } else if (!memcmp(key, "pfn", 3)) {
+            } else if (STARTS(key, "pfn")) {
                 ok = parse_num(val, vlen, &ev->pfn, false);
                 ev->have |= SLI_F_PFN;
-            } else if (!memcmp(key, "off", 3)) {
+            } else if (STARTS(key, "off")) {
                 ok = parse_num(val, vlen, &v, false) && v < (1ull << 32);
                 ev->off = (uint32_t)v;
                 ev->have |= SLI_F_OFF;
             }
             break;
         case 4:
-            if (!memcmp(key, "name", 4)) {
+            if (STARTS(key, "name")) {
                 ev->cache = val;
                 ev->cache_len = (uint32_t)vlen;
                 ev->have |= SLI_F_NAME;
                 ok = vlen > 0 && vlen < 64;
-            } else if (!memcmp(key, "size", 4)) {
+            } else if (STARTS(key, "size")) {
                 ok = parse_num(val, vlen, &v, false) && v < (1ull << 32);
                 ev->size = (uint32_t)v;
                 ev->have |= SLI_F_SIZE;
-            } else if (!memcmp(key, "page", 4)) {
+            } else if (STARTS(key, "page")) {
                 ok = parse_ptr(val, vlen, &ev->page);
                 ev->have |= SLI_F_PAGE;
             }
             break;
         case 5:
-            if (!memcmp(key, "order", 5)) {
+            if (STARTS(key, "order")) {
                 ok = parse_num(val, vlen, &v, false) && v < 64;
                 ev->order = (uint32_t)v;
                 ev->have |= SLI_F_ORDER;
-            } else if (!memcmp(key, "align", 5)) {
+            } else if (STARTS(key, "align")) {
                 ok = parse_num(val, vlen, &v, false) && v < (1ull << 32);
                 ev->align = (uint32_t)v;
             }
             break;
         case 9:
-            if (!memcmp(key, "call_site", 9)) {
+            if (STARTS(key, "call_site")) {
                 ev->site = val;
                 ev->site_len = (uint32_t)vlen;
-            } else if (!memcmp(key, "bytes_req", 9)) {
+            } else if (STARTS(key, "bytes_req")) {
                 ok = parse_num(val, vlen, &ev->bytes_req, false);
                 ev->have |= SLI_F_BYTES_REQ;
-            } else if (!memcmp(key, "base_addr", 9)) {
+            } else if (STARTS(key, "base_addr")) {
                 ok = parse_ptr(val, vlen, &ev->base);
                 ev->have |= SLI_F_BASE;
-            } else if (!memcmp(key, "accounted", 9)) {
-                ev->accounted = token_is(val, vlen, "true") ? 1 : 0;
+            } else if (STARTS(key, "accounted")) {
+                ev->accounted = IS(val, vlen, "true") ? 1 : 0;
                 ev->have |= SLI_F_ACCOUNTED;
-            } else if (!memcmp(key, "gfp_flags", 9)) {
+            } else if (STARTS(key, "gfp_flags")) {
                 ev->gfp = gfp_bits(val, vlen);
             }
             break;
         case 11:
-            if (!memcmp(key, "bytes_alloc", 11)) {
+            if (STARTS(key, "bytes_alloc")) {
                 ok = parse_num(val, vlen, &ev->bytes_alloc, false);
                 ev->have |= SLI_F_BYTES_ALLOC;
             }
@@ -466,9 +473,9 @@ int sli_parse_line(const char *line, size_t len, sli_event *ev)
             break;
         }
         if (!ok) {
-            ev->reason = klen == 3 && !memcmp(key, "ptr", 3)         ? "a ptr= value that is not a hex pointer"
-                         : klen == 9 && !memcmp(key, "base_addr", 9) ? "a base_addr= value that is not a hex pointer"
-                         : klen == 4 && !memcmp(key, "name", 4)      ? "an empty or over-long cache name="
+            ev->reason = klen == 3 && STARTS(key, "ptr")         ? "a ptr= value that is not a hex pointer"
+                         : klen == 9 && STARTS(key, "base_addr") ? "a base_addr= value that is not a hex pointer"
+                         : klen == 4 && STARTS(key, "name")      ? "an empty or over-long cache name="
                                                                      : "a field value that is not a number";
             return SLI_LINE_BAD;
         }
@@ -508,6 +515,6 @@ int sli_parse_line(const char *line, size_t len, sli_event *ev)
 size_t sli_site_key(const char *site, size_t len)
 {
     /* "func+0x18a/0x1c70" -> "func+0x18a": the length of the function says nothing about the site. */
-    const char *slash = memchr(site, '/', len);
+    const char *slash = sli_find_byte(site, len, '/');
     return slash ? (size_t)(slash - site) : len;
 }

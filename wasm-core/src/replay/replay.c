@@ -715,7 +715,7 @@ static int lines_in(sl_replay *r, const uint8_t *p, size_t n, size_t *used)
     int rc = SL_OK;
     r->text_bytes += n;
     while (i < n && rc == SL_OK) {
-        const uint8_t *nl = memchr(p + i, '\n', n - i);
+        const uint8_t *nl = (const uint8_t *)sli_find_byte((const char *)p + i, n - i, '\n');
         size_t end = nl ? (size_t)(nl - p) : n;
         if (r->line_len || r->line_too_long || !nl) {
             /* Assemble in r->line (a line split between chunks). */

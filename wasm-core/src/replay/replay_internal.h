@@ -8,6 +8,8 @@
 
 #include "replay.h"
 
+#include <string.h>
+
 /* ------------------------------------------------------------------ */
 /* gunzip (inflate.c)                                                  */
 
@@ -109,6 +111,34 @@ void sli_tar_took(sli_tar *t, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* ftrace lines (parse.c)                                              */
+
+/*
+ * memchr, eight bytes a step: the first p[i] == c in p[0..n), or NULL.
+ * The replay's hottest loop (every byte of a trace passes it twice: the
+ * line's end, then the NUL check).  WebAssembly's memchr (musl's) reads
+ * four bytes a step; this one is as fast as glibc's on these short lines
+ * (docs/replay.md, "Speed and memory").  The lowest byte the zero-byte
+ * test flags is exact (a borrow only spills upwards): little-endian only.
+ */
+SL_INLINE const char *sli_find_byte(const char *p, size_t n, char c)
+{
+    _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "sli_find_byte reads words little-endian");
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    const uint64_t pattern = ones * (uint8_t)c;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        w ^= pattern;
+        uint64_t zero = (w - ones) & ~w & highs;
+        if (zero)
+            return p + i + ((unsigned)__builtin_ctzll(zero) >> 3);
+    }
+    for (; i < n; i++)
+        if (p[i] == c)
+            return p + i;
+    return NULL;
+}
 
 enum sli_event_kind {
     SLI_EV_NONE = 0,
@@ -245,8 +275,26 @@ typedef struct sli_cache {
     uint32_t kmalloc_size;      /* kmalloc caches: N */
     uint64_t allocs, frees, freed_unknown, untraced_frees, bytes_req, bytes_alloc, live, peak_live, cross_cpu;
     sli_hist *life;             /* allocated on the first paired free */
+    uint32_t *timeline;         /* per time bin: allocations, then frees (2 x SLI_TIMELINE_BINS); NULL until its first */
     sli_cache_model m[SL_REPLAY_MAX_KERNELS];
 } sli_cache;
+
+/*
+ * Allocations and frees per cache over time, in bins that double in width
+ * to stay under SLI_TIMELINE_BINS (the JSON's "timeline": the browser's
+ * overview chart).  Counted as the events are applied, so a pass needs no
+ * record of each operation to draw it.
+ */
+#define SLI_TIMELINE_BINS 1024
+#define SLI_TIMELINE_FIRST_NS 1000000ull /* a bin's width before any doubling: 1 ms */
+typedef struct sli_timeline {
+    bool started;
+    uint64_t t0_ns, width_ns;
+    uint32_t bins;              /* in use: the last event's bin + 1 */
+    /* The bin of the last event, [cur_start, cur_end): most events land in it (no division). */
+    uint32_t cur;
+    uint64_t cur_start, cur_end;
+} sli_timeline;
 
 typedef struct sli_site {
     uint32_t name_off;          /* into the session's string arena */
@@ -391,6 +439,7 @@ struct sl_replay {
     uint64_t sites_overflow;
     sli_map site_by_name;
     sl_strbuf strings;          /* site names, NUL-separated */
+    sli_timeline timeline;
 
     /* percpu */
     sli_map areas;              /* percpu ptr -> sli_area */

@@ -522,6 +522,90 @@ static void json_percpu(sl_strbuf *b, const sl_replay *r)
     sl_strbuf_printf(b, "]}");
 }
 
+/* The caches the timeline names apart, the busiest first; the others add up as "other". */
+#define TIMELINE_SERIES 8
+
+static void json_bins(sl_strbuf *b, const char *key, const uint32_t *counts, unsigned n)
+{
+    sl_strbuf_printf(b, "\"%s\": [", key);
+    for (unsigned i = 0; i < n; i++)
+        sl_strbuf_printf(b, "%s%u", i ? ", " : "", counts[i]);
+    sl_strbuf_printf(b, "]");
+}
+
+static void json_series(sl_strbuf *b, const char *name, const uint32_t *row, unsigned n)
+{
+    sl_strbuf_printf(b, "\n  {\"name\": ");
+    sl_strbuf_json_string(b, name, strlen(name));
+    sl_strbuf_printf(b, ", ");
+    json_bins(b, "allocs", row, n);
+    sl_strbuf_printf(b, ", ");
+    json_bins(b, "frees", row + SLI_TIMELINE_BINS, n);
+    sl_strbuf_printf(b, "}");
+}
+
+/* "timeline": allocations and frees per bin of the busiest caches and of the others together. */
+static void json_timeline(sl_strbuf *b, const sl_replay *r)
+{
+    const sli_timeline *t = &r->timeline;
+    unsigned n = t->started ? t->bins : 0;
+    sl_strbuf_printf(b, "\"timeline\": {\"t0_s\": %.9f, \"bin_s\": %.9f, \"bins\": %u, \"series\": [",
+                     t->started ? (double)t->t0_ns / 1e9 : 0.0,
+                     (double)(t->started ? t->width_ns : SLI_TIMELINE_FIRST_NS) / 1e9, n);
+    unsigned top[TIMELINE_SERIES];
+    uint64_t top_total[TIMELINE_SERIES];
+    unsigned ntop = 0, nrest = 0;
+    for (unsigned i = 0; i < r->ncaches; i++) {
+        const uint32_t *row = r->caches[i].timeline;
+        if (!row)
+            continue;
+        uint64_t total = 0;
+        for (unsigned k = 0; k < n; k++)
+            total += (uint64_t)row[k] + row[SLI_TIMELINE_BINS + k];
+        /* Insertion into the busiest so far; what falls off the end is "other". */
+        unsigned at = ntop;
+        while (at > 0 && top_total[at - 1] < total)
+            at--;
+        if (at == TIMELINE_SERIES) {
+            nrest++;
+            continue;
+        }
+        if (ntop == TIMELINE_SERIES)
+            nrest++;
+        else
+            ntop++;
+        memmove(top + at + 1, top + at, (ntop - 1 - at) * sizeof *top);
+        memmove(top_total + at + 1, top_total + at, (ntop - 1 - at) * sizeof *top_total);
+        top[at] = i;
+        top_total[at] = total;
+    }
+    for (unsigned s = 0; s < ntop; s++) {
+        sl_strbuf_printf(b, "%s", s ? "," : "");
+        json_series(b, r->caches[top[s]].name, r->caches[top[s]].timeline, n);
+    }
+    if (nrest) {
+        uint32_t *other = calloc(2 * SLI_TIMELINE_BINS, sizeof *other);
+        if (!other) {
+            b->failed = true;
+            return;
+        }
+        for (unsigned i = 0; i < r->ncaches; i++) {
+            const uint32_t *row = r->caches[i].timeline;
+            bool named = false;
+            for (unsigned s = 0; s < ntop; s++)
+                named |= top[s] == i;
+            if (!row || named)
+                continue;
+            for (unsigned k = 0; k < 2 * SLI_TIMELINE_BINS; k++)
+                other[k] += row[k];
+        }
+        sl_strbuf_printf(b, ",");
+        json_series(b, "other", other, n);
+        free(other);
+    }
+    sl_strbuf_printf(b, "]}");
+}
+
 int sl_replay_json(sl_replay *r, sl_strbuf *out, const char *extra)
 {
     sl_strbuf *b = out;
@@ -591,7 +675,9 @@ int sl_replay_json(sl_replay *r, sl_strbuf *out, const char *extra)
     sl_strbuf_printf(b, "], \"free_by_order\": [");
     for (unsigned o = 0; o <= 10; o++)
         sl_strbuf_printf(b, "%s%llu", o ? ", " : "", (unsigned long long)r->page_free_by_order[o]);
-    sl_strbuf_printf(b, "]},\n\"model\": ");
+    sl_strbuf_printf(b, "]},\n");
+    json_timeline(b, r);
+    sl_strbuf_printf(b, ",\n\"model\": ");
     json_model(b, r, 0);
     sl_strbuf_printf(b, ",\n\"models\": [");
     for (unsigned k = 0; k < r->nkernels; k++) {

@@ -261,34 +261,18 @@ static void model_fields(sli_cache *c, void *obj, sl_replay_op *op)
     sl_slub_cache *s = c->m[0].s;
     if (!s)
         return;
-    sl_slub_node_info ni;
-    sl_slub_node_info_get(s, &ni);
-    op->slabs = ni.nr_slabs;
-    op->partial = ni.nr_partial;
+    op->slabs = sl_slub_nr_slabs(s);
+    op->partial = sl_slub_nr_partial(s);
     if (obj)
         sl_slub_object_index(s, obj, &op->obj_pfn, &op->obj_index);
 }
 
-/*
- * After a model operation that went to the slabs: the longest node partial
- * list seen.  Only the slow paths (___slab_alloc, __slab_free) and, with
- * sheaves, a sheaf's refill from slabs or flush to them touch the node list
- * (node_work counts them), and sl_slub_node_info_get walks it
- * (count_partial), so the operations that stay per-CPU skip this
- * (test_longest_partial_list checks it against every operation).
- */
-static uint64_t node_work(sl_slub_cache *s, unsigned cpu)
-{
-    return sl_slub_stat_get(s, (int)cpu, SL_SLUB_ALLOC_SLOWPATH) + sl_slub_stat_get(s, (int)cpu, SL_SLUB_FREE_SLOWPATH) +
-           sl_slub_stat_get(s, (int)cpu, SL_SLUB_SHEAF_REFILL) + sl_slub_stat_get(s, (int)cpu, SL_SLUB_SHEAF_FLUSH);
-}
-
+/* After every model operation: the longest node partial list seen (one counter read). */
 static void track_partial(sli_cache *c, unsigned k)
 {
-    sl_slub_node_info ni;
-    sl_slub_node_info_get(c->m[k].s, &ni);
-    if (ni.nr_partial > c->m[k].max_partial)
-        c->m[k].max_partial = ni.nr_partial;
+    uint32_t nr_partial = sl_slub_nr_partial(c->m[k].s);
+    if (nr_partial > c->m[k].max_partial)
+        c->m[k].max_partial = nr_partial;
 }
 
 /* Frees a model object of cache c in every kernel model (a pairing free or a lost one). */
@@ -298,7 +282,7 @@ static void model_free(sl_replay *r, sli_cache *c, const sli_obj *o, unsigned mc
         sl_slub_cache *s = c->m[k].s;
         if (!s || !o->model[k])
             continue;
-        uint64_t slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_FREE_SLOWPATH), work = node_work(s, mcpu);
+        uint64_t slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_FREE_SLOWPATH);
         uint64_t slabs_freed = k == 0 && r->cfg.on_op ? sl_slub_stat_get(s, -1, SL_SLUB_FREE_SLAB) : 0;
         int rc = sl_slub_free(s, mcpu, o->model[k]);
         if (rc != SL_OK) {
@@ -308,8 +292,7 @@ static void model_free(sl_replay *r, sli_cache *c, const sli_obj *o, unsigned mc
             continue;
         }
         bool took_slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_FREE_SLOWPATH) != slow;
-        if (node_work(s, mcpu) != work)
-            track_partial(c, k);
+        track_partial(c, k);
         if (k == 0 && r->cfg.on_op) {
             if (took_slow)
                 *flags |= SL_REPLAY_F_SLOWPATH;
@@ -317,6 +300,52 @@ static void model_free(sl_replay *r, sli_cache *c, const sli_obj *o, unsigned mc
                 *flags |= SL_REPLAY_F_SLAB_FREED;
         }
     }
+}
+
+/* Halves the timeline's resolution: each pair of bins becomes one. */
+static void timeline_widen(sl_replay *r)
+{
+    sli_timeline *t = &r->timeline;
+    for (unsigned i = 0; i < r->ncaches; i++) {
+        uint32_t *row = r->caches[i].timeline;
+        if (!row)
+            continue;
+        for (unsigned half = 0; half < 2; half++, row += SLI_TIMELINE_BINS) {
+            for (unsigned b = 0; b < SLI_TIMELINE_BINS / 2; b++)
+                row[b] = row[2 * b] + row[2 * b + 1];
+            memset(row + SLI_TIMELINE_BINS / 2, 0, SLI_TIMELINE_BINS / 2 * sizeof *row);
+        }
+    }
+    t->width_ns *= 2;
+    t->bins = (t->bins + 1) / 2;
+    t->cur_end = t->cur_start; /* the next event recomputes its bin */
+}
+
+/* Counts an allocation (or a free) of cache ci at ts_ns in its time bin. */
+static void timeline_add(sl_replay *r, uint16_t ci, uint64_t ts_ns, bool alloc)
+{
+    sli_timeline *t = &r->timeline;
+    sli_cache *c = &r->caches[ci];
+    if (!c->timeline && !(c->timeline = calloc(2 * SLI_TIMELINE_BINS, sizeof *c->timeline)))
+        return; /* no memory: the chart lacks this cache, the counts are still right */
+    if (!t->started) {
+        *t = (sli_timeline){.started = true, .t0_ns = ts_ns, .width_ns = SLI_TIMELINE_FIRST_NS, .bins = 1,
+                            .cur_start = ts_ns, .cur_end = ts_ns + SLI_TIMELINE_FIRST_NS};
+    }
+    if (ts_ns < t->cur_start || ts_ns >= t->cur_end) {
+        /* Events a little out of order (CPU buffers merged) before the first land in bin 0. */
+        uint64_t b = ts_ns > t->t0_ns ? (ts_ns - t->t0_ns) / t->width_ns : 0;
+        while (b >= SLI_TIMELINE_BINS) {
+            timeline_widen(r);
+            b /= 2;
+        }
+        t->cur = (uint32_t)b;
+        t->cur_start = b ? t->t0_ns + b * t->width_ns : 0;
+        t->cur_end = t->t0_ns + (b + 1) * t->width_ns;
+        if (t->cur >= t->bins)
+            t->bins = t->cur + 1;
+    }
+    c->timeline[(alloc ? 0 : SLI_TIMELINE_BINS) + t->cur]++;
 }
 
 static void slub_alloc(sl_replay *r, const sli_event *ev)
@@ -354,6 +383,7 @@ static void slub_alloc(sl_replay *r, const sli_event *ev)
     sli_cache *c = &r->caches[ci];
     r->touched[0] = ci;
     c->allocs++;
+    timeline_add(r, ci, ev->ts_ns, true);
     c->bytes_req += ev->have & SLI_F_BYTES_REQ ? ev->bytes_req : ev->bytes_alloc;
     c->bytes_alloc += ev->bytes_alloc;
     if (++c->live > c->peak_live)
@@ -369,7 +399,7 @@ static void slub_alloc(sl_replay *r, const sli_event *ev)
         if (!ensure_model(r, c, ci, k, ev))
             continue;
         sl_slub_cache *s = c->m[k].s;
-        uint64_t slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_ALLOC_SLOWPATH), work = node_work(s, mcpu);
+        uint64_t slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_ALLOC_SLOWPATH);
         uint64_t slabs = k == 0 && r->cfg.on_op ? sl_slub_stat_get(s, -1, SL_SLUB_ALLOC_SLAB) : 0;
         int rc = sl_slub_alloc(s, mcpu, &o->model[k]);
         if (rc != SL_OK) {
@@ -380,8 +410,7 @@ static void slub_alloc(sl_replay *r, const sli_event *ev)
             continue;
         }
         bool took_slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_ALLOC_SLOWPATH) != slow;
-        if (node_work(s, mcpu) != work)
-            track_partial(c, k);
+        track_partial(c, k);
         if (k == 0 && r->cfg.on_op) {
             if (took_slow)
                 flags |= SL_REPLAY_F_SLOWPATH;
@@ -408,8 +437,10 @@ static void slub_free(sl_replay *r, const sli_event *ev)
     if (!found) {
         r->freed_unknown++;
         uint16_t ci = ev->cache ? named_cache(r, ev) : SLI_NONE16;
-        if (ci != SLI_NONE16)
+        if (ci != SLI_NONE16) {
             r->caches[ci].freed_unknown++;
+            timeline_add(r, ci, ev->ts_ns, false);
+        }
         if (r->cfg.on_op) {
             sl_replay_op op = {.ts_ns = ev->ts_ns, .ptr = ev->ptr, .line = (uint32_t)r->lines, .cpu = (uint16_t)ev->cpu,
                                .alloc_cpu = SLI_NONE16, .cache = ci, .kind = SL_REPLAY_OP_FREE_UNKNOWN,
@@ -429,6 +460,7 @@ static void slub_free(sl_replay *r, const sli_event *ev)
     }
     r->matched++;
     c->frees++;
+    timeline_add(r, o.cache, ev->ts_ns, false);
     c->live--;
     bool cross = ev->cpu != o.cpu;
     c->cross_cpu += cross;
@@ -472,6 +504,7 @@ void sli_replay_free_caches(sl_replay *r)
             if (r->caches[i].m[k].s)
                 sl_slub_cache_destroy(r->caches[i].m[k].s); /* SL_EBUSY: live objects, expected */
         free(r->caches[i].life);
+        free(r->caches[i].timeline);
     }
     free(r->caches);
     r->caches = NULL;

@@ -300,11 +300,22 @@ uint64_t sl_slub_stat_get(const sl_slub_cache *s, int cpu, unsigned stat)
 {
     if (!s || stat >= SL_SLUB_NR_STATS || cpu >= (int)s->ncpus)
         return 0;
+    if (cpu >= 0) /* the replay asks after every event: no loop for one CPU */
+        return __atomic_load_n(&s->cpu[cpu].stat[stat], __ATOMIC_RELAXED);
     uint64_t sum = 0;
     for (unsigned c = 0; c < s->ncpus; c++)
-        if (cpu < 0 || (unsigned)cpu == c)
-            sum += __atomic_load_n(&s->cpu[c].stat[stat], __ATOMIC_RELAXED);
+        sum += __atomic_load_n(&s->cpu[c].stat[stat], __ATOMIC_RELAXED);
     return sum;
+}
+
+uint32_t sl_slub_nr_partial(const sl_slub_cache *s)
+{
+    return __atomic_load_n(&s->node.nr_partial, __ATOMIC_RELAXED);
+}
+
+uint32_t sl_slub_nr_slabs(const sl_slub_cache *s)
+{
+    return atomic_load_explicit(&s->node.nr_slabs, memory_order_relaxed);
 }
 
 void sl_slub_node_info_get(sl_slub_cache *s, sl_slub_node_info *out)

@@ -524,6 +524,9 @@ typedef struct sl_slub_node_info {
     uint32_t cpu_slabs;    /* CPU slabs plus the slabs on CPU partial lists (cpu_slabs) */
 } sl_slub_node_info;
 void sl_slub_node_info_get(sl_slub_cache *s, sl_slub_node_info *out);
+/* Two of those alone, without the lock or a walk of the lists: nr_partial, nr_slabs. */
+uint32_t sl_slub_nr_partial(const sl_slub_cache *s);
+uint32_t sl_slub_nr_slabs(const sl_slub_cache *s);
 
 /* ------------------------------------------------------------------ */
 /* Checking and inspection (with no operation running)                 */
