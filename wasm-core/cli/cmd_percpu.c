@@ -64,7 +64,7 @@ static void print_result(sl_cli_format fmt, const sl_pcpu_workload *w, const sl_
     double ams = (double)r->alloc_ns / 1e6, fms = (double)r->free_ns / 1e6;
     const char *state = r->alloc_failed ? "alloc_failed" : r->over_budget ? "over_budget" : "ok";
     if (fmt == SL_FMT_CSV) {
-        printf("%s,%s,%s,%zu,%zu,%lu,%lu,%lu,%.1f,%.1f,%s,%u\n", sl_pcpu_kind_name(w->cfg.kind),
+        printf("%s,%s,%s,%zu,%zu,%lu,%lu,%lu,%.3f,%.3f,%s,%u\n", sl_pcpu_kind_name(w->cfg.kind),
                sl_pcpu_order_name(w->order), w->prefill_second_half ? "second-half" : "none", w->align, w->size,
                w->objects, r->allocated, r->freed, ams, fms, state, r->chunks);
     } else if (fmt == SL_FMT_JSON) {
@@ -73,7 +73,7 @@ static void print_result(sl_cli_format fmt, const sl_pcpu_workload *w, const sl_
         printf(", \"free_order\": ");
         sl_cli_json_string(stdout, sl_pcpu_order_name(w->order));
         printf(", \"prefill\": \"%s\", \"align\": %zu, \"size\": %zu, \"objects\": %lu, \"allocated\": %lu, "
-               "\"freed\": %lu, \"alloc_ms\": %.1f, \"free_ms\": %.1f, \"status\": \"%s\", \"chunks\": %u}",
+               "\"freed\": %lu, \"alloc_ms\": %.3f, \"free_ms\": %.3f, \"status\": \"%s\", \"chunks\": %u}",
                w->prefill_second_half ? "second-half" : "none", w->align, w->size, w->objects, r->allocated, r->freed,
                ams, fms, state, r->chunks);
     } else if (r->alloc_failed) {

@@ -50,7 +50,7 @@ describe('percpu plan', () => {
   it('reports the median alloc and free of a row\'s runs, or the run that did not finish', async () => {
     const plan = { ...SHORT_PLAN, allocators: ['bitmap' as const], orders: ['reverse' as const], sizes: [16], reps: 3 };
     // The warm-up call (ignored), then the row's three runs.
-    const runs = [[50, 50], [5, 1], [2, 9], [3, 4]];
+    const runs: [number, number][] = [[50, 50], [5, 1], [2, 9], [3, 4]];
     let call = 0;
     const ok = { allocated: 10, freed: 10, status: 'ok' as const, chunks: 1 };
     const rows: PercpuRow[] = [];

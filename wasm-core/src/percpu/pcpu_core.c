@@ -214,7 +214,7 @@ static sl_pcpu_chunk *chunk_alloc(sl_pcpu *pc, char *base)
     sl_pcpu_chunk *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    c->id = pc->next_chunk_id++;
+    c->id = __atomic_fetch_add(&pc->next_chunk_id, 1, __ATOMIC_RELAXED);
     c->nr_pages = pc->unit_pages;
     c->populated = calloc((size_t)sli_bitmap_words(c->nr_pages), sizeof(uint64_t));
     c->base = base ? base : sl_os_alloc_aligned((size_t)pc->unit_size * pc->cfg.nr_units, SL_PAGE_SIZE);

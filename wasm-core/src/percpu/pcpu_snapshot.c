@@ -168,7 +168,7 @@ long sl_pcpu_snapshot(sl_pcpu *pc, void *buf, size_t cap)
         (uint32_t)pc->nr_empty_pop_pages,
         (uint32_t)pc->nr_populated,
         pc->cfg.trace ? atomic_load(&pc->cfg.trace->next_op) - 1 : 0,
-        pc->next_chunk_id,
+        __atomic_load_n(&pc->next_chunk_id, __ATOMIC_RELAXED), /* its writers hold alloc_mutex, not lock */
     };
     for (unsigned i = 0; i < 18; i++)
         put32(b + 4 * i, h[i]);

@@ -123,7 +123,7 @@ typedef struct sl_pcpu {
     unsigned nr_chunks, chunks_cap;
     struct sl_pcpu_chunk *first_chunk;    /* pcpu_first_chunk: in the index and on a slot */
     struct sl_pcpu_chunk *reserved_chunk; /* pcpu_reserved_chunk, or NULL: on no slot, not in the index */
-    uint32_t next_chunk_id;  /* under alloc_mutex */
+    uint32_t next_chunk_id;  /* written under alloc_mutex; read by snapshots without it (relaxed atomics) */
     /* Statistics, under `lock`. */
     uint64_t nr_allocs, nr_frees;
     uint64_t chunks_created, chunks_destroyed, map_extends;
