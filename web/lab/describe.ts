@@ -5,7 +5,7 @@
 
 import type { Check, OpInfo, Stop } from '../core/bridge-protocol';
 import { EventKind, type SlEvent } from '../core/events.generated';
-import type { Story } from './view';
+import type { EventWords, Story } from './view';
 
 const NUMBER = new Intl.NumberFormat('en');
 /** A number as the lab writes it in words, with thousands separators ("16,384"); one formatter, as toLocaleString builds one per call. */
@@ -43,9 +43,34 @@ export interface TraceWords {
 
 /** Timeline groups of the trace-level events (a view adds its own). */
 export const TRACE_GROUPS = { ops: 'operations', micro: 'micro-steps and interrupts', pages: 'pages and errors' } as const;
+type TraceGroup = keyof typeof TRACE_GROUPS;
+
+/**
+ * A view's timeline groups (its EventWords' `groups` and `groupOf`): the
+ * kind filter lists operations first, then the model's own groups in the
+ * order `own` gives them, pages and errors last.  An event kind goes to its
+ * trace-level group, else to the one `groupOf` names, else to pages and
+ * errors.  A model with preemption points lists TRACE_GROUPS.micro among its
+ * own, where the filter shows it; in one without, the trace-level micro-step
+ * kinds count as operations (the model has no group for them).
+ */
+export function timelineGroups<G extends string>(
+  own: Readonly<Record<G, string>>,
+  groupOf: Readonly<Partial<Record<number, NoInfer<G> | TraceGroup>>>,
+): Pick<EventWords<unknown>, 'groups' | 'groupOf'> {
+  const microSteps = 'micro' in own;
+  return {
+    groups: { ops: TRACE_GROUPS.ops, ...own, pages: TRACE_GROUPS.pages },
+    groupOf: (kind) => {
+      const trace = traceGroup(kind);
+      if (trace === 'micro' && !microSteps) return 'ops';
+      return trace ?? groupOf[kind] ?? 'pages';
+    },
+  };
+}
 
 /** The group of a trace-level event kind, or null for a model's own. */
-export function traceGroup(kind: number): keyof typeof TRACE_GROUPS | null {
+export function traceGroup(kind: number): TraceGroup | null {
   switch (kind) {
     case EventKind.OP_BEGIN:
     case EventKind.OP_END:
