@@ -21,11 +21,11 @@ describe('OpNames', () => {
 describe('timelineGroups', () => {
   const OWN_KIND = EventKind.SLUB_ALLOC_FASTPATH;
   it('lists operations first, the model\'s groups in their order, pages and errors last', () => {
-    const { groups } = timelineGroups({ fast: 'fast path', micro: 'micro-steps', slow: 'slow path' }, {});
+    const { groups } = timelineGroups({ fast: { name: 'fast path' }, micro: { name: 'micro-steps' }, slow: { name: 'slow path' } });
     expect(Object.keys(groups)).toEqual(['ops', 'fast', 'micro', 'slow', 'pages']);
   });
-  it("files a kind under its trace-level group, else the model's, else pages and errors", () => {
-    const { groupOf } = timelineGroups({ fast: 'fast path', micro: 'micro-steps' }, { [OWN_KIND]: 'fast', [EventKind.OP_BEGIN]: 'fast' });
+  it("files a kind under its trace-level group, else the model's group that lists it, else pages and errors", () => {
+    const { groupOf } = timelineGroups({ fast: { name: 'fast path', kinds: [OWN_KIND, EventKind.OP_BEGIN] }, micro: { name: 'micro-steps' } });
     expect(groupOf(OWN_KIND)).toBe('fast');
     expect(groupOf(EventKind.OP_BEGIN)).toBe('ops');
     expect(groupOf(EventKind.PAGE_FREE)).toBe('pages');
@@ -33,7 +33,7 @@ describe('timelineGroups', () => {
     expect(groupOf(EventKind.PREEMPT_POINT)).toBe('micro');
   });
   it('counts micro-step and interrupt kinds as operations in a model without a micro-step group', () => {
-    const { groups, groupOf } = timelineGroups({ fast: 'fast path' }, {});
+    const { groups, groupOf } = timelineGroups({ fast: { name: 'fast path' } });
     expect(groups).not.toHaveProperty('micro');
     expect(groupOf(EventKind.PREEMPT_POINT)).toBe('ops');
     expect(groupOf(EventKind.INTERRUPT_BEGIN)).toBe('ops');

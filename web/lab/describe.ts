@@ -43,34 +43,37 @@ export interface TraceWords {
 
 /** Timeline groups of the trace-level events (a view adds its own). */
 export const TRACE_GROUPS = { ops: 'operations', micro: 'micro-steps and interrupts', pages: 'pages and errors' } as const;
-type TraceGroup = keyof typeof TRACE_GROUPS;
+
+/** One of a model's own timeline groups: its name in the kind filter, and the model's event kinds it holds. */
+export interface TimelineGroup {
+  name: string;
+  kinds?: readonly number[];
+}
 
 /**
  * A view's timeline groups (its EventWords' `groups` and `groupOf`): the
  * kind filter lists operations first, then the model's own groups in the
  * order `own` gives them, pages and errors last.  An event kind goes to its
- * trace-level group, else to the one `groupOf` names, else to pages and
- * errors.  A model with preemption points lists TRACE_GROUPS.micro among its
- * own, where the filter shows it; in one without, the trace-level micro-step
- * kinds count as operations (the model has no group for them).
+ * trace-level group, else to the model's group that lists it, else to pages
+ * and errors.  A model with preemption points has a `micro` group
+ * (TRACE_GROUPS.micro) among its own, where the filter shows it; in one
+ * without, the trace-level micro-step kinds count as operations.
  */
-export function timelineGroups<G extends string>(
-  own: Readonly<Record<G, string>>,
-  groupOf: Readonly<Partial<Record<number, NoInfer<G> | TraceGroup>>>,
-): Pick<EventWords<unknown>, 'groups' | 'groupOf'> {
+export function timelineGroups(own: Readonly<Record<string, TimelineGroup>>): Pick<EventWords<unknown>, 'groups' | 'groupOf'> {
   const microSteps = 'micro' in own;
+  const groupOf = new Map(Object.entries(own).flatMap(([id, g]) => (g.kinds ?? []).map((kind) => [kind, id] as const)));
   return {
-    groups: { ops: TRACE_GROUPS.ops, ...own, pages: TRACE_GROUPS.pages },
+    groups: { ops: TRACE_GROUPS.ops, ...Object.fromEntries(Object.entries(own).map(([id, g]) => [id, g.name])), pages: TRACE_GROUPS.pages },
     groupOf: (kind) => {
       const trace = traceGroup(kind);
       if (trace === 'micro' && !microSteps) return 'ops';
-      return trace ?? groupOf[kind] ?? 'pages';
+      return trace ?? groupOf.get(kind) ?? 'pages';
     },
   };
 }
 
 /** The group of a trace-level event kind, or null for a model's own. */
-export function traceGroup(kind: number): TraceGroup | null {
+export function traceGroup(kind: number): keyof typeof TRACE_GROUPS | null {
   switch (kind) {
     case EventKind.OP_BEGIN:
     case EventKind.OP_END:

@@ -120,27 +120,17 @@ export function describeHit(s: PercpuSnapshot, h: PercpuHit, maker: Maker | null
 
 const K = EventKind;
 /** Timeline categories for the kind filter; no micro-steps or interrupts in this model (no preemption points). */
-const TIMELINE = timelineGroups(
-  {
-    areas: 'areas taken and freed',
-    scan: 'scanning and hints',
-    map: 'area map memmoves',
-    chunks: 'chunks, pages and slot lists',
+const TIMELINE = timelineGroups({
+  areas: { name: 'areas taken and freed', kinds: [K.PCPU_ALLOC, K.PCPU_FREE] },
+  scan: { name: 'scanning and hints', kinds: [K.PCPU_ALLOC_SCAN, K.PCPU_HINT_REFRESH] },
+  map: { name: 'area map memmoves', kinds: [K.PCPU_MAP_MEMMOVE, K.PCPU_MAP_EXTEND] },
+  chunks: {
+    name: 'chunks, pages and slot lists',
+    kinds: [
+      K.PCPU_CHUNK_CREATE, K.PCPU_CHUNK_DESTROY, K.PCPU_POPULATE, K.PCPU_SLOT_MOVE, K.PCPU_BALANCE,
+    ],
   },
-  {
-    [K.PCPU_ALLOC]: 'areas',
-    [K.PCPU_FREE]: 'areas',
-    [K.PCPU_ALLOC_SCAN]: 'scan',
-    [K.PCPU_HINT_REFRESH]: 'scan',
-    [K.PCPU_MAP_MEMMOVE]: 'map',
-    [K.PCPU_MAP_EXTEND]: 'map',
-    [K.PCPU_CHUNK_CREATE]: 'chunks',
-    [K.PCPU_CHUNK_DESTROY]: 'chunks',
-    [K.PCPU_POPULATE]: 'chunks',
-    [K.PCPU_SLOT_MOVE]: 'chunks',
-    [K.PCPU_BALANCE]: 'chunks',
-  },
-);
+});
 
 /** The model's calls (sl_pcpu_alloc, sl_pcpu_free) and the script's steps that bracket them (script.ts). */
 const OPCODES: Record<number, string> = { 1: 'alloc', 2: 'free', [STEP_OPCODE]: 'step (allocations)', [STEP_OPCODE + 1]: 'step (frees)' };
