@@ -1,6 +1,6 @@
 // pickers.tsx - the small controls every step view's pickers and operations
 // by hand are made of: a labelled choice among numbers (CPUs, "as CPU"), and
-// the scenario picker with its sandbox entry.  Each is a <label> around its
+// a labelled choice among names, and the scenario picker with its sandbox entry.  Each is a <label> around its
 // <select>, so getByLabel and screen readers find it by its words.
 
 import type { ReactNode } from 'react';
@@ -14,6 +14,22 @@ export function NumberPicker({ label, value, choices, onPick, text = String }: {
         {choices.map((n) => (
           <option key={n} value={n}>
             {text(n)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** A labelled <select> of named choices, each shown as `text(c)`. */
+export function ChoicePicker<T extends string>({ label, value, choices, onPick, text }: { label: ReactNode; value: T; choices: readonly T[]; onPick: (c: T) => void; text: (c: T) => string }) {
+  return (
+    <label>
+      {label}{' '}
+      <select value={value} onChange={(e) => onPick(e.target.value as T)}>
+        {choices.map((c) => (
+          <option key={c} value={c}>
+            {text(c)}
           </option>
         ))}
       </select>

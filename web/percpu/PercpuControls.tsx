@@ -5,14 +5,14 @@
 
 import { useContext, useState } from 'react';
 import type { ParamValues } from '../lab/params';
-import { NumberPicker, range, ScenarioPicker } from '../lab/pickers';
+import { ChoicePicker, NumberPicker, range, ScenarioPicker } from '../lab/pickers';
 import { ThemeContext } from '../lab/theme';
 import { ALLOCATOR_TITLES } from './describe';
 import type { Zoom } from './layout';
 import { legend, palette } from './render';
 import { SCENARIOS } from './scenarios';
 import { DEFAULT_ALIGN, MAX_AREAS, MAX_SIZE, MAX_UNITS, type FreeStep, type Step } from './script';
-import { ALLOCATORS, type Allocator } from './snapshot';
+import { ALLOCATORS } from './snapshot';
 import { SANDBOX, type PERCPU_PARAMS } from './view';
 import { numberText as fmt } from '../lab/describe';
 
@@ -31,16 +31,7 @@ export function PercpuPickers({ values, update }: { values: Values; update: Upda
         </button>
       ) : (
         <>
-          <label>
-            Allocator{' '}
-            <select value={values.allocator[0]} onChange={(e) => update({ allocator: [e.target.value as Allocator] })}>
-              {ALLOCATORS.map((a) => (
-                <option key={a} value={a}>
-                  {ALLOCATOR_TITLES[a]}
-                </option>
-              ))}
-            </select>
-          </label>
+          <ChoicePicker label="Allocator" value={values.allocator[0] ?? ALLOCATORS[0]} choices={ALLOCATORS} text={(a) => ALLOCATOR_TITLES[a]} onPick={(a) => update({ allocator: [a] })} />
           <button type="button" onClick={() => update({ allocator: ALLOCATORS })}>
             Compare all three side by side
           </button>

@@ -80,16 +80,7 @@ function SheafOps({ cpu, sel, filled, n, onAppend }: { cpu: number; sel: ObjRef 
         </button>
         {slots.length > 0 && slot !== undefined && (
           <>
-            <label>
-              Slot{' '}
-              <select value={slot} onChange={(e) => setPicked(Number(e.target.value))}>
-                {slots.map((i) => (
-                  <option key={i} value={i}>
-                    {i}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <NumberPicker label="Slot" value={slot} choices={slots} onPick={setPicked} />
             <button type="button" onClick={() => onAppend({ kind: 'allocFromSheaf', cpu, slot })}>
               Alloc from slot {slot}
             </button>
