@@ -5,7 +5,7 @@
 
 import { useContext, useState } from 'react';
 import type { ParamValues } from '../lab/params';
-import { ChoicePicker, NumberPicker, range, ScenarioPicker } from '../lab/pickers';
+import { ChoicePicker, range, ScenarioPicker } from '../lab/pickers';
 import { ThemeContext } from '../lab/theme';
 import { ALLOCATOR_TITLES } from './describe';
 import type { Zoom } from './layout';
@@ -24,7 +24,7 @@ export function PercpuPickers({ values, update }: { values: Values; update: Upda
   return (
     <>
       <ScenarioPicker scenarios={SCENARIOS} value={values.scenario} sandbox={SANDBOX} onPick={(scenario) => update({ scenario, step: 0, ops: '' })} />
-      <NumberPicker label="Units (CPUs)" value={values.units} choices={range(1, MAX_UNITS)} onPick={(units) => update({ units, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })} />
+      <ChoicePicker label="Units (CPUs)" value={values.units} choices={range(1, MAX_UNITS)} onPick={(units) => update({ units, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })} />
       {many ? (
         <button type="button" onClick={() => update({ allocator: values.allocator.slice(0, 1) })}>
           Show one world
@@ -120,12 +120,12 @@ export function PercpuOps({ units, onAppend, selected }: {
     <section className="percpu-ops" aria-labelledby="percpu-ops-title">
       <h3 id="percpu-ops-title">Steps by hand</h3>
       <div className="lab-controls">
-        <NumberPicker label="As CPU" value={c} choices={range(0, units - 1)} onPick={setCpu} />
+        <ChoicePicker label="As CPU" value={c} choices={range(0, units - 1)} onPick={setCpu} />
         <label>
           Size{' '}
           <input type="number" min={1} max={MAX_SIZE} value={size} onChange={(e) => setSize(Math.max(1, Math.min(MAX_SIZE, Number(e.target.value) || 1)))} />
         </label>
-        <NumberPicker label="Align" value={align} choices={aligns} onPick={setAlign} />
+        <ChoicePicker label="Align" value={align} choices={aligns} onPick={setAlign} />
         <label>
           Areas{' '}
           <input type="number" min={1} max={MAX_AREAS} value={count} onChange={(e) => setCount(Math.max(1, Math.min(MAX_AREAS, Number(e.target.value) || 1)))} />
