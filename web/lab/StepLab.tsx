@@ -19,7 +19,7 @@ import { LabCanvas, type CanvasLayout } from './LabCanvas';
 import { labPerfetto } from './perfetto';
 import { useShortcuts, type Shortcut } from './shortcuts';
 import type { CanvasTheme } from './theme';
-import type { StepLab } from './use-step-lab';
+import type { ShownPane, StepLab } from './use-step-lab';
 import type { EventWords, StepView } from './view';
 import './lab.css';
 
@@ -294,6 +294,34 @@ const TimelineRow = memo(function TimelineRow({ j, cls, cpu, text, onJump }: { j
   );
 });
 
+/** One drawing per pane (StepLabFrame's `panes`): `draw` for a pane whose state is on screen and whose overlay is ready, nothing for the others. */
+export function paneDrawings<Snap, Overlay>(lab: Pick<StepLab<unknown, Snap>, 'panes' | 'shown'>, overlays: readonly Overlay[], draw: (shown: ShownPane<Snap>, overlay: Overlay, pane: number) => ReactNode): ReactNode[] {
+  return lab.panes.map((_, i) => {
+    const shown = lab.shown?.[i];
+    const overlay = overlays[i];
+    return shown && overlay ? draw(shown, overlay, i) : null;
+  });
+}
+
+/** What the checker (validate) found in the states on screen, one text per pane that has a finding, as an alert; nothing when it found none. */
+export function CheckAlert({ idPrefix, checks }: { idPrefix: string; checks: readonly string[] }) {
+  if (!checks.length) return null;
+  return (
+    <div className="alert alert-error" role="alert" data-testid={`${idPrefix}-check`}>
+      {checks.join(' ')}
+    </div>
+  );
+}
+
+/** The inspector's words for the selection, one text per pane that has one, or how to select when there is none. */
+export function InspectorText({ lines, hint }: { lines: readonly string[]; hint: string }) {
+  return (
+    <p aria-live="polite" data-testid="inspector">
+      {lines.length ? lines.join(' ') : hint}
+    </p>
+  );
+}
+
 /** Each pane's head when they are side by side: its label, the view's figures for its state on screen (`pane` is its index), and what else the view shows of that state (`more`). */
 export function paneHeads<Snap>(lab: StepLab<unknown, Snap>, idPrefix: string, figures: (s: Snap, pane: number) => string, more?: (s: Snap, pane: number) => ReactNode): ReactNode[] {
   return lab.panes.map((p, i) => {
@@ -344,6 +372,17 @@ export interface ViewCanvasProps<Snap, L extends CanvasLayout, Hit, Overlay> {
   measure?: string;
   /** Animate between states (default: yes, for step views; a free run repaints every frame). */
   motion?: boolean;
+}
+
+/** paneDrawings by ViewCanvas: each pane's state drawn by `view` under `testId`, with the label and handlers `pane` gives it. */
+export function viewCanvases<Snap, L extends CanvasLayout, Hit, Overlay>(
+  lab: Pick<StepLab<unknown, Snap>, 'panes' | 'shown'>,
+  overlays: readonly Overlay[],
+  view: ViewCanvasProps<Snap, L, Hit, Overlay>['view'],
+  testId: string,
+  pane: (shown: ShownPane<Snap>, i: number) => Pick<ViewCanvasProps<Snap, L, Hit, Overlay>, 'label' | 'onPick' | 'onMove'>,
+): ReactNode[] {
+  return paneDrawings(lab, overlays, (shown, overlay, i) => <ViewCanvas view={view} snap={shown.snap} overlay={overlay} testId={testId} {...pane(shown, i)} />);
 }
 
 /** One pane's state drawn by its view on the canvas host. */

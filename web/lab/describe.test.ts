@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OpNames } from './describe';
+import { EventKind } from '../core/events.generated';
+import { OpNames, timelineGroups } from './describe';
 
 describe('OpNames', () => {
   it("names a script's steps by their operation numbers, and tells them from operations inside a step", () => {
@@ -14,5 +15,27 @@ describe('OpNames', () => {
     expect(names.has(8)).toBe(false);
     expect(names.name(9)).toBe('step 2 (free on CPU 1)');
     expect(names.name(8)).toBe('operation #8 (an interrupt handler)');
+  });
+});
+
+describe('timelineGroups', () => {
+  const OWN_KIND = EventKind.SLUB_ALLOC_FASTPATH;
+  it('lists operations first, the model\'s groups in their order, pages and errors last', () => {
+    const { groups } = timelineGroups({ fast: { name: 'fast path' }, micro: { name: 'micro-steps' }, slow: { name: 'slow path' } });
+    expect(Object.keys(groups)).toEqual(['ops', 'fast', 'micro', 'slow', 'pages']);
+  });
+  it("files a kind under its trace-level group, else the model's group that lists it, else pages and errors", () => {
+    const { groupOf } = timelineGroups({ fast: { name: 'fast path', kinds: [OWN_KIND, EventKind.OP_BEGIN] }, micro: { name: 'micro-steps' } });
+    expect(groupOf(OWN_KIND)).toBe('fast');
+    expect(groupOf(EventKind.OP_BEGIN)).toBe('ops');
+    expect(groupOf(EventKind.PAGE_FREE)).toBe('pages');
+    expect(groupOf(EventKind.SLUB_FREE_FASTPATH)).toBe('pages');
+    expect(groupOf(EventKind.PREEMPT_POINT)).toBe('micro');
+  });
+  it('counts micro-step and interrupt kinds as operations in a model without a micro-step group', () => {
+    const { groups, groupOf } = timelineGroups({ fast: { name: 'fast path' } });
+    expect(groups).not.toHaveProperty('micro');
+    expect(groupOf(EventKind.PREEMPT_POINT)).toBe('ops');
+    expect(groupOf(EventKind.INTERRUPT_BEGIN)).toBe('ops');
   });
 });

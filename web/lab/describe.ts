@@ -5,7 +5,7 @@
 
 import type { Check, OpInfo, Stop } from '../core/bridge-protocol';
 import { EventKind, type SlEvent } from '../core/events.generated';
-import type { Story } from './view';
+import type { EventWords, Story } from './view';
 
 const NUMBER = new Intl.NumberFormat('en');
 /** A number as the lab writes it in words, with thousands separators ("16,384"); one formatter, as toLocaleString builds one per call. */
@@ -43,6 +43,34 @@ export interface TraceWords {
 
 /** Timeline groups of the trace-level events (a view adds its own). */
 export const TRACE_GROUPS = { ops: 'operations', micro: 'micro-steps and interrupts', pages: 'pages and errors' } as const;
+
+/** One of a model's own timeline groups: its name in the kind filter, and the model's event kinds it holds. */
+export interface TimelineGroup {
+  name: string;
+  kinds?: readonly number[];
+}
+
+/**
+ * A view's timeline groups (its EventWords' `groups` and `groupOf`): the
+ * kind filter lists operations first, then the model's own groups in the
+ * order `own` gives them, pages and errors last.  An event kind goes to its
+ * trace-level group, else to the model's group that lists it, else to pages
+ * and errors.  A model with preemption points has a `micro` group
+ * (TRACE_GROUPS.micro) among its own, where the filter shows it; in one
+ * without, the trace-level micro-step kinds count as operations.
+ */
+export function timelineGroups(own: Readonly<Record<string, TimelineGroup>>): Pick<EventWords<unknown>, 'groups' | 'groupOf'> {
+  const microSteps = 'micro' in own;
+  const groupOf = new Map(Object.entries(own).flatMap(([id, g]) => (g.kinds ?? []).map((kind) => [kind, id] as const)));
+  return {
+    groups: { ops: TRACE_GROUPS.ops, ...Object.fromEntries(Object.entries(own).map(([id, g]) => [id, g.name])), pages: TRACE_GROUPS.pages },
+    groupOf: (kind) => {
+      const trace = traceGroup(kind);
+      if (trace === 'micro' && !microSteps) return 'ops';
+      return trace ?? groupOf.get(kind) ?? 'pages';
+    },
+  };
+}
 
 /** The group of a trace-level event kind, or null for a model's own. */
 export function traceGroup(kind: number): keyof typeof TRACE_GROUPS | null {

@@ -31,6 +31,48 @@ export interface ModelWorld<Script> {
   destroy(): void;
 }
 
+/** What a model's bindings (web/<view>/<model>-api.ts) do with any of its worlds, named by the core's handle. */
+export interface WorldBindings {
+  /** Each CPU's recorded events since the last drain. */
+  drain(w: number, cpus: number): Uint8Array[];
+  /** Events CPU `cpu`'s ring had no room for since the world was made. */
+  eventsDropped(w: number, cpu: number): number;
+  snapshot(w: number): Uint8Array;
+  validate(w: number): Check;
+  destroyWorld(w: number): void;
+}
+
+/**
+ * A ModelWorld over world handle `w` (of `cpus` CPUs) of a model's
+ * bindings: what every model's world does the same way.  A model adds how
+ * its world runs a script, and overrides what its world does otherwise.
+ */
+export abstract class CoreWorld<Script> implements ModelWorld<Script> {
+  constructor(
+    private readonly bindings: WorldBindings,
+    protected readonly w: number,
+    protected readonly cpus: number,
+  ) {}
+  abstract run(script: Script, from: number, to: number, stopAt: number): { results: number[]; stopSnapshot: Uint8Array | null };
+  drain(): Uint8Array[] {
+    return this.bindings.drain(this.w, this.cpus);
+  }
+  dropped(): number {
+    let n = 0;
+    for (let k = 0; k < this.cpus; k++) n += this.bindings.eventsDropped(this.w, k);
+    return n;
+  }
+  snapshot(): Uint8Array {
+    return this.bindings.snapshot(this.w);
+  }
+  validate(): Check {
+    return this.bindings.validate(this.w);
+  }
+  destroy(): void {
+    this.bindings.destroyWorld(this.w);
+  }
+}
+
 /**
  * A model's deterministic sessions: worlds that run a script the same way
  * every time, so any moment is reached again by replay.  `Input` is the

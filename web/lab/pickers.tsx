@@ -1,19 +1,25 @@
 // pickers.tsx - the small controls every step view's pickers and operations
-// by hand are made of: a labelled choice among numbers (CPUs, "as CPU"), and
-// the scenario picker with its sandbox entry.  Each is a <label> around its
-// <select>, so getByLabel and screen readers find it by its words.
+// by hand are made of: a labelled choice (CPUs, "as CPU", an allocator, a
+// kernel), and the scenario picker with its sandbox entry.  Each is a <label>
+// around its <select>, so getByLabel and screen readers find it by its words.
 
 import type { ReactNode } from 'react';
 
-/** A labelled <select> of whole numbers, each shown as `text(n)` (the number itself by default). */
-export function NumberPicker({ label, value, choices, onPick, text = String }: { label: ReactNode; value: number; choices: readonly number[]; onPick: (n: number) => void; text?: (n: number) => string }) {
+/** A labelled <select> of choices (names or numbers), each shown as `text(c)` (the choice itself by default). */
+export function ChoicePicker<T extends string | number>({ label, value, choices, onPick, text = String }: { label: ReactNode; value: T; choices: readonly T[]; onPick: (c: T) => void; text?: (c: T) => string }) {
   return (
     <label>
       {label}{' '}
-      <select value={value} onChange={(e) => onPick(Number(e.target.value))}>
-        {choices.map((n) => (
-          <option key={n} value={n}>
-            {text(n)}
+      <select
+        value={value}
+        onChange={(e) => {
+          const picked = choices.find((c) => String(c) === e.target.value);
+          if (picked !== undefined) onPick(picked);
+        }}
+      >
+        {choices.map((c) => (
+          <option key={c} value={c}>
+            {text(c)}
           </option>
         ))}
       </select>

@@ -5,14 +5,14 @@
 
 import { useContext, useState } from 'react';
 import type { ParamValues } from '../lab/params';
-import { NumberPicker, range, ScenarioPicker } from '../lab/pickers';
+import { ChoicePicker, range, ScenarioPicker } from '../lab/pickers';
 import { ThemeContext } from '../lab/theme';
 import { ALLOCATOR_TITLES } from './describe';
 import type { Zoom } from './layout';
 import { legend, palette } from './render';
 import { SCENARIOS } from './scenarios';
 import { DEFAULT_ALIGN, MAX_AREAS, MAX_SIZE, MAX_UNITS, type FreeStep, type Step } from './script';
-import { ALLOCATORS, type Allocator } from './snapshot';
+import { ALLOCATORS } from './snapshot';
 import { SANDBOX, type PERCPU_PARAMS } from './view';
 import { numberText as fmt } from '../lab/describe';
 
@@ -24,23 +24,14 @@ export function PercpuPickers({ values, update }: { values: Values; update: Upda
   return (
     <>
       <ScenarioPicker scenarios={SCENARIOS} value={values.scenario} sandbox={SANDBOX} onPick={(scenario) => update({ scenario, step: 0, ops: '' })} />
-      <NumberPicker label="Units (CPUs)" value={values.units} choices={range(1, MAX_UNITS)} onPick={(units) => update({ units, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })} />
+      <ChoicePicker label="Units (CPUs)" value={values.units} choices={range(1, MAX_UNITS)} onPick={(units) => update({ units, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })} />
       {many ? (
         <button type="button" onClick={() => update({ allocator: values.allocator.slice(0, 1) })}>
           Show one world
         </button>
       ) : (
         <>
-          <label>
-            Allocator{' '}
-            <select value={values.allocator[0]} onChange={(e) => update({ allocator: [e.target.value as Allocator] })}>
-              {ALLOCATORS.map((a) => (
-                <option key={a} value={a}>
-                  {ALLOCATOR_TITLES[a]}
-                </option>
-              ))}
-            </select>
-          </label>
+          <ChoicePicker label="Allocator" value={values.allocator[0] ?? ALLOCATORS[0]} choices={ALLOCATORS} text={(a) => ALLOCATOR_TITLES[a]} onPick={(a) => update({ allocator: [a] })} />
           <button type="button" onClick={() => update({ allocator: ALLOCATORS })}>
             Compare all three side by side
           </button>
@@ -129,12 +120,12 @@ export function PercpuOps({ units, onAppend, selected }: {
     <section className="percpu-ops" aria-labelledby="percpu-ops-title">
       <h3 id="percpu-ops-title">Steps by hand</h3>
       <div className="lab-controls">
-        <NumberPicker label="As CPU" value={c} choices={range(0, units - 1)} onPick={setCpu} />
+        <ChoicePicker label="As CPU" value={c} choices={range(0, units - 1)} onPick={setCpu} />
         <label>
           Size{' '}
           <input type="number" min={1} max={MAX_SIZE} value={size} onChange={(e) => setSize(Math.max(1, Math.min(MAX_SIZE, Number(e.target.value) || 1)))} />
         </label>
-        <NumberPicker label="Align" value={align} choices={aligns} onPick={setAlign} />
+        <ChoicePicker label="Align" value={align} choices={aligns} onPick={setAlign} />
         <label>
           Areas{' '}
           <input type="number" min={1} max={MAX_AREAS} value={count} onChange={(e) => setCount(Math.max(1, Math.min(MAX_AREAS, Number(e.target.value) || 1)))} />

@@ -13,7 +13,7 @@ import { checkText, numberText as fmt } from '../lab/describe';
 import { useLabHost } from '../lab/host';
 import { reducedMotion } from '../lab/LabCanvas';
 import { selectionShortcuts } from '../lab/shortcuts';
-import { LabTimeline, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab';
+import { CheckAlert, InspectorText, LabTimeline, paneDrawings, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
 import { STEP_END, useStepLab } from '../lab/use-step-lab';
 import type { ViewProps } from '../lab/view';
@@ -268,39 +268,27 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
               {ALLOCATOR_TITLES[allocatorOf(0)]}. {figuresText(allocatorOf(0), steps[0] ?? null)}
             </p>
           )}
-          {checks.length > 0 && (
-            <div className="alert alert-error" role="alert" data-testid="percpu-check">
-              {checks.join(' ')}
-            </div>
-          )}
+          <CheckAlert idPrefix="percpu" checks={checks} />
           <ZoomBar z={zoomControls} />
         </>
       }
       legend={<PercpuLegend />}
       paneMinWidth="22rem"
       paneHeads={paneHeads(lab, 'percpu', (_, i) => figuresText(allocatorOf(i), steps[i] ?? null))}
-      panes={lab.panes.map((_, i) => {
-        const p = shown[i];
-        const overlay = overlays[i];
-        return p && overlay ? (
-          <PaneCanvas
-            pane={i}
-            snap={p.snap}
-            overlay={overlay}
-            animate={lab.ready && (overlay.step?.lastMemmove.length ?? 0) > 0 && !reducedMotion()}
-            animKey={lab.stepIndex}
-            ms={Math.min(600, 800 / lab.speed)}
-            label={`percpu state${many ? ` with the ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.chunks.length} chunks on ${p.snap.nrSlots} slot lists. The inspector below describes the selection in words.`}
-            onPick={setSelection}
-            onMove={select}
-          />
-        ) : null;
-      })}
-      inspector={
-        <p aria-live="polite" data-testid="inspector">
-          {inspectorText.length ? inspectorText.join(' ') : 'Select a bit, a block, a map entry or a chunk: click it, or focus the canvas and use the arrow keys.'}
-        </p>
-      }
+      panes={paneDrawings(lab, overlays, (p, overlay, i) => (
+        <PaneCanvas
+          pane={i}
+          snap={p.snap}
+          overlay={overlay}
+          animate={lab.ready && (overlay.step?.lastMemmove.length ?? 0) > 0 && !reducedMotion()}
+          animKey={lab.stepIndex}
+          ms={Math.min(600, 800 / lab.speed)}
+          label={`percpu state${many ? ` with the ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.chunks.length} chunks on ${p.snap.nrSlots} slot lists. The inspector below describes the selection in words.`}
+          onPick={setSelection}
+          onMove={select}
+        />
+      ))}
+      inspector={<InspectorText lines={inspectorText} hint="Select a bit, a block, a map entry or a chunk: click it, or focus the canvas and use the arrow keys." />}
       aside={<PercpuOps units={values.units} onAppend={append} selected={freeOfSelection} />}
       timeline={<LabTimeline lab={lab} words={percpuStepView.describe.events} cpus={values.units} />}
     />

@@ -5,7 +5,7 @@
 // tests can read it.
 
 import { eventKindInfo, EventKind, NONE32, type SlEvent } from '../core/events.generated';
-import { describeTraceEvent, numberText as fmt, TRACE_GROUPS, traceGroup, type OpNames, type TraceWords } from '../lab/describe';
+import { describeTraceEvent, numberText as fmt, timelineGroups, type OpNames, type TraceWords } from '../lab/describe';
 import type { EventEffect, EventWords } from '../lab/view';
 import { areaAt, BIT_BYTES, region, runAt, RunState } from './areas';
 import type { Maker } from './figures';
@@ -118,31 +118,19 @@ export function describeHit(s: PercpuSnapshot, h: PercpuHit, maker: Maker | null
   }
 }
 
-/** Timeline categories for the kind filter. */
-const EVENT_GROUPS = {
-  ops: TRACE_GROUPS.ops,
-  areas: 'areas taken and freed',
-  scan: 'scanning and hints',
-  map: 'area map memmoves',
-  chunks: 'chunks, pages and slot lists',
-  pages: TRACE_GROUPS.pages,
-} as const;
-type EventGroup = keyof typeof EVENT_GROUPS;
-
 const K = EventKind;
-const GROUP_OF: Partial<Record<number, EventGroup>> = {
-  [K.PCPU_ALLOC]: 'areas',
-  [K.PCPU_FREE]: 'areas',
-  [K.PCPU_ALLOC_SCAN]: 'scan',
-  [K.PCPU_HINT_REFRESH]: 'scan',
-  [K.PCPU_MAP_MEMMOVE]: 'map',
-  [K.PCPU_MAP_EXTEND]: 'map',
-  [K.PCPU_CHUNK_CREATE]: 'chunks',
-  [K.PCPU_CHUNK_DESTROY]: 'chunks',
-  [K.PCPU_POPULATE]: 'chunks',
-  [K.PCPU_SLOT_MOVE]: 'chunks',
-  [K.PCPU_BALANCE]: 'chunks',
-};
+/** Timeline categories for the kind filter; no micro-steps or interrupts in this model (no preemption points). */
+const TIMELINE = timelineGroups({
+  areas: { name: 'areas taken and freed', kinds: [K.PCPU_ALLOC, K.PCPU_FREE] },
+  scan: { name: 'scanning and hints', kinds: [K.PCPU_ALLOC_SCAN, K.PCPU_HINT_REFRESH] },
+  map: { name: 'area map memmoves', kinds: [K.PCPU_MAP_MEMMOVE, K.PCPU_MAP_EXTEND] },
+  chunks: {
+    name: 'chunks, pages and slot lists',
+    kinds: [
+      K.PCPU_CHUNK_CREATE, K.PCPU_CHUNK_DESTROY, K.PCPU_POPULATE, K.PCPU_SLOT_MOVE, K.PCPU_BALANCE,
+    ],
+  },
+});
 
 /** The model's calls (sl_pcpu_alloc, sl_pcpu_free) and the script's steps that bracket them (script.ts). */
 const OPCODES: Record<number, string> = { 1: 'alloc', 2: 'free', [STEP_OPCODE]: 'step (allocations)', [STEP_OPCODE + 1]: 'step (frees)' };
@@ -197,12 +185,6 @@ function describeEvent(e: SlEvent, names: OpNames | null): string {
   return describeTraceEvent(e, names, PERCPU_TRACE_WORDS, NONE32) ?? `${eventKindInfo(e.kind)?.name ?? `kind ${e.kind}`} ${e.arg0} ${e.arg1} ${e.arg2}`;
 }
 
-function eventGroup(kind: number): EventGroup {
-  const trace = traceGroup(kind);
-  // No micro-steps or interrupts in this model: the trace-level kinds it has are operations, pages and errors.
-  return trace === 'micro' ? 'ops' : (trace ?? GROUP_OF[kind] ?? 'pages');
-}
-
 /** The timeline's words for the percpu events. */
 /** For the Perfetto export: areas taken and freed (by chunk and offset), chunks created and destroyed. */
 function percpuEffect(e: SlEvent): EventEffect | null {
@@ -221,4 +203,4 @@ function percpuEffect(e: SlEvent): EventEffect | null {
   }
 }
 
-export const PERCPU_EVENT_WORDS: EventWords<OpNames> = { event: describeEvent, groups: EVENT_GROUPS, groupOf: eventGroup, effect: percpuEffect };
+export const PERCPU_EVENT_WORDS: EventWords<OpNames> = { event: describeEvent, ...TIMELINE, effect: percpuEffect };

@@ -134,7 +134,7 @@ export class PercpuApi {
     return w;
   }
 
-  destroy(w: number): void {
+  destroyWorld(w: number): void {
     this.m._sl_api_pcpu_destroy(w);
   }
 

@@ -3,8 +3,9 @@
 // on a fresh world), a step forward (one call on the world the session
 // keeps), for each allocator.  Prints figures; run with
 // `npx vitest bench --run web/percpu/replay.bench.ts`.
-import { bench, describe } from 'vitest';
+import { describe } from 'vitest';
 import { replaySessions } from '../lab/session';
+import { benchSession } from '../lab/session-bench';
 import { loadNodeCore } from '../test/node-core';
 import { PercpuApi, type PercpuModule } from './percpu-api';
 import { labWorld } from './scenarios';
@@ -28,23 +29,9 @@ for (const allocator of ALLOCATORS) {
   const world = labWorld(allocator, 2);
   const session = open(world, script);
   const { stops } = session.load();
-  let back = stops.length - 1;
-  let forward = 0;
+  // Every stop is a step's end (no micro-steps); a replay from the start runs about 10,000 calls.
+  const moments = stops.map((_, i) => i);
   describe(`a ${allocator} session of ${STEPS.toLocaleString('en')} steps`, () => {
-    bench('load (learn every stop and event)', () => {
-      const s = open(world, script);
-      s.load();
-      s.dispose();
-    }, { iterations: 3, warmupIterations: 1 });
-    // Back, Back, ... from the end: each an earlier step, replayed from a fresh world (about 10,000 calls each).
-    bench('Back by one step near the end (a replay from the start)', () => {
-      back = back > stops.length - 50 ? back - 1 : stops.length - 2;
-      session.at(back);
-    }, { iterations: 30 });
-    // Step, Step, ... from the start: each only runs the next step on the kept world.
-    bench('Step forward by one step (from the kept world)', () => {
-      forward = forward < stops.length - 1 ? forward + 1 : 1;
-      session.at(forward);
-    }, { iterations: 2000 });
+    benchSession(open, world, script, session, moments, { unit: 'step', load: 'learn every stop and event', backIterations: 30 });
   });
 }

@@ -61,7 +61,7 @@ function reference(config: PercpuConfig, script: PercpuScript): Uint8Array[] {
       return withoutOpCount(api.snapshot(w));
     });
   } finally {
-    api.destroy(w);
+    api.destroyWorld(w);
   }
 }
 

@@ -40,7 +40,7 @@ function withWorld<T>(c: PercpuConfig, traceRing: number, fn: (w: number) => T):
   try {
     return fn(w);
   } finally {
-    api.destroy(w);
+    api.destroyWorld(w);
   }
 }
 

@@ -12,7 +12,7 @@
 // allocator, side by side, each freeing its own areas.
 
 import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
-import type { ModelAdapter, ModelWorld, SessionModel } from '../lab/model';
+import { CoreWorld, type ModelAdapter, type SessionModel } from '../lab/model';
 import { replaySessions } from '../lab/session';
 import { PercpuApi, StepKind, type PercpuConfig, type PercpuModule, type PercpuRef } from './percpu-api';
 import { benchFigures, checkBenchRow } from './bench';
@@ -39,15 +39,17 @@ export function checkWorld(raw: unknown): PercpuConfig {
   };
 }
 
-class PercpuWorld implements ModelWorld<PercpuScript> {
+class PercpuWorld extends CoreWorld<PercpuScript> {
   /** Per step: the areas it allocated, in order (what later frees name). */
   private readonly made: PercpuRef[][] = [];
 
   constructor(
     private readonly api: PercpuApi,
-    private readonly w: number,
-    private readonly cpus: number,
-  ) {}
+    w: number,
+    cpus: number,
+  ) {
+    super(api, w, cpus);
+  }
 
   run(script: PercpuScript, from: number, to: number) {
     const results: number[] = [];
@@ -91,24 +93,6 @@ class PercpuWorld implements ModelWorld<PercpuScript> {
     }
     api.stepEnd(w, s.cpu, op, kind, result, (performance.now() - t0) * 1e6);
     return result;
-  }
-
-  drain() {
-    return this.api.drain(this.w, this.cpus);
-  }
-  dropped() {
-    let n = 0;
-    for (let k = 0; k < this.cpus; k++) n += this.api.eventsDropped(this.w, k);
-    return n;
-  }
-  snapshot() {
-    return this.api.snapshot(this.w);
-  }
-  validate() {
-    return this.api.validate(this.w);
-  }
-  destroy() {
-    this.api.destroy(this.w);
   }
 }
 

@@ -3,7 +3,7 @@
 // colour legend, and the operations by hand of the sandbox.
 
 import { useState } from 'react';
-import { NumberPicker, range, ScenarioPicker } from '../lab/pickers';
+import { ChoicePicker, range, ScenarioPicker } from '../lab/pickers';
 import { PLACE_NAMES } from './places';
 import { COLORS, PLACE_COLORS } from './render';
 import { scenarioById, SCENARIOS } from './scenarios';
@@ -27,29 +27,10 @@ export function SlabPickers({ values, update }: { values: SlabValues; update: Up
   return (
     <>
       <ScenarioPicker scenarios={SCENARIOS} value={values.scenario} sandbox={SANDBOX} onPick={(scenario) => update({ scenario, step: 0, ops: '' })} />
-      <label>
-        Rules{' '}
-        <select value={values.rules} onChange={(e) => update({ rules: e.target.value as SlabValues['rules'], step: 0 })}>
-          {RULES_CHOICES.map((r) => (
-            <option key={r} value={r}>
-              {RULES_TEXT[r]}
-            </option>
-          ))}
-        </select>
-      </label>
-      <NumberPicker label="Size" value={values.size} choices={sizes} text={(n) => `${n} B`} onPick={(size) => update({ size, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })} />
-      <label>
-        Kernel{' '}
-        <select value={values.kernel} onChange={(e) => update({ kernel: e.target.value, step: 0 })}>
-          {KERNELS.map((k) => (
-            <option key={k} value={k}>
-              {k}
-              {k === KERNEL_LAST ? ' (last SLAB)' : ''}
-            </option>
-          ))}
-        </select>
-      </label>
-      <NumberPicker label="CPUs" value={values.cpus} choices={range(1, 8)} onPick={(cpus) => update({ cpus, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })} />
+      <ChoicePicker label="Rules" value={values.rules} choices={RULES_CHOICES} text={(r) => RULES_TEXT[r]} onPick={(rules) => update({ rules, step: 0 })} />
+      <ChoicePicker label="Size" value={values.size} choices={sizes} text={(n) => `${n} B`} onPick={(size) => update({ size, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })} />
+      <ChoicePicker label="Kernel" value={values.kernel} choices={KERNELS} text={(k) => (k === KERNEL_LAST ? `${k} (last SLAB)` : k)} onPick={(kernel) => update({ kernel, step: 0 })} />
+      <ChoicePicker label="CPUs" value={values.cpus} choices={range(1, 8)} onPick={(cpus) => update({ cpus, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) })} />
     </>
   );
 }
@@ -96,7 +77,7 @@ export function SlabOps(p: SlabOpsProps) {
       <h3 id="slab-ops-title">Operations by hand</h3>
       <p className="lab-hint">Added after the current step (later steps are dropped); the session becomes a sandbox, still in the URL.</p>
       <div className="slab-op-buttons">
-        <NumberPicker label="As CPU" value={cpu} choices={range(0, p.cpus - 1)} onPick={setOpCpu} />
+        <ChoicePicker label="As CPU" value={cpu} choices={range(0, p.cpus - 1)} onPick={setOpCpu} />
         <label>
           Times <input type="number" min={1} max={MAX_COUNT} value={count} aria-label="Times" onChange={(e) => setCount(Math.max(1, Math.min(MAX_COUNT, Math.floor(Number(e.target.value)) || 1)))} />
         </label>

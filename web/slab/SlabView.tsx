@@ -11,7 +11,7 @@ import { checkText } from '../lab/describe';
 import { selectionShortcuts } from '../lab/shortcuts';
 import { useLabHost } from '../lab/host';
 import { reducedMotion } from '../lab/LabCanvas';
-import { LabTimeline, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab';
+import { CheckAlert, InspectorText, LabTimeline, paneHeads, StepLabFrame, viewCanvases } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
 import { STEP_END, useStepLab } from '../lab/use-step-lab';
 import type { ViewProps } from '../lab/view';
@@ -170,37 +170,19 @@ export function SlabView({ core, store, embedded }: ViewProps) {
                 {figures(snap0)}
               </p>
             )}
-            {checks.length > 0 && (
-              <div className="alert alert-error" role="alert" data-testid="slab-check">
-                {checks.join(' ')}
-              </div>
-            )}
+            <CheckAlert idPrefix="slab" checks={checks} />
           </>
         }
         legend={<SlabLegend />}
         paneHeads={paneHeads(lab, 'slab', figures)}
-        panes={lab.panes.map((_, i) => {
-          const p = shown[i];
-          const overlay = overlays[i];
-          return p && overlay ? (
-            <ViewCanvas
-              view={slabStepView}
-              snap={p.snap}
-              overlay={overlay}
-              testId="slab-canvas"
-              label={`SLAB state${many ? ` ${lab.panes[i]?.label}` : ''} at step ${lab.stepIndex}: ${shownCaches(p.snap)
-                .map((c) => `${c.name} (${c.mgmt}, ${c.slabs.length} slabs)`)
-                .join(', ')}. The inspector below describes the selection in words.`}
-              onPick={(hit) => setSelection(hit)}
-              onMove={moveSel}
-            />
-          ) : null;
-        })}
-        inspector={
-          <p aria-live="polite" data-testid="inspector">
-            {inspectorText.length ? inspectorText.join(' ') : 'Select an array slot, a slab, an object or a freelist cell: click it, or focus the canvas and use the arrow keys.'}
-          </p>
-        }
+        panes={viewCanvases(lab, overlays, slabStepView, 'slab-canvas', (p, i) => ({
+          label: `SLAB state${many ? ` ${lab.panes[i]?.label}` : ''} at step ${lab.stepIndex}: ${shownCaches(p.snap)
+            .map((c) => `${c.name} (${c.mgmt}, ${c.slabs.length} slabs)`)
+            .join(', ')}. The inspector below describes the selection in words.`,
+          onPick: (hit) => setSelection(hit),
+          onMove: moveSel,
+        }))}
+        inspector={<InspectorText lines={inspectorText} hint="Select an array slot, a slab, an object or a freelist cell: click it, or focus the canvas and use the arrow keys." />}
         aside={<SlabOps cpus={values.cpus} size={values.size} cacheName={own.name} selection={selectedObject ? { cache: selectedObject.cacheId, pfn: selectedObject.pfn, index: selectedObject.index } : null} onAppend={append} />}
         timeline={<LabTimeline lab={lab} words={slabStepView.describe.events} cpus={values.cpus} />}
       />

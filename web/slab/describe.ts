@@ -5,7 +5,7 @@
 // screen reader and the e2e tests can read it.
 
 import { eventKindInfo, EventKind, NONE32, type SlEvent } from '../core/events.generated';
-import { describeTraceEvent, eventPlace, TRACE_GROUPS, traceGroup, type OpNames, type TraceWords } from '../lab/describe';
+import { describeTraceEvent, eventPlace, timelineGroups, type OpNames, type TraceWords } from '../lab/describe';
 import type { EventEffect, EventWords } from '../lab/view';
 import { cacheFigures, freelistWords, hitObject, type Hit } from './layout';
 import { arraySlotOf, objKey, Place, PLACE_NAMES, placeOf, placesOf } from './places';
@@ -112,42 +112,18 @@ const SLAB_TRACE_WORDS: TraceWords = {
   point: (id) => `point ${id}`,
 };
 
-const EVENT_GROUPS = {
-  ops: TRACE_GROUPS.ops,
-  hits: 'array pops and pushes',
-  refill: 'refills',
-  flush: 'flushes and drains',
-  slabs: 'slabs grown, moved, destroyed',
-  reap: 'cache_reap',
-  pages: TRACE_GROUPS.pages,
-} as const;
-type EventGroup = keyof typeof EVENT_GROUPS;
-
 const K = EventKind;
-const GROUP_OF: Partial<Record<number, EventGroup>> = {
-  [K.SLAB_ALLOC_HIT]: 'hits',
-  [K.SLAB_FREE_HIT]: 'hits',
-  [K.SLAB_REFILL]: 'refill',
-  [K.SLAB_REFILL_SHARED]: 'refill',
-  [K.SLAB_GET_OBJ]: 'refill',
-  [K.SLAB_ARRAY_MOVE]: 'flush',
-  [K.SLAB_FLUSH]: 'flush',
-  [K.SLAB_DRAIN]: 'flush',
-  [K.SLAB_PUT_OBJ]: 'flush',
-  [K.SLAB_LIST]: 'slabs',
-  [K.SLAB_GROW]: 'slabs',
-  [K.SLAB_DESTROY]: 'slabs',
-  [K.SLAB_SHRINK]: 'slabs',
-  [K.SLAB_CACHE_CREATE]: 'slabs',
-  [K.SLAB_REAP_NODE]: 'reap',
-  [K.SLAB_KMALLOC_LARGE]: 'pages',
-};
-
-/** SLAB has no micro-steps: a trace-level event of that group would be an operation's. */
-function eventGroup(kind: number): EventGroup {
-  const g = traceGroup(kind);
-  return g === 'micro' ? 'ops' : (g ?? GROUP_OF[kind] ?? 'pages');
-}
+/**
+ * Timeline categories for the kind filter.  SLAB has no micro-steps (a trace-level event of that group
+ * would be an operation's); kmalloc_large is the page allocator's, under pages and errors.
+ */
+const TIMELINE = timelineGroups({
+  hits: { name: 'array pops and pushes', kinds: [K.SLAB_ALLOC_HIT, K.SLAB_FREE_HIT] },
+  refill: { name: 'refills', kinds: [K.SLAB_REFILL, K.SLAB_REFILL_SHARED, K.SLAB_GET_OBJ] },
+  flush: { name: 'flushes and drains', kinds: [K.SLAB_ARRAY_MOVE, K.SLAB_FLUSH, K.SLAB_DRAIN, K.SLAB_PUT_OBJ] },
+  slabs: { name: 'slabs grown, moved, destroyed', kinds: [K.SLAB_LIST, K.SLAB_GROW, K.SLAB_DESTROY, K.SLAB_SHRINK, K.SLAB_CACHE_CREATE] },
+  reap: { name: 'cache_reap', kinds: [K.SLAB_REAP_NODE] },
+});
 const where = (e: SlEvent) => eventPlace(e, NONE32);
 const arrayName = (o: number) => (o === 0xffff ? 'the shared array' : `CPU ${o}'s array`);
 /** An off-slab freelist object named in one word (pfn << 8 | index). */
@@ -219,4 +195,4 @@ function slabEffect(e: SlEvent): EventEffect | null {
   return { track: `cache ${e.cache}`, slabs: { delta: e.kind === K.SLAB_GROW ? 1 : -1, noun: 'slabs' } };
 }
 
-export const SLAB_EVENT_WORDS: EventWords<OpNames> = { event: describeEvent, groups: EVENT_GROUPS, groupOf: eventGroup, effect: slabEffect };
+export const SLAB_EVENT_WORDS: EventWords<OpNames> = { event: describeEvent, ...TIMELINE, effect: slabEffect };

@@ -86,15 +86,15 @@ describe('SLAB worlds through the bindings', () => {
     try {
       const p = api.kmalloc(w, 0, 64);
       const q = api.kmalloc(w, 0, 64);
-      api.drainEvents(w, 2);
+      api.drain(w, 2);
       expect(api.kfree(w, 0, q)).toBe(0);
       expect(api.kmalloc(w, 0, 64)).toBe(q);
-      const ev = decodeEvents(api.drainEvents(w, 2)[0] ?? new Uint8Array());
+      const ev = decodeEvents(api.drain(w, 2)[0] ?? new Uint8Array());
       const hits = ev.filter((e) => e.kind === EventKind.SLAB_FREE_HIT || e.kind === EventKind.SLAB_ALLOC_HIT);
       expect(hits).toHaveLength(2);
       for (const e of hits) expect({ pfn: e.slab, index: e.obj }).toEqual(api.objectRef(w, q));
       api.reap(w, 1, 5000);
-      const reap = decodeEvents(api.drainEvents(w, 2)[1] ?? new Uint8Array());
+      const reap = decodeEvents(api.drain(w, 2)[1] ?? new Uint8Array());
       expect(reap[0]?.kind).toBe(EventKind.OP_BEGIN);
       expect(reap[0]?.arg1).toBe(5000);
       expect(reap.at(-1)?.kind).toBe(EventKind.OP_END);

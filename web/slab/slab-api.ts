@@ -7,6 +7,7 @@
 // /proc/slabinfo file or a --caches list: the same JSON as `slablab slab-types --format json`.
 
 import { EVENT_SIZE } from '../core/events.generated';
+import { drainRings, readSized } from '../core/heap-io';
 import type { MgmtName, ObjRef, Rules } from './snapshot';
 
 /** The exports this file calls. */
@@ -275,16 +276,8 @@ export class SlabApi {
 
   /** The whole state as snapshot bytes (decode with decodeSlabSnapshot). */
   snapshot(w: number): Uint8Array {
-    const need = -this.m._sl_api_slab_snapshot(w, 0, 0);
-    const buf = this.m._malloc(need);
-    if (!buf) throw new SlabError(-1, `no memory for a ${need}-byte snapshot`);
-    try {
-      const n = this.m._sl_api_slab_snapshot(w, buf, need);
-      if (n !== need) throw new SlabError(-10, `the snapshot changed size (${need} then ${n} bytes)`);
-      return this.copy(buf, n);
-    } finally {
-      this.m._free(buf);
-    }
+    const snapshot = (buf: number, cap: number) => this.m._sl_api_slab_snapshot(w, buf, cap);
+    return readSized(this.m, -snapshot(0, 0), snapshot, (what) => new SlabError(-1, `no snapshot: ${what}`));
   }
 
   /** The C side's snapshot layout words (compare with SLAB_SNAPSHOT_LAYOUT). */
@@ -298,26 +291,14 @@ export class SlabApi {
     }
   }
 
-  /** The events waiting in each CPU's ring (36-byte records; decode with decodeEvents). */
-  drainEvents(w: number, ncpus: number): Uint8Array[] {
-    const max = 4096;
-    const buf = this.m._malloc(max * EVENT_SIZE);
-    const rings: Uint8Array[] = [];
-    try {
-      for (let cpu = 0; cpu < ncpus; cpu++) {
-        const parts: Uint8Array[] = [];
-        for (let n = max; n === max; ) {
-          n = this.m._sl_api_slab_drain_events(w, cpu, buf, max);
-          if (n > 0) parts.push(this.copy(buf, n * EVENT_SIZE));
-        }
-        const ring = new Uint8Array(parts.reduce((s, p) => s + p.byteLength, 0));
-        parts.reduce((at, p) => (ring.set(p, at), at + p.byteLength), 0);
-        rings.push(ring);
-      }
-    } finally {
-      this.m._free(buf);
-    }
-    return rings;
+  /** The events waiting in each CPU's ring (decode with decodeEvents). */
+  drain(w: number, ncpus: number): Uint8Array[] {
+    return drainRings(this.m, ncpus, EVENT_SIZE, (cpu, out, max) => this.m._sl_api_slab_drain_events(w, cpu, out, max));
+  }
+
+  /** Events CPU cpu's ring had no room for. */
+  eventsDropped(w: number, cpu: number): number {
+    return this.m._sl_api_slab_events_dropped(w, cpu);
   }
 
   /**
@@ -353,12 +334,5 @@ export class SlabApi {
     } finally {
       this.m._free(at);
     }
-  }
-
-  /** A fresh (transferable, unshared) copy of `size` bytes at `ptr`. */
-  copy(ptr: number, size: number): Uint8Array {
-    const out = new Uint8Array(size);
-    out.set(this.m.HEAPU8.subarray(ptr, ptr + size));
-    return out;
   }
 }

@@ -6,9 +6,8 @@
 // Benchmarks page's kmalloc rows (seed 002's slab_test).  Everything a
 // request carries is checked here before it reaches C.
 
-import type { Check } from '../core/bridge-protocol';
 import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
-import type { ModelAdapter, ModelWorld, SessionModel } from '../lab/model';
+import { CoreWorld, type ModelAdapter, type SessionModel } from '../lab/model';
 import { replaySessions } from '../lab/session';
 import { KMALLOC_PHASES, KMALLOC_RULES, KMALLOC_SIZE_MAX, parseKmallocVariant } from './bench';
 import { CACHE_NAME, type CacheFacts, type CacheSpec, type SlabWorldInfo, type TypesQuery, type WorldConfig } from './protocol';
@@ -60,7 +59,7 @@ function makeWorld(api: SlabApi, config: WorldConfig, ringEvents: number): { w: 
   try {
     const cacheIds = config.caches.map((c) => api.cacheCreate(w, c.name, c.objectSize, c.align, c.flags));
     // The creations are part of the world, not of step 1: their events go.
-    api.drainEvents(w, config.cpus);
+    api.drain(w, config.cpus);
     return { w, cacheIds };
   } catch (e) {
     api.destroyWorld(w);
@@ -68,8 +67,7 @@ function makeWorld(api: SlabApi, config: WorldConfig, ringEvents: number): { w: 
   }
 }
 
-class SlabWorld implements ModelWorld<Script> {
-  private readonly w: number;
+class SlabWorld extends CoreWorld<Script> {
   private readonly cacheIds: number[];
   /** The pointers each step allocated, by step (only the steps run on this world). */
   private readonly made = new Map<number, Uint32Array>();
@@ -78,9 +76,11 @@ class SlabWorld implements ModelWorld<Script> {
 
   constructor(
     private readonly api: SlabApi,
-    private readonly config: WorldConfig,
+    config: WorldConfig,
   ) {
-    ({ w: this.w, cacheIds: this.cacheIds } = makeWorld(api, config, RING_EVENTS));
+    const { w, cacheIds } = makeWorld(api, config, RING_EVENTS);
+    super(api, w, config.cpus);
+    this.cacheIds = cacheIds;
     this.scratch = api.m._malloc(4 * MAX_COUNT);
   }
 
@@ -136,23 +136,9 @@ class SlabWorld implements ModelWorld<Script> {
     // SLAB's operations have no preemption points: every stop is an operation's end.
     return { results, stopSnapshot: null };
   }
-  drain() {
-    return this.api.drainEvents(this.w, this.config.cpus);
-  }
-  dropped() {
-    let n = 0;
-    for (let k = 0; k < this.config.cpus; k++) n += this.api.m._sl_api_slab_events_dropped(this.w, k);
-    return n;
-  }
-  snapshot() {
-    return this.api.snapshot(this.w);
-  }
-  validate(): Check {
-    return this.api.validate(this.w);
-  }
-  destroy() {
+  override destroy() {
     this.api.m._free(this.scratch);
-    this.api.destroyWorld(this.w);
+    super.destroy();
   }
 }
 

@@ -8,7 +8,7 @@
 
 import { useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
-import { NumberPicker, range } from '../lab/pickers';
+import { ChoicePicker, range } from '../lab/pickers';
 import { SHEAF_SLOTS, TUNE_MAX, type ObjRef, type ScriptOp } from './script';
 import { NO_CPU } from './snapshot';
 
@@ -80,16 +80,7 @@ function SheafOps({ cpu, sel, filled, n, onAppend }: { cpu: number; sel: ObjRef 
         </button>
         {slots.length > 0 && slot !== undefined && (
           <>
-            <label>
-              Slot{' '}
-              <select value={slot} onChange={(e) => setPicked(Number(e.target.value))}>
-                {slots.map((i) => (
-                  <option key={i} value={i}>
-                    {i}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <ChoicePicker label="Slot" value={slot} choices={slots} onPick={setPicked} />
             <button type="button" onClick={() => onAppend({ kind: 'allocFromSheaf', cpu, slot })}>
               Alloc from slot {slot}
             </button>
@@ -117,7 +108,7 @@ export function SandboxOps(p: SandboxOpsProps) {
     <section className="slub-ops" aria-labelledby="ops-title">
       <h3 id="ops-title">Operations by hand</h3>
       <p className="lab-hint">Added after the current step (later steps are dropped); the session becomes a sandbox, still in the URL.</p>
-      <NumberPicker label="As CPU" value={cpu} choices={range(0, p.cpus - 1)} onPick={setOpCpu} />
+      <ChoicePicker label="As CPU" value={cpu} choices={range(0, p.cpus - 1)} onPick={setOpCpu} />
       <div className="slub-op-buttons">
         <button type="button" onClick={() => p.onAppend({ kind: 'alloc', cpu })}>
           Alloc on CPU {cpu}

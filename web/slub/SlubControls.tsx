@@ -7,7 +7,7 @@
 
 import { Fragment } from 'react';
 import type { ParamValues } from '../lab/params';
-import { NumberPicker, range, ScenarioPicker } from '../lab/pickers';
+import { ChoicePicker, range, ScenarioPicker } from '../lab/pickers';
 import { COLORS, SHEAF_STATES, STATE_COLORS, STATE_NAMES } from './render';
 import type { Scenario } from './scenarios';
 import { misfit, scenarioById, SCENARIOS } from './scenarios';
@@ -135,7 +135,7 @@ export function SlubPickers({ values, update, sideBySide }: { values: Values; up
   return (
     <>
       <ScenarioPicker scenarios={SCENARIOS} value={values.scenario} sandbox={SANDBOX} onPick={(scenario) => update({ scenario, step: 0, ops: '', ...kernelFor(scenario, values.kernel) })} />
-      <NumberPicker
+      <ChoicePicker
         label="CPUs"
         value={values.cpus}
         choices={range(2, 8)}

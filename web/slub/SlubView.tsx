@@ -13,7 +13,7 @@ import { EventKind, type SlEvent } from '../core/events.generated';
 import { checkText } from '../lab/describe';
 import { useLabHost } from '../lab/host';
 import { selectionShortcuts } from '../lab/shortcuts';
-import { LabTimeline, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab';
+import { CheckAlert, InspectorText, LabTimeline, paneHeads, StepLabFrame, viewCanvases } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
 import { STEP_END, useStepLab, type LoadedPane } from '../lab/use-step-lab';
 import type { ViewProps } from '../lab/view';
@@ -231,11 +231,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
               {bulkCompare.other} cmpxchg{bulkCompare.other === 1 ? '' : 's'} for the same objects.
             </p>
           )}
-          {checks.length > 0 && (
-            <div className="alert alert-error" role="alert" data-testid="slub-check">
-              {checks.join(' ')}
-            </div>
-          )}
+          <CheckAlert idPrefix="slub" checks={checks} />
         </>
       }
       legend={<SlubLegend showFull={showFull} setShowFull={setShowFull} sheaves={shown.some((p) => p.snap.kernel.hasSheaves)} />}
@@ -252,41 +248,29 @@ export function SlubView({ core, store, embedded }: ViewProps) {
           </>
         );
       })}
-      panes={lab.panes.map((_, i) => {
-        const p = shown[i];
-        const overlay = overlays[i];
-        return p && overlay ? (
-          <ViewCanvas
-            view={slubStepView}
-            snap={p.snap}
-            overlay={overlay}
-            testId="slub-canvas"
-            label={`SLUB state${many ? ` with ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.ncpus} CPU lanes, ${p.snap.nslabs} slabs, ${p.snap.node.nrPartial} on the node partial list. The inspector below describes the selection in words.`}
-            onPick={(hit, additive) => {
-              setSheafSel(hit?.sheaf === undefined ? null : (p.snap.sheaves.sheaf.id[hit.sheaf] ?? null));
-              setSheafSlot(hit?.slot ?? -1);
-              if (!hit || hit.slab < 0) return setSelection(null);
-              const { slab, index } = hit;
-              const pfn = p.snap.slab.pfn[slab] ?? 0;
-              if (additive && index >= 0)
-                setMarked((m) => {
-                  const n = new Set(m);
-                  const k = refKey(pfn, index);
-                  if (n.has(k)) n.delete(k);
-                  else n.add(k);
-                  return n;
-                });
-              setSelection({ pfn, index });
-            }}
-            onMove={moveSel}
-          />
-        ) : null;
-      })}
+      panes={viewCanvases(lab, overlays, slubStepView, 'slub-canvas', (p, i) => ({
+        label: `SLUB state${many ? ` with ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.ncpus} CPU lanes, ${p.snap.nslabs} slabs, ${p.snap.node.nrPartial} on the node partial list. The inspector below describes the selection in words.`,
+        onPick: (hit, additive) => {
+          setSheafSel(hit?.sheaf === undefined ? null : (p.snap.sheaves.sheaf.id[hit.sheaf] ?? null));
+          setSheafSlot(hit?.slot ?? -1);
+          if (!hit || hit.slab < 0) return setSelection(null);
+          const { slab, index } = hit;
+          const pfn = p.snap.slab.pfn[slab] ?? 0;
+          if (additive && index >= 0)
+            setMarked((m) => {
+              const n = new Set(m);
+              const k = refKey(pfn, index);
+              if (n.has(k)) n.delete(k);
+              else n.add(k);
+              return n;
+            });
+          setSelection({ pfn, index });
+        },
+        onMove: moveSel,
+      }))}
       inspector={
         <>
-          <p aria-live="polite" data-testid="inspector">
-            {inspectorText.length ? inspectorText.join(' ') : 'Select an object or a slab: click it, or focus the canvas and use the arrow keys.'}
-          </p>
+          <InspectorText lines={inspectorText} hint="Select an object or a slab: click it, or focus the canvas and use the arrow keys." />
           {snap0 && !many && <p className="lab-figures">{figures(snap0)}</p>}
           {snap0 && !many && statNames && <SlubCounters snap={snap0} names={statNames} testId="slub-counters" />}
         </>

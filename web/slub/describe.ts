@@ -4,7 +4,7 @@
 // view works with a screen reader and the e2e tests can read it.
 
 import { eventKindInfo, EventKind, NONE32 as EV_NONE, type SlEvent } from '../core/events.generated';
-import { describeTraceEvent, eventPlace, TRACE_GROUPS, traceGroup, type OpNames, type TraceWords } from '../lab/describe';
+import { describeTraceEvent, eventPlace, timelineGroups, TRACE_GROUPS, type OpNames, type TraceWords } from '../lab/describe';
 import type { EventEffect, EventWords } from '../lab/view';
 import { KIND_CODE, POINT_TEXT, TUNE_OPCODE } from './script';
 import { SHEAF_ROLES } from './layout';
@@ -134,61 +134,41 @@ export function describeSheaf(s: SlubSnapshot, rec: number): string {
   return parts.join(' ');
 }
 
-/** Timeline categories for the kind filter. */
-const EVENT_GROUPS = {
-  ops: TRACE_GROUPS.ops,
-  fast: 'fast path',
-  slow: 'slow path and refills',
-  lists: 'list moves',
-  cas: 'cmpxchg retries',
-  micro: TRACE_GROUPS.micro,
-  bulk: 'bulk',
-  tune: 'tuning (sysfs) and the page allocator',
-  sheaves: 'sheaves, the barn and RCU',
-  pages: TRACE_GROUPS.pages,
-} as const;
-type EventGroup = keyof typeof EVENT_GROUPS;
-
 const K = EventKind;
-const GROUP_OF: Partial<Record<number, EventGroup>> = {
-  ...Object.fromEntries(
-    [K.SLUB_SHEAF_SWAP, K.SLUB_BARN_GET, K.SLUB_BARN_GET_FAIL, K.SLUB_BARN_PUT, K.SLUB_BARN_PUT_FAIL, K.SLUB_SHEAF_REFILL, K.SLUB_SHEAF_FLUSH,
-      K.SLUB_SHEAF_NEW, K.SLUB_SHEAF_DROP, K.SLUB_SHEAF_TRYLOCK_FAIL, K.SLUB_RCU_SHEAF_ADD, K.SLUB_RCU_GRACE_PERIOD, K.SLUB_SHEAF_PREFILL,
-      K.SLUB_SHEAF_RETURN, K.SLUB_BARN_SHRINK, K.SLUB_PCS_FLUSH, K.SLUB_SHEAVES_BOOTSTRAP, K.SLUB_RCU_WAIT, K.SLUB_RCU_FREE,
-      K.SLUB_SHEAF_FILL, K.SLUB_PCS_SHEAVES].map((k) => [k, 'sheaves' as const]),
-  ),
-  [K.SLUB_SHEAF_ALLOC]: 'fast',
-  [K.SLUB_SHEAF_FREE]: 'fast',
-  [K.SLUB_ALLOC_FASTPATH]: 'fast',
-  [K.SLUB_FREE_FASTPATH]: 'fast',
-  [K.SLUB_CPU_CAS_FAIL]: 'cas',
-  [K.SLUB_SLAB_CAS_FAIL]: 'cas',
-  [K.SLUB_BULK_ALLOC]: 'bulk',
-  [K.SLUB_BULK_FREE]: 'bulk',
-  [K.SLUB_DETACHED_FREELIST]: 'bulk',
-  [K.SLUB_ALLOC_SLOWPATH]: 'slow',
-  [K.SLUB_FREE_SLOWPATH]: 'slow',
-  [K.SLUB_REFILL_FREELIST]: 'slow',
-  [K.SLUB_REFILL_CPU_PARTIAL]: 'slow',
-  [K.SLUB_REFILL_NODE_PARTIAL]: 'slow',
-  [K.SLUB_NEW_SLAB]: 'slow',
-  [K.SLUB_DEACTIVATE_BYPASS]: 'slow',
-  [K.SLUB_FREE_FROZEN]: 'slow',
-  [K.SLUB_CPUSLAB_FLUSH]: 'slow',
-  [K.SLUB_DEACTIVATE]: 'lists',
-  [K.SLUB_CPU_PARTIAL_ADD]: 'lists',
-  [K.SLUB_CPU_PARTIAL_DRAIN]: 'lists',
-  [K.SLUB_NODE_PARTIAL_ADD]: 'lists',
-  [K.SLUB_NODE_PARTIAL_REMOVE]: 'lists',
-  [K.SLUB_DISCARD_SLAB]: 'lists',
-  [K.SLUB_CPU_PARTIAL_NODE]: 'lists',
-  [K.SLUB_FLUSH_CPU]: 'lists',
-  [K.SLUB_RT_REDO]: 'fast',
-  [K.SLUB_ORDER_FALLBACK]: 'slow',
-  [K.SLUB_TUNE]: 'tune',
-  [K.SLUB_HARDENED_DOUBLE_FREE]: 'pages',
-  [K.SLUB_SLAB_DISABLED]: 'pages',
-};
+/**
+ * Timeline categories for the kind filter (micro-steps and interrupts among them, where the filter lists
+ * them).  A hardened double free and a disabled slab are errors, under pages and errors.
+ */
+const TIMELINE = timelineGroups({
+  fast: { name: 'fast path', kinds: [K.SLUB_SHEAF_ALLOC, K.SLUB_SHEAF_FREE, K.SLUB_ALLOC_FASTPATH, K.SLUB_FREE_FASTPATH, K.SLUB_RT_REDO] },
+  slow: {
+    name: 'slow path and refills',
+    kinds: [
+      K.SLUB_ALLOC_SLOWPATH, K.SLUB_FREE_SLOWPATH, K.SLUB_REFILL_FREELIST, K.SLUB_REFILL_CPU_PARTIAL, K.SLUB_REFILL_NODE_PARTIAL,
+      K.SLUB_NEW_SLAB, K.SLUB_DEACTIVATE_BYPASS, K.SLUB_FREE_FROZEN, K.SLUB_CPUSLAB_FLUSH, K.SLUB_ORDER_FALLBACK,
+    ],
+  },
+  lists: {
+    name: 'list moves',
+    kinds: [
+      K.SLUB_DEACTIVATE, K.SLUB_CPU_PARTIAL_ADD, K.SLUB_CPU_PARTIAL_DRAIN, K.SLUB_NODE_PARTIAL_ADD, K.SLUB_NODE_PARTIAL_REMOVE,
+      K.SLUB_DISCARD_SLAB, K.SLUB_CPU_PARTIAL_NODE, K.SLUB_FLUSH_CPU,
+    ],
+  },
+  cas: { name: 'cmpxchg retries', kinds: [K.SLUB_CPU_CAS_FAIL, K.SLUB_SLAB_CAS_FAIL] },
+  micro: { name: TRACE_GROUPS.micro },
+  bulk: { name: 'bulk', kinds: [K.SLUB_BULK_ALLOC, K.SLUB_BULK_FREE, K.SLUB_DETACHED_FREELIST] },
+  tune: { name: 'tuning (sysfs) and the page allocator', kinds: [K.SLUB_TUNE] },
+  sheaves: {
+    name: 'sheaves, the barn and RCU',
+    kinds: [
+      K.SLUB_SHEAF_SWAP, K.SLUB_BARN_GET, K.SLUB_BARN_GET_FAIL, K.SLUB_BARN_PUT, K.SLUB_BARN_PUT_FAIL, K.SLUB_SHEAF_REFILL,
+      K.SLUB_SHEAF_FLUSH, K.SLUB_SHEAF_NEW, K.SLUB_SHEAF_DROP, K.SLUB_SHEAF_TRYLOCK_FAIL, K.SLUB_RCU_SHEAF_ADD, K.SLUB_RCU_GRACE_PERIOD,
+      K.SLUB_SHEAF_PREFILL, K.SLUB_SHEAF_RETURN, K.SLUB_BARN_SHRINK, K.SLUB_PCS_FLUSH, K.SLUB_SHEAVES_BOOTSTRAP, K.SLUB_RCU_WAIT,
+      K.SLUB_RCU_FREE, K.SLUB_SHEAF_FILL, K.SLUB_PCS_SHEAVES,
+    ],
+  },
+});
 
 /** The driver's operation codes (sl_sched_kind) and the tuning operations' (script.ts), in words. */
 const OPCODE_WORDS: Record<number, string> = {
@@ -212,10 +192,6 @@ const OPCODE_WORDS: Record<number, string> = {
 
 /** SLUB_HARDENED_DOUBLE_FREE's arg0: where set_freepointer's BUG_ON(object == fp) fired. */
 const HARDENED_SITES = ['do_slab_free', '__slab_free', 'deactivate_slab', 'build_detached_freelist', 'free_to_partial_list'];
-
-function eventGroup(kind: number): EventGroup {
-  return traceGroup(kind) ?? GROUP_OF[kind] ?? 'pages';
-}
 
 /** The driver's operation codes (OP_BEGIN/OP_END arg0; sl_sched_kind) and preemption points in words. */
 const SLUB_TRACE_WORDS: TraceWords = {
@@ -384,4 +360,4 @@ function slubEffect(e: SlEvent): EventEffect | null {
 }
 
 /** The timeline's words for SLUB's events. */
-export const SLUB_EVENT_WORDS: EventWords<OpNames> = { event: describeEvent, groups: EVENT_GROUPS, groupOf: eventGroup, effect: slubEffect };
+export const SLUB_EVENT_WORDS: EventWords<OpNames> = { event: describeEvent, ...TIMELINE, effect: slubEffect };

@@ -48,7 +48,7 @@
 
 import { EVENT_SIZE, EventKind, eventKindInfo } from '../core/events.generated';
 import type { Mirror } from '../lab/view';
-import { Era, NO_CPU, NONE32, ObjState, SheafPlace, sheafRecords, SlabList, slabIndexOf, type CpuState, type PcsState, type SheavesState, type SlubSnapshot } from './snapshot';
+import { Era, NO_CPU, NONE32, objectRecords, ObjState, SheafPlace, sheafRecords, SlabList, slabIndexOf, slabRecords, type CpuState, type PcsState, type SheavesState, type SlubSnapshot } from './snapshot';
 
 interface MirrorSlab {
   pfn: number;
@@ -750,29 +750,15 @@ export class LiveMirror implements Mirror<SlubSnapshot> {
     const pfns = [...this.slabs.keys()].sort((a, b) => a - b);
     const nslabs = pfns.length;
     const n = this.objects;
-    const slab = {
-      pfn: Uint32Array.from(pfns),
-      order: new Uint8Array(nslabs),
-      list: new Uint8Array(nslabs),
-      cpu: new Uint8Array(nslabs),
-      frozen: new Uint8Array(nslabs),
-      objects: new Uint16Array(nslabs),
-      inuse: new Uint16Array(nslabs),
-      freelistHead: new Uint32Array(nslabs).fill(NONE32),
-      next: new Uint32Array(nslabs).fill(NONE32),
-      firstObj: new Uint32Array(nslabs),
-      slabFreeCount: new Uint16Array(nslabs),
-      cpuFreeCount: new Uint16Array(nslabs),
-      position: new Uint16Array(nslabs),
-    };
-    const obj = {
-      state: new Uint8Array(nslabs * n).fill(ObjState.NO_OBJECT),
-      allocCpu: new Uint8Array(nslabs * n).fill(NO_CPU),
-      freeCpu: new Uint8Array(nslabs * n).fill(NO_CPU),
-      next: new Uint32Array(nslabs * n).fill(NONE32),
-      allocOp: new Uint32Array(nslabs * n),
-      freeOp: new Uint32Array(nslabs * n),
-    };
+    const slab = slabRecords(nslabs);
+    slab.pfn.set(pfns);
+    slab.freelistHead.fill(NONE32);
+    slab.next.fill(NONE32);
+    const obj = objectRecords(nslabs * n);
+    obj.state.fill(ObjState.NO_OBJECT);
+    obj.allocCpu.fill(NO_CPU);
+    obj.freeCpu.fill(NO_CPU);
+    obj.next.fill(NONE32);
     const rec = new Map<number, number>();
     pfns.forEach((pfn, i) => {
       const s = this.slabs.get(pfn) as MirrorSlab;

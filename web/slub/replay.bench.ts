@@ -2,8 +2,9 @@
 // Back (an earlier stop: a replay from a fresh world), a step forward (from
 // the world the session keeps) and a jump to the end.  Prints figures; run
 // with `npx vitest bench --run web/slub/replay.bench.ts`.
-import { bench, describe } from 'vitest';
+import { describe } from 'vitest';
 import { replaySessions } from '../lab/session';
+import { benchSession } from '../lab/session-bench';
 import { loadNodeCore } from '../test/node-core';
 import type { WorldConfig } from './protocol';
 import type { AnyRef, Script } from './script';
@@ -22,23 +23,8 @@ const script: Script<AnyRef> = {
 const session = open(world, script);
 const { stops } = session.load();
 const opEnds = stops.flatMap((s, i) => (s.micro === 0 ? [i] : []));
-let back = opEnds.length - 1;
-let forward = 0;
 
+// Back and Step move between operations' ends; a replay from the start runs about 10,000 operations.
 describe(`a SLUB session of ${OPS.toLocaleString('en')} operations (${stops.length.toLocaleString('en')} stops)`, () => {
-  bench('load (resolve the symbolic frees, learn every stop)', () => {
-    const s = open(world, script);
-    s.load();
-    s.dispose();
-  }, { iterations: 3, warmupIterations: 1 });
-  // Back, Back, ... from the end: each an earlier operation's end, replayed from a fresh world (about 10,000 operations each).
-  bench('Back by one operation near the end (a replay from the start)', () => {
-    back = back > opEnds.length - 50 ? back - 1 : opEnds.length - 2;
-    session.at(opEnds[back] ?? 0);
-  }, { iterations: 40 });
-  // Step, Step, ... from the start: each only runs the next operation on the kept world.
-  bench('Step forward by one operation (from the kept world)', () => {
-    forward = forward < opEnds.length - 1 ? forward + 1 : 1;
-    session.at(opEnds[forward] ?? 0);
-  }, { iterations: 2000 });
+  benchSession(open, world, script, session, opEnds, { unit: 'operation', load: 'resolve the symbolic frees, learn every stop', backIterations: 40 });
 });

@@ -314,6 +314,11 @@ export class SlubApi {
     return drainRings(this.m, ncpus, EVENT_SIZE, (cpu, out, max) => this.m._sl_api_slub_drain(w, cpu, out, max), limit);
   }
 
+  /** Events CPU cpu's ring had no room for. */
+  eventsDropped(w: number, cpu: number): number {
+    return this.m._sl_api_slub_events_dropped(w, cpu);
+  }
+
   validate(w: number): { rc: number; message: string } {
     const rc = this.m._sl_api_slub_validate(w);
     return { rc, message: rc === 0 ? '' : this.m.UTF8ToString(this.m._sl_api_slub_validate_message(w)) };

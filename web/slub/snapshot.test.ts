@@ -20,6 +20,27 @@ function scratchPair(w: number, cpu: number): { pfn: number; index: number } {
   return { pfn: pair[0] ?? 0, index: pair[1] ?? 0 };
 }
 
+describe('the record sections', () => {
+  it('decode the same from bytes at an odd offset as from aligned ones (the object records read field by field)', () => {
+    const w = api.createWorldAt(config, { version: parseKernelVersion('7.0'), sheafCapacity: 4, exactCapacity: true });
+    try {
+      for (let i = 0; i < 40; i++) expect(api.m._sl_api_slub_alloc(w, i % 2)).toBe(0);
+      const o = scratchPair(w, 1);
+      expect(api.m._sl_api_slub_free(w, 0, o.pfn, o.index)).toBe(0);
+      const bytes = api.snapshot(w);
+      const odd = new Uint8Array(bytes.byteLength + 1).subarray(1);
+      odd.set(bytes);
+      const aligned = decodeSnapshot(bytes);
+      expect(aligned.nslabs).toBeGreaterThan(1);
+      expect(aligned.sheaves.nsheaves).toBeGreaterThan(0);
+      expect(aligned.obj.state).toContain(ObjState.ALLOCATED);
+      expect(decodeSnapshot(odd)).toEqual(aligned);
+    } finally {
+      api.destroyWorld(w);
+    }
+  });
+});
+
 describe('the sheaves section', () => {
   it('holds each sheaf where it is, its objects, and their states', () => {
     const w = api.createWorldAt(config, { version: parseKernelVersion('7.0'), sheafCapacity: 4, exactCapacity: true });

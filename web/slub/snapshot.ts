@@ -41,6 +41,45 @@ const CPU_SIZE = 32;
 const SLAB_SIZE = 32;
 const OBJ_SIZE = 16;
 
+/** A field of a fixed-size record: its width and its byte offset in the record. */
+type Field = readonly ['u8' | 'u16' | 'u32', number];
+type Layout = Readonly<Record<string, Field>>;
+/** A section of records as parallel typed arrays, one per field. */
+type Columns<L extends Layout> = { [K in keyof L]: L[K][0] extends 'u8' ? Uint8Array : L[K][0] extends 'u16' ? Uint16Array : Uint32Array };
+
+const SLAB_FIELDS = {
+  pfn: ['u32', 0], order: ['u8', 4], list: ['u8', 5], cpu: ['u8', 6], frozen: ['u8', 7], objects: ['u16', 8], inuse: ['u16', 10],
+  freelistHead: ['u32', 12], next: ['u32', 16], firstObj: ['u32', 20], slabFreeCount: ['u16', 24], cpuFreeCount: ['u16', 26], position: ['u16', 28],
+} as const;
+const OBJ_FIELDS = { state: ['u8', 0], allocCpu: ['u8', 1], freeCpu: ['u8', 2], next: ['u32', 4], allocOp: ['u32', 8], freeOp: ['u32', 12] } as const;
+const SHEAF_FIELDS = {
+  id: ['u32', 0], place: ['u8', 4], cpu: ['u8', 5], rcuFlush: ['u8', 6], size: ['u32', 8], capacity: ['u32', 12], first: ['u32', 16], position: ['u32', 20],
+} as const;
+
+/** `n` zeroed records of `layout`. */
+function columns<L extends Layout>(layout: L, n: number): Columns<L> {
+  const make = ([width]: Field) => (width === 'u8' ? new Uint8Array(n) : width === 'u16' ? new Uint16Array(n) : new Uint32Array(n));
+  return Object.fromEntries(Object.entries(layout).map(([name, f]) => [name, make(f)])) as Columns<L>;
+}
+
+/** The `n` records of `layout`, `size` bytes each, from byte `at` of `v` (the caller checked they are inside it). */
+function readColumns<L extends Layout>(layout: L, v: DataView, at: number, size: number, n: number): Columns<L> {
+  const out = columns(layout, n);
+  for (const [name, [width, offset]] of Object.entries(layout)) {
+    const column = out[name as keyof L];
+    const read = width === 'u8' ? (p: number) => v.getUint8(p) : width === 'u16' ? (p: number) => v.getUint16(p, true) : (p: number) => v.getUint32(p, true);
+    for (let i = 0; i < n; i++) column[i] = read(at + size * i + offset);
+  }
+  return out;
+}
+
+/** `n` zeroed slab records, for the decoder and for the live mirror's view. */
+export const slabRecords = (n: number): SlubSnapshot['slab'] => columns(SLAB_FIELDS, n);
+/** `n` zeroed object records, for the decoder and for the live mirror's view. */
+export const objectRecords = (n: number): SlubSnapshot['obj'] => columns(OBJ_FIELDS, n);
+/** `n` zeroed sheaf records, for the decoder and for the live mirror's view. */
+export const sheafRecords = (n: number): SheavesState['sheaf'] => columns(SHEAF_FIELDS, n);
+
 /** Which list a slab is on (snapshot `list`). Full slabs are on none. */
 export const SlabList = { NONE: 0, CPU_SLAB: 1, CPU_PARTIAL: 2, NODE_PARTIAL: 3 } as const;
 export type SlabListValue = (typeof SlabList)[keyof typeof SlabList];
@@ -295,51 +334,16 @@ export function decodeSnapshot(bytes: ArrayBuffer | Uint8Array): SlubSnapshot {
     });
   }
 
-  const slab = {
-    pfn: new Uint32Array(nslabs),
-    order: new Uint8Array(nslabs),
-    list: new Uint8Array(nslabs),
-    cpu: new Uint8Array(nslabs),
-    frozen: new Uint8Array(nslabs),
-    objects: new Uint16Array(nslabs),
-    inuse: new Uint16Array(nslabs),
-    freelistHead: new Uint32Array(nslabs),
-    next: new Uint32Array(nslabs),
-    firstObj: new Uint32Array(nslabs),
-    slabFreeCount: new Uint16Array(nslabs),
-    cpuFreeCount: new Uint16Array(nslabs),
-    position: new Uint16Array(nslabs),
-  };
-  for (let i = 0; i < nslabs; i++) {
-    const at = offSlab + SLAB_SIZE * i;
-    slab.pfn[i] = v.getUint32(at, true);
-    slab.order[i] = u8[at + 4] ?? 0;
-    slab.list[i] = u8[at + 5] ?? 0;
-    slab.cpu[i] = u8[at + 6] ?? NO_CPU;
-    slab.frozen[i] = u8[at + 7] ?? 0;
-    slab.objects[i] = v.getUint16(at + 8, true);
-    slab.inuse[i] = v.getUint16(at + 10, true);
-    slab.freelistHead[i] = v.getUint32(at + 12, true);
-    slab.next[i] = v.getUint32(at + 16, true);
-    slab.firstObj[i] = v.getUint32(at + 20, true);
-    slab.slabFreeCount[i] = v.getUint16(at + 24, true);
-    slab.cpuFreeCount[i] = v.getUint16(at + 26, true);
-    slab.position[i] = v.getUint16(at + 28, true);
-    // Drawing and words index a slab's records by its own count: it must fit its records.
+  const slab = readColumns(SLAB_FIELDS, v, offSlab, SLAB_SIZE, nslabs);
+  // Drawing and words index a slab's records by its own count: it must fit its records.
+  for (let i = 0; i < nslabs; i++)
     need((slab.objects[i] ?? 0) <= geometry.objects, `slab ${slab.pfn[i]} has ${slab.objects[i]} objects, more than the ${geometry.objects} records per slab`);
-  }
 
-  const obj = {
-    state: new Uint8Array(nobj),
-    allocCpu: new Uint8Array(nobj),
-    freeCpu: new Uint8Array(nobj),
-    next: new Uint32Array(nobj),
-    allocOp: new Uint32Array(nobj),
-    freeOp: new Uint32Array(nobj),
-  };
   // Object records are 16-byte aligned (every section before them is a multiple of 16):
   // read them through word views rather than a DataView per field (16k objects per frame).
+  let obj: SlubSnapshot['obj'];
   if ((u8.byteOffset + offObj) % 4 === 0) {
+    obj = objectRecords(nobj);
     const w = new Uint32Array(u8.buffer, u8.byteOffset + offObj, 4 * nobj);
     for (let i = 0; i < nobj; i++) {
       const w0 = w[4 * i] ?? 0;
@@ -350,17 +354,7 @@ export function decodeSnapshot(bytes: ArrayBuffer | Uint8Array): SlubSnapshot {
       obj.allocOp[i] = w[4 * i + 2] ?? 0;
       obj.freeOp[i] = w[4 * i + 3] ?? 0;
     }
-  } else {
-    for (let i = 0; i < nobj; i++) {
-      const at = offObj + OBJ_SIZE * i;
-      obj.state[i] = u8[at] ?? 0;
-      obj.allocCpu[i] = u8[at + 1] ?? NO_CPU;
-      obj.freeCpu[i] = u8[at + 2] ?? NO_CPU;
-      obj.next[i] = v.getUint32(at + 4, true);
-      obj.allocOp[i] = v.getUint32(at + 8, true);
-      obj.freeOp[i] = v.getUint32(at + 12, true);
-    }
-  }
+  } else obj = readColumns(OBJ_FIELDS, v, offObj, OBJ_SIZE, nobj);
 
   const slabByPfn = new Map<number, number>();
   for (let i = 0; i < nslabs; i++) slabByPfn.set(slab.pfn[i] ?? 0, i);
@@ -382,7 +376,7 @@ export function decodeSnapshot(bytes: ArrayBuffer | Uint8Array): SlubSnapshot {
     hasSheaves: (flags & 1) !== 0,
     cpuSlab: (flags & 4) !== 0,
   };
-  const sheaves = decodeSheaves(v, u8, h(21), total, ncpus, (flags & 2) === 0);
+  const sheaves = decodeSheaves(v, h(21), total, ncpus, (flags & 2) === 0);
 
   return {
     ncpus,
@@ -410,7 +404,7 @@ const PCS_SIZE = 16;
 const SHEAF_SIZE = 24;
 const ENTRY_SIZE = 8;
 
-function decodeSheaves(v: DataView, u8: Uint8Array, off: number, total: number, ncpus: number, taken: boolean): SheavesState {
+function decodeSheaves(v: DataView, off: number, total: number, ncpus: number, taken: boolean): SheavesState {
   need(off + SH_HDR_SIZE <= total, 'sheaves section past the end');
   const w = (i: number) => v.getUint32(off + 4 * i, true);
   const [nsheaves, nentries, barnFull, barnEmpty, offPcs, offSheaf, offEntry, capacity] = [w(0), w(1), w(2), w(3), w(4), w(5), w(6), w(7)];
@@ -428,19 +422,8 @@ function decodeSheaves(v: DataView, u8: Uint8Array, off: number, total: number, 
       locked: v.getUint32(at + 12, true) !== 0,
     });
   }
-  const sheaf = sheafRecords(nsheaves);
-  for (let i = 0; i < nsheaves; i++) {
-    const at = off + offSheaf + SHEAF_SIZE * i;
-    sheaf.id[i] = v.getUint32(at, true);
-    sheaf.place[i] = u8[at + 4] ?? 0;
-    sheaf.cpu[i] = u8[at + 5] ?? NO_CPU;
-    sheaf.rcuFlush[i] = u8[at + 6] ?? 0;
-    sheaf.size[i] = v.getUint32(at + 8, true);
-    sheaf.capacity[i] = v.getUint32(at + 12, true);
-    sheaf.first[i] = v.getUint32(at + 16, true);
-    sheaf.position[i] = v.getUint32(at + 20, true);
-    need((sheaf.first[i] ?? 0) + (sheaf.size[i] ?? 0) <= nentries, `sheaf ${i}'s objects past the entries`);
-  }
+  const sheaf = readColumns(SHEAF_FIELDS, v, off + offSheaf, SHEAF_SIZE, nsheaves);
+  for (let i = 0; i < nsheaves; i++) need((sheaf.first[i] ?? 0) + (sheaf.size[i] ?? 0) <= nentries, `sheaf ${i}'s objects past the entries`);
   const entryPfn = new Uint32Array(nentries);
   const entryIndex = new Uint32Array(nentries);
   for (let i = 0; i < nentries; i++) {
@@ -448,20 +431,6 @@ function decodeSheaves(v: DataView, u8: Uint8Array, off: number, total: number, 
     entryIndex[i] = v.getUint32(off + offEntry + ENTRY_SIZE * i + 4, true);
   }
   return { taken, capacity, barnFull, barnEmpty, pcs, nsheaves, sheaf, entryPfn, entryIndex };
-}
-
-/** `n` zeroed sheaf records, for the decoder and for the live mirror's view. */
-export function sheafRecords(n: number): SheavesState['sheaf'] {
-  return {
-    id: new Uint32Array(n),
-    place: new Uint8Array(n),
-    cpu: new Uint8Array(n),
-    rcuFlush: new Uint8Array(n),
-    size: new Uint32Array(n),
-    capacity: new Uint32Array(n),
-    first: new Uint32Array(n),
-    position: new Uint32Array(n),
-  };
 }
 
 /** The sheaf records at `place` (of one CPU, or all), in list order. */

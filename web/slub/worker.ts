@@ -8,7 +8,7 @@
 import { EVENT_LAYOUT, EVENT_SIZE, EventKind } from '../core/events.generated';
 import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
 import { replaySessions } from '../lab/session';
-import type { FreeRunWorld, ModelAdapter, ModelWorld, SessionModel } from '../lab/model';
+import { CoreWorld, type FreeRunWorld, type ModelAdapter, type ModelWorld, type SessionModel } from '../lab/model';
 import { mergeRings } from '../lab/stops';
 import { FREERUN_COUNTERS, WORKLOADS, type FreerunStartParams, type SlubLoadExtra, type SlubWorldInfo, type WorldConfig } from './protocol';
 import { scenarioConfig } from './scenarios';
@@ -122,14 +122,16 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
  * The page allocator running short is not traced (it takes and gives back
  * every page of the zone).  So the events drain as one merged ring.
  */
-class SlubWorld implements ModelWorld<Script> {
+class SlubWorld extends CoreWorld<Script> {
   /** Merged events since the last drain, up to the last tuning operation. */
   private drained: Uint8Array[] = [];
   constructor(
     private readonly api: SlubApi,
-    private readonly w: number,
-    private readonly cpus: number,
-  ) {}
+    w: number,
+    cpus: number,
+  ) {
+    super(api, w, cpus);
+  }
   run(script: Script, from: number, to: number, stopAt: number) {
     const results: number[] = [];
     let micro = 0;
@@ -182,24 +184,10 @@ class SlubWorld implements ModelWorld<Script> {
     );
     return rc;
   }
-  drain() {
+  override drain() {
     const rings = [...this.drained, mergeRings(this.api.drain(this.w, this.cpus)).events];
     this.drained = [];
     return [concat(rings)];
-  }
-  dropped() {
-    let n = 0;
-    for (let k = 0; k < this.cpus; k++) n += this.api.m._sl_api_slub_events_dropped(this.w, k);
-    return n;
-  }
-  snapshot() {
-    return this.api.snapshot(this.w);
-  }
-  validate() {
-    return this.api.validate(this.w);
-  }
-  destroy() {
-    this.api.destroyWorld(this.w);
   }
 }
 
@@ -319,7 +307,7 @@ export function startFreeRun(api: SlubApi, raw: unknown, threads: boolean): Free
       return Object.fromEntries(FREERUN_COUNTERS.map((n, i) => [n, (now[i] ?? 0) - (before[cpu]?.[i] ?? 0)]));
     },
     drain: (limit) => api.drain(w, p.cpus, limit),
-    dropped: (cpu) => m._sl_api_slub_events_dropped(w, cpu),
+    dropped: (cpu) => api.eventsDropped(w, cpu),
     snapshot: () => (threads ? api.freeRunSnapshot(w) : api.snapshot(w)),
     stop: () => {
       if (threads) m._sl_api_freerun_stop(w);
