@@ -79,4 +79,21 @@ describe('feeding a file to a file session', () => {
     sent[1]!.fail(new Error('session 1 is not open'));
     await expect(fed).rejects.toThrow('session 1 is not open');
   });
+
+  it('rejects with a failed read, and a failed read ahead that nobody awaits goes unheard', async () => {
+    // A file whose slices from `bad` on cannot be read (vitest fails the run on an unheard rejection).
+    const failing = (size: number, bad: number) =>
+      ({
+        size,
+        slice: (from: number, to: number) => ({
+          arrayBuffer: () => (from >= bad ? Promise.reject(new Error('the file was removed')) : Promise.resolve(new ArrayBuffer(to - from))),
+        }),
+      }) as unknown as Blob;
+    const { bridge, sent } = fakeBridge();
+    const fed = feedFile(bridge, 1, failing(3 * FILE_SLICE_BYTES, 2 * FILE_SLICE_BYTES), () => {}, () => false);
+    await vi.waitFor(() => expect(sent).toHaveLength(2));
+    sent[0]!.answer({ done: true, at: 0 }); // a refusal: the third slice, read ahead and failed, is never awaited
+    expect(await fed).toEqual({ done: true, at: 0 });
+    await expect(feedFile(fakeBridge().bridge, 1, failing(10, 0), () => {}, () => false)).rejects.toThrow('the file was removed');
+  });
 });

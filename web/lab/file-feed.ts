@@ -37,11 +37,14 @@ export async function feedFile<P extends FileProgress>(
   onProgress: (p: P) => void,
   stop: () => boolean,
 ): Promise<P | null> {
-  const read = (offset: number) =>
-    file
+  const read = (offset: number) => {
+    const slice = file
       .slice(offset, Math.min(file.size, offset + FILE_SLICE_BYTES))
       .arrayBuffer()
       .then((bytes) => ({ offset, bytes }));
+    slice.catch(() => {}); // a failed read rejects the await of it; one read ahead and never awaited says nothing
+    return slice;
+  };
   let reading: Promise<{ offset: number; bytes: ArrayBuffer }> | null = read(0);
   const answers: Promise<P>[] = [];
   for (;;) {
