@@ -159,9 +159,8 @@ static void chunk_move(sl_pcpu *pc, sl_pcpu_chunk *c, int oslot, int nslot, unsi
 }
 
 /* list_move to the head when the chunk got freer, list_move_tail when fuller. */
-void sli_pcpu_chunk_relocate(sl_pcpu *pc, sl_pcpu_chunk *c, int oslot)
+void sli_pcpu_chunk_relocate(sl_pcpu *pc, sl_pcpu_chunk *c, int oslot, int nslot)
 {
-    int nslot = pc->ops->chunk_slot(pc, c);
     if (oslot != nslot)
         chunk_move(pc, c, oslot, nslot, oslot < nslot ? SLI_PCPU_MOVE_HEAD : SLI_PCPU_MOVE_TAIL);
 }
@@ -270,7 +269,7 @@ static int chunk_link(sl_pcpu *pc, sl_pcpu_chunk *c, unsigned by)
         return SL_ENOMEM;
     pc->chunks_created++;
     SLI_PCPU_EVENT(pc, c, PCPU_CHUNK_CREATE, .arg0 = pc->nr_chunks, .arg1 = by);
-    sli_pcpu_chunk_relocate(pc, c, -1);
+    sli_pcpu_chunk_relocate(pc, c, -1, pc->ops->chunk_slot(pc, c));
     return SL_OK;
 }
 

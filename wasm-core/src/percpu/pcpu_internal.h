@@ -144,8 +144,15 @@ extern const sli_pcpu_ops sli_pcpu_scanhint_ops;
 sl_pcpu_chunk *sli_pcpu_chunk_lookup(const sl_pcpu *pc, const void *p, unsigned *unit);
 /* pcpu_size_to_slot: by highest bit of the size; a whole unit is the last slot. */
 int sli_pcpu_size_to_slot(const sl_pcpu *pc, int size);
-/* pcpu_chunk_relocate: moves c to the slot its state now calls for (the reserved chunk stays on none). */
-void sli_pcpu_chunk_relocate(sl_pcpu *pc, sl_pcpu_chunk *c, int oslot);
+/*
+ * pcpu_chunk_relocate: moves c from slot oslot to nslot, the slot its state
+ * now calls for (the reserved chunk stays on none).  The allocator's own
+ * code passes nslot from its chunk_slot called directly, as the kernel's
+ * pcpu_chunk_relocate calls its one pcpu_chunk_slot (through the ops table
+ * it is an indirect call on every alloc and free, which WebAssembly pays
+ * for).
+ */
+void sli_pcpu_chunk_relocate(sl_pcpu *pc, sl_pcpu_chunk *c, int oslot, int nslot);
 /* pcpu_update_empty_pages: adds nr to the chunk's count, and to the global one unless c is the reserved chunk. */
 void sli_pcpu_update_empty_pages(sl_pcpu *pc, sl_pcpu_chunk *c, int nr);
 /*
