@@ -722,9 +722,12 @@ static size_t build_detached_freelist(sli_act *a, size_t size, void **p, detache
     void *freelist = df->tail = object;
     uint32_t cnt = 1;
     size_t same = size;
+    /* sli_slab_lookup with the zone in a local: a free-pointer store could alias a->s->zone. */
+    const sl_page_zone *zone = a->s->zone;
     while (size) {
         object = p[--size];
-        if (object && sli_slab_lookup(a->s, object) == slab) {
+        sl_page *pg = object ? sl_page_from_addr(zone, object) : NULL;
+        if (pg && SL_PAGE_PRIV(pg, sli_slub_slab) == slab) {
             if (group_link(a, slab, freelist, object, first_err, checks)) {
                 freelist = object;
                 cnt++;
