@@ -102,7 +102,7 @@ static int sh_chunk_slot(const sl_pcpu *pc, const sl_pcpu_chunk *c)
 static bool region_overlap(int a, int b, int x, int y) { return a < y && x < b; }
 
 /* pcpu_block_update with scan hint upkeep; [start, end) is a whole free run. */
-static void block_update(sli_pcpu_block_md *block, int start, int end)
+SL_INLINE void block_update(sli_pcpu_block_md *block, int start, int end)
 {
     int contig = end - start;
 
