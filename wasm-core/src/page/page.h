@@ -107,7 +107,23 @@ sl_page *sl_page_alloc(sl_page_zone *z, unsigned order, unsigned cpu);
  */
 int sl_page_free(sl_page_zone *z, sl_page *head, unsigned cpu);
 
-SL_INLINE uint32_t sl_page_pfn(const sl_page_zone *z, const sl_page *pg) { return (uint32_t)(pg - z->pages); }
+/*
+ * pg - z->pages, computed as the exact division it is (as gcc compiles the
+ * subtraction): the byte distance shifted right by sizeof(sl_page)'s power
+ * of two, times the inverse of its odd factor modulo 2^32 (four Newton
+ * steps from the factor itself, folded at compile time).  clang leaves the
+ * subtraction an i32.div_s on wasm32, which V8 compiles to a multiply-high
+ * sequence: one on every free's object check (its slab's base address).
+ */
+#define SLI_PAGE_TZ ((uint32_t)__builtin_ctz(sizeof(sl_page)))
+#define SLI_PAGE_ODD ((uint32_t)(sizeof(sl_page) >> SLI_PAGE_TZ))
+#define SLI_PAGE_NEWTON(x) ((x) * (2u - SLI_PAGE_ODD * (x)))
+#define SLI_PAGE_ODD_INVERSE SLI_PAGE_NEWTON(SLI_PAGE_NEWTON(SLI_PAGE_NEWTON(SLI_PAGE_NEWTON(SLI_PAGE_ODD))))
+_Static_assert(SLI_PAGE_ODD * SLI_PAGE_ODD_INVERSE == 1u, "the inverse of sizeof(sl_page)'s odd factor");
+SL_INLINE uint32_t sl_page_pfn(const sl_page_zone *z, const sl_page *pg)
+{
+    return (uint32_t)(((uintptr_t)pg - (uintptr_t)z->pages) >> SLI_PAGE_TZ) * SLI_PAGE_ODD_INVERSE;
+}
 /* The page with this pfn, or NULL past the arena. */
 SL_INLINE sl_page *sl_page_from_pfn(const sl_page_zone *z, uint32_t pfn)
 {

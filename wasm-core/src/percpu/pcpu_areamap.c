@@ -202,13 +202,13 @@ static int am_alloc_area(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align, int
 
         SLI_PCPU_TALLY(pc, blocks, i + 1 - scanned_from);
         sli_pcpu_update_empty_pages(pc, c, -count_occupied_pages(c, i));
-        sli_pcpu_chunk_relocate(pc, c, oslot);
+        sli_pcpu_chunk_relocate(pc, c, oslot, am_chunk_slot(pc, c));
         return off;
     }
 
     SLI_PCPU_TALLY(pc, blocks, c->map_used - scanned_from);
     c->contig_hint = max_contig; /* fully scanned */
-    sli_pcpu_chunk_relocate(pc, c, oslot);
+    sli_pcpu_chunk_relocate(pc, c, oslot, am_chunk_slot(pc, c));
     return -1;
 }
 
@@ -260,7 +260,7 @@ static int am_free_area(sl_pcpu *pc, sl_pcpu_chunk *c, int freeme)
     }
 
     c->contig_hint = sli_max(c->map[i + 1] - c->map[i] - 1, c->contig_hint);
-    sli_pcpu_chunk_relocate(pc, c, oslot);
+    sli_pcpu_chunk_relocate(pc, c, oslot, am_chunk_slot(pc, c));
     return freed;
 }
 

@@ -382,7 +382,7 @@ static int bm_alloc_area(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align, int
         c->first_bit = sli_find_next_zero_bit(c->alloc_map, sli_pcpu_map_bits(c), bit_off + alloc_bits);
 
     block_update_hint_alloc(pc, c, bit_off, alloc_bits);
-    sli_pcpu_chunk_relocate(pc, c, oslot);
+    sli_pcpu_chunk_relocate(pc, c, oslot, bm_chunk_slot(pc, c));
     return bit_off * SL_PCPU_MIN_ALLOC_SIZE;
 }
 
@@ -416,7 +416,7 @@ static int bm_free_area(sl_pcpu *pc, sl_pcpu_chunk *c, int off)
     c->free_bytes += bits * SL_PCPU_MIN_ALLOC_SIZE;
     c->first_bit = sli_min(c->first_bit, bit_off);
     block_update_hint_free(pc, c, bit_off, bits);
-    sli_pcpu_chunk_relocate(pc, c, oslot);
+    sli_pcpu_chunk_relocate(pc, c, oslot, bm_chunk_slot(pc, c));
     return bits * SL_PCPU_MIN_ALLOC_SIZE;
 }
 

@@ -51,30 +51,6 @@ int sli_find_last_bit(const uint64_t *map, int size)
     }
 }
 
-void sli_bitmap_set(uint64_t *map, int start, int n)
-{
-    while (n > 0 && (start & 63)) {
-        sli_set_bit(map, start++);
-        n--;
-    }
-    for (; n >= 64; n -= 64, start += 64)
-        map[start >> 6] = ~0ull;
-    while (n-- > 0)
-        sli_set_bit(map, start++);
-}
-
-void sli_bitmap_clear(uint64_t *map, int start, int n)
-{
-    while (n > 0 && (start & 63)) {
-        sli_clear_bit(map, start++);
-        n--;
-    }
-    for (; n >= 64; n -= 64, start += 64)
-        map[start >> 6] = 0;
-    while (n-- > 0)
-        sli_clear_bit(map, start++);
-}
-
 int sli_bitmap_weight(const uint64_t *map, int size)
 {
     int n = 0, w;

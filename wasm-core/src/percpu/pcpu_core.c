@@ -159,9 +159,8 @@ static void chunk_move(sl_pcpu *pc, sl_pcpu_chunk *c, int oslot, int nslot, unsi
 }
 
 /* list_move to the head when the chunk got freer, list_move_tail when fuller. */
-void sli_pcpu_chunk_relocate(sl_pcpu *pc, sl_pcpu_chunk *c, int oslot)
+void sli_pcpu_chunk_relocate(sl_pcpu *pc, sl_pcpu_chunk *c, int oslot, int nslot)
 {
-    int nslot = pc->ops->chunk_slot(pc, c);
     if (oslot != nslot)
         chunk_move(pc, c, oslot, nslot, oslot < nslot ? SLI_PCPU_MOVE_HEAD : SLI_PCPU_MOVE_TAIL);
 }
@@ -270,7 +269,7 @@ static int chunk_link(sl_pcpu *pc, sl_pcpu_chunk *c, unsigned by)
         return SL_ENOMEM;
     pc->chunks_created++;
     SLI_PCPU_EVENT(pc, c, PCPU_CHUNK_CREATE, .arg0 = pc->nr_chunks, .arg1 = by);
-    sli_pcpu_chunk_relocate(pc, c, -1);
+    sli_pcpu_chunk_relocate(pc, c, -1, pc->ops->chunk_slot(pc, c));
     return SL_OK;
 }
 
@@ -306,37 +305,6 @@ static void chunk_unlink(sl_pcpu *pc, sl_pcpu_chunk *c)
     pc->nr_populated -= c->nr_populated;
     sli_pcpu_update_empty_pages(pc, c, -c->nr_populated);
     SLI_PCPU_EVENT(pc, c, PCPU_CHUNK_DESTROY, .arg0 = (uint32_t)c->nr_populated);
-}
-
-static bool in_region(const sl_pcpu *pc, const sl_pcpu_chunk *c, const char *p, unsigned *unit)
-{
-    size_t d = (size_t)(p - c->base);
-    if (p < c->base || d >= (size_t)pc->unit_size * pc->cfg.nr_units)
-        return false;
-    *unit = (unsigned)(d / (size_t)pc->unit_size);
-    return !sli_pcpu_hidden(pc, c, (int)(d % (size_t)pc->unit_size));
-}
-
-/*
- * pcpu_chunk_addr_search with pcpu_addr_in_chunk: the reserved chunk's
- * region first, then the chunk whose units hold p.  An address outside the
- * first chunk's region (its static variables, the unit's tail) is in no
- * chunk.
- */
-sl_pcpu_chunk *sli_pcpu_chunk_lookup(const sl_pcpu *pc, const void *vp, unsigned *unit)
-{
-    const char *p = vp;
-    if (pc->reserved_chunk && in_region(pc, pc->reserved_chunk, p, unit))
-        return pc->reserved_chunk;
-    unsigned lo = 0, hi = pc->nr_chunks;
-    while (lo < hi) {
-        unsigned mid = (lo + hi) / 2;
-        if (pc->chunks[mid]->base <= p)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo && in_region(pc, pc->chunks[lo - 1], p, unit) ? pc->chunks[lo - 1] : NULL;
 }
 
 /* The chunk with this id, or NULL; under lock. */

@@ -140,12 +140,17 @@ extern const sli_pcpu_ops sli_pcpu_areamap_ops;
 extern const sli_pcpu_ops sli_pcpu_bitmap_ops;
 extern const sli_pcpu_ops sli_pcpu_scanhint_ops;
 
-/* pcpu_chunk_addr_search: the chunk whose units contain p and the unit, or NULL; under lock. */
-sl_pcpu_chunk *sli_pcpu_chunk_lookup(const sl_pcpu *pc, const void *p, unsigned *unit);
 /* pcpu_size_to_slot: by highest bit of the size; a whole unit is the last slot. */
 int sli_pcpu_size_to_slot(const sl_pcpu *pc, int size);
-/* pcpu_chunk_relocate: moves c to the slot its state now calls for (the reserved chunk stays on none). */
-void sli_pcpu_chunk_relocate(sl_pcpu *pc, sl_pcpu_chunk *c, int oslot);
+/*
+ * pcpu_chunk_relocate: moves c from slot oslot to nslot, the slot its state
+ * now calls for (the reserved chunk stays on none).  The allocator's own
+ * code passes nslot from its chunk_slot called directly, as the kernel's
+ * pcpu_chunk_relocate calls its one pcpu_chunk_slot (through the ops table
+ * it is an indirect call on every alloc and free, which WebAssembly pays
+ * for).
+ */
+void sli_pcpu_chunk_relocate(sl_pcpu *pc, sl_pcpu_chunk *c, int oslot, int nslot);
 /* pcpu_update_empty_pages: adds nr to the chunk's count, and to the global one unless c is the reserved chunk. */
 void sli_pcpu_update_empty_pages(sl_pcpu *pc, sl_pcpu_chunk *c, int nr);
 /*
@@ -226,6 +231,39 @@ SL_INLINE bool sli_pcpu_hidden(const sl_pcpu *pc, const sl_pcpu_chunk *c, int of
     return off < c->start_offset || off >= pc->unit_size - c->end_offset;
 }
 
+/* pcpu_addr_in_chunk: p lies in c's units, in its region; *unit gets the unit. */
+SL_INLINE bool sli_pcpu_in_region(const sl_pcpu *pc, const sl_pcpu_chunk *c, const char *p, unsigned *unit)
+{
+    size_t d = (size_t)(p - c->base);
+    if (p < c->base || d >= (size_t)pc->unit_size * pc->cfg.nr_units)
+        return false;
+    *unit = (unsigned)(d / (size_t)pc->unit_size);
+    return !sli_pcpu_hidden(pc, c, (int)(d % (size_t)pc->unit_size));
+}
+
+/*
+ * pcpu_chunk_addr_search with pcpu_addr_in_chunk: the chunk whose units
+ * contain p and the unit, or NULL; under lock.  The reserved chunk's region
+ * first, then the chunk whose units hold p.  An address outside the first
+ * chunk's region (its static variables, the unit's tail) is in no chunk.
+ * Inline: it is on every free (a call there is a V8 frame in WebAssembly).
+ */
+SL_INLINE sl_pcpu_chunk *sli_pcpu_chunk_lookup(const sl_pcpu *pc, const void *vp, unsigned *unit)
+{
+    const char *p = vp;
+    if (pc->reserved_chunk && sli_pcpu_in_region(pc, pc->reserved_chunk, p, unit))
+        return pc->reserved_chunk;
+    unsigned lo = 0, hi = pc->nr_chunks;
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+        if (pc->chunks[mid]->base <= p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo && sli_pcpu_in_region(pc, pc->chunks[lo - 1], p, unit) ? pc->chunks[lo - 1] : NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* Bitmaps of 64-bit words, bit i in word i / 64 (lib/bitmap.c, lib/find_bit.c). */
 
@@ -239,8 +277,32 @@ int sli_find_next_bit(const uint64_t *map, int size, int start);
 int sli_find_next_zero_bit(const uint64_t *map, int size, int start);
 /* Last set bit in [0, size), or size when there is none. */
 int sli_find_last_bit(const uint64_t *map, int size);
-void sli_bitmap_set(uint64_t *map, int start, int n);
-void sli_bitmap_clear(uint64_t *map, int start, int n);
+/*
+ * __bitmap_set / __bitmap_clear: bits [start, start + n) set (cleared) a
+ * word at a time, the first and last words through masks.  Inline: every
+ * percpu alloc and free marks a few bits, and a call there costs more than
+ * the marking (a V8 frame in WebAssembly).
+ */
+SL_INLINE uint64_t sli_first_word_mask(int start) { return ~0ull << (start & 63); }
+SL_INLINE uint64_t sli_last_word_mask(int end) { return ~0ull >> (-end & 63); }
+SL_INLINE void sli_bitmap_set(uint64_t *map, int start, int n)
+{
+    uint64_t *p = map + (start >> 6), mask = sli_first_word_mask(start);
+    int end = start + n, bits = 64 - (start & 63);
+    for (; n >= bits; n -= bits, bits = 64, mask = ~0ull)
+        *p++ |= mask;
+    if (n > 0)
+        *p |= mask & sli_last_word_mask(end);
+}
+SL_INLINE void sli_bitmap_clear(uint64_t *map, int start, int n)
+{
+    uint64_t *p = map + (start >> 6), mask = sli_first_word_mask(start);
+    int end = start + n, bits = 64 - (start & 63);
+    for (; n >= bits; n -= bits, bits = 64, mask = ~0ull)
+        *p++ &= ~mask;
+    if (n > 0)
+        *p &= ~(mask & sli_last_word_mask(end));
+}
 /* Set bits in [0, size). */
 int sli_bitmap_weight(const uint64_t *map, int size);
 /*

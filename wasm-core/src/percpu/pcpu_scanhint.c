@@ -102,7 +102,7 @@ static int sh_chunk_slot(const sl_pcpu *pc, const sl_pcpu_chunk *c)
 static bool region_overlap(int a, int b, int x, int y) { return a < y && x < b; }
 
 /* pcpu_block_update with scan hint upkeep; [start, end) is a whole free run. */
-static void block_update(sli_pcpu_block_md *block, int start, int end)
+SL_INLINE void block_update(sli_pcpu_block_md *block, int start, int end)
 {
     int contig = end - start;
 
@@ -398,7 +398,7 @@ static int sh_alloc_area(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align, int
         chunk_md->first_free = sli_find_next_zero_bit(c->alloc_map, sli_pcpu_map_bits(c), bit_off + alloc_bits);
 
     block_update_hint_alloc(pc, c, bit_off, alloc_bits);
-    sli_pcpu_chunk_relocate(pc, c, oslot);
+    sli_pcpu_chunk_relocate(pc, c, oslot, sh_chunk_slot(pc, c));
     return bit_off * SL_PCPU_MIN_ALLOC_SIZE;
 }
 
@@ -416,7 +416,7 @@ static int sh_free_area(sl_pcpu *pc, sl_pcpu_chunk *c, int off)
     c->free_bytes += bits * SL_PCPU_MIN_ALLOC_SIZE;
     c->chunk_md.first_free = sli_min(c->chunk_md.first_free, bit_off);
     block_update_hint_free(pc, c, bit_off, bits);
-    sli_pcpu_chunk_relocate(pc, c, oslot);
+    sli_pcpu_chunk_relocate(pc, c, oslot, sh_chunk_slot(pc, c));
     return bits * SL_PCPU_MIN_ALLOC_SIZE;
 }
 

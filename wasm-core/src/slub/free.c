@@ -657,42 +657,45 @@ typedef struct detached_freelist {
 } detached_freelist;
 
 /*
- * Starts a detached freelist with `object` after its checks (without
- * `checks`, the lookup only); false when it fails them (its error goes to
- * *first_err).
+ * Starts a detached freelist with `object` (its tail) after its checks
+ * (without `checks`, the lookup only): returns its slab, or NULL when it
+ * fails them (its error goes to *first_err).
  */
-static bool group_start(sli_act *a, detached_freelist *df, void *object, int *first_err, bool checks)
+static sli_slub_slab *group_start(sli_act *a, void *object, int *first_err, bool checks)
 {
     int err = SL_OK;
-    df->slab = checks ? sli_slub_free_check(a, object, &err) : sli_slab_of(a->s, object);
-    if (!df->slab) {
+    sli_slub_slab *slab = checks ? sli_slub_free_check(a, object, &err) : sli_slab_of(a->s, object);
+    if (!slab) {
         if (!*first_err)
             *first_err = checks ? err : SL_EFOREIGN;
-        return false;
+        return NULL;
     }
-    df->tail = df->freelist = object;
-    df->cnt = 1;
     sli_set_fp(a->s, object, NULL);
-    return true;
+    return slab;
 }
 
 /*
- * Links `object`, an object of df's slab, onto the group after its checks;
- * one that fails them, or (FREELIST_HARDENED) is the group's head already,
- * is left out (its error goes to *first_err).
+ * Links `object`, an object of the group's slab, in front of the group's
+ * head `freelist` after its checks; true if it did (the object is the new
+ * head).  One that fails them, or (FREELIST_HARDENED) is the head already,
+ * is left out (its error goes to *first_err).  The scans keep the group in
+ * locals and fill the caller's detached_freelist when it is done: a
+ * free-pointer store could alias that, so every object would reload and
+ * store its head and count (detached bulk 158, WebAssembly: 7.5 -> 6.8 ns
+ * per object; natively 5.1 -> 4.7 ns).
  */
-SL_INLINE void group_add(sli_act *a, detached_freelist *df, void *object, int *first_err, bool checks)
+SL_INLINE bool group_link(sli_act *a, sli_slub_slab *slab, void *freelist, void *object, int *first_err, bool checks)
 {
-    int err = checks ? sli_slub_free_checks(a, df->slab, object) : SL_OK;
-    if (err == SL_OK && sli_fp_self_link(a, SLI_LINK_DETACHED, df->slab, object, df->freelist))
+    int err = checks ? sli_slub_free_checks(a, slab, object) : SL_OK;
+    if (err == SL_OK && sli_fp_self_link(a, SLI_LINK_DETACHED, slab, object, freelist))
         err = SL_EDOUBLEFREE;
     if (err == SL_OK) {
-        sli_set_fp(a->s, object, df->freelist);
-        df->freelist = object;
-        df->cnt++;
-    } else if (!*first_err) {
-        *first_err = err;
+        sli_set_fp(a->s, object, freelist);
+        return true;
     }
+    if (!*first_err)
+        *first_err = err;
+    return false;
 }
 
 /*
@@ -713,13 +716,22 @@ static size_t build_detached_freelist(sli_act *a, size_t size, void **p, detache
 {
     int lookahead = 3;
     void *object = p[--size];
-    if (!group_start(a, df, object, first_err, checks))
+    sli_slub_slab *slab = df->slab = group_start(a, object, first_err, checks);
+    if (!slab)
         return size;
+    void *freelist = df->tail = object;
+    uint32_t cnt = 1;
     size_t same = size;
+    /* sli_slab_lookup with the zone in a local: a free-pointer store could alias a->s->zone. */
+    const sl_page_zone *zone = a->s->zone;
     while (size) {
         object = p[--size];
-        if (object && sli_slab_lookup(a->s, object) == df->slab) {
-            group_add(a, df, object, first_err, checks);
+        sl_page *pg = object ? sl_page_from_addr(zone, object) : NULL;
+        if (pg && SL_PAGE_PRIV(pg, sli_slub_slab) == slab) {
+            if (group_link(a, slab, freelist, object, first_err, checks)) {
+                freelist = object;
+                cnt++;
+            }
             same--;
             if (size != same) {
                 void *t = p[size];
@@ -731,6 +743,8 @@ static size_t build_detached_freelist(sli_act *a, size_t size, void **p, detache
         if (!--lookahead)
             break;
     }
+    df->freelist = freelist;
+    df->cnt = cnt;
     return same;
 }
 
@@ -771,14 +785,20 @@ static size_t build_detached_freelist_nulls(sli_act *a, size_t size, void **p, d
     if (!object)
         return 0;
     p[size] = NULL; /* mark object processed */
-    if (!group_start(a, df, object, first_err, true))
+    sli_slub_slab *slab = df->slab = group_start(a, object, first_err, true);
+    if (!slab)
         return size;
+    void *freelist = df->tail = object;
+    uint32_t cnt = 1;
     while (size) {
         object = p[--size];
         if (!object)
             continue; /* skip processed objects */
-        if (sli_slab_lookup(a->s, object) == df->slab) {
-            group_add(a, df, object, first_err, true);
+        if (sli_slab_lookup(a->s, object) == slab) {
+            if (group_link(a, slab, freelist, object, first_err, true)) {
+                freelist = object;
+                cnt++;
+            }
             p[size] = NULL;
             continue;
         }
@@ -787,6 +807,8 @@ static size_t build_detached_freelist_nulls(sli_act *a, size_t size, void **p, d
         if (!first_skipped_index)
             first_skipped_index = size + 1;
     }
+    df->freelist = freelist;
+    df->cnt = cnt;
     return first_skipped_index;
 }
 
