@@ -94,7 +94,8 @@ int main(int argc, char **argv)
     }
     for (unsigned i = 0; i < ncommands; i++) {
         if (!strcmp(argv[1], commands[i]->name)) {
-            for (int a = 2; a < argc; a++) {
+            /* Only the arguments before "--" are the tool's: `capture -- ls -h /` passes -h to ls. */
+            for (int a = 2; a < argc && strcmp(argv[a], "--"); a++) {
                 if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
                     printf("usage: %s\n", commands[i]->usage);
                     return 0;
