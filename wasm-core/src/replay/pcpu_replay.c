@@ -33,7 +33,10 @@
  * The unit size is the capture's (percpu_stats, or slabcap.meta), else
  * SL_REPLAY_DEFAULT_PCPU_UNIT; an area past it is a model error naming
  * --pcpu-unit-size.  Units: the machine's possible CPUs, at most
- * SL_PCPU_MAX_UNITS.
+ * SL_PCPU_MAX_UNITS.  Chunks: at most SLI_MAX_CHUNKS are modelled (a
+ * hostile trace naming a new base_addr on every line would otherwise cost
+ * a chunk's bitmaps per line); further ones are counted and reported once.
+ * Every base_addr and ptr is a key, 0 included (replay.c's maps).
  */
 #include "replay_internal.h"
 
@@ -82,6 +85,15 @@ static uint32_t chunk_for(sl_replay *r, uint64_t base, bool created)
     uint32_t *idx = sli_map_get(&r->chunk_by_base, base);
     if (idx)
         return *idx;
+    if (r->nchunks >= SLI_MAX_CHUNKS) {
+        if (!r->chunks_capped)
+            for (unsigned k = 0; k < r->nkernels; k++)
+                sli_model_error(r, k, "percpu: more than %d chunks (base_addr %016llx is one more): the events of "
+                                      "further chunks are counted, not modelled",
+                                SLI_MAX_CHUNKS, (unsigned long long)base);
+        r->chunks_capped = true;
+        return UINT32_MAX;
+    }
     if (!sli_grow(&r->chunks, &r->chunks_cap, r->nchunks, sizeof *r->chunks, 16))
         return UINT32_MAX;
     bool existed;
@@ -144,7 +156,8 @@ static void pcpu_alloc(sl_replay *r, const sli_event *ev)
     r->pcpu_allocs++;
     uint32_t ci = chunk_for(r, ev->base, false);
     if (ci == UINT32_MAX) {
-        sli_model_error(r, 0, "percpu: no memory for the chunk table");
+        if (!r->chunks_capped)
+            sli_model_error(r, 0, "percpu: no memory for the chunk table");
         return;
     }
     bool existed;
