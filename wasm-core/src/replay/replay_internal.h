@@ -264,6 +264,9 @@ uint64_t sli_hash_str(const char *s, size_t n);
  * hundreds of chunks.  Events of further chunks are counted, not modelled.
  */
 #define SLI_MAX_CHUNKS 1024
+/* ...and at most this many bytes of units in all: a chunk's bitmaps are about 1/64 of its unit (128 MiB units:
+   1.9 MiB a chunk), so the models' percpu memory stays near 256 MiB whatever the capture's unit size. */
+#define SLI_PCPU_CHUNK_BUDGET ((uint64_t)16 << 30)
 #define SLI_MAX_OTHER_NAMES 64
 
 /* A lifetime histogram: log-linear buckets of nanoseconds. */
