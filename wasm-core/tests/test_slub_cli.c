@@ -151,7 +151,8 @@ static void test_stats_kernel_versions(void)
     SL_CHECK_EQ(run("stats --kernel 4.4 --workload bulk --ops 5000", out, sizeof out), 0);
     SL_CHECK(counter(out, "cpu_partial_free") >= 0);
     SL_CHECK_EQ(run("stats --kernel 3.0", out, sizeof out), 2);
-    SL_CHECK_EQ(run("stats --kernel 7.0 --variant rt", out, sizeof out), 1); /* 7.0 has no CPU-slab variants */
+    SL_CHECK_EQ(run("stats --kernel 7.0 --variant plain", out, sizeof out), 1); /* 7.0 has no CPU-slab variants */
+    SL_CHECK_EQ(run("stats --kernel 7.0 --variant rt --ops 2000", out, sizeof out), 0); /* but PREEMPT_RT kernels */
 }
 
 /* --kernel: 6.18's rules add sheaf_capacity, 4.18's reproduce a 4.18 kernel's /proc/slabinfo. */
