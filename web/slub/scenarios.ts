@@ -55,15 +55,18 @@ export function misfit(s: Scenario, version: KernelVersion): string | null {
 }
 
 /**
- * The story to show for `s` on `versions`: `s` itself when it tells one of them, else its
- * counterpart (`instead`) when that one does, else the first story that tells the first version.
+ * The story to show for `s` on `versions`: `s` itself when it tells one of them, else the first of
+ * its counterparts (`instead`, followed) that does, else the first story that tells the first version.
  * Never a story that fits none of them: a kernel chosen where the story does not apply lands on one that does.
  */
 export function storyFor(s: Scenario, versions: readonly KernelVersion[], all: readonly Scenario[]): Scenario {
   const fits = (c: Scenario) => versions.some((v) => misfit(c, v) === null);
-  if (fits(s)) return s;
-  const instead = all.find((c) => c.id === s.instead);
-  if (instead && fits(instead)) return instead;
+  // Follow the counterparts ("see ...") until one fits: refill-partial -> sheaf-refill -> slow-path.
+  const seen = new Set<string>();
+  for (let c: Scenario | undefined = s; c && !seen.has(c.id); c = all.find((x) => x.id === c?.instead)) {
+    if (fits(c)) return c;
+    seen.add(c.id);
+  }
   const first = versions[0];
   return all.find((c) => first !== undefined && misfit(c, first) === null) ?? s;
 }
@@ -407,16 +410,17 @@ const refillPartial: Scenario = {
   build({ objects }) {
     const b = new StoryBuilder();
     const all = b.op({ kind: 'allocBulk', cpu: 0, count: 2 * objects }, `Set-up, in both kernels: CPU 0 bulk-allocates ${2 * objects} objects, two slabs' worth (A and B, full and on no list).`);
-    const refs = [0, 1, 2, objects, objects + 1, objects + 2].map((k) => sym(all, k));
-    b.op({ kind: 'freeBulk', cpu: 0, refs }, 'It frees 3 objects of A and 3 of B in bulk: they land in CPU 0\'s sheaves (4 fill main, a new sheaf takes the rest).');
-    b.op({ kind: 'flush', cpu: 0 }, 'Flushing CPU 0 sends them to their slabs: A and B were full, so each joins the node partial list at its tail (free_add_partial counts 2), A first, each with 3 free objects.');
+    b.op({ kind: 'freeBulk', cpu: 0, refs: [0, 1, 2, objects].map((k) => sym(all, k)) }, 'It frees 3 objects of A and 1 of B in bulk: they fill CPU 0\'s main sheaf (4 of 4).');
+    b.op({ kind: 'free', cpu: 0, refs: [sym(all, objects + 1)] }, 'Another of B: main is full, so it becomes the spare and a new empty sheaf becomes main.');
+    b.op({ kind: 'free', cpu: 0, refs: [sym(all, objects + 2)] }, 'A third of B, onto main.');
+    b.op({ kind: 'flush', cpu: 0 }, 'Flushing CPU 0 sends the 6 objects to their slabs: A and B were full, so each joins the node partial list at its tail (free_add_partial counts 2), each with 3 free objects.');
     b.op(
       { kind: 'alloc', cpu: 0 },
-      'CPU 0 allocates with empty sheaves and an empty barn: a new sheaf is refilled with 4 objects from slabs (sheaf_refill 4). Both kernels take A and B off the list under list_lock (3 + 3 free objects: enough for 4) and empty their freelists with one cmpxchg each; A gives 3, B gives 1 and 2 are left over. ' +
-        'Linux 7.0 gives B\'s surplus back with __slab_free: B looks full, so it goes to the list\'s tail under list_lock again and free_add_partial counts a 3rd time. ' +
-        'Linux 7.3 (as 7.2, "mm, slab: add an optimistic __slab_try_return_freelist()") puts the surplus back with one cmpxchg that assumes B is still full (under list_lock since 7.3-rc), keeps B with the slabs not needed and splices them back to the list\'s tail: no counter moves. Either way the list ends with B, holding 2 free objects.',
+      'CPU 0 allocates with empty sheaves and an empty barn: a new sheaf is refilled with 4 objects from slabs (sheaf_refill 4). Both kernels take the two partial slabs off the list under list_lock (3 + 3 free objects: enough for 4) and empty their freelists with one cmpxchg each; the first gives 3, the second 1, and 2 are left over. ' +
+        'Linux 7.0 gives that surplus back with __slab_free: its slab looks full, so it goes to the list\'s tail under list_lock again and free_add_partial counts a 3rd time. ' +
+        'Linux 7.3 (as 7.2, "mm, slab: add an optimistic __slab_try_return_freelist()") puts it back with one cmpxchg that assumes the slab is still full (under list_lock since 7.3-rc), keeps the slab with those not needed and splices them back to the list\'s tail: no counter moves. Either way one slab stays on the list, holding the 2 objects.',
     );
-    b.op({ kind: 'alloc', cpu: 0 }, 'A sheaf hit in both: the three objects left in main came from A and B.');
+    b.op({ kind: 'alloc', cpu: 0 }, 'A sheaf hit in both: the three objects left in main came from the two slabs.');
     return b.story(
       `What changed after 7.0 in __refill_objects_node, side by side (left 7.0, right 7.3). ${SMALL}`,
       'Same objects, same list: 7.3 returns a refill\'s surplus without __slab_free, so free_add_partial stays at 2 where 7.0 counts 3.',
