@@ -96,6 +96,24 @@ static sl_slub_kversion version_of(uint32_t v) { return (sl_slub_kversion){(uint
 static bool version_ok(uint32_t v) { return v == 0 || (v <= 0xffff && sl_slub_kversion_known(version_of(v))); }
 
 /*
+ * The core's one version reader (platform/kversion.h through eras.c), for
+ * the page to agree with: major * 256 + minor, or -1 for text the model
+ * does not take.
+ */
+SL_EXPORT int sl_api_slub_kversion_parse(const char *text)
+{
+    sl_slub_kversion v;
+    return sl_slub_kversion_parse(text, &v, NULL) == SL_OK ? (int)(v.major << 8 | v.minor) : -1;
+}
+
+/* The notice of a version newer than the newest modelled (major * 256 + minor), or NULL.  Not reentrant. */
+SL_EXPORT const char *sl_api_slub_kversion_notice(uint32_t v)
+{
+    static char notice[160];
+    return v <= 0xffff && sl_slub_kversion_notice(version_of(v), notice, sizeof notice) ? notice : NULL;
+}
+
+/*
  * The version and sheaves of a world's cache as VERSION_WORDS u32: kernel
  * version (major * 256 + minor, 0: the default 6.17), sheaf_capacity (6.18:
  * the opt-in; 7.0: a floor), 1 to take sheaf_capacity as it is in 7.0 too

@@ -48,7 +48,7 @@ static int run_geometry(int argc, char **argv);
 SL_CLI_COMMAND(geometry, .name = "geometry",
                .summary = "compute SLUB cache geometry as a Linux version does and compare it with a kernel's",
                .usage = "slablab geometry (--sysfs DIR | --slabinfo FILE) [--cpus N (default: present CPUs)]\n"
-                        "                 [--kernel X.Y (4.3-7.x, default 6.17)] [--min-order N] [--max-order N]\n"
+                        "                 [--kernel X.Y (4.3-7.3; newer: 7.3's rules, with a notice; default 6.17)] [--min-order N] [--max-order N]\n"
                         "                 [--min-objects N] [--format table|json]",
                .run = run_geometry)
 
@@ -57,6 +57,8 @@ static const char *const fields[SL_SLUB_NR_KFIGS] = {"slab_size",   "order",    
 
 static void print_json(const sl_slub_kcache *v, int n, unsigned cpus, const sl_slub_kernel *kern)
 {
+    char notice[160];
+    bool newer = sl_slub_kversion_notice(kern->version, notice, sizeof notice);
     printf("[");
     for (int i = 0; i < n; i++) {
         sl_slub_geometry g;
@@ -64,6 +66,10 @@ static void print_json(const sl_slub_kcache *v, int n, unsigned cpus, const sl_s
         int m = sl_slub_kcache_compare(&v[i], cpus, kern, &g, model);
         printf("%s\n  {\"name\": ", i ? "," : "");
         sl_cli_json_string(stdout, v[i].name);
+        if (newer) { /* never a silent mapping: every element says whose rules it got */
+            printf(", \"notice\": ");
+            sl_cli_json_string(stdout, notice);
+        }
         if (m < 0) {
             printf(", \"model\": null, \"kernel\": null, \"match\": null}");
             continue;
@@ -95,8 +101,11 @@ static void print_table(const sl_slub_kcache *v, int n, unsigned cpus, const sl_
     sl_slub_rules r;
     char ver[16];
     sl_slub_rules_for(kern->version, &r);
+    char notice[160];
     printf("SLUB geometry (Linux %s rules) for %u CPUs, kernel figures from %s\n",
-           sl_slub_kversion_format(r.version, ver, sizeof ver), cpus, source);
+           sl_slub_kversion_format(r.follows, ver, sizeof ver), cpus, source);
+    if (sl_slub_kversion_notice(r.version, notice, sizeof notice))
+        printf("notice: %s\n", notice);
     if (boot->min_order || boot->max_order_set || boot->min_objects) {
         printf("boot parameters: slub_min_order=%u", boot->min_order);
         if (boot->max_order_set)

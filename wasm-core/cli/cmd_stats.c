@@ -42,7 +42,7 @@ SL_CLI_COMMAND(stats, .name = "stats",
                         "         [--min-order N] [--max-order N] [--min-objects N] [--nr-cpus N] [--no-preempt]\n"
                         "         [--min-partial N] [--cpu-partial N] [--shrink] [--zone-mb N (default 64)]\n"
                         "         [--fragment] [--report] [--format table|json]\n"
-                        "         [--kernel X.Y (4.3-7.x, default 6.17)] [--sheaf-capacity N]",
+                        "         [--kernel X.Y (4.3-7.3; newer: 7.3's rules, with a notice; default 6.17)] [--sheaf-capacity N]",
                .run = run_stats)
 
 enum workload { WL_CHURN, WL_REMOTE, WL_BURST, WL_BULK };
@@ -329,9 +329,12 @@ static void print_json(const stats_opts *o, const char *name, sl_slub_cache *s, 
     char ver[8];
     printf("{\n  \"name\": \"%s\", \"workload\": \"%s\", \"ops\": %lu, \"failed\": %lu, \"cpus\": %lu, \"seed\": %lu,\n",
            name, workload_names[o->workload], o->ops, failed, o->cpus, o->seed);
-    printf("  \"kernel\": \"%s\", \"era\": \"%s\", \"sheaf_capacity\": %u,\n",
-           sl_slub_kversion_format(r->version, ver, sizeof ver), sl_slub_era_name(r->era),
-           sl_slub_cache_sheaf_capacity(s));
+    char rules[8], notice[160];
+    printf("  \"kernel\": \"%s\", \"rules\": \"%s\", \"era\": \"%s\", \"sheaf_capacity\": %u,\n",
+           sl_slub_kversion_format(r->version, ver, sizeof ver), sl_slub_kversion_format(r->follows, rules, sizeof rules),
+           sl_slub_era_name(r->era), sl_slub_cache_sheaf_capacity(s));
+    if (sl_slub_kversion_notice(r->version, notice, sizeof notice))
+        printf("  \"notice\": \"%s\",\n", notice);
     printf("  \"variant\": \"%s\", \"bulk_free\": \"%s\", \"tid_step\": %lu,\n", variant_names[o->cfg.fastpath],
            bulk_names[o->cfg.bulk_free], sl_slub_cache_tid_step(s));
     printf("  \"cache\": {\"object_size\": %u, \"slab_size\": %u, \"align\": %u, \"order\": %u, \"objs_per_slab\": %u, "
@@ -514,6 +517,9 @@ static int run_stats(int argc, char **argv)
                "%s bulk free, TID_STEP %lu\n",
                workload_names[o.workload], o.ops, r.failed, o.cpus, o.seed, variant_names[o.cfg.fastpath],
                bulk_names[o.cfg.bulk_free], sl_slub_cache_tid_step(r.s));
+        char notice[160];
+        if (sl_slub_kversion_notice(sl_slub_cache_rules(r.s)->version, notice, sizeof notice))
+            printf("notice: %s\n", notice);
 #if defined(SLABLAB_BENCH)
         printf("note: a benchmark build, which drops alloc_fastpath and free_fastpath as a kernel without "
                "CONFIG_SLUB_STATS drops every counter\n");

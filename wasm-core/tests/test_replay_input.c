@@ -460,7 +460,7 @@ static void test_refusals(void)
     SL_CHECK(strstr(sl_replay_error(r), "after the end"));
     sl_replay_destroy(r);
     /* A bad --kernel string is refused at creation. */
-    sl_replay_config bad = {.kernel = "6.18.1"};
+    sl_replay_config bad = {.kernel = "6.18.x"};
     SL_CHECK_EQ(sl_replay_create(&bad, &r), SL_EINVAL);
     sl_kernel_version v[2];
     char err[200];
@@ -469,7 +469,12 @@ static void test_refusals(void)
     SL_CHECK_EQ(sl_kernel_versions_parse("6.18,5.4,4.4", v, err, sizeof err), SL_EINVAL);
     SL_CHECK(strstr(err, "at most two"));
     SL_CHECK_EQ(sl_kernel_versions_parse("x", v, err, sizeof err), SL_EINVAL);
-    SL_CHECK(strstr(err, "X.Y or X.Y,X.Y"));
+    SL_CHECK(strstr(err, "X.Y, X.Y.Z or X.Y-rcN"));
+    /* The same reader as the SLUB eras': a stable release or an -rc is its X.Y. */
+    SL_CHECK_EQ(sl_kernel_versions_parse("6.18.44,7.3-rc2", v, err, sizeof err), 2);
+    SL_CHECK(v[0].major == 6 && v[0].minor == 18 && v[1].major == 7 && v[1].minor == 3);
+    SL_CHECK(sl_kernel_version_from_release("6.8.0-45-generic", v) && v[0].major == 6 && v[0].minor == 8);
+    SL_CHECK(!sl_kernel_version_from_release("linux-6.8", v));
 }
 
 /* ---- pause and resume -------------------------------------------------- */

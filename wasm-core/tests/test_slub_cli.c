@@ -151,7 +151,15 @@ static void test_stats_kernel_versions(void)
     SL_CHECK_EQ(run("stats --kernel 4.4 --workload bulk --ops 5000", out, sizeof out), 0);
     SL_CHECK(counter(out, "cpu_partial_free") >= 0);
     SL_CHECK_EQ(run("stats --kernel 3.0", out, sizeof out), 2);
-    SL_CHECK_EQ(run("stats --kernel 7.0 --variant rt", out, sizeof out), 1); /* 7.0 has no CPU-slab variants */
+    SL_CHECK_EQ(run("stats --kernel 7.0 --variant plain", out, sizeof out), 1); /* 7.0 has no CPU-slab variants */
+    SL_CHECK_EQ(run("stats --kernel 8.0 --ops 2000", out, sizeof out), 0);
+    SL_CHECK(strstr(out, "notice: Linux 8.0 is newer than the newest kernel the model follows (7.3): it gets 7.3's "
+                         "rules") != NULL);
+    SL_CHECK_EQ(run("stats --kernel 8.0 --ops 2000 --format json", out, sizeof out), 0);
+    SL_CHECK(strstr(out, "\"kernel\": \"8.0\", \"rules\": \"7.3\"") != NULL && strstr(out, "\"notice\": ") != NULL);
+    SL_CHECK_EQ(run("stats --kernel 7.3-rc2 --ops 2000 --format json", out, sizeof out), 0);
+    SL_CHECK(strstr(out, "\"kernel\": \"7.3\", \"rules\": \"7.3\"") != NULL && !strstr(out, "\"notice\""));
+    SL_CHECK_EQ(run("stats --kernel 7.0 --variant rt --ops 2000", out, sizeof out), 0); /* but PREEMPT_RT kernels */
 }
 
 /* --kernel: 6.18's rules add sheaf_capacity, 4.18's reproduce a 4.18 kernel's /proc/slabinfo. */
@@ -174,6 +182,17 @@ static void test_geometry_kernel_versions(void)
     SL_CHECK_EQ(run(args, big, sizeof big), 2);
     snprintf(args, sizeof args, "geometry --sysfs '%s' --kernel six", fixture);
     SL_CHECK_EQ(run(args, big, sizeof big), 2);
+    /* A version newer than the newest modelled: 7.3's rules, said in the table and in every JSON element. */
+    snprintf(args, sizeof args, "geometry --sysfs '%s' --cpus 2 --kernel 7.6", fixture);
+    SL_CHECK_EQ(run(args, big, sizeof big), 0);
+    SL_CHECK(strstr(big, "Linux 7.3 rules") != NULL);
+    SL_CHECK(strstr(big, "notice: Linux 7.6 is newer than the newest kernel the model follows (7.3)") != NULL);
+    snprintf(args, sizeof args, "geometry --sysfs '%s' --cpus 2 --kernel 7.6 --format json", fixture);
+    SL_CHECK_EQ(run(args, big, sizeof big), 0);
+    SL_CHECK(strstr(big, "\"notice\": \"Linux 7.6 is newer") != NULL);
+    snprintf(args, sizeof args, "geometry --sysfs '%s' --cpus 2 --kernel 7.3 --format json", fixture);
+    SL_CHECK_EQ(run(args, big, sizeof big), 0);
+    SL_CHECK(strstr(big, "\"notice\"") == NULL);
 }
 #endif
 

@@ -35,6 +35,8 @@ export interface SandboxOpsProps {
   tuning: TuningNow;
   /** The cache has sheaves (6.18 opted in, 7.0): its operations are offered. */
   sheaves: boolean;
+  /** The kernel has per-CPU slabs (before 7.0): cpu_partial exists and a flush deactivates the CPU slab. */
+  cpuSlab: boolean;
   /** Sheaf slots holding a prefilled sheaf at the current step. */
   filledSlots: ReadonlySet<number>;
   onAppend: (op: ScriptOp) => void;
@@ -127,7 +129,7 @@ export function SandboxOps(p: SandboxOpsProps) {
           Bulk free {p.marked.length} marked ({p.bulkForm})
         </button>
         <button type="button" onClick={() => p.onAppend({ kind: 'flush', cpu })}>
-          Flush CPU {cpu}
+          {p.cpuSlab ? `Flush CPU ${cpu}` : `Flush CPU ${cpu}'s sheaves`}
         </button>
         <button type="button" disabled={!p.canInterrupt} onClick={() => p.onInterrupt('alloc')}>
           Interrupt here: alloc
@@ -145,7 +147,11 @@ export function SandboxOps(p: SandboxOpsProps) {
         <legend>Tuning: the cache's sysfs files, and the page allocator</legend>
         <div className="slub-op-buttons">
           <Tunable name="min_partial" now={p.tuning.minPartial} onSet={(value) => p.onAppend({ kind: 'minPartial', cpu: 0, value })} />
-          <Tunable name="cpu_partial" now={p.tuning.cpuPartial} onSet={(value) => p.onAppend({ kind: 'cpuPartial', cpu: 0, value })} />
+          {p.cpuSlab ? (
+            <Tunable name="cpu_partial" now={p.tuning.cpuPartial} onSet={(value) => p.onAppend({ kind: 'cpuPartial', cpu: 0, value })} />
+          ) : (
+            <span className="lab-hint">cpu_partial: not in 7.x (no CPU partial lists; the file reads 0)</span>
+          )}
           <button type="button" onClick={() => p.onAppend({ kind: 'shrink', cpu: 0 })}>
             Shrink
           </button>
@@ -155,8 +161,9 @@ export function SandboxOps(p: SandboxOpsProps) {
           </label>
         </div>
         <p className="lab-hint">
-          min_partial: empty slabs the node list keeps. cpu_partial (objects): how many a CPU partial list holds; writing it flushes every CPU. Shrink
-          flushes every CPU, discards every empty slab and sorts the node list. When the page allocator runs short (only single pages free), a new slab
+          min_partial: empty slabs the node list keeps.{' '}
+          {p.cpuSlab ? 'cpu_partial (objects): how many a CPU partial list holds; writing it flushes every CPU. ' : ''}Shrink flushes every CPU
+          {p.cpuSlab ? '' : "'s sheaves and the barn"}, discards every empty slab and sorts the node list. When the page allocator runs short (only single pages free), a new slab
           falls back to the cache's lowest order and holds fewer objects (ORDER_FALLBACK).
         </p>
       </fieldset>

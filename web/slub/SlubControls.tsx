@@ -10,8 +10,8 @@ import type { ParamValues } from '../lab/params';
 import { ChoicePicker, range, ScenarioPicker } from '../lab/pickers';
 import { COLORS, SHEAF_STATES, STATE_COLORS, STATE_NAMES } from './render';
 import type { Scenario } from './scenarios';
-import { misfit, scenarioById, SCENARIOS } from './scenarios';
-import { parseKernelVersion } from './slub-api';
+import { misfit, scenarioById, SCENARIOS, storyFor } from './scenarios';
+import { eraOf, parseKernelVersion } from './slub-api';
 import type { KernelStat, StatNames } from './slub-api';
 import { sysfsLine, type SlubSnapshot } from './snapshot';
 import { DEFAULT_KERNEL, SANDBOX, type SLUB_PARAMS } from './view';
@@ -67,12 +67,15 @@ function KernelPicker({ values, update }: { values: Values; update: Update }) {
   );
 }
 
-/** The Linux versions the selector offers, one per era and the seeds' (any X.Y from 4.3 works in the URL). */
+/** The Linux versions the selector offers, one per era, the seeds' and each after 7.0 (any X.Y from 4.3 works in the URL; after 7.3 with a notice). */
 export const KERNEL_CHOICES = [
   { version: '4.4', text: '4.4 (the seeds: frozen CPU partial slabs)' },
   { version: '6.17', text: '6.17 (per-CPU slab, before sheaves)' },
   { version: '6.18', text: '6.18 (opt-in sheaves)' },
   { version: '7.0', text: '7.0 (sheaves, no per-CPU slab)' },
+  { version: '7.1', text: '7.1 (the refill relocks with a trylock)' },
+  { version: '7.2', text: '7.2 (a refill returns its surplus with one cmpxchg)' },
+  { version: '7.3', text: '7.3 (the newest the model follows)' },
 ] as const;
 
 /** The Linux version selector (the step view's and the free run's). */
@@ -95,7 +98,7 @@ export function KernelSelect({ value, onChange, disabled = false }: { value: str
 
 /** The kernel each pane follows, and comparing two side by side; changing it restarts the story (a sandbox's objects would move). */
 function VersionPicker({ values, update }: { values: Values; update: Update }) {
-  const set = (kernel: readonly string[]) => update({ kernel, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) });
+  const set = (kernel: readonly string[]) => update({ kernel, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : storyOn(values.scenario, kernel)) });
   const one = values.kernel[0] ?? DEFAULT_KERNEL;
   const other = one === '7.0' ? DEFAULT_KERNEL : '7.0';
   return (
@@ -108,9 +111,18 @@ function VersionPicker({ values, update }: { values: Values; update: Update }) {
   );
 }
 
-/** A story picked on kernels it does not tell moves to one it does (7.0 for the sheaf stories, 6.17 for the others). */
+/** A kernel chosen where the story does not apply moves to the story that does (its counterpart, or the era's first). */
+function storyOn(id: string, kernel: readonly string[]): Partial<Values> {
+  const sc = scenarioById(id);
+  if (!sc) return {};
+  const shown = storyFor(sc, kernel.map(parseKernelVersion), SCENARIOS);
+  return shown === sc ? {} : { scenario: shown.id };
+}
+
+/** A story picked on kernels it does not tell moves to one it does (7.0 for the sheaf stories, 6.17 for the others); a comparison story shows its kernels. */
 function kernelFor(id: string, kernel: readonly string[]): Partial<Values> {
   const sc = scenarioById(id);
+  if (sc?.kernels) return { kernel: sc.kernels };
   if (!sc || kernel.some((k) => !misfit(sc, parseKernelVersion(k)))) return {};
   return { kernel: [sc.eras.includes('sheaves') ? '7.0' : DEFAULT_KERNEL] };
 }
@@ -149,8 +161,10 @@ export function SlubPickers({ values, update, sideBySide }: { values: Values; up
       ) : (
         <>
           <VersionPicker values={values} update={update} />
-          {/* 7.0 has no CPU-slab fast path to choose. */}
-          {!values.kernel[0]?.startsWith('7.') && (
+          {/* 7.x has no CPU-slab fast path to choose (PREEMPT_RT comes with CONFIG_PREEMPTION's kernel, not this picker). */}
+          {eraOf(parseKernelVersion(values.kernel[0] ?? DEFAULT_KERNEL)) === 'sheaves' ? (
+            <span className="lab-hint">Fast path: 7.x has none to choose (no kmem_cache_cpu: an allocation pops a sheaf)</span>
+          ) : (
           <label>
             Fast path{' '}
             <select value={values.variant[0]} onChange={(e) => update({ variant: [e.target.value as Values['variant'][number]] })}>

@@ -22,13 +22,13 @@ import type { SlubLoadExtra } from './protocol';
 import { refKey, type Overlay } from './render';
 import { SandboxOps, type TuningNow } from './SandboxOps';
 import { comparisonText } from './compare';
-import { misfit, scenarioById } from './scenarios';
-import { parseKernelVersion } from './slub-api';
+import { misfit } from './scenarios';
+import { eraOf, parseKernelVersion } from './slub-api';
 import { detachedGroups, PreemptPoint, scriptToText, walkSlots, type AnyRef, type ObjRef, type Script, type ScriptOp } from './script';
 import { SlubContrast, SlubCounters, SlubLegend, SlubMisfit, SlubPickers } from './SlubControls';
 import { slabIndexOf, stat, type SlubSnapshot } from './snapshot';
 import { dupCount, paneHook, type SlubPaneHook, type SlubTestHook } from './test-hook';
-import { SANDBOX, SLUB_PARAMS, slubStepView } from './view';
+import { SANDBOX, scenarioFor, SLUB_PARAMS, slubStepView } from './view';
 import './slub.css';
 
 /** The chain of the detached freelist a bulk free is building at a BULK_GROUP micro-step, if any. */
@@ -63,7 +63,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
   const setStep = useCallback((step: number) => update({ step }), [update]);
   const lab = useStepLab(slubStepView, core, values, setStep);
   const { cpus } = values;
-  const scenario = scenarioById(values.scenario);
+  const scenario = scenarioFor(values);
   const [selection, setSelection] = useState<ObjRef | null>(null);
   /** The selected sheaf, by its id (sheaves keep it from stop to stop), and its slot (-1: the sheaf itself). */
   const [sheafSel, setSheafSel] = useState<number | null>(null);
@@ -287,6 +287,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
           canInterrupt={canInterrupt}
           tuning={tuning}
           sheaves={snap0?.kernel.hasSheaves ?? false}
+          cpuSlab={!snap0 || eraOf(snap0.kernel) !== 'sheaves'}
           filledSlots={walkSlots(first?.script.ops.slice(0, keep) ?? []).full}
           onAppend={append}
           onBulkFree={(cpu) => {

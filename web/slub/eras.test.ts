@@ -2,7 +2,7 @@
 // tells (to its end, checker clean, Back by replay byte-equal to a fresh
 // world), the sheaf stories' captions against the counters and states they
 // name, the `kernel=` parameter and its panes, and the sheaf ops' text form.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decodeEvents, EventKind } from '../core/events.generated';
 import { parseParams } from '../lab/params';
 import { replaySessions, type Session } from '../lab/session';
@@ -11,21 +11,37 @@ import type { OpNames } from '../lab/describe';
 import { compare, comparisonText } from './compare';
 import { SLUB_EVENT_WORDS } from './describe';
 import type { SlubLoadExtra, WorldConfig } from './protocol';
-import { misfit, SCENARIOS, scenarioConfig, type Scenario } from './scenarios';
+import { misfit, SCENARIOS, scenarioConfig, storyFor, type Scenario } from './scenarios';
 import { parseScript, scriptToText, type AnyRef, type Script } from './script';
-import { eraOf, parseKernelVersion, SlubApi, type KernelVersion, type SlubModule } from './slub-api';
+import { eraOf, kernelNotice, parseKernelVersion, SlubApi, type KernelVersion, type SlubModule } from './slub-api';
 import { decodeSnapshot, ObjState, stat, STAT_NAMES, type SlubSnapshot, type StatName } from './snapshot';
-import { paneKernels, SLUB_PARAMS, slubStepView } from './view';
+import { paneKernels, scenarioFor, SLUB_PARAMS, slubStepView } from './view';
 import { slubSessions } from './worker';
 
 let api: SlubApi;
+let module: SlubModule;
 let open: (world: unknown, script: unknown) => Session;
+/** Sessions a test opened and left open: closed after it, so the core's fixed heap does not fill up. */
+const live = new Set<Session>();
 beforeAll(async () => {
-  api = new SlubApi(await loadNodeCore<SlubModule>());
-  open = replaySessions(slubSessions(api));
+  module = await loadNodeCore<SlubModule>();
+  api = new SlubApi(module);
+  const raw = replaySessions(slubSessions(api));
+  open = (world, script) => {
+    const s = raw(world, script);
+    live.add(s);
+    const dispose = s.dispose.bind(s);
+    s.dispose = () => {
+      if (live.delete(s)) dispose();
+    };
+    return s;
+  };
+});
+afterEach(() => {
+  for (const s of [...live]) s.dispose();
 });
 
-const VERSIONS = ['4.4', '6.17', '6.18', '7.0'].map(parseKernelVersion);
+const VERSIONS = ['4.4', '6.17', '6.18', '7.0', '7.3'].map(parseKernelVersion);
 const name = (v: KernelVersion) => `${v.major}.${v.minor}`;
 
 function loadStory(sc: Scenario, v: KernelVersion, cpus = 2) {
@@ -199,6 +215,49 @@ describe('the sheaf stories say what the counters show', () => {
   });
 });
 
+describe('what changed after 7.0, side by side', () => {
+  const byId = (id: string) => {
+    const sc = SCENARIOS.find((s) => s.id === id);
+    if (!sc) throw new Error(id);
+    return sc;
+  };
+  const delta = (a: SlubSnapshot, b: SlubSnapshot, n: StatName) => stat(b, n) - stat(a, n);
+  it('a refill from partial slabs: 7.0 gives the surplus back with __slab_free (free_add_partial), 7.3 with one cmpxchg under list_lock', () => {
+    const sc = byId('refill-partial');
+    expect(sc.kernels).toEqual(['7.0', '7.3']);
+    const [old, now] = ['7.0', '7.3'].map((k) => loadStory(sc, parseKernelVersion(k)));
+    if (!old || !now) throw new Error('stories');
+    expect(old.story.captions[4]).toMatch(/free_add_partial counts 2/);
+    expect(old.story.captions[5]).toMatch(/sheaf_refill 4.*7\.0.*free_add_partial counts a 3rd time.*7\.3.*no counter moves/);
+    for (const s of [old, now]) {
+      expect(delta(s.after(-1), s.after(3), 'FREE_ADD_PARTIAL')).toBe(0); // the frees stayed in sheaves
+      expect(delta(s.after(3), s.after(4), 'FREE_ADD_PARTIAL')).toBe(2); // both slabs join the list at the flush
+      expect(s.after(4).node.nrPartial).toBe(2);
+      expect(delta(s.after(4), s.after(5), 'SHEAF_REFILL')).toBe(4);
+      expect(s.after(5).node.nrPartial).toBe(1); // one slab, with the 2 surplus objects
+    }
+    expect(delta(old.after(4), old.after(5), 'FREE_ADD_PARTIAL')).toBe(1);
+    expect(delta(now.after(4), now.after(5), 'FREE_ADD_PARTIAL')).toBe(0);
+    // list_lock: get_partial_node_bulk, then __slab_free (7.0) or the splice and the try-return's lock (7.3)
+    expect(delta(old.after(4), old.after(5), 'MODEL_LIST_LOCK')).toBe(2);
+    expect(delta(now.after(4), now.after(5), 'MODEL_LIST_LOCK')).toBe(3);
+    expect(old.story.outro).toMatch(/free_add_partial stays at 2 where 7\.0 counts 3/);
+  });
+
+  it('oversize sheaves: 7.3 counts them in sheaf_alloc and sheaf_free, 7.0 does not', () => {
+    const sc = byId('oversize-counted');
+    const [old, now] = ['7.0', '7.3'].map((k) => loadStory(sc, parseKernelVersion(k)));
+    if (!old || !now) throw new Error('stories');
+    expect(sc.build({ cpus: 2, objects: 8 }).captions[1]).toMatch(/sheaf_prefill_oversize.*7\.0.*without a counter.*7\.3.*sheaf_alloc/);
+    for (const s of [old, now]) expect(delta(s.after(0), s.after(1), 'SHEAF_PREFILL_OVERSIZE')).toBe(1);
+    expect(delta(old.after(0), old.after(1), 'SHEAF_ALLOC')).toBe(0);
+    expect(delta(now.after(0), now.after(1), 'SHEAF_ALLOC')).toBe(1);
+    expect(delta(now.after(2), now.after(3), 'SHEAF_FLUSH')).toBe(8);
+    expect(delta(old.after(2), old.after(3), 'SHEAF_FREE')).toBe(0);
+    expect(delta(now.after(2), now.after(3), 'SHEAF_FREE')).toBe(1);
+  });
+});
+
 describe('kernel= and its panes', () => {
   const values = (q: string) => {
     const p = new URLSearchParams(q);
@@ -207,8 +266,12 @@ describe('kernel= and its panes', () => {
   it('takes one version or a list of up to 4, and names what it accepts', () => {
     expect(values('').values.kernel).toEqual(['6.17']);
     expect(values('kernel=6.17,7.0').values.kernel).toEqual(['6.17', '7.0']);
-    const bad = values('kernel=8.1').problems.join(' ');
-    expect(bad).toMatch(/kernel="8\.1" is not valid: expected a Linux version the model knows, 4\.3 to 7\.x .*Using 6\.17/);
+    // The core's forms: a stable release, an -rc, a tag; a version newer than 7.3 is taken (with a notice).
+    expect(values('kernel=6.18.4,7.3-rc2,v7.1').values.kernel).toEqual(['6.18', '7.3', '7.1']);
+    expect(values('kernel=8.1').problems).toHaveLength(0);
+    const bad = values('kernel=4.2').problems.join(' ');
+    expect(bad).toMatch(/kernel="4\.2" is not valid: expected a Linux version from 4\.3, written X\.Y, X\.Y\.Z or X\.Y-rcN.*from 4\.3.*Using 6\.17/);
+    expect(values('kernel=7.3-rc').problems).toHaveLength(1);
     expect(values('kernel=6.17,6.17').problems).toHaveLength(1);
     expect(values('kernel=4.4,6.17,6.18,7.0,7.1').problems).toHaveLength(1);
     expect(values('kernel=7.00').values.kernel).toEqual(['7.0']);
@@ -229,11 +292,59 @@ describe('kernel= and its panes', () => {
     expect(eraOf(parseKernelVersion('6.18'))).toBe('opt-in-sheaves');
   });
 
-  it('a story that fits no listed kernel is refused with why; side by side with one it fits, it runs on both', async () => {
+  it('a kernel where the story does not apply lands on one that does, and says so; side by side with one it fits, it runs on both', async () => {
     const info = async () => ({ objects: 16, order: 0, size: 512, fallbackOrder: 0, fallbackObjects: 16 });
-    await expect(slubStepView.story(values('kernel=7.0&scenario=why-tid').values, info)).rejects.toThrow(/"Why the tid" does not apply to Linux 7\.0/);
+    // ?mode=slub&kernel=7.0: the default story, "The fast path", has no 7.0; its 7.0 counterpart runs instead.
+    const plain = values('kernel=7.0').values;
+    expect(plain.scenario).toBe('fast-path');
+    expect(scenarioFor(plain)?.id).toBe('sheaf-hit');
+    expect(slubStepView.panes(plain)[0]?.world).toMatchObject({ sheafCapacity: 4, exactCapacity: true });
+    const swapped = await slubStepView.story(plain, info);
+    expect(swapped.intro).toMatch(/^"The fast path" does not apply to Linux 7\.0: .* Showing "A sheaf hit" instead\. Allocation and free through CPU 0's main sheaf/);
+    expect(swapped.captions[0]).toMatch(/barn_get_fail/);
+    expect(scenarioFor(values('kernel=7.0&scenario=why-tid').values)?.id).toBe('sheaf-irq');
+    expect(scenarioFor(values('kernel=4.4&scenario=refill-partial').values)?.id).toBe('slow-path');
+    expect(scenarioFor(values('kernel=6.17&scenario=bootstrap').values)?.id).toBe('fast-path');
+    // Every story on every era lands on a story of that era.
+    for (const sc of SCENARIOS)
+      for (const v of VERSIONS) expect(misfit(storyFor(sc, [v], SCENARIOS), v), `${sc.id} on ${name(v)}`).toBeNull();
     const story = await slubStepView.story(values('kernel=6.17,7.0&scenario=why-tid').values, info);
     expect(story.intro).toMatch(/does not apply to Linux 7\.0.*Its pane runs the same operations/);
+    // A version newer than the newest modelled: the page says whose rules it gets.
+    const newer = await slubStepView.story(values('kernel=7.9&scenario=sheaf-hit').values, info);
+    expect(newer.intro).toMatch(/^Linux 7\.9 is newer than the newest kernel the model follows \(7\.3\): it gets 7\.3's rules\./);
+    const sandbox = await slubStepView.story(values('kernel=8.0&scenario=sandbox').values, info);
+    expect(sandbox.intro).toMatch(/^Linux 8\.0 is newer/);
+  });
+
+  it('reads versions as the core does (one reader: wasm-core/src/platform/kversion.h)', () => {
+    const core = (text: string): number => {
+      const bytes = new TextEncoder().encode(text);
+      const ptr = module._malloc(bytes.length + 1);
+      module.HEAPU8.set(bytes, ptr);
+      module.HEAPU8[ptr + bytes.length] = 0;
+      try {
+        return module._sl_api_slub_kversion_parse(ptr);
+      } finally {
+        module._free(ptr);
+      }
+    };
+    const page = (text: string): number => {
+      try {
+        const v = parseKernelVersion(text);
+        return (v.major << 8) | v.minor;
+      } catch {
+        return -1;
+      }
+    };
+    const texts = ['6.18', '7.0', '7.00', '7.3', '7.3-rc2', '6.8.12', '6.8.12-rc1', 'v7.1', '8.0', '99.255', '4.3', '4.2', '3.19', '0.5', '6', '6.', '.18',
+      '6.18.', '6.18-rc', '6.18-foo', '6,18', ' 6.18', '+6.18', '6.1000', '1000.1', 'v', '', '6.18.1.2', 'V6.18'];
+    for (const t of texts) expect(page(t), t).toBe(core(t));
+    for (const t of ['7.3', '7.4', '8.0', '6.17']) {
+      const v = parseKernelVersion(t);
+      const p = module._sl_api_slub_kversion_notice((v.major << 8) | v.minor);
+      expect(kernelNotice(v), t).toBe(p ? module.UTF8ToString(p) : null);
+    }
   });
 });
 

@@ -38,6 +38,10 @@ export interface Scenario extends LabScenario<Script<AnyRef>, StoryContext> {
   sheafCapacity?: number;
   /** 7.0: a kmalloc cache created before bootstrap_cache_sheaves. */
   earlyBoot?: boolean;
+  /** The story that tells the same thing in the eras this one leaves out (its "see ..."): where a kernel it does not fit lands. */
+  instead?: string;
+  /** The kernels the story compares side by side ("what changed after 7.0"): picking it shows them. */
+  kernels?: readonly string[];
 }
 
 /** Every era before 7.0: the stories of the per-CPU slab. */
@@ -48,6 +52,23 @@ export const SHEAF_ERAS: readonly EraName[] = ['opt-in-sheaves', 'sheaves'];
 /** Why scenario `s` does not tell what kernel `version` does, or null when it does. */
 export function misfit(s: Scenario, version: KernelVersion): string | null {
   return s.eras.includes(eraOf(version)) ? null : `"${s.title}" does not apply to Linux ${version.major}.${version.minor}: ${s.notFor ?? 'its kernel works otherwise'}.`;
+}
+
+/**
+ * The story to show for `s` on `versions`: `s` itself when it tells one of them, else the first of
+ * its counterparts (`instead`, followed) that does, else the first story that tells the first version.
+ * Never a story that fits none of them: a kernel chosen where the story does not apply lands on one that does.
+ */
+export function storyFor(s: Scenario, versions: readonly KernelVersion[], all: readonly Scenario[]): Scenario {
+  const fits = (c: Scenario) => versions.some((v) => misfit(c, v) === null);
+  // Follow the counterparts ("see ...") until one fits: refill-partial -> sheaf-refill -> slow-path.
+  const seen = new Set<string>();
+  for (let c: Scenario | undefined = s; c && !seen.has(c.id); c = all.find((x) => x.id === c?.instead)) {
+    if (fits(c)) return c;
+    seen.add(c.id);
+  }
+  const first = versions[0];
+  return all.find((c) => first !== undefined && misfit(c, first) === null) ?? s;
 }
 
 const sym = (allocOf: number, nth = 0): AnyRef => ({ allocOf, nth });
@@ -61,6 +82,7 @@ class StoryBuilder extends LabStoryBuilder<ScriptOp<AnyRef>> {
 
 const fastPath: Scenario = {
   id: 'fast-path',
+  instead: 'sheaf-hit',
   title: 'The fast path',
   objectSize: 512,
   defaultFastpath: 'cmpxchg',
@@ -84,6 +106,7 @@ const fastPath: Scenario = {
 
 const whyTid: Scenario = {
   id: 'why-tid',
+  instead: 'sheaf-irq',
   title: 'Why the tid',
   objectSize: 512,
   defaultFastpath: 'cmpxchg',
@@ -114,6 +137,7 @@ const whyTid: Scenario = {
 
 const slowPath: Scenario = {
   id: 'slow-path',
+  instead: 'sheaf-refill',
   title: 'Slow path',
   objectSize: 512,
   defaultFastpath: 'cmpxchg',
@@ -143,6 +167,7 @@ const slowPath: Scenario = {
 
 const remoteFrees: Scenario = {
   id: 'remote-frees',
+  instead: 'sheaf-hit',
   title: 'Remote frees',
   objectSize: 512,
   defaultFastpath: 'cmpxchg',
@@ -172,6 +197,7 @@ const remoteFrees: Scenario = {
 
 const bulkFree: Scenario = {
   id: 'bulk-free',
+  instead: 'barn-full-flush',
   title: 'Bulk free, detached freelist',
   objectSize: 512,
   defaultFastpath: 'cmpxchg',
@@ -204,6 +230,7 @@ const SMALL = 'The cache\'s sheaves hold 4 objects here (vm_area_struct asks for
 const sheafHit: Scenario = {
   ...sheafStory,
   id: 'sheaf-hit',
+  instead: 'fast-path',
   title: 'A sheaf hit',
   notFor: 'before 6.18 there are no sheaves: an allocation comes from the CPU freelist (see "The fast path")',
   build() {
@@ -219,6 +246,7 @@ const sheafHit: Scenario = {
 const spareSwap: Scenario = {
   ...sheafStory,
   id: 'spare-swap',
+  instead: 'fast-path',
   title: 'Main empty, spare swapped in',
   notFor: 'before 6.18 there are no sheaves to swap',
   build() {
@@ -236,6 +264,7 @@ const spareSwap: Scenario = {
 const barnExchange: Scenario = {
   ...sheafStory,
   id: 'barn-exchange',
+  instead: 'slow-path',
   title: 'The barn exchange',
   notFor: 'before 6.18 there is no barn: the node keeps partial slabs only',
   build({ cpus }) {
@@ -255,6 +284,7 @@ const barnExchange: Scenario = {
 const refillFromSlabs: Scenario = {
   ...sheafStory,
   id: 'sheaf-refill',
+  instead: 'slow-path',
   title: 'A refill from slabs',
   notFor: 'before 6.18 there are no sheaves: the slow path refills the CPU freelist (see "The slow path")',
   build({ cpus, objects }) {
@@ -275,6 +305,7 @@ const MAX_FULL_SHEAVES = 10;
 const flushBarnFull: Scenario = {
   ...sheafStory,
   id: 'barn-full-flush',
+  instead: 'bulk-free',
   title: 'A flush to slabs when the barn is full',
   notFor: 'before 6.18 there are no sheaves to flush: a free goes to the CPU freelist or the slab',
   build() {
@@ -302,6 +333,7 @@ const flushBarnFull: Scenario = {
 const kfreeRcu: Scenario = {
   ...sheafStory,
   id: 'kfree-rcu',
+  instead: 'fast-path',
   title: 'kfree_rcu batching',
   notFor: 'before 6.18 kfree_rcu batches in kfree_rcu_cpu\'s pages, which the model does not show: there are no rcu_free sheaves',
   build() {
@@ -317,6 +349,7 @@ const kfreeRcu: Scenario = {
 const prefill: Scenario = {
   ...sheafStory,
   id: 'prefill',
+  instead: 'fast-path',
   title: 'The prefill API',
   notFor: 'kmem_cache_prefill_sheaf came with sheaves in 6.18',
   build() {
@@ -335,6 +368,7 @@ const prefill: Scenario = {
 const sheafIrq: Scenario = {
   ...sheafStory,
   id: 'sheaf-irq',
+  instead: 'why-tid',
   title: 'An interrupt in the sheaf section',
   notFor: 'before 6.18 there is no sheaf section: see "Why the tid" for an interrupt in the fast path',
   build() {
@@ -350,6 +384,7 @@ const sheafIrq: Scenario = {
 const bootstrap: Scenario = {
   ...sheafStory,
   id: 'bootstrap',
+  instead: 'sheaf-hit',
   title: '7.0: kmalloc bootstrap',
   eras: ['sheaves'],
   earlyBoot: true,
@@ -363,7 +398,53 @@ const bootstrap: Scenario = {
   },
 };
 
-export const SCENARIOS: readonly Scenario[] = [fastPath, whyTid, slowPath, remoteFrees, bulkFree, sheafHit, spareSwap, barnExchange, refillFromSlabs, flushBarnFull, kfreeRcu, prefill, sheafIrq, bootstrap];
+/** The stories of what changed after 7.0: 7.0 and 7.3 side by side. */
+const AFTER_70 = { objectSize: 512, defaultFastpath: 'cmpxchg', defaultBulk: 'detached', eras: ['sheaves'], sheafCapacity: 4, kernels: ['7.0', '7.3'] } as const;
+
+const refillPartial: Scenario = {
+  ...AFTER_70,
+  id: 'refill-partial',
+  instead: 'sheaf-refill',
+  title: 'After 7.0: a refill from partial slabs',
+  notFor: 'it compares 7.0 with 7.2 and later, which refill sheaves from node partial slabs without a CPU slab (see "A refill from slabs")',
+  build({ objects }) {
+    const b = new StoryBuilder();
+    const all = b.op({ kind: 'allocBulk', cpu: 0, count: 2 * objects }, `Set-up, in both kernels: CPU 0 bulk-allocates ${2 * objects} objects, two slabs' worth (A and B, full and on no list).`);
+    b.op({ kind: 'freeBulk', cpu: 0, refs: [0, 1, 2, objects].map((k) => sym(all, k)) }, 'It frees 3 objects of A and 1 of B in bulk: they fill CPU 0\'s main sheaf (4 of 4).');
+    b.op({ kind: 'free', cpu: 0, refs: [sym(all, objects + 1)] }, 'Another of B: main is full, so it becomes the spare and a new empty sheaf becomes main.');
+    b.op({ kind: 'free', cpu: 0, refs: [sym(all, objects + 2)] }, 'A third of B, onto main.');
+    b.op({ kind: 'flush', cpu: 0 }, 'Flushing CPU 0 sends the 6 objects to their slabs: A and B were full, so each joins the node partial list at its tail (free_add_partial counts 2), each with 3 free objects.');
+    b.op(
+      { kind: 'alloc', cpu: 0 },
+      'CPU 0 allocates with empty sheaves and an empty barn: a new sheaf is refilled with 4 objects from slabs (sheaf_refill 4). Both kernels take the two partial slabs off the list under list_lock (3 + 3 free objects: enough for 4) and empty their freelists with one cmpxchg each; the first gives 3, the second 1, and 2 are left over. ' +
+        'Linux 7.0 gives that surplus back with __slab_free: its slab looks full, so it goes to the list\'s tail under list_lock again and free_add_partial counts a 3rd time. ' +
+        'Linux 7.3 (as 7.2, "mm, slab: add an optimistic __slab_try_return_freelist()") puts it back with one cmpxchg that assumes the slab is still full (under list_lock since 7.3-rc), keeps the slab with those not needed and splices them back to the list\'s tail: no counter moves. Either way one slab stays on the list, holding the 2 objects.',
+    );
+    b.op({ kind: 'alloc', cpu: 0 }, 'A sheaf hit in both: the three objects left in main came from the two slabs.');
+    return b.story(
+      `What changed after 7.0 in __refill_objects_node, side by side (left 7.0, right 7.3). ${SMALL}`,
+      'Same objects, same list: 7.3 returns a refill\'s surplus without __slab_free, so free_add_partial stays at 2 where 7.0 counts 3.',
+    );
+  },
+};
+
+const oversizeCounted: Scenario = {
+  ...AFTER_70,
+  id: 'oversize-counted',
+  instead: 'prefill',
+  title: 'After 7.0: oversize sheaves counted',
+  notFor: 'it compares how 7.0 and 7.2 and later count the prefill API\'s oversize sheaves (see "The prefill API")',
+  build() {
+    const b = new StoryBuilder();
+    b.op({ kind: 'alloc', cpu: 0 }, 'Set-up: CPU 0 allocates, so its main sheaf exists (sheaf_alloc counts the one refilled).');
+    b.op({ kind: 'prefill', cpu: 0, slot: 0, count: 9 }, 'kmem_cache_prefill_sheaf for 9 objects, more than the cache\'s sheaves hold (4): an oversize sheaf made for the request, filled by __kmem_cache_alloc_bulk (sheaf_prefill_oversize). Linux 7.0 kzallocs it without a counter; 7.3 (as 7.2, "mm/slub: use empty sheaf helpers for oversized sheaves") counts it in sheaf_alloc.');
+    b.op({ kind: 'allocFromSheaf', cpu: 0, slot: 0 }, 'An allocation from the caller\'s sheaf: it cannot fail.');
+    b.op({ kind: 'returnSheaf', cpu: 0, slot: 0 }, 'Returned, an oversize sheaf is flushed to slabs (sheaf_flush counts its 8 objects) and freed: 7.3 counts that in sheaf_free, 7.0 does not.');
+    return b.story(`Oversize prefilled sheaves, counted from 7.2 on, side by side (left 7.0, right 7.3). ${SMALL}`, 'sheaf_alloc and sheaf_free now count every sheaf the cache makes, oversize ones too.');
+  },
+};
+
+export const SCENARIOS: readonly Scenario[] = [fastPath, whyTid, slowPath, remoteFrees, bulkFree, sheafHit, spareSwap, barnExchange, refillFromSlabs, flushBarnFull, kfreeRcu, prefill, sheafIrq, bootstrap, refillPartial, oversizeCounted];
 export const SCENARIO_IDS = SCENARIOS.map((s) => s.id);
 
 export function scenarioById(id: string): Scenario | undefined {

@@ -19,6 +19,8 @@ export interface SlubModule {
   UTF8ToString(ptr: number): string;
   _sl_api_strerror(err: number): number;
   _sl_api_slub_last_error(): number;
+  _sl_api_slub_kversion_parse(text: number): number;
+  _sl_api_slub_kversion_notice(v: number): number;
   _sl_api_slub_world_create(
     arena: number, ncpus: number, objectSize: number, align: number, flags: number,
     fastpath: number, bulkFree: number, track: number, seed: number, kernel?: number,
@@ -122,7 +124,7 @@ export function kernelWords(k: KernelParams): Uint32Array {
   return Uint32Array.of(k.minOrder ?? 0, k.maxOrder ?? 0xffffffff, k.minObjects ?? 0, k.nrCpus ?? 0, k.noPreempt ? 1 : 0);
 }
 
-/** A Linux version "X.Y" the SLUB model knows (4.3 .. 7.x; wasm-core/src/slub/eras.h). */
+/** A Linux version "X.Y" the SLUB model takes (4.3 on; after 7.3 with a notice: wasm-core/src/slub/eras.h). */
 export interface KernelVersion {
   major: number;
   minor: number;
@@ -132,19 +134,37 @@ export interface KernelVersion {
 export const ERA_NAMES = ['frozen-partial', 'cpu-slab', 'opt-in-sheaves', 'sheaves'] as const;
 export type EraName = (typeof ERA_NAMES)[number];
 
-/** The era of a version (eras.h's sl_slub_rules_for): 4.3-6.7, 6.8-6.17, 6.18, 7.0 on. */
+/** The era of a version (eras.h's sl_slub_rules_for): 4.3-6.7, 6.8-6.17, 6.18, 7.0 on (7.1-7.3 refine it: eras.h). */
 export function eraOf(v: KernelVersion): EraName {
   const at = (v.major << 8) | v.minor;
   return at >= 0x700 ? 'sheaves' : at >= 0x612 ? 'opt-in-sheaves' : at >= 0x608 ? 'cpu-slab' : 'frozen-partial';
 }
 
-/** Parses "X.Y" (e.g. "6.18", "7.0"); throws SlubError (SL_EINVAL) for anything else or an unknown version. */
+/** The newest version whose rules the model follows (eras.h SL_SLUB_KVERSION_NEWEST); newer ones get its rules, with kernelNotice. */
+export const NEWEST_KERNEL: KernelVersion = { major: 7, minor: 3 };
+
+/** The forms a version may take, as the core's reader (wasm-core/src/platform/kversion.h) says them. */
+export const KERNEL_FORMS = 'X.Y, X.Y.Z or X.Y-rcN, e.g. 6.18, 6.8.12 or 7.3-rc2';
+
+/**
+ * Parses a version as the core's one reader does (platform/kversion.h, SL_KVERSION_STRICT): "X.Y",
+ * a stable release "X.Y.Z" or a release candidate "X.Y-rcN" (each read as X.Y), optionally led by
+ * 'v'; 4.3 or later (newer than NEWEST_KERNEL: accepted, with kernelNotice).  eras.test.ts checks
+ * it against the core's sl_api_slub_kversion_parse.  Throws SlubError (SL_EINVAL) for anything else.
+ */
 export function parseKernelVersion(text: string): KernelVersion {
-  const m = /^(\d{1,3})\.(\d{1,3})$/.exec(text);
+  const m = /^v?(\d{1,3})\.(\d{1,3})(?:\.\d{1,3})?(?:-rc\d{1,3})?$/.exec(text);
   const v = m ? { major: Number(m[1]), minor: Number(m[2]) } : null;
-  if (!v || v.major < 4 || (v.major === 4 && v.minor < 3) || v.major > 7 || v.minor > 255)
-    throw new SlubError(SlErr.EINVAL, `kernel "${text}": the model knows SLUB 4.3 to 7.x, written X.Y`);
+  if (!v || v.major > 99 || v.minor > 255) throw new SlubError(SlErr.EINVAL, `kernel "${text}": a kernel version is written ${KERNEL_FORMS}`);
+  if (v.major < 4 || (v.major === 4 && v.minor < 3)) throw new SlubError(SlErr.EINVAL, `kernel "${text}": the model knows SLUB from 4.3 (the first kmem_cache_free_bulk) on`);
   return v;
+}
+
+/** For a version newer than the newest modelled, the notice every output carries (eras.c's sl_slub_kversion_notice); null otherwise. */
+export function kernelNotice(v: KernelVersion): string | null {
+  const n = NEWEST_KERNEL;
+  if (((v.major << 8) | v.minor) <= ((n.major << 8) | n.minor)) return null;
+  return `Linux ${v.major}.${v.minor} is newer than the newest kernel the model follows (${n.major}.${n.minor}): it gets ${n.major}.${n.minor}'s rules`;
 }
 
 /** The bridge's word for a version: major * 256 + minor (0 for the default, 6.17). */

@@ -14,9 +14,9 @@ import { hitTest, layoutSnapshot, type Hit, type Layout } from './layout';
 import { LiveMirror } from './live-mirror';
 import type { SlubWorldInfo, WorldConfig } from './protocol';
 import { drawSnapshot, type Overlay } from './render';
-import { misfit, scenarioById, scenarioConfig, SCENARIO_IDS, SCENARIOS } from './scenarios';
+import { misfit, scenarioById, scenarioConfig, SCENARIO_IDS, SCENARIOS, storyFor, type Scenario } from './scenarios';
 import { describeOp, parseScript, POINT_TEXT, scriptToText, type AnyRef, type Script } from './script';
-import { eraOf, parseKernelVersion, type KernelParams } from './slub-api';
+import { eraOf, kernelNotice, KERNEL_FORMS, NEWEST_KERNEL, parseKernelVersion, type KernelParams } from './slub-api';
 import { BULK_FORMS, decodeSnapshot, FASTPATHS, type BulkForm, type Fastpath, type SlubSnapshot } from './snapshot';
 
 /** The scenario value of a hand-made script (`ops=`). */
@@ -42,7 +42,7 @@ export const DEFAULT_KERNEL = '6.17';
 export const MAX_KERNELS = 4;
 
 /**
- * `kernel`: the Linux version each pane follows ("X.Y", 4.3 to 7.x: eras.h), or a comma list of
+ * `kernel`: the Linux version each pane follows ("X.Y" from 4.3: eras.h), or a comma list of
  * up to MAX_KERNELS different ones to compare side by side.
  */
 function kernelParam(): ParamSpec<readonly string[]> {
@@ -64,7 +64,7 @@ function kernelParam(): ParamSpec<readonly string[]> {
   };
 }
 
-const ONE_KERNEL = 'a Linux version the model knows, 4.3 to 7.x written X.Y (e.g. 4.4, 6.17, 6.18, 7.0)';
+const ONE_KERNEL = `a Linux version from 4.3, written ${KERNEL_FORMS} (newer than ${NEWEST_KERNEL.major}.${NEWEST_KERNEL.minor}: its rules, said on the page)`;
 
 /** "X.Y" as the model reads it, or why it is not one. */
 function canonicalKernel(raw: string): string | { error: string } {
@@ -141,13 +141,35 @@ export function paneKernels(v: ParamValues<typeof SLUB_PARAMS>): string[] {
   return v.kernel.flatMap((version) => fastpathsOf(v, version).flatMap(() => v.bulk.map(() => version)));
 }
 
+/**
+ * The story the values show: the `scenario` parameter's, unless it tells none of the chosen
+ * kernels; then its counterpart for their era, or their first story (scenarios.ts storyFor), so
+ * choosing a kernel never lands on a story that cannot run.  Undefined for the sandbox.
+ */
+export function scenarioFor(v: ParamValues<typeof SLUB_PARAMS>): Scenario | undefined {
+  const asked = scenarioById(v.scenario);
+  return asked && storyFor(asked, v.kernel.map(parseKernelVersion), SCENARIOS);
+}
+
+/** What the page says before a story: the notices of kernels newer than the newest modelled, and a story swapped for the kernel. */
+export function kernelNotes(v: ParamValues<typeof SLUB_PARAMS>): string[] {
+  const notes = v.kernel.map((k) => kernelNotice(parseKernelVersion(k))).filter((n): n is string => n !== null).map((n) => `${n}.`);
+  const asked = scenarioById(v.scenario);
+  const shown = scenarioFor(v);
+  if (asked && shown && shown !== asked) {
+    const first = parseKernelVersion(v.kernel[0] ?? DEFAULT_KERNEL);
+    notes.push(`${misfit(asked, first) ?? ''} Showing "${shown.title}" instead.`.trim());
+  }
+  return notes;
+}
+
 export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyRef>, SlubSnapshot, Layout, Hit, Overlay, SlubWorldInfo> = {
   model: 'slub',
   // The code each pane follows: its kernel version's mm/slub.c (docs/slub.md, "Kernel eras").
   kernel: { file: 'mm/slub.c', version: (v, pane) => `v${paneKernels(v)[pane] ?? DEFAULT_KERNEL}` },
   params: SLUB_PARAMS,
   panes(v) {
-    const scenario = scenarioById(v.scenario);
+    const scenario = scenarioFor(v);
     const kernel = kernelOf(v);
     const panes: Pane<WorldConfig>[] = [];
     for (const version of v.kernel)
@@ -162,21 +184,22 @@ export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyR
   scenarios: SCENARIOS,
   script: { parse: (t, world) => parseScript(t, world.cpus), format: scriptToText },
   async story(v, worldInfo) {
-    const scenario = scenarioById(v.scenario);
+    const scenario = scenarioFor(v);
+    const notes = kernelNotes(v);
     if (scenario) {
       const misfits = v.kernel.map((k) => misfit(scenario, parseKernelVersion(k)));
-      if (misfits.every((m) => m !== null)) throw new Error(misfits[0] ?? '');
       const story = scenario.build({ cpus: v.cpus, objects: (await worldInfo()).objects });
       const others = misfits.filter((m): m is string => m !== null);
       // Side by side with a kernel the story does not tell: the same operations run there too, the captions tell the others.
-      return others.length ? { ...story, intro: `${story.intro} ${others.join(' ')} Its pane runs the same operations for comparison.` } : story;
+      const intro = [...notes, story.intro, ...(others.length ? [`${others.join(' ')} Its pane runs the same operations for comparison.`] : [])].join(' ');
+      return { ...story, intro };
     }
     const p = parseScript(v.ops, v.cpus);
     if (!p.ok) throw new Error(`the script in the URL cannot run with ${v.cpus} CPUs: ${p.error}`);
     return {
       script: p.script,
       captions: p.script.ops.map((o) => `You: ${describeOp(o)}.`),
-      intro: 'Sandbox: add operations with the buttons below; select objects on the canvas to free them.',
+      intro: [...notes, 'Sandbox: add operations with the buttons below; select objects on the canvas to free them.'].join(' '),
       outro: '',
     };
   },

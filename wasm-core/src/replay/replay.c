@@ -240,19 +240,10 @@ uint64_t sli_hist_quantile(const sli_hist *h, double q)
 
 /* ---- kernel versions --------------------------------------------------- */
 
-static const char *parse_one_version(const char *s, sl_kernel_version *v)
+/* The core's one version reader (platform/kversion.h). */
+static const char *parse_one_version(const char *s, sl_kversion_form form, sl_kernel_version *v)
 {
-    if (*s < '2' || *s > '9' || s[1] != '.')
-        return NULL;
-    v->major = (uint8_t)(*s - '0');
-    s += 2;
-    if (*s < '0' || *s > '9')
-        return NULL;
-    unsigned minor = (unsigned)(*s++ - '0');
-    if (*s >= '0' && *s <= '9')
-        minor = minor * 10 + (unsigned)(*s++ - '0');
-    v->minor = (uint8_t)minor;
-    return s;
+    return sl_kversion_scan(s, form, &v->major, &v->minor);
 }
 
 int sl_kernel_versions_parse(const char *s, sl_kernel_version v[SL_REPLAY_MAX_KERNELS], char *err, size_t errlen)
@@ -260,10 +251,10 @@ int sl_kernel_versions_parse(const char *s, sl_kernel_version v[SL_REPLAY_MAX_KE
     int n = 0;
     const char *p = s ? s : "";
     for (;;) {
-        const char *e = parse_one_version(p, &v[n]);
+        const char *e = parse_one_version(p, SL_KVERSION_STRICT, &v[n]);
         if (!e || (*e && *e != ',')) {
-            snprintf(err, errlen, "--kernel takes X.Y or X.Y,X.Y (X 2..9, Y 0..99), e.g. 6.18 or 4.4,6.18; got '%s'",
-                     s ? s : "");
+            snprintf(err, errlen, "--kernel takes one version or two separated by a comma (" SL_KVERSION_FORMS
+                     "; e.g. 4.4,6.18); got '%s'", s ? s : "");
             return SL_EINVAL;
         }
         n++;
@@ -279,8 +270,8 @@ int sl_kernel_versions_parse(const char *s, sl_kernel_version v[SL_REPLAY_MAX_KE
 
 bool sl_kernel_version_from_release(const char *release, sl_kernel_version *v)
 {
-    const char *e = parse_one_version(release, v);
-    return e && (*e == '.' || *e == '-' || *e == 0 || *e == '+');
+    const char *e = parse_one_version(release, SL_KVERSION_RELEASE, v);
+    return e && !*e;
 }
 
 /* ---- session ----------------------------------------------------------- */

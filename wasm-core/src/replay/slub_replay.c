@@ -158,7 +158,7 @@ sl_slub_kversion sli_slub_version(sl_kernel_version v)
         return SL_SLUB_KVERSION_DEFAULT;
     if (sl_slub_kversion_cmp(sv, SL_SLUB_KVERSION_MIN) < 0)
         return SL_SLUB_KVERSION_MIN; /* older than the first bulk API: the nearest era the model has */
-    return sl_slub_kversion_known(sv) ? sv : (sl_slub_kversion){7, 0};
+    return sl_slub_kversion_cmp(sv, SL_SLUB_KVERSION_NEWEST) > 0 ? SL_SLUB_KVERSION_NEWEST : sv;
 }
 
 /* Creates c's model cache in kernel k on its first allocation; false when it is not modelled. */

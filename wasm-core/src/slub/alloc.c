@@ -577,7 +577,7 @@ unsigned sli_slub_alloc_bulk_cpu(sli_act *a, unsigned n, void **p)
  * cache: ___slab_alloc per object), before it the per-CPU slab loop.
  * All or nothing: n, or 0.
  */
-static unsigned alloc_bulk_slabs(sli_act *a, unsigned n, void **p)
+unsigned sli_slub_alloc_bulk_slabs(sli_act *a, unsigned n, void **p)
 {
     sl_slub_cache *s = a->s;
     if (s->rules.cpu_slab)
@@ -612,7 +612,7 @@ int sl_slub_alloc_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p)
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_ALLOC_BULK, (int32_t)n, NULL);
     sli_stat(&a, SL_SLUB_BULK_ALLOC_CALLS, 1);
     unsigned got = s->sheaves ? sli_alloc_from_pcs_bulk(s->sheaves, &a, (unsigned)n, p) : 0;
-    if (got < n && !alloc_bulk_slabs(&a, (unsigned)n - got, p + got)) {
+    if (got < n && !sli_slub_alloc_bulk_slabs(&a, (unsigned)n - got, p + got)) {
         /* Out of memory: the sheaves' objects go to slabs, not back to the sheaves (as the kernel). */
         sli_slub_free_bulk_slabs(&a, p, got);
         got = 0;

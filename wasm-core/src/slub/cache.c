@@ -208,7 +208,8 @@ int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, co
         return SL_EINVAL;
     sl_slub_rules rules;
     if (!sli_slub_kernel_rules(&cfg->kernel, &rules) ||
-        (!rules.cpu_slab && cfg->fastpath != SL_SLUB_FP_CMPXCHG) || /* 7.0 has no CPU-slab fast path */
+        /* 7.0 has no CPU-slab fast path: only the plain kernel (cmpxchg) and PREEMPT_RT (rt) */
+        (!rules.cpu_slab && cfg->fastpath != SL_SLUB_FP_CMPXCHG && cfg->fastpath != SL_SLUB_FP_RT) ||
         (cfg->early_boot && rules.era != SL_SLUB_ERA_SHEAVES))
         return SL_EINVAL;
     sl_slub_geometry g;

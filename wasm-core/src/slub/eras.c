@@ -20,38 +20,34 @@ int sl_slub_kversion_cmp(sl_slub_kversion a, sl_slub_kversion b)
 
 bool sl_slub_kversion_known(sl_slub_kversion v)
 {
-    return sl_slub_kversion_cmp(v, SL_SLUB_KVERSION_MIN) >= 0 && v.major <= 7;
-}
-
-/* Reads a decimal number of at most three digits at *p; false if there is none. */
-static bool read_number(const char **p, unsigned *out)
-{
-    unsigned v = 0, digits = 0;
-    while (**p >= '0' && **p <= '9') {
-        if (++digits > 3)
-            return false;
-        v = v * 10 + (unsigned)(**p - '0');
-        (*p)++;
-    }
-    *out = v;
-    return digits > 0;
+    return sl_slub_kversion_cmp(v, SL_SLUB_KVERSION_MIN) >= 0 && v.major <= 99;
 }
 
 int sl_slub_kversion_parse(const char *text, sl_slub_kversion *out, const char **why)
 {
-    const char *p = text, *msg = NULL;
-    unsigned major, minor;
-    if (!text || !read_number(&p, &major) || *p++ != '.' || !read_number(&p, &minor) || *p)
-        msg = "a kernel version is written X.Y, e.g. 6.18 or 7.0";
-    else if (major > 255 || minor > 255 ||
-             !sl_slub_kversion_known((sl_slub_kversion){(uint8_t)major, (uint8_t)minor}))
-        msg = "the model knows SLUB from 4.3 (the first kmem_cache_free_bulk) to 7.x";
+    const char *msg = NULL;
+    uint8_t major = 0, minor = 0;
+    const char *end = sl_kversion_scan(text, SL_KVERSION_STRICT, &major, &minor);
+    if (!end || *end)
+        msg = "a kernel version is written " SL_KVERSION_FORMS;
+    else if (!sl_slub_kversion_known((sl_slub_kversion){major, minor}))
+        msg = "the model knows SLUB from 4.3 (the first kmem_cache_free_bulk) on";
     if (why)
         *why = msg;
     if (msg)
         return SL_EINVAL;
-    *out = (sl_slub_kversion){(uint8_t)major, (uint8_t)minor};
+    *out = (sl_slub_kversion){major, minor};
     return SL_OK;
+}
+
+bool sl_slub_kversion_notice(sl_slub_kversion v, char *buf, size_t len)
+{
+    if (sl_slub_kversion_cmp(v, SL_SLUB_KVERSION_NEWEST) <= 0)
+        return false;
+    sl_slub_kversion n = SL_SLUB_KVERSION_NEWEST;
+    snprintf(buf, len, "Linux %u.%u is newer than the newest kernel the model follows (%u.%u): it gets %u.%u's rules",
+             v.major, v.minor, n.major, n.minor, n.major, n.minor);
+    return true;
 }
 
 char *sl_slub_kversion_format(sl_slub_kversion v, char *buf, size_t len)
@@ -70,7 +66,9 @@ void sl_slub_rules_for(sl_slub_kversion v, sl_slub_rules *r)
 {
     if (!sl_slub_kversion_known(v))
         v = SL_SLUB_KVERSION_DEFAULT;
-    *r = (sl_slub_rules){.version = v};
+    *r = (sl_slub_rules){.version = v, .follows = v};
+    if (sl_slub_kversion_cmp(v, SL_SLUB_KVERSION_NEWEST) > 0)
+        r->follows = v = SL_SLUB_KVERSION_NEWEST; /* announced by sl_slub_kversion_notice */
     if (since(v, 7, 0))
         r->era = SL_SLUB_ERA_SHEAVES;             /* "slab-for-7.0": sheaves replace the CPU slab */
     else if (since(v, 6, 18))
@@ -91,6 +89,14 @@ void sl_slub_rules_for(sl_slub_kversion v, sl_slub_rules *r)
     r->freeptr_at_zero = !since(v, 5, 7);         /* 5.7: "slub: relocate freelist pointer to middle of object" */
     r->red_left_pad = since(v, 4, 6);             /* 4.6: "mm/slub: support left redzone" */
     r->track_size = since(v, 5, 17) ? TRACK_SIZE_STACKDEPOT : TRACK_SIZE_STACKTRACE; /* 5.17: stack depot */
+    /* 7.0's calculate_sheaf_capacity: no sheaves for SLAB_NO_OBJ_EXT (boot) and SLAB_NOLEAKTRACE caches */
+    r->sheaf_exemptions = since(v, 7, 0);
+    r->relock_trylock = since(v, 7, 1);         /* __pcs_replace_empty_main: local_trylock, else barn_put_full_sheaf */
+    /* "slab-for-7.2": "mm, slab: simplify returning slab in __refill_objects_node()", "mm, slab: add an
+     * optimistic __slab_try_return_freelist()", "mm/slub: use empty sheaf helpers for oversized sheaves" */
+    r->refill_return_tail = since(v, 7, 2);
+    r->oversize_counted = since(v, 7, 2);
+    r->try_return_locked = since(v, 7, 3);      /* 7.3-rc: "take n->list_lock in __slab_try_return_freelist()" */
 }
 
 const char *sl_slub_era_name(unsigned era)
@@ -103,7 +109,7 @@ const char *sl_slub_era_name(unsigned era)
     case SL_SLUB_ERA_OPT_IN_SHEAVES:
         return "6.18: opt-in sheaves over the per-CPU slab";
     case SL_SLUB_ERA_SHEAVES:
-        return "7.0+: sheaves for every cache, no per-CPU slab";
+        return "7.0-7.3: sheaves for every cache, no per-CPU slab";
     default:
         return NULL;
     }

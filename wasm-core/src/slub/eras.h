@@ -25,11 +25,20 @@
  *   6.18         per-CPU sheaves for caches created with a sheaf_capacity
  *                (in 6.18 vm_area_struct and maple_node, 32), on top of the
  *                per-CPU slab, which refills and flushes them.
- *   7.0 ..       sheaves for every cache without debug flags (kmalloc caches
+ *   7.0 .. 7.3   sheaves for every cache without debug flags (kmalloc caches
  *                start with a zero-capacity bootstrap sheaf), and no per-CPU
  *                slab: no kmem_cache_cpu, no tid, no CPU partial list;
  *                sheaves refill from node partial slabs under list_lock and
- *                every free that misses them goes to __slab_free.
+ *                every free that misses them goes to __slab_free.  Within
+ *                it: 7.1 relocks the CPU's sheaves with a trylock after a
+ *                refill (a full sheaf goes to the barn if that fails); 7.2
+ *                ("slab-for-7.2") returns a refill's surplus optimistically,
+ *                puts the slabs it did not empty back at the list's tail and
+ *                counts oversize sheaves in SHEAF_ALLOC / SHEAF_FREE; 7.3
+ *                returns that surplus under list_lock.
+ *   newer        a version after SL_SLUB_KVERSION_NEWEST is accepted and gets
+ *                the newest version's rules, always with a notice saying so
+ *                (sl_slub_kversion_notice): never silently.
  *
  * Geometry breakpoints (calculate_sizes, calculate_order, set_cpu_partial):
  *   < 4.6   no left red zone (red_left_pad came with "mm/slub: support left
@@ -50,6 +59,7 @@
 #ifndef SL_SLUB_ERAS_H
 #define SL_SLUB_ERAS_H
 
+#include "../platform/kversion.h"
 #include "../platform/platform.h"
 
 /* A kernel version, major.minor. */
@@ -58,15 +68,16 @@ typedef struct sl_slub_kversion {
     uint8_t minor;
 } sl_slub_kversion;
 
-/* The oldest and the default version the model knows. */
+/* The oldest, the default and the newest version whose rules the model follows. */
 #define SL_SLUB_KVERSION_MIN ((sl_slub_kversion){4, 3})
 #define SL_SLUB_KVERSION_DEFAULT ((sl_slub_kversion){6, 17})
+#define SL_SLUB_KVERSION_NEWEST ((sl_slub_kversion){7, 3})
 
 typedef enum sl_slub_era {
     SL_SLUB_ERA_FROZEN_PARTIAL = 0, /* 4.3 .. 6.7 */
     SL_SLUB_ERA_CPU_SLAB = 1,       /* 6.8 .. 6.17 */
     SL_SLUB_ERA_OPT_IN_SHEAVES = 2, /* 6.18 */
-    SL_SLUB_ERA_SHEAVES = 3,        /* 7.0 on */
+    SL_SLUB_ERA_SHEAVES = 3,        /* 7.0 .. 7.3 (and newer, with a notice) */
 } sl_slub_era;
 
 /* How the caches of an era get sheaves. */
@@ -77,7 +88,8 @@ typedef enum sl_slub_sheaves_mode {
 } sl_slub_sheaves_mode;
 
 typedef struct sl_slub_rules {
-    sl_slub_kversion version;
+    sl_slub_kversion version;     /* as asked */
+    sl_slub_kversion follows;     /* whose rules: version, or SL_SLUB_KVERSION_NEWEST for a newer one */
     uint8_t era;                  /* sl_slub_era */
     uint8_t sheaves;              /* sl_slub_sheaves_mode */
     bool cpu_slab;                /* kmem_cache_cpu exists: freelist + tid, CPU slab, CPU partial list */
@@ -90,22 +102,36 @@ typedef struct sl_slub_rules {
     bool freeptr_at_zero;         /* the free pointer at offset 0 (before 5.7) */
     bool red_left_pad;            /* a left red zone (from 4.6) */
     uint8_t track_size;           /* sizeof(struct track) on x86-64 */
+    bool sheaf_exemptions;        /* calculate_sheaf_capacity's 0 for the boot caches and kmemleak's (7.0) */
+    bool relock_trylock;          /* __pcs_replace_empty_main relocks with local_trylock (7.1) */
+    bool refill_return_tail;      /* __refill_objects_node: __slab_try_return_freelist, kept slabs to the tail (7.2) */
+    bool oversize_counted;        /* oversize prefill sheaves count SHEAF_ALLOC and SHEAF_FREE (7.2) */
+    bool try_return_locked;       /* __slab_try_return_freelist under n->list_lock (7.3) */
 } sl_slub_rules;
 
 /*
- * Parses "X.Y" (decimal, no sign, no spaces; "6.18", "7.0").  Returns 0, or
- * SL_EINVAL for anything else or a version the model does not know (before
- * 4.3, the first kmem_cache_free_bulk, or 8.0 and later); *why (may be NULL)
- * then gets a sentence saying which.
+ * Parses a version as kversion.h reads it (SL_KVERSION_STRICT: "7.3",
+ * "6.8.12", "7.3-rc2", "v7.1").  Returns 0, or SL_EINVAL for anything else
+ * or a version before 4.3 (the first kmem_cache_free_bulk); *why (may be
+ * NULL) then gets a sentence saying which.  A version newer than
+ * SL_SLUB_KVERSION_NEWEST is accepted: sl_slub_kversion_notice says what it
+ * gets.
  */
 int sl_slub_kversion_parse(const char *text, sl_slub_kversion *out, const char **why);
+/*
+ * For a version newer than the newest modelled, writes the notice every
+ * output must carry ("Linux 7.5 is newer than the newest kernel the model
+ * follows (7.3): it gets 7.3's rules") into buf and returns true; false
+ * (buf untouched) for a version the model follows itself.
+ */
+bool sl_slub_kversion_notice(sl_slub_kversion v, char *buf, size_t len);
 /* Writes "X.Y" into buf (at least 8 bytes); returns buf. */
 char *sl_slub_kversion_format(sl_slub_kversion v, char *buf, size_t len);
 /* -1, 0, 1 as a is older than, the same as, newer than b. */
 int sl_slub_kversion_cmp(sl_slub_kversion a, sl_slub_kversion b);
-/* True if the model knows v (SL_SLUB_KVERSION_MIN .. 7.x). */
+/* True if the model takes v: SL_SLUB_KVERSION_MIN or later (newer than the newest: with a notice). */
 bool sl_slub_kversion_known(sl_slub_kversion v);
-/* The rules of a known version (an unknown one gets the default's). */
+/* The rules of a version the model takes (an older one gets the default's). */
 void sl_slub_rules_for(sl_slub_kversion v, sl_slub_rules *out);
 /* A short name of an era, e.g. "6.18: opt-in sheaves over the per-CPU slab". */
 const char *sl_slub_era_name(unsigned era);

@@ -198,6 +198,8 @@ uint32_t sl_slub_sheaf_capacity(sl_slub_kversion v, uint32_t size, uint32_t flag
     sl_slub_rules_for(v, &r);
     if (r.sheaves == SL_SLUB_SHEAVES_NONE || (flags & SL_SLUB_DEBUG_FLAGS))
         return 0;
+    if (r.sheaf_exemptions && (flags & SL_SLUB_NO_SHEAVES))
+        return 0; /* "bootstrap caches can't have sheaves for now", nor kmemleak's (recursion) */
     if (r.sheaves == SL_SLUB_SHEAVES_OPT_IN)
         return requested;
     /* "roughly similar formula (divided by two as there are two percpu sheaves)" as cpu_partial's */

@@ -19,6 +19,26 @@
  *                         slabs not needed go back to the list head (or are
  *                         discarded when empty beyond min_partial); then new
  *                         slabs until min is reached.
+ *                         That is 7.0 and 7.1.  7.2 ("slab-for-7.2": "mm,
+ *                         slab: simplify returning slab in
+ *                         __refill_objects_node()" and "add an optimistic
+ *                         __slab_try_return_freelist()") returns the
+ *                         overshooting slab's surplus with one CAS that
+ *                         assumes the slab is still full (no list_lock, no
+ *                         counter; __slab_free only if a remote free raced
+ *                         in), keeps that slab with the ones not needed, and
+ *                         puts them all back at the *tail* of the node list
+ *                         in the order taken, empty or not; 7.3 takes
+ *                         list_lock around that CAS ("take n->list_lock in
+ *                         __slab_try_return_freelist() to avoid race", a
+ *                         7.3-rc fix known by its subject only).
+ *   alloc_from_new_slab   7.2's "defer freelist construction until after bulk
+ *                         allocation from a new slab" hands out the first
+ *                         objects in allocation order and links only the
+ *                         rest; the model links the whole slab first
+ *                         (sli_slub_new_slab) and takes the same objects in
+ *                         the same order: the difference is the free-pointer
+ *                         writes into objects handed out, not the outcome.
  *   __slab_free           free.c's, for a cache without CPU partial lists:
  *                         lock-free unless the slab changes lists.
  *
@@ -157,6 +177,82 @@ static void *get_freelist_nofreeze(sli_act *a, sli_slub_slab *slab, uint32_t *ta
     }
 }
 
+/*
+ * __slab_try_return_freelist (7.2): the surplus `head` (cnt objects, its
+ * last one's free pointer NULL) back onto a slab we emptied, assuming it is
+ * still full; false if a free raced in (its freelist is no longer NULL).
+ * 7.3 holds list_lock around it.
+ */
+static bool slab_try_return_freelist(sli_act *a, sli_slub_slab *slab, void *head, uint32_t cnt)
+{
+    bool locked = a->s->rules.try_return_locked, done = false;
+    if (locked)
+        sli_list_lock(a);
+    sl_dword old = sl_dw_read(&slab->fc);
+    if (!old.lo) {
+        sl_dword new_ = {(uintptr_t)head, sli_counters(sli_inuse(old.hi) - cnt, sli_objects(old.hi), 0)};
+        a->cas++;
+        done = sl_dw_cas(&slab->fc, old, new_);
+        if (!done) {
+            sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_FAIL, 1);
+            SLI_EV(a, SLUB_SLAB_CAS_FAIL, slab, NULL, 6, 0, 0);
+        }
+    }
+    if (locked)
+        sl_spin_unlock(&a->s->node.list_lock);
+    return done;
+}
+
+/*
+ * __refill_objects_node of 7.2 on: slabs consumed in list order; the
+ * overshooting slab's surplus returned by slab_try_return_freelist (else
+ * __slab_free) and that slab kept first among the slabs not needed, which
+ * all go back to the tail of the node list in order (list_splice_tail),
+ * none discarded.  Returns the objects put in p (at most max).
+ */
+static unsigned refill_objects_node_tail(sli_act *a, void **p, unsigned max, sli_slub_slab *slabs)
+{
+    sl_slub_cache *s = a->s;
+    unsigned refilled = 0;
+    while (slabs) {
+        sli_slub_slab *slab = slabs;
+        slabs = slab->next;
+        slab->next = NULL;
+        uint32_t count;
+        void *object = get_freelist_nofreeze(a, slab, &count);
+        SLI_EV(a, SLUB_REFILL_NODE_PARTIAL, slab, object, count, 0, 0);
+        while (count && object && refilled < max) {
+            p[refilled++] = object;
+            object = sli_get_fp(s, object);
+            count--;
+        }
+        if (count && object) {
+            if (slab_try_return_freelist(a, slab, object, count)) {
+                slab->next = slabs; /* list_add(&slab->slab_list, &pc.slabs) */
+                slabs = slab;
+                break;
+            }
+            void *tail = object;
+            for (uint32_t k = 1; k < count && sli_get_fp(s, tail); k++)
+                tail = sli_get_fp(s, tail);
+            sli_slub_slab_free(a, slab, object, tail, count);
+        }
+        if (refilled >= max)
+            break;
+    }
+    if (slabs) {
+        sli_list_lock(a);
+        while (slabs) {
+            sli_slub_slab *slab = slabs;
+            slabs = slab->next;
+            slab->next = NULL;
+            sli_slub_add_partial(a, slab, true);
+        }
+        sl_spin_unlock(&s->node.list_lock);
+    }
+    return refilled;
+}
+
 /* __refill_objects_node: returns the objects put in p (at most max). */
 static unsigned refill_objects_node(sli_act *a, void **p, unsigned min, unsigned max)
 {
@@ -166,6 +262,8 @@ static unsigned refill_objects_node(sli_act *a, void **p, unsigned min, unsigned
     unsigned refilled = 0;
     if (!get_partial_node_bulk(a, min, max, &slabs))
         return 0;
+    if (s->rules.refill_return_tail)
+        return refill_objects_node_tail(a, p, max, slabs);
     while (slabs && refilled < max) {
         sli_slub_slab *slab = slabs;
         slabs = slab->next;

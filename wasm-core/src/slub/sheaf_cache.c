@@ -17,13 +17,19 @@
  *         __slab_free (nocpu.c).
  *
  * kfree_rcu: kvfree_call_rcu tries the CPU's rcu_free sheaf
- * (__kfree_rcu_sheaf); an object no sheaf takes waits alone, on the CPU's
- * rcu_wait list, linked through its free pointer slot (the kernel batches
- * such objects in kfree_rcu_cpu's pages; the model keeps the wait, not the
- * batching).  The free hook (double free, red zone, tracking) runs when
+ * (__kfree_rcu_sheaf; never on a PREEMPT_RT 7.x kernel, where
+ * kvfree_call_rcu bypasses the sheaves entirely); an object no sheaf takes
+ * waits alone, on the CPU's rcu_wait list, linked through its free pointer
+ * slot (the kernel batches such objects in kfree_rcu_cpu's pages; the model
+ * keeps the wait, not the batching).  After the grace period those objects
+ * go through kfree_bulk, which is kmem_cache_free_bulk(NULL, ...): detached
+ * freelists straight to their slabs, never onto sheaves (FREE_SLOWPATH per
+ * object in 7.x).  The free hook (double free, red zone, tracking) runs when
  * kfree_rcu is called; after the grace period only the free itself.  A
  * grace period is an explicit step per CPU (sl_slub_rcu_grace_period): the
- * callbacks that CPU queued run, in order.
+ * callbacks that CPU queued run, in order; sl_slub_rcu_barrier is
+ * kvfree_rcu_barrier (flush_all_rcu_sheaves, then every grace period).
+ * sl_slub_cpu_dead is slub_cpu_dead's __pcs_flush_all_cpu.
  *
  * Locks: rcu_wait is the CPU's own (its thread only); the rest is
  * sheaves.c's.
@@ -38,8 +44,8 @@ static unsigned refill_from_cpu_slab(sli_act *a, void **p, unsigned min, unsigne
     (void)min;
     return sli_slub_alloc_bulk_cpu(a, max, p);
 }
-static const sli_slab_ops opt_in_ops = {refill_from_cpu_slab, sli_slub_free_bulk_slabs};
-static const sli_slab_ops nocpu_ops = {sli_slub_refill_objects, sli_slub_free_bulk_slabs};
+static const sli_slab_ops opt_in_ops = {refill_from_cpu_slab, sli_slub_free_bulk_slabs, sli_slub_alloc_bulk_slabs};
+static const sli_slab_ops nocpu_ops = {sli_slub_refill_objects, sli_slub_free_bulk_slabs, sli_slub_alloc_bulk_slabs};
 
 /* An act for work done outside any operation (creation, destruction), as CPU cpu with op 0. */
 static sli_act quiet_act(sl_slub_cache *s, unsigned cpu)
@@ -70,6 +76,8 @@ int sli_slub_sheaves_create(sl_slub_cache *s, const sl_slub_config *cfg)
         return rc;
     }
     sh->main_to_spare = s->rules.era == SL_SLUB_ERA_SHEAVES;
+    sh->relock_trylock = s->rules.relock_trylock;
+    sh->oversize_counted = s->rules.oversize_counted;
     sh->boot_capacity = boot_capacity;
     s->sheaves = sh;
     return SL_OK;
@@ -111,7 +119,9 @@ int sl_slub_kfree_rcu(sl_slub_cache *s, unsigned cpu, void *obj)
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_KFREE_RCU, 1, obj);
     int err;
     sli_slub_slab *slab = sli_slub_free_check(&a, obj, &err);
-    if (slab && !(s->sheaves && sli_kfree_rcu_sheaf(s->sheaves, &a, obj))) {
+    /* kvfree_call_rcu bypasses the sheaves on PREEMPT_RT (7.x: __kfree_rcu_sheaf is never called) */
+    bool try_sheaf = s->sheaves && !(s->fastpath == SL_SLUB_FP_RT && !s->rules.cpu_slab);
+    if (slab && !(try_sheaf && sli_kfree_rcu_sheaf(s->sheaves, &a, obj))) {
         uint32_t waiting = 1;
         for (void *o = a.c->rcu_wait; o; o = sli_get_fp(s, o))
             waiting++;
@@ -124,22 +134,27 @@ int sl_slub_kfree_rcu(sl_slub_cache *s, unsigned cpu, void *obj)
     return slab ? SL_OK : err;
 }
 
-/* kvfree_rcu's callback for the objects that waited alone: slab_free, the hooks having run. */
+/*
+ * kvfree_rcu's callback for the objects that waited alone: kfree_bulk, i.e.
+ * kmem_cache_free_bulk(NULL, ...), whose detached freelists go straight to
+ * the slabs (the hooks having run): the sheaves are bypassed.
+ */
 static unsigned free_waiting(sli_act *a)
 {
     sl_slub_cache *s = a->s;
-    void *list = a->c->rcu_wait;
-    unsigned n = 0;
+    void *list = a->c->rcu_wait, *batch[64];
+    unsigned n = 0, k = 0;
     a->c->rcu_wait = NULL;
     while (list) {
-        void *obj = list;
-        list = sli_get_fp(s, obj);
+        batch[k++] = list;
+        list = sli_get_fp(s, list);
         n++;
-        if (s->sheaves && sli_free_to_pcs(s->sheaves, a, obj))
-            continue;
-        if (!s->rules.cpu_slab)
-            sli_stat(a, SL_SLUB_FREE_SLOWPATH, 1);
-        sli_slub_free_bulk_slabs(a, &obj, 1); /* do_slab_free of one object */
+        if (k == sizeof batch / sizeof batch[0] || !list) {
+            if (!s->rules.cpu_slab)
+                sli_stat(a, SL_SLUB_FREE_SLOWPATH, k);
+            sli_slub_free_bulk_slabs(a, batch, k);
+            k = 0;
+        }
     }
     return n;
 }
@@ -160,6 +175,40 @@ int sl_slub_rcu_grace_period(sl_slub_cache *s, unsigned cpu)
     return (int)n;
 }
 
+int sl_slub_rcu_barrier(sl_slub_cache *s)
+{
+    if (!s)
+        return SL_EINVAL;
+    int freed = 0;
+    /* flush_all_rcu_sheaves: every CPU's rcu_free sheaf to call_rcu, then rcu_barrier(). */
+    for (unsigned c = 0; c < s->ncpus; c++) {
+        sli_act a;
+        if (!sli_slub_begin(s, c, &a))
+            return SL_EINVAL;
+        if (s->sheaves && sli_pcs_flush_rcu(s->sheaves, &a) != SL_OK)
+            return SL_EBUSY;
+    }
+    for (unsigned c = 0; c < s->ncpus; c++) {
+        int n = sl_slub_rcu_grace_period(s, c);
+        if (n < 0)
+            return n;
+        freed += n;
+    }
+    return freed;
+}
+
+int sl_slub_cpu_dead(sl_slub_cache *s, unsigned cpu)
+{
+    sli_act a;
+    if (!sli_slub_begin(s, cpu, &a))
+        return SL_EINVAL;
+    if (!s->sheaves || s->rules.cpu_slab)
+        return 0; /* before 7.0 the CPU slab's flush (flush_cpu_slab) is sl_slub_flush_cpu's */
+    if (atomic_load_explicit(&s->sheaves->pcs[cpu].lock, memory_order_relaxed))
+        return SL_EBUSY; /* a CPU going offline runs nothing */
+    return (int)sli_pcs_cpu_dead(s->sheaves, &a);
+}
+
 /* ---- the prefill API ------------------------------------------------------ */
 
 /* The handle is the sheaf itself; the cast is checked against the cache's list of sheaves out. */
@@ -178,7 +227,8 @@ int sl_slub_prefill_sheaf(sl_slub_cache *s, unsigned cpu, uint32_t size, sl_slub
     /* Every operation that began is bracketed, refused or not: a stepping view counts operations by them. */
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_PREFILL, (int32_t)size, NULL);
     int err = SL_EINVAL;
-    if (s->sheaves && sli_sheaves_active(s->sheaves))
+    /* A cache whose sheaves are off (capacity 0) gets an oversize sheaf: size > sheaf_capacity. */
+    if (s->sheaves)
         *out = (sl_slub_sheaf *)sli_prefill_sheaf(s->sheaves, &a, size, &err);
     sli_slub_op_event(&a, SL_EV_OP_END, OPC_PREFILL, err, NULL);
     return err;

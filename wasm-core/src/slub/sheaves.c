@@ -51,9 +51,15 @@
  * makes a sheaf allocation fail, as the kernel's GFP_NOWAIT kmalloc may, so
  * that the paths for that case can be driven; allocations may always block
  * (GFP_KERNEL), so an empty main is refilled from slabs rather than failed.
- * Where a refill from slabs comes up short (no memory), the objects it did
- * get are flushed back before the sheaf is freed (7.0 frees the sheaf with
- * them still in it).
+ * A refill from slabs that comes up short (no memory) keeps what it got
+ * in the sheaf and counts it in SHEAF_REFILL (refill_sheaf); then the
+ * allocation path and kmem_cache_prefill_sheaf flush the sheaf
+ * (SHEAF_FLUSH) and free it, while kmem_cache_refill_sheaf leaves the
+ * objects in the caller's sheaf and fails (as 7.0 since its -rc fix of
+ * freeing the sheaf with objects in it, and every 7.x read: docs/slub.md).
+ * 7.1's relock after a refill is a trylock (relock_trylock): in the model
+ * it fails only when a preemption-point hook leaves the lock taken (a test
+ * of a PREEMPT_RT task holding it), and then the full sheaf goes to the barn.
  */
 #include "sheaves.h"
 
@@ -131,7 +137,8 @@ static void sheaf_flush_unused(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf)
 
 /*
  * refill_sheaf: fills the sheaf up to the cache's capacity from slabs.
- * Returns 0, or SL_ENOMEM with the sheaf as it was (see the essay).
+ * Returns 0, or SL_ENOMEM when the slabs gave fewer: what they gave stays
+ * in the sheaf, counted (see the essay).
  */
 static int refill_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf)
 {
@@ -139,19 +146,15 @@ static int refill_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf)
     if (!to_fill)
         return SL_OK;
     unsigned filled = sh->ops->refill(a, &sheaf->objects[sheaf->size], to_fill, to_fill);
-    if (filled < to_fill) {
-        if (filled)
-            sh->ops->free_bulk(a, &sheaf->objects[sheaf->size], filled);
-        return SL_ENOMEM;
-    }
     sheaf->size += filled;
     sli_stat(a, SL_SLUB_SHEAF_REFILL, filled);
-    SH_EV(a, SLUB_SHEAF_REFILL, sheaf->objects[sheaf->size - 1], sheaf->id, filled, sheaf->size);
+    if (filled)
+        SH_EV(a, SLUB_SHEAF_REFILL, sheaf->objects[sheaf->size - 1], sheaf->id, filled, sheaf->size);
 #if !defined(SLABLAB_BENCH)
     for (uint32_t slot = sheaf->size - filled; slot < sheaf->size; slot++)
         SH_EV(a, SLUB_SHEAF_FILL, sheaf->objects[slot], sheaf->id, slot, 0);
 #endif
-    return SL_OK;
+    return filled < to_fill ? SL_ENOMEM : SL_OK;
 }
 
 /* alloc_full_sheaf: a new sheaf refilled to capacity, or NULL. */
@@ -159,6 +162,7 @@ static sli_sheaf *alloc_full_sheaf(sli_sheaves *sh, sli_act *a)
 {
     sli_sheaf *sheaf = new_sheaf(sh, a, sh->capacity, true);
     if (sheaf && refill_sheaf(sh, a, sheaf) != SL_OK) {
+        sheaf_flush_unused(sh, a, sheaf);
         drop_sheaf(sh, a, sheaf, true);
         sheaf = NULL;
     }
@@ -350,6 +354,40 @@ int sli_pcs_flush_all(sli_sheaves *sh, sli_act *a)
     return SL_OK;
 }
 
+unsigned sli_pcs_cpu_dead(sli_sheaves *sh, sli_act *a)
+{
+    sli_pcs *pcs = &sh->pcs[a->cpu];
+    if (!sli_sheaves_active(sh))
+        return 0;
+    unsigned flushed = pcs->main->size + (pcs->spare ? pcs->spare->size : 0);
+    SH_EV(a, SLUB_PCS_FLUSH, NULL, pcs->main->size, pcs->spare ? pcs->spare->size : 0,
+          pcs->rcu_free ? pcs->rcu_free->size : 0);
+    sheaf_flush_unused(sh, a, pcs->main);
+    if (pcs->spare) {
+        sheaf_flush_unused(sh, a, pcs->spare);
+        drop_sheaf(sh, a, pcs->spare, true);
+        pcs->spare = NULL;
+    }
+    if (pcs->rcu_free) {
+        call_rcu_sheaf(pcs, pcs->rcu_free, true);
+        pcs->rcu_free = NULL;
+    }
+    return flushed;
+}
+
+int sli_pcs_flush_rcu(sli_sheaves *sh, sli_act *a)
+{
+    sli_pcs *pcs = &sh->pcs[a->cpu];
+    if (!sli_pcs_trylock(pcs))
+        return SL_EBUSY; /* local_lock() from inside the section */
+    sli_sheaf *rcu_free = pcs->rcu_free;
+    pcs->rcu_free = NULL;
+    if (rcu_free)
+        call_rcu_sheaf(pcs, rcu_free, true);
+    sli_pcs_unlock(pcs);
+    return SL_OK;
+}
+
 /* ---- allocation ----------------------------------------------------- */
 
 /*
@@ -398,17 +436,24 @@ static sli_pcs *pcs_replace_empty_main(sli_sheaves *sh, sli_act *a, sli_pcs *pcs
         if (refill_sheaf(sh, a, empty) == SL_OK) {
             full = empty;
         } else {
-            drop_sheaf(sh, a, empty, true); /* very low on memory: skip the barn */
+            sheaf_flush_unused(sh, a, empty); /* very low on memory: skip the barn */
+            drop_sheaf(sh, a, empty, true);
         }
     } else {
         full = alloc_full_sheaf(sh, a);
     }
     if (!full)
         return NULL;
-    /* local_lock(): not an interrupt, and any interrupt of the window above has returned. */
     bool locked = sli_pcs_trylock(pcs);
+    if (!locked && sh->relock_trylock) {
+        /* 7.1's local_trylock failed: keep the full sheaf in the barn, take the slab path. */
+        barn_put_full_sheaf(barn, full);
+        sli_stat(a, SL_SLUB_BARN_PUT, 1);
+        SH_EV(a, SLUB_BARN_PUT, NULL, full->id, 0, barn_nr(&barn->nr_full));
+        return NULL;
+    }
+    /* 7.0's local_lock(): not an interrupt, and any interrupt of the window above has returned. */
     sl_assert(locked);
-    (void)locked;
     /*
      * Something (an interrupt, in the kernel also a migration) may have
      * changed pcs while it was unlocked; the limits of the barn are ignored
@@ -828,20 +873,21 @@ static bool prefilled_remove(sli_sheaves *sh, sli_sheaf *sheaf)
     return found;
 }
 
-/* An oversize sheaf: allocated fresh and filled from slabs, flushed and freed on return. */
+/*
+ * An oversize sheaf: allocated fresh (counted from 7.2, "use empty sheaf
+ * helpers for oversized sheaves") and filled by __kmem_cache_alloc_bulk, all
+ * or nothing; flushed and freed on return.
+ */
 static sli_sheaf *prefill_oversize(sli_sheaves *sh, sli_act *a, uint32_t size, int *err)
 {
-    sli_sheaf *sheaf = new_sheaf(sh, a, size, false);
+    sli_sheaf *sheaf = new_sheaf(sh, a, size, sh->oversize_counted);
     if (!sheaf) {
         *err = SL_ENOMEM;
         return NULL;
     }
     sli_stat(a, SL_SLUB_SHEAF_PREFILL_OVERSIZE, 1);
-    unsigned got = sh->ops->refill(a, sheaf->objects, size, size);
-    if (got < size) {
-        if (got)
-            sh->ops->free_bulk(a, sheaf->objects, got);
-        drop_sheaf(sh, a, sheaf, false);
+    if (sh->ops->alloc_bulk(a, size, sheaf->objects) != size) {
+        drop_sheaf(sh, a, sheaf, sh->oversize_counted);
         *err = SL_ENOMEM;
         return NULL;
     }
@@ -914,7 +960,7 @@ int sli_return_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf)
     if (sheaf->capacity != sh->capacity) {
         SH_EV(a, SLUB_SHEAF_RETURN, NULL, sheaf->id, sheaf->size, 2);
         sheaf_flush_unused(sh, a, sheaf);
-        drop_sheaf(sh, a, sheaf, false);
+        drop_sheaf(sh, a, sheaf, sh->oversize_counted);
         return SL_OK;
     }
     sli_pcs *pcs = &sh->pcs[a->cpu];
@@ -954,13 +1000,10 @@ int sli_refill_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf **sheafp, uint32_t s
     if (sheaf->capacity >= size) {
         if (sheaf->capacity == sh->capacity)
             return refill_sheaf(sh, a, sheaf);
+        /* An oversize sheaf: __kmem_cache_alloc_bulk, all or nothing. */
         uint32_t want = sheaf->capacity - sheaf->size;
-        unsigned got = sh->ops->refill(a, &sheaf->objects[sheaf->size], want, want);
-        if (got < want) {
-            if (got)
-                sh->ops->free_bulk(a, &sheaf->objects[sheaf->size], got);
+        if (sh->ops->alloc_bulk(a, want, &sheaf->objects[sheaf->size]) != want)
             return SL_ENOMEM;
-        }
         sheaf->size = sheaf->capacity;
         return SL_OK;
     }
@@ -1059,7 +1102,7 @@ void sli_sheaves_destroy(sli_sheaves *sh, sli_act *a)
         sli_sheaf *sheaf = sh->prefilled;
         sh->prefilled = sheaf->next;
         sheaf_flush_unused(sh, a, sheaf);
-        drop_sheaf(sh, a, sheaf, sheaf->capacity == sh->capacity);
+        drop_sheaf(sh, a, sheaf, sheaf->capacity == sh->capacity || sh->oversize_counted);
     }
     sh->capacity = 0;
 }

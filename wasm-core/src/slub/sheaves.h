@@ -78,6 +78,8 @@ typedef struct sli_slab_ops {
     unsigned (*refill)(sli_act *a, void **p, unsigned min, unsigned max);
     /* Frees p[0 .. n-1], objects of this cache, to their slabs. */
     void (*free_bulk)(sli_act *a, void **p, unsigned n);
+    /* __kmem_cache_alloc_bulk (oversize sheaves): n objects from slabs into p, or none; returns n or 0. */
+    unsigned (*alloc_bulk)(sli_act *a, unsigned n, void **p);
 } sli_slab_ops;
 
 typedef struct sli_sheaves {
@@ -85,6 +87,8 @@ typedef struct sli_sheaves {
     uint32_t boot_capacity;   /* the capacity bootstrap_cache_sheaves will give (7.0 early_boot) */
     unsigned ncpus;
     bool main_to_spare;       /* 7.0: a refill that finds main empty keeps it as the spare */
+    bool relock_trylock;      /* 7.1: after a refill, local_trylock; if it fails the full sheaf goes to the barn */
+    bool oversize_counted;    /* 7.2: oversize prefill sheaves count SHEAF_ALLOC / SHEAF_FREE */
     uint32_t max_sheaves;     /* model: sheaves that may exist at once (0: no limit); past it a
                                * sheaf allocation fails, as a GFP_NOWAIT kmalloc can */
     atomic_uint nr_sheaves;   /* sheaves allocated and not yet freed (bootstrap not counted) */
@@ -140,6 +144,16 @@ unsigned sli_sheaves_rcu_gp(sli_sheaves *sh, sli_act *a);
  * sheaf section (the kernel never flushes from an interrupt).
  */
 int sli_pcs_flush_all(sli_sheaves *sh, sli_act *a);
+/*
+ * __pcs_flush_all_cpu (slub_cpu_dead, 7.x): the CPU went offline; its main
+ * sheaf is flushed (and stays, empty), its spare flushed and freed, its
+ * rcu_free sheaf handed to call_rcu to be flushed.  Acting as that CPU with
+ * no operation running on it (the kernel runs it on another CPU without the
+ * lock: the dead CPU runs nothing).  Returns the objects flushed.
+ */
+unsigned sli_pcs_cpu_dead(sli_sheaves *sh, sli_act *a);
+/* flush_rcu_sheaf (flush_all_rcu_sheaves' per-CPU work): rcu_free to call_rcu.  SL_EBUSY inside a section. */
+int sli_pcs_flush_rcu(sli_sheaves *sh, sli_act *a);
 /* barn_shrink: full sheaves flushed and freed, empty ones freed.  Returns the objects flushed. */
 unsigned sli_barn_shrink(sli_sheaves *sh, sli_act *a);
 

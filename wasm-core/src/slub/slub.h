@@ -57,6 +57,9 @@ enum {
     SL_SLUB_RECLAIM_ACCOUNT = 0x00020000u,    /* geometry only */
     SL_SLUB_TYPESAFE_BY_RCU = 0x00080000u,    /* free pointer after the object */
     SL_SLUB_CTOR = 0x40000000u,               /* the cache has a constructor (free pointer after) */
+    SL_SLUB_NO_SHEAVES = 0x00800000u,         /* no sheaves from 7.0 (calculate_sheaf_capacity): the boot caches
+                                               * (SLAB_NO_OBJ_EXT, later SLAB_NO_SHEAVES) and kmemleak's
+                                               * (SLAB_NOLEAKTRACE, the kernel's bit); geometry unchanged */
     /* Model-only hardening (the kernel's are config options, per cache here). */
     SL_SLUB_FREELIST_HARDENED = 0x01000000u,  /* free pointers stored as ptr ^ random ^ swab(&ptr) */
     SL_SLUB_FREELIST_RANDOM = 0x02000000u,    /* new slabs' freelists in a shuffled order */
@@ -173,6 +176,14 @@ bool sl_slub_kcache_attr(sl_slub_kcache *k, const char *attr, const char *value)
 int sl_slub_slabinfo_read(const char *file, sl_slub_kcache **out);
 /* The sheaf_capacity the kernel's code asks for when it creates the cache `name` (0: none). */
 uint32_t sl_slub_sheaf_request(const char *name);
+/*
+ * The creation flags the kernel's code gives the cache `name` that sysfs and
+ * slabinfo do not show and the model needs: SL_SLUB_NO_SHEAVES for
+ * "kmem_cache" and "kmem_cache_node" (create_boot_cache's SLAB_NO_OBJ_EXT /
+ * SLAB_NO_SHEAVES) and "kmemleak_object" / "kmemleak_scan_area"
+ * (mm/kmemleak.c's SLAB_NOLEAKTRACE); 0 for any other name.
+ */
+uint32_t sl_slub_known_flags(const char *name);
 /*
  * Computes k's geometry for nr_cpus in kernel `kern` (may be NULL) into *g
  * and model[] (the figures in the order of kernel[]; sysfs cpu_partial reads
@@ -369,6 +380,21 @@ int sl_slub_kfree_rcu(sl_slub_cache *s, unsigned cpu, void *obj);
  */
 int sl_slub_rcu_grace_period(sl_slub_cache *s, unsigned cpu);
 /*
+ * kvfree_rcu_barrier: flush_all_rcu_sheaves (every CPU's rcu_free sheaf
+ * handed to call_rcu, to be flushed, not barned) and then rcu_barrier (a
+ * grace period for every CPU).  With no operation running.  Returns the
+ * objects freed, SL_EINVAL, or SL_EBUSY (nothing waited) from inside a
+ * CPU's sheaf section.
+ */
+int sl_slub_rcu_barrier(sl_slub_cache *s);
+/*
+ * slub_cpu_dead (7.x): `cpu` went offline; __pcs_flush_all_cpu flushes its
+ * main sheaf, flushes and frees its spare, hands its rcu_free sheaf to
+ * call_rcu.  With no operation running on cpu.  Returns the objects
+ * flushed (0 before 7.0 or without sheaves), SL_EINVAL, or SL_EBUSY.
+ */
+int sl_slub_cpu_dead(sl_slub_cache *s, unsigned cpu);
+/*
  * bootstrap_cache_sheaves (7.0): gives a cache created with early_boot its
  * real sheaves.  With no operation running.  0, SL_EINVAL (not such a cache,
  * or done already) or SL_ENOMEM.
@@ -380,9 +406,10 @@ typedef struct sl_slub_sheaf sl_slub_sheaf;
 /*
  * kmem_cache_prefill_sheaf: a sheaf holding at least `size` objects, for a
  * caller that must not fail to allocate later; above the sheaf capacity an
- * "oversize" sheaf of exactly `size`.  Returns 0 with *out set, SL_EINVAL
- * (no sheaves, size 0), SL_EBUSY (called from inside the CPU's sheaf
- * section) or SL_ENOMEM.
+ * "oversize" sheaf of exactly `size` (a 7.x cache whose sheaves are off,
+ * capacity 0, gets one for every size).  Returns 0 with *out set, SL_EINVAL
+ * (no sheaves: before 6.18, or a 6.18 cache without them; size 0), SL_EBUSY
+ * (called from inside the CPU's sheaf section) or SL_ENOMEM.
  */
 int sl_slub_prefill_sheaf(sl_slub_cache *s, unsigned cpu, uint32_t size, sl_slub_sheaf **out);
 /* kmem_cache_refill_sheaf: at least `size` objects in *sheaf (it may be replaced by a larger one). */

@@ -500,6 +500,8 @@ void *sli_slub_slab_alloc_slow(sli_act *a);
  * taken (no memory).
  */
 unsigned sli_slub_alloc_bulk_cpu(sli_act *a, unsigned n, void **p);
+/* __kmem_cache_alloc_bulk: n objects from slabs (7.0 refill_objects, a debug cache per object), or none; n or 0. */
+unsigned sli_slub_alloc_bulk_slabs(sli_act *a, unsigned n, void **p);
 /*
  * __kmem_cache_free_bulk: p[0..n-1], objects of this cache known valid
  * (taken from slabs by the model itself, or checked when they were freed),

@@ -119,6 +119,7 @@ void sl_slub_kcache_init(sl_slub_kcache *k, const char *name)
     if (!strncmp(k->name, "kmalloc-", 8))
         k->flags |= SL_SLUB_KMALLOC;
     k->sheaf_request = sl_slub_sheaf_request(k->name);
+    k->flags |= sl_slub_known_flags(k->name);
 }
 
 int sl_slub_sysfs_read(const char *dir, sl_slub_kcache **out)
@@ -186,6 +187,7 @@ int sl_slub_slabinfo_read(const char *file, sl_slub_kcache **out)
         k.object_size = (uint32_t)objsize;
         k.align = 8;
         k.sheaf_request = sl_slub_sheaf_request(k.name);
+        k.flags = sl_slub_known_flags(k.name);
         k.kernel[1] = (uint32_t)__builtin_ctzl(pages);
         k.kernel[2] = (uint32_t)perslab;
         k.has[1] = k.has[2] = true;
@@ -203,6 +205,16 @@ uint32_t sl_slub_sheaf_request(const char *name)
 {
     /* mm/vma_init.c and lib/maple_tree.c: .sheaf_capacity = 32 */
     return !strcmp(name, "vm_area_struct") || !strcmp(name, "maple_node") ? 32 : 0;
+}
+
+uint32_t sl_slub_known_flags(const char *name)
+{
+    static const char *const no_sheaves[] = {"kmem_cache", "kmem_cache_node", "kmemleak_object",
+                                             "kmemleak_scan_area"};
+    for (unsigned i = 0; i < sizeof no_sheaves / sizeof no_sheaves[0]; i++)
+        if (!strcmp(name, no_sheaves[i]))
+            return SL_SLUB_NO_SHEAVES;
+    return 0;
 }
 
 int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, const sl_slub_kernel *kern,

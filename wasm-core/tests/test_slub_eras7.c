@@ -1,0 +1,416 @@
+/*
+ * test_slub_eras7.c - the SLUB eras after 7.0 (7.1, 7.2, 7.3, and a newer
+ * version with its notice) and the sheaves rules issue 23 found wrong, one
+ * test per rule, each failing on the model as it was before (docs/slub.md,
+ * "Kernel eras").
+ */
+#include "sheaves_world.h"
+
+#include "../src/slub/sheaves.h"
+
+#include <stdlib.h>
+
+static const sl_slub_kversion V70 = {7, 0}, V71 = {7, 1}, V72 = {7, 2}, V73 = {7, 3};
+
+static void check_valid(world *w)
+{
+    char msg[256] = "";
+    int rc = world_validate(w, msg, sizeof msg);
+    if (rc != SL_OK)
+        fprintf(stderr, "  validate: %s\n", msg);
+    SL_CHECK_EQ(rc, SL_OK);
+}
+
+/* Each version's rules, and a version newer than the newest with its notice. */
+static void test_rules_per_version(void)
+{
+    sl_slub_rules r;
+    sl_slub_rules_for(V70, &r);
+    SL_CHECK(r.sheaf_exemptions && !r.relock_trylock && !r.refill_return_tail && !r.oversize_counted &&
+             !r.try_return_locked);
+    sl_slub_rules_for(V71, &r);
+    SL_CHECK(r.relock_trylock && !r.refill_return_tail && !r.oversize_counted);
+    sl_slub_rules_for(V72, &r);
+    SL_CHECK(r.relock_trylock && r.refill_return_tail && r.oversize_counted && !r.try_return_locked);
+    sl_slub_rules_for(V73, &r);
+    SL_CHECK(r.refill_return_tail && r.try_return_locked && r.era == SL_SLUB_ERA_SHEAVES);
+    char notice[160];
+    SL_CHECK(!sl_slub_kversion_notice(V73, notice, sizeof notice));
+    SL_CHECK(!sl_slub_kversion_notice((sl_slub_kversion){6, 18}, notice, sizeof notice));
+    sl_slub_kversion v;
+    SL_REQUIRE(sl_slub_kversion_parse("7.5", &v, NULL) == SL_OK);
+    sl_slub_rules_for(v, &r);
+    SL_CHECK(r.version.major == 7 && r.version.minor == 5 && r.follows.major == 7 && r.follows.minor == 3);
+    SL_CHECK(r.try_return_locked);
+    SL_CHECK(sl_slub_kversion_notice(v, notice, sizeof notice));
+    SL_CHECK(strstr(notice, "7.5 is newer than the newest kernel the model follows (7.3)") != NULL);
+    SL_CHECK(strstr(notice, "gets 7.3's rules") != NULL);
+}
+
+/*
+ * Allocates every object the zone can give (into *objs, which the caller
+ * frees with free()); returns how many.  Afterwards every slab is full and
+ * the page allocator has nothing left.
+ */
+static unsigned exhaust(world *w, unsigned cpu, void ***objs)
+{
+    unsigned n = 0, cap = 1024;
+    void **v = malloc(cap * sizeof *v);
+    for (;;) {
+        if (n == cap)
+            v = realloc(v, (cap *= 2) * sizeof *v);
+        if (!(v[n] = world_alloc(w, cpu)))
+            break;
+        n++;
+    }
+    *objs = v;
+    return n;
+}
+
+/* Frees k objects to their slabs (through the sheaves, then a flush), leaving k free objects on slabs. */
+static void free_to_slabs(world *w, unsigned cpu, void **objs, unsigned k)
+{
+    for (unsigned i = 0; i < k; i++)
+        SL_CHECK_EQ(world_free(w, cpu, objs[i]), SL_OK);
+    SL_CHECK_EQ(sl_slub_flush_cpu(w->s, cpu), SL_OK);
+}
+
+/*
+ * A refill that comes up short on the allocation path: the objects it got
+ * stay in the sheaf and are counted (SHEAF_REFILL), then the sheaf is
+ * flushed (SHEAF_FLUSH) and freed, and the allocation takes the slab path.
+ */
+static void test_short_refill_alloc_path(void)
+{
+    const sl_slub_kversion vs[] = {V70, V73};
+    for (unsigned i = 0; i < 2; i++) {
+        world w;
+        SL_REQUIRE(world_open_version(&w, 1, vs[i], 8, 0, NULL, 1) == SL_OK);
+        void **objs;
+        unsigned n = exhaust(&w, 0, &objs);
+        SL_REQUIRE(n > 16);
+        free_to_slabs(&w, 0, objs, 3); /* 3 free objects on slabs, no page left */
+        uint64_t refill = ST(&w, SHEAF_REFILL), flush = ST(&w, SHEAF_FLUSH), freed = ST(&w, SHEAF_FREE);
+        uint64_t slow = ST(&w, ALLOC_SLOWPATH);
+        void *o = world_alloc(&w, 0);
+        SL_CHECK(o != NULL);
+        SL_CHECK_EQ(ST(&w, SHEAF_REFILL), refill + 3); /* counted as the kernel's stat_add(SHEAF_REFILL, filled) */
+        SL_CHECK_EQ(ST(&w, SHEAF_FLUSH), flush + 3);   /* sheaf_flush_unused */
+        SL_CHECK_EQ(ST(&w, SHEAF_FREE), freed + 1);    /* free_empty_sheaf */
+        SL_CHECK_EQ(ST(&w, ALLOC_SLOWPATH), slow + 1); /* then ___slab_alloc */
+        check_valid(&w);
+        objs[0] = o;
+        for (unsigned k = 0; k < n; k++)
+            if (k == 0 || k >= 3)
+                world_free(&w, 0, objs[k]);
+        free(objs);
+        world_close(&w);
+    }
+}
+
+/*
+ * kmem_cache_refill_sheaf that comes up short: -ENOMEM, and the objects it
+ * got stay in the caller's sheaf (the model used to give them back).
+ */
+static void test_short_refill_prefilled_sheaf(void)
+{
+    world w;
+    SL_REQUIRE(world_open_version(&w, 1, V73, 8, 0, NULL, 1) == SL_OK);
+    sl_slub_sheaf *sheaf;
+    SL_REQUIRE(sl_slub_prefill_sheaf(w.s, 0, 8, &sheaf) == SL_OK);
+    void *held[8];
+    for (unsigned k = 0; k < 8; k++)
+        SL_REQUIRE(sl_slub_alloc_from_sheaf(w.s, 0, sheaf, &held[k]) == SL_OK);
+    void **objs;
+    unsigned n = exhaust(&w, 0, &objs);
+    free_to_slabs(&w, 0, objs, 3);
+    uint64_t refill = ST(&w, SHEAF_REFILL);
+    SL_CHECK_EQ(sl_slub_refill_sheaf(w.s, 0, &sheaf, 8), SL_ENOMEM);
+    SL_CHECK_EQ(sl_slub_sheaf_size(sheaf), 3);
+    SL_CHECK_EQ(ST(&w, SHEAF_REFILL), refill + 3);
+    check_valid(&w);
+    SL_CHECK_EQ(sl_slub_return_sheaf(w.s, 0, sheaf), SL_OK);
+    for (unsigned k = 3; k < n; k++)
+        world_free(&w, 0, objs[k]);
+    for (unsigned k = 0; k < 8; k++)
+        world_free(&w, 0, held[k]);
+    free(objs);
+    check_valid(&w);
+    world_close(&w);
+}
+
+/*
+ * kmem_cache_prefill_sheaf on a cache whose sheaves are off (a debug cache:
+ * capacity 0) hands out an oversize sheaf, filled object by object through
+ * the debug path; 7.2 counts it in SHEAF_ALLOC and SHEAF_FREE, 7.0 does not.
+ */
+static void test_prefill_with_sheaves_off(void)
+{
+    const sl_slub_kversion vs[] = {V70, V72};
+    for (unsigned i = 0; i < 2; i++) {
+        sl_page_zone z;
+        SL_REQUIRE(sl_page_zone_init(&z, 4u << 20, NULL) == SL_OK);
+        sl_slub_config cfg = {.object_size = 64, .flags = SL_SLUB_CONSISTENCY_CHECKS | SL_SLUB_STORE_USER, .seed = 3};
+        cfg.kernel.version = vs[i];
+        sl_slub_cache *s;
+        SL_REQUIRE(sl_slub_cache_create(&z, NULL, 1, &cfg, &s) == SL_OK);
+        SL_CHECK_EQ(sl_slub_cache_sheaf_capacity(s), 0);
+        sl_slub_sheaf *sheaf;
+        SL_REQUIRE(sl_slub_prefill_sheaf(s, 0, 5, &sheaf) == SL_OK);
+        SL_CHECK_EQ(sl_slub_sheaf_size(sheaf), 5);
+        SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_SHEAF_PREFILL_OVERSIZE), 1);
+        SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_SHEAF_ALLOC), i ? 1u : 0u);
+        void *o;
+        SL_REQUIRE(sl_slub_alloc_from_sheaf(s, 0, sheaf, &o) == SL_OK);
+        SL_CHECK_EQ(sl_slub_validate(s, NULL, 0), SL_OK);
+        SL_CHECK_EQ(sl_slub_return_sheaf(s, 0, sheaf), SL_OK);
+        SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_SHEAF_FREE), i ? 1u : 0u);
+        SL_CHECK_EQ(sl_slub_free(s, 0, o), SL_OK);
+        SL_CHECK_EQ(sl_slub_validate(s, NULL, 0), SL_OK);
+        SL_CHECK_EQ(sl_slub_cache_destroy(s), SL_OK);
+        sl_page_zone_destroy(&z);
+    }
+}
+
+/*
+ * kfree_rcu's objects that found no rcu sheaf (here: no sheaf can be
+ * allocated) go through kfree_bulk after the grace period, straight to their
+ * slabs: never onto the CPU's sheaves.
+ */
+static void test_kfree_rcu_waiters_bypass_sheaves(void)
+{
+    world w;
+    SL_REQUIRE(world_open_version(&w, 1, V73, 8, 1, NULL, 4) == SL_OK); /* the main sheaf is the only one */
+    void *o[4];
+    for (int i = 0; i < 4; i++)
+        SL_REQUIRE((o[i] = world_alloc(&w, 0)));
+    for (int i = 0; i < 4; i++)
+        SL_CHECK_EQ(sl_slub_kfree_rcu(w.s, 0, o[i]), SL_OK);
+    SL_CHECK_EQ(ST(&w, FREE_RCU_SHEAF_FAIL), 4);
+    uint32_t main_before = w.sh->pcs[0].main->size;
+    uint64_t pcs = ST(&w, FREE_PCS), slow = ST(&w, FREE_SLOWPATH);
+    SL_CHECK_EQ(sl_slub_rcu_grace_period(w.s, 0), 4);
+    SL_CHECK_EQ(w.sh->pcs[0].main->size, main_before);
+    SL_CHECK_EQ(ST(&w, FREE_PCS), pcs);
+    SL_CHECK_EQ(ST(&w, FREE_SLOWPATH), slow + 4);
+    check_valid(&w);
+    world_close(&w);
+}
+
+/* calculate_sheaf_capacity gives the boot caches and kmemleak's none (7.0 on), in the model and in compare. */
+static void test_caches_without_sheaves(void)
+{
+    SL_CHECK_EQ(sl_slub_known_flags("kmem_cache"), (uint32_t)SL_SLUB_NO_SHEAVES);
+    SL_CHECK_EQ(sl_slub_known_flags("kmem_cache_node"), (uint32_t)SL_SLUB_NO_SHEAVES);
+    SL_CHECK_EQ(sl_slub_known_flags("kmemleak_object"), (uint32_t)SL_SLUB_NO_SHEAVES);
+    SL_CHECK_EQ(sl_slub_known_flags("dentry"), 0u);
+    SL_CHECK_EQ(sl_slub_sheaf_capacity(V70, 256, SL_SLUB_NO_SHEAVES, 0), 0u);
+    SL_CHECK_EQ(sl_slub_sheaf_capacity(V70, 256, 0, 0), 28u); /* 26, made a kmalloc bucket */
+    sl_slub_kcache k;
+    sl_slub_kcache_init(&k, "kmem_cache_node");
+    k.object_size = 64;
+    k.kernel[SL_SLUB_KFIG_SHEAF_CAPACITY] = 0;
+    k.has[SL_SLUB_KFIG_SHEAF_CAPACITY] = true;
+    sl_slub_kernel kern = {.version = V73};
+    sl_slub_geometry g;
+    uint32_t model[SL_SLUB_NR_KFIGS];
+    SL_CHECK_EQ(sl_slub_kcache_compare(&k, 4, &kern, &g, model), 1);
+    SL_CHECK_EQ(model[SL_SLUB_KFIG_SHEAF_CAPACITY], 0u);
+    /* A cache created with the flag keeps the bootstrap sheaf: every operation takes the slab path. */
+    sl_page_zone z;
+    SL_REQUIRE(sl_page_zone_init(&z, 4u << 20, NULL) == SL_OK);
+    sl_slub_config cfg = {.object_size = 64, .flags = SL_SLUB_NO_SHEAVES};
+    cfg.kernel.version = V73;
+    sl_slub_cache *s;
+    SL_REQUIRE(sl_slub_cache_create(&z, NULL, 1, &cfg, &s) == SL_OK);
+    SL_CHECK_EQ(sl_slub_cache_sheaf_capacity(s), 0);
+    void *o;
+    SL_REQUIRE(sl_slub_alloc(s, 0, &o) == SL_OK);
+    SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_ALLOC_SLOWPATH), 1);
+    SL_CHECK_EQ(sl_slub_free(s, 0, o), SL_OK);
+    SL_CHECK_EQ(sl_slub_cache_destroy(s), SL_OK);
+    sl_page_zone_destroy(&z);
+}
+
+/* A PREEMPT_RT 7.x kernel: the cache is created, sheaves work, kfree_rcu keeps off them. */
+static void test_preempt_rt_7x(void)
+{
+    sl_page_zone z;
+    SL_REQUIRE(sl_page_zone_init(&z, 4u << 20, NULL) == SL_OK);
+    sl_slub_config cfg = {.object_size = 64, .fastpath = SL_SLUB_FP_RT, .track = 1};
+    cfg.kernel.version = V73;
+    sl_slub_cache *s;
+    SL_REQUIRE(sl_slub_cache_create(&z, NULL, 2, &cfg, &s) == SL_OK);
+    void *o[3];
+    for (int i = 0; i < 3; i++)
+        SL_REQUIRE(sl_slub_alloc(s, 0, &o[i]) == SL_OK);
+    SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_ALLOC_PCS), 3); /* the first refilled main, then popped */
+    SL_CHECK_EQ(sl_slub_free(s, 0, o[0]), SL_OK);
+    SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_FREE_PCS), 1);
+    SL_CHECK_EQ(sl_slub_kfree_rcu(s, 0, o[1]), SL_OK);
+    SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_FREE_RCU_SHEAF) + sl_slub_stat_get(s, -1, SL_SLUB_FREE_RCU_SHEAF_FAIL),
+                0);
+    sl_slub_sheaves_info info;
+    sl_slub_sheaves_info_get(s, &info);
+    SL_CHECK_EQ(info.rcu_waiting, 1);
+    SL_CHECK_EQ(sl_slub_rcu_grace_period(s, 0), 1);
+    SL_CHECK_EQ(sl_slub_free(s, 1, o[2]), SL_OK);
+    SL_CHECK_EQ(sl_slub_validate(s, NULL, 0), SL_OK);
+    SL_CHECK_EQ(sl_slub_cache_destroy(s), SL_OK);
+    /* Still no CPU-slab variant on 7.x. */
+    cfg.fastpath = SL_SLUB_FP_PLAIN;
+    SL_CHECK_EQ(sl_slub_cache_create(&z, NULL, 2, &cfg, &s), SL_EINVAL);
+    sl_page_zone_destroy(&z);
+}
+
+/*
+ * Four full slabs A..D, then 5 objects of each freed to them: the node
+ * partial list is A, B, C, D with 5 free objects each, nothing in sheaves.
+ */
+static void four_partial_slabs(world *w, void ***objs_out, unsigned *n_out)
+{
+    void **objs = malloc(256 * sizeof *objs);
+    *objs_out = objs;
+    *n_out = 0;
+    for (unsigned k = 0; k < 256; k++)
+        SL_REQUIRE((objs[k] = world_alloc(w, 0)));
+    SL_REQUIRE(w->s->node.nr_partial == 0);
+    /* objects come from slabs in order: 64 per slab, refilled 8 at a time */
+    for (unsigned slab = 0; slab < 4; slab++)
+        free_to_slabs(w, 0, objs + slab * 64, 5);
+    SL_REQUIRE(w->s->node.nr_partial == 4);
+    *objs_out = objs;
+    *n_out = 256;
+}
+
+/* The slab of obj in w's cache. */
+static sli_slub_slab *slab_of(world *w, void *obj) { return sli_slab_of(w->s, obj); }
+
+/*
+ * Refill from partial slabs, 7.0/7.1 against 7.2/7.3: A's 5 and 3 of B's;
+ * B's surplus of 2 goes back by __slab_free (7.0: FREE_ADD_PARTIAL, B to the
+ * tail as a slab that was full) or by one optimistic CAS with B kept and
+ * spliced back to the tail (7.2: no counter; 7.3: under list_lock).
+ */
+static void test_refill_from_partial_per_era(void)
+{
+    const sl_slub_kversion vs[] = {V70, V71, V72, V73};
+    for (unsigned i = 0; i < 4; i++) {
+        world w;
+        SL_REQUIRE(world_open_version(&w, 1, vs[i], 8, 0, NULL, 4) == SL_OK);
+        void **objs = NULL;
+        unsigned n = 0;
+        four_partial_slabs(&w, &objs, &n);
+        sli_slub_slab *a = slab_of(&w, objs[5]), *b = slab_of(&w, objs[64 + 5]), *c = slab_of(&w, objs[128 + 5]),
+                      *d = slab_of(&w, objs[192 + 5]);
+        SL_REQUIRE(w.s->node.partial_head == a);
+        uint64_t add = ST(&w, FREE_ADD_PARTIAL), locks = ST(&w, MODEL_LIST_LOCK), refill = ST(&w, SHEAF_REFILL);
+        void *o = world_alloc(&w, 0); /* main empty, barn empty: a new sheaf refilled from A and B */
+        SL_REQUIRE(o);
+        SL_CHECK_EQ(ST(&w, SHEAF_REFILL), refill + 8);
+        /* A emptied and off the list; the list is C, D, B with B holding its 2 surplus objects. */
+        SL_CHECK_EQ(sli_inuse(sl_dw_read(&a->fc).hi), 64);
+        SL_CHECK(w.s->node.partial_head == c && c->lnext == d && d->lnext == b && !b->lnext);
+        SL_CHECK_EQ(sli_inuse(sl_dw_read(&b->fc).hi), 62);
+        bool v72 = i >= 2, v73 = i == 3;
+        SL_CHECK_EQ(ST(&w, FREE_ADD_PARTIAL), add + (v72 ? 0 : 1));
+        /* list_lock: get_partial_node_bulk, then __slab_free (7.0) or the splice (7.2), plus the CAS's (7.3) */
+        SL_CHECK_EQ(ST(&w, MODEL_LIST_LOCK), locks + 2 + (v73 ? 1 : 0));
+        check_valid(&w);
+        world_free(&w, 0, o);
+        for (unsigned k = 0; k < n; k++)
+            if (k % 64 >= 5)
+                world_free(&w, 0, objs[k]);
+        free(objs);
+        world_close(&w);
+    }
+}
+
+/* 7.1's relock: a hook holds the CPU's lock through the refill (a preempted PREEMPT_RT task). */
+typedef struct hold_ctx {
+    world *w;
+    unsigned fired;
+} hold_ctx;
+
+static void hold_lock_hook(sl_trace *tr, unsigned cpu, unsigned point, unsigned line, const void *ctx, void *user)
+{
+    hold_ctx *h = user;
+    (void)tr, (void)line, (void)ctx;
+    if (point != SL_SLUB_PP_SHEAF_REFILL || h->fired)
+        return;
+    h->fired = 1;
+    atomic_store_explicit(&h->w->sh->pcs[cpu].lock, 1, memory_order_relaxed);
+}
+
+static void test_relock_trylock_71(void)
+{
+    sl_trace tr;
+    SL_REQUIRE(sl_trace_init(&tr, 1, 4096) == SL_OK);
+    tr.enabled = true;
+    world w;
+    SL_REQUIRE(world_open_version(&w, 1, V71, 8, 0, &tr, 4) == SL_OK);
+    hold_ctx h = {.w = &w};
+    sl_trace_set_preempt_hook(&tr, hold_lock_hook, &h);
+    uint64_t put = ST(&w, BARN_PUT), slow = ST(&w, ALLOC_SLOWPATH);
+    void *o = world_alloc(&w, 0);
+    SL_CHECK_EQ(h.fired, 1);
+    SL_CHECK(o != NULL);
+    SL_CHECK_EQ(ST(&w, BARN_PUT), put + 1);        /* the full sheaf went to the barn */
+    SL_CHECK_EQ(ST(&w, ALLOC_SLOWPATH), slow + 1); /* and the allocation took the slab path */
+    SL_CHECK_EQ(w.sh->barn.nr_full, 1);
+    sl_trace_set_preempt_hook(&tr, NULL, NULL);
+    atomic_store_explicit(&w.sh->pcs[0].lock, 0, memory_order_relaxed); /* the other task lets go */
+    check_valid(&w);
+    void *p = world_alloc(&w, 0); /* now main trades for the barn's full sheaf */
+    SL_CHECK(p != NULL);
+    SL_CHECK_EQ(ST(&w, BARN_GET), 1);
+    world_free(&w, 0, o);
+    world_free(&w, 0, p);
+    check_valid(&w);
+    world_close(&w);
+    sl_trace_destroy(&tr);
+}
+
+/* slub_cpu_dead and kvfree_rcu_barrier. */
+static void test_cpu_dead_and_rcu_barrier(void)
+{
+    world w;
+    SL_REQUIRE(world_open_version(&w, 2, V73, 8, 0, NULL, 4) == SL_OK);
+    void *o[12];
+    for (int i = 0; i < 12; i++)
+        SL_REQUIRE((o[i] = world_alloc(&w, 1)));
+    for (int i = 0; i < 10; i++)
+        SL_CHECK_EQ(world_free(&w, 1, o[i]), SL_OK); /* main full, then a spare */
+    SL_CHECK_EQ(sl_slub_kfree_rcu(w.s, 1, o[10]), SL_OK);
+    SL_REQUIRE(w.sh->pcs[1].rcu_free && w.sh->pcs[1].spare);
+    unsigned held = w.sh->pcs[1].main->size + w.sh->pcs[1].spare->size;
+    uint64_t flush = ST(&w, SHEAF_FLUSH);
+    SL_CHECK_EQ(sl_slub_cpu_dead(w.s, 1), (int)held);
+    SL_CHECK_EQ(ST(&w, SHEAF_FLUSH), flush + held);
+    SL_CHECK(!w.sh->pcs[1].spare && !w.sh->pcs[1].rcu_free && w.sh->pcs[1].main->size == 0);
+    check_valid(&w);
+    /* kvfree_rcu_barrier: an rcu_free sheaf on CPU 0 and the one the dead CPU queued are both freed. */
+    SL_CHECK_EQ(sl_slub_kfree_rcu(w.s, 0, o[11]), SL_OK);
+    SL_CHECK_EQ(sl_slub_rcu_barrier(w.s), 2);
+    sl_slub_sheaves_info info;
+    sl_slub_sheaves_info_get(w.s, &info);
+    SL_CHECK_EQ(info.rcu_waiting, 0);
+    check_valid(&w);
+    world_drain(&w);
+    world_close(&w);
+}
+
+int main(void)
+{
+    SL_RUN(test_rules_per_version);
+    SL_RUN(test_short_refill_alloc_path);
+    SL_RUN(test_short_refill_prefilled_sheaf);
+    SL_RUN(test_prefill_with_sheaves_off);
+    SL_RUN(test_kfree_rcu_waiters_bypass_sheaves);
+    SL_RUN(test_caches_without_sheaves);
+    SL_RUN(test_preempt_rt_7x);
+    SL_RUN(test_refill_from_partial_per_era);
+    SL_RUN(test_relock_trylock_71);
+    SL_RUN(test_cpu_dead_and_rcu_barrier);
+    return sl_check_summary();
+}
