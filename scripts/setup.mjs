@@ -32,13 +32,15 @@ const PACKAGES = {
   'libmimalloc-dev': { file: '/usr/lib/x86_64-linux-gnu/libmimalloc.so.2' },
   'libgoogle-perftools-dev': { file: '/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4' },
   'python3': { probe: 'python3' },
+  // `slablab serve`'s HTTP server (without it the CLI builds and `serve` says what to install).
+  'libmicrohttpd-dev': { file: '/usr/include/microhttpd.h' },
 };
 const ALLOCATORS = ['libjemalloc-dev', 'libmimalloc-dev', 'libgoogle-perftools-dev'];
 const NEEDS = {
   start: ['cmake', 'ninja-build', 'gcc', 'emscripten'],
   build: ['cmake', 'ninja-build', 'gcc', 'emscripten'],
-  test: ['cmake', 'ninja-build', 'gcc', 'emscripten', 'chromium', 'clang-14', 'libclang-rt-14-dev', 'python3', ...ALLOCATORS],
-  bench: ['cmake', 'ninja-build', 'gcc', ...ALLOCATORS],
+  test: ['cmake', 'ninja-build', 'gcc', 'emscripten', 'chromium', 'clang-14', 'libclang-rt-14-dev', 'python3', 'libmicrohttpd-dev', ...ALLOCATORS],
+  bench: ['cmake', 'ninja-build', 'gcc', 'libmicrohttpd-dev', ...ALLOCATORS],
 };
 
 /** Emscripten 3.1.6 from Debian needs Debian's node modules (acorn) on NODE_PATH. */
