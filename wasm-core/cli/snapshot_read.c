@@ -28,13 +28,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* The count of a "0-3,5"-style list file (its highest entry + 1), or 0 when unreadable. */
 static unsigned count_of_list(const char *path)
 {
@@ -100,8 +93,10 @@ int sl_snapshot_take(sl_snapshot *snap, const sl_snap_options *opt, char *err, s
     (void)opt;
     fill_machine(snap);
     return unavailable(err, errlen,
-                       "this slablab was built without BPF support: install libbpf-dev, bpftool and clang "
-                       "(apt-get install libbpf-dev bpftool clang-14), then rebuild (node scripts/setup.mjs bench) " STILL_WORKS);
+                       "this slablab was built without BPF support: install libbpf-dev, bpftool, pkg-config and clang "
+                       "(apt-get install libbpf-dev bpftool pkg-config clang-14), then configure the build again "
+                       "(cmake -S wasm-core -B BUILD_DIR, or remove the build directory and run node scripts/setup.mjs bench) "
+                       STILL_WORKS);
 }
 
 #else
@@ -110,6 +105,13 @@ int sl_snapshot_take(sl_snapshot *snap, const sl_snap_options *opt, char *err, s
 #include <bpf/libbpf.h>
 
 #include "slab_snapshot.skel.h"
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /* libbpf's messages, kept for the error text instead of printed. */
 static char libbpf_log[4096];
