@@ -601,8 +601,9 @@ static int run_capture(int argc, char **argv)
         bool ok = write_all(c.out, pad, sl_ustar_padding((uint64_t)trace_bytes)) &&
                   sl_ustar_header(hdr, "trace.txt", '0', (uint64_t)trace_bytes, NULL, c.mtime) == SL_OK &&
                   pwrite(c.out, hdr, sizeof hdr, trace_hdr) == (ssize_t)sizeof hdr &&
+                  add_member(&c, "slabcap-end.meta", end.data, end.len) &&
                   (!snap_end.data || add_member(&c, SL_CAPTURE_SNAPSHOT_END, snap_end.data, snap_end.len)) &&
-                  add_member(&c, "slabcap-end.meta", end.data, end.len) && write_all(c.out, pad, sizeof pad);
+                  write_all(c.out, pad, sizeof pad);
         sl_strbuf_free(&end);
         if (!ok) {
             fprintf(stderr, "slablab capture: writing %s failed: %s\n", out_path, strerror(errno));
