@@ -278,10 +278,14 @@ int sl_snapshot_write_json(const sl_snapshot *snap, FILE *f)
     hex(f, snap->map_offset);
     fprintf(f, ",\"samples\":%u,\"agreeing\":%u}},\"taken_at\":\"%s\",\"duration_ns\":%" PRIu64,
             snap->map_samples, snap->map_agreeing, snap->taken_at, snap->duration_ns);
-    fprintf(f,
-            ",\"timing\":{\"load_ns\":%" PRIu64 ",\"percpu_ns\":%" PRIu64 ",\"iterate_ns\":%" PRIu64
-            "},\"records\":%" PRIu64 ",\"record_bytes\":%" PRIu64,
-            snap->load_ns, snap->percpu_ns, snap->iterate_ns, snap->records, snap->bytes);
+    fprintf(f, ",\"timing\":{\"load_ns\":%" PRIu64 ",\"percpu_ns\":%" PRIu64 ",\"iterate_ns\":%" PRIu64,
+            snap->load_ns, snap->percpu_ns, snap->iterate_ns);
+    /* The kernel counts a program's run time only with kernel.bpf_stats_enabled=1. */
+    if (snap->prog_runs)
+        fprintf(f, ",\"kernel_run_ns\":%" PRIu64 ",\"kernel_runs\":%" PRIu64 "}", snap->prog_run_ns, snap->prog_runs);
+    else
+        fputs(",\"kernel_run_ns\":null,\"kernel_runs\":null}", f);
+    fprintf(f, ",\"records\":%" PRIu64 ",\"record_bytes\":%" PRIu64, snap->records, snap->bytes);
     fprintf(f, ",\"options\":{\"max_slabs\":%u,\"objects\":%s,\"caches\":", snap->opt.max_slabs,
             snap->opt.objects ? "true" : "false");
     if (snap->opt.names) {

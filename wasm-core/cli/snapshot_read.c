@@ -322,6 +322,13 @@ int sl_snapshot_take(sl_snapshot *snap, const sl_snap_options *opt, char *err, s
         goto out;
     }
     snap->iterate_ns = now_ns() - t2;
+    struct bpf_prog_info prog;
+    uint32_t prog_len = sizeof prog;
+    memset(&prog, 0, sizeof prog);
+    if (bpf_obj_get_info_by_fd(bpf_program__fd(skel->progs.snapshot_caches), &prog, &prog_len) == 0) {
+        snap->prog_run_ns = prog.run_time_ns;
+        snap->prog_runs = prog.run_cnt;
+    }
     rc = 0;
 out:
     bpf_link__destroy(link);
