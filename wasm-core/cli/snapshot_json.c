@@ -239,7 +239,7 @@ static void write_cache(FILE *f, const sl_snapshot *snap, const sl_snap_cache *c
     for (size_t i = 0; i < c->nnodes; i++)
         if (c->nodes[i].rec.flags & (SNAP_F_TORN | SNAP_F_FAULT))
             fprintf(f, "%s%u", k++ ? "," : "", c->nodes[i].rec.node);
-    fprintf(f, "],\"dropped_records\":%u,\"complete\":%s}", c->dropped, c->ended ? "true" : "false");
+    fprintf(f, "],\"dropped_records\":%u,\"complete\":%s}", c->dropped, c->ended && !c->dropped ? "true" : "false");
 
     /* Sums a reader would otherwise compute. */
     uint64_t free_listed = 0, cpu_free = 0, in_sheaves = 0, listed_objects = 0;

@@ -179,9 +179,20 @@ static int on_record(void *ctx, void *data, size_t size)
     return sl_snapshot_add_record(ctx, data, size) ? -EINVAL : 0;
 }
 
-/* Ring buffer bytes for one cache of at most max_slabs partial slabs per list (a power of two). */
+/*
+ * Ring buffer bytes for one cache of at most max_slabs partial slabs per list (a power of two):
+ * about 2 KiB a slab.  SLABLAB_SNAPSHOT_RING_KB overrides it (the tests make the ring overflow).
+ */
 static uint32_t ring_bytes(unsigned max_slabs)
 {
+    const char *env = getenv("SLABLAB_SNAPSHOT_RING_KB");
+    if (env && *env) {
+        unsigned long kb = strtoul(env, NULL, 10);
+        uint64_t bytes = 4096;
+        while (bytes < (uint64_t)kb * 1024 && bytes < (256u << 20))
+            bytes <<= 1;
+        return (uint32_t)bytes;
+    }
     uint64_t want = (uint64_t)max_slabs * 2048 + (4u << 20);
     uint64_t bytes = 4u << 20;
     while (bytes < want && bytes < (256u << 20))
@@ -223,6 +234,10 @@ static int load_error(int e, char *err, size_t errlen)
                            "loading the BPF program was refused (%s): run as root, or with CAP_BPF and CAP_PERFMON "
                            "(kernel.unprivileged_bpf_disabled does not matter then) " STILL_WORKS " [libbpf: %s]",
                            strerror(e), libbpf_last_line());
+    if (strstr(libbpf_log, "bpf_probe_read_kernel") && strstr(libbpf_log, "unknown func"))
+        return unavailable(err, errlen,
+                           "the kernel withholds bpf_probe_read_kernel from BPF programs: kernel lockdown in "
+                           "confidentiality mode; a snapshot needs lockdown off or in integrity mode " STILL_WORKS);
     if (e == ENOENT || e == EINVAL || e == ESRCH)
         return unavailable(err, errlen,
                            "the kernel refused the snapshot program (%s): it needs the kmem_cache iterator "
