@@ -145,9 +145,13 @@ static __always_inline struct scratch *scratch(void)
     return bpf_map_lookup_elem(&scratch_map, &key);
 }
 
+/*
+ * Sends a record.  Once one did not fit, nothing more of this cache is sent (only counted), so
+ * that no later record is read with words that belonged to a lost one.
+ */
 static void emit(struct scratch *scr, void *rec, __u64 size)
 {
-    if (bpf_ringbuf_output(&out, rec, size, 0))
+    if (scr->walk.dropped || bpf_ringbuf_output(&out, rec, size, 0))
         scr->walk.dropped++;
 }
 
