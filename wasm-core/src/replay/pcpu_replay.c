@@ -227,6 +227,11 @@ static void pcpu_destroy(sl_replay *r, const sli_event *ev)
             sli_map_del(&r->areas, r->areas.keys[i]);
             i--; /* backward shift may have moved another entry here */
         }
+        sli_area *zero = sli_map_get(&r->areas, 0); /* key 0 lives outside keys[] */
+        if (zero && zero->chunk == ci) {
+            model_free_area(r, zero, &flags);
+            sli_map_del(&r->areas, 0);
+        }
         r->pcpu_untraced_frees += c->live;
         c->live = 0;
     }

@@ -31,13 +31,32 @@
 
 /* ---- hash maps --------------------------------------------------------- */
 
+/* murmur3's 64-bit finalizer: a bijection in which every input bit flips each output bit with probability ~1/2. */
+SL_INLINE uint64_t mix64(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ull;
+    k ^= k >> 33;
+    return k;
+}
+
+/* A seed per map: the clock and a counter, mixed (unknown to whoever wrote the trace). */
+static uint64_t new_seed(void)
+{
+    static uint64_t counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    counter += 0x9E3779B97F4A7C15ull;
+    return mix64((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ counter ^ (uint64_t)(uintptr_t)&counter);
+}
+
 int sli_map_init(sli_map *m, size_t esize)
 {
-    m->esize = esize;
-    m->mask = 63;
-    m->count = 0;
+    *m = (sli_map){.esize = esize, .mask = 63, .seed = new_seed()};
     m->keys = calloc(m->mask + 1, sizeof *m->keys);
-    m->vals = calloc(m->mask + 1, esize);
+    m->vals = calloc(m->mask + 2, esize);
     return m->keys && m->vals ? SL_OK : SL_ENOMEM;
 }
 
@@ -48,10 +67,14 @@ void sli_map_fini(sli_map *m)
     memset(m, 0, sizeof *m);
 }
 
-SL_INLINE size_t slot_of(const sli_map *m, uint64_t key) { return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & m->mask; }
+SL_INLINE size_t slot_of(const sli_map *m, uint64_t key) { return (size_t)mix64(key ^ m->seed) & m->mask; }
+
+SL_INLINE void *zero_val(const sli_map *m) { return m->vals + (m->mask + 1) * m->esize; }
 
 void *sli_map_get(const sli_map *m, uint64_t key)
 {
+    if (!key)
+        return m->has_zero ? zero_val(m) : NULL;
     for (size_t i = slot_of(m, key);; i = (i + 1) & m->mask) {
         if (m->keys[i] == key)
             return m->vals + i * m->esize;
@@ -62,9 +85,9 @@ void *sli_map_get(const sli_map *m, uint64_t key)
 
 static bool grow(sli_map *m)
 {
-    sli_map n = {.esize = m->esize, .mask = m->mask * 2 + 1};
+    sli_map n = {.esize = m->esize, .mask = m->mask * 2 + 1, .seed = m->seed, .has_zero = m->has_zero};
     n.keys = calloc(n.mask + 1, sizeof *n.keys);
-    n.vals = malloc((n.mask + 1) * n.esize);
+    n.vals = malloc((n.mask + 2) * n.esize);
     if (!n.keys || !n.vals) {
         free(n.keys);
         free(n.vals);
@@ -79,6 +102,7 @@ static bool grow(sli_map *m)
         n.keys[j] = m->keys[i];
         memcpy(n.vals + j * n.esize, m->vals + i * m->esize, m->esize);
     }
+    memcpy(zero_val(&n), zero_val(m), m->esize);
     n.count = m->count;
     free(m->keys);
     free(m->vals);
@@ -88,6 +112,15 @@ static bool grow(sli_map *m)
 
 void *sli_map_put(sli_map *m, uint64_t key, bool *existed)
 {
+    if (!key) {
+        *existed = m->has_zero;
+        if (!m->has_zero) {
+            m->has_zero = true;
+            memset(zero_val(m), 0, m->esize);
+            m->count++;
+        }
+        return zero_val(m);
+    }
     if ((m->count + 1) * 2 > m->mask + 1 && !grow(m))
         return NULL;
     size_t i = slot_of(m, key);
@@ -104,6 +137,13 @@ void *sli_map_put(sli_map *m, uint64_t key, bool *existed)
 
 bool sli_map_del(sli_map *m, uint64_t key)
 {
+    if (!key) {
+        if (!m->has_zero)
+            return false;
+        m->has_zero = false;
+        m->count--;
+        return true;
+    }
     size_t i = slot_of(m, key);
     while (m->keys[i] != key) {
         if (!m->keys[i])
@@ -124,6 +164,17 @@ bool sli_map_del(sli_map *m, uint64_t key)
     m->keys[i] = 0;
     m->count--;
     return true;
+}
+
+size_t sli_map_longest_probe(const sli_map *m)
+{
+    size_t longest = 0;
+    for (size_t i = 0; i <= m->mask; i++)
+        if (m->keys[i]) {
+            size_t d = (i - slot_of(m, m->keys[i])) & m->mask;
+            longest = d > longest ? d : longest;
+        }
+    return longest;
 }
 
 bool sli_grow(void *v, unsigned *cap, unsigned n, size_t esize, unsigned first)

@@ -207,17 +207,30 @@ size_t sli_site_key(const char *site, size_t len);
 
 /*
  * Open addressing, linear probing, backward-shift deletion (no
- * tombstones), at most half full.  Key 0 marks an empty slot, so key 0 is
- * not storable (the replay never stores a NULL pointer).  Values are
- * fixed-size records kept beside the keys; pointers to them are valid
- * until the next put or del.
+ * tombstones), at most half full.  Every key is storable: trace values
+ * are untrusted, and a pointer or base_addr of 0 is as valid a key as any.
+ * Key 0 marks an empty slot of keys[], so key 0 itself lives in a slot of
+ * its own past the table (vals[capacity], present when has_zero).
+ *
+ * Slots come from a 64-bit mixer of the key xor a per-map seed, so every
+ * key bit moves the slot (pointers that differ only in their high bits,
+ * `i << 48`, spread as well as any) and a trace cannot be written to
+ * collide without knowing the seed: the expected probe length stays O(1)
+ * and the longest O(log n) whatever the trace holds.  The seed changes only
+ * the layout, never a result: nothing the replay reports depends on the
+ * order of a map's slots.
+ *
+ * Values are fixed-size records kept beside the keys; pointers to them are
+ * valid until the next put or del.
  */
 typedef struct sli_map {
     uint64_t *keys;
-    uint8_t *vals;
+    uint8_t *vals;  /* capacity + 1 records: the last is key 0's */
     size_t esize;
-    size_t mask;   /* capacity - 1 */
-    size_t count;
+    size_t mask;    /* capacity - 1 */
+    size_t count;   /* keys stored, key 0 included */
+    uint64_t seed;
+    bool has_zero;
 } sli_map;
 
 int sli_map_init(sli_map *m, size_t esize);
@@ -225,6 +238,8 @@ void sli_map_fini(sli_map *m);
 void *sli_map_get(const sli_map *m, uint64_t key);
 /* The record for key, created zeroed if absent (*existed says which); NULL when out of memory. */
 void *sli_map_put(sli_map *m, uint64_t key, bool *existed);
+/* The longest distance of a stored key from its home slot (a test's view of clustering). */
+size_t sli_map_longest_probe(const sli_map *m);
 bool sli_map_del(sli_map *m, uint64_t key);
 /*
  * Makes room for element `n` of the array *v (esize bytes each, *cap
