@@ -47,7 +47,8 @@ export function selectionWords(ks: KernelSlub, sel: Selection): string {
     const where = ks.slabs[sel.slab];
     const objects = s.slab.objects[sel.slab] ?? 0;
     const inuse = s.slab.inuse[sel.slab] ?? 0;
-    const slabText = where?.address ? `slab ${where.address} (objects from ${`0x${where.base.toString(16)}`})` : `the slab at 0x${where?.base.toString(16) ?? '?'}`;
+    const base = where && where.base >= 0n ? `0x${where.base.toString(16)}` : 'unknown';
+    const slabText = where?.address ? `slab ${where.address} (memory at ${base})` : `the slab at ${base}`;
     if (sel.index >= 0) {
       const state = s.obj.state[(s.slab.firstObj[sel.slab] ?? 0) + sel.index] ?? ObjState.ALLOCATED;
       parts.push(`Object ${ks.objectAddress(sel.slab, sel.index)}: index ${sel.index} of ${slabText}, ${STATE_NAMES[state] ?? 'unknown'}${state === ObjState.ALLOCATED ? ' (or in a list this snapshot did not read)' : ''}.`);
@@ -98,7 +99,14 @@ export function CacheDetail({ doc, cache, compare }: { doc: KernelSnapshot; cach
   const [find, setFind] = useState('');
   const [findText, setFindText] = useState('');
   const changes = useMemo(() => (compare ? diffSlabs(cache, compare.doc.caches.find((c) => c.name === cache.name)) : null), [cache, compare]);
-  const torn = Object.keys(cache.torn);
+  const t = cache.torn;
+  const torn = [
+    t.cpus.length ? `CPU ${t.cpus.join(', ')}` : '',
+    t.slabs.length ? `${t.slabs.length} slab${t.slabs.length === 1 ? '' : 's'} (${t.slabs.slice(0, 4).join(', ')}${t.slabs.length > 4 ? ', …' : ''})` : '',
+    t.nodes.length ? `node ${t.nodes.join(', ')}` : '',
+    t.droppedRecords ? `${t.droppedRecords} records lost` : '',
+    t.complete ? '' : 'the cache was not read to its end',
+  ].filter(Boolean);
   const s = ks.snap;
   const drawn = s.nslabs;
   const label = `${cache.name}: ${fmt(s.cpus.length)} CPU lanes, ${fmt(drawn)} slabs drawn of ${fmt(m.slabs)} (${fmt(s.node.nrPartial)} on the node partial lists, ${fmt(s.fullSlabs ?? 0)} full and on no list)${ks.snap.sheaves.nsheaves ? `, ${ks.snap.sheaves.nsheaves} sheaves` : ''}. ${histogramWords(m)}`;
@@ -118,7 +126,7 @@ export function CacheDetail({ doc, cache, compare }: { doc: KernelSnapshot; cach
         <ul className="kernel-notes" data-testid="kernel-notes">
           {m.partialLeftOut > 0 && <li>{fmt(m.partialLeftOut)} node partial slabs were not read (past --max-slabs): their free objects count as in use here.</li>}
           {ks.notDrawn > 0 && <li>{fmt(ks.notDrawn)} node partial slabs read but not drawn (the first {fmt(s.nodePartial.length)} are).</li>}
-          {torn.length > 0 && <li>Read while it changed (torn): {torn.map((k) => `${k} ${JSON.stringify(cache.torn[k])}`).join('; ')}.</li>}
+          {torn.length > 0 && <li>Read while it changed (torn, still inconsistent after the re-reads): {torn.join('; ')}.</li>}
           {odd.slice(0, 20).map((a, i) => (
             <li key={i}>{a}</li>
           ))}

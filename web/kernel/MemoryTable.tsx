@@ -17,6 +17,7 @@ export const PARTS = [
   { key: 'partialFree', color: COLORS.slabFree, words: 'free in node partial slabs' },
   { key: 'cpuFree', color: COLORS.cpuFree, words: 'free, held per CPU (CPU freelist, CPU slab, CPU partial slabs)' },
   { key: 'sheafObjects', color: COLORS.cpuSheaf, words: 'in sheaves and barns' },
+  { key: 'unread', color: '#a8a29e', words: 'in partial slabs not read (past --max-slabs)' },
 ] as const;
 const TAIL_WORDS = 'slab tails (no object fits)';
 

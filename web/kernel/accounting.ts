@@ -16,6 +16,8 @@
 // their slabs count: they are taken out of "in use" here.  Memory is
 // nr_slabs * (page_size << order): a slab allocated at a fallback order is
 // counted at the cache's order (the snapshot does not read full slabs).
+// The partial slabs past --max-slabs are "unread": their slots are counted
+// apart (objects_per_slab each), neither in use nor free.
 
 import type { KCache, KSlab, KernelSnapshot } from './snapshot-file';
 
@@ -49,8 +51,10 @@ export interface CacheMemory {
   fragmentation: number;
   /** Partial slabs (node and CPU) by occupancy, HISTOGRAM_BINS bins. */
   histogram: number[];
-  /** Partial slabs the snapshot counted but did not read (their free objects are counted in use). */
+  /** Partial slabs the snapshot counted but did not read (past --max-slabs). */
   partialLeftOut: number;
+  /** Their object slots (at objects_per_slab each): in use or free, the snapshot does not say. */
+  unread: number;
 }
 
 const free = (s: KSlab) => s.objects - s.inuse;
@@ -96,6 +100,7 @@ export function cacheMemory(c: KCache, pageSize: number): CacheMemory {
   }
   cpuFree += cpuPartialFree;
   const slabBytes = slabs * (pageSize << c.order);
+  const unread = Math.min(leftOut * c.objectsPerSlab, Math.max(0, objects - partialFree - cpuFree - sheafObjects));
   const partialFreeAll = partialFree + cpuPartialFree;
   return {
     name: c.name,
@@ -103,7 +108,7 @@ export function cacheMemory(c: KCache, pageSize: number): CacheMemory {
     slabs,
     slabBytes,
     objects,
-    inUse: Math.max(0, objects - partialFree - cpuFree - sheafObjects),
+    inUse: Math.max(0, objects - partialFree - cpuFree - sheafObjects - unread),
     partialFree,
     cpuFree,
     cpuPartialFree,
@@ -113,6 +118,7 @@ export function cacheMemory(c: KCache, pageSize: number): CacheMemory {
     fragmentation: partialSlots ? partialFreeAll / partialSlots : 0,
     histogram,
     partialLeftOut: leftOut,
+    unread,
   };
 }
 
@@ -145,8 +151,8 @@ export function sortMemory(rows: readonly CacheMemory[], key: SortKey, flip = fa
 }
 
 /** The whole machine's slab memory, summed. */
-export function totals(rows: readonly CacheMemory[]): Pick<CacheMemory, 'slabs' | 'slabBytes' | 'objects' | 'inUse' | 'partialFree' | 'cpuFree' | 'sheafObjects' | 'wasteBytes' | 'tailBytes'> {
-  const t = { slabs: 0, slabBytes: 0, objects: 0, inUse: 0, partialFree: 0, cpuFree: 0, sheafObjects: 0, wasteBytes: 0, tailBytes: 0 };
+export function totals(rows: readonly CacheMemory[]): Pick<CacheMemory, 'slabs' | 'slabBytes' | 'objects' | 'inUse' | 'partialFree' | 'cpuFree' | 'sheafObjects' | 'unread' | 'wasteBytes' | 'tailBytes'> {
+  const t = { slabs: 0, slabBytes: 0, objects: 0, inUse: 0, partialFree: 0, cpuFree: 0, sheafObjects: 0, unread: 0, wasteBytes: 0, tailBytes: 0 };
   for (const r of rows) for (const k of Object.keys(t) as (keyof typeof t)[]) t[k] += r[k];
   return t;
 }

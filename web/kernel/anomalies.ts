@@ -18,20 +18,26 @@ export function anomalies(c: KCache, pageSize: number): string[] {
   const size = BigInt(c.size);
   const slabEnd = BigInt(pageSize << c.order);
   const seen = new Set<string>();
+  const pad = BigInt(c.redLeftPad);
   const inside = (s: KSlab, a: string, what: string) => {
-    const off = BigInt(a) - s.base;
+    if (s.base === null) return;
+    const off = BigInt(a) - s.base - pad;
     if (off < 0n || off >= slabEnd || off >= BigInt(s.objects) * size) say(`${what}: ${a} is outside slab ${s.address}`);
     else if (off % size !== 0n) say(`${what}: ${a} is not on an object's boundary in slab ${s.address}`);
     if (seen.has(a)) say(`${what}: ${a} is on the lists twice`);
     seen.add(a);
   };
   const slab = (s: KSlab, where: string) => {
+    if (s.base === null) say(`${where} slab ${s.address}: where its memory starts is unknown (the snapshot found no direct map)`);
+    const claimed = s.state ? s.state.split('!').length - 1 : 0;
+    if (claimed) say(`${where} slab ${s.address}: ${claimed} object${claimed === 1 ? '' : 's'} claimed by two lists (read while they changed)`);
     if (s.freelistError) say(`${where} slab ${s.address}: its freelist walk stopped: ${s.freelistError}`);
     else if (s.freelist.length !== s.objects - s.inuse) say(`${where} slab ${s.address}: ${s.freelist.length} objects on its freelist, but objects - inuse = ${s.objects - s.inuse}`);
     for (const a of s.freelist) inside(s, a, `${where} slab ${s.address}'s freelist`);
   };
   for (const cpu of c.cpus) {
     if (cpu.slab) slab(cpu.slab, `CPU ${cpu.cpu}'s`);
+    if (cpu.freelistError) say(`CPU ${cpu.cpu}: its freelist walk stopped: ${cpu.freelistError}`);
     if (!cpu.slab && cpu.freelist.length) say(`CPU ${cpu.cpu}: ${cpu.freelist.length} objects on its freelist, but no CPU slab`);
     if (cpu.slab) for (const a of cpu.freelist) inside(cpu.slab, a, `CPU ${cpu.cpu}'s freelist`);
     cpu.partial.forEach((s) => slab(s, `CPU ${cpu.cpu}'s partial`));

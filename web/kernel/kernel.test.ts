@@ -95,11 +95,29 @@ describe('memory accounting', () => {
       const objects = c.nodes.reduce((s, n) => s + n.totalObjects, 0);
       expect(m.objects).toBe(objects);
       // In use is what is left: the free parts must not exceed the objects (no clamp hides an overcount).
-      expect(m.partialFree + m.cpuFree + m.sheafObjects).toBeLessThanOrEqual(objects);
-      expect(m.inUse + m.partialFree + m.cpuFree + m.sheafObjects).toBe(objects);
+      expect(m.partialFree + m.cpuFree + m.sheafObjects + m.unread).toBeLessThanOrEqual(objects);
+      expect(m.inUse + m.partialFree + m.cpuFree + m.sheafObjects + m.unread).toBe(objects);
       expect(m.slabBytes).toBe(c.nodes.reduce((s, n) => s + n.nrSlabs, 0) * (a.kernel.pageSize << c.order));
       expect(m.tailBytes).toBe(m.slabBytes - objects * c.size);
     });
+  });
+
+  it("agrees with the snapshot's own totals: free objects on slab and CPU freelists, objects in sheaves", () => {
+    let checked = 0;
+    let sheaves = 0;
+    for (const c of a.caches) {
+      const t = c.totals;
+      if (!t || anomalies(c, a.kernel.pageSize).length) continue;
+      const m = cacheMemory(c, a.kernel.pageSize);
+      expect(m.partialFree + m.cpuFree, c.name).toBe(t.freeOnSlabFreelists + t.onCpuFreelists);
+      expect(m.sheafObjects, c.name).toBe(t.inSheaves);
+      const listed = listedSlabs(c);
+      expect(listed.size, c.name).toBe(t.listedSlabs);
+      checked++;
+      if (t.inSheaves) sheaves++;
+    }
+    expect(checked).toBeGreaterThan(a.caches.length / 2);
+    expect(sheaves).toBeGreaterThan(0);
   });
 
   it('counts the free objects of the partial slabs as their freelists list them', () => {
@@ -202,6 +220,27 @@ describe('the adapter to the SLUB drawing', () => {
         expect(free).toBe(p.freelist.length);
       }
     expect(ks.stray).toEqual([]);
+  });
+
+  it('finds the full slabs of the objects in sheaves, no more than the cache has', () => {
+    let inferred = 0;
+    for (const c of a.caches.filter((x) => x.sheafCapacity > 0)) {
+      const ks = toSlub(a, c);
+      const n = ks.slabs.filter((w) => w.inferred).length;
+      const full = c.nodes.reduce((x, nd) => x + nd.nrSlabs - nd.nrPartial, 0) - c.cpus.reduce((x, k) => x + (k.slab ? 1 : 0) + k.partial.length, 0);
+      expect(ks.snap.fullSlabs).toBe(full);
+      expect(n).toBeLessThanOrEqual(full);
+      expect(ks.stray).toEqual([]);
+      // Each inferred slab holds at least one object of a sheaf, at an object's boundary.
+      for (const [rec, w] of ks.slabs.entries()) {
+        if (!w.inferred) continue;
+        const first = ks.snap.slab.firstObj[rec]!;
+        const held = Array.from({ length: ks.snap.slab.objects[rec]! }, (_, j) => ks.snap.obj.state[first + j]).filter((st) => st === ObjState.CPU_SHEAF || st === ObjState.BARN || st === ObjState.RCU);
+        expect(held.length).toBeGreaterThan(0);
+      }
+      inferred += n;
+    }
+    expect(inferred).toBeGreaterThan(0);
   });
 
   it("marks each CPU's freelist and sheaves, and finds objects by address", () => {

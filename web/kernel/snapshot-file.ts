@@ -27,8 +27,8 @@ export class KernelSnapshotError extends Error {
 export interface KSlab {
   /** The struct slab's address (hex, lower case): the key that follows a slab from one snapshot to the next. */
   address: string;
-  /** The address of its first object. */
-  base: bigint;
+  /** The first byte of its memory (object i is at base + red_left_pad + i * size); null when the snapshot could not work it out. */
+  base: bigint | null;
   objects: number;
   inuse: number;
   frozen: boolean;
@@ -36,6 +36,10 @@ export interface KSlab {
   freelist: string[];
   /** Why the freelist walk stopped early (a cycle, a pointer outside the slab), or null. */
   freelistError: string | null;
+  /** Still inconsistent after the snapshot's re-reads. */
+  torn: boolean;
+  /** With --objects: one class per object by index (a allocated, f free, c on the CPU freelist, s in a sheaf, ! claimed twice), else null. */
+  state: string | null;
 }
 
 /** A sheaf's objects (a stack: objects[size - 1] is handed out next). */
@@ -51,6 +55,8 @@ export interface KCpu {
   slab: KSlab | null;
   /** The CPU freelist (objects of the CPU slab), in list order. */
   freelist: string[];
+  freelistError: string | null;
+  torn: boolean;
   partial: KSlab[];
   /** main, spare and rcu_free (null each when the CPU has none), or null for a cache without sheaves. */
   sheaves: { main: KSheaf | null; spare: KSheaf | null; rcuFree: KSheaf | null } | null;
@@ -81,13 +87,19 @@ export interface KCache {
   order: number;
   objectsPerSlab: number;
   flags: number;
+  /** s->inuse: where the metadata after the object starts. */
+  inuse: number;
+  /** Bytes of red zone before each object (debug caches): object i is at base + redLeftPad + i * size. */
+  redLeftPad: number;
   minPartial: number;
   cpuPartial: number;
   sheafCapacity: number;
   cpus: KCpu[];
   nodes: KNode[];
-  /** What the snapshot says may be torn (read while it changed), as it says it; empty when nothing. */
-  torn: Record<string, unknown>;
+  /** What stayed inconsistent after the snapshot's re-reads (read while it changed). */
+  torn: { cpus: number[]; slabs: string[]; nodes: number[]; droppedRecords: number; complete: boolean };
+  /** The snapshot's own counts over what it listed, when it gives them (a check on the accounting). */
+  totals: { listedSlabs: number; listedObjects: number; freeOnSlabFreelists: number; onCpuFreelists: number; inSheaves: number } | null;
 }
 
 export interface KernelInfo {
@@ -183,17 +195,33 @@ function slab(v: unknown, path: string): KSlab {
   const objects = whole(o, 'objects', path, 0, 65535);
   const inuse = whole(o, 'inuse', path, 0, 65535);
   if (inuse > objects) fail(`${path}.inuse`, `${inuse} is more than the slab's ${objects} objects`);
-  const err = field(o, 'freelist_error', path);
-  if (err !== null && typeof err !== 'string') fail(`${path}.freelist_error`, `expected null or a string, found ${kind(err)}`);
+  const state = o.state ?? null;
+  if (state !== null && (typeof state !== 'string' || state.length !== objects || !/^[afcs!]*$/.test(state)))
+    fail(`${path}.state`, `expected one of a, f, c, s, ! per object (${objects}), found ${kind(state)}`);
+  const base = field(o, 'base', path);
   return {
     address: address(field(o, 'address', path), `${path}.address`),
-    base: BigInt(address(field(o, 'base', path), `${path}.base`)),
+    base: base === null ? null : BigInt(address(base, `${path}.base`)),
     objects,
     inuse,
     frozen: boolean(o, 'frozen', path),
     freelist: addresses(o, 'freelist', path),
-    freelistError: err,
+    freelistError: nullableString(o, 'freelist_error', path),
+    torn: optionalBoolean(o, 'torn', path),
+    state,
   };
+}
+
+/** A string or null (absent: null). */
+function nullableString(o: Json, key: string, path: string): string | null {
+  const v = o[key] ?? null;
+  if (v !== null && typeof v !== 'string') fail(`${path}.${key}`, `expected null or a string, found ${kind(v)}`);
+  return v;
+}
+
+/** true or false (absent: false). */
+function optionalBoolean(o: Json, key: string, path: string): boolean {
+  return key in o ? boolean(o, key, path) : false;
 }
 
 function nullableSlab(o: Json, key: string, path: string): KSlab | null {
@@ -214,9 +242,11 @@ function nullableSheaf(o: Json, key: string, path: string): KSheaf | null {
   return v === null || v === undefined ? null : sheaf(v, `${path}.${key}`);
 }
 
-function cpu(v: unknown, path: string, nrCpus: number): KCpu {
+function cpu(v: unknown, path: string, kernel: KernelInfo): KCpu {
   const o = object(v, path);
-  const tid = field(o, 'tid', path);
+  // Kernels without a per-CPU slab (7.0+) give only the CPU and its sheaves.
+  const own = kernel.features.cpuSlab;
+  const tid = own ? field(o, 'tid', path) : null;
   const sh = o.sheaves;
   let sheaves: KCpu['sheaves'] = null;
   if (sh !== null && sh !== undefined) {
@@ -224,11 +254,13 @@ function cpu(v: unknown, path: string, nrCpus: number): KCpu {
     sheaves = { main: nullableSheaf(so, 'main', `${path}.sheaves`), spare: nullableSheaf(so, 'spare', `${path}.sheaves`), rcuFree: nullableSheaf(so, 'rcu_free', `${path}.sheaves`) };
   }
   return {
-    cpu: whole(o, 'cpu', path, 0, nrCpus - 1),
+    cpu: whole(o, 'cpu', path, 0, kernel.nrCpus - 1),
     tid: tid === null ? null : counter(tid, `${path}.tid`),
-    slab: nullableSlab(o, 'slab', path),
-    freelist: addresses(o, 'freelist', path),
-    partial: array(o, 'partial', path).map((s, i) => slab(s, `${path}.partial[${i}]`)),
+    slab: own ? nullableSlab(o, 'slab', path) : null,
+    freelist: own ? addresses(o, 'freelist', path) : [],
+    freelistError: nullableString(o, 'freelist_error', path),
+    torn: optionalBoolean(o, 'torn', path),
+    partial: own ? array(o, 'partial', path).map((s, i) => slab(s, `${path}.partial[${i}]`)) : [],
     sheaves,
   };
 }
@@ -261,9 +293,9 @@ function cache(v: unknown, i: number, kernel: KernelInfo): KCache {
   const size = whole(o, 'size', path, 1, 1 << 30);
   const objectSize = whole(o, 'object_size', path, 0, size);
   const order = whole(o, 'order', path, 0, 20);
-  const cpus = array(o, 'cpus', path).map((c, k) => cpu(c, `${path}.cpus[${k}]`, kernel.nrCpus));
+  const cpus = array(o, 'cpus', path).map((c, k) => cpu(c, `${path}.cpus[${k}]`, kernel));
   const nodes = array(o, 'nodes', path).map((n, k) => node(n, `${path}.nodes[${k}]`, kernel.nrNodes));
-  const torn = o.torn === undefined || o.torn === null ? {} : object(o.torn, `${path}.torn`);
+  const inuse = key(o, 'inuse') ? whole(o, 'inuse', path, 0, size) : objectSize;
   return {
     name,
     address: address(field(o, 'address', path), `${path}.address`),
@@ -274,12 +306,42 @@ function cache(v: unknown, i: number, kernel: KernelInfo): KCache {
     order,
     objectsPerSlab: whole(o, 'objects_per_slab', path, 0, 65535),
     flags: flags(field(o, 'flags', path), `${path}.flags`),
+    inuse,
+    redLeftPad: key(o, 'red_left_pad') ? whole(o, 'red_left_pad', path, 0, size) : 0,
     minPartial: whole(o, 'min_partial', path),
     cpuPartial: whole(o, 'cpu_partial', path),
     sheafCapacity: whole(o, 'sheaf_capacity', path, 0, 65535),
     cpus,
     nodes,
-    torn,
+    torn: tornOf(o.torn, `${path}.torn`),
+    totals: totalsOf(o.totals, `${path}.totals`),
+  };
+}
+
+const key = (o: Json, k: string) => k in o && o[k] !== null;
+
+function tornOf(v: unknown, path: string): KCache['torn'] {
+  if (v === undefined || v === null) return { cpus: [], slabs: [], nodes: [], droppedRecords: 0, complete: true };
+  const o = object(v, path);
+  const wholes = (k: string) => (key(o, k) ? array(o, k, path).map((x, i) => (typeof x === 'number' && Number.isInteger(x) && x >= 0 ? x : fail(`${path}.${k}[${i}]`, `expected a whole number, found ${kind(x)}`))) : []);
+  return {
+    cpus: wholes('cpus'),
+    slabs: key(o, 'slabs') ? addresses(o, 'slabs', path) : [],
+    nodes: wholes('nodes'),
+    droppedRecords: key(o, 'dropped_records') ? whole(o, 'dropped_records', path) : 0,
+    complete: key(o, 'complete') ? boolean(o, 'complete', path) : true,
+  };
+}
+
+function totalsOf(v: unknown, path: string): KCache['totals'] {
+  if (v === undefined || v === null) return null;
+  const o = object(v, path);
+  return {
+    listedSlabs: whole(o, 'listed_slabs', path),
+    listedObjects: whole(o, 'listed_objects', path),
+    freeOnSlabFreelists: whole(o, 'free_on_slab_freelists', path),
+    onCpuFreelists: whole(o, 'on_cpu_freelists', path),
+    inSheaves: whole(o, 'in_sheaves', path),
   };
 }
 

@@ -73,10 +73,15 @@ export function releaseVersion(release: string): [number, number] {
 /** Cache `c` of snapshot `k` as a SLUB snapshot. */
 export function toSlub(k: KernelSnapshot, c: KCache, maxSlabs = MAX_DRAWN_SLABS): KernelSlub {
   const size = BigInt(c.size);
+  const pad = BigInt(c.redLeftPad);
   const slabBytes = BigInt(k.kernel.pageSize << c.order);
+  /** A slab's first byte: as the snapshot gives it, or (when it could not) its first free object's rounded down to the slab's size; -1: unknown. */
+  const baseOf = (s: KSlab) => s.base ?? (s.freelist[0] ? BigInt(s.freelist[0]) - (BigInt(s.freelist[0]) % slabBytes) : -1n);
   const recs: Rec[] = [];
-  const add = (s: KSlab, list: number, cpu: number, position: number, words: string) =>
-    recs.push({ base: s.base, objects: s.objects, inuse: s.inuse, frozen: s.frozen, list, cpu, position, where: { address: s.address, base: s.base, list: words, inferred: false }, freelist: s.freelist });
+  const add = (s: KSlab, list: number, cpu: number, position: number, words: string) => {
+    const base = baseOf(s);
+    recs.push({ base, objects: s.objects, inuse: s.inuse, frozen: s.frozen, list, cpu, position, where: { address: s.address, base, list: words, inferred: false }, freelist: s.freelist });
+  };
   for (const cpu of c.cpus) {
     if (cpu.slab) add(cpu.slab, SlabList.CPU_SLAB, cpu.cpu, 0, `CPU ${cpu.cpu} slab`);
     cpu.partial.forEach((s, i) => add(s, SlabList.CPU_PARTIAL, cpu.cpu, i, `CPU ${cpu.cpu} partial #${i + 1}`));
@@ -101,7 +106,7 @@ export function toSlub(k: KernelSnapshot, c: KCache, maxSlabs = MAX_DRAWN_SLABS)
       else hi = mid;
     }
     const r = sorted[lo - 1];
-    return r && a < r.base + BigInt(r.objects) * size ? r : null;
+    return r && r.base >= 0n && a >= r.base + pad && a < r.base + pad + BigInt(r.objects) * size ? r : null;
   };
   const sheafLists: { sheaf: KSheaf; place: SheafPlaceValue; cpu: number }[] = [];
   for (const cpu of c.cpus) {
@@ -118,7 +123,7 @@ export function toSlub(k: KernelSnapshot, c: KCache, maxSlabs = MAX_DRAWN_SLABS)
       const a = BigInt(o);
       if (slabOf(a)) continue;
       const base = a - (a % slabBytes);
-      if (!inferred.has(base) && a < base + BigInt(c.objectsPerSlab) * size)
+      if (!inferred.has(base) && a >= base + pad && a < base + pad + BigInt(c.objectsPerSlab) * size)
         inferred.set(base, { base, objects: c.objectsPerSlab, inuse: c.objectsPerSlab, frozen: false, list: SlabList.NONE, cpu: NO_CPU, position: 0, where: { address: null, base, list: 'full (on no list; inferred from an object in a sheaf)', inferred: true }, freelist: [] });
     }
   if (inferred.size) {
@@ -152,7 +157,7 @@ export function toSlub(k: KernelSnapshot, c: KCache, maxSlabs = MAX_DRAWN_SLABS)
   const place = (address: string): { slab: number; index: number } | null => {
     const a = BigInt(address);
     const r = slabOf(a);
-    const off = r ? a - r.base : -1n;
+    const off = r ? a - r.base - pad : -1n;
     if (!r || off % size !== 0n) {
       stray.push(address);
       return null;
@@ -261,7 +266,9 @@ export function toSlub(k: KernelSnapshot, c: KCache, maxSlabs = MAX_DRAWN_SLABS)
   const [major, minor] = releaseVersion(k.kernel.release);
   const hasSheaves = c.sheafCapacity > 0;
   const nrSlabs = c.nodes.reduce((a, n) => a + n.nrSlabs, 0);
-  const listed = sorted.filter((r) => r.list !== SlabList.NONE).length + notDrawn;
+  // Full slabs: nr_slabs less the partial ones (read or not) and the CPUs' slabs and partial slabs.
+  const cpuHeld = c.cpus.reduce((a, cpu) => a + (cpu.slab ? 1 : 0) + cpu.partial.length, 0);
+  const listed = c.nodes.reduce((a, n) => a + n.nrPartial, 0) + cpuHeld;
   const snap: SlubSnapshot = {
     ncpus: c.cpus.length,
     nslabs,
@@ -273,9 +280,9 @@ export function toSlub(k: KernelSnapshot, c: KCache, maxSlabs = MAX_DRAWN_SLABS)
     geometry: {
       objectSize: c.objectSize,
       align: c.align,
-      inuse: c.objectSize,
+      inuse: c.inuse,
       offset: c.offset,
-      redLeftPad: 0,
+      redLeftPad: c.redLeftPad,
       size: c.size,
       order: c.order,
       objects: per,
@@ -306,13 +313,13 @@ export function toSlub(k: KernelSnapshot, c: KCache, maxSlabs = MAX_DRAWN_SLABS)
     slabs,
     notDrawn,
     stray,
-    objectAddress: (s, index) => hex((sorted[s]?.base ?? 0n) + BigInt(index) * size),
+    objectAddress: (s, index) => hex((sorted[s]?.base ?? 0n) + pad + BigInt(index) * size),
     find(address) {
       if (!/^0x[0-9a-f]{1,16}$/i.test(address.trim())) return null;
       const a = BigInt(address.trim());
       const r = slabOf(a);
-      if (!r || (a - r.base) % size !== 0n) return null;
-      return { slab: recIndex.get(r) ?? -1, index: Number((a - r.base) / size) };
+      if (!r || (a - r.base - pad) % size !== 0n) return null;
+      return { slab: recIndex.get(r) ?? -1, index: Number((a - r.base - pad) / size) };
     },
   };
 }
