@@ -172,8 +172,13 @@ test('screenshots for the docs (SCREENSHOTS=1)', async ({ page }) => {
   await page.setViewportSize({ width: 1280, height: 1000 });
   await openSample(page);
   await page.screenshot({ path: 'docs/screenshots/kernel-memory.png' });
-  await page.goto(`${ISOLATED_URL}?mode=kernel&sample=1&cache=${busy.name}`);
+  // A cache with sheaves and a barn, an object selected.
+  const shown = a.caches.find((c) => c.name === 'maple_node') ?? busy;
+  await page.goto(`${ISOLATED_URL}?mode=kernel&sample=1&cache=${shown.name}`);
   await expect(page.getByTestId('kernel-slabs')).toBeVisible({ timeout: 30_000 });
+  await page.getByTestId('kernel-slabs').focus();
+  for (const key of ['ArrowDown', 'ArrowRight', 'ArrowRight']) await page.keyboard.press(key);
+  await expect(page.getByTestId('kernel-inspector')).toContainText('0x');
   await page.getByTestId('kernel-detail').scrollIntoViewIfNeeded();
   await page.getByTestId('kernel-detail').screenshot({ path: 'docs/screenshots/kernel-cache.png' });
 });

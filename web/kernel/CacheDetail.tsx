@@ -124,7 +124,7 @@ export function CacheDetail({ doc, cache, compare }: { doc: KernelSnapshot; cach
       </div>
       {(odd.length > 0 || torn.length > 0 || ks.notDrawn > 0 || m.partialLeftOut > 0) && (
         <ul className="kernel-notes" data-testid="kernel-notes">
-          {m.partialLeftOut > 0 && <li>{fmt(m.partialLeftOut)} node partial slabs were not read (past --max-slabs): their free objects count as in use here.</li>}
+          {m.partialLeftOut > 0 && <li>{fmt(m.partialLeftOut)} node partial slabs were not read (past --max-slabs): their {fmt(m.unread)} objects are counted apart, neither in use nor free.</li>}
           {ks.notDrawn > 0 && <li>{fmt(ks.notDrawn)} node partial slabs read but not drawn (the first {fmt(s.nodePartial.length)} are).</li>}
           {torn.length > 0 && <li>Read while it changed (torn, still inconsistent after the re-reads): {torn.join('; ')}.</li>}
           {odd.slice(0, 20).map((a, i) => (
@@ -168,7 +168,8 @@ export function CacheDetail({ doc, cache, compare }: { doc: KernelSnapshot; cach
           <h4 id="kernel-slab-changes-title">
             Slabs changed in {compare.name}: {changes.length ? `${fmt(changes.filter((c) => c.kind === 'filled').length)} filled, ${fmt(changes.filter((c) => c.kind === 'emptied').length)} emptied, ${fmt(changes.filter((c) => c.kind === 'appeared').length)} listed anew, ${fmt(changes.filter((c) => c.kind === 'left').length)} no longer listed` : 'none'}
           </h4>
-          <ul className="kernel-changes">
+          {/* The list scrolls in its box: focusable, so the keyboard scrolls it too. */}
+          <ul className="kernel-changes" tabIndex={0} aria-labelledby="kernel-slab-changes-title">
             {changes.slice(0, CHANGES_SHOWN).map((c) => (
               <li key={c.address}>
                 <code>{c.address}</code> {slabChangeText(c)}
