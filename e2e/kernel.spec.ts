@@ -152,6 +152,17 @@ test('the second sample is compared with the first: the caches that changed, and
   await expect(list).toContainText(changes[0]!.address);
   await page.getByTestId('kernel-compare-close').click();
   await expect(diff).toHaveCount(0);
+
+  // A file dropped anywhere on the page, once a snapshot is open, is the second one.
+  const secondText = readFileSync(new URL('snapshot-6.18-b.json', SAMPLES), 'utf8');
+  const dropped = await page.evaluateHandle((text) => {
+    const t = new DataTransfer();
+    t.items.add(new File([text], 'dropped-b.json', { type: 'application/json' }));
+    return t;
+  }, secondText);
+  await page.locator('header, body').first().dispatchEvent('dragover', { dataTransfer: dropped });
+  await page.locator('body').dispatchEvent('drop', { dataTransfer: dropped });
+  await expect(diff).toContainText('snapshot-6.18.json (the sample) → dropped-b.json');
 });
 
 test.describe('at 375 px', () => {

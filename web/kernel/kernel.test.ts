@@ -279,6 +279,19 @@ describe('the adapter to the SLUB drawing', () => {
     expect(sheafChecked).toBeGreaterThan(0);
   });
 
+  it("gives the drawing the slabs' addresses and the count of full slabs no list holds", () => {
+    const c = a.caches.find((x) => x.cpus.some((k) => k.slab && k.freelist.length))!;
+    const k = c.cpus.find((x) => x.slab && x.freelist.length)!;
+    const ks = toSlub(a, c);
+    const l = layoutSnapshot(ks.snap, { width: 900, showFull: false });
+    const lane = l.sections.find((sec) => sec.title === `CPU ${k.cpu}`)!;
+    expect(lane.lines).toContain(`slab: ${k.slab!.address}`);
+    expect(lane.lines.some((line) => line.startsWith(`freelist → ${k.slab!.address}:`))).toBe(true);
+    const full = l.sections.find((sec) => sec.title === 'Full (no list)')!;
+    expect(full.lines).toEqual([`${ks.snap.fullSlabs} hidden`]);
+    expect(ks.snap.fullSlabs).toBe(c.nodes.reduce((x, n) => x + n.nrSlabs - n.nrPartial, 0) - c.cpus.reduce((x, q) => x + (q.slab ? 1 : 0) + q.partial.length, 0));
+  });
+
   it('draws at most maxSlabs node partial slabs and counts the rest', () => {
     const c = [...a.caches].sort((x, y) => y.nodes[0]!.partial.length - x.nodes[0]!.partial.length)[0]!;
     const read = c.nodes.reduce((x, n) => x + n.partial.length, 0);

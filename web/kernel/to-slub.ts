@@ -31,7 +31,7 @@ export const MAX_DRAWN_SLABS = 400;
 export interface SlabWhere {
   address: string | null;
   base: bigint;
-  /** "CPU 1 slab", "CPU 0 partial #2", "node 0 partial #5", "full (inferred from a sheaf's object)". */
+  /** "CPU 1 slab", "CPU 0 partial #2", "node 0 partial #5", "no list (full; inferred ...)". */
   list: string;
   inferred: boolean;
 }
@@ -124,7 +124,7 @@ export function toSlub(k: KernelSnapshot, c: KCache, maxSlabs = MAX_DRAWN_SLABS)
       if (slabOf(a)) continue;
       const base = a - (a % slabBytes);
       if (!inferred.has(base) && a >= base + pad && a < base + pad + BigInt(c.objectsPerSlab) * size)
-        inferred.set(base, { base, objects: c.objectsPerSlab, inuse: c.objectsPerSlab, frozen: false, list: SlabList.NONE, cpu: NO_CPU, position: 0, where: { address: null, base, list: 'full (on no list; inferred from an object in a sheaf)', inferred: true }, freelist: [] });
+        inferred.set(base, { base, objects: c.objectsPerSlab, inuse: c.objectsPerSlab, frozen: false, list: SlabList.NONE, cpu: NO_CPU, position: 0, where: { address: null, base, list: 'no list (full; inferred from an object in a sheaf)', inferred: true }, freelist: [] });
     }
   if (inferred.size) {
     recs.push(...inferred.values());
