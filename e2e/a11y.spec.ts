@@ -80,6 +80,14 @@ for (const scheme of ['light', 'dark'] as const) {
       expect(await axeProblems(page)).toEqual([]);
     });
 
+    test('the kernel view with both samples open, the diff and a cache drawn', async ({ page }) => {
+      await page.goto(`${PLAIN_URL}?mode=kernel&sample=1&compare=1&cache=dentry`);
+      await expect(page.getByTestId('kernel-diff')).toBeVisible({ timeout: 30_000 });
+      await expect(page.getByTestId('kernel-slabs')).toBeVisible();
+      await expect(page.locator('html')).toHaveAttribute('data-theme', scheme);
+      expect(await axeProblems(page)).toEqual([]);
+    });
+
     test('every embeddable view in embed.html', async ({ page }) => {
       const problems: string[] = [];
       for (const id of await embeddableViews(page)) {

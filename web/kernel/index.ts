@@ -1,0 +1,7 @@
+// index.ts - the kernel view's entry in the shell's list (web/views.ts): a
+// real kernel's slab state from a `slablab snapshot` file, drawn with the
+// SLUB view's drawing (it imports web/slub: web/lab/imports.test.ts).
+import type { LabViewEntry } from '../lab/view';
+import { KERNEL_PARAMS, KernelView } from './KernelView';
+
+export const kernelView: LabViewEntry = { id: 'kernel', title: 'Your kernel', embeddable: false, params: KERNEL_PARAMS, Component: KernelView };
