@@ -75,7 +75,14 @@ void sl_live_wake_snapshots(sl_live_server *srv)
     pthread_mutex_unlock(&srv->wake_mu);
 }
 
-char *sl_live_snapshot_json(sl_live_server *srv, const char *names, size_t *len, char *err, size_t errlen)
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+char *sl_live_snapshot_json(sl_live_server *srv, const char *names, bool wrap, size_t *len, char *err, size_t errlen)
 {
     char copy[1100];
     const char *list[LIVE_HUB_MAX_WATCH];
@@ -87,13 +94,17 @@ char *sl_live_snapshot_json(sl_live_server *srv, const char *names, size_t *len,
     sl_snapshot snap;
     memset(&snap, 0, sizeof snap);
     pthread_mutex_lock(&srv->snap_mu);
+    uint64_t start = mono_ns();
     int rc = sl_snapshot_take(&snap, &opt, err, errlen);
+    uint64_t end = mono_ns();
     pthread_mutex_unlock(&srv->snap_mu);
     char *buf = NULL;
     if (rc == 0) {
         sl_snapshot_decode(&snap);
         FILE *f = open_memstream(&buf, len);
-        if (!f || sl_snapshot_write_json(&snap, f)) {
+        if (f && wrap)
+            fprintf(f, "{\"taken_ns\":[%" PRIu64 ",%" PRIu64 "],\"snapshot\":", start, end);
+        if (!f || sl_snapshot_write_json(&snap, f) || (wrap && fputs("}", f) < 0)) {
             snprintf(err, errlen, "could not write the snapshot as JSON");
             if (f)
                 fclose(f);
@@ -109,12 +120,47 @@ char *sl_live_snapshot_json(sl_live_server *srv, const char *names, size_t *len,
     return buf;
 }
 
+/* Sends /proc/slabinfo's per-cache counts as a SLABINFO frame (nothing when it cannot be read). */
+static void send_slabinfo(sl_live_hub *hub)
+{
+    FILE *in = fopen("/proc/slabinfo", "r");
+    if (!in)
+        return;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    if (!out) {
+        fclose(in);
+        return;
+    }
+    fprintf(out, "{\"at_ns\":%" PRIu64 ",\"caches\":[", mono_ns());
+    char line[512];
+    bool first = true;
+    while (fgets(line, sizeof line, in)) {
+        char name[64];
+        unsigned long active, num, objsize, perslab, pages, tunables[3], slabs, active_slabs, shared;
+        if (sscanf(line, "%63s %lu %lu %lu %lu %lu : tunables %lu %lu %lu : slabdata %lu %lu %lu", name, &active, &num,
+                   &objsize, &perslab, &pages, &tunables[0], &tunables[1], &tunables[2], &active_slabs, &slabs,
+                   &shared) != 12)
+            continue;
+        fprintf(out, "%s[", first ? "" : ",");
+        sl_cli_json_string(out, name);
+        fprintf(out, ",%lu,%lu,%lu,%lu,%lu,%lu]", active, num, objsize, perslab, pages, slabs);
+        first = false;
+    }
+    fputs("]}", out);
+    fclose(in);
+    if (fclose(out) == 0)
+        sl_live_hub_send_json(hub, LIVE_F_SLABINFO, buf, len);
+    free(buf);
+}
+
 static void *event_thread(void *arg)
 {
     sl_live_server *srv = arg;
     sl_live_hub *hub = srv->hub;
     sl_live_source *src = NULL;
-    uint64_t retry_at = 0, last_flush = now_ms(), last_status = now_ms();
+    uint64_t retry_at = 0, last_flush = now_ms(), last_status = now_ms(), last_slabinfo = 0;
     while (!srv->stop) {
         pthread_mutex_lock(&hub->mu);
         unsigned pages = hub->nclients;
@@ -159,6 +205,10 @@ static void *event_thread(void *arg)
             sl_live_hub_status(hub);
             last_status = now;
         }
+        if (pages && now - last_slabinfo >= 2000) {
+            send_slabinfo(hub);
+            last_slabinfo = now;
+        }
     }
     sl_live_source_close(src);
     return NULL;
@@ -185,7 +235,7 @@ static void *snapshot_thread(void *arg)
             continue;
         char err[1024];
         size_t len;
-        char *json = sl_live_snapshot_json(srv, names, &len, err, sizeof err);
+        char *json = sl_live_snapshot_json(srv, names, true, &len, err, sizeof err);
         if (json) {
             sl_live_hub_send_json(srv->hub, LIVE_F_SNAPSHOT, json, len);
             free(json);

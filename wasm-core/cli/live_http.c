@@ -206,7 +206,7 @@ static enum MHD_Result serve_api(sl_live_server *srv, struct MHD_Connection *con
             return refuse(conn, MHD_HTTP_BAD_REQUEST, "snapshot needs cache=<name>[,<name>...]");
         char err[1024];
         size_t len;
-        char *json = sl_live_snapshot_json(srv, names, &len, err, sizeof err);
+        char *json = sl_live_snapshot_json(srv, names, false, &len, err, sizeof err);
         if (!json)
             return refuse(conn, MHD_HTTP_SERVICE_UNAVAILABLE, err);
         struct MHD_Response *r = MHD_create_response_from_buffer(len, json, MHD_RESPMEM_MUST_FREE);

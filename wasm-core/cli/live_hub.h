@@ -91,7 +91,7 @@ int sl_live_hub_record(void *hub, void *data, size_t size);
 void sl_live_hub_flush(sl_live_hub *hub, uint64_t kernel_lost);
 /* Queues a STATUS frame to every page (its own counters). */
 void sl_live_hub_status(sl_live_hub *hub);
-/* Queues a JSON frame of `type` to every page (watching one of `caches` when caches is non-NULL; a frame for SNAPSHOT may be dropped). */
+/* Queues a JSON frame of `type` to every page (SNAPSHOT and SLABINFO frames may be dropped for a lagging page, and are counted). */
 void sl_live_hub_send_json(sl_live_hub *hub, int type, const char *json, size_t len);
 /* Fills names (comma-separated, at most cap bytes) with every cache any page watches; returns how many. */
 unsigned sl_live_hub_watched(sl_live_hub *hub, char *names, size_t cap);

@@ -45,10 +45,11 @@ struct MHD_Daemon *sl_live_http_start(sl_live_server *srv, char *err, size_t err
 
 /*
  * Takes a snapshot of the named caches (comma-separated) as JSON
- * (docs/snapshot.md) into a malloc'd buffer. Returns it (length in *len),
+ * (docs/snapshot.md) into a malloc'd buffer; with wrap, as the stream's
+ * {"taken_ns":[start,end],"snapshot":...}.  Returns it (length in *len),
  * or NULL with err.
  */
-char *sl_live_snapshot_json(sl_live_server *srv, const char *names, size_t *len, char *err, size_t errlen);
+char *sl_live_snapshot_json(sl_live_server *srv, const char *names, bool wrap, size_t *len, char *err, size_t errlen);
 
 /* Asks the snapshot thread for a snapshot now. */
 void sl_live_wake_snapshots(sl_live_server *srv);

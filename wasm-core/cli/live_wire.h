@@ -8,7 +8,12 @@
  * The stream is a sequence of frames:
  *   header   u32 payload bytes, u8 type, u8 pad[3]           (8 bytes)
  *   payload  by type:
- *   LIVE_F_HELLO, _STATUS, _SNAPSHOT, _ERROR: JSON text (UTF-8)
+ *   LIVE_F_HELLO, _STATUS, _ERROR: JSON text (UTF-8)
+ *   LIVE_F_SNAPSHOT  JSON {"taken_ns":[start,end],"snapshot":<slablab-snapshot/1>}:
+ *                  start and end on the events' clock (CLOCK_MONOTONIC)
+ *   LIVE_F_SLABINFO  JSON {"at_ns":t,"caches":[[name, active_objs, num_objs,
+ *                  objsize, objperslab, pagesperslab, num_slabs], ...]}
+ *                  from /proc/slabinfo, every 2 s
  *   LIVE_F_CACHE   u16 id, u16 0, u32 object_size, u32 size, u32 oo,
  *                  u64 address, name (the rest)
  *   LIVE_F_SITE    u32 id, u32 0, u64 address, "function+0xoff" (the rest)
@@ -31,6 +36,7 @@ enum live_frame_type {
     LIVE_F_STATUS = 5,
     LIVE_F_SNAPSHOT = 6,
     LIVE_F_ERROR = 7,
+    LIVE_F_SLABINFO = 8,
 };
 
 #define LIVE_WIRE_FRAME_HDR 8

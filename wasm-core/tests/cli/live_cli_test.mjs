@@ -11,7 +11,8 @@
 //   stream    a page connects (with --caches filp), the test opens and closes N files: the stream
 //             has at least N filp allocations and N filp frees, less what was counted as lost;
 //             only filp is named; every frame is well formed
-//   snapshot  a page watching filp gets a real snapshot of it (slablab-snapshot/1 JSON)
+//   snapshot  a page watching filp gets real snapshots of it (slablab-snapshot/1 JSON, with the
+//             times it was read on the events' clock) and /proc/slabinfo's counts
 //   detach    the event program is attached while a page streams, detached when it leaves; SIGTERM
 //             stops the server with exit 0; SIGKILL while streaming leaves nothing loaded either
 //
@@ -110,7 +111,7 @@ function request(port, path, { method = 'GET', headers = {} } = {}) {
  * snapshots, errors, and bad (malformed frames seen).
  */
 function readStream(port, token, { path = '/api/live', ms = 10000, until = () => false, onOpen = () => {} } = {}) {
-  const st = { hello: null, caches: new Map(), sites: new Map(), counts: new Map(), status: [], snapshots: [], errors: [], bad: [], frames: 0 };
+  const st = { hello: null, caches: new Map(), sites: new Map(), counts: new Map(), status: [], snapshots: [], slabinfo: [], errors: [], bad: [], frames: 0 };
   return new Promise((resolve, reject) => {
     let buf = Buffer.alloc(0);
     let done = false;
@@ -145,7 +146,11 @@ function readStream(port, token, { path = '/api/live', ms = 10000, until = () =>
               st.counts.set(key, (st.counts.get(key) ?? 0) + 1);
             }
           } else if (type === 5) st.status.push(JSON.parse(p.toString('utf8')));
-          else if (type === 6) st.snapshots.push(JSON.parse(p.toString('utf8')));
+          else if (type === 6) {
+            const w = JSON.parse(p.toString('utf8'));
+            if (!Array.isArray(w.taken_ns) || w.taken_ns.length !== 2 || !(w.taken_ns[0] <= w.taken_ns[1])) st.bad.push('snapshot frame without taken_ns');
+            st.snapshots.push(w.snapshot);
+          } else if (type === 8) st.slabinfo.push(JSON.parse(p.toString('utf8')));
           else if (type === 7) st.errors.push(JSON.parse(p.toString('utf8')));
           else st.bad.push(`frame type ${type}`);
           if (!done && until(st)) {
@@ -295,6 +300,9 @@ groups.snapshot = async () => {
   check(snap?.format === 'slablab-snapshot/1', `the snapshot is slablab-snapshot/1 (${snap?.format})`);
   const filp = snap?.caches?.find((c) => c.name === 'filp');
   check(filp !== undefined && (snap?.caches?.length ?? 0) === 1, `it holds filp, and only filp (${snap?.caches?.map((c) => c.name).join(',')})`);
+  check(st.bad.length === 0, `every frame well formed (${st.bad.slice(0, 3).join('; ')})`);
+  const info = st.slabinfo[0]?.caches?.find((c) => c[0] === 'filp');
+  check(info !== undefined && info[1] > 0 && info[2] >= info[1], `a slabinfo frame with filp's objects (${JSON.stringify(info)})`);
   const r = await request(s.port, `/api/snapshot?cache=filp&token=${s.token}`);
   check(r.status === 200 && JSON.parse(r.body).caches?.[0]?.name === 'filp', `/api/snapshot?cache=filp answers a snapshot (got ${r.status})`);
   const bad = await request(s.port, `/api/snapshot?cache=../../x&token=${s.token}`);
