@@ -7,6 +7,7 @@ import { percpuView } from './percpu';
 import { selftestView } from './selftest';
 import { slabView } from './slab';
 import { slubFreeRun, slubView } from './slub';
+import { liveView } from './live';
 import { traceView } from './trace';
 
-export const VIEWS: readonly LabViewEntry[] = [slubView, slubFreeRun, selftestView, slabView, percpuView, traceView, kernelView];
+export const VIEWS: readonly LabViewEntry[] = [slubView, slubFreeRun, selftestView, slabView, percpuView, traceView, kernelView, liveView];

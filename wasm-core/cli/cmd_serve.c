@@ -53,6 +53,7 @@ SL_CLI_COMMAND(serve, .name = "serve",
                         "  --ring-mb N            kernel ring buffer MiB, a power of two (default 8)\n"
                         "  --queue-mb N           per-page queue MiB before events are dropped (default 16)\n"
                         "  --exit-after S         stop by itself after S seconds (tests)\n"
+                        "  SLABLAB_SERVE_TOKEN    (environment) the token to use, 32 hex digits, e.g. kept across restarts\n"
                         "  --bind ADDR            listen on ADDR instead of 127.0.0.1: the stream shows kernel\n"
                         "                         addresses, so this needs --i-understand-this-exposes-kernel-addresses",
                .run = run_serve)
@@ -394,13 +395,29 @@ static int run_serve(int argc, char **argv)
         fprintf(stderr, "slablab serve: %s\n", err);
         goto done;
     }
+    /* A token kept across restarts (the page then reconnects by itself): from the environment,
+     * which only root reads for a root process, never from the command line, which ps shows. */
+    const char *kept = getenv("SLABLAB_SERVE_TOKEN");
+    bool keep = kept && *kept;
+    if (keep) {
+        size_t n = strlen(kept);
+        bool hex = n == LIVE_TOKEN_HEX;
+        for (size_t i = 0; hex && i < n; i++)
+            hex = (kept[i] >= '0' && kept[i] <= '9') || (kept[i] >= 'a' && kept[i] <= 'f');
+        if (!hex) {
+            fprintf(stderr, "slablab serve: SLABLAB_SERVE_TOKEN must be %d lower-case hex digits\n", LIVE_TOKEN_HEX);
+            sl_site_free(&srv.site);
+            goto done;
+        }
+        memcpy(srv.token, kept, LIVE_TOKEN_HEX + 1);
+    }
     unsigned char rnd[LIVE_TOKEN_HEX / 2];
-    if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
+    if (!keep && getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
         fprintf(stderr, "slablab serve: no random numbers for the token (%s)\n", strerror(errno));
         sl_site_free(&srv.site);
         goto done;
     }
-    for (size_t i = 0; i < sizeof rnd; i++)
+    for (size_t i = 0; !keep && i < sizeof rnd; i++)
         snprintf(srv.token + 2 * i, 3, "%02x", rnd[i]);
 
     struct utsname u;
