@@ -84,6 +84,14 @@ describe('agreement', () => {
     expect(a.slabsAgreeing).toBe(2);
   });
 
+  it('puts the untouched objects of a slab the earlier snapshot did not list down to the guess', () => {
+    // Slab 9 was listed nowhere (moving while read), then one allocation: taken as new (all free), but most objects are in use.
+    const after = cache([slab(9, set(A, 1, 'f'))]);
+    const a = agreement(cache([]), after, PAGE, [{ tNs: 300, alloc: true, key: obj(9, 0) }], W);
+    expect(a.causes.unlisted).toBe(PER - 2);
+    expect(a.causes.untracedAlloc).toBe(0);
+  });
+
   it('counts events outside the geometry instead of applying them', () => {
     const a = agreement(cache([slab(0, A)]), cache([slab(0, A)]), PAGE, [{ tNs: 50, alloc: false, key: obj(0, 0) + 8 }], W);
     expect(a.eventsOutside).toBe(1);

@@ -21,7 +21,8 @@
 // one likely cause, in this order: a slab or object the snapshot marked
 // torn; an event on it while one of the two snapshots was being read; lost
 // events (the kernel ring, the server or the page dropped some in the
-// window); an allocation or free the kernel does not trace (bulk allocation
+// window); an untouched object of a slab the earlier snapshot did not list,
+// whose state was guessed; an allocation or free the kernel does not trace (bulk allocation
 // and free, kfree_bulk of RCU batches, sheaf refills: no tracepoint); and
 // "other" for what is left.
 
@@ -35,12 +36,13 @@ export interface CacheEvent {
   key: number;
 }
 
-export type Cause = 'torn' | 'duringRead' | 'lost' | 'untracedFree' | 'untracedAlloc' | 'other';
+export type Cause = 'torn' | 'duringRead' | 'lost' | 'unlisted' | 'untracedFree' | 'untracedAlloc' | 'other';
 
 export const CAUSE_WORDS: Record<Cause, string> = {
   torn: 'torn snapshot (read while it changed)',
   duringRead: 'moved while a snapshot was being read',
   lost: 'lost events (kernel ring, server or page dropped some)',
+  unlisted: 'a slab the earlier snapshot did not list (full, or moving between lists while read): its untouched objects were guessed',
   untracedFree: 'a free with no event (bulk free, kfree_bulk of RCU batches, sheaf flush)',
   untracedAlloc: 'an allocation with no event (bulk allocation, sheaf refill)',
   other: 'other (event order across CPUs)',
@@ -79,6 +81,8 @@ interface Mirror {
   /** Object touched by an event, by kind: bit 0 alloc, bit 1 free, bit 2 during a read. */
   touched: Uint8Array;
   torn: boolean;
+  /** First seen in the events, its untouched objects guessed (all allocated, or all free). */
+  guessed: boolean;
 }
 
 function slabsOf(c: KCache): KSlab[] {
@@ -122,15 +126,15 @@ export function agreement(before: KCache, after: KCache, pageSize: number, event
   for (const s of slabsOf(before)) {
     if (s.base === null) continue;
     const st = statesOf(s);
-    if (st) mirror.set(keyOf(s.base), { state: st, touched: new Uint8Array(s.objects), torn: s.torn });
+    if (st) mirror.set(keyOf(s.base), { state: st, touched: new Uint8Array(s.objects), torn: s.torn, guessed: false });
   }
   const r: Agreement = {
     slabsCompared: 0,
     slabsAgreeing: 0,
     objectsCompared: 0,
     objectsAgreeing: 0,
-    causes: { torn: 0, duringRead: 0, lost: 0, untracedFree: 0, untracedAlloc: 0, other: 0 },
-    slabCauses: { torn: 0, duringRead: 0, lost: 0, untracedFree: 0, untracedAlloc: 0, other: 0 },
+    causes: { torn: 0, duringRead: 0, lost: 0, unlisted: 0, untracedFree: 0, untracedAlloc: 0, other: 0 },
+    slabCauses: { torn: 0, duringRead: 0, lost: 0, unlisted: 0, untracedFree: 0, untracedAlloc: 0, other: 0 },
     leftListsFull: 0,
     leftListsNotFull: 0,
     slabsFromEvents: 0,
@@ -151,7 +155,7 @@ export function agreement(before: KCache, after: KCache, pageSize: number, event
     let m = mirror.get(base);
     if (!m) {
       // First seen now: full at the earlier snapshot (a free comes first) or new (an allocation).
-      m = { state: new Uint8Array(perSlab).fill(e.alloc ? FREE : ALLOCATED), touched: new Uint8Array(perSlab), torn: false };
+      m = { state: new Uint8Array(perSlab).fill(e.alloc ? FREE : ALLOCATED), touched: new Uint8Array(perSlab), torn: false, guessed: true };
       mirror.set(base, m);
       r.slabsFromEvents++;
     }
@@ -168,9 +172,9 @@ export function agreement(before: KCache, after: KCache, pageSize: number, event
     const key = keyOf(s.base);
     seen.add(key);
     // Not listed before and no event on it: full then, and still full as far as the events say.
-    const m = mirror.get(key) ?? { state: new Uint8Array(s.objects).fill(ALLOCATED), touched: new Uint8Array(s.objects), torn: false };
+    const m = mirror.get(key) ?? { state: new Uint8Array(s.objects).fill(ALLOCATED), touched: new Uint8Array(s.objects), torn: false, guessed: true };
     r.slabsCompared++;
-    const slabCause: Record<Cause, number> = { torn: 0, duringRead: 0, lost: 0, untracedFree: 0, untracedAlloc: 0, other: 0 };
+    const slabCause: Record<Cause, number> = { torn: 0, duringRead: 0, lost: 0, unlisted: 0, untracedFree: 0, untracedAlloc: 0, other: 0 };
     let bad = 0;
     for (let i = 0; i < s.objects; i++) {
       r.objectsCompared++;
@@ -189,7 +193,9 @@ export function agreement(before: KCache, after: KCache, pageSize: number, event
             ? 'duringRead'
             : w.lost > 0
               ? 'lost'
-              : want === FREE && !(t & 2)
+              : m.guessed && t === 0
+                ? 'unlisted'
+                : want === FREE && !(t & 2)
                 ? 'untracedFree'
                 : want === ALLOCATED && !(t & 1)
                   ? 'untracedAlloc'
