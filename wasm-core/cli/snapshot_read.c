@@ -265,7 +265,10 @@ int sl_snapshot_take(sl_snapshot *snap, const sl_snap_options *opt, char *err, s
 
     libbpf_log[0] = '\0';
     libbpf_set_print(keep_libbpf_message);
-    skel = slab_snapshot__open();
+    /* SLABLAB_SNAPSHOT_BTF: relocate against another BTF (the tests' other-era layouts). */
+    const char *btf = getenv("SLABLAB_SNAPSHOT_BTF");
+    LIBBPF_OPTS(bpf_object_open_opts, open_opts, .btf_custom_path = btf && *btf ? btf : NULL);
+    skel = slab_snapshot__open_opts(&open_opts);
     if (!skel) {
         rc = load_error(errno, err, errlen);
         goto out;
