@@ -21,6 +21,7 @@ import { CAUSE_WORDS, agreementWords, type Cause } from './agreement';
 import type { LiveSummary } from './live-state';
 import type { AgreementPoint } from './pick';
 import type { Connection, FromWorker, ToWorker } from './protocol';
+import { liveHook, PAINTS } from './test-hook';
 import type { Status } from './wire';
 import './live.css';
 
@@ -58,7 +59,7 @@ const bytesText = (b: number) => (b >= 1 << 30 ? `${(b / (1 << 30)).toFixed(2)} 
 export function LiveView({ store }: ViewProps) {
   const { values, update } = useParams(LIVE_PARAMS, store);
   const [conn, setConn] = useState<Connection>({ state: 'connecting', attempt: 0 });
-  const [summary, setSummary] = useState<{ s: LiveSummary; status: Status | null } | null>(null);
+  const [summary, setSummary] = useState<{ s: LiveSummary; status: Status | null; newestEventNs: number } | null>(null);
   const [paused, setPaused] = useState(false);
   const [agoS, setAgoS] = useState(0);
   const [picked, setPicked] = useState<PickedView | null>(null);
@@ -75,7 +76,7 @@ export function LiveView({ store }: ViewProps) {
       const m = e.data;
       if (m.type === 'connection') setConn(m.c);
       else if (m.type === 'summary') {
-        if (!pausedRef.current) setSummary({ s: m.s, status: m.status });
+        if (!pausedRef.current) setSummary({ s: m.s, status: m.status, newestEventNs: m.newestEventNs });
       } else if (m.type === 'snapshot') {
         let doc: KernelSnapshot | null = null;
         let error: string | null = null;
@@ -84,6 +85,7 @@ export function LiveView({ store }: ViewProps) {
         } catch (err) {
           error = (err as Error).message;
         }
+        if (m.point) liveHook().agreement = { cache: m.cache, a: m.point.a, events: m.point.events, lost: m.point.lost, windowS: (m.point.atNs - m.point.sinceNs) / 1e9 };
         setPicked((p) => ({ cache: m.cache, doc, prev: p?.cache === m.cache ? p.doc : null, point: m.point, history: m.history, logged: m.logged, dropped: m.dropped, error }));
       } else if (m.type === 'picked') {
         setPicked((p) => (m.cache === null ? null : { cache: m.cache, doc: p?.cache === m.cache ? p.doc : null, prev: p?.cache === m.cache ? p.prev : null, point: p?.cache === m.cache ? p.point : null, history: p?.cache === m.cache ? p.history : [], logged: m.logged, dropped: m.dropped, error: m.error }));
@@ -102,6 +104,18 @@ export function LiveView({ store }: ViewProps) {
   useEffect(() => {
     worker.current?.postMessage({ type: 'pick', cache: pickedName || null } satisfies ToWorker);
   }, [pickedName]);
+
+  // Event-to-pixel: the frame after a summary is committed is the one that shows it.
+  useEffect(() => {
+    if (!summary?.newestEventNs) return;
+    const eventNs = summary.newestEventNs;
+    const id = requestAnimationFrame(() => {
+      const paints = liveHook().paints;
+      paints.push({ eventNs, paintWallMs: performance.timeOrigin + performance.now() });
+      if (paints.length > PAINTS) paints.splice(0, paints.length - PAINTS);
+    });
+    return () => cancelAnimationFrame(id);
+  }, [summary]);
 
   const s = summary?.s ?? null;
   const status = summary?.status ?? null;

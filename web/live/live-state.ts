@@ -11,10 +11,12 @@
 import { ev, isAlloc, K, type EventBatch, type SlabinfoRow, type Status } from './wire';
 
 export const WINDOW_S = 300;
-export const OWNERS = 500_000;
+export const OWNERS = 200_000;
 export const TOP_SERIES = 8;
 export const TABLE_CACHES = 64;
 export const TOP_SITES = 20;
+/** The bins id of percpu events (server cache ids are 16-bit). */
+const PERCPU_ID = -1;
 /** Site counts decay by half every this many seconds (the busiest call sites "now"). */
 export const SITE_HALF_LIFE_S = 10;
 
@@ -54,6 +56,8 @@ export class LiveState {
   private cacheNames = new Map<number, string>();
   private siteNames = new Map<number, string>();
   private bins = new Map<string, CacheBins>();
+  /** The bins of each server cache id (0: page-sized kmalloc; PERCPU_ID: percpu), found once per id. */
+  private binsById = new Map<number, CacheBins>();
   /** The second each ring slot holds. */
   private slotSec = new Float64Array(WINDOW_S).fill(-1);
   private nowS = 0;
@@ -72,9 +76,11 @@ export class LiveState {
     this.cacheNames.clear();
     this.siteNames.clear();
     this.sites.clear();
+    this.binsById.clear();
   }
   nameCache(id: number, name: string): void {
     this.cacheNames.set(id, name);
+    this.binsById.delete(id);
   }
   nameSite(id: number, name: string): void {
     this.siteNames.set(id, name);
@@ -128,8 +134,14 @@ export class LiveState {
         lastSec = s;
       }
       const cid = ev.cache(r, i);
-      const name = kind === K.PCPU_ALLOC || kind === K.PCPU_FREE ? 'percpu' : cid === 0 ? 'kmalloc (pages)' : this.cacheName(cid);
-      const b = this.binsOf(name);
+      const pcpu = kind === K.PCPU_ALLOC || kind === K.PCPU_FREE;
+      const bid = pcpu ? PERCPU_ID : cid;
+      let b = this.binsById.get(bid);
+      if (!b) {
+        b = this.binsOf(pcpu ? 'percpu' : cid === 0 ? 'kmalloc (pages)' : this.cacheName(cid));
+        this.binsById.set(bid, b);
+      }
+      const name = b.name;
       const alloc = isAlloc(kind);
       const lo = ev.objLo(r, i);
       const hi = ev.objHi(r, i);
@@ -157,8 +169,8 @@ export class LiveState {
           st = { allocs: 0, frees: 0, cache: name, at: s };
           this.sites.set(site, st);
         }
-        const decay = 0.5 ** ((s - st.at) / SITE_HALF_LIFE_S);
-        if (decay < 1) {
+        if (s > st.at) {
+          const decay = 0.5 ** ((s - st.at) / SITE_HALF_LIFE_S);
           st.allocs *= decay;
           st.frees *= decay;
           st.at = s;

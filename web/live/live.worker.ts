@@ -9,7 +9,7 @@
 import { LiveState } from './live-state';
 import { Picked } from './pick';
 import type { Connection, FromWorker, ToWorker } from './protocol';
-import { F, FrameReader, WireError, type Status } from './wire';
+import { ev, F, FrameReader, WireError, type Status } from './wire';
 
 const SUMMARY_MS = 500;
 
@@ -55,7 +55,7 @@ function onFrames(reader: FrameReader, chunk: Uint8Array) {
       case F.EVENTS: {
         const p = picked;
         state.add(f.batch, p ? (cid, t, alloc, hi, lo) => pickedIds.has(cid) && p.push(t, alloc, hi, lo) : undefined);
-        const last = f.batch.count ? Number(f.batch.baseNs) : 0;
+        const last = f.batch.count ? Number(f.batch.baseNs) + ev.dtUs(f.batch.records, f.batch.count - 1) * 1000 : 0;
         if (last > newestEventNs) newestEventNs = last;
         break;
       }

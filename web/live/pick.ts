@@ -19,6 +19,8 @@ export interface PickedSnapshot {
 export interface AgreementPoint {
   /** The later snapshot's read start (the events' clock, ns). */
   atNs: number;
+  /** The earlier snapshot's read start: the window is atNs - sinceNs. */
+  sinceNs: number;
   a: Agreement;
   events: number;
   lost: number;
@@ -87,7 +89,7 @@ export class Picked {
       events.sort((x, y) => x.tNs - y.tNs);
       const lost = lostNow - this.lostAtLast + (this.dropped - this.droppedAtLast);
       const a = agreement(prev.cache, cache, prev.pageSize, events, { before: prev.takenNs, after: takenNs, lost });
-      point = { atNs: takenNs[0], a, events: events.length, lost };
+      point = { atNs: takenNs[0], sinceNs: prev.takenNs[0], a, events: events.length, lost };
       this.history.push(point);
       if (this.history.length > HISTORY) this.history.shift();
     }
