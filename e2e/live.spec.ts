@@ -8,7 +8,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { createRequire } from 'node:module';
+import { expect, test, type Page } from '@playwright/test';
+import type { AxeResults } from 'axe-core';
 import { PLAIN_URL } from './servers';
 
 const BIN = process.env.SLABLAB_BIN ?? new URL('../wasm-core/build/native/slablab', import.meta.url).pathname;
@@ -46,6 +48,15 @@ function churn(n = 200): () => void {
   return () => clearInterval(t);
 }
 
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/** axe-core's serious and critical violations on the page as it is, in words. */
+async function axeProblems(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  const r = await page.evaluate(() => (window as unknown as { axe: { run: (ctx: Document) => Promise<AxeResults> } }).axe.run(document));
+  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id}: ${v.help} at ${JSON.stringify(n.target)}`));
+}
+
 const eventCount = async (text: string) => Number((/^([\d,]+) events/.exec(text)?.[1] ?? '0').replace(/,/g, ''));
 
 test.afterEach(() => {
@@ -76,11 +87,12 @@ test.describe('live view against slablab serve', () => {
       await expect(page.getByTestId('kernel-detail')).toContainText('filp', { timeout: 20_000 });
       const agreement = page.getByTestId('live-agreement');
       await expect(agreement).toContainText(/% of \d+ slabs agree/, { timeout: 30_000 });
-      // Pause freezes the figures; the slider scrubs.
+      // Pause freezes the figures (and axe-core looks at a still page); the slider scrubs.
       await page.getByTestId('live-pause').click();
       const frozen = await figures.textContent();
       await page.waitForTimeout(1200);
       expect(await figures.textContent()).toBe(frozen);
+      expect(await axeProblems(page)).toEqual([]);
       await page.getByTestId('live-scrub').fill('100');
       await expect(page.getByTestId('live-scrub-text')).toContainText('s ago');
     } finally {

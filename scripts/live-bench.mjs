@@ -3,7 +3,7 @@
 // asserted.  Needs root (BPF), the native slablab (wasm-core/build/native) and the built site
 // (npx vite build).  Every server listens on 127.0.0.1 on a free port and stops by itself.
 //
-//   node scripts/live-bench.mjs [--levels 1,2,4] [--level-s 8] [--minutes 3] [--caches 6]
+//   node scripts/live-bench.mjs [--levels 1,2,4] [--level-s 8] [--minutes 3] [--caches 6] [--phases 1,2,3]
 //
 // 1. Throughput and latency: one live page in headless Chromium on an unfiltered serve; at each
 //    level, that many processes open and close /dev/null as fast as they can for --level-s
@@ -30,6 +30,7 @@ const LEVELS = String(arg('levels', '1,2,4')).split(',').map(Number);
 const LEVEL_S = Number(arg('level-s', 8));
 const MINUTES = Number(arg('minutes', 3));
 const CACHES = Number(arg('caches', 6));
+const PHASES = String(arg('phases', '1,2,3')).split(',').map(Number);
 const BIN = process.env.SLABLAB_BIN ?? join(root, 'wasm-core/build/native/slablab');
 const SITE = join(root, 'dist');
 if (process.getuid() !== 0) {
@@ -108,15 +109,15 @@ const browser = await launchChromium();
 try {
   // 1. Throughput and latency.
   console.log(`# 1. events per second to the drawn page (Linux ${spawnSync('uname', ['-r'], { encoding: 'utf8' }).stdout.trim()}, ${LEVEL_S} s per level)`);
-  console.log('| load processes | events/s to the page | kernel ring lost | server dropped | page dropped | event-to-pixel p50 | p95 |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('| load processes | events/s to the page | kernel ring lost | server dropped | page dropped | event-to-pixel p50 | p95 | of which event-to-worker p50 | p95 |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   const s1 = await serve(['--snapshot-interval', '0']);
   const page = await browser.newPage();
   await page.goto(s1.url);
   await page.getByTestId('live-figures').waitFor({ timeout: 30_000 });
   await sleep(2000);
   const offMs = wallMinusMonoMs();
-  for (const n of LEVELS) {
+  for (const n of PHASES.includes(1) ? LEVELS : []) {
     const before = await figures(page);
     const paintsBefore = await page.evaluate(() => window.__slablabLive?.paints.length ?? 0);
     const t0 = Date.now();
@@ -128,11 +129,13 @@ try {
     const s = (Date.now() - t0) / 1000;
     const paints = await page.evaluate((k) => (window.__slablabLive?.paints ?? []).slice(k), paintsBefore);
     const lat = paints.map((p) => p.paintWallMs - offMs - p.eventNs / 1e6).filter((x) => x > -50);
+    const wlat = paints.map((p) => p.sentWallMs - offMs - p.eventNs / 1e6).filter((x) => x > -50);
     console.log(
-      `| ${n} | ${Math.round((after.events - before.events) / s).toLocaleString('en-US')} | ${after.kernel - before.kernel} | ${after.server - before.server} | ${after.page - before.page} | ${pct(lat, 50).toFixed(0)} ms | ${pct(lat, 95).toFixed(0)} ms |`,
+      `| ${n} | ${Math.round((after.events - before.events) / s).toLocaleString('en-US')} | ${after.kernel - before.kernel} | ${after.server - before.server} | ${after.page - before.page} | ${pct(lat, 50).toFixed(0)} ms | ${pct(lat, 95).toFixed(0)} ms | ${pct(wlat, 50).toFixed(0)} ms | ${pct(wlat, 95).toFixed(0)} ms |`,
     );
   }
   // 2. Memory.
+  if (PHASES.includes(2)) {
   console.log(`\n# 2. memory after ${MINUTES} min on the stream (one churning process)`);
   const stopLoad = load(1, "const f=require('fs');setInterval(()=>{for(let i=0;i<500;i++)f.closeSync(f.openSync('/dev/null','r'))},10)");
   const start = { server: rss(s1.child.pid), renderer: rendererRss() };
@@ -141,8 +144,10 @@ try {
   const end = await figures(page);
   console.log(`server RSS ${start.server.toFixed(1)} -> ${rss(s1.child.pid).toFixed(1)} MiB; browser renderers RSS ${start.renderer.toFixed(0)} -> ${rendererRss().toFixed(0)} MiB; page JS heap ${(heap / 1048576).toFixed(1)} MiB; ${end.events.toLocaleString('en-US')} events received, lost ${end.kernel}, dropped ${end.server} (server) ${end.page} (page)`);
   stopLoad();
+  }
   await page.close();
   await stop(s1.child);
+  if (!PHASES.includes(3)) process.exit(0);
 
   // 3. Agreement per cache over a 10-s window: the busy caches found on an unfiltered server, then
   //    a server streaming only them (--caches), one page per cache.

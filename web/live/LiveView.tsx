@@ -59,7 +59,7 @@ const bytesText = (b: number) => (b >= 1 << 30 ? `${(b / (1 << 30)).toFixed(2)} 
 export function LiveView({ store }: ViewProps) {
   const { values, update } = useParams(LIVE_PARAMS, store);
   const [conn, setConn] = useState<Connection>({ state: 'connecting', attempt: 0 });
-  const [summary, setSummary] = useState<{ s: LiveSummary; status: Status | null; newestEventNs: number } | null>(null);
+  const [summary, setSummary] = useState<{ s: LiveSummary; status: Status | null; newestEventNs: number; sentAtMs: number } | null>(null);
   const [paused, setPaused] = useState(false);
   const [agoS, setAgoS] = useState(0);
   const [picked, setPicked] = useState<PickedView | null>(null);
@@ -76,7 +76,7 @@ export function LiveView({ store }: ViewProps) {
       const m = e.data;
       if (m.type === 'connection') setConn(m.c);
       else if (m.type === 'summary') {
-        if (!pausedRef.current) setSummary({ s: m.s, status: m.status, newestEventNs: m.newestEventNs });
+        if (!pausedRef.current) setSummary({ s: m.s, status: m.status, newestEventNs: m.newestEventNs, sentAtMs: m.sentAtMs });
       } else if (m.type === 'snapshot') {
         let doc: KernelSnapshot | null = null;
         let error: string | null = null;
@@ -109,9 +109,10 @@ export function LiveView({ store }: ViewProps) {
   useEffect(() => {
     if (!summary?.newestEventNs) return;
     const eventNs = summary.newestEventNs;
+    const sentWallMs = summary.sentAtMs;
     const id = requestAnimationFrame(() => {
       const paints = liveHook().paints;
-      paints.push({ eventNs, paintWallMs: performance.timeOrigin + performance.now() });
+      paints.push({ eventNs, sentWallMs, paintWallMs: performance.timeOrigin + performance.now() });
       if (paints.length > PAINTS) paints.splice(0, paints.length - PAINTS);
     });
     return () => cancelAnimationFrame(id);

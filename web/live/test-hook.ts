@@ -9,7 +9,8 @@ import type { Agreement } from './agreement';
 export const PAINTS = 2000;
 
 export interface LiveTestHook {
-  paints: { eventNs: number; paintWallMs: number }[];
+  /** sentWallMs: when the worker posted the summary (event-to-worker against worker-to-pixel). */
+  paints: { eventNs: number; sentWallMs: number; paintWallMs: number }[];
   agreement: { cache: string; a: Agreement; events: number; lost: number; windowS: number } | null;
 }
 
