@@ -384,6 +384,7 @@ static int run_serve(int argc, char **argv)
     }
     rc = 1;
 #if !SLABLAB_HAVE_MHD
+    (void)queue_mb, (void)exit_after, (void)site_dir;
     fprintf(stderr, "slablab serve: this slablab was built without libmicrohttpd: install libmicrohttpd-dev "
                     "(apt-get install libmicrohttpd-dev), then rebuild (node scripts/setup.mjs bench)\n");
     goto done;

@@ -437,7 +437,8 @@ void sl_live_hub_send_json(sl_live_hub *hub, int type, const char *json, size_t 
     if (!f)
         return;
     pthread_mutex_lock(&hub->mu);
-    broadcast(hub, f, type == LIVE_F_SNAPSHOT || type == LIVE_F_SLABINFO);
+    /* A snapshot waits its turn behind the events (their order is what the page's agreement needs); slabinfo may go. */
+    broadcast(hub, f, type == LIVE_F_SLABINFO);
     pthread_mutex_unlock(&hub->mu);
     frame_put(f);
 }

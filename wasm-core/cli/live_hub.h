@@ -10,9 +10,10 @@
  *
  * Bounds: a queue holds at most queue_limit bytes of events and snapshots;
  * when a page lags, new event frames are dropped for it and counted
- * (server_dropped in its status frames), never buffered further.  Names and
- * status frames are not dropped (the page could not decode without them);
- * a page that falls queue_limit + LIVE_HUB_SLACK behind even so is cut off.
+ * (server_dropped in its status frames), never buffered further.  Names,
+ * status frames and snapshots are not dropped (the page could not decode
+ * without names; a snapshot must keep its place among the events); a page
+ * that falls queue_limit + LIVE_HUB_SLACK behind even so is cut off.
  */
 #ifndef SL_LIVE_HUB_H
 #define SL_LIVE_HUB_H
@@ -91,7 +92,7 @@ int sl_live_hub_record(void *hub, void *data, size_t size);
 void sl_live_hub_flush(sl_live_hub *hub, uint64_t kernel_lost);
 /* Queues a STATUS frame to every page (its own counters). */
 void sl_live_hub_status(sl_live_hub *hub);
-/* Queues a JSON frame of `type` to every page (SNAPSHOT and SLABINFO frames may be dropped for a lagging page, and are counted). */
+/* Queues a JSON frame of `type` to every page (a SLABINFO frame may be dropped for a lagging page, and is counted; a SNAPSHOT is not). */
 void sl_live_hub_send_json(sl_live_hub *hub, int type, const char *json, size_t len);
 /* Fills names (comma-separated, at most cap bytes) with every cache any page watches; returns how many. */
 unsigned sl_live_hub_watched(sl_live_hub *hub, char *names, size_t cap);
