@@ -4,7 +4,9 @@
 //   native     the C tests, gcc, debug build (ctest)
 //   asan       the C tests under ASan + UBSan (clang-14)
 //   tsan       the stress tests under TSan (ctest -L stress)
-//   fuzz       each libFuzzer target for SLABLAB_FUZZ_SECONDS (default 20)
+//   fuzz       ub_canary (a UBSan report must stop a run), then each libFuzzer target for
+//              SLABLAB_FUZZ_SECONDS (default 20) from its corpus in wasm-core/fuzz/corpus/; the long
+//              campaign is scripts/fuzz-campaign.mjs (docs/security.md)
 //   wasm       the C tests as WebAssembly with threads, under Node
 //   typecheck  tsc over the web code (tsconfig.json) and its tests and configs (tsconfig.node.json)
 //   vitest     the TypeScript unit tests (web/**/*.test.ts)
@@ -15,7 +17,7 @@
 // when an earlier one fails; the exit status is non-zero if any failed.  The
 // last line counts the tests of all suites: "total: N passed, N failed".
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,11 +84,26 @@ const SUITES = {
     if (targets.length === 0) return { ok: false, passed: 0, failed: 1, note: 'no fuzz targets were built' };
     let passed = 0;
     let failed = 0;
+    // The targets' flags must stop on undefined behaviour: the canary overflows a signed int on "UB".
+    const canaryDir = mkdtempSync(join(tmpdir(), 'slablab-ub-canary-'));
+    writeFileSync(join(canaryDir, 'ub'), 'UB');
+    const canary = await exec(join(build, 'ub_canary'), [join(canaryDir, 'ub')], { quiet: true });
+    rmSync(canaryDir, { recursive: true, force: true });
+    if (canary.status !== 0 && canary.out.includes('runtime error')) {
+      passed++;
+      console.log('fuzz: ub_canary: a UBSan report stops the run');
+    } else {
+      failed++;
+      console.log(`fuzz: ub_canary: undefined behaviour did not stop the run (exit ${canary.status})`);
+    }
     for (const t of targets) {
       const corpus = mkdtempSync(join(tmpdir(), `slablab-${t}-`));
       console.log(`fuzz: ${t} for ${seconds} s`);
       // libFuzzer reports every new input; only a failure's tail is worth reading.
-      const r = await exec(join(build, t), [`-max_total_time=${seconds}`, `-artifact_prefix=${corpus}/`, corpus], {
+      // The checked-in corpus (seeds and every crash found so far) is read too; new inputs go to the temporary one.
+      const seeds = join(root, 'wasm-core', 'fuzz', 'corpus', t);
+      const dirs = existsSync(seeds) ? [corpus, seeds] : [corpus];
+      const r = await exec(join(build, t), [`-max_total_time=${seconds}`, `-artifact_prefix=${corpus}/`, ...dirs], {
         quiet: true,
       });
       const runs = r.out.match(/Done (\d+) runs/)?.[1];

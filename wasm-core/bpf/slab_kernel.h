@@ -68,7 +68,6 @@ struct kmem_cache_cpu {
 
 struct slab_sheaf {
     struct list_head barn_list;
-    unsigned int capacity;
     struct kmem_cache *cache;
     unsigned int size;
     int node;

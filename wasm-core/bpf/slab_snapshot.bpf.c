@@ -338,7 +338,6 @@ __noinline int emit_sheaf(__u64 addr, __u32 where, __u32 owner)
         emit(scr, rp, sizeof *rp);
         return 0;
     }
-    bpf_core_read(&rp->capacity, sizeof rp->capacity, &sh->capacity);
     bpf_core_read(&rp->node, sizeof rp->node, &sh->node);
     n = rp->size;
     if (n > SNAP_MAX_SHEAF) {

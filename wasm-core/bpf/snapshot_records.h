@@ -130,8 +130,8 @@ struct snap_words {
 struct snap_sheaf {
     struct snap_hdr hdr;
     snap_u32 where, owner;
-    snap_u32 size, capacity;
-    snap_u32 node, flags;
+    snap_u32 size, node;
+    snap_u32 flags, pad;
     snap_u64 addr, cache;
 };
 

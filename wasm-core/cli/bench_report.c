@@ -16,6 +16,7 @@
  *          the lab's figures can be diffed line by line.
  */
 #include "bench.h"
+#include "outfile.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -517,22 +518,48 @@ int sl_bench_report_write(const sl_bench_report *r, FILE *f)
     return ferror(f) ? -1 : 0;
 }
 
+/* The first measurement's reason when no measurement of the report succeeded (NULL when one did). */
+static const char *all_failed(const sl_bench_report *r)
+{
+    const char *first = NULL;
+    for (unsigned i = 0; i < r->nexps; i++)
+        for (size_t k = 0; k < r->exps[i]->nmeas; k++) {
+            const sl_bench_meas *m = &r->exps[i]->meas[k];
+            if (m->available)
+                return NULL;
+            if (!first)
+                first = m->reason;
+        }
+    return first ? first : "no row was measured";
+}
+
 int sl_bench_report_finish(sl_bench_report *r, const char *cmd)
 {
-    FILE *f = stdout;
-    if (r->opts.out && !(f = fopen(r->opts.out, "w"))) {
-        fprintf(stderr, "slablab %s: cannot write %s\n", cmd, r->opts.out);
+    /* -o goes through sl_outfile: an existing report is replaced only by a complete one, never a device. */
+    sl_outfile out;
+    char err[512];
+    if (sl_outfile_open(&out, r->opts.out ? r->opts.out : "-", NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "slablab %s: -o: %s\n", cmd, err);
         sl_bench_report_free(r);
         return 1;
     }
-    int rc = sl_bench_report_write(r, f);
-    if (f != stdout && fclose(f) != 0)
-        rc = -1;
-    else if (f == stdout)
-        fflush(stdout);
+    int rc = sl_bench_report_write(r, out.f);
+    const char *failed = all_failed(r);
+    char reason[128] = "";
+    if (failed)
+        snprintf(reason, sizeof reason, "%s", failed);
     sl_bench_report_free(r);
     if (rc) {
+        sl_outfile_abort(&out);
         fprintf(stderr, "slablab %s: write error\n", cmd);
+        return 1;
+    }
+    if (sl_outfile_commit(&out, err, sizeof err) != 0) {
+        fprintf(stderr, "slablab %s: %s\n", cmd, err);
+        return 1;
+    }
+    if (failed) {
+        fprintf(stderr, "slablab %s: every row failed or was not available (%s): nothing was measured\n", cmd, reason);
         return 1;
     }
     return 0;

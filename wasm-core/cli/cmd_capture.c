@@ -2,25 +2,46 @@
  * cmd_capture.c - `slablab capture`: records the running kernel's kmem and
  * percpu trace events, with the caches' sysfs attributes and the machine's
  * description, into one .slabcap file (a ustar archive, docs/slabcap.md).
+ * It runs as root, so it must leave the machine exactly as it found it and
+ * never destroy a file (docs/security.md says what it touches).
  *
  * Tracing state.  The capture never touches the global tracing setup: it
  * creates its own ftrace instance (instances/slablab-PID), whose ring
  * buffer, event switches and tracing_on are private to it, and removes the
  * instance at the end, on every path, Ctrl-C (SIGINT, SIGTERM, SIGHUP)
- * included.  tracefs is mounted if it is not (and unmounted after);
- * debugfs likewise, only to read percpu_stats.  What the capture found is
- * therefore what it leaves.  A SIGKILL cannot be caught: then
+ * included; if the kernel refuses, the capture exits non-zero with the
+ * exact `rmdir` to run.  A SIGKILL cannot be caught: then
  * `rmdir /sys/kernel/tracing/instances/slablab-PID` removes the instance.
+ *
+ * Mounts.  When tracefs (or debugfs, for percpu_stats) is not mounted, the
+ * capture mounts it in a mount namespace of its own (unshare, propagation
+ * to the host cut with MS_SLAVE): the host's mount table never changes,
+ * two captures at once cannot unmount each other's tracefs, and a SIGKILL
+ * leaves no mount behind (the namespace dies with the process).  The
+ * wrapped command is returned to the host's namespace (setns) before exec.
+ *
+ * The command.  Every descriptor the capture opens is close-on-exec, so the
+ * command and whatever it leaves running never hold the instance's
+ * trace_pipe or the output (either would keep the instance busy).  It runs
+ * in its own session and process group; Ctrl-C is forwarded to that group,
+ * and when the command exits, what it left in the group gets SIGTERM, then
+ * SIGKILL, before teardown.  A command that cannot be run fails the capture
+ * with status 127 and no file; a capture stopped by a signal keeps what it
+ * recorded and exits 128 + the signal.
  *
  * Recording.  trace_pipe is read while the command runs (or for the given
  * seconds), so the ring buffer only has to absorb bursts; events the
  * kernel still drops are counted per CPU from per_cpu/cpuN/stats into
  * slabcap-end.meta (and trace_pipe writes "[LOST N EVENTS]" lines the
- * replay counts).  The trace member is streamed into the archive and its
- * header's size patched at the end, so the output must be a regular file.
+ * replay counts).  The archive is written to a temporary file beside -o
+ * (outfile.h) and renamed over it only when complete: a failed capture
+ * leaves an existing file as it was, and -o naming a device, FIFO or
+ * directory is refused before tracing starts.  The trace member is
+ * streamed and its header's size patched at the end.
  */
 #include "capture_snapshot.h"
 #include "cli.h"
+#include "outfile.h"
 
 #include "../src/replay/replay.h"
 
@@ -29,10 +50,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -51,20 +74,15 @@ static const char *const kmem_events[] = {"kmem_cache_alloc", "kmem_cache_free",
 static const char *const percpu_events[] = {"percpu_alloc_percpu", "percpu_free_percpu", "percpu_create_chunk",
                                             "percpu_destroy_chunk", "percpu_alloc_percpu_fail"};
 
-static volatile sig_atomic_t stop_requested;
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop_requested = 1;
-}
+static volatile sig_atomic_t stop_requested; /* the signal that asked the capture to stop, 0 if none */
+static void on_signal(int sig) { stop_requested = sig; }
 
 typedef struct capture {
     char tracefs[256];
-    bool mounted_tracefs, mounted_debugfs;
+    int host_ns;     /* the host's mount namespace (an fd) once the capture left it for its own, else -1 */
     char instance[320];
     bool instance_made;
-    int out;
-    const char *out_path;
+    int out;         /* the temporary output's descriptor (sl_outfile's) */
     uint64_t mtime;
     char events[1024];
 } capture;
@@ -88,7 +106,7 @@ static bool write_all(int fd, const void *p, size_t n)
 
 static bool write_text(const char *path, const char *text)
 {
-    int fd = open(path, O_WRONLY | O_TRUNC);
+    int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (fd < 0)
         return false;
     bool ok = write_all(fd, text, strlen(text));
@@ -99,7 +117,7 @@ static bool write_text(const char *path, const char *text)
 static bool read_file(const char *path, sl_strbuf *b)
 {
     b->len = 0;
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
     char buf[16384];
@@ -156,7 +174,7 @@ static unsigned cpu_list_count(const char *path)
 
 static bool find_mount(const char *type, char *path, size_t len)
 {
-    FILE *f = fopen("/proc/mounts", "r");
+    FILE *f = fopen("/proc/mounts", "re");
     if (!f)
         return false;
     char dev[256], dir[256], fstype[64];
@@ -170,15 +188,42 @@ static bool find_mount(const char *type, char *path, size_t len)
     return found;
 }
 
+/*
+ * Leaves the host's mount namespace for one of the capture's own (once),
+ * whose mounts do not propagate back.  Returns 0, or -1 with errno.
+ */
+static int private_mounts(capture *c)
+{
+    if (c->host_ns >= 0)
+        return 0;
+    int ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+    if (ns < 0)
+        return -1;
+    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0) {
+        int e = errno;
+        close(ns);
+        errno = e;
+        return -1;
+    }
+    c->host_ns = ns;
+    return 0;
+}
+
 static int setup_tracefs(capture *c)
 {
     if (find_mount("tracefs", c->tracefs, sizeof c->tracefs))
         return 0;
     snprintf(c->tracefs, sizeof c->tracefs, "/sys/kernel/tracing");
-    if (mount("nodev", c->tracefs, "tracefs", 0, NULL) == 0) {
-        c->mounted_tracefs = true;
-        return 0;
+    if (private_mounts(c) != 0) {
+        fprintf(stderr,
+                "slablab capture: tracefs is not mounted, and the capture cannot mount it privately (a mount "
+                "namespace of its own: %s). Mount it with `mount -t tracefs nodev /sys/kernel/tracing` and run the "
+                "capture again.\n",
+                strerror(errno));
+        return 1;
     }
+    if (mount("nodev", c->tracefs, "tracefs", 0, NULL) == 0)
+        return 0;
     fprintf(stderr,
             "slablab capture: no tracefs: mounting it at %s failed (%s). The kernel needs CONFIG_TRACING; "
             "try `mount -t tracefs nodev /sys/kernel/tracing` and run the capture again.\n",
@@ -186,19 +231,21 @@ static int setup_tracefs(capture *c)
     return 1;
 }
 
-static void cleanup(capture *c)
+/* Removes the instance; false (with the exact command to finish by hand) when the kernel refuses. */
+static bool cleanup(capture *c)
 {
-    if (c->instance_made && rmdir(c->instance) != 0)
-        fprintf(stderr, "slablab capture: could not remove the tracing instance %s (%s): remove it with `rmdir %s`\n",
-                c->instance, strerror(errno), c->instance);
+    bool ok = true;
+    if (c->instance_made && rmdir(c->instance) != 0) {
+        /* In the capture's own namespace the path is the host's only when tracefs is mounted there. */
+        const char *rel = strstr(c->instance, "/instances/");
+        fprintf(stderr,
+                "slablab capture: could not remove the tracing instance %s (%s): remove it with `rmdir %s` (or, "
+                "where tracefs is mounted elsewhere, `rmdir <tracefs>%s`)\n",
+                c->instance, strerror(errno), c->instance, rel ? rel : "");
+        ok = false;
+    }
     c->instance_made = false;
-    if (c->mounted_debugfs && umount("/sys/kernel/debug") != 0)
-        fprintf(stderr, "slablab capture: could not unmount the debugfs it mounted: %s\n", strerror(errno));
-    c->mounted_debugfs = false;
-    if (c->mounted_tracefs && umount(c->tracefs) != 0)
-        fprintf(stderr, "slablab capture: could not unmount the tracefs it mounted at %s: %s\n", c->tracefs,
-                strerror(errno));
-    c->mounted_tracefs = false;
+    return ok;
 }
 
 static int setup_instance(capture *c, unsigned long buffer_kb)
@@ -277,11 +324,10 @@ static int write_snapshot(capture *c, const char *command_text, double seconds, 
 {
     sl_strbuf b = {0}, stats = {0};
     bool have_stats = read_file("/sys/kernel/debug/percpu_stats", &stats);
-    if (!have_stats && !find_mount("debugfs", (char[256]){0}, 256) &&
-        mount("nodev", "/sys/kernel/debug", "debugfs", 0, NULL) == 0) {
-        c->mounted_debugfs = true;
+    /* debugfs only in the capture's own mount namespace: the host's mounts stay as they are. */
+    if (!have_stats && !find_mount("debugfs", (char[256]){0}, 256) && private_mounts(c) == 0 &&
+        mount("nodev", "/sys/kernel/debug", "debugfs", 0, NULL) == 0)
         have_stats = read_file("/sys/kernel/debug/percpu_stats", &stats);
-    }
     struct utsname u;
     uname(&u);
     char started[64];
@@ -456,7 +502,19 @@ static int run_capture(int argc, char **argv)
                         "/sys/kernel/slab are root's)\n");
         return 1;
     }
-    capture c = {.out = -1, .out_path = out_path, .mtime = (uint64_t)time(NULL)};
+    /* The output first: a refused -o (a device, a FIFO, a missing directory) changes nothing, tracing included. */
+    char err[512];
+    sl_outfile out;
+    if (sl_outfile_open(&out, out_path, NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "slablab capture: -o: %s\n", err);
+        return 1;
+    }
+    if (out.is_stdout) {
+        sl_outfile_abort(&out);
+        fprintf(stderr, "slablab capture: -o needs a file (the archive's trace header is patched at the end)\n");
+        return 1;
+    }
+    capture c = {.out = fileno(out.f), .host_ns = -1, .mtime = (uint64_t)time(NULL)};
     struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
     struct sigaction old_int, old_term, old_hup;
@@ -467,14 +525,6 @@ static int run_capture(int argc, char **argv)
     int status = setup_tracefs(&c);
     if (!status)
         status = setup_instance(&c, buffer_kb);
-    if (!status) {
-        c.out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (c.out < 0 || lseek(c.out, 0, SEEK_CUR) < 0) {
-            fprintf(stderr, "slablab capture: cannot write %s (%s): -o needs a regular file\n", out_path,
-                    c.out < 0 ? strerror(errno) : "not seekable");
-            status = 1;
-        }
-    }
     char command_text[1024] = "";
     for (char **a = command; a && *a; a++)
         snprintf(command_text + strlen(command_text), sizeof command_text - strlen(command_text), "%s%s",
@@ -497,14 +547,14 @@ static int run_capture(int argc, char **argv)
         status = 1;
     char path[512];
     snprintf(path, sizeof path, "%s/trace_pipe", c.instance);
-    int pipe_fd = status ? -1 : open(path, O_RDONLY | O_NONBLOCK);
+    int pipe_fd = status ? -1 : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (!status && pipe_fd < 0) {
         fprintf(stderr, "slablab capture: cannot open %s: %s\n", path, strerror(errno));
         status = 1;
     }
     snprintf(path, sizeof path, "%s/tracing_on", c.instance);
-    pid_t child = -1;
-    int child_status = 0;
+    pid_t child = -1, group = -1;
+    int child_status = 0, exec_errno = 0;
     long long trace_bytes = 0;
     uint64_t t0 = now_ns();
     static char buf[1 << 20];
@@ -513,16 +563,47 @@ static int run_capture(int argc, char **argv)
         status = 1;
     }
     if (!status && command) {
-        child = fork();
-        if (child == 0) {
+        /* exec's failure comes back through a close-on-exec pipe: a successful exec closes it empty. */
+        int report[2];
+        /* What the command leaves behind is reparented to the capture (a subreaper), so it is reaped here and
+           kill(-group, 0) does not see zombies a container's init would never collect. */
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        if (pipe2(report, O_CLOEXEC) != 0) {
+            fprintf(stderr, "slablab capture: pipe failed: %s\n", strerror(errno));
+            status = 1;
+        } else if ((child = fork()) == 0) {
             sigaction(SIGINT, &old_int, NULL);
             sigaction(SIGTERM, &old_term, NULL);
             sigaction(SIGHUP, &old_hup, NULL);
-            execvp(command[0], command);
-            fprintf(stderr, "slablab capture: cannot run %s: %s\n", command[0], strerror(errno));
+            setsid(); /* its own session and process group: what it leaves behind can be found and stopped */
+            int e = 0;
+            if (c.host_ns >= 0 && setns(c.host_ns, CLONE_NEWNS) != 0)
+                e = errno;
+            else
+                execvp(command[0], command);
+            e = e ? e : errno;
+            ssize_t told = write(report[1], &e, sizeof e); /* nothing more to do if even this fails */
+            (void)told;
             _exit(127);
         }
-        if (child < 0) {
+        if (child > 0) {
+            close(report[1]);
+            ssize_t n;
+            while ((n = read(report[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
+                ;
+            if (n != (ssize_t)sizeof exec_errno)
+                exec_errno = 0;
+            close(report[0]);
+            group = child;
+            if (exec_errno) {
+                fprintf(stderr, "slablab capture: cannot run %s: %s\n", command[0], strerror(exec_errno));
+                waitpid(child, &child_status, 0);
+                child = -1;
+                status = 127;
+            }
+        } else if (child < 0) {
+            close(report[0]);
+            close(report[1]);
             fprintf(stderr, "slablab capture: fork failed: %s\n", strerror(errno));
             status = 1;
         }
@@ -547,28 +628,47 @@ static int run_capture(int argc, char **argv)
         }
         trace_bytes += n > 0 ? n : 0;
     }
-    bool interrupted = stop_requested != 0;
-    if (child > 0) {
+    int interrupted = stop_requested;
+    if (group > 0) {
         /*
-         * Stopped by a signal while the command runs.  From a terminal Ctrl-C
-         * reached the command too (one process group); one that ignores it
-         * gets SIGTERM after 2 s and SIGKILL after 4.  Recording goes on
-         * meanwhile, so the buffer does not overflow and its end is traced.
+         * Stopped by a signal while the command runs: the command's group
+         * gets the same signal (it is not in the terminal's group any more),
+         * then SIGTERM after 2 s and SIGKILL after 4.  Once the command has
+         * exited, what it left running in its group gets SIGTERM, then
+         * SIGKILL after 2 s.  Recording goes on meanwhile, so the buffer does
+         * not overflow and the end is traced.
          */
+        if (child > 0 && interrupted)
+            kill(-group, interrupted);
+
         uint64_t since = now_ns();
         int sent = 0;
-        while (waitpid(child, &child_status, WNOHANG) == 0) {
+        for (;;) {
+            if (child > 0 && waitpid(child, &child_status, WNOHANG) == child)
+                child = -1;
+            while (child <= 0 && waitpid(-group, NULL, WNOHANG) > 0)
+                ;
+            bool group_left = kill(-group, 0) == 0;
+            if (child <= 0 && !group_left)
+                break;
             uint64_t waited = now_ns() - since;
-            if (sent == 0 && waited > 2000000000ull) {
-                kill(child, SIGTERM);
+            if (child <= 0 && sent == 0) {
+                kill(-group, SIGTERM); /* the command is gone; its leftovers are not wanted */
                 sent = 1;
-            } else if (sent == 1 && waited > 4000000000ull) {
-                kill(child, SIGKILL);
+                since = now_ns();
+            } else if (sent == 0 && waited > 2000000000ull) {
+                kill(-group, SIGTERM);
+                sent = 1;
+            } else if (sent == 1 && waited > (child > 0 ? 4000000000ull : 2000000000ull)) {
+                kill(-group, SIGKILL);
                 sent = 2;
+            } else if (sent == 2 && waited > 10000000000ull) {
+                fprintf(stderr, "slablab capture: process group %d does not die; going on without it\n", (int)group);
+                break;
             }
             struct pollfd pfd = {.fd = pipe_fd, .events = POLLIN};
-            poll(&pfd, 1, 50);
-            long long n = status ? 0 : drain_pipe(&c, pipe_fd, buf, sizeof buf, 8 << 20);
+            poll(&pfd, 1, 20);
+            long long n = status || pipe_fd < 0 ? 0 : drain_pipe(&c, pipe_fd, buf, sizeof buf, 8 << 20);
             if (n < 0)
                 status = 1;
             trace_bytes += n > 0 ? n : 0;
@@ -594,7 +694,7 @@ static int run_capture(int argc, char **argv)
         uint8_t pad[2 * SL_USTAR_BLOCK] = {0};
         sl_strbuf end = {0};
         sl_strbuf_printf(&end, "duration_s=%.6f\ninterrupted=%d\nlost_events=%llu\ntrace_bytes=%lld\n", duration,
-                         interrupted, (unsigned long long)lost, trace_bytes);
+                         interrupted != 0, (unsigned long long)lost, trace_bytes);
         if (command)
             sl_strbuf_printf(&end, "command_exit=%d\n",
                              WIFEXITED(child_status) ? WEXITSTATUS(child_status) : 128 + WTERMSIG(child_status));
@@ -612,18 +712,28 @@ static int run_capture(int argc, char **argv)
     }
     sl_capture_snapshot_free(&snap_start);
     sl_capture_snapshot_free(&snap_end);
-    cleanup(&c);
-    if (c.out >= 0 && close(c.out) != 0)
+    bool cleaned = cleanup(&c);
+    if (c.host_ns >= 0)
+        close(c.host_ns);
+    /* Only a complete archive replaces -o; on failure the temporary goes and an existing file stays as it was. */
+    if (!status && sl_outfile_commit(&out, err, sizeof err) != 0) {
+        fprintf(stderr, "slablab capture: %s\n", err);
         status = 1;
-    if (status && c.out >= 0)
-        unlink(out_path);
+    } else if (status) {
+        sl_outfile_abort(&out);
+    }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGHUP, &old_hup, NULL);
     if (!status)
         printf("slablab capture: %s: %.2f s, %lld bytes of trace%s%s; replay it with `slablab replay %s`\n", out_path,
                duration, trace_bytes, lost ? ", events lost: " : "", lost ? "see slabcap-end.meta" : "", out_path);
-    if (!status && interrupted)
-        printf("slablab capture: stopped by a signal; the file holds what was recorded until then\n");
+    if (!status && interrupted) {
+        printf("slablab capture: stopped by signal %d (%s); the file holds what was recorded until then\n", interrupted,
+               strsignal(interrupted));
+        status = 128 + interrupted;
+    }
+    if (status == 0 && !cleaned)
+        status = 1;
     return status;
 }

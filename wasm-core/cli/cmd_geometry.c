@@ -11,11 +11,38 @@
  * count.
  */
 #include "cli.h"
+#include "input.h"
 
 #include "../src/slub/slub.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The tree is a directory holding no FIFO or device a reader would block or spin on.  0, or -1 with err. */
+static int check_sysfs(const char *dir, char *err, size_t errlen) { return sl_cli_check_tree(dir, err, errlen); }
+
+/*
+ * The file is a regular file whose first line is /proc/slabinfo's version 2
+ * header (the columns read are version 2's; a version 1 file or any other
+ * text would be read as garbage without a word).  0, or -1 with err.
+ */
+static int check_slabinfo(const char *path, char *err, size_t errlen)
+{
+    FILE *f = sl_cli_open_input(path, err, errlen);
+    if (!f)
+        return -1;
+    if (f == stdin) {
+        snprintf(err, errlen, "--slabinfo needs a file, not standard input");
+        return -1;
+    }
+    char head[64] = {0};
+    bool ok = fgets(head, sizeof head, f) && !strncmp(head, "slabinfo - version: 2.", 22);
+    sl_cli_close_input(f);
+    if (!ok)
+        snprintf(err, errlen, "%s does not start with \"slabinfo - version: 2.x\": not a /proc/slabinfo of a kernel "
+                              "since 2.6 (only version 2 is read)", path);
+    return ok ? 0 : -1;
+}
 
 static int run_geometry(int argc, char **argv);
 SL_CLI_COMMAND(geometry, .name = "geometry",
@@ -159,6 +186,11 @@ static int run_geometry(int argc, char **argv)
         return sl_cli_usage_error(&sl_cli_cmd_geometry, "give exactly one of --sysfs DIR and --slabinfo FILE");
     if (!cpus)
         cpus = sl_host_cpus();
+    char err[512];
+    if (sysfs ? check_sysfs(sysfs, err, sizeof err) : check_slabinfo(slabinfo, err, sizeof err)) {
+        fprintf(stderr, "slablab geometry: %s\n", err);
+        return 1;
+    }
     sl_slub_kcache *v;
     int n = sysfs ? sl_slub_sysfs_read(sysfs, &v) : sl_slub_slabinfo_read(slabinfo, &v);
     if (n == SL_EINVAL)

@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int run_percpu(int argc, char **argv);
 SL_CLI_COMMAND(percpu, .name = "percpu",
@@ -154,6 +155,24 @@ static int run_percpu(int argc, char **argv)
     for (unsigned s = 0; s < nsizes; s++)
         if (sizes[s] > unit_size)
             return sl_cli_usage_error(cmd, "size %zu does not fit a %lu-byte unit", sizes[s], unit_size);
+    /*
+     * The largest run's memory: every object is backed in every unit (the
+     * model keeps real copies), plus its pointer; a run past half of this
+     * machine's memory would swap or be killed, so it is refused up front.
+     */
+    size_t largest = 0;
+    for (unsigned s = 0; s < nsizes; s++)
+        largest = sizes[s] > largest ? sizes[s] : largest;
+    size_t slot = (largest + align - 1) & ~(size_t)(align - 1);
+    unsigned long long need = (unsigned long long)objects * (slot * units + 2 * sizeof(void *)) + units * unit_size;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    unsigned long long phys = pages > 0 && page > 0 ? (unsigned long long)pages * (unsigned long long)page : 0;
+    if (phys && need > phys / 2)
+        return sl_cli_usage_error(cmd,
+                                  "this run needs about %llu MiB (--objects x the largest size x --units), more than "
+                                  "half of this machine's %llu MiB: use fewer --objects, smaller --sizes or fewer "
+                                  "--units",
+                                  need >> 20, phys >> 20);
 
     if (fmt == SL_FMT_CSV)
         printf("allocator,free_order,prefill,align,size,objects,allocated,freed,alloc_ms,free_ms,status,chunks\n");

@@ -6,6 +6,8 @@
  * (src/replay), which the browser runs too.
  */
 #include "cli.h"
+#include "input.h"
+#include "outfile.h"
 
 #include "../src/replay/replay.h"
 
@@ -289,28 +291,33 @@ static int run_replay(int argc, char **argv)
     }
     if (!file)
         return sl_cli_usage_error(&sl_cli_cmd_replay, "give the trace file (or - for standard input)");
-    FILE *in = strcmp(file, "-") ? fopen(file, "rb") : stdin;
+    char why[512];
+    FILE *in = sl_cli_open_input(file, why, sizeof why);
     if (!in) {
-        fprintf(stderr, "slablab replay: cannot open %s: %s\n", file, strerror(errno));
+        fprintf(stderr, "slablab replay: %s\n", why);
         return 1;
     }
     export_ctx x = {0};
     sl_replay_config cfg = {.kernel = kernel, .cache = cache, .cpus = (unsigned)cpus, .zone_bytes = zone_mb << 20,
                             .pcpu_unit_size = unit, .validate_each = validate_each};
+    /* The Perfetto file is written beside its target and renamed only once the replay succeeded (outfile.h). */
+    sl_outfile pf_out = {0};
     if (perfetto) {
-        x.out = fopen(perfetto, "wb");
-        if (!x.out) {
-            fprintf(stderr, "slablab replay: cannot write %s: %s\n", perfetto, strerror(errno));
-            if (in != stdin)
-                fclose(in);
+        if (sl_outfile_open(&pf_out, perfetto, file, why, sizeof why) != 0) {
+            fprintf(stderr, "slablab replay: --perfetto: %s\n", why);
+            sl_cli_close_input(in);
             return 1;
         }
+        x.out = pf_out.f;
         cfg.on_op = on_op;
         cfg.user = &x;
     }
     int rc = sl_replay_create(&cfg, &x.r);
     if (rc != SL_OK) {
         fprintf(stderr, "slablab replay: %s\n", sl_strerror(rc));
+        if (perfetto)
+            sl_outfile_abort(&pf_out);
+        sl_cli_close_input(in);
         return 1;
     }
     if (perfetto) {
@@ -323,20 +330,27 @@ static int run_replay(int argc, char **argv)
     rc = SL_OK;
     while (rc == SL_OK && (n = fread(buf, 1, sizeof buf, in)) > 0)
         rc = sl_replay_feed(x.r, buf, n, NULL);
-    bool read_error = ferror(in);
-    if (in != stdin)
-        fclose(in);
-    if (rc == SL_OK && !read_error)
+    int read_errno = ferror(in) ? errno : 0;
+    sl_cli_close_input(in);
+    if (rc == SL_OK && !read_errno)
         rc = sl_replay_finish(x.r);
     int status = 0;
     if (x.pf && sl_perfetto_end(x.pf) != SL_OK) {
         fprintf(stderr, "slablab replay: writing %s failed\n", perfetto);
         status = 1;
     }
-    if (x.out && fclose(x.out) != 0)
+    /* A failed replay leaves no complete-looking Perfetto file: the temporary goes, an old file stays. */
+    if (perfetto && (status || rc != SL_OK || read_errno || sl_replay_error(x.r))) {
+        sl_outfile_abort(&pf_out);
+        if (!status)
+            fprintf(stderr, "slablab replay: %s not written: the replay failed\n", perfetto);
         status = 1;
-    if (read_error) {
-        fprintf(stderr, "slablab replay: reading %s failed\n", file);
+    } else if (perfetto && sl_outfile_commit(&pf_out, why, sizeof why) != 0) {
+        fprintf(stderr, "slablab replay: --perfetto: %s\n", why);
+        status = 1;
+    }
+    if (read_errno) {
+        fprintf(stderr, "slablab replay: reading %s failed: %s\n", file, strerror(read_errno));
         sl_replay_destroy(x.r);
         return 1;
     }

@@ -8,6 +8,7 @@
  * JSON are the core's (src/slab/types.c), shared with the browser.
  */
 #include "cli.h"
+#include "input.h"
 
 #include "../src/slab/slab.h"
 
@@ -24,37 +25,6 @@ SL_CLI_COMMAND(slab_types, .name = "slab-types",
                .run = run_slab_types)
 
 static const char *const rules_names[2] = {"before", "after"};
-static int read_file(const char *path, char **text, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        char *bigger = cap < (64u << 20) ? realloc(buf, cap * 2) : NULL;
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (!buf || bad) {
-        free(buf);
-        return -1;
-    }
-    *text = buf;
-    *len = n;
-    return 0;
-}
-
 static void print_table(const sl_slab_spec_list *l, const sl_slab_types *t, const bool want[2])
 {
     char kernel[16];
@@ -117,15 +87,15 @@ static int read_list(const char *sysfs, const char *caches, const char *slabinfo
                      sl_slab_spec_list *list, char *err, size_t errlen)
 {
     if (sysfs)
-        return sl_slab_caches_read_sysfs(sysfs, list, err, errlen);
+        return sl_cli_check_tree(sysfs, err, errlen) == 0 ? sl_slab_caches_read_sysfs(sysfs, list, err, errlen)
+                                                           : SL_EINVAL;
     if (caches || slabinfo) {
         const char *path = caches ? caches : slabinfo;
         char *text;
         size_t len;
-        if (read_file(path, &text, &len) != 0) {
-            snprintf(err, errlen, "cannot read the file");
+        /* A cache list or a slabinfo of a few thousand caches is kilobytes: 64 MiB is far past any real one. */
+        if (sl_cli_read_input(path, 64u << 20, &text, &len, err, errlen) != 0)
             return SL_EINVAL;
-        }
         int rc = caches ? sl_slab_caches_parse(text, len, list, err, errlen)
                         : sl_slab_slabinfo_parse(text, len, list, err, errlen);
         free(text);

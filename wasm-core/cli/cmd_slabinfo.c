@@ -77,7 +77,16 @@ static void store_size(char *buf, unsigned long value)
     }
 }
 
-static unsigned long slab_bytes(const sl_slabinfo_cache *c) { return c->slabs * (PAGE_SIZE_OFFLINE << c->order); }
+/* One slab's bytes; 0 for an order no kernel has (a damaged or hand-made capture: the shift would overflow). */
+static unsigned long one_slab(const sl_slabinfo_cache *c) { return c->order < 32 ? PAGE_SIZE_OFFLINE << c->order : 0; }
+static unsigned long slab_bytes(const sl_slabinfo_cache *c) { return c->slabs * one_slab(c); }
+/* The bytes a slot holds beyond the object; 0 when slab_size is missing or smaller (never an underflow). */
+static unsigned obj_loss(const sl_slabinfo_cache *c)
+{
+    return c->slab_size > c->object_size ? c->slab_size - c->object_size : 0;
+}
+/* a - b, or 0 when b is larger (counts from a capture need not be consistent). */
+static unsigned long long minus(unsigned long long a, unsigned long long b) { return a > b ? a - b : 0; }
 static unsigned long slab_waste(const sl_slabinfo_cache *c)
 {
     unsigned long used = c->objects * c->object_size, total = slab_bytes(c);
@@ -138,7 +147,7 @@ static void first_line(void)
 static void report(const slab *s)
 {
     const sl_slabinfo_cache *c = s->c;
-    unsigned long slabsz = PAGE_SIZE_OFFLINE << c->order;
+    unsigned long slabsz = one_slab(c);
     printf("\nSlabcache: %-15s  Aliases: %2u Order : %2u Objects: %llu\n", s->name, c->aliases, c->order,
            (unsigned long long)c->objects);
     if (c->hwcache_align)
@@ -154,16 +163,16 @@ static void report(const slab *s)
     printf("Object : %7u  Total  : %7llu   Sanity Checks : %s  Total: %7lu\n", c->object_size,
            (unsigned long long)c->slabs, c->sanity_checks ? "On " : "Off", slab_bytes(c));
     printf("SlabObj: %7u  Full   : %7lld   Redzoning     : %s  Used : %7llu\n", c->slab_size,
-           (long long)(c->slabs - c->partial - c->cpu_slabs), c->red_zone ? "On " : "Off",
+           (long long)minus(c->slabs, c->partial + c->cpu_slabs), c->red_zone ? "On " : "Off",
            (unsigned long long)(c->objects * c->object_size));
     printf("SlabSiz: %7lu  Partial: %7llu   Poisoning     : %s  Loss : %7lu\n", slabsz,
            (unsigned long long)c->partial, c->poison ? "On " : "Off", slab_waste(c));
-    printf("Loss   : %7u  CpuSlab: %7llu   Tracking      : %s  Lalig: %7llu\n", c->slab_size - c->object_size,
+    printf("Loss   : %7u  CpuSlab: %7llu   Tracking      : %s  Lalig: %7llu\n", obj_loss(c),
            (unsigned long long)c->cpu_slabs, c->store_user ? "On " : "Off",
-           (unsigned long long)((c->slab_size - c->object_size) * c->objects));
+           (unsigned long long)obj_loss(c) * c->objects);
     printf("Align  : %7u  Objects: %7u   Tracing       : %s  Lpadd: %7llu\n", c->align, c->objs_per_slab,
            c->trace ? "On " : "Off",
-           (unsigned long long)((slabsz - (unsigned long)c->objs_per_slab * c->slab_size) * c->slabs));
+           minus(slabsz, (unsigned long long)c->objs_per_slab * c->slab_size) * c->slabs);
     printf("\n(kmem_cache operations, alloc/free tracking, NUMA and SLUB statistics are not part of a capture)\n");
 }
 
@@ -182,7 +191,7 @@ static void slabcache(const slab *s, unsigned *line)
         return;
     char size[20], dist[40], flags[20], *p = flags;
     store_size(size, o.loss ? slab_waste(c) : slab_bytes(c));
-    snprintf(dist, sizeof dist, "%llu/%llu/%llu", (unsigned long long)(c->slabs - c->cpu_slabs),
+    snprintf(dist, sizeof dist, "%llu/%llu/%llu", minus(c->slabs, c->cpu_slabs),
              (unsigned long long)c->partial, (unsigned long long)c->cpu_slabs);
     if (!(*line)++)
         first_line();
@@ -208,7 +217,7 @@ static void slabcache(const slab *s, unsigned *line)
     printf("%-21s %8llu %7u %15s %14s %4u %1u %3llu %3llu %s\n", s->name, (unsigned long long)c->objects,
            c->object_size, size, dist, c->objs_per_slab, c->order,
            (unsigned long long)(c->slabs ? c->partial * 100 / c->slabs : 100),
-           (unsigned long long)(c->slabs ? c->objects * c->object_size * 100 / slab_bytes(c) : 100), flags);
+           (unsigned long long)(slab_bytes(c) ? c->objects * c->object_size * 100 / slab_bytes(c) : 100), flags);
 }
 
 static void output_slabs(void)
@@ -274,12 +283,12 @@ static void totals(void)
         see(&used, u);
         see(&waste, sz > u ? sz - u : 0);
         see(&objects, c->objects);
-        see(&objwaste, c->slab_size - c->object_size);
+        see(&objwaste, obj_loss(c));
         see(&memobj, c->slab_size);
         see(&ppart, pp > 100 ? 100 : pp);
         see(&partobj, c->objects_partial);
         see(&ppartobj, po > 100 ? 100 : po);
-        total_objwaste += c->objects * (c->slab_size - c->object_size);
+        total_objwaste += c->objects * obj_loss(c);
         total_objsize += c->objects * c->slab_size;
     }
     if (!objects.total) {

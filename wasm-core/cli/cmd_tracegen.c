@@ -15,17 +15,20 @@
  * chunks are the trace's own, reused by every repetition.
  */
 #include "cli.h"
+#include "input.h"
 
 #include "../src/replay/replay.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int run_tracegen(int argc, char **argv);
 SL_CLI_COMMAND(tracegen, .name = "trace-gen",
                .summary = "a long trace for the replay benchmark: a real trace's text repeated, pointers shifted",
-               .usage = "slablab trace-gen TRACE.txt [--bytes N[K|M|G] (default 1G)]   (writes to standard output)",
+               .usage = "slablab trace-gen (TRACE.txt | -) [--bytes N[K|M|G] (default 1G, at most 1P)]   (writes to standard "
+                        "output; the base trace is held in memory, at most 256 MiB of it)",
                .run = run_tracegen)
 
 typedef struct line {
@@ -44,21 +47,99 @@ typedef struct live {
     unsigned cpu;
 } live;
 
+/* The largest --bytes: 1 PiB (a bound, not a limit anyone meets: the output is streamed). */
+#define MAX_TARGET (1ull << 50)
+/* The most of the base trace read into memory: it is repeated, so it is held whole. */
+#define MAX_BASE (256ul << 20)
+
+/* "N", "NK", "NM" or "NG" (a whole positive number, no sign) within 1 .. MAX_TARGET. */
 static bool parse_size(const char *s, unsigned long long *out)
 {
     char *end;
+    if (*s < '0' || *s > '9')
+        return false;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
     if (errno || end == s)
         return false;
+    unsigned shift = 0;
     if (*end == 'K' || *end == 'k')
-        v <<= 10, end++;
+        shift = 10, end++;
     else if (*end == 'M' || *end == 'm')
-        v <<= 20, end++;
+        shift = 20, end++;
     else if (*end == 'G' || *end == 'g')
-        v <<= 30, end++;
-    *out = v;
-    return *end == 0 && v > 0;
+        shift = 30, end++;
+    if (*end || v == 0 || v > MAX_TARGET >> shift)
+        return false;
+    *out = v << shift;
+    return true;
+}
+
+/*
+ * The output: a buffer flushed to standard output when the next piece does
+ * not fit; a piece larger than the buffer (a line of any length) is written
+ * straight through.  ok turns false on the first write error.
+ */
+typedef struct outbuf {
+    char data[1 << 20];
+    size_t len;
+    unsigned long long written;
+    bool ok;
+} outbuf;
+
+static void out_flush(outbuf *o)
+{
+    if (o->len && o->ok && fwrite(o->data, 1, o->len, stdout) != o->len)
+        o->ok = false;
+    o->written += o->len;
+    o->len = 0;
+}
+
+static void out_put(outbuf *o, const void *p, size_t n)
+{
+    if (o->len + n > sizeof o->data)
+        out_flush(o);
+    if (n > sizeof o->data) {
+        if (o->ok && fwrite(p, 1, n, stdout) != n)
+            o->ok = false;
+        o->written += n;
+        return;
+    }
+    memcpy(o->data + o->len, p, n);
+    o->len += n;
+}
+
+static void out_printf(outbuf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out_printf(outbuf *o, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    out_put(o, tmp, n < 0 ? 0 : (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* One pointer's event in the base trace, for finding what it leaves live. */
+typedef struct ptr_event {
+    uint64_t ptr;
+    size_t index; /* the order of events */
+    bool alloc;   /* an allocation (else a free) */
+    live what;
+} ptr_event;
+
+static int by_ptr_then_index(const void *pa, const void *pb)
+{
+    const ptr_event *a = pa, *b = pb;
+    if (a->ptr != b->ptr)
+        return a->ptr < b->ptr ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static int by_index(const void *pa, const void *pb)
+{
+    const ptr_event *a = pa, *b = pb;
+    return a->index < b->index ? -1 : a->index > b->index;
 }
 
 /* Where " 12.345678: event:" starts: the first ": " preceded by digits '.' digits. */
@@ -111,8 +192,8 @@ static int run_tracegen(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--bytes") && i + 1 < argc) {
             if (!parse_size(argv[++i], &target))
-                return sl_cli_usage_error(&sl_cli_cmd_tracegen, "--bytes takes a size such as 1G or 500M");
-        } else if (!path && argv[i][0] != '-') {
+                return sl_cli_usage_error(&sl_cli_cmd_tracegen, "--bytes takes a size from 1 to 1P such as 1G or 500M");
+        } else if (!path && (argv[i][0] != '-' || !strcmp(argv[i], "-"))) {
             path = argv[i];
         } else {
             return sl_cli_usage_error(&sl_cli_cmd_tracegen, "unknown argument '%s'", argv[i]);
@@ -120,29 +201,25 @@ static int run_tracegen(int argc, char **argv)
     }
     if (!path)
         return sl_cli_usage_error(&sl_cli_cmd_tracegen, "give a plain-text trace (tar xzOf X.slabcap.gz trace.txt)");
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "slablab trace-gen: cannot open %s: %s\n", path, strerror(errno));
+    char err[512];
+    sl_strbuf text = {0};
+    if (sl_cli_read_input(path, MAX_BASE, &text.data, &text.len, err, sizeof err) != 0) {
+        fprintf(stderr, "slablab trace-gen: %s\n", err);
         return 1;
     }
-    sl_strbuf text = {0};
-    char buf[1 << 16];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        sl_strbuf_append(&text, buf, n);
-    fclose(f);
-    if (text.failed || !text.len) {
-        fprintf(stderr, "slablab trace-gen: %s is empty or too big\n", path);
+    if (!text.len) {
+        fprintf(stderr, "slablab trace-gen: %s is empty\n", path);
         sl_strbuf_free(&text);
         return 1;
     }
 
-    /* The event lines, and what the base trace leaves live. */
-    size_t nlines = 0, cap = 1024, nlive = 0, live_cap = 1024;
+    /* The event lines, and each pointer's events (to find what the base trace leaves live). */
+    size_t nlines = 0, cap = 1024, nev = 0, ev_cap = 1024;
     line *lines = malloc(cap * sizeof *lines);
-    live *lv = malloc(live_cap * sizeof *lv);
+    ptr_event *ev = malloc(ev_cap * sizeof *ev);
     uint64_t first = 0, last = 0;
-    for (char *p = text.data, *end = text.data + text.len; p < end;) {
+    int status = lines && ev ? 0 : 1;
+    for (char *p = text.data, *end = text.data + text.len; !status && p < end;) {
         char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
         line l = {.text = p, .len = len};
@@ -156,99 +233,108 @@ static int run_tracegen(int argc, char **argv)
         if (!first)
             first = l.ts_ns;
         last = l.ts_ns;
-        if (nlines == cap)
-            lines = realloc(lines, (cap *= 2) * sizeof *lines);
+        if (nlines == cap) {
+            line *bigger = realloc(lines, (cap *= 2) * sizeof *lines);
+            if (!bigger) {
+                status = 1;
+                break;
+            }
+            lines = bigger;
+        }
         lines[nlines++] = l;
         if (!l.ptr_len)
             continue;
-        uint64_t v = strtoull(ptr, NULL, 16);
         bool alloc = has(l.text, len, ": kmalloc: ") || has(l.text, len, ": kmem_cache_alloc: ");
         bool pcpu_alloc = has(l.text, len, ": percpu_alloc_percpu: ");
         bool freed = has(l.text, len, ": kfree: ") || has(l.text, len, ": kmem_cache_free: ") ||
                      has(l.text, len, ": percpu_free_percpu: ");
-        if (freed || alloc || pcpu_alloc) {
-            for (size_t i = 0; i < nlive; i++)
-                if (lv[i].ptr == v) {
-                    lv[i] = lv[--nlive];
-                    break;
-                }
+        if (!freed && !alloc && !pcpu_alloc)
+            continue;
+        if (nev == ev_cap) {
+            ptr_event *bigger = realloc(ev, (ev_cap *= 2) * sizeof *ev);
+            if (!bigger) {
+                status = 1;
+                break;
+            }
+            ev = bigger;
         }
-        if (alloc || pcpu_alloc) {
-            if (nlive == live_cap)
-                lv = realloc(lv, (live_cap *= 2) * sizeof *lv);
-            live x = {.ptr = v, .percpu = pcpu_alloc};
+        ptr_event x = {.ptr = strtoull(ptr, NULL, 16), .index = nev, .alloc = alloc || pcpu_alloc};
+        if (x.alloc) {
             size_t blen, olen;
             const char *b = pcpu_alloc ? field(l.text, len, "base_addr=", &blen) : NULL;
             const char *o = pcpu_alloc ? field(l.text, len, "off=", &olen) : NULL;
             const char *c = memchr(l.text, '[', len);
-            x.base = b ? strtoull(b, NULL, 16) : 0;
-            x.off = o ? (unsigned)strtoul(o, NULL, 10) : 0;
-            x.cpu = c ? (unsigned)strtoul(c + 1, NULL, 10) : 0;
-            lv[nlive++] = x;
+            x.what = (live){.ptr = x.ptr, .percpu = pcpu_alloc, .base = b ? strtoull(b, NULL, 16) : 0,
+                            .off = o ? (unsigned)strtoul(o, NULL, 10) : 0,
+                            .cpu = c ? (unsigned)strtoul(c + 1, NULL, 10) % 100000 : 0};
         }
+        ev[nev++] = x;
+    }
+    if (status) {
+        fprintf(stderr, "slablab trace-gen: out of memory reading %s\n", path);
+        free(lines);
+        free(ev);
+        sl_strbuf_free(&text);
+        return 1;
     }
     if (!nlines) {
         fprintf(stderr, "slablab trace-gen: no event lines in %s\n", path);
+        free(lines);
+        free(ev);
+        sl_strbuf_free(&text);
         return 1;
     }
+    /* Live at the end: a pointer whose last event is an allocation (sorting, not a scan per line: O(n log n)). */
+    qsort(ev, nev, sizeof *ev, by_ptr_then_index);
+    size_t nlive = 0;
+    for (size_t i = 0; i < nev; i++)
+        if ((i + 1 == nev || ev[i + 1].ptr != ev[i].ptr) && ev[i].alloc)
+            ev[nlive++] = ev[i];
+    qsort(ev, nlive, sizeof *ev, by_index);
+
     uint64_t span = last - first + 1000000;
-    unsigned long long written = 0;
-    static char out[1 << 20];
-    size_t olen = 0;
-#define FLUSH()                                                                                    \
-    do {                                                                                           \
-        if (olen && fwrite(out, 1, olen, stdout) != olen)                                          \
-            return 1;                                                                              \
-        written += olen;                                                                           \
-        olen = 0;                                                                                  \
-    } while (0)
-    for (uint64_t rep = 0; written < target; rep++) {
+    static outbuf out = {.ok = true};
+    for (uint64_t rep = 0; out.written + out.len < target && out.ok; rep++) {
         uint64_t shift = rep << 40, dt = rep * span;
-        for (size_t i = 0; i < nlines && written + olen < target; i++) {
+        for (size_t i = 0; i < nlines && out.written + out.len < target; i++) {
             const line *l = &lines[i];
-            if (olen + l->len + 64 > sizeof out)
-                FLUSH();
             uint64_t ts = l->ts_ns + dt;
-            memcpy(out + olen, l->text, l->ts_at);
-            olen += l->ts_at;
-            olen += (size_t)sprintf(out + olen, "%llu.%06llu", (unsigned long long)(ts / 1000000000ull),
-                                    (unsigned long long)(ts % 1000000000ull / 1000));
+            out_put(&out, l->text, l->ts_at);
+            out_printf(&out, "%llu.%06llu", (unsigned long long)(ts / 1000000000ull),
+                       (unsigned long long)(ts % 1000000000ull / 1000));
             size_t from = l->ts_at + l->ts_len;
             if (l->ptr_len) {
-                memcpy(out + olen, l->text + from, l->ptr_at - from);
-                olen += l->ptr_at - from;
-                olen += (size_t)sprintf(out + olen, "%016llx",
-                                        (unsigned long long)(strtoull(l->text + l->ptr_at, NULL, 16) + shift));
+                out_put(&out, l->text + from, l->ptr_at - from);
+                out_printf(&out, "%016llx", (unsigned long long)(strtoull(l->text + l->ptr_at, NULL, 16) + shift));
                 from = l->ptr_at + l->ptr_len;
             }
-            memcpy(out + olen, l->text + from, l->len - from);
-            olen += l->len - from;
-            out[olen++] = '\n';
+            out_put(&out, l->text + from, l->len - from);
+            out_put(&out, "\n", 1);
         }
         /* Free what this repetition left live. */
         uint64_t ts = last + dt + 500000;
         for (size_t i = 0; i < nlive; i++) {
-            if (olen + 256 > sizeof out)
-                FLUSH();
-            if (lv[i].percpu)
-                olen += (size_t)sprintf(out + olen,
-                                        "trace-gen-0 [%03u] ..... %llu.%06llu: percpu_free_percpu: base_addr=%016llx "
-                                        "off=%u ptr=%016llx\n",
-                                        lv[i].cpu, (unsigned long long)(ts / 1000000000ull),
-                                        (unsigned long long)(ts % 1000000000ull / 1000), (unsigned long long)lv[i].base,
-                                        lv[i].off, (unsigned long long)(lv[i].ptr + shift));
+            const live *v = &ev[i].what;
+            if (v->percpu)
+                out_printf(&out,
+                           "trace-gen-0 [%03u] ..... %llu.%06llu: percpu_free_percpu: base_addr=%016llx off=%u "
+                           "ptr=%016llx\n",
+                           v->cpu, (unsigned long long)(ts / 1000000000ull),
+                           (unsigned long long)(ts % 1000000000ull / 1000), (unsigned long long)v->base, v->off,
+                           (unsigned long long)(v->ptr + shift));
             else
-                olen += (size_t)sprintf(out + olen,
-                                        "trace-gen-0 [%03u] ..... %llu.%06llu: kfree: call_site=trace_gen ptr=%016llx\n",
-                                        lv[i].cpu, (unsigned long long)(ts / 1000000000ull),
-                                        (unsigned long long)(ts % 1000000000ull / 1000),
-                                        (unsigned long long)(lv[i].ptr + shift));
+                out_printf(&out, "trace-gen-0 [%03u] ..... %llu.%06llu: kfree: call_site=trace_gen ptr=%016llx\n",
+                           v->cpu, (unsigned long long)(ts / 1000000000ull),
+                           (unsigned long long)(ts % 1000000000ull / 1000), (unsigned long long)(v->ptr + shift));
         }
-        FLUSH();
+        out_flush(&out);
     }
-#undef FLUSH
     free(lines);
-    free(lv);
+    free(ev);
     sl_strbuf_free(&text);
-    return fflush(stdout) == 0 ? 0 : 1;
+    if (!out.ok || fflush(stdout) != 0) {
+        fprintf(stderr, "slablab trace-gen: writing the standard output failed: %s\n", strerror(errno));
+        return 1;
+    }
+    return 0;
 }

@@ -1,6 +1,8 @@
 /* main.c - the `slablab` command: dispatches to the registered subcommands. */
 #include "cli.h"
 
+#include "../src/replay/replay.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -58,17 +60,13 @@ bool sl_cli_parse_ulong(const char *s, unsigned long min, unsigned long max, uns
 
 void sl_cli_json_string(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
+    /* The core's writer: escapes, and replaces bytes that are not UTF-8 (a name from a hostile sysfs tree). */
+    sl_strbuf b = {0};
+    if (sl_strbuf_json_string(&b, s, strlen(s)) && !b.failed)
+        fputs(b.data, f);
+    else
+        fputs("\"\"", f);
+    sl_strbuf_free(&b);
 }
 
 static int by_name(const void *a, const void *b)
@@ -96,7 +94,8 @@ int main(int argc, char **argv)
     }
     for (unsigned i = 0; i < ncommands; i++) {
         if (!strcmp(argv[1], commands[i]->name)) {
-            for (int a = 2; a < argc; a++) {
+            /* Only the arguments before "--" are the tool's: `capture -- ls -h /` passes -h to ls. */
+            for (int a = 2; a < argc && strcmp(argv[a], "--"); a++) {
                 if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
                     printf("usage: %s\n", commands[i]->usage);
                     return 0;

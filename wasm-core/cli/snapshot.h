@@ -106,6 +106,7 @@ typedef struct sl_snapshot {
     sl_snap_cache *caches;
     size_t ncaches, cap_caches;
     sl_snap_options opt;
+    sl_snap_words pending; /* words sent since the last CPU, SLAB or SHEAF record */
 } sl_snapshot;
 
 /*

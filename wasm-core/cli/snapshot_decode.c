@@ -62,9 +62,6 @@ static void words_free(sl_snap_words *v)
 
 /* ---- records --------------------------------------------------------------------------- */
 
-/* The stored words sent since the last CPU, SLAB or SHEAF record. */
-static sl_snap_words pending;
-
 static sl_snap_cache *current(sl_snapshot *snap)
 {
     if (snap->ncaches == 0 || snap->caches[snap->ncaches - 1].ended)
@@ -72,10 +69,11 @@ static sl_snap_cache *current(sl_snapshot *snap)
     return &snap->caches[snap->ncaches - 1];
 }
 
-static void take_pending(sl_snap_words *into)
+/* Moves the words sent since the last CPU, SLAB or SHEAF record into `into`. */
+static void take_pending(sl_snapshot *snap, sl_snap_words *into)
 {
-    *into = pending;
-    memset(&pending, 0, sizeof pending);
+    *into = snap->pending;
+    memset(&snap->pending, 0, sizeof snap->pending);
 }
 
 int sl_snapshot_add_record(sl_snapshot *snap, const void *data, size_t size)
@@ -105,7 +103,7 @@ int sl_snapshot_add_record(sl_snapshot *snap, const void *data, size_t size)
             snap->features = c->rec.features;
             snap->page_struct_size = c->rec.page_struct_size;
         }
-        words_free(&pending);
+        words_free(&snap->pending);
         return 0;
     }
     case SNAP_REC_WORDS: {
@@ -114,7 +112,7 @@ int sl_snapshot_add_record(sl_snapshot *snap, const void *data, size_t size)
             h->size < offsetof(struct snap_words, w) + w->n * 8)
             return -1;
         for (uint32_t i = 0; i < w->n; i++)
-            if (words_push(&pending, w->w[i]))
+            if (words_push(&snap->pending, w->w[i]))
                 return -1;
         return 0;
     }
@@ -130,7 +128,7 @@ int sl_snapshot_add_record(sl_snapshot *snap, const void *data, size_t size)
         if (h->size < sizeof *r)
             return -1;
         if (r->flags & SNAP_F_RETRY) {
-            words_free(&pending);
+            words_free(&snap->pending);
             return 0;
         }
         if (r->cpu >= snap->nr_cpus)
@@ -141,7 +139,7 @@ int sl_snapshot_add_record(sl_snapshot *snap, const void *data, size_t size)
         cpu->rec = *r;
         cpu->fl.head = r->freelist;
         cpu->fl.end = r->end;
-        take_pending(&cpu->fl.stored);
+        take_pending(snap, &cpu->fl.stored);
         return 0;
     }
     case SNAP_REC_SLAB: {
@@ -149,7 +147,7 @@ int sl_snapshot_add_record(sl_snapshot *snap, const void *data, size_t size)
         if (h->size < sizeof *r)
             return -1;
         if (r->flags & SNAP_F_RETRY) {
-            words_free(&pending);
+            words_free(&snap->pending);
             return 0;
         }
         sl_snap_slab *v = grow(c->slabs, &c->cap_slabs, c->nslabs + 1, sizeof *v);
@@ -164,7 +162,7 @@ int sl_snapshot_add_record(sl_snapshot *snap, const void *data, size_t size)
         s->frozen = (unsigned)(r->counters >> 31) & 1;
         s->fl.head = r->freelist;
         s->fl.end = r->end;
-        take_pending(&s->fl.stored);
+        take_pending(snap, &s->fl.stored);
         return 0;
     }
     case SNAP_REC_SHEAF: {
@@ -178,7 +176,7 @@ int sl_snapshot_add_record(sl_snapshot *snap, const void *data, size_t size)
         sl_snap_sheaf *s = &v[c->nsheaves++];
         memset(s, 0, sizeof *s);
         s->rec = *r;
-        take_pending(&s->objects);
+        take_pending(snap, &s->objects);
         return 0;
     }
     case SNAP_REC_NODE: {
@@ -198,7 +196,7 @@ int sl_snapshot_add_record(sl_snapshot *snap, const void *data, size_t size)
             return -1;
         c->dropped = r->dropped;
         c->ended = true;
-        words_free(&pending);
+        words_free(&snap->pending);
         return 0;
     }
     default:
@@ -312,12 +310,12 @@ static void find_direct_map(sl_snapshot *snap)
                 uint64_t k = (obj & ~(bytes - 1)) - s->rec.addr * snap->map_ratio;
                 if (pass == 0) {
                     samples++;
-                    if (votes == 0) {
+                    if (votes == 0)
                         best = k;
-                        votes = 1;
-                    } else {
-                        votes += k == best ? 1 : -1u;
-                    }
+                    if (k == best)
+                        votes++;
+                    else
+                        votes--;
                 } else if (k == best) {
                     best_votes++;
                 }
@@ -458,7 +456,7 @@ void sl_snapshot_free(sl_snapshot *snap)
         free(c->nodes);
     }
     free(snap->caches);
-    words_free(&pending);
+    words_free(&snap->pending);
     snap->caches = NULL;
     snap->ncaches = snap->cap_caches = 0;
 }

@@ -206,10 +206,11 @@ static int run_iterator(struct bpf_link *link, struct ring_buffer *drain)
     int fd = bpf_iter_create(bpf_link__fd(link));
     if (fd < 0)
         return -errno;
-    char buf[drain ? 1 : 4096];
+    char buf[4096];
+    size_t want = drain ? 1 : sizeof buf; /* one byte is one cache: drain after each */
     int rc = 0;
     for (;;) {
-        ssize_t n = read(fd, buf, sizeof buf);
+        ssize_t n = read(fd, buf, want);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {

@@ -16,6 +16,7 @@
 #include "../cli/bench_harness.c"
 #include "../cli/bench_report.c"
 #include "../cli/bench_stats.c"
+#include "../cli/outfile.c"
 
 #include <math.h>
 
@@ -149,6 +150,38 @@ static void test_failing_variant_is_reported_not_fatal(void)
     sl_bench_report_free(&r);
 }
 
+/* A report whose every row failed: written (each row says why), and the exit status is 1, not 0. */
+static void test_all_rows_failed_exits_nonzero(void)
+{
+    char dir[] = "/tmp/slablab-bench-XXXXXX", path[64];
+    if (!mkdtemp(dir))
+        SL_SKIP("no temporary directory");
+    snprintf(path, sizeof path, "%s/report.json", dir);
+    for (int one_ok = 0; one_ok < 2; one_ok++) {
+        sl_bench_report r;
+        memset(&r, 0, sizeof r);
+        r.opts.format = SL_FMT_JSON;
+        r.opts.out = path;
+        sl_bench_exp *e = sl_bench_exp_new(&r, "bulk", "t", NULL, "op", "improvement");
+        fake a = {10, 1, 1, one_ok ? 0 : 1, 0, 0, 'A'}, b = {5, 1, 1, 1, 0, 0, 'B'};
+        sl_bench_variant v[3] = {{.name = "a", .fn = fake_fn, .arg = &a, .available = true},
+                                 {.name = "b", .fn = fake_fn, .arg = &b, .available = true},
+                                 {.name = "c", .reason = "not built here", .available = false}};
+        sl_bench_opts o = opts(3, 10);
+        sl_bench_row(e, &o, "g", "1", v, 3, NULL, NULL, 0);
+        SL_CHECK_EQ(sl_bench_report_finish(&r, "bulk"), one_ok ? 0 : 1);
+        FILE *f = fopen(path, "r");
+        char text[8192] = {0};
+        size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f)
+            fclose(f);
+        SL_CHECK(n > 0 && strstr(text, "\"bulk\"") != NULL);
+        SL_CHECK(one_ok || strstr(text, "failed") != NULL);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_two_phases_and_extras(void)
 {
     sl_bench_report r;
@@ -208,6 +241,7 @@ int main(void)
     SL_RUN(test_interleaves_alternating_order);
     SL_RUN(test_ratio_to_best_and_per_object);
     SL_RUN(test_failing_variant_is_reported_not_fatal);
+    SL_RUN(test_all_rows_failed_exits_nonzero);
     SL_RUN(test_two_phases_and_extras);
     SL_RUN(test_loop_count_choice);
     return sl_check_summary();

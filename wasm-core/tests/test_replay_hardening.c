@@ -178,6 +178,55 @@ static void test_replay_high_bit_pointers(void)
     sl_strbuf_free(&frees);
 }
 
+/* A new base_addr on every line: at most SLI_MAX_CHUNKS chunks are modelled, the rest counted and reported once. */
+static void test_replay_percpu_chunks_bounded(void)
+{
+    sl_strbuf t = {0};
+    const unsigned n = SLI_MAX_CHUNKS + 500;
+    for (unsigned i = 1; i <= n; i++)
+        sl_strbuf_printf(&t, "bash-1 [000] ..... 1.%06u: percpu_free_percpu: base_addr=%016llx off=40 ptr=%016llx\n", i,
+                         (unsigned long long)i << 21, (unsigned long long)i);
+    SL_REQUIRE(!t.failed);
+    sl_replay_config cfg = {0};
+    int rc;
+    sl_replay *r = replay_chunks(t.data, t.len, &cfg, 0, &rc);
+    SL_REQUIRE(r);
+    SL_CHECK_EQ(rc, SL_OK);
+    SL_CHECK_EQ(r->nchunks, SLI_MAX_CHUNKS);
+    SL_CHECK(r->chunks_capped);
+    SL_CHECK_EQ(r->pcpu_freed_unknown, n);
+    SL_CHECK_EQ(r->models[0].errors, 1);
+    SL_CHECK(strstr(r->models[0].error_msgs[0].msg, "more than") != NULL);
+    sl_replay_destroy(r);
+    sl_strbuf_free(&t);
+}
+
+/* The JSON writer keeps its output valid UTF-8 whatever the bytes (the browser's JSON.parse and Perfetto need it). */
+static void test_json_string_utf8(void)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"plain", "\"plain\""},
+        {"caf\xc3\xa9", "\"caf\xc3\xa9\""},                 /* valid 2-byte: kept */
+        {"\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\""},       /* valid 4-byte: kept */
+        {"a\xff" "b", "\"a\\ufffdb\""},                       /* invalid byte */
+        {"\xc0\xaf", "\"\\ufffd\\ufffd\""},                /* overlong '/' */
+        {"\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""},      /* a surrogate */
+        {"\xe9", "\"\\ufffd\""},                           /* truncated sequence at the end */
+        {"\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""}, /* past U+10FFFF */
+        {"q\"\\\x01", "\"q\\\"\\\\\\u0001\""},
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sl_strbuf b = {0};
+        SL_REQUIRE(sl_strbuf_json_string(&b, cases[i].in, strlen(cases[i].in)));
+        if (strcmp(b.data, cases[i].out))
+            fprintf(stderr, "  case %u: got %s\n", i, b.data);
+        SL_CHECK(!strcmp(b.data, cases[i].out));
+        sl_strbuf_free(&b);
+    }
+}
+
 int main(void)
 {
     SL_RUN(test_replay_percpu_free_base_zero);
@@ -186,5 +235,7 @@ int main(void)
     SL_RUN(test_replay_map_key_zero);
     SL_RUN(test_replay_map_high_bit_keys_spread);
     SL_RUN(test_replay_high_bit_pointers);
+    SL_RUN(test_replay_percpu_chunks_bounded);
+    SL_RUN(test_json_string_utf8);
     return sl_check_summary();
 }

@@ -33,7 +33,11 @@
  * The unit size is the capture's (percpu_stats, or slabcap.meta), else
  * SL_REPLAY_DEFAULT_PCPU_UNIT; an area past it is a model error naming
  * --pcpu-unit-size.  Units: the machine's possible CPUs, at most
- * SL_PCPU_MAX_UNITS.
+ * SL_PCPU_MAX_UNITS.  Chunks: at most SLI_MAX_CHUNKS are modelled, and
+ * fewer for large units (SLI_PCPU_CHUNK_BUDGET of units in all): a hostile
+ * trace naming a new base_addr on every line would otherwise cost a chunk's
+ * bitmaps per line.  Further chunks are counted and reported once.
+ * Every base_addr and ptr is a key, 0 included (replay.c's maps).
  */
 #include "replay_internal.h"
 
@@ -53,6 +57,20 @@ static unsigned pcpu_units(const sl_replay *r)
     return u > SL_PCPU_MAX_UNITS ? SL_PCPU_MAX_UNITS : u ? u : 1;
 }
 
+static size_t pcpu_unit(const sl_replay *r)
+{
+    return r->cfg.pcpu_unit_size ? r->cfg.pcpu_unit_size
+           : r->pcpu_unit_size   ? r->pcpu_unit_size
+                                 : SL_REPLAY_DEFAULT_PCPU_UNIT;
+}
+
+/* The chunks modelled: SLI_MAX_CHUNKS, fewer for large units (a chunk's bitmaps grow with its unit). */
+static unsigned max_chunks(const sl_replay *r)
+{
+    uint64_t by_size = SLI_PCPU_CHUNK_BUDGET / pcpu_unit(r);
+    return by_size < SLI_MAX_CHUNKS ? (unsigned)(by_size ? by_size : 1) : SLI_MAX_CHUNKS;
+}
+
 static bool ensure_pcpu(sl_replay *r, unsigned k)
 {
     sli_model *m = &r->models[k];
@@ -60,9 +78,7 @@ static bool ensure_pcpu(sl_replay *r, unsigned k)
         return true;
     if (m->pcpu_failed)
         return false;
-    size_t unit = r->cfg.pcpu_unit_size ? r->cfg.pcpu_unit_size
-                  : r->pcpu_unit_size   ? r->pcpu_unit_size
-                                        : SL_REPLAY_DEFAULT_PCPU_UNIT;
+    size_t unit = pcpu_unit(r);
     sl_pcpu_config cfg = {.kind = sli_pcpu_kind_for(m->kv), .nr_units = pcpu_units(r), .unit_size = unit, .placed = true};
     int rc = sl_pcpu_init(&m->pcpu, &cfg);
     if (rc != SL_OK) {
@@ -82,6 +98,15 @@ static uint32_t chunk_for(sl_replay *r, uint64_t base, bool created)
     uint32_t *idx = sli_map_get(&r->chunk_by_base, base);
     if (idx)
         return *idx;
+    if (r->nchunks >= max_chunks(r)) {
+        if (!r->chunks_capped)
+            for (unsigned k = 0; k < r->nkernels; k++)
+                sli_model_error(r, k, "percpu: more than %u chunks of %zu KiB units (base_addr %016llx is one more): "
+                                      "the events of further chunks are counted, not modelled",
+                                max_chunks(r), pcpu_unit(r) >> 10, (unsigned long long)base);
+        r->chunks_capped = true;
+        return UINT32_MAX;
+    }
     if (!sli_grow(&r->chunks, &r->chunks_cap, r->nchunks, sizeof *r->chunks, 16))
         return UINT32_MAX;
     bool existed;
@@ -144,7 +169,8 @@ static void pcpu_alloc(sl_replay *r, const sli_event *ev)
     r->pcpu_allocs++;
     uint32_t ci = chunk_for(r, ev->base, false);
     if (ci == UINT32_MAX) {
-        sli_model_error(r, 0, "percpu: no memory for the chunk table");
+        if (!r->chunks_capped)
+            sli_model_error(r, 0, "percpu: no memory for the chunk table");
         return;
     }
     bool existed;

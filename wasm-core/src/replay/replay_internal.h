@@ -257,6 +257,16 @@ uint64_t sli_hash_str(const char *s, size_t n);
 #define SLI_HIST_BUCKETS (64 * SLI_HIST_SUB)
 #define SLI_MAX_CACHES 4096
 #define SLI_MAX_SITES 65536
+/*
+ * Percpu chunks a replay models.  Each costs every percpu model its bitmaps
+ * (about 140 KiB at 8 units of 2 MiB), so a trace naming a new base_addr on
+ * every line once took gigabytes and minutes; real kernels have tens to
+ * hundreds of chunks.  Events of further chunks are counted, not modelled.
+ */
+#define SLI_MAX_CHUNKS 1024
+/* ...and at most this many bytes of units in all: a chunk's bitmaps are about 1/64 of its unit (128 MiB units:
+   1.9 MiB a chunk), so the models' percpu memory stays near 256 MiB whatever the capture's unit size. */
+#define SLI_PCPU_CHUNK_BUDGET ((uint64_t)16 << 30)
 #define SLI_MAX_OTHER_NAMES 64
 
 /* A lifetime histogram: log-linear buckets of nanoseconds. */
@@ -460,6 +470,7 @@ struct sl_replay {
     sli_map areas;              /* percpu ptr -> sli_area */
     sli_chunk *chunks;
     unsigned nchunks, chunks_cap;
+    bool chunks_capped;         /* a base past SLI_MAX_CHUNKS was seen (reported once) */
     sli_map chunk_by_base;      /* base_addr -> uint32 chunk index + 1 */
     uint64_t pcpu_allocs, pcpu_frees, pcpu_freed_unknown, pcpu_fails, pcpu_untraced_frees;
 

@@ -60,21 +60,64 @@ bool sl_strbuf_printf(sl_strbuf *b, const char *fmt, ...)
     return true;
 }
 
+/*
+ * The length of the well-formed UTF-8 sequence at s[0..n) (RFC 3629: no
+ * overlong forms, no surrogates, nothing past U+10FFFF), or 0 when the
+ * bytes there are not one.
+ */
+static size_t utf8_sequence(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        len = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        lo = c == 0xe0 ? 0xa0 : 0x80;
+        hi = c == 0xed ? 0x9f : 0xbf;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        lo = c == 0xf0 ? 0x90 : 0x80;
+        hi = c == 0xf4 ? 0x8f : 0xbf;
+    } else
+        return 0;
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    return len;
+}
+
+/* Escapes as JSON wants, and keeps the output valid UTF-8 whatever the bytes: each byte that does not start a
+   well-formed sequence (a cache name or call site from a hostile trace) becomes U+FFFD. */
 bool sl_strbuf_json_string(sl_strbuf *b, const char *s, size_t n)
 {
     if (!reserve(b, n * 6 + 2))
         return false;
     char *o = b->data + b->len;
     *o++ = '"';
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = u[i];
+        size_t len = utf8_sequence(u + i, n - i);
+        if (!len) {
+            o += sprintf(o, "\\ufffd");
+            i++;
+        } else if (c == '"' || c == '\\') {
             *o++ = '\\';
             *o++ = (char)c;
+            i++;
         } else if (c < 0x20 || c == 0x7f) {
             o += sprintf(o, "\\u%04x", c);
+            i++;
         } else {
-            *o++ = (char)c;
+            memcpy(o, u + i, len);
+            o += len;
+            i += len;
         }
     }
     *o++ = '"';

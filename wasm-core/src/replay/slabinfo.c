@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -53,45 +54,118 @@ static bool push_cache(sl_slabinfo_set *set, unsigned *cap, const sl_slabinfo_ca
     return true;
 }
 
-/* /proc/slabinfo lines: name active_objs num_objs objsize objperslab pagesperslab : ... : slabdata active num shared */
-static int parse_proc_slabinfo(const char *text, sl_slabinfo_set *set, char *err, size_t errlen)
+/* One /proc/slabinfo line: name active_objs num_objs objsize objperslab pagesperslab : ... : slabdata active num
+   shared.  Returns SL_OK (a cache added, or a line that is none: header, comment, malformed), or SL_ENOMEM. */
+static int proc_slabinfo_line(const char *line, size_t len, sl_slabinfo_set *set, unsigned *cap)
+{
+    char buf[512];
+    if (len >= sizeof buf)
+        len = sizeof buf - 1;
+    memcpy(buf, line, len);
+    buf[len] = 0;
+    sl_slabinfo_cache c;
+    memset(&c, 0, sizeof c);
+    unsigned long active, num, objsize, perslab, pages, aslabs, nslabs;
+    if (buf[0] == '#' || !strncmp(buf, "slabinfo", 8))
+        return SL_OK;
+    if (sscanf(buf, "%63s %lu %lu %lu %lu %lu : tunables %*u %*u %*u : slabdata %lu %lu", c.name, &active, &num,
+               &objsize, &perslab, &pages, &aslabs, &nslabs) != 8 ||
+        pages == 0 || (pages & (pages - 1)) || objsize > UINT32_MAX || perslab > UINT32_MAX)
+        return SL_OK;
+    c.objects = active;
+    c.object_size = c.slab_size = (uint32_t)objsize;
+    c.objs_per_slab = (uint32_t)perslab;
+    c.order = (uint32_t)__builtin_ctzl(pages);
+    c.slabs = nslabs;
+    c.align = 8;
+    return push_cache(set, cap, &c) ? SL_OK : SL_ENOMEM;
+}
+
+static int proc_slabinfo_done(sl_slabinfo_set *set, int rc, char *err, size_t errlen)
+{
+    if (rc == SL_ENOMEM)
+        snprintf(err, errlen, "out of memory");
+    else if (!set->ncaches) {
+        snprintf(err, errlen, "no cache lines in it (not /proc/slabinfo?)");
+        rc = SL_EINVAL;
+    }
+    return rc;
+}
+
+/* A /proc/slabinfo text held in memory (a capture's member). */
+static int parse_proc_slabinfo(const char *text, size_t len, sl_slabinfo_set *set, char *err, size_t errlen)
 {
     unsigned cap = 0;
+    int rc = SL_OK;
     snprintf(set->source, sizeof set->source, "/proc/slabinfo");
-    for (const char *line = text; line && *line;) {
-        const char *next = strchr(line, '\n');
-        char buf[512];
-        size_t len = next ? (size_t)(next - line) : strlen(line);
-        if (len >= sizeof buf)
-            len = sizeof buf - 1;
-        memcpy(buf, line, len);
-        buf[len] = 0;
-        line = next ? next + 1 : NULL;
-        sl_slabinfo_cache c;
-        memset(&c, 0, sizeof c);
-        unsigned long active, num, objsize, perslab, pages, aslabs, nslabs;
-        if (buf[0] == '#' || !strncmp(buf, "slabinfo", 8))
-            continue;
-        if (sscanf(buf, "%63s %lu %lu %lu %lu %lu : tunables %*u %*u %*u : slabdata %lu %lu", c.name, &active, &num,
-                   &objsize, &perslab, &pages, &aslabs, &nslabs) != 8 ||
-            pages == 0 || (pages & (pages - 1)))
-            continue;
-        c.objects = active;
-        c.object_size = c.slab_size = (uint32_t)objsize;
-        c.objs_per_slab = (uint32_t)perslab;
-        c.order = (uint32_t)__builtin_ctzl(pages);
-        c.slabs = nslabs;
-        c.align = 8;
-        if (!push_cache(set, &cap, &c)) {
-            snprintf(err, errlen, "out of memory");
-            return SL_ENOMEM;
-        }
-    }
-    if (!set->ncaches) {
-        snprintf(err, errlen, "no cache lines in it (not /proc/slabinfo?)");
+    const char *nul = memchr(text, 0, len);
+    if (nul) {
+        snprintf(err, errlen, "its proc/slabinfo holds a NUL byte at offset %zu: not /proc/slabinfo text",
+                 (size_t)(nul - text));
         return SL_EINVAL;
     }
-    return SL_OK;
+    for (const char *line = text, *end = text + len; rc == SL_OK && line < end;) {
+        const char *next = memchr(line, '\n', (size_t)(end - line));
+        size_t n = next ? (size_t)(next - line) : (size_t)(end - line);
+        rc = proc_slabinfo_line(line, n, set, &cap);
+        line += n + 1;
+    }
+    return proc_slabinfo_done(set, rc, err, errlen);
+}
+
+/* A /proc/slabinfo file, streamed a line at a time (memory bounded by the caches it names, not the file). */
+static int stream_proc_slabinfo(FILE *f, sl_slabinfo_set *set, char *err, size_t errlen)
+{
+    unsigned cap = 0;
+    int rc = SL_OK;
+    snprintf(set->source, sizeof set->source, "/proc/slabinfo");
+    char line[512];
+    uint64_t at = 0;
+    bool first = true;
+    while (rc == SL_OK && fgets(line, sizeof line, f)) {
+        size_t n = strlen(line);
+        if (n < sizeof line - 1 && !feof(f) && (n == 0 || line[n - 1] != '\n')) {
+            snprintf(err, errlen, "it holds a NUL byte near offset %llu: not /proc/slabinfo text",
+                     (unsigned long long)(at + n));
+            return SL_EINVAL;
+        }
+        if (first && strncmp(line, "slabinfo - version: 2.", 22)) {
+            snprintf(err, errlen, "its first line is not \"slabinfo - version: 2.x\" (only version 2 is read)");
+            return SL_EINVAL;
+        }
+        first = false;
+        at += n;
+        bool whole = n && line[n - 1] == '\n';
+        rc = proc_slabinfo_line(line, whole ? n - 1 : n, set, &cap);
+        /* A line longer than the buffer: the rest is not a cache line of its own. */
+        int ch;
+        while (!whole && !feof(f) && (ch = fgetc(f)) != EOF && ch != '\n')
+            at++;
+    }
+    if (rc == SL_OK && ferror(f)) {
+        snprintf(err, errlen, "reading it failed: %s", strerror(errno));
+        return SL_EINVAL;
+    }
+    return proc_slabinfo_done(set, rc, err, errlen);
+}
+
+/* Opens a file of a sysfs-like tree without blocking (a FIFO there would) and reads its first line into buf;
+   false when it is not a regular file or cannot be read. */
+static bool read_attribute(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, len - 1) : -1;
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = 0;
+    char *nl = memchr(buf, '\n', (size_t)n);
+    if (nl)
+        *nl = 0;
+    return true;
 }
 
 static int read_directory(const char *dir, sl_slabinfo_set *set, char *err, size_t errlen)
@@ -139,14 +213,10 @@ static int read_directory(const char *dir, sl_slabinfo_set *set, char *err, size
         while (cd && (a = readdir(cd))) {
             char apath[8192];
             snprintf(apath, sizeof apath, "%s/%s", path, a->d_name);
-            FILE *f = a->d_name[0] != '.' ? fopen(apath, "r") : NULL;
-            if (!f)
+            if (a->d_name[0] == '.' || !read_attribute(apath, buf, sizeof buf))
                 continue;
-            if (fgets(buf, sizeof buf, f)) {
-                sli_slabinfo_attr(&c, a->d_name, buf);
-                any |= !strcmp(a->d_name, "object_size");
-            }
-            fclose(f);
+            sli_slabinfo_attr(&c, a->d_name, buf);
+            any |= !strcmp(a->d_name, "object_size");
         }
         if (cd)
             closedir(cd);
@@ -192,11 +262,12 @@ static int read_capture(FILE *f, sl_slabinfo_set *set, char *err, size_t errlen)
         } else {
             memcpy(set->caches, sf->info, sf->ncaches * sizeof *set->caches);
             set->ncaches = sf->ncaches;
-            memcpy(set->aliases, sf->links, sf->nlinks * sizeof *set->aliases);
+            if (sf->nlinks) /* a capture without alias links has no array at all */
+                memcpy(set->aliases, sf->links, sf->nlinks * sizeof *set->aliases);
             set->naliases = sf->nlinks;
         }
     } else if (sf->proc_slabinfo.len) {
-        rc = parse_proc_slabinfo(sf->proc_slabinfo.data, set, err, errlen);
+        rc = parse_proc_slabinfo(sf->proc_slabinfo.data, sf->proc_slabinfo.len, set, err, errlen);
     } else {
         snprintf(err, errlen, "it holds neither sys/kernel/slab nor proc/slabinfo (a plain trace has no cache "
                               "state: use a .slabcap from `slablab capture`)");
@@ -218,27 +289,33 @@ int sl_slabinfo_load(const char *path, sl_slabinfo_set *out, char *err, size_t e
     if (S_ISDIR(st.st_mode)) {
         rc = read_directory(path, out, err, errlen);
     } else {
-        FILE *f = fopen(path, "rb");
+        /* Not blocking on a FIFO, not reading a device such as /dev/zero forever: regular files only. */
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0 || fstat(fd, &st) != 0) {
+            snprintf(err, errlen, "%s", strerror(errno));
+            if (fd >= 0)
+                close(fd);
+            return SL_EINVAL;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            snprintf(err, errlen, "not a regular file or directory (a FIFO or device could block or never end)");
+            close(fd);
+            return SL_EINVAL;
+        }
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        FILE *f = fdopen(fd, "rb");
         if (!f) {
             snprintf(err, errlen, "%s", strerror(errno));
+            close(fd);
             return SL_EINVAL;
         }
         char head[9] = {0};
         size_t got = fread(head, 1, 8, f);
-        if (got == 8 && !memcmp(head, "slabinfo", 8)) {
-            /* /proc/slabinfo reads as a zero-sized file: read it to its end. */
-            sl_strbuf text = {0};
-            sl_strbuf_append(&text, head, got);
-            char buf[65536];
-            size_t n;
-            while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-                sl_strbuf_append(&text, buf, n);
-            rc = text.failed ? SL_ENOMEM : parse_proc_slabinfo(text.data, out, err, errlen);
-            sl_strbuf_free(&text);
-        } else {
-            rewind(f);
+        rewind(f);
+        if (got == 8 && !memcmp(head, "slabinfo", 8))
+            rc = stream_proc_slabinfo(f, out, err, errlen); /* /proc/slabinfo reads as a zero-sized file */
+        else
             rc = read_capture(f, out, err, errlen);
-        }
         fclose(f);
     }
     if (rc != SL_OK)

@@ -1,0 +1,176 @@
+// capture_hardening_test.mjs - `slablab capture` as root on the real kernel, each case of issue 22's
+// "capture must leave the machine exactly as it found it, and never destroy a file":
+//
+//   background   a command that leaves a background process: the process is stopped, no tracing
+//                instance stays, the command ran in its own session and group and held none of
+//                the capture's descriptors (close-on-exec)
+//   device       -o naming a device node (made with mknod in a temporary directory, never /dev/full
+//                itself) is refused, and the node is still there
+//   keep         an existing -o file is untouched when the capture fails, and no temporary is left
+//   concurrent   two captures at once, where tracefs and debugfs are not mounted, leave them
+//                unmounted (run in a private mount namespace so the host is not touched); a
+//                SIGKILLed capture leaves no mount either
+//   exits        statuses: a command that cannot run gives 127 and no file; SIGINT gives 130 and
+//                a complete file that says interrupted=1
+//   dashdash     `capture -o F -- ls -h /` runs `ls -h /` (-h after -- is the command's)
+//
+//   SLABLAB_CAPTURE_CASE=NAME node capture_hardening_test.mjs SLABLAB_BINARY FIXTURES_DIR
+//
+// Tracing instances are listed through a tracefs mounted in a private mount namespace (unshare -m),
+// so the test sees them whether or not the host has tracefs mounted, and changes no host mount.
+// Exit status 0 when every check of the case passed; each failure is printed.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const [bin] = process.argv.slice(2);
+const which = process.env.SLABLAB_CAPTURE_CASE;
+if (!bin || !which) {
+  console.error('usage: SLABLAB_CAPTURE_CASE=NAME node capture_hardening_test.mjs SLABLAB_BINARY FIXTURES_DIR');
+  process.exit(2);
+}
+const tmp = mkdtempSync(join(tmpdir(), 'slablab-capture-hardening-'));
+let failures = 0;
+function check(ok, what) {
+  if (!ok) {
+    failures++;
+    console.error(`FAIL: ${which}: ${what}`);
+  }
+}
+function run(args, opts = {}) {
+  const r = spawnSync(opts.cmd ?? bin, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+  return { status: r.status, signal: r.signal, out: r.stdout ?? '', err: r.stderr ?? '' };
+}
+const hostMounts = () =>
+  readFileSync('/proc/mounts', 'utf8').split('\n').filter((l) => / (tracefs|debugfs) /.test(l)).sort().join('\n');
+/** The kernel's tracing instances named slablab-*, seen through a private tracefs mount. */
+function instances() {
+  const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c',
+    'd=$(mktemp -d) && mount -t tracefs nodev "$d" && ls "$d/instances"; umount "$d" 2>/dev/null; rmdir "$d"'],
+  { encoding: 'utf8' });
+  return r.stdout.split('\n').filter((n) => n.startsWith('slablab-'));
+}
+function removeInstance(name) {
+  spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c',
+    `d=$(mktemp -d) && mount -t tracefs nodev "$d" && rmdir "$d/instances/${name}"; umount "$d"; rmdir "$d"`]);
+}
+const alive = (pid) => existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+const temporaries = (dir) => readdirSync(dir).filter((n) => n.includes('.tmp-'));
+
+const cases = {
+  background() {
+    const before = hostMounts();
+    const out = join(tmp, 'bg.slabcap');
+    const pidFile = join(tmp, 'bg.pid');
+    const fdFile = join(tmp, 'bg.fds');
+    const statFile = join(tmp, 'bg.stat');
+    // The command leaves `sleep 300` running, lists its own descriptors' targets and records its
+    // session and group (fields 6 and 5 of /proc/PID/stat) beside its pid.
+    const script =
+      `sleep 300 & echo $! > '${pidFile}'; ` +
+      `for f in /proc/$$/fd/*; do readlink "$f"; done > '${fdFile}'; ` +
+      `echo $$ $(cut -d' ' -f5,6 /proc/$$/stat) > '${statFile}'`;
+    const had = instances();
+    const c = run(['capture', '-o', out, '--', 'sh', '-c', script]);
+    check(c.status === 0, `the capture succeeds (status ${c.status}: ${c.err})`);
+    const bgPid = Number(readFileSync(pidFile, 'utf8'));
+    check(bgPid > 0 && !alive(bgPid), `the background sleep (${bgPid}) was stopped`);
+    if (bgPid > 0 && alive(bgPid)) process.kill(bgPid, 'SIGKILL');
+    const left = instances().filter((n) => !had.includes(n));
+    check(left.length === 0, `no tracing instance left behind (${left})`);
+    left.forEach(removeInstance);
+    const fds = readFileSync(fdFile, 'utf8');
+    check(!fds.includes('trace_pipe') && !fds.includes('.tmp-') && !fds.includes('bg.slabcap'),
+      `the command holds none of the capture's files (close-on-exec): ${fds.replace(/\n/g, ' ')}`);
+    const [pid, pgrp, sid] = readFileSync(statFile, 'utf8').trim().split(' ').map(Number);
+    check(pid === pgrp && pid === sid, `the command leads its own session and group (pid ${pid}, pgrp ${pgrp}, sid ${sid})`);
+    check(hostMounts() === before, 'the host mounts are as they were');
+  },
+  device() {
+    const node = join(tmp, 'full');
+    const mk = spawnSync('mknod', [node, 'c', '1', '7']);
+    if (mk.status !== 0) {
+      console.log('capture_hardening_test: device: mknod is not permitted here; skipped');
+      process.exit(0);
+    }
+    const had = instances();
+    const c = run(['capture', '-o', node, '--', 'true']);
+    check(c.status === 1 && c.err.includes('character device'), `-o a device is refused (${c.status}: ${c.err})`);
+    check(lstatSync(node).isCharacterDevice(), 'the device node is still there');
+    check(instances().filter((n) => !had.includes(n)).length === 0, 'no tracing instance was made');
+    const dir = join(tmp, 'adir');
+    spawnSync('mkdir', [dir]);
+    const d = run(['capture', '-o', dir, '--', 'true']);
+    check(d.status === 1 && d.err.includes('directory') && lstatSync(dir).isDirectory(), `-o a directory is refused (${d.err})`);
+  },
+  keep() {
+    const out = join(tmp, 'keep.slabcap');
+    writeFileSync(out, 'precious');
+    const c = run(['capture', '-o', out, '--', join(tmp, 'no-such-command')]);
+    check(c.status === 127, `a command that cannot run fails the capture with 127 (${c.status}: ${c.err})`);
+    check(c.err.includes('cannot run'), `and says why (${c.err})`);
+    check(readFileSync(out, 'utf8') === 'precious', 'the existing file is untouched');
+    check(temporaries(tmp).length === 0, `no temporary is left (${temporaries(tmp)})`);
+    const fresh = join(tmp, 'fresh.slabcap');
+    run(['capture', '-o', fresh, '--', join(tmp, 'no-such-command')]);
+    check(!existsSync(fresh), 'a failed capture creates no file');
+  },
+  async concurrent() {
+    // Inside a private mount namespace with tracefs and debugfs unmounted, two overlapping captures
+    // must leave them unmounted; then a SIGKILLed one must too.
+    const script =
+      'umount /sys/kernel/tracing 2>/dev/null; umount /sys/kernel/debug/tracing 2>/dev/null; ' +
+      'umount /sys/kernel/debug 2>/dev/null; ' +
+      `'${bin}' capture -o '${tmp}/a.slabcap' -- sleep 1 >/dev/null & a=$!; ` +
+      `'${bin}' capture -o '${tmp}/b.slabcap' -- sleep 2 >/dev/null & b=$!; ` +
+      'wait $a; sa=$?; wait $b; sb=$?; ' +
+      `'${bin}' capture -o '${tmp}/k.slabcap' -- sleep 30 >/dev/null & k=$!; sleep 1.5; kill -9 $k; wait $k; ` +
+      'echo "status $sa $sb"; echo "mounts $(grep -cE " (tracefs|debugfs) " /proc/mounts)"';
+    const had = instances();
+    const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c', script], { encoding: 'utf8' });
+    check(r.stdout.includes('status 0 0'), `both captures succeed (${r.stdout.trim()} ${r.stderr})`);
+    check(r.stdout.includes('mounts 0'), `tracefs and debugfs are left unmounted, SIGKILL included (${r.stdout.trim()})`);
+    // The SIGKILLed capture's instance is the one thing a SIGKILL leaves (documented): removed here.
+    const left = instances().filter((n) => !had.includes(n) && !alive(Number(n.slice(8))));
+    check(left.length <= 1, `at most the SIGKILLed capture's instance is left (${left})`);
+    left.forEach(removeInstance);
+  },
+  async exits() {
+    const sig = join(tmp, 'sigint.slabcap');
+    const child = spawn(bin, ['capture', '-o', sig, '--', 'sleep', '30'], { detached: true, stdio: 'ignore' });
+    // Wait for the command to start (the capture's child), then interrupt the capture only.
+    for (let i = 0; i < 100 && !spawnSync('pgrep', ['-P', String(child.pid)]).stdout.length; i++)
+      await new Promise((res) => setTimeout(res, 100));
+    process.kill(child.pid, 'SIGINT');
+    const status = await new Promise((res) => child.on('exit', (code) => res(code)));
+    check(status === 130, `a capture stopped by SIGINT exits 130 (got ${status})`);
+    const end = spawnSync('tar', ['xOf', sig, 'slabcap-end.meta'], { encoding: 'utf8' }).stdout;
+    check(end.includes('interrupted=1'), `the interrupted capture's file is complete and says so (${end})`);
+    check(!instances().includes(`slablab-${child.pid}`), 'the interrupted capture removed its instance');
+    const nf = run(['capture', '-o', join(tmp, 'nf.slabcap'), '--', join(tmp, 'missing')]);
+    check(nf.status === 127 && !existsSync(join(tmp, 'nf.slabcap')), `a command that cannot run: 127, no file (${nf.status})`);
+  },
+  dashdash() {
+    const out = join(tmp, 'ls.slabcap');
+    const c = run(['capture', '-o', out, '--', 'ls', '-h', '/']);
+    check(c.status === 0, `capture -- ls -h / succeeds (${c.status}: ${c.err})`);
+    check(!c.out.includes('usage: slablab capture'), 'the tool did not take -h as its own');
+    check(/\bproc\b/.test(c.out) && /\bsys\b/.test(c.out), 'ls ran and listed /');
+    check(existsSync(out), 'the capture was written');
+  },
+};
+
+if (!cases[which]) {
+  console.error(`capture_hardening_test: no case ${which}`);
+  process.exit(2);
+}
+try {
+  await cases[which]();
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}
+if (failures) {
+  console.error(`capture_hardening_test: ${which}: ${failures} failure(s)`);
+  process.exit(1);
+}
