@@ -145,9 +145,13 @@ static __always_inline struct scratch *scratch(void)
     return bpf_map_lookup_elem(&scratch_map, &key);
 }
 
+/*
+ * Sends a record.  Once one did not fit, nothing more of this cache is sent (only counted), so
+ * that no later record is read with words that belonged to a lost one.
+ */
 static void emit(struct scratch *scr, void *rec, __u64 size)
 {
-    if (bpf_ringbuf_output(&out, rec, size, 0))
+    if (scr->walk.dropped || bpf_ringbuf_output(&out, rec, size, 0))
         scr->walk.dropped++;
 }
 
@@ -479,10 +483,10 @@ struct list_walk {
     __u64 pos, head;
     __u64 entry_off; /* offset of the list_head inside its entry */
     __u32 where, owner;
-    __u32 count, end, done;
+    __u32 bound, count, end, done;
 };
 
-static long node_partial_step(__u32 i, void *arg)
+static long list_step(__u32 i, void *arg)
 {
     struct list_walk *lw = arg;
     struct list_head *lh = (void *)lw->pos;
@@ -495,6 +499,11 @@ static long node_partial_step(__u32 i, void *arg)
     }
     if (!lw->pos) {
         lw->end = SNAP_END_FAULT;
+        lw->done = 1;
+        return 1;
+    }
+    if (i >= lw->bound) {
+        lw->end = SNAP_END_BOUND;
         lw->done = 1;
         return 1;
     }
@@ -524,8 +533,9 @@ static __u32 walk_list(struct list_walk *lw, __u32 bound)
     if (bpf_core_read(&first, sizeof first, &lh->next))
         return SNAP_END_FAULT;
     lw->pos = first;
+    lw->bound = bound;
     /* One more step than the bound, to see whether the list ends right there. */
-    bpf_loop(bound + 1, node_partial_step, lw, 0);
+    bpf_loop(bound + 1, list_step, lw, 0);
     if (lw->done)
         return lw->end;
     return SNAP_END_BOUND;

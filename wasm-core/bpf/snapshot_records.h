@@ -62,7 +62,6 @@ enum snap_flag {
     SNAP_F_TORN = 1u << 0,   /* still inconsistent after SNAP_RETRIES reads */
     SNAP_F_RETRY = 1u << 1,  /* torn, read again: drop this record and its words */
     SNAP_F_FAULT = 1u << 2,  /* a read of the record's own fields failed */
-    SNAP_F_DROPPED = 1u << 3, /* ring buffer full: some records of this cache were lost */
 };
 
 /* How a chain walk (freelist, list) ended. */

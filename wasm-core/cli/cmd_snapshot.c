@@ -167,6 +167,16 @@ static int run_snapshot(int argc, char **argv)
         goto done;
     }
     sl_snapshot_decode(&snap);
+    unsigned long dropped = 0, incomplete = 0;
+    for (size_t c = 0; c < snap.ncaches; c++) {
+        dropped += snap.caches[c].dropped;
+        incomplete += !snap.caches[c].ended || snap.caches[c].dropped;
+    }
+    if (dropped || incomplete)
+        fprintf(stderr,
+                "slablab snapshot: note: the ring buffer overflowed: %lu records lost, %lu caches incomplete "
+                "(each cache's torn.dropped_records says which); a smaller --max-slabs reads less per cache\n",
+                dropped, incomplete);
     if (table)
         write_table(&snap, of.f);
     else if (sl_snapshot_write_json(&snap, of.f))

@@ -99,6 +99,9 @@ typedef struct sl_snapshot {
     unsigned map_ratio, map_samples, map_agreeing;
     char taken_at[32];
     uint64_t load_ns, percpu_ns, iterate_ns, duration_ns;
+    /* The kmem_cache iterator program's run time and runs as the kernel counts them
+       (kernel.bpf_stats_enabled=1); both 0 when the kernel does not count. */
+    uint64_t prog_run_ns, prog_runs;
     uint64_t records, bytes;
     sl_snap_cache *caches;
     size_t ncaches, cap_caches;

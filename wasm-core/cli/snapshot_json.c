@@ -239,7 +239,7 @@ static void write_cache(FILE *f, const sl_snapshot *snap, const sl_snap_cache *c
     for (size_t i = 0; i < c->nnodes; i++)
         if (c->nodes[i].rec.flags & (SNAP_F_TORN | SNAP_F_FAULT))
             fprintf(f, "%s%u", k++ ? "," : "", c->nodes[i].rec.node);
-    fprintf(f, "],\"dropped_records\":%u,\"complete\":%s}", c->dropped, c->ended ? "true" : "false");
+    fprintf(f, "],\"dropped_records\":%u,\"complete\":%s}", c->dropped, c->ended && !c->dropped ? "true" : "false");
 
     /* Sums a reader would otherwise compute. */
     uint64_t free_listed = 0, cpu_free = 0, in_sheaves = 0, listed_objects = 0;
@@ -278,10 +278,14 @@ int sl_snapshot_write_json(const sl_snapshot *snap, FILE *f)
     hex(f, snap->map_offset);
     fprintf(f, ",\"samples\":%u,\"agreeing\":%u}},\"taken_at\":\"%s\",\"duration_ns\":%" PRIu64,
             snap->map_samples, snap->map_agreeing, snap->taken_at, snap->duration_ns);
-    fprintf(f,
-            ",\"timing\":{\"load_ns\":%" PRIu64 ",\"percpu_ns\":%" PRIu64 ",\"iterate_ns\":%" PRIu64
-            "},\"records\":%" PRIu64 ",\"record_bytes\":%" PRIu64,
-            snap->load_ns, snap->percpu_ns, snap->iterate_ns, snap->records, snap->bytes);
+    fprintf(f, ",\"timing\":{\"load_ns\":%" PRIu64 ",\"percpu_ns\":%" PRIu64 ",\"iterate_ns\":%" PRIu64,
+            snap->load_ns, snap->percpu_ns, snap->iterate_ns);
+    /* The kernel counts a program's run time only with kernel.bpf_stats_enabled=1. */
+    if (snap->prog_runs)
+        fprintf(f, ",\"kernel_run_ns\":%" PRIu64 ",\"kernel_runs\":%" PRIu64 "}", snap->prog_run_ns, snap->prog_runs);
+    else
+        fputs(",\"kernel_run_ns\":null,\"kernel_runs\":null}", f);
+    fprintf(f, ",\"records\":%" PRIu64 ",\"record_bytes\":%" PRIu64, snap->records, snap->bytes);
     fprintf(f, ",\"options\":{\"max_slabs\":%u,\"objects\":%s,\"caches\":", snap->opt.max_slabs,
             snap->opt.objects ? "true" : "false");
     if (snap->opt.names) {

@@ -28,13 +28,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* The count of a "0-3,5"-style list file (its highest entry + 1), or 0 when unreadable. */
 static unsigned count_of_list(const char *path)
 {
@@ -100,8 +93,10 @@ int sl_snapshot_take(sl_snapshot *snap, const sl_snap_options *opt, char *err, s
     (void)opt;
     fill_machine(snap);
     return unavailable(err, errlen,
-                       "this slablab was built without BPF support: install libbpf-dev, bpftool and clang "
-                       "(apt-get install libbpf-dev bpftool clang-14), then rebuild (node scripts/setup.mjs bench) " STILL_WORKS);
+                       "this slablab was built without BPF support: install libbpf-dev, bpftool, pkg-config and clang "
+                       "(apt-get install libbpf-dev bpftool pkg-config clang-14), then configure the build again "
+                       "(cmake -S wasm-core -B BUILD_DIR, or remove the build directory and run node scripts/setup.mjs bench) "
+                       STILL_WORKS);
 }
 
 #else
@@ -110,6 +105,13 @@ int sl_snapshot_take(sl_snapshot *snap, const sl_snap_options *opt, char *err, s
 #include <bpf/libbpf.h>
 
 #include "slab_snapshot.skel.h"
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /* libbpf's messages, kept for the error text instead of printed. */
 static char libbpf_log[4096];
@@ -177,9 +179,20 @@ static int on_record(void *ctx, void *data, size_t size)
     return sl_snapshot_add_record(ctx, data, size) ? -EINVAL : 0;
 }
 
-/* Ring buffer bytes for one cache of at most max_slabs partial slabs per list (a power of two). */
+/*
+ * Ring buffer bytes for one cache of at most max_slabs partial slabs per list (a power of two):
+ * about 2 KiB a slab.  SLABLAB_SNAPSHOT_RING_KB overrides it (the tests make the ring overflow).
+ */
 static uint32_t ring_bytes(unsigned max_slabs)
 {
+    const char *env = getenv("SLABLAB_SNAPSHOT_RING_KB");
+    if (env && *env) {
+        unsigned long kb = strtoul(env, NULL, 10);
+        uint64_t bytes = 4096;
+        while (bytes < (uint64_t)kb * 1024 && bytes < (256u << 20))
+            bytes <<= 1;
+        return (uint32_t)bytes;
+    }
     uint64_t want = (uint64_t)max_slabs * 2048 + (4u << 20);
     uint64_t bytes = 4u << 20;
     while (bytes < want && bytes < (256u << 20))
@@ -221,6 +234,10 @@ static int load_error(int e, char *err, size_t errlen)
                            "loading the BPF program was refused (%s): run as root, or with CAP_BPF and CAP_PERFMON "
                            "(kernel.unprivileged_bpf_disabled does not matter then) " STILL_WORKS " [libbpf: %s]",
                            strerror(e), libbpf_last_line());
+    if (strstr(libbpf_log, "bpf_probe_read_kernel") && strstr(libbpf_log, "unknown func"))
+        return unavailable(err, errlen,
+                           "the kernel withholds bpf_probe_read_kernel from BPF programs: kernel lockdown in "
+                           "confidentiality mode; a snapshot needs lockdown off or in integrity mode " STILL_WORKS);
     if (e == ENOENT || e == EINVAL || e == ESRCH)
         return unavailable(err, errlen,
                            "the kernel refused the snapshot program (%s): it needs the kmem_cache iterator "
@@ -248,7 +265,10 @@ int sl_snapshot_take(sl_snapshot *snap, const sl_snap_options *opt, char *err, s
 
     libbpf_log[0] = '\0';
     libbpf_set_print(keep_libbpf_message);
-    skel = slab_snapshot__open();
+    /* SLABLAB_SNAPSHOT_BTF: relocate against another BTF (the tests' other-era layouts). */
+    const char *btf = getenv("SLABLAB_SNAPSHOT_BTF");
+    LIBBPF_OPTS(bpf_object_open_opts, open_opts, .btf_custom_path = btf && *btf ? btf : NULL);
+    skel = slab_snapshot__open_opts(&open_opts);
     if (!skel) {
         rc = load_error(errno, err, errlen);
         goto out;
@@ -320,6 +340,13 @@ int sl_snapshot_take(sl_snapshot *snap, const sl_snap_options *opt, char *err, s
         goto out;
     }
     snap->iterate_ns = now_ns() - t2;
+    struct bpf_prog_info prog;
+    uint32_t prog_len = sizeof prog;
+    memset(&prog, 0, sizeof prog);
+    if (bpf_obj_get_info_by_fd(bpf_program__fd(skel->progs.snapshot_caches), &prog, &prog_len) == 0) {
+        snap->prog_run_ns = prog.run_time_ns;
+        snap->prog_runs = prog.run_cnt;
+    }
     rc = 0;
 out:
     bpf_link__destroy(link);
