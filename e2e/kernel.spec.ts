@@ -5,10 +5,12 @@
 // moving along them); each kind of bad file is refused with its own message while the view keeps
 // what it showed; the second sample turns on the diff; the page at 375 px.
 import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { expect, test, type Page } from '@playwright/test';
 import { snapshotMemory, sortMemory } from '../web/kernel/accounting';
 import { listedSlabs } from '../web/kernel/diff';
 import { decodeKernelSnapshot } from '../web/kernel/snapshot-file';
+import { writeTar } from '../web/slab/tar';
 import { ISOLATED_URL } from './servers';
 
 const SAMPLES = new URL('../public/samples/', import.meta.url);
@@ -16,13 +18,15 @@ const textA = readFileSync(new URL('snapshot-6.18.json', SAMPLES), 'utf8');
 const a = decodeKernelSnapshot(textA);
 const b = decodeKernelSnapshot(readFileSync(new URL('snapshot-6.18-b.json', SAMPLES), 'utf8'));
 const rows = snapshotMemory(a);
-/** The cache with the most partial slabs read: the one to draw. */
-const busy = [...a.caches].sort((x, y) => listedSlabs(y).size - listedSlabs(x).size)[0]!;
+/** The cache without sheaves with the most slabs listed: the one to draw (its first stop is a slab). */
+const busy = a.caches.filter((c) => !c.sheafCapacity).sort((x, y) => listedSlabs(y).size - listedSlabs(x).size)[0]!;
 
 const BAD_FILES: { name: string; bytes: Buffer; says: string }[] = [
   { name: 'empty.json', bytes: Buffer.alloc(0), says: 'not a slablab snapshot: the file is empty' },
   { name: 'picture.png', bytes: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), says: 'binary data, not JSON (it starts 89 50 4e 47' },
   { name: 'cut.json', bytes: Buffer.from(textA.slice(0, 5000)), says: 'the JSON does not parse' },
+  { name: 'trace.txt.gz', bytes: gzipSync(Buffer.from('cat-1 [000] 1.0: kmem_cache_alloc: ptr=0x1\n'.repeat(100))), says: 'not a .slabcap: the gzip data is not a tar archive' },
+  { name: 'old.slabcap', bytes: Buffer.from(writeTar([{ path: 'slabcap.meta', data: Buffer.from('format=slabcap/1\n') }])), says: 'this .slabcap holds no kernel snapshot' },
   { name: 'replay.json', bytes: Buffer.from('{"format":"slablab-replay/1","caches":[]}'), says: 'its format is "slablab-replay/1", not "slablab-snapshot/1"' },
   {
     name: 'damaged.json',
@@ -163,6 +167,24 @@ test('the second sample is compared with the first: the caches that changed, and
   await page.locator('header, body').first().dispatchEvent('dragover', { dataTransfer: dropped });
   await page.locator('body').dispatchEvent('drop', { dataTransfer: dropped });
   await expect(diff).toContainText('snapshot-6.18.json (the sample) → dropped-b.json');
+});
+
+test('a .slabcap opens its two snapshots, before and after its trace, compared', async ({ page }) => {
+  await page.goto(`${ISOLATED_URL}?mode=kernel`);
+  const b = readFileSync(new URL('snapshot-6.18-b.json', SAMPLES));
+  const trace = Buffer.from('  cat-1 [000] .....  1.000000: kmem_cache_alloc: call_site=x ptr=0xffff888100000000\n'.repeat(20_000));
+  const cap = gzipSync(
+    writeTar([
+      { path: 'slabcap.meta', data: Buffer.from('format=slabcap/1\n') },
+      { path: 'snapshot-start.json', data: Buffer.from(textA) },
+      { path: 'trace', data: trace },
+      { path: 'slabcap-end.meta', data: Buffer.from('events=20000\n') },
+      { path: 'snapshot-end.json', data: b },
+    ]),
+  );
+  await page.getByTestId('kernel-file-input').setInputFiles({ name: 'run.slabcap', mimeType: 'application/gzip', buffer: cap });
+  await expect(page.getByTestId('kernel-summary')).toContainText('run.slabcap: snapshot-start.json', { timeout: 30_000 });
+  await expect(page.getByTestId('kernel-diff')).toContainText('run.slabcap: snapshot-start.json → run.slabcap: snapshot-end.json');
 });
 
 test.describe('at 375 px', () => {

@@ -16,6 +16,7 @@ import { bytesText, snapshotMemory, SORT_KEYS, totals, type SortKey } from './ac
 import { CacheDetail } from './CacheDetail';
 import { DiffPanel } from './DiffPanel';
 import { Legend, MemoryTable } from './MemoryTable';
+import { looksLikeSlabcap, slabcapSnapshots, SNAPSHOT_MEMBERS } from './slabcap';
 import { decodeKernelSnapshot, type KernelSnapshot } from './snapshot-file';
 import './kernel.css';
 
@@ -41,8 +42,19 @@ interface Opened {
 
 type Which = 'main' | 'compare';
 
-async function readSnapshot(file: Blob, name: string): Promise<Opened> {
-  return { name, doc: decodeKernelSnapshot(await file.arrayBuffer()) };
+/** The snapshots in a file: one for a snapshot's JSON, the start and (if there) end snapshots of a .slabcap. */
+async function readSnapshots(file: Blob, name: string): Promise<Opened[]> {
+  if (!looksLikeSlabcap(new Uint8Array(await file.slice(0, 512).arrayBuffer()))) return [{ name, doc: decodeKernelSnapshot(await file.arrayBuffer()) }];
+  const members = await slabcapSnapshots(file);
+  return SNAPSHOT_MEMBERS.flatMap((member) => {
+    const bytes = members.get(member);
+    if (!bytes) return [];
+    try {
+      return [{ name: `${name}: ${member}`, doc: decodeKernelSnapshot(bytes) }];
+    } catch (e) {
+      throw new Error(`${member}: ${errorWords(e)}`);
+    }
+  });
 }
 
 const errorWords = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -62,10 +74,12 @@ export function KernelView({ store }: ViewProps) {
   const open = useCallback(async (file: Blob, name: string, which: Which) => {
     setBusy(true);
     try {
-      const o = await readSnapshot(file, name);
+      const [first, second] = await readSnapshots(file, name);
+      if (!first) throw new Error('no snapshot in it');
       setProblem(null);
-      if (which === 'main') setMain(o);
-      else setOther(o);
+      // A .slabcap's two snapshots are compared with each other; as the second file, its last one is taken.
+      if (which === 'main') (setMain(first), setOther(second ?? null));
+      else setOther(second ?? first);
     } catch (e) {
       const kept = which === 'main' ? mainRef.current : null;
       setProblem(`Could not open ${name}: ${errorWords(e)}.${kept ? ` Still showing ${kept.name}.` : ''}`);
@@ -128,7 +142,7 @@ export function KernelView({ store }: ViewProps) {
     <input
       ref={ref}
       type="file"
-      accept=".json,application/json"
+      accept=".json,.slabcap,.gz,application/json,application/gzip"
       className="visually-hidden"
       tabIndex={-1}
       aria-hidden="true"
@@ -147,7 +161,7 @@ export function KernelView({ store }: ViewProps) {
       <h2 id="kernel-title">Your kernel, now</h2>
       <p className="lede">
         A running kernel's real slabs, read by <code>sudo slablab snapshot -o snap.json</code> (BPF; Linux 6.13 or later, root). Open the file or drop it anywhere on this
-        page; a second one is compared with the first.
+        page; a second one is compared with the first. A <code>.slabcap</code> from <code>slablab capture</code> opens its two snapshots, before and after its trace.
       </p>
       <div className="kernel-open" role="group" aria-label="Open snapshots">
         <button type="button" onClick={() => mainInput.current?.click()} disabled={busy} data-testid="kernel-open">

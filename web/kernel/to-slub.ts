@@ -86,13 +86,10 @@ export function toSlub(k: KernelSnapshot, c: KCache, maxSlabs = MAX_DRAWN_SLABS)
     if (cpu.slab) add(cpu.slab, SlabList.CPU_SLAB, cpu.cpu, 0, `CPU ${cpu.cpu} slab`);
     cpu.partial.forEach((s, i) => add(s, SlabList.CPU_PARTIAL, cpu.cpu, i, `CPU ${cpu.cpu} partial #${i + 1}`));
   }
-  let notDrawn = 0;
+  // Every node partial slab read is a record (a sheaf's object may be in any of them); the first maxSlabs are drawn.
   let position = 0;
-  for (const n of c.nodes)
-    n.partial.forEach((s, i) => {
-      if (position >= maxSlabs) return void notDrawn++;
-      add(s, SlabList.NODE_PARTIAL, NO_CPU, position++, `node ${n.node} partial #${i + 1}`);
-    });
+  for (const n of c.nodes) n.partial.forEach((s, i) => add(s, SlabList.NODE_PARTIAL, NO_CPU, position++, `node ${n.node} partial #${i + 1}`));
+  const notDrawn = Math.max(0, position - maxSlabs);
 
   // Sheaf objects of slabs on no list: their full slabs, found from the address.
   const byBase = () => [...recs].sort((a, b) => (a.base < b.base ? -1 : a.base > b.base ? 1 : 0));
@@ -118,13 +115,17 @@ export function toSlub(k: KernelSnapshot, c: KCache, maxSlabs = MAX_DRAWN_SLABS)
   }
   for (const n of c.nodes) for (const sheaf of n.barn?.full ?? []) sheafLists.push({ sheaf, place: SheafPlace.BARN_FULL, cpu: NO_CPU });
   const inferred = new Map<bigint, Rec>();
+  // With partial slabs left unread (--max-slabs), a slab the snapshot did not list may be one of them.
+  const inferredWords = c.nodes.some((n) => n.partialLeftOut > 0)
+    ? 'no list the snapshot read (full, or a partial slab past --max-slabs; inferred from an object in a sheaf)'
+    : 'no list (full; inferred from an object in a sheaf)';
   for (const { sheaf } of sheafLists)
     for (const o of sheaf.objects) {
       const a = BigInt(o);
       if (slabOf(a)) continue;
       const base = a - (a % slabBytes);
       if (!inferred.has(base) && a >= base + pad && a < base + pad + BigInt(c.objectsPerSlab) * size)
-        inferred.set(base, { base, objects: c.objectsPerSlab, inuse: c.objectsPerSlab, frozen: false, list: SlabList.NONE, cpu: NO_CPU, position: 0, where: { address: null, base, list: 'no list (full; inferred from an object in a sheaf)', inferred: true }, freelist: [] });
+        inferred.set(base, { base, objects: c.objectsPerSlab, inuse: c.objectsPerSlab, frozen: false, list: SlabList.NONE, cpu: NO_CPU, position: 0, where: { address: null, base, list: inferredWords, inferred: true }, freelist: [] });
     }
   if (inferred.size) {
     recs.push(...inferred.values());
@@ -261,7 +262,7 @@ export function toSlub(k: KernelSnapshot, c: KCache, maxSlabs = MAX_DRAWN_SLABS)
   });
 
   const nodePartial: number[] = [];
-  sorted.forEach((r, i) => r.list === SlabList.NODE_PARTIAL && nodePartial.push(i));
+  sorted.forEach((r, i) => r.list === SlabList.NODE_PARTIAL && r.position < maxSlabs && nodePartial.push(i));
   nodePartial.sort((a, b) => (slab.position[a] ?? 0) - (slab.position[b] ?? 0));
   const [major, minor] = releaseVersion(k.kernel.release);
   const hasSheaves = c.sheafCapacity > 0;
