@@ -69,6 +69,7 @@ test.describe('live view against slablab serve', () => {
   test.skip(!existsSync(`${SITE}/index.html`), 'no built site (npx vite build)');
 
   test('draws, updates, picks filp, shows its snapshot and the agreement', async ({ page }) => {
+    test.setTimeout(150_000); // two snapshots 2 s apart on a busy machine, then axe-core
     const token = randomBytes(16).toString('hex');
     const s = await startServe(['--port', '0'], token);
     const stop = churn();

@@ -207,7 +207,7 @@ export function LiveView({ store }: ViewProps) {
             Rates over {RATE_S} s; live objects, slabs and waste from /proc/slabinfo (latest); remote frees: freed on another CPU than the one that allocated them (among objects whose
             allocation the page saw). Pick a cache to see its real slabs and the agreement.
           </p>
-          <div className="live-table-scroll">
+          <div className="live-table-scroll" tabIndex={0} role="region" aria-label="Caches table">
             <table data-testid="live-caches">
               <thead>
                 <tr>
@@ -249,7 +249,7 @@ export function LiveView({ store }: ViewProps) {
         <section aria-labelledby="live-sites-title" className="live-sites">
           <h3 id="live-sites-title">Busiest call sites</h3>
           <p className="lab-figures">Events over about the last 10 s (counts halve every 10 s).</p>
-          <div className="live-table-scroll">
+          <div className="live-table-scroll" tabIndex={0} role="region" aria-label="Call sites table">
             <table data-testid="live-sites">
               <thead>
                 <tr>
