@@ -49,6 +49,7 @@ for (const scheme of ['light', 'dark'] as const) {
     test.use({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
 
     test('every view of the Lab, the Benchmarks and About pages', async ({ page }) => {
+      test.setTimeout(120_000); // nine views and two pages, one after the other
       const views = await labViews(page);
       const problems: string[] = [];
       for (const title of views) {
