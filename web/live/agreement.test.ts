@@ -92,6 +92,13 @@ describe('agreement', () => {
     expect(a.causes.untracedAlloc).toBe(0);
   });
 
+  it('puts an unlisted slab first seen during the earlier read down to moving while read', () => {
+    const after = cache([slab(9, set(A, 1, 'f'))]);
+    const a = agreement(cache([]), after, PAGE, [{ tNs: 5, alloc: true, key: obj(9, 0) }], W);
+    expect(a.causes.duringRead).toBe(PER - 2);
+    expect(a.causes.unlisted).toBe(0);
+  });
+
   it('counts events outside the geometry instead of applying them', () => {
     const a = agreement(cache([slab(0, A)]), cache([slab(0, A)]), PAGE, [{ tNs: 50, alloc: false, key: obj(0, 0) + 8 }], W);
     expect(a.eventsOutside).toBe(1);

@@ -19,10 +19,11 @@
 // free means it was full; an allocation, that it is new, all free, or a
 // partial slab past --max-slabs).  Each object that disagrees is put down to
 // one likely cause, in this order: a slab or object the snapshot marked
-// torn; an event on it while one of the two snapshots was being read; lost
-// events (the kernel ring, the server or the page dropped some in the
-// window); an untouched object of a slab the earlier snapshot did not list,
-// whose state was guessed; an allocation or free the kernel does not trace (bulk allocation
+// torn; an event on it while one of the two snapshots was being read (or,
+// untouched, a slab first seen in an event during the earlier read: it was
+// moving between lists then); lost events (the kernel ring, the server or
+// the page dropped some in the window); an untouched object of another slab
+// the earlier snapshot did not list, whose state was guessed; an allocation or free the kernel does not trace (bulk allocation
 // and free, kfree_bulk of RCU batches, sheaf refills: no tracepoint); and
 // "other" for what is left.
 
@@ -83,6 +84,8 @@ interface Mirror {
   torn: boolean;
   /** First seen in the events, its untouched objects guessed (all allocated, or all free). */
   guessed: boolean;
+  /** First seen in an event while the earlier snapshot was being read: it was moving between lists then. */
+  firstInRead: boolean;
 }
 
 function slabsOf(c: KCache): KSlab[] {
@@ -126,7 +129,7 @@ export function agreement(before: KCache, after: KCache, pageSize: number, event
   for (const s of slabsOf(before)) {
     if (s.base === null) continue;
     const st = statesOf(s);
-    if (st) mirror.set(keyOf(s.base), { state: st, touched: new Uint8Array(s.objects), torn: s.torn, guessed: false });
+    if (st) mirror.set(keyOf(s.base), { state: st, touched: new Uint8Array(s.objects), torn: s.torn, guessed: false, firstInRead: false });
   }
   const r: Agreement = {
     slabsCompared: 0,
@@ -155,7 +158,7 @@ export function agreement(before: KCache, after: KCache, pageSize: number, event
     let m = mirror.get(base);
     if (!m) {
       // First seen now: full at the earlier snapshot (a free comes first) or new (an allocation).
-      m = { state: new Uint8Array(perSlab).fill(e.alloc ? FREE : ALLOCATED), touched: new Uint8Array(perSlab), torn: false, guessed: true };
+      m = { state: new Uint8Array(perSlab).fill(e.alloc ? FREE : ALLOCATED), touched: new Uint8Array(perSlab), torn: false, guessed: true, firstInRead: e.tNs <= w.before[1] };
       mirror.set(base, m);
       r.slabsFromEvents++;
     }
@@ -172,7 +175,7 @@ export function agreement(before: KCache, after: KCache, pageSize: number, event
     const key = keyOf(s.base);
     seen.add(key);
     // Not listed before and no event on it: full then, and still full as far as the events say.
-    const m = mirror.get(key) ?? { state: new Uint8Array(s.objects).fill(ALLOCATED), touched: new Uint8Array(s.objects), torn: false, guessed: true };
+    const m = mirror.get(key) ?? { state: new Uint8Array(s.objects).fill(ALLOCATED), touched: new Uint8Array(s.objects), torn: false, guessed: true, firstInRead: false };
     r.slabsCompared++;
     const slabCause: Record<Cause, number> = { torn: 0, duringRead: 0, lost: 0, unlisted: 0, untracedFree: 0, untracedAlloc: 0, other: 0 };
     let bad = 0;
@@ -189,7 +192,7 @@ export function agreement(before: KCache, after: KCache, pageSize: number, event
       const cause: Cause =
         want === UNKNOWN || got === UNKNOWN || s.torn || m.torn
           ? 'torn'
-          : t & 4
+          : t & 4 || (m.firstInRead && t === 0)
             ? 'duringRead'
             : w.lost > 0
               ? 'lost'
