@@ -49,6 +49,7 @@ for (const scheme of ['light', 'dark'] as const) {
     test.use({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
 
     test('every view of the Lab, the Benchmarks and About pages', async ({ page }) => {
+      test.setTimeout(120_000); // nine views and two pages, one after the other
       const views = await labViews(page);
       const problems: string[] = [];
       for (const title of views) {
@@ -77,6 +78,14 @@ for (const scheme of ['light', 'dark'] as const) {
       await expect(page.getByTestId('trace-summary')).toBeVisible({ timeout: 30_000 });
       await page.getByRole('button', { name: 'vm_area_struct', exact: true }).click();
       await expect(page.getByTestId('trace-slabs')).toBeVisible({ timeout: 30_000 });
+      expect(await axeProblems(page)).toEqual([]);
+    });
+
+    test('the kernel view with both samples open, the diff and a cache drawn', async ({ page }) => {
+      await page.goto(`${PLAIN_URL}?mode=kernel&sample=1&compare=1&cache=dentry`);
+      await expect(page.getByTestId('kernel-diff')).toBeVisible({ timeout: 30_000 });
+      await expect(page.getByTestId('kernel-slabs')).toBeVisible();
+      await expect(page.locator('html')).toHaveAttribute('data-theme', scheme);
       expect(await axeProblems(page)).toEqual([]);
     });
 

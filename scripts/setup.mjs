@@ -4,8 +4,9 @@
 //   node scripts/setup.mjs start   the lab: npm packages, Emscripten, the browser modules
 //   node scripts/setup.mjs build   the same, for `vite build`
 //   node scripts/setup.mjs test    also Chromium, clang-14 with its sanitizer and fuzzer
-//                                  runtimes, and the allocators `slablab compare` races
-//   node scripts/setup.mjs bench   a C toolchain and those allocators
+//                                  runtimes, the allocators `slablab compare` races, and
+//                                  libbpf-dev, bpftool and pkg-config (`slablab snapshot`)
+//   node scripts/setup.mjs bench   a C toolchain, those allocators and the BPF packages
 //
 // Debian packages are installed with apt-get when running as root (after one
 // `apt-get update`); otherwise the script stops and names the exact command.
@@ -32,13 +33,20 @@ const PACKAGES = {
   'libmimalloc-dev': { file: '/usr/lib/x86_64-linux-gnu/libmimalloc.so.2' },
   'libgoogle-perftools-dev': { file: '/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4' },
   'python3': { probe: 'python3' },
+  // `slablab snapshot`'s BPF program: libbpf, the skeleton generator, and pkg-config for CMake to find libbpf.
+  'libbpf-dev': { file: '/usr/include/bpf/libbpf.h' },
+  bpftool: { file: '/usr/sbin/bpftool' },
+  'pkg-config': { probe: 'pkg-config' },
+  // `slablab serve`'s HTTP server (without it the CLI builds and `serve` says what to install).
+  'libmicrohttpd-dev': { file: '/usr/include/microhttpd.h' },
 };
+const BPF = ['libbpf-dev', 'bpftool', 'pkg-config', 'clang-14'];
 const ALLOCATORS = ['libjemalloc-dev', 'libmimalloc-dev', 'libgoogle-perftools-dev'];
 const NEEDS = {
   start: ['cmake', 'ninja-build', 'gcc', 'emscripten'],
   build: ['cmake', 'ninja-build', 'gcc', 'emscripten'],
-  test: ['cmake', 'ninja-build', 'gcc', 'emscripten', 'chromium', 'clang-14', 'libclang-rt-14-dev', 'python3', ...ALLOCATORS],
-  bench: ['cmake', 'ninja-build', 'gcc', ...ALLOCATORS],
+  test: ['cmake', 'ninja-build', 'gcc', 'emscripten', 'chromium', 'clang-14', 'libclang-rt-14-dev', 'python3', ...ALLOCATORS, ...BPF.filter((p) => p !== 'clang-14'), 'libmicrohttpd-dev'],
+  bench: ['cmake', 'ninja-build', 'gcc', ...ALLOCATORS, ...BPF, 'libmicrohttpd-dev'],
 };
 
 /** Emscripten 3.1.6 from Debian needs Debian's node modules (acorn) on NODE_PATH. */

@@ -39,6 +39,7 @@
  * directory is refused before tracing starts.  The trace member is
  * streamed and its header's size patched at the end.
  */
+#include "capture_snapshot.h"
 #include "cli.h"
 #include "outfile.h"
 
@@ -532,6 +533,12 @@ static int run_capture(int argc, char **argv)
         fprintf(stderr, "slablab capture: writing %s failed: %s\n", out_path, strerror(errno));
         status = 1;
     }
+    /* The kernel's slab state just before tracing starts, and (below) just after it stops. */
+    sl_capture_snapshot snap_start = {0}, snap_end = {0};
+    if (!status)
+        sl_capture_snapshot_take(&snap_start);
+    if (snap_start.data && !add_member(&c, SL_CAPTURE_SNAPSHOT_START, snap_start.data, snap_start.len))
+        status = 1;
 
     /* The trace member: header now, size patched at the end. */
     off_t trace_hdr = status ? 0 : lseek(c.out, 0, SEEK_CUR);
@@ -670,6 +677,8 @@ static int run_capture(int argc, char **argv)
     double duration = (double)(now_ns() - t0) / 1e9;
     if (c.instance_made)
         write_text(path, "0");
+    if (!status && snap_start.data)
+        sl_capture_snapshot_take(&snap_end);
     if (!status) {
         long long n = drain_pipe(&c, pipe_fd, buf, sizeof buf, LLONG_MAX);
         if (n < 0)
@@ -692,13 +701,17 @@ static int run_capture(int argc, char **argv)
         bool ok = write_all(c.out, pad, sl_ustar_padding((uint64_t)trace_bytes)) &&
                   sl_ustar_header(hdr, "trace.txt", '0', (uint64_t)trace_bytes, NULL, c.mtime) == SL_OK &&
                   pwrite(c.out, hdr, sizeof hdr, trace_hdr) == (ssize_t)sizeof hdr &&
-                  add_member(&c, "slabcap-end.meta", end.data, end.len) && write_all(c.out, pad, sizeof pad);
+                  add_member(&c, "slabcap-end.meta", end.data, end.len) &&
+                  (!snap_end.data || add_member(&c, SL_CAPTURE_SNAPSHOT_END, snap_end.data, snap_end.len)) &&
+                  write_all(c.out, pad, sizeof pad);
         sl_strbuf_free(&end);
         if (!ok) {
             fprintf(stderr, "slablab capture: writing %s failed: %s\n", out_path, strerror(errno));
             status = 1;
         }
     }
+    sl_capture_snapshot_free(&snap_start);
+    sl_capture_snapshot_free(&snap_end);
     bool cleaned = cleanup(&c);
     if (c.host_ns >= 0)
         close(c.host_ns);

@@ -22,7 +22,7 @@ describe('the URL as loaded', () => {
     ['mode=selftest&iters=1e3', 'iters="1e3"', 'a whole number from 1 to 1000000'],
     ['cpus=1', 'cpus="1"', 'a whole number from 2 to 8'],
     ['page=labs', 'page="labs"', 'one of lab, benchmarks, about'],
-    ['mode=slob', 'mode="slob"', 'one of slub, free, selftest, slab, percpu, trace'],
+    ['mode=slob', 'mode="slob"', 'one of slub, free, selftest, slab, percpu, trace, kernel, live'],
     ['mode=percpu&allocator=slub', 'allocator="slub"', 'one of areamap, bitmap, scanhint, or a comma list of up to 3 different ones'],
     ['mode=percpu&allocator=bitmap,bitmap', 'allocator="bitmap,bitmap"', 'one of areamap, bitmap, scanhint, or a comma list of up to 3 different ones'],
     ['mode=percpu&units=9', 'units="9"', 'a whole number from 1 to 4'],

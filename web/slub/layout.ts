@@ -76,6 +76,11 @@ export interface LayoutOptions {
 }
 
 const hex = (n: number) => `0x${n.toString(16)}`;
+/** A slab's name in words: its pfn, or the name the snapshot gives it (slabNames). */
+export const slabName = (s: SlubSnapshot, pfn: number) => {
+  const i = s.slabNames ? slabIndexOf(s, pfn) : -1;
+  return i >= 0 ? (s.slabNames?.[i] ?? String(pfn)) : String(pfn);
+};
 
 export function layoutSnapshot(s: SlubSnapshot, o: LayoutOptions): Layout {
   const objects = Math.max(1, s.geometry.objects);
@@ -154,10 +159,10 @@ export function layoutSnapshot(s: SlubSnapshot, o: LayoutOptions): Layout {
         ? c.freelistIndex === NONE32
           ? 'freelist: empty'
           : 'freelist: CORRUPT'
-        : `freelist → ${c.freelistPfn}:${c.freelistIndex} (${c.freelistLength} free)`;
+        : `freelist → ${slabName(s, c.freelistPfn)}:${c.freelistIndex} (${c.freelistLength} free)`;
     const lines = compact
       ? [`tid ${hex(c.tid)}`, `${c.freelistLength} free · ${c.partialCount} partial`]
-      : [fl, `tid ${c.tid} (${hex(c.tid)})`, `slab: ${own < 0 ? 'none' : c.slabPfn}`, `partial: ${c.partialCount} slab${c.partialCount === 1 ? '' : 's'}`];
+      : [fl, `tid ${c.tid} (${hex(c.tid)})`, `slab: ${own < 0 ? 'none' : slabName(s, c.slabPfn)}`, `partial: ${c.partialCount} slab${c.partialCount === 1 ? '' : 's'}`];
     place(own < 0 ? partial : [own, ...partial], own < 0 ? 'cpu-partial' : 'cpu-slab', `CPU ${c.cpu}`, compact ? lines : [...lines, ...sheafLines], c.cpu, 1, recs, pcs?.locked ?? false);
   }
   if (drawSheaves) {
@@ -171,7 +176,7 @@ export function layoutSnapshot(s: SlubSnapshot, o: LayoutOptions): Layout {
   const full: number[] = [];
   for (let i = 0; i < s.nslabs; i++) if (s.slab.list[i] === SlabList.NONE) full.push(i);
   if (o.showFull) place(full, 'full', 'Full (no list)', [`${full.length} slab${full.length === 1 ? '' : 's'}`], -1, 0);
-  else sections.push({ title: 'Full (no list)', lines: [`${full.length} hidden`], y, h: 36, cpu: -1 }), (y += 36);
+  else sections.push({ title: 'Full (no list)', lines: [`${s.fullSlabs ?? full.length} hidden`], y, h: 36, cpu: -1 }), (y += 36);
 
   // Slabs keep their pfn from stop to stop: a slab that changed lists glides to its new place (LabCanvas's motion).
   const items: CanvasItem[] = compact ? [] : boxes.map((b) => ({ key: `slab ${s.slab.pfn[b.slab]}`, x: b.x - 4, y: b.y, w: (s.slab.objects[b.slab] ?? objects) * slotW + 10, h: boxH - 2 }));

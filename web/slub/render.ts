@@ -130,7 +130,7 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
       const role = b.role === 'cpu-slab' ? 'CPU slab' : b.role === 'cpu-partial' ? 'partial' : b.role === 'node-partial' ? 'node' : 'full';
       ctx.fillStyle = colors.dim;
       const order = s.slab.order[i] === s.geometry.order ? '' : ` · order ${s.slab.order[i]}`;
-      ctx.fillText(`${role} pfn ${s.slab.pfn[i]} · ${s.slab.inuse[i]}/${s.slab.objects[i]}${order}${frozen}`, b.x, b.y + 2, s.geometry.objects * b.slotW + 8);
+      ctx.fillText(`${role} ${s.slabNames?.[i] ?? `pfn ${s.slab.pfn[i]}`} · ${s.slab.inuse[i]}/${s.slab.objects[i]}${order}${frozen}`, b.x, b.y + 2, s.geometry.objects * b.slotW + 8);
     }
   }
 

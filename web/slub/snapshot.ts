@@ -262,6 +262,10 @@ export interface SlubSnapshot {
   nstats: number;
   kernel: SlubKernel;
   sheaves: SheavesState;
+  /** Per slab record, the name the drawing gives it instead of "pfn N" (a real kernel's snapshot: the slab's address). */
+  slabNames?: readonly string[];
+  /** Full slabs there are, when the records hold only some of them (a real kernel lists none: web/kernel). */
+  fullSlabs?: number;
 }
 
 export class SnapshotError extends Error {

@@ -1,0 +1,199 @@
+#!/usr/bin/env node
+// live-bench.mjs - figures of `slablab serve` and the live page (docs/live.md), printed, not
+// asserted.  Needs root (BPF), the native slablab (wasm-core/build/native) and the built site
+// (npx vite build).  Every server listens on 127.0.0.1 on a free port and stops by itself.
+//
+//   node scripts/live-bench.mjs [--levels 1,2,4] [--level-s 8] [--minutes 3] [--caches 6] [--phases 1,2,3]
+//
+// 1. Throughput and latency: one live page in headless Chromium on an unfiltered serve; at each
+//    level, that many processes open and close /dev/null as fast as they can for --level-s
+//    seconds.  Per level: events per second that reached the page, what the kernel ring lost, the
+//    server dropped and the page dropped, and event-to-pixel latency (the newest event a drawn
+//    summary carried, on the kernel's clock, against the frame that drew it; Node's
+//    CLOCK_MONOTONIC and wall clock relate the two) p50/p95.
+// 2. Memory: the page left on the stream for --minutes minutes under a moderate load (one churning
+//    process); the server's RSS and the browser's renderer RSS at the end.
+// 3. Agreement: --snapshot-interval 10, one page per busy cache (the busiest --caches after a
+//    5-s look, and filp), each on a server streaming only it, a mixed workload running (files,
+//    directory walks, forks); per cache over a 10-s window between two snapshots: the
+//    events in the window, slabs and objects agreeing, and each class of disagreement.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { launchChromium, pct } from './browser-bench.mjs';
+import { root } from './setup.mjs';
+
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i < 0 ? dflt : process.argv[i + 1];
+};
+const LEVELS = String(arg('levels', '1,2,4')).split(',').map(Number);
+const LEVEL_S = Number(arg('level-s', 8));
+const MINUTES = Number(arg('minutes', 3));
+const CACHES = Number(arg('caches', 6));
+const PHASES = String(arg('phases', '1,2,3')).split(',').map(Number);
+const BIN = process.env.SLABLAB_BIN ?? join(root, 'wasm-core/build/native/slablab');
+const SITE = join(root, 'dist');
+if (process.getuid() !== 0) {
+  console.error('live-bench: needs root (BPF)');
+  process.exit(2);
+}
+if (!existsSync(BIN) || !existsSync(join(SITE, 'index.html'))) {
+  console.error(`live-bench: needs ${BIN} (node scripts/test.mjs native) and dist/ (npx vite build)`);
+  process.exit(2);
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const children = new Set();
+process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+
+function serve(extra) {
+  const child = spawn(BIN, ['serve', '--port', '0', '--site', SITE, '--exit-after', String(MINUTES * 60 + 300), ...extra], { stdio: ['ignore', 'pipe', 'ignore'] });
+  children.add(child);
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/\?mode=live&token=[0-9a-f]+)/.exec(out);
+      if (m) resolve({ child, url: m[1] });
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
+  });
+}
+const stop = async (child) => {
+  const done = new Promise((r) => child.on('exit', r));
+  child.kill('SIGTERM');
+  await done;
+  children.delete(child);
+};
+
+/** n processes opening and closing /dev/null in a tight loop (or `script`), until killed. */
+function load(n, script = "const f=require('fs');for(;;){f.closeSync(f.openSync('/dev/null','r'))}") {
+  const ps = [];
+  for (let i = 0; i < n; i++) {
+    const c = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+    children.add(c);
+    ps.push(c);
+  }
+  return () => ps.forEach((c) => (c.kill('SIGKILL'), children.delete(c)));
+}
+
+/** The page's counters from its figures line. */
+async function figures(page) {
+  const t = (await page.getByTestId('live-figures').textContent()) ?? '';
+  const num = (re) => Number((re.exec(t)?.[1] ?? '0').replace(/,/g, ''));
+  return { events: num(/^([\d,]+) events/), kernel: num(/kernel ring ([\d,]+)/), server: num(/server ([\d,]+)/), page: num(/page ([\d,]+)/) };
+}
+
+/** Wall ms minus monotonic ms, from Node (the page's wall clock is the same machine's). */
+function wallMinusMonoMs() {
+  const xs = [];
+  for (let i = 0; i < 5; i++) xs.push(performance.timeOrigin + performance.now() - Number(process.hrtime.bigint()) / 1e6);
+  return xs.sort((a, b) => a - b)[2];
+}
+
+const rss = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+function rendererRss() {
+  let kb = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      if (cmd.includes('chromium') && cmd.includes('--type=renderer')) kb += rss(d) * 1024;
+    } catch {
+      /* gone */
+    }
+  }
+  return kb / 1024;
+}
+
+const browser = await launchChromium();
+try {
+  // 1. Throughput and latency.
+  console.log(`# 1. events per second to the drawn page (Linux ${spawnSync('uname', ['-r'], { encoding: 'utf8' }).stdout.trim()}, ${LEVEL_S} s per level)`);
+  console.log('| load processes | events/s to the page | kernel ring lost | server dropped | page dropped | event-to-pixel p50 | p95 | of which event-to-worker p50 | p95 |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  const s1 = await serve(['--snapshot-interval', '0']);
+  const page = await browser.newPage();
+  await page.goto(s1.url);
+  await page.getByTestId('live-figures').waitFor({ timeout: 30_000 });
+  await sleep(2000);
+  const offMs = wallMinusMonoMs();
+  for (const n of PHASES.includes(1) ? LEVELS : []) {
+    const before = await figures(page);
+    const paintsBefore = await page.evaluate(() => window.__slablabLive?.paints.length ?? 0);
+    const t0 = Date.now();
+    const stopLoad = load(n);
+    await sleep(LEVEL_S * 1000);
+    stopLoad();
+    await sleep(1500); // what was sent reaches the page
+    const after = await figures(page);
+    const s = (Date.now() - t0) / 1000;
+    const paints = await page.evaluate((k) => (window.__slablabLive?.paints ?? []).slice(k), paintsBefore);
+    const lat = paints.map((p) => p.paintWallMs - offMs - p.eventNs / 1e6).filter((x) => x > -50);
+    const wlat = paints.map((p) => p.sentWallMs - offMs - p.eventNs / 1e6).filter((x) => x > -50);
+    console.log(
+      `| ${n} | ${Math.round((after.events - before.events) / s).toLocaleString('en-US')} | ${after.kernel - before.kernel} | ${after.server - before.server} | ${after.page - before.page} | ${pct(lat, 50).toFixed(0)} ms | ${pct(lat, 95).toFixed(0)} ms | ${pct(wlat, 50).toFixed(0)} ms | ${pct(wlat, 95).toFixed(0)} ms |`,
+    );
+  }
+  // 2. Memory.
+  if (PHASES.includes(2)) {
+  console.log(`\n# 2. memory after ${MINUTES} min on the stream (one churning process)`);
+  const stopLoad = load(1, "const f=require('fs');setInterval(()=>{for(let i=0;i<500;i++)f.closeSync(f.openSync('/dev/null','r'))},10)");
+  const start = { server: rss(s1.child.pid), renderer: rendererRss() };
+  await sleep(MINUTES * 60_000);
+  const heap = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0);
+  const end = await figures(page);
+  console.log(`server RSS ${start.server.toFixed(1)} -> ${rss(s1.child.pid).toFixed(1)} MiB; browser renderers RSS ${start.renderer.toFixed(0)} -> ${rendererRss().toFixed(0)} MiB; page JS heap ${(heap / 1048576).toFixed(1)} MiB; ${end.events.toLocaleString('en-US')} events received, lost ${end.kernel}, dropped ${end.server} (server) ${end.page} (page)`);
+  stopLoad();
+  }
+  await page.close();
+  await stop(s1.child);
+  if (!PHASES.includes(3)) process.exit(0);
+
+  // 3. Agreement per cache over a 10-s window: the busy caches found on an unfiltered server, then
+  //    a server streaming only them (--caches), one page per cache.
+  console.log('\n# 3. agreement per cache, 10-s windows (--snapshot-interval 10), a mixed workload');
+  const work = [
+    load(1, "const f=require('fs');setInterval(()=>{for(let i=0;i<300;i++)f.closeSync(f.openSync('/dev/null','r'))},10)"),
+    load(1, "const {spawnSync}=require('child_process');for(;;)spawnSync('sh',['-c','ls -R /usr/share/doc >/dev/null; true'])"),
+  ];
+  const s2 = await serve(['--snapshot-interval', '0']);
+  const look = await browser.newPage();
+  await look.goto(s2.url);
+  await sleep(5000);
+  const names = await look.evaluate(() => [...document.querySelectorAll('[data-testid^="live-pick-"]')].map((b) => b.textContent ?? ''));
+  await look.close();
+  await stop(s2.child);
+  const picked = [...new Set([...names.slice(0, CACHES), 'filp'])].slice(0, 7);
+  // One cache at a time, on a server streaming only it: the page keeps up on a busy machine.
+  const results = new Map();
+  for (const name of picked) {
+    const s3 = await serve(['--snapshot-interval', '10', '--caches', name]);
+    const p = await browser.newPage();
+    await p.goto(`${s3.url}&cache=${encodeURIComponent(name)}`);
+    const deadline = Date.now() + 40_000;
+    while (Date.now() < deadline && !results.has(name)) {
+      await sleep(1000);
+      const a = await p.evaluate(() => window.__slablabLive?.agreement ?? null);
+      if (a && a.windowS >= 9) results.set(name, a);
+    }
+    await p.close();
+    await stop(s3.child);
+  }
+  work.forEach((w) => w());
+  console.log('| cache | window | events | slabs agreeing | objects agreeing | disagreeing objects by cause |');
+  console.log('|---|---|---|---|---|---|');
+  for (const name of picked) {
+    const r = results.get(name);
+    if (!r) {
+      console.log(`| ${name} | — | — | no 10-s window in 40 s | | |`);
+      continue;
+    }
+    const { a } = r;
+    const causes = Object.entries(a.causes).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(', ') || '—';
+    const p = (x, y) => (y ? `${((100 * x) / y).toFixed(1)} %` : '—');
+    console.log(`| ${name} | ${r.windowS.toFixed(1)} s | ${r.events.toLocaleString('en-US')} | ${p(a.slabsAgreeing, a.slabsCompared)} of ${a.slabsCompared} | ${p(a.objectsAgreeing, a.objectsCompared)} of ${a.objectsCompared} | ${causes} (lost ${r.lost}) |`);
+  }
+} finally {
+  await browser.close();
+}

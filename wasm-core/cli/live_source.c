@@ -1,0 +1,162 @@
+/*
+ * live_source.c - loads, attaches and reads the live event program
+ * (live_source.h).  Without libbpf at build time every open is refused with
+ * what to install.
+ */
+#include "live_source.h"
+
+#include "snapshot.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if !SLABLAB_HAVE_LIBBPF
+
+int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t nfilter, unsigned ring_mb,
+                        sl_live_record_fn fn, void *ctx, char *err, size_t errlen)
+{
+    (void)filter, (void)nfilter, (void)ring_mb, (void)fn, (void)ctx;
+    *out = NULL;
+    snprintf(err, errlen, "this slablab was built without BPF support: install libbpf-dev, bpftool and clang "
+                          "(apt-get install libbpf-dev bpftool clang-14), then rebuild");
+    return SL_SNAP_UNAVAILABLE;
+}
+
+int sl_live_source_poll(sl_live_source *src, int timeout_ms)
+{
+    (void)src, (void)timeout_ms;
+    return -1;
+}
+
+uint64_t sl_live_source_lost(sl_live_source *src)
+{
+    (void)src;
+    return 0;
+}
+
+void sl_live_source_close(sl_live_source *src)
+{
+    (void)src;
+}
+
+#else
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "slab_events.skel.h"
+
+struct sl_live_source {
+    struct slab_events *skel;
+    struct ring_buffer *rb;
+    unsigned nr_cpus;
+};
+
+static char last_message[512];
+
+static int keep_message(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+    if (level != LIBBPF_DEBUG)
+        vsnprintf(last_message, sizeof last_message, fmt, ap);
+    return 0;
+}
+
+int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t nfilter, unsigned ring_mb,
+                        sl_live_record_fn fn, void *ctx, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+        snprintf(err, errlen, "this kernel has no BTF (/sys/kernel/btf/vmlinux): the live stream needs "
+                              "CONFIG_DEBUG_INFO_BTF (tp_btf programs)");
+        return SL_SNAP_UNAVAILABLE;
+    }
+    if (nfilter > LIVE_MAX_FILTER) {
+        snprintf(err, errlen, "at most %d caches can be filtered on (got %zu)", LIVE_MAX_FILTER, nfilter);
+        return 1;
+    }
+    sl_live_source *src = calloc(1, sizeof *src);
+    if (!src) {
+        snprintf(err, errlen, "out of memory");
+        return 1;
+    }
+    last_message[0] = '\0';
+    libbpf_set_print(keep_message);
+    int rc = 1;
+    src->skel = slab_events__open();
+    if (!src->skel) {
+        snprintf(err, errlen, "could not open the event program: %s", strerror(errno));
+        goto fail;
+    }
+    src->skel->rodata->self_tgid = (uint32_t)getpid();
+    src->skel->rodata->nfilter = (uint32_t)nfilter;
+    for (size_t i = 0; i < nfilter; i++)
+        snprintf((char *)src->skel->rodata->filter[i], LIVE_NAME_LEN, "%s", filter[i]);
+    bpf_map__set_max_entries(src->skel->maps.events, ring_mb << 20);
+    int e = slab_events__load(src->skel);
+    if (e) {
+        e = -e;
+        rc = (e == EPERM || e == EACCES) ? SL_SNAP_UNAVAILABLE : 1;
+        snprintf(err, errlen, "could not load the event program (%s)%s%s%s", strerror(e),
+                 e == EPERM || e == EACCES ? ": run as root (CAP_BPF and CAP_PERFMON)" : "",
+                 last_message[0] ? ": " : "", last_message);
+        goto fail;
+    }
+    e = slab_events__attach(src->skel);
+    if (e) {
+        snprintf(err, errlen, "could not attach to the kmem/percpu tracepoints (%s)%s%s", strerror(-e),
+                 last_message[0] ? ": " : "", last_message);
+        rc = SL_SNAP_UNAVAILABLE;
+        goto fail;
+    }
+    src->rb = ring_buffer__new(bpf_map__fd(src->skel->maps.events), fn, ctx, NULL);
+    if (!src->rb) {
+        snprintf(err, errlen, "could not map the event ring: %s", strerror(errno));
+        goto fail;
+    }
+    src->nr_cpus = (unsigned)libbpf_num_possible_cpus();
+    libbpf_set_print(NULL);
+    *out = src;
+    return 0;
+fail:
+    libbpf_set_print(NULL);
+    sl_live_source_close(src);
+    return rc;
+}
+
+int sl_live_source_poll(sl_live_source *src, int timeout_ms)
+{
+    int n = ring_buffer__poll(src->rb, timeout_ms);
+    if (n == -EINTR)
+        return 0;
+    return n < 0 ? -1 : n;
+}
+
+uint64_t sl_live_source_lost(sl_live_source *src)
+{
+    uint64_t per_cpu[1024];
+    unsigned n = src->nr_cpus < 1024 ? src->nr_cpus : 1024;
+    uint32_t zero = 0;
+    if (src->nr_cpus > 1024) /* more than the buffer holds: the lookup would overrun it */
+        return 0;
+    if (n == 0 || bpf_map_lookup_elem(bpf_map__fd(src->skel->maps.lost), &zero, per_cpu))
+        return 0;
+    uint64_t sum = 0;
+    for (unsigned i = 0; i < n; i++)
+        sum += per_cpu[i];
+    return sum;
+}
+
+void sl_live_source_close(sl_live_source *src)
+{
+    if (!src)
+        return;
+    ring_buffer__free(src->rb);
+    slab_events__destroy(src->skel);
+    free(src);
+}
+
+#endif

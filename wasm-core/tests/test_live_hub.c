@@ -1,0 +1,181 @@
+/*
+ * test_live_hub.c - `slablab serve`'s hub (cli/live_hub.c) without a kernel:
+ * records in, frames out.  A page that reads gets HELLO, the names before
+ * the events that use them and every event; a page that does not read has
+ * its event frames dropped and counted once its queue is full, while names
+ * and snapshots still queue, and it is cut off past the slack; a page that
+ * joins late gets every name first; the site table (cli/live_site.c) finds
+ * files only by their exact path.
+ */
+#include "check.h"
+
+#if !SL_WASM
+#include "../cli/live_hub.c"
+#include "../cli/live_ksyms.c"
+#include "../cli/live_site.c"
+
+#include <sys/stat.h>
+
+static uint32_t rd32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void feed_cache(sl_live_hub *hub, uint64_t addr, const char *name)
+{
+    struct live_cache_rec r;
+    memset(&r, 0, sizeof r);
+    r.kind = LIVE_CACHE;
+    r.cache = addr;
+    r.size = 256;
+    snprintf(r.name, sizeof r.name, "%s", name);
+    sl_live_hub_record(hub, &r, sizeof r);
+}
+
+static void feed_event(sl_live_hub *hub, uint64_t cache, uint64_t obj, uint64_t ts)
+{
+    struct live_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = LIVE_ALLOC;
+    e.cpu = 1;
+    e.ts = ts;
+    e.cache = cache;
+    e.obj = obj;
+    sl_live_hub_record(hub, &e, sizeof e);
+}
+
+/* Reads everything queued for c; counts frames by type and events; returns the bytes. */
+static size_t drain(sl_live_hub *hub, sl_live_client *c, unsigned counts[16], unsigned *events, bool *names_first)
+{
+    static unsigned char buf[1 << 22];
+    size_t total = 0;
+    long n;
+    while ((n = sl_live_client_read(hub, c, buf + total, sizeof buf - total, 0)) > 0)
+        total += (size_t)n;
+    bool named = false;
+    for (size_t off = 0; off + LIVE_WIRE_FRAME_HDR <= total;) {
+        uint32_t len = rd32(buf + off);
+        unsigned type = buf[off + 4];
+        if (type < 16)
+            counts[type]++;
+        if (type == LIVE_F_CACHE)
+            named = true;
+        if (type == LIVE_F_EVENTS) {
+            *events += rd32(buf + off + LIVE_WIRE_FRAME_HDR);
+            if (!named)
+                *names_first = false;
+        }
+        off += LIVE_WIRE_FRAME_HDR + len;
+    }
+    return total;
+}
+
+static void test_hub_reader_gets_names_then_events(void)
+{
+    static sl_live_hub hub;
+    SL_CHECK_EQ(sl_live_hub_init(&hub, 1 << 20, "\"release\":\"test\""), 0);
+    sl_live_client *c = sl_live_hub_join(&hub);
+    SL_CHECK(c != NULL);
+    feed_cache(&hub, 0xffff888100001000ull, "filp");
+    for (unsigned i = 0; i < 10000; i++)
+        feed_event(&hub, 0xffff888100001000ull, 0xffff888200000000ull + i * 256, 1000000000ull + i);
+    sl_live_hub_flush(&hub, 0);
+    unsigned counts[16] = {0}, events = 0;
+    bool names_first = true;
+    drain(&hub, c, counts, &events, &names_first);
+    SL_CHECK_EQ(counts[LIVE_F_HELLO], 1u);
+    SL_CHECK_EQ(counts[LIVE_F_CACHE], 1u);
+    SL_CHECK_EQ(events, 10000u);
+    SL_CHECK(counts[LIVE_F_EVENTS] >= 10000u / LIVE_HUB_BATCH);
+    SL_CHECK(names_first);
+    SL_CHECK_EQ(c->dropped_events, 0u);
+    /* A page joining later gets the name before anything else. */
+    sl_live_client *late = sl_live_hub_join(&hub);
+    unsigned late_counts[16] = {0}, late_events = 0;
+    drain(&hub, late, late_counts, &late_events, &names_first);
+    SL_CHECK_EQ(late_counts[LIVE_F_HELLO], 1u);
+    SL_CHECK_EQ(late_counts[LIVE_F_CACHE], 1u);
+    SL_CHECK_EQ(late_events, 0u);
+    sl_live_hub_leave(&hub, late);
+    sl_live_hub_leave(&hub, c);
+    sl_live_hub_destroy(&hub);
+}
+
+static void test_hub_lagging_page_drops_and_counts(void)
+{
+    static sl_live_hub hub;
+    SL_CHECK_EQ(sl_live_hub_init(&hub, 64 * 1024, "\"release\":\"test\""), 0);
+    sl_live_client *c = sl_live_hub_join(&hub);
+    feed_cache(&hub, 0xffff888100001000ull, "dentry");
+    unsigned fed = 0;
+    for (unsigned round = 0; round < 20; round++) {
+        for (unsigned i = 0; i < 1000; i++, fed++)
+            feed_event(&hub, 0xffff888100001000ull, 0xffff888300000000ull + fed * 64, 5000000000ull + fed);
+        sl_live_hub_flush(&hub, 7);
+    }
+    SL_CHECK(c->bytes <= hub.queue_limit + LIVE_HUB_SLACK);
+    SL_CHECK(c->dropped_events > 0);
+    SL_CHECK_EQ(c->sent_events + c->dropped_events, (uint64_t)fed);
+    /* A snapshot still queues behind the events (never dropped), within the slack. */
+    size_t before = c->bytes;
+    sl_live_hub_send_json(&hub, LIVE_F_SNAPSHOT, "{\"taken_ns\":[1,2],\"snapshot\":{}}", 31);
+    SL_CHECK(c->bytes > before);
+    SL_CHECK_EQ(c->dropped_snapshots, 0u);
+    /* Status frames pile up past the limit until the slack is exceeded: then the page is cut off. */
+    for (unsigned i = 0; i < 100000 && !c->closed; i++)
+        sl_live_hub_status(&hub);
+    SL_CHECK(c->closed);
+    unsigned char b[16];
+    SL_CHECK_EQ(sl_live_client_read(&hub, c, b, sizeof b, 0), -1L);
+    sl_live_hub_leave(&hub, c);
+    sl_live_hub_destroy(&hub);
+}
+
+static void test_site_exact_paths_only(void)
+{
+    char dir[] = "/tmp/slablab-site-XXXXXX";
+    SL_CHECK(mkdtemp(dir) != NULL);
+    char path[256], outside[256];
+    snprintf(path, sizeof path, "%s/site", dir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/site/index.html", dir);
+    FILE *f = fopen(path, "w");
+    fputs("<html>", f);
+    fclose(f);
+    snprintf(outside, sizeof outside, "%s/secret.txt", dir);
+    f = fopen(outside, "w");
+    fputs("secret", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/site/link.txt", dir);
+    SL_CHECK_EQ(symlink(outside, path), 0);
+    sl_site site;
+    char err[256];
+    snprintf(path, sizeof path, "%s/site", dir);
+    SL_CHECK_EQ(sl_site_load(&site, path, 1 << 20, err, sizeof err), 0);
+    SL_CHECK(sl_site_find(&site, "/") != NULL);
+    SL_CHECK(sl_site_find(&site, "/index.html") != NULL);
+    SL_CHECK(sl_site_find(&site, "/link.txt") == NULL); /* symbolic links are left out */
+    SL_CHECK(sl_site_find(&site, "/../secret.txt") == NULL);
+    SL_CHECK(sl_site_find(&site, "/./index.html") == NULL);
+    SL_CHECK(sl_site_find(&site, "//index.html") == NULL);
+    SL_CHECK_EQ(site.n, (size_t)1);
+    sl_site_free(&site);
+    snprintf(path, sizeof path, "%s/nothing", dir);
+    SL_CHECK_EQ(sl_site_load(&site, path, 1 << 20, err, sizeof err), -1);
+    SL_CHECK(strstr(err, "npm run build") != NULL);
+    snprintf(path, sizeof path, "rm -rf '%s'", dir);
+    SL_CHECK_EQ(system(path), 0);
+}
+#else
+static void test_hub_reader_gets_names_then_events(void) { SL_SKIP("the server is native only"); }
+static void test_hub_lagging_page_drops_and_counts(void) { SL_SKIP("the server is native only"); }
+static void test_site_exact_paths_only(void) { SL_SKIP("the server is native only"); }
+#endif
+
+int main(void)
+{
+    SL_RUN(test_hub_reader_gets_names_then_events);
+    SL_RUN(test_hub_lagging_page_drops_and_counts);
+    SL_RUN(test_site_exact_paths_only);
+    return sl_check_summary();
+}

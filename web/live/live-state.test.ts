@@ -1,0 +1,84 @@
+// live-state.test.ts - the worker's counting on built batches: per-second bins per cache over the
+// window (old seconds fall out), remote frees (freed on another CPU than the allocating one),
+// percpu and page-sized kmalloc counted apart, busiest call sites, names kept across a restart.
+import { describe, expect, it } from 'vitest';
+import { LiveState, WINDOW_S } from './live-state';
+import { EVENT_BYTES, K, type EventBatch } from './wire';
+
+interface E {
+  kind: number;
+  cpu: number;
+  cache: number;
+  site?: number;
+  tS: number;
+  obj: number;
+}
+
+function batch(events: E[], baseS: number): EventBatch {
+  const buf = new ArrayBuffer(events.length * EVENT_BYTES);
+  const v = new DataView(buf);
+  events.forEach((e, i) => {
+    const o = i * EVENT_BYTES;
+    v.setUint8(o, e.kind);
+    v.setUint8(o + 1, e.cpu);
+    v.setUint16(o + 2, e.cache, true);
+    v.setUint32(o + 4, e.site ?? 0, true);
+    v.setUint32(o + 8, Math.round((e.tS - baseS) * 1e6), true);
+    v.setUint32(o + 16, e.obj, true);
+    v.setUint32(o + 20, 0xffff8881, true);
+  });
+  return { count: events.length, baseNs: BigInt(baseS) * 1_000_000_000n, kernelLost: 7, records: v };
+}
+
+describe('LiveState', () => {
+  it('bins allocations and frees per second per cache and counts remote frees', () => {
+    const s = new LiveState();
+    s.nameCache(1, 'filp');
+    s.nameSite(5, 'alloc_empty_file+0x3c');
+    s.add(
+      batch(
+        [
+          { kind: K.ALLOC, cpu: 0, cache: 1, site: 5, tS: 100.1, obj: 0x1000 },
+          { kind: K.ALLOC, cpu: 0, cache: 1, site: 5, tS: 100.2, obj: 0x2000 },
+          { kind: K.FREE, cpu: 1, cache: 1, tS: 101.5, obj: 0x1000 }, // remote
+          { kind: K.FREE, cpu: 0, cache: 1, tS: 101.6, obj: 0x2000 }, // local
+          { kind: K.PCPU_ALLOC, cpu: 0, cache: 0, tS: 101.7, obj: 0x30 },
+          { kind: K.KMALLOC, cpu: 1, cache: 0, tS: 101.8, obj: 0x4000 },
+        ],
+        100,
+      ),
+    );
+    const sum = s.summary();
+    const filp = sum.caches.find((c) => c.name === 'filp');
+    expect(filp?.allocs.slice(-2)).toEqual([2, 0]);
+    expect(filp?.frees.slice(-2)).toEqual([0, 2]);
+    expect(filp?.remote.slice(-2)).toEqual([0, 1]);
+    expect(sum.caches.map((c) => c.name).sort()).toEqual(['filp', 'kmalloc (pages)', 'percpu']);
+    expect(sum.sites[0]?.name).toBe('alloc_empty_file+0x3c');
+    expect(sum.sites[0]?.allocs).toBeCloseTo(2 * 0.5 ** (1 / 10), 5);
+    expect(sum.kernelLost).toBe(7);
+    expect(sum.events).toBe(6);
+  });
+
+  it('lets seconds older than the window fall out, and skips events older than it', () => {
+    const s = new LiveState();
+    s.nameCache(1, 'dentry');
+    s.add(batch([{ kind: K.ALLOC, cpu: 0, cache: 1, tS: 10, obj: 0x10 }], 10));
+    s.add(batch([{ kind: K.ALLOC, cpu: 0, cache: 1, tS: 10 + WINDOW_S + 5, obj: 0x20 }], 10 + WINDOW_S + 5));
+    const c = s.summary().caches.find((x) => x.name === 'dentry');
+    expect(c?.allocs.reduce((a, b) => a + b, 0)).toBe(1);
+    s.add(batch([{ kind: K.ALLOC, cpu: 0, cache: 1, tS: 12, obj: 0x30 }], 12));
+    expect(s.summary().caches.find((x) => x.name === 'dentry')?.allocs.reduce((a, b) => a + b, 0)).toBe(1);
+  });
+
+  it('keeps the history by name when a restarted server numbers caches anew', () => {
+    const s = new LiveState();
+    s.nameCache(1, 'filp');
+    s.add(batch([{ kind: K.ALLOC, cpu: 0, cache: 1, tS: 50, obj: 0x10 }], 50));
+    s.resetNames();
+    s.nameCache(3, 'filp');
+    expect(s.idsNamed('filp')).toEqual([3]);
+    s.add(batch([{ kind: K.ALLOC, cpu: 0, cache: 3, tS: 51, obj: 0x20 }], 51));
+    expect(s.summary().caches.find((x) => x.name === 'filp')?.total).toBe(2);
+  });
+});

@@ -1,0 +1,150 @@
+// live.worker.ts - reads `slablab serve`'s stream (fetch, same origin, the
+// token in the query and in the cookie the page got), decodes it (wire.ts),
+// counts it (live-state.ts), keeps the picked cache in step (pick.ts), and
+// posts a summary to the page every SUMMARY_MS.  Reading is paced by
+// decoding: nothing is queued here, so a page that cannot keep up slows the
+// stream and the server drops and counts (its queue is bounded).  When the
+// stream ends it reconnects with a growing delay (1 s to 5 s).
+
+import { LiveState } from './live-state';
+import { Picked } from './pick';
+import type { Connection, FromWorker, ToWorker } from './protocol';
+import { ev, F, FrameReader, WireError, type Status } from './wire';
+
+const SUMMARY_MS = 500;
+
+const post = (m: FromWorker) => (self as unknown as Worker).postMessage(m);
+
+const state = new LiveState();
+let token = '';
+let client = 0;
+let picked: Picked | null = null;
+let pickedIds = new Set<number>();
+let status: Status | null = null;
+let newestEventNs = 0;
+let closed = false;
+let abort: AbortController | null = null;
+
+function connection(c: Connection) {
+  post({ type: 'connection', c });
+}
+
+function watch() {
+  if (!picked || !client) return;
+  void fetch(`/api/watch?client=${client}&cache=${encodeURIComponent(picked.name)}&token=${token}`, { credentials: 'same-origin' }).catch(() => undefined);
+}
+
+function onFrames(reader: FrameReader, chunk: Uint8Array) {
+  state.bytes += chunk.length;
+  for (const f of reader.push(chunk)) {
+    switch (f.type) {
+      case F.HELLO:
+        client = f.hello.client;
+        state.resetNames();
+        pickedIds = new Set();
+        connection({ state: 'live', hello: f.hello });
+        watch();
+        break;
+      case F.CACHE:
+        state.nameCache(f.cache.id, f.cache.name);
+        if (picked && f.cache.name === picked.name) pickedIds.add(f.cache.id);
+        break;
+      case F.SITE:
+        state.nameSite(f.site.id, f.site.name);
+        break;
+      case F.EVENTS: {
+        const p = picked;
+        state.add(f.batch, p ? (cid, t, alloc, hi, lo) => pickedIds.has(cid) && p.push(t, alloc, hi, lo) : undefined);
+        const last = f.batch.count ? Number(f.batch.baseNs) + ev.dtUs(f.batch.records, f.batch.count - 1) * 1000 : 0;
+        if (last > newestEventNs) newestEventNs = last;
+        break;
+      }
+      case F.STATUS:
+        status = f.status;
+        state.status = f.status;
+        break;
+      case F.SLABINFO:
+        state.slabinfo = f.rows;
+        break;
+      case F.SNAPSHOT: {
+        const p = picked;
+        if (!p) break;
+        try {
+          const point = p.snapshot(f.snapshot, f.takenNs, state.kernelLost + (status?.server_dropped ?? 0));
+          if (p.last) post({ type: 'snapshot', cache: p.name, text: f.snapshot, takenNs: f.takenNs, point, history: p.history, logged: p.logged, dropped: p.dropped });
+        } catch (e) {
+          post({ type: 'picked', cache: p.name, logged: p.logged, dropped: p.dropped, error: `a snapshot could not be read: ${(e as Error).message}` });
+        }
+        break;
+      }
+      case F.ERROR:
+        post({ type: 'picked', cache: picked?.name ?? null, logged: picked?.logged ?? 0, dropped: picked?.dropped ?? 0, error: f.error });
+        break;
+    }
+  }
+}
+
+async function readOnce(): Promise<{ why: string; retry: boolean }> {
+  abort = new AbortController();
+  let res: Response;
+  try {
+    res = await fetch(`/api/live?token=${token}`, { credentials: 'same-origin', signal: abort.signal, cache: 'no-store' });
+  } catch (e) {
+    return { why: `no server answers (${(e as Error).message})`, retry: true };
+  }
+  if (res.status === 401 || res.status === 403) return { why: `the server refused this page's token (${res.status}): if it was restarted, open the new URL it printed`, retry: true };
+  // slablab serve always has /api/live: a 404 (or a page for it) comes from another server.
+  if (res.status === 404) return { why: 'this page is not served by slablab serve (its host has no /api/live)', retry: false };
+  if (!res.ok) return { why: `the server answered ${res.status}`, retry: res.status >= 500 };
+  if (!(res.headers.get('content-type') ?? '').startsWith('application/octet-stream') || !res.body)
+    return { why: 'this page is not served by slablab serve', retry: false };
+  const reader = new FrameReader();
+  const body = res.body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await body.read();
+      if (done) return { why: 'the server closed the stream', retry: true };
+      onFrames(reader, value);
+    }
+  } catch (e) {
+    if (e instanceof WireError) return { why: `the stream is malformed: ${e.message}`, retry: true };
+    return { why: `the connection was lost (${(e as Error).message})`, retry: true };
+  }
+}
+
+async function run() {
+  let attempt = 0;
+  while (!closed) {
+    attempt++;
+    connection({ state: 'connecting', attempt });
+    const t0 = Date.now();
+    const r = await readOnce();
+    client = 0;
+    if (closed) break;
+    if (Date.now() - t0 > 10_000) attempt = 1; // it was up a while: start the delays again
+    const retryS = r.retry ? Math.min(5, attempt) : null;
+    connection({ state: 'disconnected', why: r.why, retryS });
+    if (retryS === null) break;
+    await new Promise((ok) => setTimeout(ok, retryS * 1000));
+  }
+}
+
+setInterval(() => {
+  post({ type: 'summary', s: state.summary(), status, sentAtMs: performance.timeOrigin + performance.now(), newestEventNs });
+}, SUMMARY_MS);
+
+self.onmessage = (e: MessageEvent<ToWorker>) => {
+  const m = e.data;
+  if (m.type === 'connect') {
+    token = m.token.replace(/[^0-9a-f]/g, '');
+    void run();
+  } else if (m.type === 'pick') {
+    picked = m.cache ? new Picked(m.cache) : null;
+    pickedIds = new Set(m.cache ? state.idsNamed(m.cache) : []);
+    post({ type: 'picked', cache: m.cache, logged: 0, dropped: 0, error: null });
+    watch();
+  } else if (m.type === 'close') {
+    closed = true;
+    abort?.abort();
+  }
+};

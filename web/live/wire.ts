@@ -1,0 +1,200 @@
+// wire.ts - the binary stream of `slablab serve` (GET /api/live), decoded
+// without text parsing for events (wasm-core/cli/live_wire.h is the other
+// side; docs/live.md describes both).  Frames arrive cut anywhere by the
+// network: FrameReader keeps the unfinished tail, bounded by MAX_FRAME.
+
+/** Frame types (live_wire.h enum live_frame_type). */
+export const F = { HELLO: 1, CACHE: 2, SITE: 3, EVENTS: 4, STATUS: 5, SNAPSHOT: 6, ERROR: 7, SLABINFO: 8 } as const;
+/** Event kinds (wasm-core/bpf/live_records.h enum live_kind). */
+export const K = { ALLOC: 1, FREE: 2, KMALLOC: 3, KFREE: 4, PCPU_ALLOC: 5, PCPU_FREE: 6 } as const;
+export const FRAME_HDR = 8;
+export const EVENTS_HDR = 24;
+export const EVENT_BYTES = 24;
+export const CACHE_HDR = 24;
+export const SITE_HDR = 16;
+export const FORMAT = 'slablab-live/1';
+/** A frame larger than this is refused (a whole-machine snapshot is a few MB). */
+export const MAX_FRAME = 64 << 20;
+
+export const isAlloc = (kind: number) => kind === K.ALLOC || kind === K.KMALLOC || kind === K.PCPU_ALLOC;
+
+export interface Hello {
+  format: string;
+  client: number;
+  release: string;
+  nr_cpus: number;
+  snapshot_interval: number;
+  filtered: boolean;
+}
+export interface Status {
+  events_in: number;
+  sent: number;
+  kernel_lost: number;
+  server_dropped: number;
+  snapshots_dropped: number;
+  queued_bytes: number;
+  pages: number;
+  attached: boolean;
+  error: string;
+}
+export interface CacheName {
+  id: number;
+  name: string;
+  objectSize: number;
+  size: number;
+  /** order << 16 | objects per slab */
+  oo: number;
+  address: bigint;
+}
+export interface SiteName {
+  id: number;
+  name: string;
+  address: bigint;
+}
+/** One EVENTS frame: the records stay in their bytes, read with the accessors below. */
+export interface EventBatch {
+  count: number;
+  baseNs: bigint;
+  kernelLost: number;
+  /** count * EVENT_BYTES bytes of records. */
+  records: DataView;
+}
+export interface SlabinfoRow {
+  name: string;
+  active: number;
+  total: number;
+  objsize: number;
+  perSlab: number;
+  pagesPerSlab: number;
+  slabs: number;
+}
+
+export type Frame =
+  | { type: typeof F.HELLO; hello: Hello }
+  | { type: typeof F.CACHE; cache: CacheName }
+  | { type: typeof F.SITE; site: SiteName }
+  | { type: typeof F.EVENTS; batch: EventBatch }
+  | { type: typeof F.STATUS; status: Status }
+  | { type: typeof F.SNAPSHOT; takenNs: [number, number]; snapshot: string }
+  | { type: typeof F.ERROR; error: string }
+  | { type: typeof F.SLABINFO; atNs: number; rows: SlabinfoRow[] };
+
+export class WireError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WireError';
+  }
+}
+
+const utf8 = new TextDecoder();
+
+/** Event i's fields (the record layout of live_wire.h). */
+export const ev = {
+  kind: (r: DataView, i: number) => r.getUint8(i * EVENT_BYTES),
+  cpu: (r: DataView, i: number) => r.getUint8(i * EVENT_BYTES + 1),
+  cache: (r: DataView, i: number) => r.getUint16(i * EVENT_BYTES + 2, true),
+  site: (r: DataView, i: number) => r.getUint32(i * EVENT_BYTES + 4, true),
+  /** Microseconds after the batch's baseNs. */
+  dtUs: (r: DataView, i: number) => r.getUint32(i * EVENT_BYTES + 8, true),
+  bytes: (r: DataView, i: number) => r.getUint32(i * EVENT_BYTES + 12, true),
+  objLo: (r: DataView, i: number) => r.getUint32(i * EVENT_BYTES + 16, true),
+  objHi: (r: DataView, i: number) => r.getUint32(i * EVENT_BYTES + 20, true),
+};
+
+function json<T>(bytes: Uint8Array, what: string): T {
+  try {
+    return JSON.parse(utf8.decode(bytes)) as T;
+  } catch (e) {
+    throw new WireError(`a ${what} frame is not JSON (${(e as Error).message})`);
+  }
+}
+
+/** Decodes one frame's payload. Throws a WireError saying what is wrong. */
+export function decodeFrame(type: number, p: Uint8Array): Frame | null {
+  const v = new DataView(p.buffer, p.byteOffset, p.byteLength);
+  switch (type) {
+    case F.HELLO: {
+      const hello = json<Hello>(p, 'HELLO');
+      if (hello.format !== FORMAT) throw new WireError(`the server speaks ${String(hello.format)}, this page ${FORMAT}`);
+      return { type, hello };
+    }
+    case F.CACHE:
+      if (p.length < CACHE_HDR) throw new WireError('a CACHE frame is too short');
+      return {
+        type,
+        cache: { id: v.getUint16(0, true), objectSize: v.getUint32(4, true), size: v.getUint32(8, true), oo: v.getUint32(12, true), address: v.getBigUint64(16, true), name: utf8.decode(p.subarray(CACHE_HDR)) },
+      };
+    case F.SITE:
+      if (p.length < SITE_HDR) throw new WireError('a SITE frame is too short');
+      return { type, site: { id: v.getUint32(0, true), address: v.getBigUint64(8, true), name: utf8.decode(p.subarray(SITE_HDR)) } };
+    case F.EVENTS: {
+      if (p.length < EVENTS_HDR) throw new WireError('an EVENTS frame is too short');
+      const count = v.getUint32(0, true);
+      if (p.length !== EVENTS_HDR + count * EVENT_BYTES) throw new WireError(`an EVENTS frame of ${p.length} bytes says ${count} events`);
+      return {
+        type,
+        batch: { count, baseNs: v.getBigUint64(8, true), kernelLost: Number(v.getBigUint64(16, true)), records: new DataView(p.buffer, p.byteOffset + EVENTS_HDR, count * EVENT_BYTES) },
+      };
+    }
+    case F.STATUS:
+      return { type, status: json<Status>(p, 'STATUS') };
+    case F.SNAPSHOT: {
+      // {"taken_ns":[a,b],"snapshot":...}: the snapshot text is kept as it is, for the kernel view's decoder.
+      const text = utf8.decode(p);
+      const m = /^\{"taken_ns":\[(\d+),(\d+)\],"snapshot":/.exec(text);
+      if (!m || !text.endsWith('}')) throw new WireError('a SNAPSHOT frame without its taken_ns wrapper');
+      return { type, takenNs: [Number(m[1]), Number(m[2])], snapshot: text.slice(m[0].length, -1) };
+    }
+    case F.ERROR: {
+      const e = json<{ snapshot_error?: string }>(p, 'ERROR');
+      return { type, error: e.snapshot_error ?? 'unknown error' };
+    }
+    case F.SLABINFO: {
+      const s = json<{ at_ns: number; caches: [string, number, number, number, number, number, number][] }>(p, 'SLABINFO');
+      return { type, atNs: s.at_ns, rows: s.caches.map(([name, active, total, objsize, perSlab, pagesPerSlab, slabs]) => ({ name, active, total, objsize, perSlab, pagesPerSlab, slabs })) };
+    }
+    default:
+      return null; // a newer server's frame: skipped
+  }
+}
+
+/** Cuts a byte stream into frames, whatever the chunking. */
+export class FrameReader {
+  private buf = new Uint8Array(1 << 16);
+  private len = 0;
+
+  /** Adds a chunk; returns the whole frames it completes. Throws a WireError on a malformed stream. */
+  push(chunk: Uint8Array): Frame[] {
+    if (this.len + chunk.length > this.buf.length) {
+      let size = this.buf.length;
+      while (size < this.len + chunk.length) size *= 2;
+      const grown = new Uint8Array(size);
+      grown.set(this.buf.subarray(0, this.len));
+      this.buf = grown;
+    }
+    this.buf.set(chunk, this.len);
+    this.len += chunk.length;
+    const out: Frame[] = [];
+    let off = 0;
+    const v = new DataView(this.buf.buffer);
+    while (this.len - off >= FRAME_HDR) {
+      const n = v.getUint32(off, true);
+      if (n > MAX_FRAME) throw new WireError(`a frame of ${n} bytes (more than ${MAX_FRAME})`);
+      if (this.len - off < FRAME_HDR + n) break;
+      // A copy: the records must outlive this buffer, which the next chunk overwrites.
+      const payload = this.buf.slice(off + FRAME_HDR, off + FRAME_HDR + n);
+      const f = decodeFrame(this.buf[off + 4] ?? 0, payload);
+      if (f) out.push(f);
+      off += FRAME_HDR + n;
+    }
+    this.buf.copyWithin(0, off, this.len);
+    this.len -= off;
+    if (this.buf.length > 1 << 20 && this.len < 1 << 16) this.buf = this.buf.slice(0, 1 << 16); // give back a big frame's room
+    return out;
+  }
+
+  /** Bytes held of an unfinished frame. */
+  get pending(): number {
+    return this.len;
+  }
+}
