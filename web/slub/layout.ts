@@ -77,7 +77,7 @@ export interface LayoutOptions {
 
 const hex = (n: number) => `0x${n.toString(16)}`;
 /** A slab's name in words: its pfn, or the name the snapshot gives it (slabNames). */
-export const slabName = (s: SlubSnapshot, pfn: number) => {
+export const pfnName = (s: SlubSnapshot, pfn: number) => {
   const i = s.slabNames ? slabIndexOf(s, pfn) : -1;
   return i >= 0 ? (s.slabNames?.[i] ?? String(pfn)) : String(pfn);
 };
@@ -159,10 +159,10 @@ export function layoutSnapshot(s: SlubSnapshot, o: LayoutOptions): Layout {
         ? c.freelistIndex === NONE32
           ? 'freelist: empty'
           : 'freelist: CORRUPT'
-        : `freelist → ${slabName(s, c.freelistPfn)}:${c.freelistIndex} (${c.freelistLength} free)`;
+        : `freelist → ${pfnName(s, c.freelistPfn)}:${c.freelistIndex} (${c.freelistLength} free)`;
     const lines = compact
       ? [`tid ${hex(c.tid)}`, `${c.freelistLength} free · ${c.partialCount} partial`]
-      : [fl, `tid ${c.tid} (${hex(c.tid)})`, `slab: ${own < 0 ? 'none' : slabName(s, c.slabPfn)}`, `partial: ${c.partialCount} slab${c.partialCount === 1 ? '' : 's'}`];
+      : [fl, `tid ${c.tid} (${hex(c.tid)})`, `slab: ${own < 0 ? 'none' : pfnName(s, c.slabPfn)}`, `partial: ${c.partialCount} slab${c.partialCount === 1 ? '' : 's'}`];
     place(own < 0 ? partial : [own, ...partial], own < 0 ? 'cpu-partial' : 'cpu-slab', `CPU ${c.cpu}`, compact ? lines : [...lines, ...sheafLines], c.cpu, 1, recs, pcs?.locked ?? false);
   }
   if (drawSheaves) {
