@@ -1,6 +1,8 @@
 // The SLUB view across kernel versions end to end: a sheaf story on 7.0 to
 // its end (caption, the drawing's words), 6.17 and 7.0 side by side on one
-// script, a story that does not fit a version, and a bad `kernel=` value.
+// script, a kernel where the story does not apply (it lands on one that
+// does), a refill from partial slabs on 7.0 and 7.3 side by side, a bad
+// `kernel=` value and a newer one's notice.
 import { expect, test, type Page } from '@playwright/test';
 import { ISOLATED_URL } from './servers';
 import type { SlubTestHook } from '../web/slub/test-hook';
@@ -164,18 +166,46 @@ test.describe('SLUB across kernel versions', () => {
     await expect(page.getByTestId('slub-kernel')).toHaveValue('6.17');
   });
 
-  test('a story that does not fit the version says why and offers the one it tells', async ({ page }) => {
-    await page.goto(`${ISOLATED_URL}?scenario=why-tid&kernel=7.0&cpus=2`);
-    await expect(page.getByTestId('slub-error')).toContainText('"Why the tid" does not apply to Linux 7.0: Linux 7.0 has no tid');
-    await page.getByRole('button', { name: 'Compare 6.17 with 7.0 side by side (the same operations)' }).click();
-    const h = await playToEnd(page);
-    expect(h.panes.map((p) => p.label)).toEqual(['6.17', '7.0']);
-    expect(h.panes[0]?.sysfs.cmpxchg_double_cpu_fail).toBe('1 C0=1');
+  test('a kernel where the story does not apply lands on one that does, never on an error', async ({ page }) => {
+    // ?mode=slub&kernel=7.0: the default story (the fast path) has no 7.0; its 7.0 counterpart runs.
+    await page.goto(`${ISOLATED_URL}?mode=slub&kernel=7.0&cpus=2`);
+    let h = await ready(page);
+    expect(h.stops).toBeGreaterThan(1);
+    await expect(page.getByTestId('slub-error')).toHaveCount(0);
+    await expect(page.getByTestId('slub-caption')).toContainText('"The fast path" does not apply to Linux 7.0');
+    await expect(page.getByTestId('slub-caption')).toContainText('Showing "A sheaf hit" instead.');
+    h = await playToEnd(page);
+    expect(h.check).toBe('');
+    await expect(page.getByTestId('slub-caption')).toContainText('A sheaf is a stack');
+    // Choosing a kernel in the selector moves the story to the one that tells it.
+    await page.goto(`${ISOLATED_URL}?scenario=why-tid&kernel=6.17&cpus=2`);
+    await ready(page);
+    await page.getByTestId('slub-kernel').selectOption('7.3');
+    await page.waitForURL(/scenario=sheaf-irq/);
+    h = await ready(page);
+    await expect(page.getByTestId('slub-error')).toHaveCount(0);
+    // 7.x offers no CPU-slab fast path to pick, and says so.
+    await expect(page.getByText('Fast path: 7.x has none to choose')).toBeVisible();
   });
 
-  test('a bad kernel= value gets a message naming what is accepted', async ({ page }) => {
-    await page.goto(`${ISOLATED_URL}?kernel=8.1&cpus=2`);
-    await expect(page.getByTestId('url-problems')).toContainText('kernel="8.1" is not valid: expected a Linux version the model knows, 4.3 to 7.x');
+  test('after 7.0: a refill from partial slabs, 7.0 and 7.3 side by side, the surplus counted only by 7.0', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?scenario=refill-partial&kernel=7.0,7.3&cpus=2`);
+    const h = await playToEnd(page);
+    expect(h.check).toBe('');
+    expect(h.panes.map((p) => p.label)).toEqual(['7.0', '7.3']);
+    expect(h.panes[0]?.sysfs.free_add_partial).toBe('3 C0=3');
+    expect(h.panes[1]?.sysfs.free_add_partial).toBe('2 C0=2');
+    expect(h.panes[0]?.sysfs.sheaf_refill).toBe(h.panes[1]?.sysfs.sheaf_refill);
+    await expect(page.getByTestId('slub-caption')).toContainText('A sheaf hit in both');
+  });
+
+  test('a bad kernel= value gets a message naming what is accepted; a newer one a notice of its rules', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?kernel=4.2&cpus=2`);
+    await expect(page.getByTestId('url-problems')).toContainText('kernel="4.2" is not valid: expected a Linux version from 4.3, written X.Y, X.Y.Z or X.Y-rcN');
     await ready(page);
+    await page.goto(`${ISOLATED_URL}?scenario=sheaf-hit&kernel=7.9&cpus=2`);
+    await ready(page);
+    await expect(page.getByTestId('url-problems')).toHaveCount(0);
+    await expect(page.getByTestId('slub-caption')).toContainText("Linux 7.9 is newer than the newest kernel the model follows (7.3): it gets 7.3's rules.");
   });
 });

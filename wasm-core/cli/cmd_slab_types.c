@@ -60,10 +60,22 @@ static void print_table(const sl_slab_spec_list *l, const sl_slab_types *t, cons
         if (want[r])
             printf("/%s/ %u = %u + %u + %u + %u\n", r ? "After" : "Before", l->n, t->totals[r][0], t->totals[r][1],
                    t->totals[r][2], t->totals[r][3]);
-    if (l->reported)
+    if (l->reported) {
         printf("%u caches compared with the kernel (order, objects per slab, limit, batchcount, shared): "
                "%u match, %u differ\n",
                t->compared, t->matched, t->compared - t->matched);
+        unsigned by_name = 0;
+        for (unsigned i = 0; i < l->n; i++)
+            by_name += sl_slab_known_flags(l->v[i].name) != 0;
+        if (by_name) {
+            printf("creation flags known by name (slabinfo does not show them; the kernel's kmem_cache_create calls "
+                   "do):");
+            for (unsigned i = 0; i < l->n; i++)
+                if (sl_slab_known_flags(l->v[i].name))
+                    printf(" %s", l->v[i].name);
+            printf("\n");
+        }
+    }
 }
 
 static void print_csv(const sl_slab_spec_list *l, const sl_slab_types *t, const bool want[2])

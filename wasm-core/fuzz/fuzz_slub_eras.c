@@ -3,10 +3,13 @@
  * SLUB cache of one kernel era (eras.h) - 4.3's irq-off bulk free, 4.4's
  * frozen CPU partial slabs, 5.15, 6.17's per-CPU slab, 6.18 with opted-in
  * sheaves, 7.0 (sheaves, no per-CPU slab), 7.0 created before
- * bootstrap_cache_sheaves - with tracking on and the debug checks off, as
+ * bootstrap_cache_sheaves, 7.1, 7.2, 7.3 (a PREEMPT_RT one too) and a
+ * version newer than the newest modelled - with tracking on and the debug checks off, as
  * a production cache runs: allocations, frees from any CPU, bulk
  * operations, kfree_rcu and grace periods, flushes, shrinks, the prefill
- * API, bootstrap, a sheaf budget and page-allocator pressure; plus the bad
+ * API (an oversize sheaf where the sheaves are off), bootstrap, CPU
+ * hotplug (slub_cpu_dead), kvfree_rcu_barrier, a sheaf budget and
+ * page-allocator pressure; plus the bad
  * inputs every free checks (foreign and misaligned pointers, strangers as
  * sheaf handles).  Each operation must return exactly the code the model
  * promises, and validate() (slabs, sheaves, barn, RCU waits) must pass after
@@ -22,9 +25,12 @@
 
 static const struct {
     sl_slub_kversion v;
-    bool early;
-} eras[] = {{{4, 3}, false}, {{4, 4}, false}, {{5, 15}, false}, {{6, 17}, false},
-            {{6, 18}, false}, {{7, 0}, false}, {{7, 0}, true}, {{6, 7}, false}};
+    bool early, rt;
+} eras[] = {{{4, 3}, false, false},  {{4, 4}, false, false}, {{5, 15}, false, false}, {{6, 17}, false, false},
+            {{6, 18}, false, false}, {{7, 0}, false, false}, {{7, 0}, true, false},  {{6, 7}, false, false},
+            {{7, 1}, false, false},  {{7, 2}, false, false}, {{7, 3}, false, false}, {{7, 3}, false, true},
+            {{7, 3}, true, false},   {{8, 1}, false, false}};
+#define NR_ERAS (sizeof eras / sizeof eras[0])
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -33,8 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_slub run = {.target = "fuzz_slub_eras"};
     fz_slub *f = &run;
     sl_slub_sheaf *out[SLOTS] = {NULL};
-    unsigned era = data[0] % 8;
-    f->osize = 16 + (uint32_t)(data[0] >> 3) * 24;
+    unsigned era = data[0] % NR_ERAS;
+    f->osize = 16 + (uint32_t)(data[0] / NR_ERAS % 32) * 24;
     unsigned ncpus = 1 + data[2] % 4;
     sl_page_zone zone;
     if (sl_page_zone_init(&zone, ZONE_PAGES * SL_PAGE_SIZE, NULL) != SL_OK)
@@ -51,8 +57,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (data[1] & 4)
         cfg.flags |= SL_SLUB_HWCACHE_ALIGN;
     cfg.kernel.version = eras[era].v;
+    if (eras[era].rt)
+        cfg.fastpath = SL_SLUB_FP_RT;
+    /* 7.x: every cache has sheaves, on (capacity > 0) or off; prefill gives an oversize sheaf then */
+    bool sheaf_api = eras[era].v.major >= 7;
     fz_require(f, sl_slub_cache_create(&zone, NULL, ncpus, &cfg, &f->s) == SL_OK, "create", 0);
     bool has_sheaves = sl_slub_cache_sheaf_capacity(f->s) != 0;
+    sheaf_api = sheaf_api || has_sheaves;
     for (size_t i = 3; i + 3 <= size; i += 3) {
         uint8_t kind = data[i] % 16, arg = data[i + 1], idx = data[i + 2];
         unsigned cpu = arg % ncpus;
@@ -119,7 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 *slot = NULL;
             } else {
                 rc = sl_slub_prefill_sheaf(f->s, cpu, 1 + arg % 40, slot);
-                fz_require(f, has_sheaves ? rc == SL_OK || rc == SL_ENOMEM : rc == SL_EINVAL, "prefill", rc);
+                fz_require(f, sheaf_api ? rc == SL_OK || rc == SL_ENOMEM : rc == SL_EINVAL, "prefill", rc);
             }
             break;
         }
@@ -151,6 +162,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             rc = sl_slub_bootstrap_sheaves(f->s);
             fz_require(f, rc == (eras[era].early && !has_sheaves ? SL_OK : SL_EINVAL), "bootstrap", rc);
             has_sheaves = sl_slub_cache_sheaf_capacity(f->s) != 0;
+            break;
+        case 14: /* CPU hotplug, or kvfree_rcu_barrier */
+            if (arg & 1) {
+                rc = sl_slub_cpu_dead(f->s, cpu);
+                fz_require(f, rc >= 0, "cpu dead", rc);
+            } else {
+                rc = sl_slub_rcu_barrier(f->s);
+                fz_require(f, rc >= 0, "rcu barrier", rc);
+            }
             break;
         default:
             fz_page_pressure(f, arg, cpu);

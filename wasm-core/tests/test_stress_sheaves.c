@@ -168,6 +168,15 @@ static void test_two_cpus_70(void)
     stress(2, (sl_slub_kversion){7, 0}, 32, sl_test_scale(1000000));
 }
 
+/* The eras after 7.0: 7.1's trylock relock, 7.2's and 7.3's refill (a surplus returned by one cmpxchg). */
+static void test_eras_71_to_73(void)
+{
+    SL_SKIP_WITHOUT_THREADS();
+    stress(2, (sl_slub_kversion){7, 3}, 32, sl_test_scale(500000));
+    stress(4, (sl_slub_kversion){7, 2}, 4, sl_test_scale(300000));
+    stress(3, (sl_slub_kversion){7, 1}, 8, sl_test_scale(200000));
+}
+
 static void test_four_cpus_small_sheaves_618(void)
 {
     SL_SKIP_WITHOUT_THREADS();
@@ -191,6 +200,7 @@ static void test_no_sheaves_70(void)
 int main(void)
 {
     SL_RUN(test_two_cpus_70);
+    SL_RUN(test_eras_71_to_73);
     SL_RUN(test_four_cpus_small_sheaves_618);
     SL_RUN(test_frozen_partials_44);
     SL_RUN(test_no_sheaves_70);

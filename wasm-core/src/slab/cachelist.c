@@ -176,6 +176,23 @@ int sl_slab_caches_parse(const char *text, size_t len, sl_slab_spec_list *out, c
     return SL_OK;
 }
 
+uint32_t sl_slab_known_flags(const char *name)
+{
+    static const struct {
+        const char *name;
+        uint32_t flags;
+    } known[] = {
+        {"anon_vma", SL_SLAB_TYPESAFE_RCU | SL_SLAB_CTOR},
+        {"bdev_cache", SL_SLAB_HWCACHE_ALIGN | SL_SLAB_RECLAIM | SL_SLAB_CTOR},
+        {"ext4_inode_cache", SL_SLAB_RECLAIM | SL_SLAB_CTOR},
+        {"nfs_inode_cache", SL_SLAB_RECLAIM | SL_SLAB_CTOR},
+    };
+    for (unsigned i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (!strcmp(name, known[i].name))
+            return known[i].flags;
+    return 0;
+}
+
 /* The column names of a slabinfo 2.1 cache line, by word position (NULL: a literal). */
 static const char *const slabinfo_columns[16] = {
     "name", "active_objs", "num_objs", "objsize", "objperslab", "pagesperslab", NULL, NULL,
@@ -221,6 +238,7 @@ static int slabinfo_line(const char *p, const char *end, unsigned lineno, sl_sla
     *spec = (sl_slab_spec){.object_size = num[3]};
     size_t nlen = len[0] < SL_SLAB_NAME_MAX - 1 ? len[0] : SL_SLAB_NAME_MAX - 1;
     memcpy(spec->name, w[0], nlen);
+    spec->flags = sl_slab_known_flags(spec->name); /* what slabinfo does not show, known by name */
     *rep = (sl_slab_reported){.order = (uint32_t)__builtin_ctz(num[5]), .num = num[4], .limit = num[8],
                               .batchcount = num[9], .shared = num[10]};
     return SL_OK;

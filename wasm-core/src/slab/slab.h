@@ -222,6 +222,18 @@ int sl_slab_caches_parse(const char *text, size_t len, sl_slab_spec_list *out, c
  * in `err`, or SL_ENOMEM.
  */
 int sl_slab_slabinfo_parse(const char *text, size_t len, sl_slab_spec_list *out, char *err, size_t errlen);
+/*
+ * The creation flags the kernel's source gives the well-known cache `name`
+ * that a slabinfo line cannot show (a constructor, TYPESAFE_BY_RCU,
+ * RECLAIM_ACCOUNT, HWCACHE_ALIGN), as kmem_cache_create() calls in 5.4
+ * read them: anon_vma (mm/rmap.c: TYPESAFE_BY_RCU, anon_vma_ctor),
+ * bdev_cache (fs/block_dev.c: HWCACHE_ALIGN|RECLAIM_ACCOUNT, init_once),
+ * ext4_inode_cache (fs/ext4/super.c: RECLAIM_ACCOUNT, init_once),
+ * nfs_inode_cache (fs/nfs/inode.c: RECLAIM_ACCOUNT, init_once); 0 for any
+ * other name.  sl_slab_slabinfo_parse gives them to those caches, and the
+ * outputs say the flags were known by name.
+ */
+uint32_t sl_slab_known_flags(const char *name);
 
 /*
  * Reads a /sys/kernel/slab-like directory: one folder per cache holding at

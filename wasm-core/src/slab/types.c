@@ -161,6 +161,8 @@ char *sl_slab_types_json(const sl_slab_spec_list *l, const sl_slab_types *t, con
         put(&b, "%s\n{\"name\":", i ? "," : "");
         put_json_string(&b, s->name);
         put(&b, ",\"object_size\":%u,\"align\":%u,\"flags\":%u", s->object_size, s->align, s->flags);
+        if (l->reported && sl_slab_known_flags(s->name))
+            put(&b, ",\"flags_known_by_name\":true"); /* slabinfo does not show them: the kernel's source does */
         for (unsigned r = 0; r < 2; r++)
             if (rules_mask >> r & 1) {
                 put(&b, ",\"%s\":", rules_names[r]);
