@@ -13,7 +13,8 @@
 // with callers get sections of their own before the node partial list.  A
 // 7.0 lane has no CPU slab, freelist or tid: none is drawn.
 
-import type { CanvasItem, CanvasLayout } from '../lab/LabCanvas';
+import type { CanvasLayout } from '../lab/LabCanvas';
+import type { CanvasItem } from '../lab/motion';
 import { cpuPartialSlabs, NONE32, SheafPlace, sheavesAt, slabIndexOf, SlabList, type SheafPlaceValue, type SlubSnapshot } from './snapshot';
 
 /** A sheaf's place in words (SheafPlace order). */
