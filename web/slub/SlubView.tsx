@@ -25,7 +25,7 @@ import { comparisonText } from './compare';
 import { misfit, scenarioById } from './scenarios';
 import { parseKernelVersion } from './slub-api';
 import { detachedGroups, POINT_TEXT, PreemptPoint, scriptToText, walkSlots, type AnyRef, type ObjRef, type Script, type ScriptOp } from './script';
-import { SlubContrast, SlubCounters, SlubLegend, SlubMisfit, SlubPickers } from './SlubControls';
+import { legendStates, SlubContrast, SlubCounters, SlubLegend, SlubMisfit, SlubPickers } from './SlubControls';
 import { slabIndexOf, stat, type SlubSnapshot } from './snapshot';
 import { dupCount, paneHook, type SlubPaneHook, type SlubTestHook } from './test-hook';
 import { SANDBOX, SLUB_PARAMS, slubStepView } from './view';
@@ -264,7 +264,15 @@ export function SlubView({ core, store, embedded }: ViewProps) {
           <CheckAlert idPrefix="slub" checks={checks} />
         </>
       }
-      legend={<SlubLegend showFull={showFull} setShowFull={setShowFull} sheaves={shown.some((p) => p.snap.kernel.hasSheaves)} />}
+      legend={
+        <SlubLegend
+          showFull={showFull}
+          setShowFull={setShowFull}
+          states={legendStates(shown.map((p) => p.snap), values.variant.includes('plain'))}
+          locked={shown.some((p) => p.snap.kernel.hasSheaves)}
+          detached={!!first?.script.ops.some((o) => o.kind === 'freeBulk')}
+        />
+      }
       paneHeads={paneHeads(lab, 'slub', figures, (s, i) => {
         const names = paneNames(i);
         return (
