@@ -192,13 +192,15 @@ export function layoutSnapshot(s: SlabSnapshot, width: number, focus: Focus | nu
       y += stripText(x0 + c.limit * cellW, narrow ? y : rowY, `avail ${a.avail} / ${a.limit}${a.touched ? ' · touched' : ''}`);
     }
     if (c.shared) {
-      const perRow = Math.max(1, Math.floor(stripW / cellW));
+      // The shared array on as few rows as it takes at 1 px an entry or more (it holds hundreds).
+      const sharedW = Math.max(1, Math.min(cellW, Math.floor(stripW / Math.max(1, c.sharedLimit))));
+      const perRow = Math.max(1, Math.floor(stripW / sharedW));
       const rows = Math.ceil(c.sharedLimit / perRow);
       label(PAD, y, 'shared');
-      l.arrays.push({ cacheId: c.id, owner: -1, x: x0, y, cellW, perRow, rowH: CELL_H + 2, limit: c.sharedLimit });
+      l.arrays.push({ cacheId: c.id, owner: -1, x: x0, y, cellW: sharedW, perRow, rowH: CELL_H + 2, limit: c.sharedLimit });
       const top = y;
       y += rows * (CELL_H + 2) + 2;
-      y += stripText(x0 + Math.min(perRow, c.sharedLimit) * cellW, narrow ? y : top, `avail ${c.shared.avail} / ${c.sharedLimit}${c.shared.touched ? ' · touched' : ''}`);
+      y += stripText(x0 + Math.min(perRow, c.sharedLimit) * sharedW, narrow ? y : top, `avail ${c.shared.avail} / ${c.sharedLimit}${c.shared.touched ? ' · touched' : ''}`);
     }
 
     // The node: free_objects against free_limit, then its lists.
@@ -208,11 +210,21 @@ export function layoutSnapshot(s: SlabSnapshot, width: number, focus: Focus | nu
     y += LINE;
     y += para(x0, y, `free_objects ${c.freeObjects} / free_limit ${c.freeLimit} · ${plural(c.totalSlabs, 'slab')} · colour_next ${c.colourNext} · next reap at ${c.nextReap} ms${c.freeTouched ? ' · free_touched' : ''}`, 'small') + 2;
     const perRow = Math.max(1, Math.floor((width - x0 - PAD) / (THUMB_W + THUMB_GAP)));
+    // Each list with slabs on a row of thumbnails; the empty ones named together on one line.
+    const empty: string[] = [];
     for (const list of ['partial', 'full', 'free'] as const) {
       const members = c.slabs.map((sl, i) => ({ sl, i })).filter(({ sl }) => sl.list === list);
+      if (!members.length) {
+        empty.push(list);
+        continue;
+      }
       label(PAD, y + 1, `${list} (${members.length})`, 'small');
       members.forEach(({ sl, i }, k) => l.thumbs.push({ cacheId: c.id, slab: i, pfn: sl.pfn, x: x0 + (k % perRow) * (THUMB_W + THUMB_GAP), y: y + Math.floor(k / perRow) * (THUMB_H + THUMB_GAP) }));
       y += Math.max(1, Math.ceil(members.length / perRow)) * (THUMB_H + THUMB_GAP) + 2;
+    }
+    if (empty.length) {
+      label(PAD, y + 1, `${empty.join(', ')}: no slabs`, 'small');
+      y += LINE + 2;
     }
 
     // Slabs to scale: the focused one first, then in list order.

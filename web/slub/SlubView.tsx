@@ -188,6 +188,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
           cpus: scriptCpus,
           allCpus,
           interrupt,
+          ...(lab.panes.length > 1 ? { alignWith: (lab.shown ?? []).map((x) => x.snap) } : {}),
         };
       }),
     // `before` (a ref's array) changes only with lab.shown.

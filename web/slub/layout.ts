@@ -101,6 +101,8 @@ export interface LayoutOptions {
   cpus?: readonly number[];
   /** The folded CPUs opened (their lanes drawn, and a row to fold them again). */
   allCpus?: boolean;
+  /** The other panes' states, side by side with this one: the same slot size and section heights, so rows line up. */
+  alignWith?: readonly SlubSnapshot[];
   /** The height the detailed drawing tries to fit in (default: 16:10 of the width, at least 320 px; on a phone 1.4 times the width). */
   maxHeight?: number;
 }
@@ -156,19 +158,27 @@ function pack(lines: string[], chars: number): string[] {
 export function layoutSnapshot(s: SlubSnapshot, o: LayoutOptions): Layout {
   const compact = o.compact ?? s.nslabs > 48;
   if (compact) return layoutAt(s, o, true, 0);
+  const others = (o.alignWith ?? []).filter((x) => x !== s && !(o.compact ?? x.nslabs > 48));
+  if (!others.length) return layoutAt(s, o, false, fitSlot(s, o));
+  // Panes side by side: one slot size (the smallest any needs) and each section as tall as the tallest of its name, so rows line up.
+  const all = [s, ...others];
+  const slot = Math.min(...all.map((x) => fitSlot(x, o)));
+  const minH = new Map<string, number>();
+  for (const x of all) for (const sec of layoutAt(x, o, false, slot).sections) minH.set(sec.title, Math.max(minH.get(sec.title) ?? 0, sec.h));
+  return layoutAt(s, o, false, slot, minH);
+}
+
+/** The largest slot at which the detailed drawing fits its height (or the smallest allowed). */
+function fitSlot(s: SlubSnapshot, o: LayoutOptions): number {
   const narrow = o.width < 640;
   const maxSlot = 36;
   const minSlot = o.width >= 1100 ? 24 : narrow ? 14 : 16;
   const maxHeight = o.maxHeight ?? (narrow ? Math.round(o.width * 1.4) : Math.max(320, Math.round((o.width * 10) / 16)));
-  let best: Layout | null = null;
-  for (let slot = maxSlot; slot >= minSlot; slot -= 2) {
-    best = layoutAt(s, o, false, slot);
-    if (best.height <= maxHeight) break;
-  }
-  return best ?? layoutAt(s, o, false, minSlot);
+  for (let slot = maxSlot; slot > minSlot; slot -= 2) if (layoutAt(s, o, false, slot).height <= maxHeight) return slot;
+  return minSlot;
 }
 
-function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarget: number): Layout {
+function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarget: number, minH?: ReadonlyMap<string, number>): Layout {
   const objects = Math.max(1, s.geometry.objects);
   const narrow = !compact && o.width < 640;
   const labelW = compact ? 120 : narrow ? 0 : 186;
@@ -238,7 +248,7 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
     const sheafH = cpu >= 0 ? sheafRecs.reduce((h, rec) => h + placeSheaves([rec], bodyY + h), 0) : placeSheaves(sheafRecs, bodyY);
     const rowsOfSlabs = slabs.length ? Math.max(minRows, Math.ceil(slabs.length / perRow)) : compact && !sheafRecs.length ? minRows : 0;
     const bodyH = sheafH + rowsOfSlabs * boxH;
-    const h = (narrow ? textH + bodyH : Math.max(textH, bodyH)) + (compact ? 6 : 8);
+    const h = Math.max(minH?.get(title) ?? 0, (narrow ? textH + bodyH : Math.max(textH, bodyH)) + (compact ? 6 : 8));
     slabs.forEach((slab, i) => {
       const bx = left + (i % perRow) * boxW;
       const by = bodyY + sheafH + Math.floor(i / perRow) * boxH;

@@ -74,6 +74,8 @@ export interface Overlay {
   allCpus?: boolean;
   /** A CPU inside an interrupt handler, and what the handler does, in words. */
   interrupt?: { cpu: number; text: string } | null;
+  /** The states of the panes beside this one (the drawings line up row by row). */
+  alignWith?: readonly SlubSnapshot[];
   /** Objects the story names (refKey -> "X"). */
   names?: ReadonlyMap<string, string>;
 }
