@@ -4,8 +4,10 @@
 // inspector, a side panel and the event timeline.  The view fills the slots
 // with what is its own; the frame registers the transport's keys (and the
 // view's) scoped to its own element, so two labs on a page keep theirs apart.
-// The host (host.ts) may ask for less: `controls=none` leaves the caption and
-// the drawing, for a figure driven by its page.
+// The host (host.ts) may ask for less: an embedded figure (`controls=minimal`,
+// the default there) is compact: the caption, the drawing and Back / Play /
+// Micro-step / Step, nothing else (`controls=full` brings the rest); `controls=none`
+// leaves the caption and the drawing, for a figure driven by its page.
 
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Stop } from '../core/bridge-protocol';
@@ -58,6 +60,7 @@ export function StepLabFrame(p: StepLabFrameProps) {
   const titleId = `${idPrefix}-title`;
   const paneStop = lab.paneStops.length === 1 ? lab.paneStops[0] : undefined;
   const micro = paneStop ? paneStop.micro : (lab.at?.micro ?? 0);
+  const full = controls === 'full';
   return (
     <section className="lab-view" ref={root} aria-labelledby={titleId} data-testid={`${idPrefix}-view`}>
       {controls !== 'full' ? (
@@ -83,9 +86,11 @@ export function StepLabFrame(p: StepLabFrameProps) {
 
       {controls !== 'none' && (
         <div className="lab-controls" role="toolbar" aria-label="Playback">
-          <button type="button" onClick={() => lab.go(0)} disabled={lab.stepIndex === 0}>
-            Reset
-          </button>
+          {full && (
+            <button type="button" onClick={() => lab.go(0)} disabled={lab.stepIndex === 0}>
+              Reset
+            </button>
+          )}
           <button type="button" onClick={lab.prevOp} disabled={lab.stepIndex === 0}>
             Back
           </button>
@@ -126,7 +131,7 @@ export function StepLabFrame(p: StepLabFrameProps) {
         {lab.caption}
       </p>
       {p.afterCaption}
-      {controls !== 'none' && p.legend}
+      {full && p.legend}
 
       <div
         className={p.panes.length > 1 ? 'lab-panes lab-panes-many' : 'lab-panes'}
@@ -134,13 +139,13 @@ export function StepLabFrame(p: StepLabFrameProps) {
       >
         {p.panes.map((pane, i) => (
           <section key={i} className="lab-pane" aria-label={p.panes.length > 1 ? lab.panes[i]?.label : undefined} data-testid={p.panes.length > 1 ? `${idPrefix}-pane-${i}` : undefined}>
-            {p.panes.length > 1 && p.paneHeads?.[i]}
+            {p.panes.length > 1 && (full ? p.paneHeads?.[i] : <h3 className="lab-pane-label">{lab.panes[i]?.label}</h3>)}
             {pane}
           </section>
         ))}
       </div>
 
-      {controls !== 'none' && (
+      {full && (
         <>
           <CodePanel
             model={lab.model}
@@ -155,7 +160,7 @@ export function StepLabFrame(p: StepLabFrameProps) {
               {p.inspector}
               {lab.find && <FindAddress find={lab.find} idPrefix={idPrefix} />}
             </section>
-            {controls === 'full' && p.aside}
+            {p.aside}
           </div>
 
           {p.timeline}
