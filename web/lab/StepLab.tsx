@@ -127,7 +127,7 @@ export function StepLabFrame(p: StepLabFrameProps) {
         </div>
       )}
 
-      <p className="lab-caption" data-testid={`${idPrefix}-caption`} aria-live="polite">
+      <p className="lab-caption" data-testid={`${idPrefix}-caption`} aria-live="polite" tabIndex={full ? undefined : 0}>
         {lab.caption}
       </p>
       {p.afterCaption}

@@ -254,7 +254,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
       pickers={<SlubPickers values={values} update={update} sideBySide={many} />}
       afterCaption={
         <>
-          {lab.atEnd && scenario && !many && <SlubContrast scenario={scenario} values={values} update={update} />}
+          {lab.atEnd && scenario && !many && !embedded && <SlubContrast scenario={scenario} values={values} update={update} />}
           {scenario && values.kernel.every((k) => misfit(scenario, parseKernelVersion(k))) && <SlubMisfit scenario={scenario} values={values} update={update} />}
           {bulkCompare && (
             <p className="lab-figures" data-testid="bulk-compare">

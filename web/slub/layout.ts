@@ -7,8 +7,9 @@
 // chosen from the number of slabs and the width.
 //
 // Detailed slots are as large as the figure allows: the largest slot (up to
-// 36 px; at least 24 px from 1,100 px wide, 16 px below, 14 px on a phone)
-// at which the whole drawing fits about 16:10 of its width.  A slab of many
+// 36 px; at least 24 px from 700 px wide, 16 px below, 14 px on a phone)
+// at which the whole drawing fits in 55 % of its width (with the caption and
+// buttons, about 16:10).  A slab of many
 // objects wraps into rows (and zooms out to keep at most 8 of them), so a
 // slab of 512 objects stays a block, not a line.  Below 640 px the lane's
 // words go above its slabs instead of beside them.  Lanes are drawn for the
@@ -103,7 +104,7 @@ export interface LayoutOptions {
   allCpus?: boolean;
   /** The other panes' states, side by side with this one: the same slot size and section heights, so rows line up. */
   alignWith?: readonly SlubSnapshot[];
-  /** The height the detailed drawing tries to fit in (default: 16:10 of the width, at least 320 px; on a phone 1.4 times the width). */
+  /** The height the detailed drawing tries to fit in (default: 55 % of the width, at least 300 px, so that a figure with its caption and buttons is about 16:10; on a phone 1.4 times the width). */
   maxHeight?: number;
 }
 
@@ -172,8 +173,8 @@ export function layoutSnapshot(s: SlubSnapshot, o: LayoutOptions): Layout {
 function fitSlot(s: SlubSnapshot, o: LayoutOptions): number {
   const narrow = o.width < 640;
   const maxSlot = 36;
-  const minSlot = o.width >= 1100 ? 24 : narrow ? 14 : 16;
-  const maxHeight = o.maxHeight ?? (narrow ? Math.round(o.width * 1.4) : Math.max(320, Math.round((o.width * 10) / 16)));
+  const minSlot = o.width >= 700 ? 24 : narrow ? 14 : 16;
+  const maxHeight = o.maxHeight ?? (narrow ? Math.round(o.width * 1.4) : Math.max(300, Math.round(o.width * 0.55)));
   for (let slot = maxSlot; slot > minSlot; slot -= 2) if (layoutAt(s, o, false, slot).height <= maxHeight) return slot;
   return minSlot;
 }
@@ -287,7 +288,7 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
         : `freelist → ${own >= 0 && s.slab.pfn[own] === c.freelistPfn ? (slabLetter(s, own) ?? c.freelistPfn) : c.freelistPfn}:${c.freelistIndex} (${c.freelistLength} free)`;
     const lines = compact
       ? [`tid ${hex(c.tid)}`, `${c.freelistLength} free · ${c.partialCount} partial`]
-      : [fl, `tid ${c.tid} (${hex(c.tid)})`, `slab: ${own < 0 ? 'none' : slabName(s, own)}`, `partial: ${c.partialCount} slab${c.partialCount === 1 ? '' : 's'}`];
+      : [fl, `tid ${c.tid} (${hex(c.tid)})`, `slab ${own < 0 ? 'none' : (slabLetter(s, own) ?? `pfn ${c.slabPfn}`)} · ${c.partialCount} partial`];
     place(own < 0 ? partial : [own, ...partial], own < 0 ? 'cpu-partial' : 'cpu-slab', `CPU ${c.cpu}`, compact ? lines : [...lines, ...sheafLines], c.cpu, 1, recs, locked);
   }
   if (others.length) {
