@@ -20,7 +20,8 @@
 //
 // The test hook: each finished transition writes on the canvas element how
 // many frames it composited (data-motion-frames), how many items glided
-// (data-motion-moved), and counts the transitions (data-motion-count).
+// (data-motion-moved), how long it lasted (data-motion-ms), and counts the
+// transitions (data-motion-count).  A layout's `figure` goes on it too.
 //
 // Keys: in an embedded figure (host controls other than full) Left and Right
 // are left to the lab (Back, Step); Up and Down still move the selection.
@@ -44,6 +45,8 @@ export interface CanvasLayout {
   height: number;
   /** The items whose moves between states are animated. */
   items?: readonly CanvasItem[];
+  /** Figures about the drawing for the tests (the slot size, the lanes drawn), written on the canvas as data-figure-*. */
+  figure?: Readonly<Record<string, number>>;
 }
 
 /** The reader asked for less motion (prefers-reduced-motion): views with animations of their own honour it too. */
@@ -125,6 +128,7 @@ export function LabCanvas<L extends CanvasLayout, H>({ layout: layoutFor, draw, 
         canvas.height = h;
       }
       onScreen.current = { layout, key: motionKey };
+      for (const [k, v] of Object.entries(layout.figure ?? {})) canvas.dataset[`figure${k[0]?.toUpperCase()}${k.slice(1)}`] = String(v);
       const colors = canvasTheme(canvas);
       if (motionKey === undefined) {
         // No motion (a free run repaints every frame): straight onto the canvas.
@@ -158,6 +162,7 @@ export function LabCanvas<L extends CanvasLayout, H>({ layout: layoutFor, draw, 
             motion.current = null;
             canvas.dataset.motionFrames = String(t.frames);
             canvas.dataset.motionMoved = String(movedItems(t.fromItems, items).length);
+            canvas.dataset.motionMs = String(t.duration);
             canvas.dataset.motionCount = String(Number(canvas.dataset.motionCount ?? 0) + 1);
             delete canvas.dataset.motion;
           }
