@@ -4,8 +4,10 @@
 // inspector, a side panel and the event timeline.  The view fills the slots
 // with what is its own; the frame registers the transport's keys (and the
 // view's) scoped to its own element, so two labs on a page keep theirs apart.
-// The host (host.ts) may ask for less: `controls=none` leaves the caption and
-// the drawing, for a figure driven by its page.
+// The host (host.ts) may ask for less: an embedded figure (`controls=minimal`,
+// the default there) is compact: the caption, the drawing and Back / Play /
+// Micro-step / Step, nothing else (`controls=full` brings the rest); `controls=none`
+// leaves the caption and the drawing, for a figure driven by its page.
 
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Stop } from '../core/bridge-protocol';
@@ -42,6 +44,8 @@ export interface StepLabFrameProps {
   /** The narrowest a pane may be before the panes wrap (CSS length; lab.css's default otherwise). */
   paneMinWidth?: string;
   paneHeads?: ReactNode[];
+  /** What a compact (embedded) figure keeps under each pane's label, when `paneHeads` are left out (a comparison row, say). */
+  paneNotes?: ReactNode[] | undefined;
   inspector: ReactNode;
   /** Beside the inspector (full page only): e.g. operations by hand. */
   aside?: ReactNode;
@@ -58,6 +62,7 @@ export function StepLabFrame(p: StepLabFrameProps) {
   const titleId = `${idPrefix}-title`;
   const paneStop = lab.paneStops.length === 1 ? lab.paneStops[0] : undefined;
   const micro = paneStop ? paneStop.micro : (lab.at?.micro ?? 0);
+  const full = controls === 'full';
   return (
     <section className="lab-view" ref={root} aria-labelledby={titleId} data-testid={`${idPrefix}-view`}>
       {controls !== 'full' ? (
@@ -83,9 +88,11 @@ export function StepLabFrame(p: StepLabFrameProps) {
 
       {controls !== 'none' && (
         <div className="lab-controls" role="toolbar" aria-label="Playback">
-          <button type="button" onClick={() => lab.go(0)} disabled={lab.stepIndex === 0}>
-            Reset
-          </button>
+          {full && (
+            <button type="button" onClick={() => lab.go(0)} disabled={lab.stepIndex === 0}>
+              Reset
+            </button>
+          )}
           <button type="button" onClick={lab.prevOp} disabled={lab.stepIndex === 0}>
             Back
           </button>
@@ -122,11 +129,11 @@ export function StepLabFrame(p: StepLabFrameProps) {
         </div>
       )}
 
-      <p className="lab-caption" data-testid={`${idPrefix}-caption`} aria-live="polite">
+      <p className="lab-caption" data-testid={`${idPrefix}-caption`} aria-live="polite" tabIndex={full ? undefined : 0}>
         {lab.caption}
       </p>
       {p.afterCaption}
-      {controls !== 'none' && p.legend}
+      {full && p.legend}
 
       <div
         className={p.panes.length > 1 ? 'lab-panes lab-panes-many' : 'lab-panes'}
@@ -134,13 +141,21 @@ export function StepLabFrame(p: StepLabFrameProps) {
       >
         {p.panes.map((pane, i) => (
           <section key={i} className="lab-pane" aria-label={p.panes.length > 1 ? lab.panes[i]?.label : undefined} data-testid={p.panes.length > 1 ? `${idPrefix}-pane-${i}` : undefined}>
-            {p.panes.length > 1 && p.paneHeads?.[i]}
+            {p.panes.length > 1 &&
+              (full ? (
+                p.paneHeads?.[i]
+              ) : (
+                <div>
+                  <h3 className="lab-pane-label">{lab.panes[i]?.label}</h3>
+                  {p.paneNotes?.[i]}
+                </div>
+              ))}
             {pane}
           </section>
         ))}
       </div>
 
-      {controls !== 'none' && (
+      {full && (
         <>
           <CodePanel
             model={lab.model}
@@ -155,7 +170,7 @@ export function StepLabFrame(p: StepLabFrameProps) {
               {p.inspector}
               {lab.find && <FindAddress find={lab.find} idPrefix={idPrefix} />}
             </section>
-            {controls === 'full' && p.aside}
+            {p.aside}
           </div>
 
           {p.timeline}

@@ -16,7 +16,7 @@ import type { CanvasTheme } from '../lab/theme';
 /** The colours of what a SLAB drawing holds, the same in both themes (the surfaces come from the theme: CanvasTheme). */
 export const COLORS = {
   colourOffset: '#3a4560',
-  leftover: '#262e40',
+  leftover: '#a8a29e',
   padding: '#444f66',
   taken: '#3a4256',
   moved: '#22d3ee',
@@ -39,7 +39,7 @@ export interface Overlay {
   progress: number;
 }
 
-const FONTS = { title: 'bold 13px system-ui, sans-serif', text: '12px system-ui, sans-serif', dim: '12px system-ui, sans-serif', small: '11px system-ui, sans-serif' } as const;
+const FONTS = { title: 'bold 13px system-ui, sans-serif', text: '12px system-ui, sans-serif', dim: '12px system-ui, sans-serif', small: '12px system-ui, sans-serif' } as const;
 
 function outline(ctx: CanvasRenderingContext2D, r: Rect, color: string, width = 2): void {
   ctx.strokeStyle = color;
