@@ -209,15 +209,17 @@ static void test_json_string_utf8(void)
     static const struct {
         const char *in, *out;
     } cases[] = {
+#define FFFD "\xef\xbf\xbd"
         {"plain", "\"plain\""},
         {"caf\xc3\xa9", "\"caf\xc3\xa9\""},                 /* valid 2-byte: kept */
         {"\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\""},       /* valid 4-byte: kept */
-        {"a\xff" "b", "\"a\\ufffdb\""},                       /* invalid byte */
-        {"\xc0\xaf", "\"\\ufffd\\ufffd\""},                /* overlong '/' */
-        {"\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""},      /* a surrogate */
-        {"\xe9", "\"\\ufffd\""},                           /* truncated sequence at the end */
-        {"\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""}, /* past U+10FFFF */
+        {"a\xff" "b", "\"a" FFFD "b\""},                 /* invalid byte */
+        {"\xc0\xaf", "\"" FFFD FFFD "\""},                 /* overlong '/' */
+        {"\xed\xa0\x80", "\"" FFFD FFFD FFFD "\""},          /* a surrogate */
+        {"\xe9", "\"" FFFD "\""},                          /* truncated sequence at the end */
+        {"\xf4\x90\x80\x80", "\"" FFFD FFFD FFFD FFFD "\""}, /* past U+10FFFF */
         {"q\"\\\x01", "\"q\\\"\\\\\\u0001\""},
+#undef FFFD
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sl_strbuf b = {0};
