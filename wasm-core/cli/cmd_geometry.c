@@ -18,9 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The tree is a directory holding no FIFO or device a reader would block or spin on.  0, or -1 with err. */
-static int check_sysfs(const char *dir, char *err, size_t errlen) { return sl_cli_check_tree(dir, err, errlen); }
-
 /*
  * The file is a regular file whose first line is /proc/slabinfo's version 2
  * header (the columns read are version 2's; a version 1 file or any other
@@ -196,7 +193,8 @@ static int run_geometry(int argc, char **argv)
     if (!cpus)
         cpus = sl_host_cpus();
     char err[512];
-    if (sysfs ? check_sysfs(sysfs, err, sizeof err) : check_slabinfo(slabinfo, err, sizeof err)) {
+    /* No FIFO or device in the tree or as the file (a reader would block or spin on it), the right header. */
+    if (sysfs ? sl_cli_check_tree(sysfs, err, sizeof err) : check_slabinfo(slabinfo, err, sizeof err)) {
         fprintf(stderr, "slablab geometry: %s\n", err);
         return 1;
     }

@@ -34,9 +34,10 @@
  * SL_REPLAY_DEFAULT_PCPU_UNIT; an area past it is a model error naming
  * --pcpu-unit-size.  Units: the machine's possible CPUs, at most
  * SL_PCPU_MAX_UNITS.  Chunks: at most SLI_MAX_CHUNKS are modelled, and
- * fewer for large units (SLI_PCPU_CHUNK_BUDGET of units in all): a hostile
- * trace naming a new base_addr on every line would otherwise cost a chunk's
- * bitmaps per line.  Further chunks are counted and reported once.
+ * no more than SLI_PCPU_CHUNK_BUDGET bytes of them (units x unit size
+ * each): a hostile trace naming a new base_addr on every line would
+ * otherwise allocate a chunk per line.  Further chunks are counted and
+ * reported once.
  * Every base_addr and ptr is a key, 0 included (replay.c's maps).
  */
 #include "replay_internal.h"
@@ -64,10 +65,10 @@ static size_t pcpu_unit(const sl_replay *r)
                                  : SL_REPLAY_DEFAULT_PCPU_UNIT;
 }
 
-/* The chunks modelled: SLI_MAX_CHUNKS, fewer for large units (a chunk's bitmaps grow with its unit). */
-static unsigned max_chunks(const sl_replay *r)
+unsigned sli_pcpu_max_chunks(const sl_replay *r)
 {
-    uint64_t by_size = SLI_PCPU_CHUNK_BUDGET / pcpu_unit(r);
+    uint64_t chunk = (uint64_t)pcpu_units(r) * pcpu_unit(r);
+    uint64_t by_size = SLI_PCPU_CHUNK_BUDGET / chunk;
     return by_size < SLI_MAX_CHUNKS ? (unsigned)(by_size ? by_size : 1) : SLI_MAX_CHUNKS;
 }
 
@@ -98,12 +99,12 @@ static uint32_t chunk_for(sl_replay *r, uint64_t base, bool created)
     uint32_t *idx = sli_map_get(&r->chunk_by_base, base);
     if (idx)
         return *idx;
-    if (r->nchunks >= max_chunks(r)) {
+    if (r->nchunks >= sli_pcpu_max_chunks(r)) {
         if (!r->chunks_capped)
             for (unsigned k = 0; k < r->nkernels; k++)
                 sli_model_error(r, k, "percpu: more than %u chunks of %zu KiB units (base_addr %016llx is one more): "
                                       "the events of further chunks are counted, not modelled",
-                                max_chunks(r), pcpu_unit(r) >> 10, (unsigned long long)base);
+                                sli_pcpu_max_chunks(r), pcpu_unit(r) >> 10, (unsigned long long)base);
         r->chunks_capped = true;
         return UINT32_MAX;
     }

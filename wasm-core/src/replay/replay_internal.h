@@ -258,15 +258,20 @@ uint64_t sli_hash_str(const char *s, size_t n);
 #define SLI_MAX_CACHES 4096
 #define SLI_MAX_SITES 65536
 /*
- * Percpu chunks a replay models.  Each costs every percpu model its bitmaps
- * (about 140 KiB at 8 units of 2 MiB), so a trace naming a new base_addr on
- * every line once took gigabytes and minutes; real kernels have tens to
- * hundreds of chunks.  Events of further chunks are counted, not modelled.
+ * Percpu chunks a replay models.  Each costs every percpu model a chunk's
+ * memory (units x unit size, plus bitmaps): natively that is address space
+ * committed only where areas land, in WebAssembly it is linear memory at
+ * once.  A trace naming a new base_addr on every line once took 2.8 GB
+ * natively and aborted the WebAssembly build; real kernels have tens to
+ * hundreds of chunks.  Events of chunks past the cap are counted, not
+ * modelled (sli_pcpu_max_chunks: the count, or the bytes if they bind first).
  */
 #define SLI_MAX_CHUNKS 1024
-/* ...and at most this many bytes of units in all: a chunk's bitmaps are about 1/64 of its unit (128 MiB units:
-   1.9 MiB a chunk), so the models' percpu memory stays near 256 MiB whatever the capture's unit size. */
-#define SLI_PCPU_CHUNK_BUDGET ((uint64_t)16 << 30)
+#ifdef __EMSCRIPTEN__
+#define SLI_PCPU_CHUNK_BUDGET ((uint64_t)512 << 20)
+#else
+#define SLI_PCPU_CHUNK_BUDGET ((uint64_t)64 << 30)
+#endif
 #define SLI_MAX_OTHER_NAMES 64
 
 /* A lifetime histogram: log-linear buckets of nanoseconds. */
@@ -501,6 +506,8 @@ void sli_replay_free_caches(sl_replay *r);
 sl_pcpu_kind sli_pcpu_kind_for(sl_kernel_version v);
 void sli_replay_pcpu_event(sl_replay *r, const sli_event *ev);
 void sli_replay_free_pcpu(sl_replay *r);
+/* The percpu chunks this session models at most (SLI_MAX_CHUNKS, or fewer by SLI_PCPU_CHUNK_BUDGET). */
+unsigned sli_pcpu_max_chunks(const sl_replay *r);
 /* replay.c */
 const sl_slub_kcache *sli_sysfs_lookup(const sl_replay *r, const char *name, size_t len);
 void sli_model_error(sl_replay *r, unsigned k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -105,7 +105,9 @@ bool sl_strbuf_json_string(sl_strbuf *b, const char *s, size_t n)
         unsigned char c = u[i];
         size_t len = utf8_sequence(u + i, n - i);
         if (!len) {
-            o += sprintf(o, "\\ufffd");
+            /* U+FFFD as its UTF-8 bytes, not "\\ufffd": readers that take only ASCII escapes take it too. */
+            memcpy(o, "\xef\xbf\xbd", 3);
+            o += 3;
             i++;
         } else if (c == '"' || c == '\\') {
             *o++ = '\\';

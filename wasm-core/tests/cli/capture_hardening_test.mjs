@@ -126,15 +126,17 @@ const cases = {
       `'${bin}' capture -o '${tmp}/b.slabcap' -- sleep 2 >/dev/null & b=$!; ` +
       'wait $a; sa=$?; wait $b; sb=$?; ' +
       `'${bin}' capture -o '${tmp}/k.slabcap' -- sleep 30 >/dev/null & k=$!; sleep 1.5; kill -9 $k; wait $k; ` +
-      'echo "status $sa $sb"; echo "mounts $(grep -cE " (tracefs|debugfs) " /proc/mounts)"';
+      'echo "status $sa $sb"; echo "killed $k"; echo "mounts $(grep -cE " (tracefs|debugfs) " /proc/mounts)"';
     const had = instances();
     const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c', script], { encoding: 'utf8' });
     check(r.stdout.includes('status 0 0'), `both captures succeed (${r.stdout.trim()} ${r.stderr})`);
     check(r.stdout.includes('mounts 0'), `tracefs and debugfs are left unmounted, SIGKILL included (${r.stdout.trim()})`);
-    // The SIGKILLed capture's instance is the one thing a SIGKILL leaves (documented): removed here.
+    // The SIGKILLed capture's instance is the one thing a SIGKILL leaves (documented): removed here,
+    // by the killed capture's pid (a pid check could be fooled by reuse).
+    const killed = r.stdout.match(/killed (\d+)/)?.[1];
+    if (killed) removeInstance(`slablab-${killed}`);
     const left = instances().filter((n) => !had.includes(n) && !alive(Number(n.slice(8))));
-    check(left.length <= 1, `at most the SIGKILLed capture's instance is left (${left})`);
-    left.forEach(removeInstance);
+    check(left.length === 0, `no other instance is left (${left})`);
   },
   async exits() {
     const sig = join(tmp, 'sigint.slabcap');
