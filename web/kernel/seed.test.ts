@@ -8,6 +8,8 @@ import { loadNodeCore } from '../test/node-core';
 import { SlubApi, SlubError, type SlubModule } from '../slub/slub-api';
 import { decodeSnapshot, NONE32, SlabList, type SlubSnapshot } from '../slub/snapshot';
 import { slubSessions } from '../slub/worker';
+import { replaySessions, type Session } from '../lab/session';
+import type { Script } from '../slub/script';
 import { seedCache, MAX_FULL_SLABS, SeedError } from './seed';
 import { decodeKernelSnapshot, type KCache, type KernelSnapshot, type KSlab } from './snapshot-file';
 
@@ -93,7 +95,7 @@ describe('a cache of the sample seeded into the model', () => {
       compared++;
     }
     expect(compared).toBe(seedable.length);
-  });
+  }, 60_000);
 
   it('steps on from the seed: an allocation takes the CPU freelist head, a free of a seeded object, validate clean', () => {
     const c = seedable.find((x) => x.cpus.some((p) => p.slab && p.freelist.length > 0));
@@ -115,6 +117,29 @@ describe('a cache of the sample seeded into the model', () => {
     } finally {
       api.destroyWorld(w);
     }
+  });
+
+  it('replays from the seed: every stop the same forward, backward and from a fresh session', () => {
+    const c = seedable.find((x) => x.cpus.some((p) => p.slab && p.freelist.length > 0));
+    if (!c) throw new Error('no cache with a CPU freelist');
+    const { config } = seedCache(sample, c);
+    const open = replaySessions(slubSessions(api));
+    // Allocations past the CPU freelist's end: the CPU partial list and the node list take over.
+    const script: Script = { ops: Array.from({ length: c.objectsPerSlab + 3 }, (_, i) => ({ kind: 'alloc' as const, cpu: i % config.cpus })), irqs: [] };
+    const session = open(config, script);
+    const r = session.load();
+    const bytes = (s: Session, i: number) => Array.from(new Uint8Array(s.at(i).snapshot));
+    const start = decodeSnapshot(session.at(0).snapshot);
+    expect(start.node.nrPartial).toBe(c.nodes.reduce((a, n) => a + n.partial.length, 0));
+    const forward = r.stops.map((_, i) => bytes(session, i));
+    const backward = r.stops.map((_, i) => r.stops.length - 1 - i).map((i) => bytes(session, i)).reverse();
+    expect(backward).toEqual(forward);
+    const fresh = open(config, script);
+    fresh.load();
+    for (const i of [r.stops.length - 1, 0, 2]) expect(bytes(fresh, i)).toEqual(forward[i]);
+    expect(forward[0]).not.toEqual(forward[r.stops.length - 1]);
+    session.dispose();
+    fresh.dispose();
   });
 
   it('says what the model simplifies, and refuses what it cannot hold', () => {
