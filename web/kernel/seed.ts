@@ -55,7 +55,8 @@ export function seedCache(k: KernelSnapshot, c: KCache): CacheSeed {
   const at = (major << 8) | minor;
   if (at < 0x403 || major > 7) throw new SeedError(`Linux ${k.kernel.release}: the model knows SLUB 4.3 to 7.x`);
   if (k.kernel.pageSize !== MODEL_PAGE_SIZE) throw new SeedError(`pages of ${k.kernel.pageSize} bytes: the model's are ${MODEL_PAGE_SIZE}`);
-  const cpus = Math.max(1, ...c.cpus.map((p) => p.cpu + 1), k.kernel.nrCpus);
+  // The SLUB view runs 2 to 8 CPUs: a 1-CPU kernel gets an idle second one.
+  const cpus = Math.max(2, ...c.cpus.map((p) => p.cpu + 1), k.kernel.nrCpus);
   if (cpus > MODEL_MAX_CPUS) throw new SeedError(`${cpus} CPUs: the model has at most ${MODEL_MAX_CPUS}`);
   // The flags' bit numbers differ between kernels; red zones and user tracking show in the layout.
   if (c.redLeftPad > 0 || c.inuse > Math.ceil(c.objectSize / 8) * 8) throw new SeedError(`${c.name} is a debug cache (red zones, poison, user tracking): the model does not seed one`);
