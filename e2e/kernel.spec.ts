@@ -136,8 +136,9 @@ test('a cache opened in the model: its CPU slabs, CPU freelists and node list se
   // Alloc on that CPU by hand: the CPU freelist is one shorter, from the fast path.
   await page.getByLabel('As CPU').selectOption(String(cpu.cpu));
   await page.getByRole('button', { name: `Alloc on CPU ${cpu.cpu}`, exact: true }).click();
-  await page.waitForFunction((k) => window.__slablabSlub?.ready === true && window.__slablabSlub.stop === 1 && (window.__slablabSlub.stats.ALLOC_FASTPATH ?? 0) === 1 && window.__slablabSlub.cpus[k] !== undefined, cpu.cpu);
-  expect(await page.evaluate((k) => window.__slablabSlub!.cpus[k]!.freelistLength, cpu.cpu)).toBe(cpu.freelist.length - 1);
+  await expect(page.getByText('You: alloc on CPU')).toBeVisible();
+  await page.waitForFunction(({ k, n }) => window.__slablabSlub?.ready === true && window.__slablabSlub.stop > 0 && window.__slablabSlub.cpus[k]?.freelistLength === n, { k: cpu.cpu, n: cpu.freelist.length - 1 });
+  expect(await page.evaluate(() => window.__slablabSlub!.stats.ALLOC_FASTPATH)).toBe(1);
   // Back: replayed from the seed, the freelist is whole again.
   await page.getByRole('button', { name: 'Back', exact: true }).click();
   await page.waitForFunction(() => window.__slablabSlub?.ready === true && window.__slablabSlub.stop === 0);
