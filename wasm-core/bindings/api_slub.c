@@ -250,6 +250,9 @@ static void release_all(sl_api_slub_world *w)
         sl_api_slub_cpu_release(w, k);
 }
 
+/* The world's cache, for the other bindings (api_kernel.c seeds it); NULL for no world. */
+sl_slub_cache *sl_api_slub_world_cache(sl_api_slub_world *w) { return w ? w->cache : NULL; }
+
 SL_EXPORT uint32_t *sl_api_slub_scratch(sl_api_slub_world *w, uint32_t cpu)
 {
     return w && cpu < w->ncpus ? w->scratch[cpu] : NULL;

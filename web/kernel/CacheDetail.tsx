@@ -14,10 +14,13 @@ import type { CanvasTheme } from '../lab/theme';
 import { hitTest, keyOrder, layoutSnapshot, SHEAF_ROLES, sheafObject, type Hit, type Layout } from '../slub/layout';
 import { drawSnapshot, STATE_COLORS, STATE_NAMES, type Overlay } from '../slub/render';
 import { ObjState } from '../slub/snapshot';
+import type { CoreState } from '../core/use-core';
 import { bytesText, cacheMemory } from './accounting';
 import { anomalies } from './anomalies';
 import { diffSlabs, slabChangeText } from './diff';
 import { Histogram, histogramWords } from './MemoryTable';
+import { SeededModel } from './SeededModel';
+import { seedCache, type CacheSeed } from './seed';
 import type { KCache, KernelSnapshot } from './snapshot-file';
 import { toSlub, type KernelSlub } from './to-slub';
 
@@ -90,7 +93,7 @@ function SlabsCanvas({ ks, showFull, sel, onSel, label }: { ks: KernelSlub; show
   return <LabCanvas layout={layout} draw={draw} hit={hit} onPick={pick} onMove={move} label={label} testId="kernel-slabs" />;
 }
 
-export function CacheDetail({ doc, cache, compare }: { doc: KernelSnapshot; cache: KCache; compare: { name: string; doc: KernelSnapshot } | null }) {
+export function CacheDetail({ core, doc, cache, compare }: { core: CoreState; doc: KernelSnapshot; cache: KCache; compare: { name: string; doc: KernelSnapshot } | null }) {
   const m = useMemo(() => cacheMemory(cache, doc.kernel.pageSize), [cache, doc]);
   const ks = useMemo(() => toSlub(doc, cache), [doc, cache]);
   const odd = useMemo(() => anomalies(cache, doc.kernel.pageSize), [cache, doc]);
@@ -98,6 +101,8 @@ export function CacheDetail({ doc, cache, compare }: { doc: KernelSnapshot; cach
   const [showFull, setShowFull] = useState(false);
   const [find, setFind] = useState('');
   const [findText, setFindText] = useState('');
+  /** The model seeded from this cache ("Open this cache in the model"), or why it could not be. */
+  const [seeded, setSeeded] = useState<CacheSeed | string | null>(null);
   const changes = useMemo(() => (compare ? diffSlabs(cache, compare.doc.caches.find((c) => c.name === cache.name)) : null), [cache, compare]);
   const t = cache.torn;
   const torn = [
@@ -163,6 +168,27 @@ export function CacheDetail({ doc, cache, compare }: { doc: KernelSnapshot; cach
         </label>{' '}
         <button type="submit">Find</button> <span role="status">{findText}</span>
       </form>
+      <p className="kernel-seed">
+        <button
+          type="button"
+          data-testid="kernel-open-model"
+          onClick={() => {
+            try {
+              setSeeded(seedCache(doc, cache));
+            } catch (e) {
+              setSeeded((e as Error).message);
+            }
+          }}
+        >
+          Open this cache in the model
+        </button>{' '}
+        {typeof seeded === 'string' && (
+          <span role="alert" data-testid="kernel-seed-error">
+            {seeded}
+          </span>
+        )}
+      </p>
+      {seeded && typeof seeded !== 'string' && <SeededModel core={core} name={cache.name} seed={seeded} />}
       {changes && compare && (
         <section aria-labelledby="kernel-slab-changes-title" data-testid="kernel-slab-changes">
           <h4 id="kernel-slab-changes-title">

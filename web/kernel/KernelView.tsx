@@ -59,7 +59,7 @@ async function readSnapshots(file: Blob, name: string): Promise<Opened[]> {
 
 const errorWords = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-export function KernelView({ store }: ViewProps) {
+export function KernelView({ store, core }: ViewProps) {
   const { values, update } = useParams(KERNEL_PARAMS, store);
   const [main, setMain] = useState<Opened | null>(null);
   const [other, setOther] = useState<Opened | null>(null);
@@ -218,7 +218,7 @@ export function KernelView({ store }: ViewProps) {
               This snapshot has no cache named {values.cache}.
             </p>
           )}
-          {picked && <CacheDetail key={`${main.name}/${picked.name}`} doc={main.doc} cache={picked} compare={other} />}
+          {picked && <CacheDetail key={`${main.name}/${picked.name}`} core={core} doc={main.doc} cache={picked} compare={other} />}
         </>
       )}
     </section>

@@ -58,10 +58,11 @@ function figures(snap: SlubSnapshot): string {
   return `Cache: ${g.objectSize}-byte objects in ${g.size}-byte slots, ${g.objects} per order-${g.order} slab; min_partial ${g.minPartial}, cpu_partial ${g.cpuPartial}; TID_STEP ${g.tidStep}; fast path ${g.fastpath}; bulk free ${g.bulkFree}. Fast-path allocs ${stat(snap, 'ALLOC_FASTPATH')}, slow ${stat(snap, 'ALLOC_SLOWPATH')}; cmpxchg retries ${stat(snap, 'CMPXCHG_DOUBLE_CPU_FAIL') + stat(snap, 'CMPXCHG_DOUBLE_FAIL')}.${sheaves}${fallbackText} Linux ${k.major}.${k.minor}.`;
 }
 
-export function SlubView({ core, store, embedded }: ViewProps) {
+/** `stepView`: the SLUB view's worlds and stories, or another's built on them (web/kernel's seeded cache). */
+export function SlubView({ core, store, embedded, stepView = slubStepView }: ViewProps & { stepView?: typeof slubStepView }) {
   const { values, update } = useParams(SLUB_PARAMS, store);
   const setStep = useCallback((step: number) => update({ step }), [update]);
-  const lab = useStepLab(slubStepView, core, values, setStep);
+  const lab = useStepLab(stepView, core, values, setStep);
   const { cpus } = values;
   const scenario = scenarioFor(values);
   const [selection, setSelection] = useState<ObjRef | null>(null);

@@ -25,6 +25,8 @@ export interface WorldConfig {
   exactCapacity?: true;
   /** 7.0: a kmalloc cache created before bootstrap_cache_sheaves (the zero-capacity bootstrap sheaf until bootstrap). */
   earlyBoot?: true;
+  /** A real cache's slabs the world starts from (web/kernel/seed.ts's words, sl_slub_seed); absent: empty. */
+  kernelSeed?: number[];
 }
 
 /** worldInfo: the cache's geometry for the world's object size, CPU count and kernel. */

@@ -63,6 +63,8 @@ export interface SlubModule {
     fastpath: number, bulkFree: number, track: number, seed: number, kernel: number, version: number,
   ): number;
   _sl_api_slub_world_version(w: number): number;
+  _sl_api_kernel_seed(w: number, words: number, n: number): number;
+  _sl_api_kernel_seed_message(): number;
   _sl_api_slub_kfree_rcu(w: number, cpu: number, pfn: number, index: number): number;
   _sl_api_slub_rcu_grace_period(w: number, cpu: number): number;
   _sl_api_slub_bootstrap_sheaves(w: number): number;
@@ -402,6 +404,25 @@ export class SlubApi {
       return w;
     } finally {
       this.m._free(vptr);
+    }
+  }
+
+  /**
+   * Seeds world w's cache, just created, from a real cache's slabs (the words web/kernel/seed.ts
+   * writes; wasm-core/bindings/api_kernel.c reads them).  Returns the full slabs made; throws
+   * SlubError with the core's sentence for a description it refuses.
+   */
+  seedWorld(w: number, words: readonly number[]): number {
+    const data = Uint32Array.from(words);
+    const ptr = this.m._malloc(Math.max(4, data.byteLength));
+    if (!ptr) throw new SlubError(-1, 'no memory for the seed description');
+    try {
+      this.m.HEAPU8.set(new Uint8Array(data.buffer), ptr);
+      const rc = this.m._sl_api_kernel_seed(w, ptr, data.length);
+      if (rc < 0) throw new SlubError(rc, `the seed was refused: ${this.m.UTF8ToString(this.m._sl_api_kernel_seed_message())}`);
+      return rc;
+    } finally {
+      this.m._free(ptr);
     }
   }
 

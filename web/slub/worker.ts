@@ -53,7 +53,15 @@ function checkWorld(raw: unknown): WorldConfig {
     ...(c.sheafCapacity === undefined ? {} : { sheafCapacity: checkWhole('sheafCapacity', c.sheafCapacity, 1, 0xffff) }),
     ...(c.exactCapacity === undefined ? {} : { exactCapacity: checkTrue('exactCapacity', c.exactCapacity) }),
     ...(c.earlyBoot === undefined ? {} : { earlyBoot: checkTrue('earlyBoot', c.earlyBoot) }),
+    ...(c.kernelSeed === undefined ? {} : { kernelSeed: checkWords('kernelSeed', c.kernelSeed) }),
   };
+}
+
+/** An array of u32 words (at most 4 Mi of them), as the core reads them. */
+function checkWords(what: string, raw: unknown): number[] {
+  if (!Array.isArray(raw) || raw.length > 1 << 22 || !raw.every((v) => Number.isInteger(v) && v >= 0 && v <= 0xffffffff))
+    throw new BadRequest(`${what} must be an array of whole numbers 0..2^32-1`);
+  return raw as number[];
 }
 
 /** A Linux version the model knows, as {major, minor}. */
@@ -319,7 +327,16 @@ export function startFreeRun(api: SlubApi, raw: unknown, threads: boolean): Free
 
 /** SLUB's sessions over one core's SLUB bindings. */
 export function slubSessions(api: SlubApi): SessionModel<WorldConfig, Script<AnyRef>, Script> {
-  const create = (config: WorldConfig) => new SlubWorld(api, api.createWorld(config, true, config.kernel), config.cpus);
+  const create = (config: WorldConfig) => {
+    const w = api.createWorld(config, true, config.kernel);
+    try {
+      if (config.kernelSeed) api.seedWorld(w, config.kernelSeed);
+    } catch (e) {
+      api.destroyWorld(w);
+      throw e;
+    }
+    return new SlubWorld(api, w, config.cpus);
+  };
   const runAll = (config: WorldConfig, script: Script): number[] => {
     const world = create(config);
     try {

@@ -596,4 +596,44 @@ bool sl_slub_object_index(const sl_slub_cache *s, const void *obj, uint32_t *pfn
 /* The object at (pfn, index), or NULL if there is no such object of this cache. */
 void *sl_slub_object_at(const sl_slub_cache *s, uint32_t pfn, uint32_t index);
 
+/* ------------------------------------------------------------------ */
+/* Seeding from a real cache (seed.c)                                  */
+
+/* Where a described slab is (sl_slub_seed_slab.list). */
+enum { SL_SLUB_SEED_CPU_SLAB = 0, SL_SLUB_SEED_CPU_PARTIAL = 1, SL_SLUB_SEED_NODE_PARTIAL = 2,
+       SL_SLUB_SEED_FULL = 3 };
+
+/* One slab as a snapshot describes it; objects by index in the slab. */
+typedef struct sl_slub_seed_slab {
+    uint8_t list;            /* SL_SLUB_SEED_* */
+    uint8_t cpu;             /* the CPU of a CPU slab or CPU partial slab */
+    uint16_t pad_;
+    uint32_t objects;        /* objects in the slab: must be the cache's objects per slab */
+    uint32_t inuse;          /* the slab's counter: objects - nfree */
+    uint32_t nfree;          /* the slab's own freelist, in order */
+    const uint32_t *free;
+    uint32_t ncpu_free;      /* a CPU slab's CPU freelist (c->freelist), in order */
+    const uint32_t *cpu_free;
+} sl_slub_seed_slab;
+
+/* A cache's slabs: each list's slabs in its order (a CPU partial list head first). */
+typedef struct sl_slub_seed_desc {
+    uint32_t nslabs;
+    const sl_slub_seed_slab *slabs;
+    uint32_t full_slabs;     /* full slabs the kernel had (listed nowhere) */
+    uint32_t max_full;       /* at most this many of them are made */
+} sl_slub_seed_desc;
+
+/*
+ * Builds d's slabs into s, a cache just created (no slab) without debug
+ * flags, on their lists with their freelists in the described order, and
+ * min(full_slabs, max_full) full slabs as far as the zone holds them
+ * (seed.c's essay: what is built and simplified).  validate() passes after
+ * it.  Returns the full slabs made (>= 0); SL_EINVAL for a bad description
+ * or a debug cache, SL_EBUSY when s has slabs already, SL_ENOMEM when the
+ * zone cannot hold the listed slabs; then s is unchanged and `msg` (may be
+ * NULL) gets a sentence naming the problem.
+ */
+int sl_slub_seed(sl_slub_cache *s, const sl_slub_seed_desc *d, char *msg, size_t msg_len);
+
 #endif /* SL_SLUB_H */
