@@ -124,10 +124,10 @@ test.describe('percpu view driving', () => {
 
   test('Back replays to the earlier state; the keys step; the URL holds the step', async ({ page }) => {
     await open(page, 'scenario=in-order&step=0');
-    let h = await ready(page, 0);
+    await ready(page, 0);
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
-    h = await ready(page, 2);
+    let h = await ready(page, 2);
     const two = h.panes.map((p) => p.chunks);
     await page.keyboard.press('ArrowRight');
     h = await ready(page, 3);

@@ -109,6 +109,9 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
   const [playing, setPlaying] = useState(false);
   const [speed, setSpeed] = useState(2);
   const host = useLabHost();
+  // The values `key` stands for, read when the key changes (the step alone does not reload).
+  const definedBy = useRef(values);
+  definedBy.current = values;
 
   // Load the panes whenever what defines them changes; free their sessions after.
   useEffect(() => {
@@ -118,6 +121,7 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
     const bridge = getBridge();
     const dispose = (session: number) => void bridge.request('dispose', { session }).catch(() => undefined);
     setError(null);
+    const values = definedBy.current;
     (async () => {
       const panes = view.panes(values);
       const first = panes[0];
@@ -157,7 +161,7 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
       opened.forEach(dispose);
     };
     // `key` stands for every value but the step: all that defines the panes and the story.
-  }, [core.status, key]);
+  }, [core.status, key, view]);
 
   const current = loaded?.key === key ? loaded : null;
   const stops = useMemo(() => (current ? alignStops(current.panes.map((p) => p.stops)) : []), [current]);
@@ -167,7 +171,7 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
       ? `URL parameter step=${step} is past the end of this story (${stops.length} steps, 0 to ${stops.length - 1}): showing the last.`
       : null;
   const at = stops[stepIndex];
-  const paneStops = current?.panes.map((p, i) => p.stops[at?.panes[i] ?? 0]) ?? [];
+  const paneStops = useMemo(() => current?.panes.map((p, i) => p.stops[at?.panes[i] ?? 0]) ?? [], [current, at]);
 
   // Fetch every pane's state at the current moment.
   useEffect(() => {
@@ -185,7 +189,7 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
     return () => {
       live = false;
     };
-  }, [current, at, key, stepIndex]);
+  }, [current, at, key, stepIndex, view]);
 
   const go = useCallback((i: number) => setStep(Math.max(0, Math.min(i, Math.max(0, stops.length - 1)))), [setStep, stops.length]);
   const nextOp = useCallback(() => {

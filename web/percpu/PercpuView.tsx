@@ -150,9 +150,9 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
   const first = lab.panes[0];
   const snap0 = shown[0]?.snap ?? null;
   const unitSize = snap0?.unitSize ?? LAB_BOOT.unitSize;
-  const zoom = clampZoom(unitSize, view.center, view.span);
+  const zoom = useMemo(() => clampZoom(unitSize, view.center, view.span), [unitSize, view.center, view.span]);
   const figures = useMemo(() => lab.panes.map((p) => runFigures(p.events)), [lab.panes]);
-  const steps = lab.panes.map((_, i) => stepAt(figures[i], lab.paneStops[i]));
+  const steps = useMemo(() => lab.panes.map((_, i) => stepAt(figures[i], lab.paneStops[i])), [lab.panes, lab.paneStops, figures]);
 
   const zoomControls: ZoomControls = useMemo(() => {
     const around = () => (selection?.kind === 'byte' ? selection.offset : zoom.from + zoom.span / 2);
@@ -164,7 +164,7 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
       whole: () => setView({ center: unitSize / 2, span: Infinity }),
       panTo: (center: number) => setView({ center, span: zoom.span }),
     };
-  }, [zoom.from, zoom.span, unitSize, selection]);
+  }, [zoom, unitSize, selection]);
 
   // Keep a selected byte in the window.
   useEffect(() => {
@@ -187,8 +187,7 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
 
   const overlays = useMemo(
     () => lab.panes.map((_, i): Omit<Overlay, 'anim'> => ({ zoom, selected: selection, step: steps[i] ?? null })),
-    // steps[] is derived from lab.paneStops and figures, both listed.
-    [lab.panes, lab.paneStops, figures, zoom.from, zoom.span, selection],
+    [lab.panes, steps, zoom, selection],
   );
 
   /** The inspector's words for pane i. */

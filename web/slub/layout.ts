@@ -108,7 +108,10 @@ export function layoutSnapshot(s: SlubSnapshot, o: LayoutOptions): Layout {
     for (const rec of records) {
       const slots = Math.max(1, sh.sheaf.place[rec] === SheafPlace.RCU_WAIT ? (sh.sheaf.size[rec] ?? 0) : (sh.sheaf.capacity[rec] ?? 0));
       const w = slots * sheafSlotW + (compact ? 4 : 12);
-      if (x > labelW && x + w > labelW + avail) (x = labelW), row++;
+      if (x > labelW && x + w > labelW + avail) {
+        x = labelW;
+        row++;
+      }
       const by = top + row * sheafRowH;
       sheafBoxes.push({ sheaf: rec, x, y: by, slotW: sheafSlotW, stripY: compact ? by + 2 : by + 13, stripH: sheafStripH, slots });
       x += w;
@@ -171,7 +174,10 @@ export function layoutSnapshot(s: SlubSnapshot, o: LayoutOptions): Layout {
   const full: number[] = [];
   for (let i = 0; i < s.nslabs; i++) if (s.slab.list[i] === SlabList.NONE) full.push(i);
   if (o.showFull) place(full, 'full', 'Full (no list)', [`${full.length} slab${full.length === 1 ? '' : 's'}`], -1, 0);
-  else sections.push({ title: 'Full (no list)', lines: [`${full.length} hidden`], y, h: 36, cpu: -1 }), (y += 36);
+  else {
+    sections.push({ title: 'Full (no list)', lines: [`${full.length} hidden`], y, h: 36, cpu: -1 });
+    y += 36;
+  }
 
   // Slabs keep their pfn from stop to stop: a slab that changed lists glides to its new place (LabCanvas's motion).
   const items: CanvasItem[] = compact ? [] : boxes.map((b) => ({ key: `slab ${s.slab.pfn[b.slab]}`, x: b.x - 4, y: b.y, w: (s.slab.objects[b.slab] ?? objects) * slotW + 10, h: boxH - 2 }));

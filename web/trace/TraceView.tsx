@@ -82,7 +82,7 @@ const dispose = (session: number) => void getBridge().request('dispose', { sessi
 
 export function TraceView({ core, store }: ViewProps) {
   const { values, update } = useParams(TRACE_PARAMS, store);
-  const kernelOptions = values.kernel === AS_CAPTURED ? null : { kernel: values.kernel };
+  const kernelOptions = useMemo(() => (values.kernel === AS_CAPTURED ? null : { kernel: values.kernel }), [values.kernel]);
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [job, setJob] = useState<Job | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -154,7 +154,7 @@ export function TraceView({ core, store }: ViewProps) {
       })
       .then((b) => open(b, SAMPLE_NAME, kernelOptions))
       .catch((e: unknown) => setProblem(`Could not load the sample: ${errorText(e)}`));
-  }, [open, kernelOptions?.kernel]);
+  }, [open, kernelOptions]);
 
   const autoSampled = useRef(false);
   useEffect(() => {
