@@ -75,7 +75,7 @@ test.describe('motion between stops', () => {
     await step.click();
     await step.click();
     // Both steps are taken at once: the state does not wait for the picture.
-    await page.waitForFunction(() => window.__slablabSlub?.ready === true && window.__slablabSlub.caption.startsWith('Step 2 of'));
+    await page.waitForFunction(() => window.__slablabSlub?.ready === true && window.__slablabSlub.position.startsWith('Step 2 of'));
     await expect.poll(() => motion(page)).toContain('on');
     await expect(page.getByTestId('slub-canvas')).not.toHaveAttribute('data-motion', /./, { timeout: 2_000 });
   });
@@ -87,7 +87,7 @@ test.describe('motion between stops', () => {
     await watchMotion(page);
     for (let i = 1; i <= 3; i++) {
       await page.getByRole('button', { name: 'Step', exact: true }).click();
-      await page.waitForFunction((n) => window.__slablabSlub?.ready === true && window.__slablabSlub.caption.startsWith(`Step ${n} of`), i);
+      await page.waitForFunction((n) => window.__slablabSlub?.ready === true && window.__slablabSlub.position.startsWith(`Step ${n} of`), i);
     }
     await page.evaluate(() => new Promise(requestAnimationFrame));
     expect(await motion(page)).toEqual([]);

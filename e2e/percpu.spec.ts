@@ -76,7 +76,7 @@ test.describe('percpu scenarios, one allocator at a time', () => {
         if (allocator === 'areamap') expect(total(end, 0, 'entriesMovedSoFar')).toBeGreaterThan(0);
         else expect(total(end, 0, 'entriesMovedSoFar')).toBe(0);
         await expect(page.getByTestId('percpu-figures')).toContainText('This step: entries memmoved');
-        await expect(page.getByTestId('percpu-caption')).toContainText(`Step ${end.stops - 1} of ${end.stops - 1}`);
+        await expect(page.getByTestId('percpu-position')).toContainText(`Step ${end.stops - 1} of ${end.stops - 1}`);
         await page.getByRole('button', { name: 'Back' }).click();
         const back = await ready(page, end.stops - 2);
         expect(back.panes[0]?.allocs).toBeLessThanOrEqual(pane?.allocs ?? 0);
@@ -229,7 +229,7 @@ test.describe('percpu embed', () => {
     await page.setContent(`<h1>docs</h1><iframe title="slablab" src="${PLAIN_URL}embed.html?view=percpu&scenario=bpf-burst&allocator=bitmap&step=2" width="1000" height="800"></iframe>`);
     const frame = page.frameLocator('iframe[title=slablab]');
     await expect(frame.getByTestId('core-mode')).toHaveText('single-threaded');
-    await expect(frame.getByTestId('percpu-caption')).toContainText('Step 2 of 4');
+    await expect(frame.getByTestId('percpu-position')).toContainText('Step 2 of 4');
     await expect(frame.getByTestId('percpu-canvas')).toBeVisible();
   });
 });

@@ -80,7 +80,7 @@ test.describe('SLAB scenarios, both rule sets side by side', () => {
       ['OBJFREELIST', 'OFF', 'NORMAL(leftover)', 'NORMAL'],
     ]);
     expect(end.panes.map((p) => p.check)).toEqual(['', '']);
-    await expect(page.getByTestId('slab-caption')).toContainText('Step 6 of 6');
+    await expect(page.getByTestId('slab-position')).toContainText('Step 6 of 6');
     await expect(page.getByTestId('slab-caption')).toContainText('the waste disappears');
     // The inspector tells what a click on the canvas hit, per pane.
     await page.getByTestId('slab-canvas').first().focus();
@@ -180,18 +180,18 @@ test.describe('SLAB view driving', () => {
     await ready(page, 0);
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => (window.__slablabSlab?.caption ?? '').startsWith('Step 2 of') && window.__slablabSlab?.ready);
+    await page.waitForFunction(() => (window.__slablabSlab?.position ?? '').startsWith('Step 2 of') && window.__slablabSlab?.ready);
     const two = await hook(page);
     expect(two.panes).toHaveLength(1);
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => (window.__slablabSlab?.caption ?? '').startsWith('Step 3 of') && window.__slablabSlab?.ready);
+    await page.waitForFunction(() => (window.__slablabSlab?.position ?? '').startsWith('Step 3 of') && window.__slablabSlab?.ready);
     await page.getByRole('button', { name: 'Back', exact: true }).click();
-    await page.waitForFunction(() => (window.__slablabSlab?.caption ?? '').startsWith('Step 2 of') && window.__slablabSlab?.ready);
+    await page.waitForFunction(() => (window.__slablabSlab?.position ?? '').startsWith('Step 2 of') && window.__slablabSlab?.ready);
     expect((await hook(page)).panes).toEqual(two.panes);
     expect(page.url()).toMatch(/step=2/);
     const again = await page.context().newPage();
     await again.goto(page.url());
-    await again.waitForFunction(() => (window.__slablabSlab?.caption ?? '').startsWith('Step 2 of') && window.__slablabSlab?.ready);
+    await again.waitForFunction(() => (window.__slablabSlab?.position ?? '').startsWith('Step 2 of') && window.__slablabSlab?.ready);
     expect((await hook(again)).panes).toEqual(two.panes);
   });
 
@@ -263,6 +263,6 @@ test.describe('SLAB embed', () => {
     await page.setContent(`<h1>docs</h1><iframe title="slablab" src="${PLAIN_URL}embed.html?view=slab&scenario=types&step=2&rules=after" width="1000" height="700"></iframe>`);
     const frame = page.frameLocator('iframe[title=slablab]');
     await expect(frame.getByTestId('core-mode')).toHaveText('single-threaded');
-    await expect(frame.getByTestId('slab-caption')).toContainText('Step 2 of 6');
+    await expect(frame.getByTestId('slab-position')).toContainText('Step 2 of 6');
   });
 });

@@ -64,7 +64,7 @@ test.describe('SLUB scenarios', () => {
     expect(end.stats.FREE_FASTPATH).toBe(2);
     expect(end.cpus[0]?.tid).toBe(0 + 2 * 6);
     expect(end.check).toBe('');
-    await expect(page.getByTestId('slub-caption')).toContainText('Step 6 of 6');
+    await expect(page.getByTestId('slub-position')).toContainText('Step 6 of 6');
     // The inspector describes the CPU freelist's head object.
     await page.getByTestId('slub-canvas').focus();
     await page.keyboard.press('ArrowDown');
@@ -156,20 +156,20 @@ test.describe('SLUB view driving', () => {
     await ready(page, 0);
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
-    const two = await page.waitForFunction(() => (window.__slablabSlub?.caption ?? '').startsWith('Step 2 of'));
+    const two = await page.waitForFunction(() => (window.__slablabSlub?.position ?? '').startsWith('Step 2 of'));
     expect(two).toBeTruthy();
     const tid2 = (await hook(page)).cpus[0]?.tid;
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => (window.__slablabSlub?.caption ?? '').startsWith('Step 3 of'));
+    await page.waitForFunction(() => (window.__slablabSlub?.position ?? '').startsWith('Step 3 of'));
     await page.getByRole('button', { name: 'Back' }).click();
-    await page.waitForFunction(() => (window.__slablabSlub?.caption ?? '').startsWith('Step 2 of'));
+    await page.waitForFunction(() => (window.__slablabSlub?.position ?? '').startsWith('Step 2 of'));
     expect((await hook(page)).cpus[0]?.tid).toBe(tid2);
     const url = page.url();
     expect(url).toMatch(/step=\d+/);
     // The same URL in a fresh page shows the same moment.
     const again = await page.context().newPage();
     await again.goto(url);
-    await again.waitForFunction(() => (window.__slablabSlub?.caption ?? '').startsWith('Step 2 of'));
+    await again.waitForFunction(() => (window.__slablabSlub?.position ?? '').startsWith('Step 2 of'));
     expect((await hook(again)).cpus[0]?.tid).toBe(tid2);
     // The help panel lists the view's keys.
     await page.keyboard.press('?');
@@ -334,7 +334,7 @@ test.describe('SLUB embed', () => {
     );
     const frame = page.frameLocator('iframe[title=slablab]');
     await expect(frame.getByTestId('core-mode')).toHaveText('single-threaded');
-    await expect(frame.getByTestId('slub-caption')).toContainText('Step 2 of 6');
+    await expect(frame.getByTestId('slub-position')).toContainText('Step 2 of 6');
   });
 });
 
@@ -364,7 +364,7 @@ test.describe('SLUB side by side', () => {
     await shot(page, 'side-by-side-why-tid');
     // Back replays both worlds to the end of step 3: both have done the same operations again.
     await page.keyboard.press('ArrowLeft');
-    await page.waitForFunction(() => (window.__slablabSlub?.caption ?? '').startsWith('Step 3 of 4') && window.__slablabSlub?.ready === true);
+    await page.waitForFunction(() => (window.__slablabSlub?.position ?? '').startsWith('Step 3 of 4') && window.__slablabSlub?.ready === true);
     const back = await hook(page);
     expect(back.panes.map((p) => (p.stats.ALLOC_FASTPATH ?? 0) + (p.stats.ALLOC_SLOWPATH ?? 0))).toEqual([4, 4]);
     // One world again.

@@ -4,7 +4,9 @@
 // in web/views.ts (the shell's list) plus, if it runs a model, one in
 // web/models.ts (the bridge worker's list of adapters, web/<id>/worker.ts).
 // The engine (web/lab/) and the core (web/core/) never import a view: they
-// see it through these interfaces (web/lab/imports.test.ts checks it).
+// see it through these interfaces (web/lab/imports.test.ts checks it).  A
+// view that draws or reads with another view's modules declares them
+// (ViewUses, its index.ts's USES).
 
 import type { ComponentType } from 'react';
 import type { Stop } from '../core/bridge-protocol';
@@ -22,6 +24,15 @@ export interface ViewProps {
   /** Minimal chrome: the embed (embed.html?view=<id>). */
   embedded: boolean;
 }
+
+/**
+ * The other views' modules a folder imports, by view and module (its path in
+ * that folder, without the extension): `{ slub: ['layout', 'render'] }`.
+ * Each view folder's index.ts (and web/pages/index.ts) exports its list as
+ * `USES`; web/lab/imports.test.ts fails on an import the list does not name,
+ * and on a name nothing imports.
+ */
+export type ViewUses = Readonly<Record<string, readonly string[]>>;
 
 /** An entry of web/views.ts: a lab mode (`?mode=<id>`), and an embed view (`embed.html?view=<id>`) if embeddable. */
 export interface LabViewEntry {
@@ -134,6 +145,8 @@ export interface StepView<P extends ParamSpecs, World, Script, Snap, L extends C
     op(script: Script, i: number): string;
     /** What was hit (selected), in words; `names` turns operation numbers into the script's steps. */
     hit(s: Snap, h: Hit, names: OpNames | null): string;
+    /** The path an operation took, from the events it emitted ("fast path", "slow path: a slab from the node partial list"); '' when nothing says. The caption ends with it. */
+    path?(events: readonly SlEvent[]): string;
     /** The "find address" box: what the typed address is (cache, slab, list, state), or what is wrong with the text. */
     find?(s: Snap, text: string, names: OpNames | null): string;
     /** The timeline's words and filters for the model's events. */
