@@ -11,6 +11,12 @@
 // default used.  Changing an attribute updates the view, and the view's own
 // changes (a step taken) are written back to the attributes.
 //
+// Fallback: the element's own children (an <img> of the figure, say) show
+// where there is no JavaScript, and in the placeholder until the figure
+// loads (printing an unloaded figure prints them); a loaded figure prints its
+// canvas at the step on screen, without the buttons (slab-lab.css).
+// A click anywhere in the figure gives it the focus, so ←/→ step it.
+//
 // Life cycle, every setup registered with its teardown (samwho's
 // onDisconnect, tldraw's dispose list):
 //   connected:    a shadow root holds the styles and the frame; an
@@ -127,6 +133,18 @@ export class SlabLabElement extends HTMLElement {
     });
     seen.observe(this);
     this.#register(() => seen.disconnect());
+    // A click anywhere in the figure gives it the keys (←/→ step): the focus goes to the lab unless a control took it.
+    const shadow = this.shadowRoot;
+    const onPointer = (e: Event) => {
+      const target = e.composedPath()[0];
+      if (target instanceof HTMLElement && target.closest('button, input, select, textarea, a, [tabindex]')) return;
+      const lab = shadow?.querySelector<HTMLElement>('.lab-view');
+      if (!lab) return;
+      if (!lab.hasAttribute('tabindex')) lab.tabIndex = -1;
+      lab.focus({ preventScroll: true });
+    };
+    shadow?.addEventListener('pointerdown', onPointer);
+    this.#register(() => shadow?.removeEventListener('pointerdown', onPointer));
     const onVisibility = () => this.#render();
     document.addEventListener('visibilitychange', onVisibility);
     this.#register(() => document.removeEventListener('visibilitychange', onVisibility));
@@ -164,7 +182,11 @@ export class SlabLabElement extends HTMLElement {
     shadow.adoptedStyleSheets = [sheet];
     this.#frame = document.createElement('div');
     this.#frame.className = 'slab-lab-frame';
-    this.#frame.textContent = 'slablab: the figure loads when it is scrolled into view.';
+    // Until it loads, the placeholder shows the element's own content (a page's fallback image, which no-JS readers and print see too).
+    const note = document.createElement('p');
+    note.className = 'slab-lab-placeholder';
+    note.textContent = 'slablab: the figure loads when it is scrolled into view.';
+    this.#frame.append(note, document.createElement('slot'));
     shadow.append(this.#frame);
   }
 

@@ -7,26 +7,31 @@
 // with the canvas focused, the arrow keys go through the view's hit test.
 //
 // Motion (step views): a new state does not replace the picture at once.
-// For MOTION_MS the new frame is shown under the old one fading out, and
-// each item the layout names (a slab, by its pfn) that moved glides from its
-// old place to its new one.  The state is already the new one: a step never
-// waits for the animation, and a step taken during one starts the next
-// transition from whatever is on screen.  Only a new state moves (the
-// motionKey the host passes, e.g. the snapshot); a repaint of the same one
-// (a selection, a view's own animation frame) lands at once, as does
-// everything under prefers-reduced-motion, the first paint, or a resize.
+// For MOTION_MS the new frame is composited with the old picture (motion.ts:
+// the old one fading out, each item the layout names that moved gliding from
+// its old place to its new one, even when the drawing changed height, with a
+// tint flash on what moved or arrived).  The state is already the new one: a
+// step never waits for the animation; a step taken during one starts the
+// next transition from whatever is on screen (the old tween is dropped).
+// Only a new state moves (the motionKey the host passes, e.g. the snapshot);
+// a repaint of the same one (a selection, a view's own animation frame)
+// repaints the new frame under the transition under way.  Under
+// prefers-reduced-motion the transition is a short plain cross-fade.
+//
+// The test hook: each finished transition writes on the canvas element how
+// many frames it composited (data-motion-frames), how many items glided
+// (data-motion-moved), how long it lasted (data-motion-ms), and counts the
+// transitions (data-motion-count).  A layout's `figure` goes on it too.
+//
+// Keys: in an embedded figure (host controls other than full) Left and Right
+// are left to the lab (Back, Step); Up and Down still move the selection.
 
 import { useContext, useEffect, useMemo, useRef, useState } from 'react';
+import { useLabHost } from './host';
+import { MOTION_MS, movedItems, Transition, type CanvasItem } from './motion';
 import { canvasTheme, ThemeContext, type CanvasTheme } from './theme';
 
-/** Something drawn that keeps its identity from one state to the next (a slab), in CSS pixels. */
-export interface CanvasItem {
-  key: string;
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
+export { MOTION_MS, movedItems, type CanvasItem };
 
 declare global {
   interface Window {
@@ -40,26 +45,12 @@ export interface CanvasLayout {
   height: number;
   /** The items whose moves between states are animated. */
   items?: readonly CanvasItem[];
+  /** Figures about the drawing for the tests (the slot size, the lanes drawn), written on the canvas as data-figure-*. */
+  figure?: Readonly<Record<string, number>>;
 }
-
-/** How long the motion between two states lasts. */
-export const MOTION_MS = 300;
 
 /** The reader asked for less motion (prefers-reduced-motion): views with animations of their own honour it too. */
 export const reducedMotion = () => typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
-
-/** The items of `to` that moved since `from`, with both places. */
-export function movedItems(from: readonly CanvasItem[] | undefined, to: readonly CanvasItem[] | undefined): { from: CanvasItem; to: CanvasItem }[] {
-  if (!from || !to) return [];
-  const before = new Map(from.map((i) => [i.key, i]));
-  return to.flatMap((i) => {
-    const b = before.get(i.key);
-    return b && (b.x !== i.x || b.y !== i.y) ? [{ from: b, to: i }] : [];
-  });
-}
-
-const ease = (t: number) => 1 - (1 - t) * (1 - t);
-const lerp = (a: number, b: number, t: number) => a + (b - a) * t;
 
 export interface LabCanvasProps<L extends CanvasLayout, H> {
   /** The layout for a width in CSS pixels (pass a memoised function: a new one lays out again). */
@@ -88,74 +79,106 @@ export function LabCanvas<L extends CanvasLayout, H>({ layout: layoutFor, draw, 
   const [width, setWidth] = useState(900);
   const layout = useMemo(() => layoutFor(width), [layoutFor, width]);
   const theme = useContext(ThemeContext);
+  // In an embedded figure Left and Right step the lab (its shortcuts), even with the canvas focused.
+  const stepKeys = (useLabHost().controls ?? 'full') !== 'full';
   /** The layout of what is on screen (its items are where a motion starts), and the state it shows. */
   const onScreen = useRef<{ layout: L; key: unknown } | null>(null);
+  /** The new frame, drawn whole off screen (the transition composites it), and the transition under way. */
+  const next = useRef<HTMLCanvasElement | null>(null);
+  const motion = useRef<{ t: Transition; frame: number } | null>(null);
 
   useEffect(() => {
     const canvas = ref.current;
     if (!canvas) return;
-    const ro = new ResizeObserver(() => setWidth(Math.max(320, Math.floor(canvas.clientWidth))));
+    const ro = new ResizeObserver(() => setWidth(Math.max(280, Math.floor(canvas.clientWidth))));
     ro.observe(canvas);
     return () => ro.disconnect();
   }, []);
+
+  // A transition outlives the paints under it; it stops when it ends or the canvas goes.
+  useEffect(
+    () => () => {
+      if (motion.current) cancelAnimationFrame(motion.current.frame);
+      motion.current = null;
+    },
+    [],
+  );
 
   useEffect(() => {
     const canvas = ref.current;
     const ctx = canvas?.getContext('2d');
     if (!canvas || !ctx) return;
-    let frame = requestAnimationFrame(() => {
+    const frame = requestAnimationFrame(() => {
       const t0 = performance.now();
       const dpr = window.devicePixelRatio || 1;
       const w = Math.round(layout.width * dpr);
       const h = Math.round(layout.height * dpr);
-      const resized = canvas.width !== w || canvas.height !== h;
       const before = onScreen.current;
+      const moves = motionKey !== undefined && before !== null && before.key !== motionKey;
+      // The old picture (what is on screen, mid-motion or not), before the canvas is resized.
+      let from: HTMLCanvasElement | null = null;
+      if (moves && canvas.width > 0 && canvas.height > 0) {
+        from = document.createElement('canvas');
+        from.width = canvas.width;
+        from.height = canvas.height;
+        from.getContext('2d')?.drawImage(canvas, 0, 0);
+      }
+      if (canvas.width !== w || canvas.height !== h) {
+        canvas.width = w;
+        canvas.height = h;
+      }
       onScreen.current = { layout, key: motionKey };
-      if (motionKey === undefined || resized || !before || before.key === motionKey || reducedMotion()) {
-        if (resized) {
-          canvas.width = w;
-          canvas.height = h;
-        }
+      for (const [k, v] of Object.entries(layout.figure ?? {})) canvas.dataset[`figure${k[0]?.toUpperCase()}${k.slice(1)}`] = String(v);
+      const colors = canvasTheme(canvas);
+      if (motionKey === undefined) {
+        // No motion (a free run repaints every frame): straight onto the canvas.
         ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-        draw(ctx, layout, canvasTheme(canvas));
+        draw(ctx, layout, colors);
         if (measure) performance.measure(measure, { start: t0, end: performance.now() });
         return;
       }
-      // The old picture (what is on screen, mid-motion or not) and the new one, then the frames between.
-      const from = document.createElement('canvas');
-      const next = document.createElement('canvas');
-      from.width = next.width = w;
-      from.height = next.height = h;
-      from.getContext('2d')?.drawImage(canvas, 0, 0);
-      const nctx = next.getContext('2d');
-      if (!nctx) return;
-      nctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-      draw(nctx, layout, canvasTheme(canvas));
+      const off = next.current ?? (next.current = document.createElement('canvas'));
+      if (off.width !== w || off.height !== h) {
+        off.width = w;
+        off.height = h;
+      }
+      const octx = off.getContext('2d');
+      if (!octx) return;
+      octx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      draw(octx, layout, colors);
       if (measure) performance.measure(measure, { start: t0, end: performance.now() });
-      const moves = movedItems(before.layout.items, layout.items);
-      canvas.dataset.motion = 'on';
-      const paint = (now: number) => {
-        const t = Math.min(1, (now - t0) / MOTION_MS);
-        const e = ease(t);
+      if (from) {
+        // A new state: the old tween is dropped, the new one starts from the pixels on screen.
+        if (motion.current) cancelAnimationFrame(motion.current.frame);
+        const t = new Transition(t0, from, before?.layout.items, reducedMotion());
+        const running = { t, frame: 0 };
+        motion.current = running;
+        const tick = (now: number) => {
+          if (motion.current !== running) return;
+          const items = onScreen.current?.layout.items;
+          const target = next.current;
+          if (target && t.paint(ctx, target, items, window.devicePixelRatio || 1, now)) running.frame = requestAnimationFrame(tick);
+          else {
+            motion.current = null;
+            canvas.dataset.motionFrames = String(t.frames);
+            canvas.dataset.motionMoved = String(movedItems(t.fromItems, items).length);
+            canvas.dataset.motionMs = String(t.duration);
+            canvas.dataset.motionCount = String(Number(canvas.dataset.motionCount ?? 0) + 1);
+            delete canvas.dataset.motion;
+          }
+        };
+        canvas.dataset.motion = 'on';
+        tick(t0);
+        return;
+      }
+      // The same state (or the first paint): the new frame under whatever transition runs.
+      if (motion.current) motion.current.t.paint(ctx, off, layout.items, dpr, t0);
+      else {
         ctx.setTransform(1, 0, 0, 1, 0, 0);
-        ctx.globalAlpha = 1;
-        ctx.drawImage(next, 0, 0);
-        if (t < 1) {
-          ctx.globalAlpha = 1 - e;
-          ctx.drawImage(from, 0, 0);
-          ctx.globalAlpha = 1 - e * 0.7;
-          for (const m of moves)
-            ctx.drawImage(from, m.from.x * dpr, m.from.y * dpr, m.from.w * dpr, m.from.h * dpr, lerp(m.from.x, m.to.x, e) * dpr, lerp(m.from.y, m.to.y, e) * dpr, m.from.w * dpr, m.from.h * dpr);
-          ctx.globalAlpha = 1;
-          frame = requestAnimationFrame(paint);
-        } else delete canvas.dataset.motion;
-      };
-      paint(performance.now());
+        ctx.drawImage(off, 0, 0);
+      }
     });
-    return () => {
-      cancelAnimationFrame(frame);
-      delete canvas.dataset.motion;
-    };
+    return () => cancelAnimationFrame(frame);
   }, [layout, draw, measure, theme, motionKey]);
 
   return (
@@ -174,7 +197,7 @@ export function LabCanvas<L extends CanvasLayout, H>({ layout: layoutFor, draw, 
       }}
       onKeyDown={(e) => {
         const m = ARROWS[e.key];
-        if (!m || !onMove) return;
+        if (!m || !onMove || (stepKeys && m[0] !== 0)) return;
         e.preventDefault();
         e.stopPropagation(); // the arrows step the view when the canvas does not have focus
         onMove(m[0], m[1], layout);

@@ -4,8 +4,10 @@
 // inspector, a side panel and the event timeline.  The view fills the slots
 // with what is its own; the frame registers the transport's keys (and the
 // view's) scoped to its own element, so two labs on a page keep theirs apart.
-// The host (host.ts) may ask for less: `controls=none` leaves the caption and
-// the drawing, for a figure driven by its page.
+// The host (host.ts) may ask for less: an embedded figure (`controls=minimal`,
+// the default there) is compact: the caption, the drawing and Back / Play /
+// Micro-step / Step, nothing else (`controls=full` brings the rest); `controls=none`
+// leaves the caption and the drawing, for a figure driven by its page.
 
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { Stop } from '../core/bridge-protocol';
@@ -58,6 +60,7 @@ export function StepLabFrame(p: StepLabFrameProps) {
   const keys = useMemo(() => [...lab.shortcuts, ...p.shortcuts], [lab.shortcuts, p.shortcuts]);
   useShortcuts(keys, root, host.keysNeedFocus);
   const titleId = `${idPrefix}-title`;
+  const full = controls === 'full';
   return (
     <section className="lab-view" ref={root} aria-labelledby={titleId} data-testid={`${idPrefix}-view`}>
       {controls !== 'full' ? (
@@ -82,12 +85,14 @@ export function StepLabFrame(p: StepLabFrameProps) {
       )}
 
       {/* The dock: playback, the operations by hand used most, the counter, the cue and the caption, kept in view (sticky) above the picture. */}
-      <div className={controls === 'none' ? undefined : 'lab-dock'} data-testid={`${idPrefix}-dock`}>
+      <div className={full ? 'lab-dock' : undefined} data-testid={`${idPrefix}-dock`}>
       {controls !== 'none' && (
         <div className="lab-controls" role="toolbar" aria-label="Playback">
-          <button type="button" onClick={() => lab.go(0)} disabled={lab.stepIndex === 0}>
-            Reset
-          </button>
+          {full && (
+            <button type="button" onClick={() => lab.go(0)} disabled={lab.stepIndex === 0}>
+              Reset
+            </button>
+          )}
           <button type="button" onClick={lab.prevOp} disabled={lab.stepIndex === 0}>
             Back
           </button>
@@ -129,9 +134,9 @@ export function StepLabFrame(p: StepLabFrameProps) {
         </div>
       )}
 
-      <p className="lab-caption" data-testid={`${idPrefix}-caption`} aria-live="polite">
+      <p className="lab-caption" data-testid={`${idPrefix}-caption`} aria-live="polite" tabIndex={full ? undefined : 0}>
         {lab.caption}
-        {controls !== 'none' && lab.next && (
+        {full && lab.next && (
           <span className="lab-next" data-testid={`${idPrefix}-next`}>
             {' '}
             {lab.next}
@@ -140,7 +145,7 @@ export function StepLabFrame(p: StepLabFrameProps) {
       </p>
       </div>
       {p.afterCaption}
-      {controls !== 'none' && p.legend}
+      {full && p.legend}
 
       <div
         className={p.panes.length > 1 ? 'lab-panes lab-panes-many' : 'lab-panes'}
@@ -148,13 +153,13 @@ export function StepLabFrame(p: StepLabFrameProps) {
       >
         {p.panes.map((pane, i) => (
           <section key={i} className="lab-pane" aria-label={p.panes.length > 1 ? lab.panes[i]?.label : undefined} data-testid={p.panes.length > 1 ? `${idPrefix}-pane-${i}` : undefined}>
-            {p.panes.length > 1 && p.paneHeads?.[i]}
+            {p.panes.length > 1 && (full ? p.paneHeads?.[i] : <h3 className="lab-pane-label">{lab.panes[i]?.label}</h3>)}
             {pane}
           </section>
         ))}
       </div>
 
-      {controls !== 'none' && (
+      {full && (
         <>
           <CodePanel
             model={lab.model}
@@ -169,7 +174,7 @@ export function StepLabFrame(p: StepLabFrameProps) {
               {p.inspector}
               {lab.find && <FindAddress find={lab.find} idPrefix={idPrefix} />}
             </section>
-            {controls === 'full' && p.aside}
+            {p.aside}
           </div>
 
           {p.timeline}

@@ -187,17 +187,17 @@ function drawSlots(ctx: CanvasRenderingContext2D, C: Palette, s: PercpuSnapshot,
       ctx.strokeRect(c.x + 1, c.y + 1, c.w - 2, c.h - 2);
     }
     ctx.fillStyle = c.id === selectedChunk ? C.background : C.text;
-    ctx.font = `${l.compact ? 9 : 11}px system-ui, sans-serif`;
+    ctx.font = '12px system-ui, sans-serif';
     const from = m ? (m.from === null ? ' new' : m.relegated ? ' ↓0' : ` ←${m.from}`) : '';
     const text = c.w >= 34 ? `${c.id}${from}` : `${c.id}`;
     ctx.fillText(text, c.x + 2, c.y + (l.compact ? 1 : 2));
   };
-  ctx.font = '10px system-ui, sans-serif';
+  ctx.font = '12px system-ui, sans-serif';
   for (const cell of l.slotCells) {
     ctx.fillStyle = cell.slot % 2 ? C.slot : C.slotAlt;
     ctx.fillRect(cell.x, l.slotsY + 16, cell.w, l.slotsH - 16);
     ctx.fillStyle = C.dim;
-    ctx.font = '10px system-ui, sans-serif';
+    ctx.font = '12px system-ui, sans-serif';
     const name = cell.slot === s.nrSlots - 1 && cell.w > 30 ? `${cell.slot} empty` : String(cell.slot);
     ctx.fillText(name, cell.x + 2, l.slotsY + 18);
     cell.chips.forEach(chip);
@@ -209,7 +209,7 @@ function drawSlots(ctx: CanvasRenderingContext2D, C: Palette, s: PercpuSnapshot,
   }
   if (l.reservedChip) {
     ctx.fillStyle = C.dim;
-    ctx.font = '10px system-ui, sans-serif';
+    ctx.font = '12px system-ui, sans-serif';
     ctx.textAlign = 'right';
     ctx.fillText('reserved (no list)', l.reservedChip.x - 4, l.reservedChip.y + 2);
     ctx.textAlign = 'left';
@@ -473,7 +473,7 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, l
   for (const row of l.rows) {
     const c = s.chunks[row.index];
     if (!c) continue;
-    ctx.font = `${l.compact ? 10 : 12}px system-ui, sans-serif`;
+    ctx.font = '12px system-ui, sans-serif';
     const mm = moved.get(c.id);
     const note = mm && !l.compact ? `memmove ${fmt(mm.entries)} ${mm.shift > 0 ? `→${mm.shift}` : `←${-mm.shift}`}` : '';
     const noteW = note ? textWidth(ctx, note) + 12 : 0;

@@ -20,6 +20,8 @@ const LINE = 15;
 const LABEL_W = 64;
 /** Right of an array strip: "avail 15 / 120 · touched". */
 const STRIP_TEXT_W = 150;
+/** The same on a narrow drawing: "15 / 120". */
+const NARROW_TEXT_W = 64;
 const CELL_H = 12;
 const THUMB_W = 12;
 const THUMB_H = 16;
@@ -163,13 +165,14 @@ export function layoutSnapshot(s: SlabSnapshot, width: number, focus: Focus | nu
   };
   const x0 = PAD + LABEL_W;
   // Narrow (a phone, or panes side by side on a small screen): the strips take the width, their figures go under them.
-  const narrow = width - x0 - PAD < 2 * STRIP_TEXT_W + 120;
-  const stripW = narrow ? width - x0 - PAD : width - x0 - PAD - STRIP_TEXT_W;
-  /** A strip's figures: to its right, or (narrow) on a line of their own under it; returns the height that takes. */
+  // Narrow (a phone, or panes side by side in a column): the figures beside each strip are only its counts.
+  const narrow = width < 640;
+  const textW = narrow ? NARROW_TEXT_W : STRIP_TEXT_W;
+  const stripW = width - x0 - PAD - textW;
+  /** A strip's figures to its right (narrow: only the first, its avail / limit); takes no height. */
   const stripText = (right: number, y: number, text: string) => {
-    if (!narrow) return label(right + 8, y, text, 'small'), 0;
-    label(x0, y, text, 'small');
-    return LINE - 2;
+    label(right + 6, y, narrow ? (text.split(' · ')[0] ?? text).replace(/^avail /, '') : text, 'small');
+    return 0;
   };
   let y = PAD;
   const places = placesOf(s);
@@ -179,8 +182,14 @@ export function layoutSnapshot(s: SlabSnapshot, width: number, focus: Focus | nu
   for (const c of caches) {
     const top = y;
     label(PAD, y + 2, `${c.name}`, 'title');
-    y += LINE + 4;
-    y += para(PAD, y, cacheFigures(c), 'small');
+    if (narrow) {
+      // The cache's figures in short, on the title's line.
+      const x = PAD + Math.ceil(c.name.length * CHAR_W.title) + 10;
+      y += Math.max(LINE + 4, para(x, y + 3, `${c.objectSize} B · ${c.mgmt} · ${c.num} per slab · limit ${c.limit}`, 'small') + 4);
+    } else {
+      y += LINE + 4;
+      y += para(PAD, y, cacheFigures(c), 'small');
+    }
 
     // Arrays: one strip per CPU, then the shared array.
     const cellW = Math.max(2, Math.min(12, Math.floor(stripW / Math.max(1, c.limit))));
@@ -189,36 +198,49 @@ export function layoutSnapshot(s: SlabSnapshot, width: number, focus: Focus | nu
       l.arrays.push({ cacheId: c.id, owner: cpu, x: x0, y, cellW, perRow: Math.max(1, c.limit), rowH: CELL_H + 4, limit: c.limit });
       const rowY = y;
       y += CELL_H + 4;
-      y += stripText(x0 + c.limit * cellW, narrow ? y : rowY, `avail ${a.avail} / ${a.limit}${a.touched ? ' · touched' : ''}`);
+      y += stripText(x0 + c.limit * cellW, rowY, `avail ${a.avail} / ${a.limit}${a.touched ? ' · touched' : ''}`);
     }
     if (c.shared) {
-      const perRow = Math.max(1, Math.floor(stripW / cellW));
+      // The shared array on as few rows as it takes at 1 px an entry or more (it holds hundreds).
+      const sharedW = Math.max(1, Math.min(cellW, Math.floor(stripW / Math.max(1, c.sharedLimit))));
+      const perRow = Math.max(1, Math.floor(stripW / sharedW));
       const rows = Math.ceil(c.sharedLimit / perRow);
       label(PAD, y, 'shared');
-      l.arrays.push({ cacheId: c.id, owner: -1, x: x0, y, cellW, perRow, rowH: CELL_H + 2, limit: c.sharedLimit });
+      l.arrays.push({ cacheId: c.id, owner: -1, x: x0, y, cellW: sharedW, perRow, rowH: CELL_H + 2, limit: c.sharedLimit });
       const top = y;
       y += rows * (CELL_H + 2) + 2;
-      y += stripText(x0 + Math.min(perRow, c.sharedLimit) * cellW, narrow ? y : top, `avail ${c.shared.avail} / ${c.sharedLimit}${c.shared.touched ? ' · touched' : ''}`);
+      y += stripText(x0 + Math.min(perRow, c.sharedLimit) * sharedW, top, `avail ${c.shared.avail} / ${c.sharedLimit}${c.shared.touched ? ' · touched' : ''}`);
     }
 
     // The node: free_objects against free_limit, then its lists.
     label(PAD, y, 'node');
-    const gaugeW = Math.min(200, narrow ? stripW : stripW - 8);
+    const gaugeW = Math.min(narrow ? 90 : 200, stripW - 8);
     l.gauges.push({ cacheId: c.id, x: x0, y: y + 2, w: gaugeW });
-    y += LINE;
-    y += para(x0, y, `free_objects ${c.freeObjects} / free_limit ${c.freeLimit} · ${plural(c.totalSlabs, 'slab')} · colour_next ${c.colourNext} · next reap at ${c.nextReap} ms${c.freeTouched ? ' · free_touched' : ''}`, 'small') + 2;
+    // Narrow: its figures beside the gauge.
+    if (!narrow) y += LINE;
+    y += para(narrow ? x0 + gaugeW + 8 : x0, y, narrow ? `free ${c.freeObjects} / ${c.freeLimit} · ${plural(c.totalSlabs, 'slab')}` : `free_objects ${c.freeObjects} / free_limit ${c.freeLimit} · ${plural(c.totalSlabs, 'slab')} · colour_next ${c.colourNext} · next reap at ${c.nextReap} ms${c.freeTouched ? ' · free_touched' : ''}`, 'small') + 2;
     const perRow = Math.max(1, Math.floor((width - x0 - PAD) / (THUMB_W + THUMB_GAP)));
+    // Each list with slabs on a row of thumbnails; the empty ones named together on one line.
+    const empty: string[] = [];
     for (const list of ['partial', 'full', 'free'] as const) {
       const members = c.slabs.map((sl, i) => ({ sl, i })).filter(({ sl }) => sl.list === list);
+      if (!members.length) {
+        empty.push(list);
+        continue;
+      }
       label(PAD, y + 1, `${list} (${members.length})`, 'small');
       members.forEach(({ sl, i }, k) => l.thumbs.push({ cacheId: c.id, slab: i, pfn: sl.pfn, x: x0 + (k % perRow) * (THUMB_W + THUMB_GAP), y: y + Math.floor(k / perRow) * (THUMB_H + THUMB_GAP) }));
       y += Math.max(1, Math.ceil(members.length / perRow)) * (THUMB_H + THUMB_GAP) + 2;
+    }
+    if (empty.length) {
+      label(PAD, y + 1, `${empty.join(', ')}: no slabs`, 'small');
+      y += LINE + 2;
     }
 
     // Slabs to scale: the focused one first, then in list order.
     const order = c.slabs.map((_, i) => i);
     const focused = focus && focus.cacheId === c.id ? (places.byCache.get(c.id)?.slabByPfn.get(focus.pfn) ?? -1) : -1;
-    const chosen = (focused >= 0 ? [focused, ...order.filter((i) => i !== focused)] : order).slice(0, DETAILED_SLABS);
+    const chosen = (focused >= 0 ? [focused, ...order.filter((i) => i !== focused)] : order).slice(0, narrow ? 1 : DETAILED_SLABS);
     const slabBytes = PAGE_SIZE << c.order;
     const w = width - 2 * PAD;
     for (const i of chosen) {

@@ -39,7 +39,7 @@ export interface Overlay {
   progress: number;
 }
 
-const FONTS = { title: 'bold 13px system-ui, sans-serif', text: '12px system-ui, sans-serif', dim: '12px system-ui, sans-serif', small: '11px system-ui, sans-serif' } as const;
+const FONTS = { title: 'bold 13px system-ui, sans-serif', text: '12px system-ui, sans-serif', dim: '12px system-ui, sans-serif', small: '12px system-ui, sans-serif' } as const;
 
 function outline(ctx: CanvasRenderingContext2D, r: Rect, color: string, width = 2): void {
   ctx.strokeStyle = color;

@@ -13,7 +13,7 @@ import type { Scenario } from './scenarios';
 import { misfit, scenarioById, SCENARIOS } from './scenarios';
 import { parseKernelVersion } from './slub-api';
 import type { KernelStat, StatNames } from './slub-api';
-import { sysfsLine, type SlubSnapshot } from './snapshot';
+import { ObjState, sysfsLine, type SlubSnapshot } from './snapshot';
 import { DEFAULT_KERNEL, SANDBOX, type SLUB_PARAMS } from './view';
 
 type Values = ParamValues<typeof SLUB_PARAMS>;
@@ -213,24 +213,48 @@ export function SlubContrast({ scenario, values, update }: { scenario: Scenario;
 }
 
 /** The colours; the sheaves' states only when a pane's cache has sheaves. */
-export function SlubLegend({ showFull, setShowFull, sheaves }: { showFull: boolean; setShowFull: (on: boolean) => void; sheaves: boolean }) {
+/**
+ * The object states a pane can show: always allocated and the slab freelist; the CPU freelist
+ * where there is a CPU slab; the sheaf places where there are sheaves; "handed out twice" with
+ * plain writes; whatever else is on screen now (poison, red zone, in flight).
+ */
+export function legendStates(snaps: readonly SlubSnapshot[], plainWrites: boolean): Set<number> {
+  const out = new Set<number>([ObjState.ALLOCATED, ObjState.SLAB_FREE]);
+  for (const s of snaps) {
+    if (s.kernel.cpuSlab) out.add(ObjState.CPU_FREE);
+    if (s.kernel.hasSheaves) for (const st of SHEAF_STATES) out.add(st);
+    for (let i = 0; i < s.nobj; i++) {
+      const st = s.obj.state[i] ?? ObjState.ALLOCATED;
+      if (st !== ObjState.NO_OBJECT) out.add(st);
+    }
+  }
+  if (plainWrites) out.add(ObjState.DUP);
+  return out;
+}
+
+export function SlubLegend({ showFull, setShowFull, states, locked, detached }: { showFull: boolean; setShowFull: (on: boolean) => void; states: ReadonlySet<number>; locked: boolean; detached: boolean }) {
   return (
     <ul className="lab-legend" aria-label="Colours">
       {STATE_NAMES.map((n, i) => {
         const color = STATE_COLORS[i];
-        return color && (sheaves || !SHEAF_STATES.has(i)) ? (
+        return color && states.has(i) ? (
           <li key={n}>
             <span className="swatch" style={{ background: color }} /> {n}
           </li>
         ) : null;
       })}
-      {sheaves && (
+      {locked && (
         <li>
-          <span className="swatch" style={{ background: COLORS.locked }} /> a CPU inside its sheaf section (trylock held)
+          <span className="swatch swatch-dashed" style={{ borderColor: COLORS.locked }} /> a CPU inside its sheaf section (trylock held)
+        </li>
+      )}
+      {detached && (
+        <li>
+          <span className="swatch" style={{ background: COLORS.detached }} /> a detached freelist being built
         </li>
       )}
       <li>
-        <span className="swatch" style={{ background: COLORS.detached }} /> detached freelist / marked for bulk free
+        <span className="swatch swatch-dashed" style={{ borderColor: COLORS.changed }} /> changed by the last step
       </li>
       <li>
         <label>

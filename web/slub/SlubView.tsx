@@ -7,7 +7,7 @@
 // hand, the counters and the test hook.  The whole state is in the URL;
 // selection is local.
 
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import { EventKind, type SlEvent } from '../core/events.generated';
 import { selectionShortcuts } from '../lab/shortcuts';
@@ -23,8 +23,8 @@ import { SandboxOps, SlubQuickOps, type TuningNow } from './SandboxOps';
 import { comparisonText } from './compare';
 import { misfit, scenarioById } from './scenarios';
 import { parseKernelVersion } from './slub-api';
-import { detachedGroups, PreemptPoint, scriptToText, walkSlots, type AnyRef, type ObjRef, type Script, type ScriptOp } from './script';
-import { SlubContrast, SlubCounters, SlubLegend, SlubMisfit, SlubPickers } from './SlubControls';
+import { detachedGroups, POINT_TEXT, PreemptPoint, scriptToText, walkSlots, type AnyRef, type ObjRef, type Script, type ScriptOp } from './script';
+import { legendStates, SlubContrast, SlubCounters, SlubLegend, SlubMisfit, SlubPickers } from './SlubControls';
 import { slabIndexOf, stat, type SlubSnapshot } from './snapshot';
 import { dupCount, paneHook, type SlubPaneHook, type SlubTestHook } from './test-hook';
 import { SLUB_PARAMS, slubStepView } from './view';
@@ -72,6 +72,8 @@ export function SlubView({ core, store, embedded }: ViewProps) {
   /** The CPU operations by hand run on (the toolbar's "As CPU"). */
   const [opCpu, setOpCpu] = useState(0);
   const cpu = Math.min(opCpu, cpus - 1);
+  /** The CPUs the script does not use, drawn anyway (one click on their folded row). */
+  const [allCpus, setAllCpus] = useState(false);
 
   const shown = lab.shown ?? [];
   const first = lab.panes[0];
@@ -150,10 +152,33 @@ export function SlubView({ core, store, embedded }: ViewProps) {
     return { pfn: pfn ?? 0, index: index ?? 0 };
   });
 
+  // The lanes the script uses (CPU 0 at least; a handler runs on its interrupted op's CPU).
+  const scriptCpus = useMemo(() => [...new Set([0, ...(first?.script.ops ?? []).map((o) => o.cpu)])].filter((c) => c < cpus).sort((a, b) => a - b), [first, cpus]);
+  // What each pane showed before the state on screen: the drawing outlines what differs.
+  const seen = useRef<{ now: (SlubSnapshot | null)[]; before: (SlubSnapshot | null)[] }>({ now: [], before: [] });
+  shown.forEach((p, i) => {
+    if (seen.current.now[i] === p.snap) return;
+    seen.current.before[i] = seen.current.now[i] ?? null;
+    seen.current.now[i] = p.snap;
+  });
+  const before = seen.current.before;
   const overlays = useMemo(
     () =>
       lab.panes.map((pane, i): Overlay => {
         const snap = lab.shown?.[i]?.snap;
+        const stop = pane.stops[lab.at?.panes[i] ?? 0];
+        const script = pane.script as Script;
+        const op = stop ? script.ops[stop.opIndex] : undefined;
+        const irq = stop && stop.micro > 0 ? script.irqs.find((q) => q.atOp === stop.opIndex && (stop.inHandler || q.point === stop.point)) : undefined;
+        const interrupt =
+          irq && op
+            ? {
+                cpu: op.cpu,
+                text: stop?.inHandler
+                  ? `Interrupt on CPU ${op.cpu}: its handler runs ${/^[aeiou]/.test(irq.handler.kind) ? 'an' : 'a'} ${irq.handler.kind}; the interrupted ${op.kind} waits`
+                  : `Interrupt arriving on CPU ${op.cpu} in ${(POINT_TEXT[stop?.point ?? 0] ?? 'the operation').split(':')[0]}`,
+              }
+            : null;
         const selSlab = snap && selection ? slabIndexOf(snap, selection.pfn) : -1;
         return {
           selected: selSlab >= 0 && selection ? { slab: selSlab, index: selection.index } : null,
@@ -163,9 +188,15 @@ export function SlubView({ core, store, embedded }: ViewProps) {
           detached: detachedAt(pane, pane.stops[lab.at?.panes[i] ?? 0]),
           arrows: 'all',
           showFull,
+          prev: before[i] ?? null,
+          cpus: scriptCpus,
+          allCpus,
+          interrupt,
+          ...(lab.panes.length > 1 ? { alignWith: (lab.shown ?? []).map((x) => x.snap) } : {}),
         };
       }),
-    [lab.panes, lab.shown, lab.at, selection, sheafSel, sheafSlot, marked, showFull],
+    // `before` (a ref's array, the same object throughout) changes only with lab.shown.
+    [lab.panes, lab.shown, lab.at, selection, sheafSel, sheafSlot, marked, showFull, scriptCpus, allCpus, before],
   );
 
   const bulkCompare = useMemo(() => {
@@ -212,7 +243,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
       pickers={<SlubPickers values={values} update={update} sideBySide={many} />}
       afterCaption={
         <>
-          {lab.atEnd && scenario && !many && <SlubContrast scenario={scenario} values={values} update={update} />}
+          {lab.atEnd && scenario && !many && !embedded && <SlubContrast scenario={scenario} values={values} update={update} />}
           {scenario && values.kernel.every((k) => misfit(scenario, parseKernelVersion(k))) && <SlubMisfit scenario={scenario} values={values} update={update} />}
           {bulkCompare && (
             <p className="lab-figures" data-testid="bulk-compare">
@@ -223,7 +254,15 @@ export function SlubView({ core, store, embedded }: ViewProps) {
           <CheckAlert idPrefix="slub" checks={checks} />
         </>
       }
-      legend={<SlubLegend showFull={showFull} setShowFull={setShowFull} sheaves={shown.some((p) => p.snap.kernel.hasSheaves)} />}
+      legend={
+        <SlubLegend
+          showFull={showFull}
+          setShowFull={setShowFull}
+          states={legendStates(shown.map((p) => p.snap), values.variant.includes('plain'))}
+          locked={shown.some((p) => p.snap.kernel.hasSheaves)}
+          detached={!!first?.script.ops.some((o) => o.kind === 'freeBulk')}
+        />
+      }
       paneHeads={paneHeads(lab, 'slub', figures, (s, i) => {
         const names = paneNames(i);
         return (
@@ -240,6 +279,7 @@ export function SlubView({ core, store, embedded }: ViewProps) {
       panes={viewCanvases(lab, overlays, slubStepView, 'slub-canvas', (p, i) => ({
         label: `SLUB state${many ? ` with ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.ncpus} CPU lanes, ${p.snap.nslabs} slabs, ${p.snap.node.nrPartial} on the node partial list. The inspector below describes the selection in words.`,
         onPick: (hit, additive) => {
+          if (hit?.cpus) return setAllCpus(hit.cpus === 'show');
           setSheafSel(hit?.sheaf === undefined ? null : (p.snap.sheaves.sheaf.id[hit.sheaf] ?? null));
           setSheafSlot(hit?.slot ?? -1);
           if (!hit || hit.slab < 0) return setSelection(null);

@@ -1,10 +1,19 @@
 // layout.ts - where each CPU lane, list section and slab strip goes on the
 // canvas, computed once per snapshot and width (render.ts draws it, the click
 // and keyboard handlers hit-test it).  Two densities: "detailed" (a
-// scenario's few slabs: labels, 16-px slots, freelist arrows) and "compact"
-// (hundreds of slabs in free-running mode: small slots, no labels, arrows only
-// for the selected slab), chosen from the number of slabs and the width.
-
+// scenario's few slabs: names, object slots large enough to label, freelist
+// arrows) and "compact" (hundreds of slabs in free-running mode or a real
+// kernel's: small slots, no labels, arrows only for the selected slab),
+// chosen from the number of slabs and the width.
+//
+// Detailed slots are as large as the figure allows: the largest slot (up to
+// 36 px; at least 24 px from 700 px wide, 16 px below, 14 px on a phone)
+// at which the whole drawing fits in 55 % of its width (with the caption and
+// buttons, about 16:10).  A slab of many
+// objects wraps into rows (and zooms out to keep at most 8 of them), so a
+// slab of 512 objects stays a block, not a line.  Below 640 px the lane's
+// words go above its slabs instead of beside them.  Lanes are drawn for the
+// CPUs the story uses (`cpus`); the others are one row that a click opens.
 //
 // Kernels with sheaves (6.18's opted-in caches, 7.0): each CPU lane starts
 // with one row per sheaf it holds (main, spare, rcu_free, the rcu sheaves
@@ -13,7 +22,8 @@
 // with callers get sections of their own before the node partial list.  A
 // 7.0 lane has no CPU slab, freelist or tid: none is drawn.
 
-import type { CanvasItem, CanvasLayout } from '../lab/LabCanvas';
+import type { CanvasLayout } from '../lab/LabCanvas';
+import type { CanvasItem } from '../lab/motion';
 import { cpuPartialSlabs, NONE32, SheafPlace, sheavesAt, slabIndexOf, SlabList, type SheafPlaceValue, type SlubSnapshot } from './snapshot';
 
 /** A sheaf's place in words (SheafPlace order). */
@@ -29,16 +39,22 @@ export interface SheafBox {
   stripH: number;
   /** Slots drawn: the sheaf's capacity (or its size, for the objects waiting alone). */
   slots: number;
+  /** Slots per row (a sheaf of many wraps). */
+  cols: number;
 }
 
 export interface SlabBox {
   slab: number;
   x: number;
   y: number;
-  /** Slot width; the strip is the slab's own objects * slotW wide (a fallback slab's is shorter). */
+  /** Slot width; a row is cols * slotW wide (a fallback slab holds fewer objects). */
   slotW: number;
   stripY: number;
+  /** One row of slots' height. */
   stripH: number;
+  /** Slots per row, and rows (a slab of many objects wraps). */
+  cols: number;
+  rows: number;
   /** What the slab is in this section (for its label). */
   role: 'cpu-slab' | 'cpu-partial' | 'node-partial' | 'full';
 }
@@ -52,13 +68,22 @@ export interface Section {
   cpu: number;
   /** A CPU inside its sheaf section (the local trylock held). */
   locked?: boolean;
+  /** The CPUs folded into this one row (clicking it shows them), or shown beyond the story's (clicking hides them). */
+  cpuToggle?: 'show' | 'hide';
+  /** Where the section's drawing starts (its words are above it on a narrow figure). */
+  bodyY: number;
+  /** The lines as drawn: packed several to a row above the drawing on a narrow figure (absent: `lines`). */
+  drawn?: string[];
 }
 
 export interface Layout extends CanvasLayout {
   width: number;
   height: number;
   compact: boolean;
+  /** The words beside the drawing (0: above it, on a narrow figure). */
   labelW: number;
+  /** Where slabs and sheaves start. */
+  left: number;
   boxes: SlabBox[];
   sheaves: SheafBox[];
   sections: Section[];
@@ -73,19 +98,112 @@ export interface LayoutOptions {
   showFull: boolean;
   /** Force compact drawing (free-running mode). */
   compact?: boolean;
+  /** The CPUs to give lanes (the story's); the others fold into one row that a click opens. Absent: every CPU. */
+  cpus?: readonly number[];
+  /** The folded CPUs opened (their lanes drawn, and a row to fold them again). */
+  allCpus?: boolean;
+  /** The other panes' states, side by side with this one: the same slot size and section heights, so rows line up. */
+  alignWith?: readonly SlubSnapshot[];
+  /** The height the detailed drawing tries to fit in (default: 55 % of the width, at least 300 px, so that a figure with its caption and buttons is about 16:10; on a phone 1.4 times the width). */
+  maxHeight?: number;
 }
 
 const hex = (n: number) => `0x${n.toString(16)}`;
+const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, v));
+
+/** Font sizes on the canvas (never under 12 px). */
+export const FONT = { title: 14, text: 12, slot: 12 } as const;
+/** A line of words in a lane. */
+export const LINE_H = 16;
+/** A slab box's label row, and the room its freelist arcs take above and below the slots. */
+const LABEL_H = 18;
+const ARC_ABOVE = 13;
+const ARC_BELOW = 14;
+const ROW_GAP = 6;
+
+/** The name the stories give a slab: A for the first of the zone's pfns, B for the next, ... (a fallback slab, or past Z: none). */
+export function slabLetter(s: SlubSnapshot, slab: number): string | null {
+  const order = s.slab.order[slab] ?? 0;
+  if (order !== s.geometry.order) return null;
+  const n = Math.floor((s.slab.pfn[slab] ?? 0) / (1 << order));
+  return n < 26 ? String.fromCharCode(65 + n) : null;
+}
+
+/** A slab's name on the canvas and in words: "A (pfn 0)", or "pfn 64" when it has no letter. */
+export function slabName(s: SlubSnapshot, slab: number): string {
+  const letter = slabLetter(s, slab);
+  return letter ? `${letter} (pfn ${s.slab.pfn[slab]})` : `pfn ${s.slab.pfn[slab]}`;
+}
+
+/** Where object slot `i` of a box is. */
+export function slotAt(b: Pick<SlabBox, 'x' | 'stripY' | 'slotW' | 'stripH' | 'cols'>, i: number): { x: number; y: number } {
+  const col = i % b.cols;
+  const row = Math.floor(i / b.cols);
+  return { x: b.x + col * b.slotW, y: b.stripY + row * (b.stripH + ROW_GAP) };
+}
+
+/** The height of `rows` rows of slots. */
+export const stripsH = (rows: number, stripH: number) => rows * stripH + Math.max(0, rows - 1) * ROW_GAP;
+
+/** Words packed into lines of about `chars` characters (a narrow figure's lane words, above its drawing). */
+function pack(lines: string[], chars: number): string[] {
+  const out: string[] = [];
+  for (const l of lines) {
+    const last = out[out.length - 1];
+    if (last !== undefined && last.length + 3 + l.length <= chars) out[out.length - 1] = `${last} · ${l}`;
+    else out.push(l);
+  }
+  return out;
+}
 
 export function layoutSnapshot(s: SlubSnapshot, o: LayoutOptions): Layout {
-  const objects = Math.max(1, s.geometry.objects);
   const compact = o.compact ?? s.nslabs > 48;
-  const labelW = compact ? 120 : 190;
-  const avail = Math.max(200, o.width - labelW - 12);
-  const slotW = compact ? Math.max(2, Math.min(6, Math.floor(avail / (objects * 8)))) : Math.max(6, Math.min(18, Math.floor(avail / (objects * 2.3))));
-  const stripH = compact ? 8 : 22;
-  const boxW = objects * slotW + (compact ? 4 : 14);
-  const boxH = compact ? stripH + 4 : 66;
+  if (compact) return layoutAt(s, o, true, 0);
+  const others = (o.alignWith ?? []).filter((x) => x !== s && !(o.compact ?? x.nslabs > 48));
+  if (!others.length) return layoutAt(s, o, false, fitSlot(s, o));
+  // Panes side by side: one slot size (the smallest any needs) and each section as tall as the tallest of its name, so rows line up.
+  const all = [s, ...others];
+  const slot = Math.min(...all.map((x) => fitSlot(x, o)));
+  const minH = new Map<string, number>();
+  for (const x of all) for (const sec of layoutAt(x, o, false, slot).sections) minH.set(sec.title, Math.max(minH.get(sec.title) ?? 0, sec.h));
+  return layoutAt(s, o, false, slot, minH);
+}
+
+/** The largest slot at which the detailed drawing fits its height (or the smallest allowed). */
+function fitSlot(s: SlubSnapshot, o: LayoutOptions): number {
+  const narrow = o.width < 640;
+  const maxSlot = 36;
+  const minSlot = o.width >= 700 ? 24 : narrow ? 14 : 16;
+  const maxHeight = o.maxHeight ?? (narrow ? Math.round(o.width * 1.4) : Math.max(300, Math.round(o.width * 0.55)));
+  for (let slot = maxSlot; slot > minSlot; slot -= 2) if (layoutAt(s, o, false, slot).height <= maxHeight) return slot;
+  return minSlot;
+}
+
+function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarget: number, minH?: ReadonlyMap<string, number>): Layout {
+  const objects = Math.max(1, s.geometry.objects);
+  const narrow = !compact && o.width < 640;
+  const labelW = compact ? 120 : narrow ? 0 : 186;
+  const left = narrow ? 8 : labelW;
+  const avail = Math.max(160, o.width - left - 8);
+  const pad = compact ? 4 : 16;
+  let slotW: number;
+  let cols: number;
+  if (compact) {
+    slotW = Math.max(2, Math.min(6, Math.floor(avail / (objects * 8))));
+    cols = objects;
+  } else {
+    // The target slot, or smaller so that one slab fits the width; a slab that still does not fit wraps (at most 8 rows: then it zooms out).
+    slotW = clamp(Math.floor((avail - pad) / objects), Math.min(slotTarget, 14), slotTarget);
+    cols = Math.max(1, Math.min(objects, Math.floor((avail - pad) / slotW)));
+    if (Math.ceil(objects / cols) > 8) {
+      cols = Math.ceil(objects / 8);
+      slotW = Math.max(6, Math.floor((avail - pad) / cols));
+    }
+  }
+  const rows = Math.ceil(objects / cols);
+  const stripH = compact ? 8 : clamp(slotW, 18, 30);
+  const boxW = cols * slotW + pad;
+  const boxH = compact ? stripH + 4 : LABEL_H + ARC_ABOVE + stripsH(rows, stripH) + ARC_BELOW + 4;
   const perRow = Math.max(1, Math.floor(avail / boxW));
   const boxes: SlabBox[] = [];
   const sheafBoxes: SheafBox[] = [];
@@ -93,61 +211,75 @@ export function layoutSnapshot(s: SlubSnapshot, o: LayoutOptions): Layout {
   const boxOf = new Int32Array(s.nslabs).fill(-1);
   let y = 4;
 
-  // Sheaves: one slot width for all, so equal capacities line up.
+  // Sheaves: one slot width for all, so equal capacities line up; a sheaf of many slots wraps.
   const sh = s.sheaves;
   const drawSheaves = s.kernel.hasSheaves && sh.taken;
   let widest = 1;
   for (let i = 0; i < sh.nsheaves; i++) widest = Math.max(widest, sh.sheaf.capacity[i] ?? 0, sh.sheaf.size[i] ?? 0);
-  const sheafSlotW = compact ? Math.max(2, Math.min(4, Math.floor(avail / widest))) : Math.max(4, Math.min(14, Math.floor(avail / widest)));
-  const sheafStripH = compact ? 6 : 14;
-  const sheafRowH = compact ? sheafStripH + 4 : sheafStripH + 16;
+  const sheafSlotW = compact ? Math.max(2, Math.min(4, Math.floor(avail / widest))) : clamp(Math.floor((avail - 12) / widest), 12, Math.max(12, slotW - 4));
+  const sheafCols = compact ? widest : Math.max(1, Math.min(widest, Math.floor((avail - 12) / sheafSlotW)));
+  const sheafStripH = compact ? 6 : clamp(sheafSlotW, 14, 24);
+  const sheafHead = compact ? 2 : LABEL_H;
   /** Places sheaf records in rows from the top of the section at `top`, several to a row when they fit; returns the height taken. */
   const placeSheaves = (records: number[], top: number): number => {
-    let x = labelW;
-    let row = 0;
+    let x = left;
+    let rowTop = top;
+    let rowH = 0;
     for (const rec of records) {
       const slots = Math.max(1, sh.sheaf.place[rec] === SheafPlace.RCU_WAIT ? (sh.sheaf.size[rec] ?? 0) : (sh.sheaf.capacity[rec] ?? 0));
-      const w = slots * sheafSlotW + (compact ? 4 : 12);
-      if (x > labelW && x + w > labelW + avail) {
-        x = labelW;
-        row++;
+      const c = Math.min(slots, sheafCols);
+      const h = sheafHead + stripsH(Math.ceil(slots / c), sheafStripH) + (compact ? 4 : 8);
+      // A label needs about 15 characters of room.
+      const w = Math.max(c * sheafSlotW, compact ? 0 : 15 * 7.3) + (compact ? 4 : 14);
+      if (x > left && x + w > left + avail) {
+        x = left;
+        rowTop += rowH;
+        rowH = 0;
       }
-      const by = top + row * sheafRowH;
-      sheafBoxes.push({ sheaf: rec, x, y: by, slotW: sheafSlotW, stripY: compact ? by + 2 : by + 13, stripH: sheafStripH, slots });
+      sheafBoxes.push({ sheaf: rec, x, y: rowTop, slotW: sheafSlotW, stripY: rowTop + sheafHead, stripH: sheafStripH, slots, cols: c });
       x += w;
+      rowH = Math.max(rowH, h);
     }
-    return records.length ? (row + 1) * sheafRowH : 0;
+    return records.length ? rowTop + rowH - top : 0;
   };
   const cpuSheaves = (cpu: number) =>
     drawSheaves ? ([SheafPlace.MAIN, SheafPlace.SPARE, SheafPlace.RCU_FREE, SheafPlace.RCU_PENDING, SheafPlace.RCU_WAIT] as SheafPlaceValue[]).flatMap((p) => sheavesAt(s, p, cpu)) : [];
 
-  const place = (slabs: number[], role: SlabBox['role'], title: string, lines: string[], cpu: number, minRows = 1, sheafRecs: number[] = [], locked = false) => {
+  const place = (slabs: number[], role: SlabBox['role'], title: string, rawLines: string[], cpu: number, minRows = 1, sheafRecs: number[] = [], extra: Partial<Section> = {}) => {
+    const lines = narrow ? pack(rawLines, Math.floor(avail / 7.3)) : rawLines;
+    const textH = (compact ? 16 : 22) + (compact ? 12 : LINE_H) * lines.length;
+    const bodyY = narrow ? y + textH : y;
     // Each CPU's sheaves one to a row (a stack per CPU), the barn's packed.
-    const sheafH = cpu >= 0 ? sheafRecs.reduce((h, rec) => h + placeSheaves([rec], y + h), 0) : placeSheaves(sheafRecs, y);
-    const rows = slabs.length ? Math.max(minRows, Math.ceil(slabs.length / perRow)) : sheafRecs.length ? 0 : minRows;
-    const textH = 16 + 14 * lines.length;
-    const h = Math.max(textH, sheafH + rows * boxH) + (compact ? 6 : 10);
+    const sheafH = cpu >= 0 ? sheafRecs.reduce((h, rec) => h + placeSheaves([rec], bodyY + h), 0) : placeSheaves(sheafRecs, bodyY);
+    const rowsOfSlabs = slabs.length ? Math.max(minRows, Math.ceil(slabs.length / perRow)) : compact && !sheafRecs.length ? minRows : 0;
+    const bodyH = sheafH + rowsOfSlabs * boxH;
+    const h = Math.max(minH?.get(title) ?? 0, (narrow ? textH + bodyH : Math.max(textH, bodyH)) + (compact ? 6 : 8));
     slabs.forEach((slab, i) => {
-      const bx = labelW + (i % perRow) * boxW;
-      const by = y + sheafH + Math.floor(i / perRow) * boxH;
+      const bx = left + (i % perRow) * boxW;
+      const by = bodyY + sheafH + Math.floor(i / perRow) * boxH;
       boxOf[slab] = boxes.length;
-      boxes.push({ slab, x: bx, y: by, slotW, stripY: compact ? by + 2 : by + 28, stripH, role: i === 0 && role === 'cpu-slab' ? 'cpu-slab' : role === 'cpu-slab' ? 'cpu-partial' : role });
+      boxes.push({ slab, x: bx, y: by, slotW, stripY: compact ? by + 2 : by + LABEL_H + ARC_ABOVE, stripH, cols, rows, role: i === 0 && role === 'cpu-slab' ? 'cpu-slab' : role === 'cpu-slab' ? 'cpu-partial' : role });
     });
-    sections.push({ title, lines, y, h, cpu, ...(locked ? { locked } : {}) });
+    sections.push({ title, lines: rawLines, y, h, cpu, bodyY, ...(narrow ? { drawn: lines } : {}), ...extra });
     y += h;
   };
 
   const sheafLine = (rec: number | undefined, name: string) =>
     rec === undefined || rec < 0 ? `${name}: none` : `${name}: ${sh.sheaf.size[rec]}/${sh.sheaf.capacity[rec]}`;
+  const story = o.cpus ? new Set(o.cpus) : null;
+  const wanted = story && !o.allCpus ? story : null;
+  const others = s.cpus.filter((c) => story && !story.has(c.cpu)).map((c) => c.cpu);
   for (const c of s.cpus) {
+    if (wanted && !wanted.has(c.cpu)) continue;
     const pcs = sh.pcs[c.cpu];
     const recs = cpuSheaves(c.cpu);
     const sheafLines = drawSheaves && pcs
       ? [pcs.main < 0 ? 'main: the bootstrap sheaf (capacity 0)' : sheafLine(pcs.main, 'main'), sheafLine(pcs.spare, 'spare'), ...(pcs.locked ? ['in its sheaf section (trylock held)'] : [])]
       : [];
+    const locked = pcs?.locked ? { locked: true } : {};
     if (!s.kernel.cpuSlab) {
       // 7.0: no kmem_cache_cpu; the lane is the CPU's sheaves.
-      place([], 'cpu-partial', `CPU ${c.cpu}`, compact ? sheafLines.slice(0, 2) : [...sheafLines, sheafLine(pcs?.rcuFree, 'rcu_free')], c.cpu, 1, recs, pcs?.locked ?? false);
+      place([], 'cpu-partial', `CPU ${c.cpu}`, compact ? sheafLines.slice(0, 2) : [...sheafLines, sheafLine(pcs?.rcuFree, 'rcu_free')], c.cpu, 1, recs, locked);
       continue;
     }
     const own = c.slabPfn === NONE32 ? -1 : slabIndexOf(s, c.slabPfn);
@@ -157,11 +289,17 @@ export function layoutSnapshot(s: SlubSnapshot, o: LayoutOptions): Layout {
         ? c.freelistIndex === NONE32
           ? 'freelist: empty'
           : 'freelist: CORRUPT'
-        : `freelist → ${c.freelistPfn}:${c.freelistIndex} (${c.freelistLength} free)`;
+        : `freelist → ${own >= 0 && s.slab.pfn[own] === c.freelistPfn ? (slabLetter(s, own) ?? c.freelistPfn) : c.freelistPfn}:${c.freelistIndex} (${c.freelistLength} free)`;
     const lines = compact
       ? [`tid ${hex(c.tid)}`, `${c.freelistLength} free · ${c.partialCount} partial`]
-      : [fl, `tid ${c.tid} (${hex(c.tid)})`, `slab: ${own < 0 ? 'none' : c.slabPfn}`, `partial: ${c.partialCount} slab${c.partialCount === 1 ? '' : 's'}`];
-    place(own < 0 ? partial : [own, ...partial], own < 0 ? 'cpu-partial' : 'cpu-slab', `CPU ${c.cpu}`, compact ? lines : [...lines, ...sheafLines], c.cpu, 1, recs, pcs?.locked ?? false);
+      : [fl, `tid ${c.tid} (${hex(c.tid)})`, `slab ${own < 0 ? 'none' : (slabLetter(s, own) ?? `pfn ${c.slabPfn}`)} · ${c.partialCount} partial`];
+    place(own < 0 ? partial : [own, ...partial], own < 0 ? 'cpu-partial' : 'cpu-slab', `CPU ${c.cpu}`, compact ? lines : [...lines, ...sheafLines], c.cpu, 1, recs, locked);
+  }
+  if (others.length) {
+    const names = others.length === 1 ? `CPU ${others[0]}` : `CPUs ${others.join(', ')}`;
+    const toggle = wanted ? 'show' : 'hide';
+    sections.push({ title: wanted ? `+ ${names}` : `− fold ${names}`, lines: [wanted ? 'not used by this story: click to show' : 'not used by this story: click to fold'], y, h: 30, cpu: -1, bodyY: y, cpuToggle: toggle });
+    y += 30;
   }
   if (drawSheaves) {
     const full = sheavesAt(s, SheafPlace.BARN_FULL);
@@ -175,15 +313,17 @@ export function layoutSnapshot(s: SlubSnapshot, o: LayoutOptions): Layout {
   for (let i = 0; i < s.nslabs; i++) if (s.slab.list[i] === SlabList.NONE) full.push(i);
   if (o.showFull) place(full, 'full', 'Full (no list)', [`${full.length} slab${full.length === 1 ? '' : 's'}`], -1, 0);
   else {
-    sections.push({ title: 'Full (no list)', lines: [`${full.length} hidden`], y, h: 36, cpu: -1 });
-    y += 36;
+    sections.push({ title: 'Full (no list)', lines: [`${full.length} hidden`], y, h: 40, cpu: -1, bodyY: y });
+    y += 40;
   }
 
   // Slabs keep their pfn from stop to stop: a slab that changed lists glides to its new place (LabCanvas's motion).
-  const items: CanvasItem[] = compact ? [] : boxes.map((b) => ({ key: `slab ${s.slab.pfn[b.slab]}`, x: b.x - 4, y: b.y, w: (s.slab.objects[b.slab] ?? objects) * slotW + 10, h: boxH - 2 }));
+  const items: CanvasItem[] = compact ? [] : boxes.map((b) => ({ key: `slab ${s.slab.pfn[b.slab]}`, x: b.x - 4, y: b.y, w: b.cols * b.slotW + 10, h: boxH - 2 }));
   // Sheaves keep their id from stop to stop: a sheaf moving between a CPU and the barn glides there.
-  if (!compact) for (const b of sheafBoxes) items.push({ key: `sheaf ${sh.sheaf.id[b.sheaf]}`, x: b.x - 2, y: b.y, w: b.slots * b.slotW + 4, h: b.stripY + b.stripH - b.y + 2 });
-  return { width: o.width, height: y + 4, compact, labelW, boxes, sheaves: sheafBoxes, sections, boxOf, hiddenFull: o.showFull ? 0 : full.length, items };
+  if (!compact) for (const b of sheafBoxes) items.push({ key: `sheaf ${sh.sheaf.id[b.sheaf]}`, x: b.x - 2, y: b.y, w: b.cols * b.slotW + 4, h: b.stripY + stripsH(Math.ceil(b.slots / b.cols), b.stripH) - b.y + 2 });
+  const lanes = sections.filter((x) => x.cpu >= 0).length;
+  const figure = { slot: boxes.length ? slotW : 0, sheafSlot: sheafBoxes.length ? sheafSlotW : 0, lanes, folded: sections.find((x) => x.cpuToggle)?.y ?? -1 };
+  return { width: o.width, height: y + 4, compact, labelW, left, boxes, sheaves: sheafBoxes, sections, boxOf, hiddenFull: o.showFull ? 0 : full.length, items, figure };
 }
 
 /** One stop of the arrow keys: a sheaf (its record) or a slab (its record). */
@@ -209,22 +349,41 @@ export interface Hit {
   sheaf?: number;
   /** The sheaf's slot (object position), -1 for its label. */
   slot?: number;
+  /** The row of folded CPUs was clicked: show them (or hide them again). */
+  cpus?: 'show' | 'hide';
+}
+
+/** The slot of a box (slab or sheaf) under (x, y), -1 for none. */
+function slotUnder(b: { x: number; stripY: number; slotW: number; stripH: number; cols: number }, count: number, x: number, y: number): number {
+  const col = Math.floor((x - b.x) / b.slotW);
+  if (col < 0 || col >= b.cols) return -1;
+  const dy = y - b.stripY;
+  const row = Math.floor(dy / (b.stripH + ROW_GAP));
+  if (dy < 0 || dy - row * (b.stripH + ROW_GAP) >= b.stripH) return -1;
+  const i = row * b.cols + col;
+  return i < count ? i : -1;
 }
 
 /** What is under (x, y), if anything. */
 export function hitTest(l: Layout, s: SlubSnapshot, x: number, y: number): Hit | null {
+  for (const sec of l.sections) if (sec.cpuToggle && y >= sec.y && y < sec.y + sec.h) return { slab: -1, index: -1, cpus: sec.cpuToggle };
   for (const b of l.sheaves) {
-    if (x < b.x || x >= b.x + b.slots * b.slotW || y < b.y || y >= b.stripY + b.stripH) continue;
+    const bottom = b.stripY + stripsH(Math.ceil(b.slots / b.cols), b.stripH);
+    if (x < b.x || x >= b.x + Math.max(b.cols * b.slotW, 100) || y < b.y || y >= bottom) continue;
     if (y < b.stripY) return { slab: -1, index: -1, sheaf: b.sheaf, slot: -1 };
-    const slot = Math.floor((x - b.x) / b.slotW);
+    const slot = slotUnder(b, b.slots, x, y);
+    if (slot < 0) continue;
     const obj = sheafObject(s, b.sheaf, slot);
     return { slab: obj?.slab ?? -1, index: obj?.index ?? -1, sheaf: b.sheaf, slot };
   }
   for (const b of l.boxes) {
-    const w = (s.slab.objects[b.slab] ?? 0) * b.slotW;
+    const objects = s.slab.objects[b.slab] ?? 0;
+    const w = b.cols * b.slotW;
     if (x < b.x || x >= b.x + w + (l.compact ? 0 : 10)) continue;
-    if (y >= b.stripY && y < b.stripY + b.stripH && x < b.x + w) return { slab: b.slab, index: Math.floor((x - b.x) / b.slotW) };
-    if (!l.compact && y >= b.y && y < b.y + 62) return { slab: b.slab, index: -1 };
+    const i = slotUnder(b, objects, x, y);
+    if (i >= 0) return { slab: b.slab, index: i };
+    const bottom = b.stripY + stripsH(b.rows, b.stripH);
+    if (!l.compact && y >= b.y && y < bottom + ARC_BELOW) return { slab: b.slab, index: -1 };
   }
   return null;
 }

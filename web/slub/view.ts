@@ -184,7 +184,8 @@ export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyR
   },
   decode: decodeSnapshot,
   mirror: (anchor) => new LiveMirror(anchor),
-  layout: (s, width, o) => layoutSnapshot(s, o.compact === undefined ? { width, showFull: o.showFull } : { width, showFull: o.showFull, compact: o.compact }),
+  layout: (s, width, o) =>
+    layoutSnapshot(s, { width, showFull: o.showFull, ...(o.compact === undefined ? {} : { compact: o.compact }), ...(o.cpus ? { cpus: o.cpus, allCpus: o.allCpus ?? false } : {}), ...(o.alignWith ? { alignWith: o.alignWith } : {}) }),
   draw: drawSnapshot,
   hit: hitTest,
   describe: {

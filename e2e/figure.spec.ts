@@ -1,0 +1,324 @@
+// The picture first (issue #19, sections 1 and 2): the figure's size, names,
+// motion and fit on a page, measured in Chromium.
+//
+//   - motion: every SLUB, SLAB and percpu story walked step by step; a step
+//     whose picture differs from the one before must have moved (LabCanvas's
+//     transition: data-motion-frames frames composited, data-motion-count
+//     counting transitions), slabs moving between lists and canvases that
+//     change height included;
+//   - size: SLUB object slots >= 24 px at 1440 px and text >= 12 px (every
+//     font the canvases set is recorded), lanes only for the story's CPUs
+//     (the rest one click away);
+//   - embeds: a <slab-lab> in a 760 px column, embed.html in the README's
+//     900x640 iframe, every docs.html figure at 1440 and 375 px;
+//   - focus: a click anywhere in a figure gives it ←/→;
+//   - fallbacks: print hides the buttons and keeps the canvas; without
+//     JavaScript docs.html shows its images and its <noscript> note.
+// SCREENSHOTS=1 writes the figures' screenshots to docs/screenshots/ and the
+// docs page's fallback images to public/figures/.
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { figureState, loadFigures } from './figures';
+import { ISOLATED_URL, PLAIN_URL } from './servers';
+import { SCENARIOS as SLUB_STORIES } from '../web/slub/scenarios';
+import { SCENARIOS as SLAB_STORIES } from '../web/slab/scenarios';
+import { SCENARIOS as PERCPU_STORIES } from '../web/percpu/scenarios';
+
+const SHOTS = process.env.SCREENSHOTS === '1';
+
+/** Records the smallest font size (px) any canvas sets, from before the page loads. */
+async function recordFonts(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __minFont: number; __fonts: string[] };
+    w.__minFont = Infinity;
+    w.__fonts = [];
+    const d = Object.getOwnPropertyDescriptor(CanvasRenderingContext2D.prototype, 'font');
+    if (!d?.set || !d.get) return;
+    const set = d.set;
+    Object.defineProperty(CanvasRenderingContext2D.prototype, 'font', {
+      get: d.get,
+      set(this: CanvasRenderingContext2D, v: string) {
+        const px = /(\d+(?:\.\d+)?)px/.exec(v);
+        if (px) {
+          const n = Number(px[1]);
+          if (n < w.__minFont) w.__minFont = n;
+          if (n < 12 && w.__fonts.length < 20) w.__fonts.push(v);
+        }
+        set.call(this, v);
+      },
+    });
+  });
+}
+
+/** A hash of the canvas's pixels (to tell whether a step changed the picture). */
+function pixels(canvas: Locator): Promise<string> {
+  return canvas.evaluate((c: HTMLCanvasElement) => {
+    const d = c.getContext('2d')?.getImageData(0, 0, c.width, c.height).data;
+    if (!d) return '';
+    let h = 2166136261;
+    for (let i = 0; i < d.length; i += 4) h = Math.imul(h ^ (d[i]! + 7 * d[i + 1]! + 13 * d[i + 2]!), 16777619);
+    return `${c.width}x${c.height}:${h >>> 0}`;
+  });
+}
+
+const motion = (canvas: Locator) => canvas.evaluate((c: HTMLCanvasElement) => ({ count: Number(c.dataset.motionCount ?? 0), frames: Number(c.dataset.motionFrames ?? 0), moving: c.dataset.motion === 'on', ms: Number(c.dataset.motionMs ?? 0) }));
+
+/**
+ * Steps the lab on the page to its end with the Step button; after each step waits for the
+ * transition to end and checks that a step that changed the picture moved (>= 3 frames).
+ * Returns the steps walked and how many of them changed the picture.
+ */
+async function walk(page: Page, prefix: string, what: string): Promise<{ steps: number; changed: number; minFrames: number }> {
+  const canvas = page.getByTestId(`${prefix}-canvas`).first();
+  const position = page.getByTestId(`${prefix}-position`);
+  await expect(position).toContainText(/stop 0 of \d+/);
+  await expect(canvas).toBeVisible();
+  await page.waitForFunction((id) => document.querySelector(`[data-testid=${id}]`)?.getAttribute('data-motion') !== 'on', `${prefix}-canvas`);
+  let before = await pixels(canvas);
+  const step = page.getByRole('button', { name: 'Step', exact: true });
+  let steps = 0;
+  let changed = 0;
+  let minFrames = Infinity;
+  while (await step.isEnabled()) {
+    const m0 = await motion(canvas);
+    const pos = await position.textContent();
+    await step.click();
+    await expect(position).not.toHaveText(pos ?? '');
+    steps++;
+    // The transition of this step ends (a new state always starts one), then the picture is compared.
+    await expect.poll(async () => (await motion(canvas)).count, { message: `${what}, step ${steps}: no transition ended`, timeout: 5000 }).toBeGreaterThan(m0.count);
+    await page.waitForFunction((id) => document.querySelector(`[data-testid=${id}]`)?.getAttribute('data-motion') !== 'on', `${prefix}-canvas`);
+    const m = await motion(canvas);
+    const after = await pixels(canvas);
+    if (after !== before) {
+      changed++;
+      minFrames = Math.min(minFrames, m.frames);
+      expect(m.frames, `${what}, step ${steps} changed the picture without moving it`).toBeGreaterThanOrEqual(3);
+    }
+    before = after;
+  }
+  return { steps, changed, minFrames };
+}
+
+test.describe('motion: every step that changes the picture moves it', () => {
+  test.use({ viewport: { width: 1440, height: 900 } });
+
+  test('SLUB: every story, every step', async ({ page }) => {
+    test.setTimeout(600_000);
+    for (const s of SLUB_STORIES) {
+      const kernel = s.eras.includes('cpu-slab') ? '' : '&kernel=7.0';
+      await page.goto(`${ISOLATED_URL}?scenario=${s.id}&cpus=2${kernel}`);
+      const r = await walk(page, 'slub', `SLUB ${s.id}`);
+      expect(r.changed, `SLUB ${s.id}: the story changed the picture`).toBeGreaterThan(0);
+    }
+  });
+
+  test('SLAB: every story, every step', async ({ page }) => {
+    test.setTimeout(600_000);
+    for (const s of SLAB_STORIES) {
+      await page.goto(`${ISOLATED_URL}?mode=slab&scenario=${s.id}`);
+      const r = await walk(page, 'slab', `SLAB ${s.id}`);
+      expect(r.changed, `SLAB ${s.id}: the story changed the picture`).toBeGreaterThan(0);
+    }
+  });
+
+  test('percpu: every story, every step', async ({ page }) => {
+    test.setTimeout(600_000);
+    for (const s of PERCPU_STORIES) {
+      await page.goto(`${ISOLATED_URL}?mode=percpu&scenario=${s.id}`);
+      const r = await walk(page, 'percpu', `percpu ${s.id}`);
+      expect(r.changed, `percpu ${s.id}: the story changed the picture`).toBeGreaterThan(0);
+    }
+  });
+
+  test('a slab moving between lists glides, across a change of the canvas height; reduced motion is a short plain fade', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?scenario=remote-frees&cpus=2&step=7`);
+    const canvas = page.getByTestId('slub-canvas');
+    await expect(page.getByTestId('slub-position')).toContainText('stop 7 of');
+    await page.waitForFunction(() => document.querySelector('[data-testid=slub-canvas]')?.getAttribute('data-motion') !== 'on');
+    // Step 8: A fills up, B becomes CPU 0's slab and A goes to the full slabs: the drawing grows.
+    const h0 = (await canvas.boundingBox())?.height ?? 0;
+    const m0 = await motion(canvas);
+    await page.getByRole('button', { name: 'Step', exact: true }).click();
+    await expect.poll(async () => (await motion(canvas)).count).toBeGreaterThan(m0.count);
+    const m = await canvas.evaluate((c: HTMLCanvasElement) => ({ frames: Number(c.dataset.motionFrames), moved: Number(c.dataset.motionMoved), ms: Number(c.dataset.motionMs) }));
+    expect((await canvas.boundingBox())?.height).not.toBe(h0);
+    expect(m.moved).toBeGreaterThanOrEqual(1); // slab A glided
+    expect(m.frames).toBeGreaterThanOrEqual(5);
+    expect(m.ms).toBeGreaterThanOrEqual(400);
+
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    const m1 = await motion(canvas);
+    await page.getByRole('button', { name: 'Step', exact: true }).click();
+    await expect.poll(async () => (await motion(canvas)).count).toBeGreaterThan(m1.count);
+    expect((await motion(canvas)).ms).toBeLessThanOrEqual(200);
+  });
+});
+
+test.describe('the figure: size, names, lanes', () => {
+  test('SLUB at 1440 px: slots of 24 px or more, text of 12 px or more, lanes only for the story\'s CPUs (the rest one click away)', async ({ page }) => {
+    await recordFonts(page);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    for (const id of ['fast-path', 'why-tid', 'slow-path', 'remote-frees', 'bulk-free']) {
+      await page.goto(`${ISOLATED_URL}?scenario=${id}&cpus=4&step=99`);
+      const canvas = page.getByTestId('slub-canvas');
+      await expect(page.getByTestId('slub-position')).toContainText(/stop (\d+) of \1/);
+      await expect.poll(() => canvas.getAttribute('data-figure-slot')).not.toBeNull();
+      expect(Number(await canvas.getAttribute('data-figure-slot')), id).toBeGreaterThanOrEqual(24);
+      // The canvas fills the width it is given.
+      const box = await canvas.boundingBox();
+      const pane = await page.locator('.lab-pane').first().boundingBox();
+      expect(Math.abs((box?.width ?? 0) - (pane?.width ?? 0))).toBeLessThanOrEqual(2);
+    }
+    const fonts = await page.evaluate(() => (window as unknown as { __minFont: number; __fonts: string[] }));
+    expect(fonts.__fonts, 'fonts under 12 px').toEqual([]);
+    expect(fonts.__minFont).toBeGreaterThanOrEqual(12);
+
+    // The fast path uses CPU 0 only: one lane, CPUs 1-3 folded into a row that opens with a click.
+    await page.goto(`${ISOLATED_URL}?scenario=fast-path&cpus=4&step=2`);
+    const canvas = page.getByTestId('slub-canvas');
+    await expect.poll(() => canvas.getAttribute('data-figure-lanes')).toBe('1');
+    const folded = Number(await canvas.getAttribute('data-figure-folded'));
+    expect(folded).toBeGreaterThan(0);
+    await canvas.click({ position: { x: 40, y: folded + 12 } });
+    await expect.poll(() => canvas.getAttribute('data-figure-lanes')).toBe('4');
+  });
+
+  test('at 375 px the SLUB, SLAB and percpu figures fit the width with text of 12 px or more', async ({ page }) => {
+    await recordFonts(page);
+    await page.setViewportSize({ width: 375, height: 800 });
+    for (const q of ['scenario=slow-path&cpus=2&step=99', 'mode=slab&scenario=types&step=99', 'mode=percpu&scenario=in-order&step=99']) {
+      await page.goto(`${ISOLATED_URL}?${q}`);
+      const canvas = page.locator('canvas[data-testid$=-canvas]').first();
+      await expect(canvas).toBeVisible();
+      await page.waitForTimeout(300);
+      const box = await canvas.boundingBox();
+      expect(box?.x ?? -1, q).toBeGreaterThanOrEqual(0);
+      expect((box?.x ?? 0) + (box?.width ?? 999), q).toBeLessThanOrEqual(375);
+    }
+    const fonts = await page.evaluate(() => (window as unknown as { __minFont: number; __fonts: string[] }));
+    expect(fonts.__fonts, 'fonts under 12 px').toEqual([]);
+  });
+});
+
+/** A page of the plain server holding `html` in a column `width` px wide, with slab-lab.js. */
+async function column(page: Page, html: string, width: number): Promise<void> {
+  await page.goto(`${PLAIN_URL}docs.html`);
+  await page.setContent(`<!doctype html><script type="module" src="${PLAIN_URL}slab-lab.js"></script><main style="width:${width}px;margin:0 auto">${html}</main>`);
+}
+
+test.describe('embeds that fit a page', () => {
+  test.use({ viewport: { width: 1440, height: 900 } });
+
+  test('a <slab-lab> in a 760 px column: at most ~600 px tall, compact, variants side by side', async ({ page }) => {
+    await column(page, '<slab-lab id="a" view="slub" scenario="why-tid" variant="cmpxchg,plain" cpus="2"></slab-lab><slab-lab id="b" view="slub" scenario="slow-path" cpus="2" step="14"></slab-lab>', 760);
+    for (const id of ['a', 'b']) {
+      await figureState(page, id);
+      await page.waitForTimeout(300);
+      const h = (await page.locator(`#${id}`).boundingBox())?.height ?? 0;
+      expect(h, `figure ${id} in a 760 px column`).toBeLessThanOrEqual(620);
+    }
+    const a = page.locator('#a');
+    // Compact: the picture, its caption and the playback buttons; no code panel, inspector or timeline.
+    await expect(a.getByTestId('slub-caption')).toBeVisible();
+    await expect(a.getByRole('button', { name: 'Step', exact: true })).toBeVisible();
+    await expect(a.getByTestId('timeline')).toHaveCount(0);
+    await expect(a.getByTestId('inspector')).toHaveCount(0);
+    await expect(a.locator('.lab-legend')).toHaveCount(0);
+    // Side by side: the two panes' canvases on one row, the same height (aligned row by row).
+    const c0 = await a.getByTestId('slub-pane-0').locator('canvas').boundingBox();
+    const c1 = await a.getByTestId('slub-pane-1').locator('canvas').boundingBox();
+    expect(c0?.y).toBe(c1?.y);
+    expect(c0?.height).toBe(c1?.height);
+    expect((c1?.x ?? 0) > (c0?.x ?? 0) + (c0?.width ?? 0) - 1).toBe(true);
+    // controls="full" brings the rest back.
+    await page.evaluate(() => document.getElementById('b')?.setAttribute('controls', 'full'));
+    await expect(page.locator('#b').getByTestId('timeline')).toBeVisible();
+  });
+
+  test('embed.html in the README\'s 900x640 iframe does not scroll inside', async ({ page }) => {
+    await page.goto(PLAIN_URL);
+    await page.setContent(`<iframe title="slablab" src="${PLAIN_URL}embed.html?view=slub&scenario=why-tid&variant=plain&step=8&cpus=2" width="900" height="640" style="border:0"></iframe>`);
+    const frame = page.frameLocator('iframe[title=slablab]');
+    await expect(frame.getByTestId('slub-position')).toContainText('stop 8 of 8');
+    await page.waitForTimeout(500);
+    const inner = await page.frames()[1]?.evaluate(() => [document.documentElement.scrollHeight, document.documentElement.clientHeight, document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    expect(inner?.[0]).toBeLessThanOrEqual(inner?.[1] ?? 0);
+    expect(inner?.[2]).toBeLessThanOrEqual(inner?.[3] ?? 0);
+  });
+
+  for (const width of [1440, 375]) {
+    test(`every docs.html figure at ${width} px: under 800 px tall at 1440, inside the width at 375`, async ({ page }) => {
+      test.setTimeout(120_000);
+      await recordFonts(page);
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${PLAIN_URL}docs.html`);
+      const ids = await loadFigures(page);
+      expect(ids.length).toBeGreaterThanOrEqual(8);
+      for (const id of ids) {
+        await figureState(page, id);
+        const box = await page.locator(`#${id}`).boundingBox();
+        if (width === 1440) expect(box?.height ?? 9999, `${id} at 1440 px`).toBeLessThan(800);
+        else expect((box?.x ?? 0) + (box?.width ?? 9999), `${id} at 375 px`).toBeLessThanOrEqual(375);
+        if (SHOTS && width === 1440) {
+          // The fallback image: the figure at its last step, its panes.
+          const last = (await figureState(page, id)).stops - 1;
+          await page.evaluate(([id, step]) => (document.getElementById(id as string) as unknown as { go(n: number): void }).go(step as number), [id, last] as const);
+          await figureState(page, id, last);
+          await page.waitForTimeout(700);
+          await page.locator(`#${id}`).locator('.lab-panes').screenshot({ path: `public/figures/${id}.png` });
+        }
+      }
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      const fonts = await page.evaluate(() => (window as unknown as { __fonts: string[] }).__fonts);
+      expect(fonts, 'canvas fonts under 12 px').toEqual([]);
+      if (SHOTS) await page.screenshot({ path: `docs/screenshots/${width === 1440 ? 'docs-page' : 'docs-375'}.png` });
+    });
+  }
+
+  test('a click anywhere in a figure gives it the keys: → steps it, ← goes back', async ({ page }) => {
+    await column(page, '<p>prose</p><slab-lab id="a" scenario="fast-path" cpus="2"></slab-lab><slab-lab id="b" scenario="fast-path" cpus="2"></slab-lab>', 760);
+    await figureState(page, 'a', 0);
+    await figureState(page, 'b', 0);
+    // On the caption (no control there).
+    await page.locator('#b').getByTestId('slub-caption').click();
+    await page.keyboard.press('ArrowRight');
+    expect((await figureState(page, 'b', 1)).step).toBe(1);
+    expect((await figureState(page, 'a')).step).toBe(0);
+    // On the canvas: the arrows step the figure, not a selection.
+    await page.locator('#a').getByTestId('slub-canvas').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    expect((await figureState(page, 'a', 2)).step).toBe(2);
+    await page.keyboard.press('ArrowLeft');
+    expect((await figureState(page, 'a', 1)).step).toBe(1);
+    expect((await figureState(page, 'b')).step).toBe(1);
+  });
+});
+
+test.describe('static fallbacks', () => {
+  test('print shows the figure at its step without the buttons', async ({ page }) => {
+    await column(page, '<slab-lab id="a" scenario="fast-path" cpus="2" step="3"></slab-lab>', 760);
+    await figureState(page, 'a', 3);
+    const fig = page.locator('#a');
+    await expect(fig.locator('.lab-controls')).toBeVisible();
+    await page.emulateMedia({ media: 'print' });
+    await expect(fig.locator('.lab-controls')).toBeHidden();
+    await expect(fig.getByTestId('slub-canvas')).toBeVisible();
+    await expect(fig.getByTestId('slub-caption')).toBeVisible();
+  });
+
+  test('without JavaScript docs.html says so and shows each figure as an image', async ({ browser }) => {
+    const ctx = await browser.newContext({ javaScriptEnabled: false });
+    const page = await ctx.newPage();
+    await page.goto(`${PLAIN_URL}docs.html`);
+    await expect(page.getByTestId('noscript-note')).toBeVisible();
+    const images = page.locator('slab-lab > img');
+    expect(await images.count()).toBe(await page.locator('slab-lab').count());
+    for (const img of await images.all()) {
+      await img.scrollIntoViewIfNeeded();
+      expect(await img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth > 0)).toBe(true);
+      await expect(img).toHaveAttribute('alt', /.+/);
+    }
+    await ctx.close();
+  });
+});
