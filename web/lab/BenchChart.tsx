@@ -24,6 +24,17 @@ export function Chart({ opts, data, label }: { opts: uPlot.Options; data: uPlot.
     // The height keeps the options' proportions on a narrow screen (a 320 px tall chart 240 px wide reads badly).
     const height = () => Math.round(Math.min(opts.height, Math.max(180, (width() * opts.height) / Math.max(1, opts.width))));
     const plot = new uPlot({ ...opts, ...(axes ? { axes } : {}), width: width(), height: height() }, data, el);
+    // How many WebAssembly points the chart shows (a value at an x inside the x scale): the page's tests compare it with the table's rows.
+    const xs = data[0] as ArrayLike<number>;
+    const { min = -Infinity, max = Infinity } = plot.scales.x ?? {};
+    let shown = 0;
+    for (let s = 1; s < data.length; s++)
+      if (String(opts.series[s]?.label ?? '').startsWith('wasm'))
+        Array.from(data[s] as ArrayLike<number | null | undefined>).forEach((v, i) => {
+          const x = xs[i];
+          if (v !== null && v !== undefined && x !== undefined && x >= min && x <= max) shown++;
+        });
+    el.dataset.wasmPoints = String(shown);
     let last = el.clientWidth;
     const resized = new ResizeObserver(() => {
       if (el.clientWidth === last) return;
