@@ -49,6 +49,8 @@ for (const scheme of ['light', 'dark'] as const) {
     test.use({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
 
     test('every view of the Lab, the Benchmarks and About pages', async ({ page }) => {
+      // Eleven pages, each loading the core: a loaded 2-core machine needs more than the default minute.
+      test.setTimeout(180_000);
       const views = await labViews(page);
       const problems: string[] = [];
       for (const title of views) {

@@ -151,7 +151,7 @@ test.describe('the Benchmarks page', () => {
   test('a short run is marked indicative, and every row of the table is in its chart (the fast path\'s rt included)', async ({ page }) => {
     test.setTimeout(120_000);
     await page.goto(`${ISOLATED_URL}?page=benchmarks`);
-    for (const e of [/^bulk/, /^kmalloc/, /^percpu/]) await page.getByLabel(e).uncheck();
+    for (const e of [/^bulk/, /^kmalloc/, /^percpu/]) await page.getByRole('checkbox', { name: e }).uncheck();
     await page.getByRole('button', { name: 'Short run' }).click();
     await expect(page.getByTestId('bench-status')).toContainText('Finished: a short run', { timeout: 100_000 });
     await expect(page.getByTestId('bench-indicative')).toBeVisible();

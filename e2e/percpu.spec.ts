@@ -243,7 +243,7 @@ test.describe('percpu on the Benchmarks page', () => {
     await expect(page.getByTestId('bench-native')).toContainText('native points');
     for (const other of [/^fastpath/, /^bulk/, /^kmalloc/]) await page.getByRole('checkbox', { name: other }).uncheck();
     await page.getByRole('button', { name: 'Short run' }).click();
-    await expect(page.getByTestId('bench-status')).toHaveText('Finished.', { timeout: 150_000 });
+    await expect(page.getByTestId('bench-status')).toHaveText('Finished: a short run (one repetition, fewer rows), indicative only.', { timeout: 150_000 });
     const h = await page.evaluate(() => window.__slablabBench);
     expect(h?.points).toEqual([]);
     expect(h?.percpu).toHaveLength(3 * 3 * 2);

@@ -9,6 +9,7 @@
 
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
+import { useAnimationClock } from '../lab/animation-clock';
 import { numberText as fmt } from '../lab/describe';
 import { reducedMotion } from '../lab/LabCanvas';
 import { selectionShortcuts } from '../lab/shortcuts';
@@ -58,26 +59,6 @@ export function figuresText(allocator: Allocator, f: StepFigures | null): string
   return `This step: ${parts.join(' · ')}${extra.length ? ` · ${extra.join(', ')}` : ''}. Moved so far: ${fmt(4 * f.entriesMovedSoFar)} bytes.`;
 }
 
-/** 0 to 1 over `ms` after `key` changes (1 at once when `on` is false). */
-function useAnimation(key: unknown, on: boolean, ms: number): number {
-  const [t, setT] = useState(1);
-  useEffect(() => {
-    if (!on) {
-      setT(1);
-      return;
-    }
-    const t0 = performance.now();
-    let frame = requestAnimationFrame(function tick(now) {
-      const v = Math.min(1, (now - t0) / ms);
-      setT(v);
-      if (v < 1) frame = requestAnimationFrame(tick);
-    });
-    setT(0);
-    return () => cancelAnimationFrame(frame);
-  }, [key, on, ms]);
-  return t;
-}
-
 /** `value`, `frames` animation frames after it changes (at once for 0). */
 function useLagged<T>(value: T, frames: number): T {
   const [lagged, setLagged] = useState(value);
@@ -111,7 +92,7 @@ function PaneCanvas({ pane, snap: newSnap, overlay: newOverlay, animate, animKey
   onMove: (dx: number, dy: number) => void;
 }) {
   const { snap, overlay } = useLagged(useMemo(() => ({ snap: newSnap, overlay: newOverlay }), [newSnap, newOverlay]), pane);
-  const anim = useAnimation(animKey, animate, ms);
+  const anim = useAnimationClock(animKey, animate, ms);
   const o = useMemo(() => ({ ...overlay, anim }), [overlay, anim]);
   return (
     <ViewCanvas<PercpuSnapshot, PercpuLayout, PercpuHit, Overlay>

@@ -7,6 +7,7 @@
 // the test hook.  The whole state is in the URL; the selection is local.
 
 import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useAnimationClock } from '../lab/animation-clock';
 import { selectionShortcuts } from '../lab/shortcuts';
 import { reducedMotion } from '../lab/LabCanvas';
 import { CheckAlert, InspectorText, LabTimeline, paneHeads, StepLabFrame, viewCanvases } from '../lab/StepLab';
@@ -40,27 +41,6 @@ function figures(s: SlabSnapshot): string {
     .join(' ');
 }
 
-/** 0 → 1 over MOVE_MS after `key` changes (1 at once when `animate` is false). */
-function useProgress(key: number, animate: boolean): number {
-  const [progress, setProgress] = useState(1);
-  useEffect(() => {
-    if (!animate) {
-      setProgress(1);
-      return;
-    }
-    const t0 = performance.now();
-    let frame = 0;
-    const tick = () => {
-      const p = Math.min(1, (performance.now() - t0) / MOVE_MS);
-      setProgress(p);
-      if (p < 1) frame = requestAnimationFrame(tick);
-    };
-    frame = requestAnimationFrame(tick);
-    return () => cancelAnimationFrame(frame);
-  }, [key, animate]);
-  return progress;
-}
-
 export function SlabView({ core, store, embedded }: ViewProps) {
   const { values, update } = useParams(SLAB_PARAMS, store);
   const setStep = useCallback((step: number) => update({ step }), [update]);
@@ -87,7 +67,7 @@ export function SlabView({ core, store, embedded }: ViewProps) {
   useEffect(() => {
     if (lab.ready) setFlight((f) => (f.step === lab.stepIndex ? f : { step: lab.stepIndex, animate: lab.stepIndex === f.step + 1 && !reducedMotion() }));
   }, [lab.ready, lab.stepIndex]);
-  const progress = useProgress(flight.step, flight.animate);
+  const progress = useAnimationClock(flight.step, flight.animate, MOVE_MS);
 
   const focus = useMemo(() => (snap0 && selection ? hitFocus(snap0, selection) : null), [snap0, selection]);
   const overlays = useMemo(() => lab.panes.map((_, i): Overlay => ({ selected: selection, focus, moves: moves[i] ?? [], progress })), [lab.panes, selection, focus, moves, progress]);
