@@ -44,6 +44,8 @@ export interface StepLabFrameProps {
   /** The narrowest a pane may be before the panes wrap (CSS length; lab.css's default otherwise). */
   paneMinWidth?: string;
   paneHeads?: ReactNode[];
+  /** What a compact (embedded) figure keeps under each pane's label, when `paneHeads` are left out (a comparison row, say). */
+  paneNotes?: ReactNode[] | undefined;
   inspector: ReactNode;
   /** Beside the inspector (full page only): e.g. operations by hand. */
   aside?: ReactNode;
@@ -153,7 +155,15 @@ export function StepLabFrame(p: StepLabFrameProps) {
       >
         {p.panes.map((pane, i) => (
           <section key={i} className="lab-pane" aria-label={p.panes.length > 1 ? lab.panes[i]?.label : undefined} data-testid={p.panes.length > 1 ? `${idPrefix}-pane-${i}` : undefined}>
-            {p.panes.length > 1 && (full ? p.paneHeads?.[i] : <h3 className="lab-pane-label">{lab.panes[i]?.label}</h3>)}
+            {p.panes.length > 1 &&
+              (full ? (
+                p.paneHeads?.[i]
+              ) : (
+                <div>
+                  <h3 className="lab-pane-label">{lab.panes[i]?.label}</h3>
+                  {p.paneNotes?.[i]}
+                </div>
+              ))}
             {pane}
           </section>
         ))}

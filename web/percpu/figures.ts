@@ -44,6 +44,8 @@ export interface StepFigures {
   ns: number;
   /** The last memmove of each chunk in the step. */
   lastMemmove: Memmove[];
+  /** The areas the step took and gave back (the drawing outlines them: what the step changed). */
+  areas: { chunk: number; offset: number; size: number; freed: boolean }[];
   slotMoves: SlotMove[];
   /** Entries moved by this step and every step before it. */
   entriesMovedSoFar: number;
@@ -67,7 +69,7 @@ export interface RunFigures {
 
 const empty = (): StepFigures => ({
   allocs: 0, frees: 0, memmoves: 0, entriesMoved: 0, chunksScanned: 0, blocksScanned: 0, bitsSearched: 0, hintRefreshes: 0,
-  chunksCreated: 0, chunksDestroyed: 0, pagesPopulated: 0, ns: 0, lastMemmove: [], slotMoves: [], entriesMovedSoFar: 0,
+  chunksCreated: 0, chunksDestroyed: 0, pagesPopulated: 0, ns: 0, lastMemmove: [], areas: [], slotMoves: [], entriesMovedSoFar: 0,
 });
 
 export const placeKey = (chunk: number, offset: number) => `${chunk}:${offset}`;
@@ -98,10 +100,12 @@ export function runFigures(events: readonly SlEvent[]): RunFigures {
         list.push({ step: steps.length, nth: cur.allocs, size: e.arg1, align: e.arg2, event: j });
         makers.set(key, list);
         cur.allocs++;
+        cur.areas.push({ chunk: e.slab, offset: e.arg0, size: e.arg1, freed: false });
         break;
       }
       case EventKind.PCPU_FREE:
         cur.frees++;
+        cur.areas.push({ chunk: e.slab, offset: e.arg0, size: e.arg1, freed: true });
         break;
       case EventKind.PCPU_MAP_MEMMOVE: {
         const m: Memmove = { chunk: e.slab, entries: e.arg0, shift: e.arg1 | 0, first: e.arg2 };

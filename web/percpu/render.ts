@@ -5,7 +5,8 @@
 // dimmed), the bound_map ticks (stale ones, left behind by frees, in
 // orange), the chunk's hints, each metadata block's hints, and for the area
 // map the map itself as a row of entries, its last memmove of the step
-// sliding into place.  Sub-pixel detail is summed per pixel column, so a
+// sliding into place; the areas the step took (solid) and gave back (dashed)
+// outlined in sky blue, as the SLUB drawing outlines what a step changed.  Sub-pixel detail is summed per pixel column, so a
 // 64-chunk world costs a few milliseconds whatever the zoom.
 
 import { BIT_BYTES, boundTicks, chunkRuns, region, RunState } from './areas';
@@ -34,7 +35,7 @@ const DARK = {
   contig: '#22c55e',
   scan: '#c084fc',
   sideFree: '#38bdf8',
-  firstFree: '#fde047',
+  firstFree: '#f472b6',
   block: 'rgba(148, 163, 184, 0.45)',
   sentinel: '#e2e8f0',
   capacity: '#151c2a',
@@ -65,7 +66,7 @@ const LIGHT: Palette = {
   contig: '#15803d',
   scan: '#9333ea',
   sideFree: '#0369a1',
-  firstFree: '#a16207',
+  firstFree: '#be185d',
   block: 'rgba(71, 85, 105, 0.45)',
   sentinel: '#1e293b',
   capacity: '#e6ebf3',
@@ -491,8 +492,29 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: PercpuSnapshot, l
     drawHints(ctx, C, c, row, l);
     drawBlocks(ctx, C, s, c, row, l);
     drawMap(ctx, C, c, row, l, o);
+    drawChanged(ctx, c, row, l, o);
     if (o.selected && o.selected.chunk === c.id) drawSelection(ctx, C, s, c, row, l, o.selected);
   }
+}
+
+/** The colour of what the step changed (the SLUB drawing's too). */
+const CHANGED = '#0ea5e9';
+
+/** The areas the step on screen took (solid outline) or gave back (dashed) in this chunk. */
+function drawChanged(ctx: CanvasRenderingContext2D, c: PercpuChunk, row: ChunkRow, l: PercpuLayout, o: Overlay): void {
+  const areas = o.step?.areas.filter((a) => a.chunk === c.id) ?? [];
+  if (!areas.length) return;
+  ctx.save();
+  ctx.strokeStyle = CHANGED;
+  ctx.lineWidth = 2;
+  for (const a of areas) {
+    const x0 = Math.max(l.x0, xOf(l, a.offset));
+    const x1 = Math.min(l.x0 + l.w, xOf(l, a.offset + a.size));
+    if (x1 < l.x0 || x0 > l.x0 + l.w) continue;
+    ctx.setLineDash(a.freed ? [4, 3] : []);
+    ctx.strokeRect(x0 - 1, row.stripY - 3, Math.max(3, x1 - x0) + 2, row.stripH + 6);
+  }
+  ctx.restore();
 }
 
 /** The region of the unit a chunk serves, for words. */

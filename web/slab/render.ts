@@ -16,7 +16,7 @@ import type { CanvasTheme } from '../lab/theme';
 /** The colours of what a SLAB drawing holds, the same in both themes (the surfaces come from the theme: CanvasTheme). */
 export const COLORS = {
   colourOffset: '#3a4560',
-  leftover: '#262e40',
+  leftover: '#a8a29e',
   padding: '#444f66',
   taken: '#3a4256',
   moved: '#22d3ee',

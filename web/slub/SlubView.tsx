@@ -263,6 +263,18 @@ export function SlubView({ core, store, embedded }: ViewProps) {
           detached={!!first?.script.ops.some((o) => o.kind === 'freeBulk')}
         />
       }
+      paneNotes={
+        values.kernel.length > 1
+          ? lab.panes.map((_, i) => {
+              const s = lab.shown?.[i]?.snap;
+              return s ? (
+                <p key={i} className="lab-figures" data-testid={`slub-compare-${i}`}>
+                  {comparisonText(s)}
+                </p>
+              ) : null;
+            })
+          : undefined
+      }
       paneHeads={paneHeads(lab, 'slub', figures, (s, i) => {
         const names = paneNames(i);
         return (
