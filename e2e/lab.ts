@@ -31,3 +31,12 @@ export async function clickAndWait<H extends StepHookBase = StepHookBase>(page: 
   );
   return (await handle.jsonValue()) as H;
 }
+
+/** The view's hook as it is now (throws when the view has none yet). */
+export async function labHook<H extends StepHookBase = StepHookBase>(page: Page, name: HookName): Promise<H> {
+  return (await page.evaluate((n) => {
+    const h = (window as unknown as Record<string, StepHookBase | undefined>)[n];
+    if (!h) throw new Error(`no test hook ${n}`);
+    return h;
+  }, name)) as H;
+}

@@ -7,6 +7,7 @@
 // scenario go to docs/screenshots/ when SCREENSHOTS=1.
 import { expect, test, type Page } from '@playwright/test';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
+import { labHook, labReady } from './lab';
 import type { PercpuTestHook } from '../web/percpu/test-hook';
 
 const SHOTS = process.env.SCREENSHOTS === '1';
@@ -17,21 +18,10 @@ const SHOT_STEP: Record<(typeof SCENARIOS)[number], number> = { 'in-order': 3, '
 /** A step past any story's end: the view shows the last one (web/lab/use-step-lab.ts). */
 const STEP_END = 1_000_000;
 
-async function hook(page: Page): Promise<PercpuTestHook> {
-  return page.evaluate(() => {
-    const h = window.__slablabPercpu;
-    if (!h) throw new Error('no test hook');
-    return h;
-  });
-}
+// The step views' shared helpers (e2e/lab.ts), typed with this view's hook.
+const hook = (page: Page) => labHook<PercpuTestHook>(page, '__slablabPercpu');
 
-async function ready(page: Page, stop?: number): Promise<PercpuTestHook> {
-  await page.waitForFunction((s) => {
-    const h = window.__slablabPercpu;
-    return !!h && h.ready && h.stops > 0 && (s === undefined || h.stop === s);
-  }, stop);
-  return hook(page);
-}
+const ready = (page: Page, stop?: number) => labReady<PercpuTestHook>(page, '__slablabPercpu', stop);
 
 /** Clicks Step once and waits until the next step's state is on screen. */
 async function stepOnce(page: Page, h: PercpuTestHook): Promise<PercpuTestHook> {

@@ -7,25 +7,15 @@
 // SCREENSHOTS=1.
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
+import { labHook, labReady } from './lab';
 import type { SlabCacheHook, SlabPaneHook, SlabTestHook } from '../web/slab/test-hook';
 
 const SHOTS = process.env.SCREENSHOTS === '1';
 
-async function hook(page: Page): Promise<SlabTestHook> {
-  return page.evaluate(() => {
-    const h = window.__slablabSlab;
-    if (!h) throw new Error('no test hook');
-    return h;
-  });
-}
+// The step views' shared helpers (e2e/lab.ts), typed with this view's hook.
+const hook = (page: Page) => labHook<SlabTestHook>(page, '__slablabSlab');
 
-async function ready(page: Page, stop?: number): Promise<SlabTestHook> {
-  await page.waitForFunction((s) => {
-    const h = window.__slablabSlab;
-    return !!h && h.ready && h.stops > 0 && (s === undefined || h.stop === s);
-  }, stop);
-  return hook(page);
-}
+const ready = (page: Page, stop?: number) => labReady<SlabTestHook>(page, '__slablabSlab', stop);
 
 /** Clicks Step until the end, waiting for each new state. */
 async function playToEnd(page: Page): Promise<SlabTestHook> {
