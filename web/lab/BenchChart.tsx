@@ -23,18 +23,22 @@ export function Chart({ opts, data, label }: { opts: uPlot.Options; data: uPlot.
     const width = () => Math.max(200, el.clientWidth);
     // The height keeps the options' proportions on a narrow screen (a 320 px tall chart 240 px wide reads badly).
     const height = () => Math.round(Math.min(opts.height, Math.max(180, (width() * opts.height) / Math.max(1, opts.width))));
-    const plot = new uPlot({ ...opts, ...(axes ? { axes } : {}), width: width(), height: height() }, data, el);
-    // How many WebAssembly points the chart shows (a value at an x inside the x scale): the page's tests compare it with the table's rows.
-    const xs = data[0] as ArrayLike<number>;
-    const { min = -Infinity, max = Infinity } = plot.scales.x ?? {};
-    let shown = 0;
-    for (let s = 1; s < data.length; s++)
-      if (String(opts.series[s]?.label ?? '').startsWith('wasm'))
-        Array.from(data[s] as ArrayLike<number | null | undefined>).forEach((v, i) => {
-          const x = xs[i];
-          if (v !== null && v !== undefined && x !== undefined && x >= min && x <= max) shown++;
-        });
-    el.dataset.wasmPoints = String(shown);
+    // How many WebAssembly points the chart shows (a value at an x inside the x scale, once uPlot has set its scales): the page's tests compare it with the table's rows.
+    const countShown = (u: uPlot) => {
+      const xs = data[0] as ArrayLike<number>;
+      const min = u.scales.x?.min ?? -Infinity;
+      const max = u.scales.x?.max ?? Infinity;
+      let shown = 0;
+      for (let s = 1; s < data.length; s++)
+        if (String(opts.series[s]?.label ?? '').startsWith('wasm'))
+          Array.from(data[s] as ArrayLike<number | null | undefined>).forEach((v, i) => {
+            const x = xs[i];
+            if (v !== null && v !== undefined && x !== undefined && x >= min && x <= max) shown++;
+          });
+      el.dataset.wasmPoints = String(shown);
+    };
+    const hooks = { ...opts.hooks, ready: [...(opts.hooks?.ready ?? []), countShown] };
+    const plot = new uPlot({ ...opts, ...(axes ? { axes } : {}), hooks, width: width(), height: height() }, data, el);
     let last = el.clientWidth;
     const resized = new ResizeObserver(() => {
       if (el.clientWidth === last) return;
