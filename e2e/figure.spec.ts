@@ -201,7 +201,7 @@ test.describe('the figure: size, names, lanes', () => {
     for (const q of ['scenario=slow-path&cpus=2&step=99', 'mode=slab&scenario=types&step=99', 'mode=percpu&scenario=in-order&step=99']) {
       await page.goto(`${ISOLATED_URL}?${q}`);
       const canvas = page.locator('canvas[data-testid$="-canvas"]').first();
-      await expect(canvas).toBeVisible();
+      await expect(canvas).toBeVisible({ timeout: 30_000 }); // the core loads first
       await page.waitForTimeout(300);
       const box = await canvas.boundingBox();
       expect(box?.x ?? -1, q).toBeGreaterThanOrEqual(0);
