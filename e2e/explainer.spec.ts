@@ -94,7 +94,6 @@ test.describe('motion between stops', () => {
     await page.evaluate(() => new Promise(requestAnimationFrame));
     // web/lab/motion.ts: REDUCED_MOTION_MS (150) for the fade against MOTION_MS (500) for a glide.
     await expect(page.getByTestId('slub-canvas')).toHaveAttribute('data-motion-ms', '150');
-    expect(Number(await page.getByTestId('slub-canvas').getAttribute('data-motion-count'))).toBeGreaterThanOrEqual(3);
   });
 });
 
