@@ -44,12 +44,14 @@ test.describe('the code panel', () => {
       await expect(page.getByTestId('slub-code').locator('[aria-current="step"]')).toContainText(/SLI_EV|SL_EV_/);
     });
 
-  test('in the embed the panel starts closed and opens on demand', async ({ page }) => {
+  test('a compact embed leaves the panel out; controls=full brings it, on the current line', async ({ page }) => {
     await page.goto(`${PLAIN_URL}embed.html?view=slub&scenario=fast-path&cpus=2&step=3`);
     await ready(page, 3);
+    await expect(page.getByTestId('slub-code')).toHaveCount(0);
+    await page.goto(`${PLAIN_URL}embed.html?view=slub&scenario=fast-path&cpus=2&step=3&controls=full`);
+    await ready(page, 3);
     const panel = page.getByTestId('slub-code');
-    await expect(panel).not.toHaveAttribute('open', '');
-    await panel.locator('summary').click();
+    await expect(panel).toHaveAttribute('open', '');
     await expect(panel.locator('[aria-current="step"]')).toHaveCount(1);
   });
 });
@@ -75,22 +77,23 @@ test.describe('motion between stops', () => {
     await step.click();
     await step.click();
     // Both steps are taken at once: the state does not wait for the picture.
-    await page.waitForFunction(() => window.__slablabSlub?.ready === true && window.__slablabSlub.caption.startsWith('Step 2 of'));
+    await page.waitForFunction(() => window.__slablabSlub?.ready === true && window.__slablabSlub.position.startsWith('Step 2 of'));
     await expect.poll(() => motion(page)).toContain('on');
     await expect(page.getByTestId('slub-canvas')).not.toHaveAttribute('data-motion', /./, { timeout: 2_000 });
   });
 
-  test('no motion under prefers-reduced-motion', async ({ page }) => {
+  test('under prefers-reduced-motion each change is the short plain fade, never the glide', async ({ page }) => {
     await page.emulateMedia({ reducedMotion: 'reduce' });
     await page.goto(`${PLAIN_URL}?scenario=remote-frees&cpus=2`);
     await ready(page, 0);
     await watchMotion(page);
     for (let i = 1; i <= 3; i++) {
       await page.getByRole('button', { name: 'Step', exact: true }).click();
-      await page.waitForFunction((n) => window.__slablabSlub?.ready === true && window.__slablabSlub.caption.startsWith(`Step ${n} of`), i);
+      await page.waitForFunction((n) => window.__slablabSlub?.ready === true && window.__slablabSlub.position.startsWith(`Step ${n} of`), i);
     }
     await page.evaluate(() => new Promise(requestAnimationFrame));
-    expect(await motion(page)).toEqual([]);
+    // web/lab/motion.ts: REDUCED_MOTION_MS (150) for the fade against MOTION_MS (500) for a glide.
+    await expect(page.getByTestId('slub-canvas')).toHaveAttribute('data-motion-ms', '150');
   });
 });
 

@@ -7,6 +7,7 @@
 // scenario go to docs/screenshots/ when SCREENSHOTS=1.
 import { expect, test, type Page } from '@playwright/test';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
+import { labHook, labReady } from './lab';
 import type { PercpuTestHook } from '../web/percpu/test-hook';
 
 const SHOTS = process.env.SCREENSHOTS === '1';
@@ -17,21 +18,10 @@ const SHOT_STEP: Record<(typeof SCENARIOS)[number], number> = { 'in-order': 3, '
 /** A step past any story's end: the view shows the last one (web/lab/use-step-lab.ts). */
 const STEP_END = 1_000_000;
 
-async function hook(page: Page): Promise<PercpuTestHook> {
-  return page.evaluate(() => {
-    const h = window.__slablabPercpu;
-    if (!h) throw new Error('no test hook');
-    return h;
-  });
-}
+// The step views' shared helpers (e2e/lab.ts), typed with this view's hook.
+const hook = (page: Page) => labHook<PercpuTestHook>(page, '__slablabPercpu');
 
-async function ready(page: Page, stop?: number): Promise<PercpuTestHook> {
-  await page.waitForFunction((s) => {
-    const h = window.__slablabPercpu;
-    return !!h && h.ready && h.stops > 0 && (s === undefined || h.stop === s);
-  }, stop);
-  return hook(page);
-}
+const ready = (page: Page, stop?: number) => labReady<PercpuTestHook>(page, '__slablabPercpu', stop);
 
 /** Clicks Step once and waits until the next step's state is on screen. */
 async function stepOnce(page: Page, h: PercpuTestHook): Promise<PercpuTestHook> {
@@ -76,7 +66,7 @@ test.describe('percpu scenarios, one allocator at a time', () => {
         if (allocator === 'areamap') expect(total(end, 0, 'entriesMovedSoFar')).toBeGreaterThan(0);
         else expect(total(end, 0, 'entriesMovedSoFar')).toBe(0);
         await expect(page.getByTestId('percpu-figures')).toContainText('This step: entries memmoved');
-        await expect(page.getByTestId('percpu-caption')).toContainText(`Step ${end.stops - 1} of ${end.stops - 1}`);
+        await expect(page.getByTestId('percpu-position')).toContainText(`Step ${end.stops - 1} of ${end.stops - 1}`);
         await page.getByRole('button', { name: 'Back' }).click();
         const back = await ready(page, end.stops - 2);
         expect(back.panes[0]?.allocs).toBeLessThanOrEqual(pane?.allocs ?? 0);
@@ -124,10 +114,10 @@ test.describe('percpu view driving', () => {
 
   test('Back replays to the earlier state; the keys step; the URL holds the step', async ({ page }) => {
     await open(page, 'scenario=in-order&step=0');
-    let h = await ready(page, 0);
+    await ready(page, 0);
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
-    h = await ready(page, 2);
+    let h = await ready(page, 2);
     const two = h.panes.map((p) => p.chunks);
     await page.keyboard.press('ArrowRight');
     h = await ready(page, 3);
@@ -229,7 +219,7 @@ test.describe('percpu embed', () => {
     await page.setContent(`<h1>docs</h1><iframe title="slablab" src="${PLAIN_URL}embed.html?view=percpu&scenario=bpf-burst&allocator=bitmap&step=2" width="1000" height="800"></iframe>`);
     const frame = page.frameLocator('iframe[title=slablab]');
     await expect(frame.getByTestId('core-mode')).toHaveText('single-threaded');
-    await expect(frame.getByTestId('percpu-caption')).toContainText('Step 2 of 4');
+    await expect(frame.getByTestId('percpu-position')).toContainText('Step 2 of 4');
     await expect(frame.getByTestId('percpu-canvas')).toBeVisible();
   });
 });
@@ -243,7 +233,7 @@ test.describe('percpu on the Benchmarks page', () => {
     await expect(page.getByTestId('bench-native')).toContainText('native points');
     for (const other of [/^fastpath/, /^bulk/, /^kmalloc/]) await page.getByRole('checkbox', { name: other }).uncheck();
     await page.getByRole('button', { name: 'Short run' }).click();
-    await expect(page.getByTestId('bench-status')).toHaveText('Finished.', { timeout: 150_000 });
+    await expect(page.getByTestId('bench-status')).toHaveText('Finished: a short run (one repetition, fewer rows), indicative only.', { timeout: 150_000 });
     const h = await page.evaluate(() => window.__slablabBench);
     expect(h?.points).toEqual([]);
     expect(h?.percpu).toHaveLength(3 * 3 * 2);

@@ -7,25 +7,15 @@
 // SCREENSHOTS=1.
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
+import { labHook, labReady } from './lab';
 import type { SlabCacheHook, SlabPaneHook, SlabTestHook } from '../web/slab/test-hook';
 
 const SHOTS = process.env.SCREENSHOTS === '1';
 
-async function hook(page: Page): Promise<SlabTestHook> {
-  return page.evaluate(() => {
-    const h = window.__slablabSlab;
-    if (!h) throw new Error('no test hook');
-    return h;
-  });
-}
+// The step views' shared helpers (e2e/lab.ts), typed with this view's hook.
+const hook = (page: Page) => labHook<SlabTestHook>(page, '__slablabSlab');
 
-async function ready(page: Page, stop?: number): Promise<SlabTestHook> {
-  await page.waitForFunction((s) => {
-    const h = window.__slablabSlab;
-    return !!h && h.ready && h.stops > 0 && (s === undefined || h.stop === s);
-  }, stop);
-  return hook(page);
-}
+const ready = (page: Page, stop?: number) => labReady<SlabTestHook>(page, '__slablabSlab', stop);
 
 /** Clicks Step until the end, waiting for each new state. */
 async function playToEnd(page: Page): Promise<SlabTestHook> {
@@ -80,7 +70,7 @@ test.describe('SLAB scenarios, both rule sets side by side', () => {
       ['OBJFREELIST', 'OFF', 'NORMAL(leftover)', 'NORMAL'],
     ]);
     expect(end.panes.map((p) => p.check)).toEqual(['', '']);
-    await expect(page.getByTestId('slab-caption')).toContainText('Step 6 of 6');
+    await expect(page.getByTestId('slab-position')).toContainText('Step 6 of 6');
     await expect(page.getByTestId('slab-caption')).toContainText('the waste disappears');
     // The inspector tells what a click on the canvas hit, per pane.
     await page.getByTestId('slab-canvas').first().focus();
@@ -180,18 +170,18 @@ test.describe('SLAB view driving', () => {
     await ready(page, 0);
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => (window.__slablabSlab?.caption ?? '').startsWith('Step 2 of') && window.__slablabSlab?.ready);
+    await page.waitForFunction(() => (window.__slablabSlab?.position ?? '').startsWith('Step 2 of') && window.__slablabSlab?.ready);
     const two = await hook(page);
     expect(two.panes).toHaveLength(1);
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => (window.__slablabSlab?.caption ?? '').startsWith('Step 3 of') && window.__slablabSlab?.ready);
+    await page.waitForFunction(() => (window.__slablabSlab?.position ?? '').startsWith('Step 3 of') && window.__slablabSlab?.ready);
     await page.getByRole('button', { name: 'Back', exact: true }).click();
-    await page.waitForFunction(() => (window.__slablabSlab?.caption ?? '').startsWith('Step 2 of') && window.__slablabSlab?.ready);
+    await page.waitForFunction(() => (window.__slablabSlab?.position ?? '').startsWith('Step 2 of') && window.__slablabSlab?.ready);
     expect((await hook(page)).panes).toEqual(two.panes);
     expect(page.url()).toMatch(/step=2/);
     const again = await page.context().newPage();
     await again.goto(page.url());
-    await again.waitForFunction(() => (window.__slablabSlab?.caption ?? '').startsWith('Step 2 of') && window.__slablabSlab?.ready);
+    await again.waitForFunction(() => (window.__slablabSlab?.position ?? '').startsWith('Step 2 of') && window.__slablabSlab?.ready);
     expect((await hook(again)).panes).toEqual(two.panes);
   });
 
@@ -263,6 +253,6 @@ test.describe('SLAB embed', () => {
     await page.setContent(`<h1>docs</h1><iframe title="slablab" src="${PLAIN_URL}embed.html?view=slab&scenario=types&step=2&rules=after" width="1000" height="700"></iframe>`);
     const frame = page.frameLocator('iframe[title=slablab]');
     await expect(frame.getByTestId('core-mode')).toHaveText('single-threaded');
-    await expect(frame.getByTestId('slab-caption')).toContainText('Step 2 of 6');
+    await expect(frame.getByTestId('slab-position')).toContainText('Step 2 of 6');
   });
 });

@@ -173,7 +173,7 @@ export function renderEventsTs() {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const text = renderEventsTs();
-  let current = null;
+  let current;
   try {
     current = readFileSync(OUTPUT, 'utf8');
   } catch {

@@ -28,6 +28,7 @@ const PACKAGES = {
   emscripten: { probe: 'emcc' },
   chromium: { probe: 'chromium' },
   'clang-14': { probe: 'clang-14' },
+  'clang-format-14': { probe: 'clang-format-14' },
   'libclang-rt-14-dev': { file: '/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a' },
   'libjemalloc-dev': { file: '/usr/lib/x86_64-linux-gnu/libjemalloc.so.2' },
   'libmimalloc-dev': { file: '/usr/lib/x86_64-linux-gnu/libmimalloc.so.2' },
@@ -45,7 +46,7 @@ const ALLOCATORS = ['libjemalloc-dev', 'libmimalloc-dev', 'libgoogle-perftools-d
 const NEEDS = {
   start: ['cmake', 'ninja-build', 'gcc', 'emscripten'],
   build: ['cmake', 'ninja-build', 'gcc', 'emscripten'],
-  test: ['cmake', 'ninja-build', 'gcc', 'emscripten', 'chromium', 'clang-14', 'libclang-rt-14-dev', 'python3', ...ALLOCATORS, ...BPF.filter((p) => p !== 'clang-14'), 'libmicrohttpd-dev'],
+  test: ['cmake', 'ninja-build', 'gcc', 'emscripten', 'chromium', 'clang-14', 'libclang-rt-14-dev', 'clang-format-14', 'python3', ...ALLOCATORS, ...BPF.filter((p) => p !== 'clang-14'), 'libmicrohttpd-dev'],
   bench: ['cmake', 'ninja-build', 'gcc', ...ALLOCATORS, ...BPF, 'libmicrohttpd-dev'],
 };
 

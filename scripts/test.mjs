@@ -10,6 +10,8 @@
 //   wasm       the C tests as WebAssembly with threads, under Node
 //   typecheck  tsc over the web code (tsconfig.json) and its tests and configs (tsconfig.node.json)
 //   vitest     the TypeScript unit tests (web/**/*.test.ts)
+//   lint       ESLint over the web code, tests and scripts (eslint.config.mjs); and
+//              clang-format --dry-run over the C (.clang-format), report-only for now
 //   e2e        Playwright in headless system Chromium against the built site,
 //              served with (vite preview) and without (python http.server) COOP/COEP
 //
@@ -17,7 +19,7 @@
 // when an earlier one fails; the exit status is non-zero if any failed.  The
 // last line counts the tests of all suites: "total: N passed, N failed".
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +38,8 @@ function exec(cmd, args, opts = {}) {
     child.stdout.on('data', keep(process.stdout));
     child.stderr.on('data', keep(process.stderr));
     child.on('error', (e) => resolve({ status: 127, out: `${cmd}: ${e.message}` }));
-    // Counts are parsed from the text without colour codes.
+    // Counts are parsed from the text without colour codes (ESC [ ... m).
+    // eslint-disable-next-line no-control-regex -- the escape character is what the pattern matches
     const plain = () => out.replace(/\x1b\[[0-9;]*m/g, '');
     child.on('close', (status, signal) => resolve({ status: status ?? (signal ? 128 : 1), out: plain() }));
   });
@@ -137,6 +140,20 @@ const SUITES = {
     const failed = Number(r.out.match(/Tests\s+(\d+) failed/)?.[1] ?? 0);
     if (passed + failed === 0) return { ok: false, passed: 0, failed: 1, note: 'ran no test' };
     return { ok: r.status === 0 && failed === 0, passed, failed };
+  },
+  async lint() {
+    // One test per file ESLint checked; a file with a finding fails.
+    const r = await exec('npx', ['eslint', '--format', 'json', '--output-file', join(tmpdir(), 'slablab-eslint.json'), '.']);
+    const files = JSON.parse(readFileSync(join(tmpdir(), 'slablab-eslint.json'), 'utf8'));
+    const failed = files.filter((f) => f.errorCount + f.warningCount > 0);
+    for (const f of failed)
+      for (const m of f.messages) console.log(`${f.filePath}:${m.line}:${m.column}: ${m.message} (${m.ruleId ?? 'parse'})`);
+    console.log(`eslint: ${files.length} files, ${failed.length} with findings`);
+    // The C formatter: report-only while the C core is being edited in parallel (it does not fail the suite).
+    const c = await exec('node', ['scripts/clang-format-check.mjs'], { quiet: true });
+    console.log(c.out.trim().split('\n').at(-1));
+    if (files.length === 0) return { ok: false, passed: 0, failed: 1, note: 'eslint checked no file' };
+    return { ok: r.status === 0 && failed.length === 0, passed: files.length - failed.length, failed: failed.length };
   },
   async e2e() {
     const build = await exec('npx', ['vite', 'build']);

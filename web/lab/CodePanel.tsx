@@ -45,13 +45,16 @@ export function CodePanel({ model, kernel, panes, startOpen, idPrefix }: { model
   const events = pane?.events;
   const at = useMemo(() => (src && stop && events ? codeAt(src, stop, events) : null), [src, stop, events]);
 
-  // Keep the current line in view by scrolling the listing only.
+  // Keep the current line in view by scrolling the listing only, a third of the way down.  The line's place is
+  // measured against the listing's own box (offsetTop would be the page's: the listing is not positioned).
   useEffect(() => {
     const box = pre.current;
     const row = box?.querySelector<HTMLElement>('.now');
     if (!box || !row) return;
-    if (row.offsetTop < box.scrollTop || row.offsetTop + row.offsetHeight > box.scrollTop + box.clientHeight) box.scrollTop = row.offsetTop - box.clientHeight / 3;
-  }, [at]);
+    const rowBox = row.getBoundingClientRect();
+    const top = rowBox.top - box.getBoundingClientRect().top + box.scrollTop;
+    if (top < box.scrollTop || top + rowBox.height > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, top - box.clientHeight / 3);
+  }, [at, open]);
 
   const file = at?.fn.file.split('/').pop() ?? '';
   const version = kernel?.versions[Math.min(which, panes.length - 1)];

@@ -49,6 +49,8 @@ export interface StepLabFrameProps {
   inspector: ReactNode;
   /** Beside the inspector (full page only): e.g. operations by hand. */
   aside?: ReactNode;
+  /** The operations by hand used most, in the toolbar beside playback (full page only), so the result shows without scrolling. */
+  quickOps?: ReactNode;
   timeline: ReactNode;
 }
 
@@ -60,8 +62,6 @@ export function StepLabFrame(p: StepLabFrameProps) {
   const keys = useMemo(() => [...lab.shortcuts, ...p.shortcuts], [lab.shortcuts, p.shortcuts]);
   useShortcuts(keys, root, host.keysNeedFocus);
   const titleId = `${idPrefix}-title`;
-  const paneStop = lab.paneStops.length === 1 ? lab.paneStops[0] : undefined;
-  const micro = paneStop ? paneStop.micro : (lab.at?.micro ?? 0);
   const full = controls === 'full';
   return (
     <section className="lab-view" ref={root} aria-labelledby={titleId} data-testid={`${idPrefix}-view`}>
@@ -86,6 +86,8 @@ export function StepLabFrame(p: StepLabFrameProps) {
         </div>
       )}
 
+      {/* The dock: playback, the operations by hand used most, the counter, the cue and the caption, kept in view (sticky) above the picture. */}
+      <div className={full ? 'lab-dock' : undefined} data-testid={`${idPrefix}-dock`}>
       {controls !== 'none' && (
         <div className="lab-controls" role="toolbar" aria-label="Playback">
           {full && (
@@ -124,14 +126,26 @@ export function StepLabFrame(p: StepLabFrameProps) {
             </button>
           )}
           <span className="lab-position" data-testid={`${idPrefix}-position`} aria-live="polite">
-            {lab.stops.length ? `stop ${lab.stepIndex} of ${lab.stops.length - 1}${micro ? ` · micro-step ${micro}` : ''}` : 'loading…'}
+            {lab.position}
           </span>
+        </div>
+      )}
+      {controls === 'full' && p.quickOps && (
+        <div className="lab-controls lab-quick-ops" role="toolbar" aria-label="Operations by hand" data-testid={`${idPrefix}-quick-ops`}>
+          {p.quickOps}
         </div>
       )}
 
       <p className="lab-caption" data-testid={`${idPrefix}-caption`} aria-live="polite" tabIndex={full ? undefined : 0}>
         {lab.caption}
+        {full && lab.next && (
+          <span className="lab-next" data-testid={`${idPrefix}-next`}>
+            {' '}
+            {lab.next}
+          </span>
+        )}
       </p>
+      </div>
       {p.afterCaption}
       {full && p.legend}
 

@@ -131,7 +131,7 @@ export function readNative(text: string): { machine: string; measurements: Nativ
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw new Error(`not JSON: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(`not JSON: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
   const d = doc as { schema?: unknown; machine?: { cpu_model?: unknown; bench_build?: unknown }; experiments?: unknown };
   if (typeof doc !== 'object' || doc === null || d.schema !== 'slablab-bench/1')

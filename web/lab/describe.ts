@@ -127,12 +127,26 @@ export interface CaptionPane<Script> {
   stop: Stop | undefined;
   script: Script;
   ops: readonly OpInfo[];
+  /** The path the operation took, read from its events (StepView.describe.path), '' when the view says none. */
+  path?: string;
+}
+
+/**
+ * Where a moment is, the lab's one progress counter: "Start (6 steps)",
+ * "Step 3 of 6", "Step 3 of 6 · micro-step 2" (inside step 3).
+ */
+export function positionText(at: { opIndex: number; micro: number } | undefined, nops: number): string {
+  if (!at) return 'loading…';
+  if (at.opIndex < 0) return `Start (${nops} step${nops === 1 ? '' : 's'})`;
+  return `Step ${at.opIndex + 1} of ${nops}${at.micro > 0 ? ` · micro-step ${at.micro}` : ''}`;
 }
 
 /**
  * The caption of a moment: the story's intro at the start, else the
  * operation's caption, after the preemption point each pane is at (inside
- * an operation) or any failure (at its end), and the outro at the end.
+ * an operation) or, at its end, the path it took and any failure; the
+ * outro at the end.  The counter ("Step 3 of 6") is positionText's, not
+ * repeated here.
  */
 export function caption<Script>(
   story: Story<unknown>,
@@ -147,10 +161,9 @@ export function caption<Script>(
   let text: string;
   if (at.micro > 0) {
     const one = panes.length === 1 ? panes[0] : undefined;
-    if (one?.stop)
-      text = `Micro-step ${one.stop.micro}, inside step ${at.opIndex + 1}${handler(one.stop)}: ${describeStop(one.stop, one.script)}. ${opCaption}`;
+    if (one?.stop) text = `${one.stop.inHandler ? 'In the interrupt handler: ' : ''}${describeStop(one.stop, one.script)}. ${opCaption}`;
     else
-      text = `Micro-step ${at.micro} of step ${at.opIndex + 1}: ${panes
+      text = `${panes
         .map((p) => (p.stop && p.stop.micro > 0 && p.stop.opIndex === at.opIndex ? `${p.label}${handler(p.stop)}: ${describeStop(p.stop, p.script)}` : `${p.label}: not inside it`))
         .join('; ')}. ${opCaption}`;
   } else {
@@ -159,8 +172,9 @@ export function caption<Script>(
       .filter(({ info }) => info && info.result < 0)
       .map(({ p, info }) => ` It failed${panes.length > 1 ? ` with ${p.label}` : ''}: ${info?.error ?? ''}.`)
       .join('');
-    const nops = Math.max(0, ...panes.map((p) => p.ops.length));
-    text = `Step ${at.opIndex + 1} of ${nops}: ${opCaption}${failed}`;
+    const paths = panes.filter((p) => p.path);
+    const path = paths.length === 0 ? '' : panes.length === 1 ? ` Path: ${paths[0]?.path}.` : ` Path: ${paths.map((p) => `${p.label}: ${p.path}`).join('; ')}.`;
+    text = `${opCaption}${path}${failed}`;
   }
   return atEnd && story.outro ? `${text} ${story.outro}` : text;
 }

@@ -26,6 +26,8 @@ export interface LabState {
   atEnd: boolean;
   playing: boolean;
   caption: string;
+  /** The progress counter ("Step 3 of 6"). */
+  position?: string;
 }
 
 export type LabCommand = { type: 'go'; step: number } | { type: 'play' } | { type: 'pause' };

@@ -74,9 +74,15 @@ export function useFreeRun<Snap>(o: FreeRunOptions<Snap>) {
   const [recordedBytes, setRecordedBytes] = useState(0);
   const prev = useRef<{ t: number; ops: number[]; events: number } | null>(null);
   const key = JSON.stringify([o.view.model, o.params, o.record]);
+  // The options `key` stands for, as they were when the run started (a new options object each render does not restart it).
+  const options = useRef(o);
+  options.current = o;
+  const { running } = o;
+  const coreStatus = o.core.status;
 
   useEffect(() => {
-    if (!o.running || o.core.status !== 'ready') return;
+    const o = options.current;
+    if (!running || coreStatus !== 'ready') return;
     let on = true;
     let session = 0;
     const bridge = getBridge();
@@ -161,7 +167,7 @@ export function useFreeRun<Snap>(o: FreeRunOptions<Snap>) {
       on = false;
     };
     // `key` stands for the model, its parameters and whether to record.
-  }, [o.running, o.core.status, key]);
+  }, [running, coreStatus, key]);
 
   /** Offers the recording as a download named `fileName`. */
   const save = (fileName: string) => {

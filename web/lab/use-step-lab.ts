@@ -14,7 +14,7 @@ import { BridgeError, getBridge } from '../core/bridge';
 import type { Check, OpInfo, Stop } from '../core/bridge-protocol';
 import { decodeEvents, type SlEvent } from '../core/events.generated';
 import { describeBridgeError, type CoreState } from '../core/use-core';
-import { caption as captionOf, OpNames } from './describe';
+import { caption as captionOf, OpNames, positionText } from './describe';
 import { useLabHost } from './host';
 import type { CanvasLayout } from './LabCanvas';
 import { whole, type ParamSpecs, type ParamValues } from './params';
@@ -64,6 +64,12 @@ export interface StepLab<Script, Snap> {
   ready: boolean;
   atEnd: boolean;
   caption: string;
+  /** The one progress counter: "Step 3 of 6", "Step 3 of 6 · micro-step 2", "Start (6 steps)" (describe.ts positionText). */
+  position: string;
+  /** The cue for what Step does next, shown before it happens ("Next: alloc on CPU 0"), '' at the end. */
+  next: string;
+  /** After the parameters change (an operation added by hand), land on the end of operation `n` (1-based: ops completed) once the new script has loaded. */
+  landOnOp: (n: number) => void;
   error: string | null;
   stepProblem: string | null;
   playing: boolean;
@@ -79,6 +85,17 @@ export interface StepLab<Script, Snap> {
   words: EventWords<OpNames>;
   /** The view's "find address" in each pane's state on screen ("cmpxchg: ..." when there are several), null if the view has none. */
   find: ((text: string) => string) | null;
+}
+
+/** The path pane `p` took in the operation its stop `k` ends (view.describe.path over that operation's events), '' inside one or when the view says none. */
+function pathAt<Script>(view: { describe: { path?(events: readonly SlEvent[]): string } }, p: LoadedPane<Script>, k: number): string {
+  const stop = p.stops[k];
+  const path = view.describe.path;
+  if (!path || !stop || stop.micro !== 0 || stop.opIndex < 0) return '';
+  let j = k - 1;
+  while (j > 0 && (p.stops[j]?.micro ?? 0) !== 0) j--;
+  const from = j >= 0 ? (p.stops[j]?.eventCount ?? 0) : 0;
+  return path(p.events.slice(from, stop.eventCount));
 }
 
 export function errorText(e: unknown): string {
@@ -109,6 +126,9 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
   const [playing, setPlaying] = useState(false);
   const [speed, setSpeed] = useState(2);
   const host = useLabHost();
+  // The values `key` stands for, read when the key changes (the step alone does not reload).
+  const definedBy = useRef(values);
+  definedBy.current = values;
 
   // Load the panes whenever what defines them changes; free their sessions after.
   useEffect(() => {
@@ -118,6 +138,7 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
     const bridge = getBridge();
     const dispose = (session: number) => void bridge.request('dispose', { session }).catch(() => undefined);
     setError(null);
+    const values = definedBy.current;
     (async () => {
       const panes = view.panes(values);
       const first = panes[0];
@@ -157,7 +178,7 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
       opened.forEach(dispose);
     };
     // `key` stands for every value but the step: all that defines the panes and the story.
-  }, [core.status, key]);
+  }, [core.status, key, view]);
 
   const current = loaded?.key === key ? loaded : null;
   const stops = useMemo(() => (current ? alignStops(current.panes.map((p) => p.stops)) : []), [current]);
@@ -167,7 +188,7 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
       ? `URL parameter step=${step} is past the end of this story (${stops.length} steps, 0 to ${stops.length - 1}): showing the last.`
       : null;
   const at = stops[stepIndex];
-  const paneStops = current?.panes.map((p, i) => p.stops[at?.panes[i] ?? 0]) ?? [];
+  const paneStops = useMemo(() => current?.panes.map((p, i) => p.stops[at?.panes[i] ?? 0]) ?? [], [current, at]);
 
   // Fetch every pane's state at the current moment.
   useEffect(() => {
@@ -185,7 +206,7 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
     return () => {
       live = false;
     };
-  }, [current, at, key, stepIndex]);
+  }, [current, at, key, stepIndex, view]);
 
   const go = useCallback((i: number) => setStep(Math.max(0, Math.min(i, Math.max(0, stops.length - 1)))), [setStep, stops.length]);
   const nextOp = useCallback(() => {
@@ -236,16 +257,34 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
       ? captionOf(
           current.story,
           at,
-          current.panes.map((p, i) => ({ label: p.label, stop: paneStops[i], script: p.script, ops: p.ops })),
+          current.panes.map((p, i) => ({ label: p.label, stop: paneStops[i], script: p.script, ops: p.ops, path: pathAt(view, p, at.panes[i] ?? 0) })),
           atEnd,
           view.describe.stop,
         )
       : '';
+  const nops = Math.max(0, ...(current?.panes.map((p) => p.ops.length) ?? [0]));
+  const position = stops.length ? positionText(at, nops) : 'loading…';
+  const nextIndex = (at?.opIndex ?? -1) + 1;
+  const script0 = current?.panes[0]?.script;
+  const next = script0 !== undefined && at && !atEnd && at.micro === 0 && nextIndex < nops ? `Next: ${view.describe.op(script0, nextIndex)}` : '';
+
+  // An operation added by hand: once the new script has loaded, go to the end of that operation.
+  const landing = useRef<number | null>(null);
+  const landOnOp = useCallback((n: number) => {
+    landing.current = n;
+  }, []);
+  useEffect(() => {
+    const n = landing.current;
+    if (n === null || !current || !stops.length) return;
+    landing.current = null;
+    const i = stops.findIndex((s) => s.micro === 0 && s.opIndex + 1 >= n);
+    setStep(i < 0 ? stops.length - 1 : i);
+  }, [current, stops, setStep]);
 
   const shownNow = shown?.key === key ? shown : null;
   const ready = shownNow?.step === stepIndex;
   const { report } = host;
-  useEffect(() => report({ ready, step: stepIndex, stops: stops.length, atEnd, playing, caption }), [report, ready, stepIndex, stops.length, atEnd, playing, caption]);
+  useEffect(() => report({ ready, step: stepIndex, stops: stops.length, atEnd, playing, caption, position }), [report, ready, stepIndex, stops.length, atEnd, playing, caption, position]);
   const kernel = useMemo(() => {
     const k = view.kernel;
     return k ? { file: k.file, versions: view.panes(values).map((_, i) => k.version(values, i)) } : null;
@@ -276,6 +315,9 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
     ready,
     atEnd,
     caption,
+    position,
+    next,
+    landOnOp,
     error,
     stepProblem,
     playing,

@@ -145,6 +145,8 @@ export interface StepView<P extends ParamSpecs, World, Script, Snap, L extends C
     op(script: Script, i: number): string;
     /** What was hit (selected), in words; `names` turns operation numbers into the script's steps. */
     hit(s: Snap, h: Hit, names: OpNames | null): string;
+    /** The path an operation took, from the events it emitted ("fast path", "slow path: a slab from the node partial list"); '' when nothing says. The caption ends with it. */
+    path?(events: readonly SlEvent[]): string;
     /** The "find address" box: what the typed address is (cache, slab, list, state), or what is wrong with the text. */
     find?(s: Snap, text: string, names: OpNames | null): string;
     /** The timeline's words and filters for the model's events. */

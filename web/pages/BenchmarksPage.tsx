@@ -140,7 +140,8 @@ function fastpathChart(points: BenchPoint[], native: NativeResult | null): { opt
       width: 500,
       height: 280,
       title: 'fastpath: nanoseconds per alloc+free pair, by fast-path variant',
-      scales: { x: { time: false, range: [-0.5, 2.5] }, y: { range: (_u, _min, max) => [0, max * 1.15] } },
+      // Every variant the table lists has its bar (rt included).
+      scales: { x: { time: false, range: [-0.5, FASTPATH_VARIANTS.length - 0.5] }, y: { range: (_u, _min, max) => [0, max * 1.15] } },
       axes: [{ values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? (FASTPATH_VARIANTS[t] ?? '') : '')), splits: () => xs }, { label: 'ns per pair' }],
       series,
     },
@@ -157,6 +158,8 @@ export interface BenchHook {
   percpu: PercpuRow[];
   /** Native measurements loaded, percpu runs included. */
   native: number;
+  /** The figures on screen are a short run's (one repetition: indicative only). */
+  short: boolean;
 }
 declare global {
   interface Window {
@@ -184,28 +187,32 @@ export function BenchmarksPage() {
   const [percpuNative, setPercpuNative] = useState<NativePercpu | null>(null);
   const [nativeError, setNativeError] = useState('');
   const [chosen, setChosen] = useState<ReadonlySet<Experiment>>(() => new Set(EXPERIMENTS));
+  /** The figures on screen came from a short run. */
+  const [short, setShort] = useState(false);
   const cancel = useRef(false);
+  const nativeCount = (native?.points.length ?? 0) + (percpuNative?.points.length ?? 0);
 
   useEffect(() => {
-    window.__slablabBench = { running, done: progress[0], total: progress[1], points, percpu: percpuRows, native: nativeCount };
+    window.__slablabBench = { running, done: progress[0], total: progress[1], points, percpu: percpuRows, native: nativeCount, short };
   });
 
-  const start = async (short: boolean) => {
+  const start = async (quick: boolean) => {
     cancel.current = false;
     setPoints([]);
     setPercpuRows([]);
     setRunning(true);
+    setShort(quick);
     setStatus('');
     const bridge = getBridge('bench');
     try {
-      const plan = short ? SHORT_PLAN : FULL_PLAN;
-      const percpuPlan = short ? PERCPU_SHORT_PLAN : PERCPU_FULL_PLAN;
+      const plan = quick ? SHORT_PLAN : FULL_PLAN;
+      const percpuPlan = quick ? PERCPU_SHORT_PLAN : PERCPU_FULL_PLAN;
       const percpuTotal = chosen.has('percpu') ? percpuPlanCalls(percpuPlan) : 0;
       // One progress bar: the calibrated calls, then percpu's rows after them.
       let before = 0;
       const finished =
         (await runRows(
-          planRows(chosen, short),
+          planRows(chosen, quick),
           plan.reps,
           plan.targetMs,
           (p) => bridge.request('benchRow', p),
@@ -224,7 +231,7 @@ export function BenchmarksPage() {
             (d, t) => setProgress([before + d, before + t]),
             () => cancel.current,
           )));
-      setStatus(finished ? 'Finished.' : 'Cancelled.');
+      setStatus(`${finished ? 'Finished' : 'Cancelled'}${quick ? ': a short run (one repetition, fewer rows), indicative only' : ''}.`);
     } catch (e) {
       setStatus(`The run failed: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
@@ -249,7 +256,6 @@ export function BenchmarksPage() {
   const bulk = useMemo(() => bulkChart(points, native), [points, native]);
   const fast = useMemo(() => fastpathChart(points, native), [points, native]);
   const kmalloc = useMemo(() => kmallocChart(points, native), [points, native]);
-  const nativeCount = (native?.points.length ?? 0) + (percpuNative?.points.length ?? 0);
   const nativeMachine = native?.machine ?? percpuNative?.machine ?? '';
   const threads = core.status === 'ready' && core.info.mode === 'threads';
 
@@ -334,9 +340,17 @@ export function BenchmarksPage() {
         <Chart opts={bulk.opts} data={bulk.data} label="Bulk: nanoseconds per object against bulk size (the table below has the figures)" />
         <Chart opts={kmalloc.opts} data={kmalloc.data} label="kmalloc: nanoseconds per kmalloc and per kfree against size, SLAB before and after OBJFREELIST (the table below has the figures)" />
       </div>
+      {points.length > 0 && short && (
+        <p className="bench-indicative" role="note" data-testid="bench-indicative">
+          A short run: each figure is one repetition over fewer rows, indicative only. Run the full benchmark for medians of {FULL_PLAN.reps}.
+        </p>
+      )}
       {points.length > 0 && (
+        <div className="bench-table-scroll" tabIndex={0} role="region" aria-label="WebAssembly results table">
         <table className="per-cpu" data-testid="bench-table">
-          <caption>WebAssembly results (ns per object, or per call for kmalloc; median [min..max])</caption>
+          <caption>
+            WebAssembly results (ns per object, or per call for kmalloc; {short ? 'one repetition: a short run, indicative' : `median of ${FULL_PLAN.reps}`} [min..max])
+          </caption>
           <thead>
             <tr>
               <th scope="col">experiment</th>
@@ -365,8 +379,9 @@ export function BenchmarksPage() {
             })}
           </tbody>
         </table>
+        </div>
       )}
-      <PercpuBenchResults rows={percpuRows} native={percpuNative} />
+      <PercpuBenchResults rows={percpuRows} native={percpuNative} short={short} />
     </section>
   );
 }

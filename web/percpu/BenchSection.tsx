@@ -72,7 +72,7 @@ function NativeCells({ rows, worst, native }: { rows: readonly PercpuRow[]; wors
 }
 
 /** The percpu rows run so far and a native result's, as the seed's table and two charts. */
-export function PercpuBenchResults({ rows, native }: { rows: readonly PercpuRow[]; native: NativePercpu | null }) {
+export function PercpuBenchResults({ rows, native, short = false }: { rows: readonly PercpuRow[]; native: NativePercpu | null; short?: boolean }) {
   const alloc = useMemo(() => chart(rows, native, 'alloc'), [rows, native]);
   const free = useMemo(() => chart(rows, native, 'free'), [rows, native]);
   const worst = useMemo(() => worstOverOrders(rows), [rows]);
@@ -97,12 +97,17 @@ export function PercpuBenchResults({ rows, native }: { rows: readonly PercpuRow[
         <Chart opts={free.opts} data={free.data} label="percpu: free nanoseconds per object against object size, per allocator (the table below has the figures)" />
       </div>
       {rows.length > 0 && (
+        <div className="bench-table-scroll" tabIndex={0} role="region" aria-label="percpu results table">
         <table className="per-cpu" data-testid="percpu-bench-table">
-          <caption>WebAssembly results: alloc / free milliseconds per row ({fmt(rows[0]?.params.objects ?? 0)} objects), worst order in bold</caption>
+          <caption>
+            WebAssembly results: chunks in use when every object was live (a count: the same on every run), then alloc / free milliseconds per row (
+            {fmt(rows[0]?.params.objects ?? 0)} objects; {short ? 'one run: a short run, indicative only' : `the median of ${FULL_PLAN.reps} runs`}), worst order in bold
+          </caption>
           <thead>
             <tr>
               <th scope="col">allocator</th>
               <th scope="col">object size</th>
+              <th scope="col">chunks</th>
               {FREE_ORDERS.map((o) => (
                 <th key={o} scope="col">
                   {o}
@@ -117,6 +122,7 @@ export function PercpuBenchResults({ rows, native }: { rows: readonly PercpuRow[
               <tr key={`${w.allocator}-${w.size}`}>
                 <td>{ALLOCATOR_TITLES[w.allocator]}</td>
                 <td>{w.size} B</td>
+                <td data-testid="percpu-bench-chunks">{rows.find((x) => x.params.allocator === w.allocator && x.params.size === w.size)?.result.chunks ?? '–'}</td>
                 {FREE_ORDERS.map((o) => {
                   const r = rows.find((x) => x.params.allocator === w.allocator && x.params.size === w.size && x.params.order === o);
                   if (!r) return <td key={o}>–</td>;
@@ -135,6 +141,7 @@ export function PercpuBenchResults({ rows, native }: { rows: readonly PercpuRow[
             ))}
           </tbody>
         </table>
+        </div>
       )}
     </section>
   );

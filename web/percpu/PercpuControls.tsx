@@ -102,7 +102,7 @@ export function PercpuLegend() {
   );
 }
 
-/** Steps by hand: they go after the step on screen (later steps are dropped) and make the script a sandbox. */
+/** Steps by hand: each is inserted after the step on screen (the later steps stay) and makes the script a sandbox. */
 export function PercpuOps({ units, onAppend, selected }: {
   units: number;
   onAppend: (s: Step) => void;

@@ -9,13 +9,14 @@
 
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
-import { checkText, numberText as fmt } from '../lab/describe';
-import { useLabHost } from '../lab/host';
+import { useAnimationClock } from '../lab/animation-clock';
+import { numberText as fmt } from '../lab/describe';
 import { reducedMotion } from '../lab/LabCanvas';
 import { selectionShortcuts } from '../lab/shortcuts';
 import { CheckAlert, InspectorText, LabTimeline, paneDrawings, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
-import { STEP_END, useStepLab } from '../lab/use-step-lab';
+import { insertionPoint, insertOp, paneChecks, paneLabel, SANDBOX, useStepHook } from '../lab/step-glue';
+import { useStepLab } from '../lab/use-step-lab';
 import type { ViewProps } from '../lab/view';
 import { areaAt, BIT_BYTES, region, runAt, RunState } from './areas';
 import { ALLOCATOR_TITLES, describeHit } from './describe';
@@ -27,7 +28,7 @@ import { LAB_BOOT, scenarioById } from './scenarios';
 import { scriptToText, type PercpuScript, type Step } from './script';
 import { chunkById, type Allocator, type PercpuSnapshot } from './snapshot';
 import { paneHook, type PercpuTestHook } from './test-hook';
-import { PERCPU_PARAMS, percpuStepView, SANDBOX } from './view';
+import { PERCPU_PARAMS, percpuStepView } from './view';
 import './percpu.css';
 
 
@@ -36,7 +37,12 @@ function stepAt(run: RunFigures | undefined, stop: Stop | undefined): StepFigure
   return run && stop && stop.ops > 0 && stop.micro === 0 ? (run.steps[stop.opIndex] ?? null) : null;
 }
 
-/** One line of counters for a step, as the allocator counts them. */
+/**
+ * One line of counters for a step, as the allocator counts them: the
+ * deterministic counts only (the same on every run and machine).  The time
+ * the step took in the model is one run's, so it is not shown here: the
+ * Benchmarks page times the allocators as medians of repeated runs.
+ */
 export function figuresText(allocator: Allocator, f: StepFigures | null): string {
   if (!f) return 'Before the first step.';
   const visited = allocator === 'areamap' ? 'map entries visited' : 'blocks scanned';
@@ -44,7 +50,6 @@ export function figuresText(allocator: Allocator, f: StepFigures | null): string
     `entries memmoved ${fmt(f.entriesMoved)}${f.memmoves ? ` in ${fmt(f.memmoves)} memmove${f.memmoves === 1 ? '' : 's'}` : ''}`,
     `${visited} ${fmt(f.blocksScanned)}`,
     `chunks scanned ${fmt(f.chunksScanned)}`,
-    `time in the model ${f.ns < 1000 ? `${fmt(f.ns)} ns` : `${fmt(Math.round(f.ns / 1000))} µs`}`,
   ];
   const extra = [
     f.chunksCreated ? `${f.chunksCreated} chunk${f.chunksCreated === 1 ? '' : 's'} created` : '',
@@ -52,26 +57,6 @@ export function figuresText(allocator: Allocator, f: StepFigures | null): string
     f.pagesPopulated ? `${f.pagesPopulated} page${f.pagesPopulated === 1 ? '' : 's'} populated` : '',
   ].filter(Boolean);
   return `This step: ${parts.join(' · ')}${extra.length ? ` · ${extra.join(', ')}` : ''}. Moved so far: ${fmt(4 * f.entriesMovedSoFar)} bytes.`;
-}
-
-/** 0 to 1 over `ms` after `key` changes (1 at once when `on` is false). */
-function useAnimation(key: unknown, on: boolean, ms: number): number {
-  const [t, setT] = useState(1);
-  useEffect(() => {
-    if (!on) {
-      setT(1);
-      return;
-    }
-    const t0 = performance.now();
-    let frame = requestAnimationFrame(function tick(now) {
-      const v = Math.min(1, (now - t0) / ms);
-      setT(v);
-      if (v < 1) frame = requestAnimationFrame(tick);
-    });
-    setT(0);
-    return () => cancelAnimationFrame(frame);
-  }, [key, on, ms]);
-  return t;
 }
 
 /** `value`, `frames` animation frames after it changes (at once for 0). */
@@ -107,7 +92,7 @@ function PaneCanvas({ pane, snap: newSnap, overlay: newOverlay, animate, animKey
   onMove: (dx: number, dy: number) => void;
 }) {
   const { snap, overlay } = useLagged(useMemo(() => ({ snap: newSnap, overlay: newOverlay }), [newSnap, newOverlay]), pane);
-  const anim = useAnimation(animKey, animate, ms);
+  const anim = useAnimationClock(animKey, animate, ms);
   const o = useMemo(() => ({ ...overlay, anim }), [overlay, anim]);
   return (
     <ViewCanvas<PercpuSnapshot, PercpuLayout, PercpuHit, Overlay>
@@ -142,17 +127,15 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
   const lab = useStepLab(percpuStepView, core, values, setStep);
   const scenario = scenarioById(values.scenario);
   const [selection, setSelection] = useState<PercpuHit | null>(null);
-  // The test hook goes where the host says: the window in the app, the element in <slab-lab>.
-  const hooks = useLabHost().hooks as { __slablabPercpu?: PercpuTestHook };
   const [view, setView] = useState({ center: LAB_BOOT.unitSize / 2, span: Infinity });
 
   const shown = lab.shown ?? [];
   const first = lab.panes[0];
   const snap0 = shown[0]?.snap ?? null;
   const unitSize = snap0?.unitSize ?? LAB_BOOT.unitSize;
-  const zoom = clampZoom(unitSize, view.center, view.span);
+  const zoom = useMemo(() => clampZoom(unitSize, view.center, view.span), [unitSize, view.center, view.span]);
   const figures = useMemo(() => lab.panes.map((p) => runFigures(p.events)), [lab.panes]);
-  const steps = lab.panes.map((_, i) => stepAt(figures[i], lab.paneStops[i]));
+  const steps = useMemo(() => lab.panes.map((_, i) => stepAt(figures[i], lab.paneStops[i])), [lab.panes, lab.paneStops, figures]);
 
   const zoomControls: ZoomControls = useMemo(() => {
     const around = () => (selection?.kind === 'byte' ? selection.offset : zoom.from + zoom.span / 2);
@@ -164,7 +147,7 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
       whole: () => setView({ center: unitSize / 2, span: Infinity }),
       panTo: (center: number) => setView({ center, span: zoom.span }),
     };
-  }, [zoom.from, zoom.span, unitSize, selection]);
+  }, [zoom, unitSize, selection]);
 
   // Keep a selected byte in the window.
   useEffect(() => {
@@ -187,8 +170,7 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
 
   const overlays = useMemo(
     () => lab.panes.map((_, i): Omit<Overlay, 'anim'> => ({ zoom, selected: selection, step: steps[i] ?? null })),
-    // steps[] is derived from lab.paneStops and figures, both listed.
-    [lab.panes, lab.paneStops, figures, zoom.from, zoom.span, selection],
+    [lab.panes, steps, zoom, selection],
   );
 
   /** The inspector's words for pane i. */
@@ -216,41 +198,31 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
   }, [snap0, selection, figures, lab.paneStops]);
 
   const stop0 = lab.paneStops[0];
+  // Editing the script: a step goes after the current one, the later ones stay (step-glue.ts).
   const append = useCallback(
     (step: Step) => {
       if (!first) return;
-      const keep = stop0 ? stop0.ops : 0;
-      const script: PercpuScript = { steps: [...first.script.steps.slice(0, keep), step] };
+      const at = insertionPoint(stop0);
+      const script: PercpuScript = { steps: insertOp(first.script.steps, at, step) };
       lab.setPlaying(() => false);
-      update({ scenario: SANDBOX, ops: scriptToText(script), step: STEP_END });
+      lab.landOnOp(at + 1);
+      update({ scenario: SANDBOX, ops: scriptToText(script), step: lab.stepIndex });
     },
     [first, stop0, lab, update],
   );
 
   // The test hook: the state the canvases draw, once every pane shows the step the URL names.
-  useEffect(() => {
-    if (!lab.ready || !first || shown.length !== lab.panes.length) {
-      hooks.__slablabPercpu = { ...(hooks.__slablabPercpu as PercpuTestHook), ready: false };
-      return;
-    }
-    const hook: PercpuTestHook = {
-      ready: true,
-      stop: lab.stepIndex,
-      stops: lab.stops.length,
-      caption: lab.caption,
-      opResults: first.ops.map((o) => o.result),
-      inspector: shown.map((_, i) => inspect(i)).filter(Boolean).join(' '),
-      panes: shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, steps[i] ?? null)),
-    };
-    hooks.__slablabPercpu = hook;
-  });
+  useStepHook<PercpuTestHook>(lab, '__slablabPercpu', () => ({
+    inspector: shown.map((_, i) => inspect(i)).filter(Boolean).join(' '),
+    panes: shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, steps[i] ?? null)),
+  }));
 
   if (core.status !== 'ready') return null;
 
   const many = lab.panes.length > 1;
-  const label = (i: number) => (many ? `${lab.panes[i]?.label}: ` : '');
+  const label = (i: number) => paneLabel(lab, i);
   const inspectorText = shown.map((_, i) => inspect(i)).map((t, i) => (t ? label(i) + t : null)).filter((t): t is string => t !== null);
-  const checks = shown.map((p, i) => checkText(p.check) && `${label(i)}${checkText(p.check)}`).filter(Boolean);
+  const checks = paneChecks(lab);
   const allocatorOf = (i: number): Allocator => shown[i]?.snap.allocator ?? values.allocator[i] ?? 'bitmap';
 
   return (

@@ -206,7 +206,7 @@ export function parsePercpuNative(text: string): NativePercpu {
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw new Error(`not JSON: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(`not JSON: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
   if (typeof doc !== 'object' || doc === null) throw new Error('not a slablab result (not a JSON object)');
   const d = doc as { experiment?: unknown; runs?: unknown; schema?: unknown; machine?: { cpu_model?: unknown }; experiments?: unknown };

@@ -92,7 +92,10 @@ export interface PercpuBenchResult {
   chunks: number;
 }
 
-/** PercpuBenchResult.status by the C side's number (sl_api_bench_percpu's out[4]). */
+/** sl_api_bench_percpu's out[]: the doubles it writes, in order (wasm-core/bindings/api_bench_wasm.c). */
+const BENCH_OUT = ['allocMs', 'freeMs', 'allocated', 'freed', 'status', 'chunks'] as const;
+
+/** PercpuBenchResult.status by the C side's number (sl_api_bench_percpu's out[4], 'status'). */
 export const BENCH_STATUS = ['ok', 'over_budget', 'alloc_failed'] as const;
 
 /** A C function returned an sl_err (a CoreError: the bridge answers it with code 'core-error'). */
@@ -205,15 +208,15 @@ export class PercpuApi {
     const rc = this.m._sl_api_bench_percpu(ALLOCATORS.indexOf(p.allocator), p.size, p.align, p.objects,
       FREE_ORDERS.indexOf(p.order), p.prefill ? 1 : 0, p.units, p.unitSize, p.budgetMs, onThread ? 1 : 0, this.scratch);
     if (rc !== 0) throw new PercpuError(rc, `the percpu benchmark refused the row: ${this.strerror(rc)}`);
-    const v = new DataView(copyOut(this.m, this.scratch, 48).buffer);
-    const f = (i: number) => v.getFloat64(8 * i, true);
+    const v = new DataView(copyOut(this.m, this.scratch, 8 * BENCH_OUT.length).buffer);
+    const f = (name: (typeof BENCH_OUT)[number]) => v.getFloat64(8 * BENCH_OUT.indexOf(name), true);
     return {
-      allocMs: f(0),
-      freeMs: f(1),
-      allocated: f(2),
-      freed: f(3),
-      status: BENCH_STATUS[f(4)] ?? 'alloc_failed',
-      chunks: f(5),
+      allocMs: f('allocMs'),
+      freeMs: f('freeMs'),
+      allocated: f('allocated'),
+      freed: f('freed'),
+      status: BENCH_STATUS[f('status')] ?? 'alloc_failed',
+      chunks: f('chunks'),
     };
   }
 

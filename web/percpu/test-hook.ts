@@ -4,6 +4,7 @@
 
 import type { Check } from '../core/bridge-protocol';
 import { checkText } from '../lab/describe';
+import type { StepHookBase } from '../lab/step-glue';
 import type { StepFigures } from './figures';
 import type { Allocator, PercpuSnapshot } from './snapshot';
 
@@ -20,14 +21,8 @@ export interface PercpuPaneHook {
   step: Omit<StepFigures, 'lastMemmove' | 'slotMoves'> | null;
 }
 
-export interface PercpuTestHook {
-  /** The states of the stop the URL names are on screen in every pane. */
-  ready: boolean;
-  stop: number;
-  stops: number;
-  caption: string;
-  /** Pane 0's result of every step (areas done, or a negative sl_err). */
-  opResults: number[];
+/** The common fields (step-glue.ts: ready, stop, stops, caption, position, opResults) and every pane's state. */
+export interface PercpuTestHook extends StepHookBase {
   inspector: string;
   panes: PercpuPaneHook[];
 }

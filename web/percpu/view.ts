@@ -4,6 +4,7 @@
 // side on the same script), its stories, and how its snapshots are decoded,
 // laid out, drawn, hit and put into words.
 
+import { percpuPath } from './path';
 import { listOf, oneOf, text, whole } from '../lab/params';
 import { STEP_PARAM } from '../lab/use-step-lab';
 import type { StepView } from '../lab/view';
@@ -16,7 +17,8 @@ import { describeStep, MAX_UNITS, parseScript, scriptToText, type PercpuScript }
 import { ALLOCATORS, decodePercpuSnapshot, type PercpuSnapshot } from './snapshot';
 
 /** The scenario value of a hand-made script (`ops=`). */
-export const SANDBOX = 'sandbox';
+import { SANDBOX } from '../lab/step-glue';
+export { SANDBOX };
 
 /** What is wrong with the URL's script (null: nothing); the last answer is kept, as every change of the URL asks again. */
 let lastOps: { raw: string; wrong: string | null } = { raw: '', wrong: null };
@@ -71,6 +73,7 @@ export const percpuStepView: StepView<typeof PERCPU_PARAMS, PercpuConfig, Percpu
       return s ? describeStep(s) : '?';
     },
     hit: (s, h) => describeHit(s, h, null, (i) => `step ${i + 1}`),
+    path: percpuPath,
     events: PERCPU_EVENT_WORDS,
   },
 };

@@ -75,7 +75,7 @@ export function SlabOps(p: SlabOpsProps) {
   return (
     <section className="slab-ops" aria-labelledby="slab-ops-title">
       <h3 id="slab-ops-title">Operations by hand</h3>
-      <p className="lab-hint">Added after the current step (later steps are dropped); the session becomes a sandbox, still in the URL.</p>
+      <p className="lab-hint">Inserted after the current step (the later steps stay); the session becomes a sandbox, still in the URL.</p>
       <div className="slab-op-buttons">
         <ChoicePicker label="As CPU" value={cpu} choices={range(0, p.cpus - 1)} onPick={setOpCpu} />
         <label>

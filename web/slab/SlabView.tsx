@@ -7,13 +7,13 @@
 // the test hook.  The whole state is in the URL; the selection is local.
 
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { checkText } from '../lab/describe';
+import { useAnimationClock } from '../lab/animation-clock';
 import { selectionShortcuts } from '../lab/shortcuts';
-import { useLabHost } from '../lab/host';
 import { reducedMotion } from '../lab/LabCanvas';
 import { CheckAlert, InspectorText, LabTimeline, paneHeads, StepLabFrame, viewCanvases } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
-import { STEP_END, useStepLab } from '../lab/use-step-lab';
+import { insertionPoint, insertOp, paneChecks, paneLabel, SANDBOX, useStepHook } from '../lab/step-glue';
+import { useStepLab } from '../lab/use-step-lab';
 import type { ViewProps } from '../lab/view';
 import { CachesPanel } from './CachesPanel';
 import { hitFocus, hitObject, type Hit, type Layout } from './layout';
@@ -25,7 +25,7 @@ import { scenarioTitle, SlabLegend, SlabOps, SlabPickers } from './SlabControls'
 import type { SlabSnapshot } from './snapshot';
 import { paneHook, type SlabTestHook } from './test-hook';
 import { CACHE_NAME } from './protocol';
-import { ownCache, SANDBOX, SLAB_PARAMS, slabStepView } from './view';
+import { ownCache, SLAB_PARAMS, slabStepView } from './view';
 import './slab.css';
 
 /** How long a step's moves fly (ms). */
@@ -41,34 +41,11 @@ function figures(s: SlabSnapshot): string {
     .join(' ');
 }
 
-/** 0 → 1 over MOVE_MS after `key` changes (1 at once when `animate` is false). */
-function useProgress(key: number, animate: boolean): number {
-  const [progress, setProgress] = useState(1);
-  useEffect(() => {
-    if (!animate) {
-      setProgress(1);
-      return;
-    }
-    const t0 = performance.now();
-    let frame = 0;
-    const tick = () => {
-      const p = Math.min(1, (performance.now() - t0) / MOVE_MS);
-      setProgress(p);
-      if (p < 1) frame = requestAnimationFrame(tick);
-    };
-    frame = requestAnimationFrame(tick);
-    return () => cancelAnimationFrame(frame);
-  }, [key, animate]);
-  return progress;
-}
-
 export function SlabView({ core, store, embedded }: ViewProps) {
   const { values, update } = useParams(SLAB_PARAMS, store);
   const setStep = useCallback((step: number) => update({ step }), [update]);
   const lab = useStepLab(slabStepView, core, values, setStep);
   const [selection, setSelection] = useState<Hit | null>(null);
-  // The test hook goes where the host says: the window in the app, the element in <slab-lab>.
-  const hooks = useLabHost().hooks as { __slablabSlab?: SlabTestHook };
   const shown = lab.shown ?? [];
   const first = lab.panes[0];
   const snap0 = shown[0]?.snap ?? null;
@@ -90,7 +67,7 @@ export function SlabView({ core, store, embedded }: ViewProps) {
   useEffect(() => {
     if (lab.ready) setFlight((f) => (f.step === lab.stepIndex ? f : { step: lab.stepIndex, animate: lab.stepIndex === f.step + 1 && !reducedMotion() }));
   }, [lab.ready, lab.stepIndex]);
-  const progress = useProgress(flight.step, flight.animate);
+  const progress = useAnimationClock(flight.step, flight.animate, MOVE_MS);
 
   const focus = useMemo(() => (snap0 && selection ? hitFocus(snap0, selection) : null), [snap0, selection]);
   const overlays = useMemo(() => lab.panes.map((_, i): Overlay => ({ selected: selection, focus, moves: moves[i] ?? [], progress })), [lab.panes, selection, focus, moves, progress]);
@@ -118,41 +95,28 @@ export function SlabView({ core, store, embedded }: ViewProps) {
   );
   const shortcuts = useMemo(() => selectionShortcuts(moveSel), [moveSel]);
 
-  // Editing the script: operations go after the current step; later ones are dropped.
+  // Editing the script: an operation goes after the current step, the later ones stay (step-glue.ts).
   const own = ownCache(values);
   const append = (op: ScriptOp) => {
-    const stop = lab.paneStops[0];
-    const keep = stop ? stop.ops : 0;
-    const ran = (first?.script as Script | undefined)?.ops.slice(0, keep) ?? [];
+    const all = (first?.script as Script | undefined)?.ops ?? [];
     // The sandbox world creates one cache: a scenario's steps on other caches cannot come along.
-    const base = scriptProblem({ ops: ran }, values.cpus, 1) === null ? ran : [];
+    const base = scriptProblem({ ops: all }, values.cpus, 1) === null ? all : [];
+    const at = base.length ? insertionPoint(lab.paneStops[0]) : 0;
     lab.setPlaying(() => false);
-    update({ scenario: SANDBOX, ops: scriptToText({ ops: [...base, op] }), step: STEP_END });
+    lab.landOnOp(at + 1);
+    update({ scenario: SANDBOX, ops: scriptToText({ ops: insertOp(base, at, op) }), step: lab.stepIndex });
   };
   const selectedObject = snap0 && selection ? hitObject(snap0, selection) : null;
 
   // The test hook: the state the canvases draw, once every pane shows the step the URL names.
-  useEffect(() => {
-    if (!lab.ready || !first || shown.length !== lab.panes.length) {
-      hooks.__slablabSlab = { ...(hooks.__slablabSlab as SlabTestHook), ready: false };
-      return;
-    }
-    hooks.__slablabSlab = {
-      ready: true,
-      stop: lab.stepIndex,
-      stops: lab.stops.length,
-      caption: lab.caption,
-      opResults: first.ops.map((o) => o.result),
-      panes: shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, moves[i]?.length ?? 0)),
-    };
-  });
+  useStepHook<SlabTestHook>(lab, '__slablabSlab', () => ({ panes: shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, moves[i]?.length ?? 0)) }));
 
   if (core.status !== 'ready') return null;
 
   const many = lab.panes.length > 1;
-  const label = (i: number) => (many ? `${lab.panes[i]?.label}: ` : '');
+  const label = (i: number) => paneLabel(lab, i);
   const inspectorText = selection ? shown.map((p, i) => label(i) + slabStepView.describe.hit(p.snap, selection, lab.panes[i]?.names ?? null)) : [];
-  const checks = shown.map((p, i) => checkText(p.check) && `${label(i)}${checkText(p.check)}`).filter(Boolean);
+  const checks = paneChecks(lab);
 
   return (
     <>

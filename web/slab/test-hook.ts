@@ -5,6 +5,7 @@
 
 import type { Check } from '../core/bridge-protocol';
 import { checkText } from '../lab/describe';
+import type { StepHookBase } from '../lab/step-glue';
 import { shownCaches } from './places';
 import type { FreelistPlace, SlabSnapshot } from './snapshot';
 
@@ -32,13 +33,8 @@ export interface SlabPaneHook {
   check: string;
   caches: SlabCacheHook[];
 }
-export interface SlabTestHook {
-  /** The states of the stop the URL names are on screen in every pane. */
-  ready: boolean;
-  stop: number;
-  stops: number;
-  caption: string;
-  opResults: number[];
+/** The common fields (step-glue.ts: ready, stop, stops, caption, position, opResults) and every pane's caches. */
+export interface SlabTestHook extends StepHookBase {
   panes: SlabPaneHook[];
 }
 declare global {

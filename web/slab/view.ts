@@ -4,6 +4,7 @@
 // script), its stories, and how its snapshots are decoded, laid out, drawn,
 // hit and put into words.
 
+import { slabPath } from './path';
 import { listOf, oneOf, text, whole, type ParamSpec, type ParamValues } from '../lab/params';
 import { STEP_PARAM } from '../lab/use-step-lab';
 import type { Pane, StepView } from '../lab/view';
@@ -17,7 +18,8 @@ import { CACHE_FLAGS, kernelCode, KERNEL_FIRST, KERNEL_LAST, type CacheFlag } fr
 import { decodeSlabSnapshot, type Rules, type SlabSnapshot } from './snapshot';
 
 /** The scenario value of a hand-made script (`ops=`). */
-export const SANDBOX = 'sandbox';
+import { SANDBOX } from '../lab/step-glue';
+export { SANDBOX };
 export const RULES_CHOICES = ['before', 'after', 'both'] as const;
 const FLAG_NAMES = Object.keys(CACHE_FLAGS) as CacheFlag[];
 
@@ -110,6 +112,7 @@ export const slabStepView: StepView<typeof SLAB_PARAMS, WorldConfig, Script, Sla
       return op ? describeOp(op, (k) => `cache ${k}`) : '?';
     },
     hit: (s, h) => describeHit(s, h),
+    path: slabPath,
     events: SLAB_EVENT_WORDS,
   },
 };

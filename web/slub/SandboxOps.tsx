@@ -1,10 +1,12 @@
-// SandboxOps.tsx - operations by hand: alloc, free of the selected object
-// (remote when another CPU owns its slab), bulk alloc, bulk free of the
+// SandboxOps.tsx - operations by hand: the CPU they run on, alloc and free of
+// the selected object (remote when another CPU owns its slab) in the lab's
+// toolbar beside playback (SlubQuickOps); bulk alloc, bulk free of the
 // shift-clicked objects, flush, an interrupt injected at the current
 // micro-step, and the tuning a running kernel allows (the sysfs files
 // min_partial, cpu_partial and shrink) plus the page allocator running
-// short, so that new slabs fall back to the cache's lower order.  Each is
-// added to the script after the current step.
+// short, so that new slabs fall back to the cache's lower order, in the
+// panel beside the inspector (SandboxOps).  Each is inserted in the script
+// after the current step.
 
 import { useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
@@ -20,11 +22,28 @@ export interface TuningNow {
   zoneShort: boolean;
 }
 
+/** The operations used most, in the toolbar: the CPU they run on, alloc, and free of the selected object. */
+export function SlubQuickOps({ cpus, cpu, setCpu, selection, ownerCpu, onAppend }: { cpus: number; cpu: number; setCpu: (cpu: number) => void; selection: ObjRef | null; ownerCpu: number | undefined; onAppend: (op: ScriptOp) => void }) {
+  const sel = selection && selection.index >= 0 ? selection : null;
+  const remote = ownerCpu !== undefined && ownerCpu !== NO_CPU && ownerCpu !== cpu;
+  return (
+    <>
+      <ChoicePicker label="As CPU" value={cpu} choices={range(0, cpus - 1)} onPick={setCpu} />
+      <button type="button" onClick={() => onAppend({ kind: 'alloc', cpu })}>
+        Alloc on CPU {cpu}
+      </button>
+      <button type="button" disabled={!sel} title={sel ? undefined : 'Select an object first: click it in the picture'} onClick={() => sel && onAppend({ kind: 'free', cpu, refs: [sel] })}>
+        Free selected from CPU {cpu}
+        {remote ? ' (remote)' : ''}
+      </button>
+    </>
+  );
+}
+
 export interface SandboxOpsProps {
-  cpus: number;
+  /** The CPU chosen in the toolbar (SlubQuickOps). */
+  cpu: number;
   selection: ObjRef | null;
-  /** The CPU owning the selected object's slab (NO_CPU: none). */
-  ownerCpu: number | undefined;
   marked: ObjRef[];
   /** The bulk-free form the marked objects would be freed with. */
   bulkForm: string;
@@ -101,24 +120,17 @@ function SheafOps({ cpu, sel, filled, n, onAppend }: { cpu: number; sel: ObjRef 
 }
 
 export function SandboxOps(p: SandboxOpsProps) {
-  const [opCpu, setOpCpu] = useState(0);
   const [bulkN, setBulkN] = useState(8);
-  const cpu = Math.min(opCpu, p.cpus - 1);
+  const { cpu } = p;
   const sel = p.selection && p.selection.index >= 0 ? p.selection : null;
-  const remote = p.ownerCpu !== undefined && p.ownerCpu !== NO_CPU && p.ownerCpu !== cpu;
   return (
     <section className="slub-ops" aria-labelledby="ops-title">
       <h3 id="ops-title">Operations by hand</h3>
-      <p className="lab-hint">Added after the current step (later steps are dropped); the session becomes a sandbox, still in the URL.</p>
-      <ChoicePicker label="As CPU" value={cpu} choices={range(0, p.cpus - 1)} onPick={setOpCpu} />
+      <p className="lab-hint">
+        Alloc, free and the CPU they run on are in the toolbar above the picture. Each operation is inserted after the current step (the later steps stay);
+        the session becomes a sandbox, still in the URL.
+      </p>
       <div className="slub-op-buttons">
-        <button type="button" onClick={() => p.onAppend({ kind: 'alloc', cpu })}>
-          Alloc on CPU {cpu}
-        </button>
-        <button type="button" disabled={!sel} onClick={() => sel && p.onAppend({ kind: 'free', cpu, refs: [sel] })}>
-          Free selected from CPU {cpu}
-          {remote ? ' (remote)' : ''}
-        </button>
         <label>
           N <input type="number" min={1} max={1024} value={bulkN} onChange={(e) => setBulkN(Math.max(1, Math.min(1024, Number(e.target.value) || 1)))} aria-label="Bulk count" />
         </label>

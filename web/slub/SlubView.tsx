@@ -7,20 +7,19 @@
 // hand, the counters and the test hook.  The whole state is in the URL;
 // selection is local.
 
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useMemo, useRef, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import { EventKind, type SlEvent } from '../core/events.generated';
-import { checkText } from '../lab/describe';
-import { useLabHost } from '../lab/host';
 import { selectionShortcuts } from '../lab/shortcuts';
 import { CheckAlert, InspectorText, LabTimeline, paneHeads, StepLabFrame, viewCanvases } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
-import { STEP_END, useStepLab, type LoadedPane } from '../lab/use-step-lab';
+import { insertionPoint, insertOp, paneChecks, paneLabel, SANDBOX, useStepHook } from '../lab/step-glue';
+import { useStepLab, type LoadedPane } from '../lab/use-step-lab';
 import type { ViewProps } from '../lab/view';
 import { keyOrder, sheafObject, type Layout } from './layout';
 import type { SlubLoadExtra } from './protocol';
 import { refKey, type Overlay } from './render';
-import { SandboxOps, type TuningNow } from './SandboxOps';
+import { SandboxOps, SlubQuickOps, type TuningNow } from './SandboxOps';
 import { comparisonText } from './compare';
 import { misfit } from './scenarios';
 import { eraOf, parseKernelVersion } from './slub-api';
@@ -28,7 +27,7 @@ import { detachedGroups, POINT_TEXT, PreemptPoint, scriptToText, walkSlots, type
 import { legendStates, SlubContrast, SlubCounters, SlubLegend, SlubMisfit, SlubPickers } from './SlubControls';
 import { slabIndexOf, stat, type SlubSnapshot } from './snapshot';
 import { dupCount, paneHook, type SlubPaneHook, type SlubTestHook } from './test-hook';
-import { SANDBOX, scenarioFor, SLUB_PARAMS, slubStepView } from './view';
+import { scenarioFor, SLUB_PARAMS, slubStepView } from './view';
 import './slub.css';
 
 /** The chain of the detached freelist a bulk free is building at a BULK_GROUP micro-step, if any. */
@@ -71,10 +70,11 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
   const [sheafSlot, setSheafSlot] = useState(-1);
   const [marked, setMarked] = useState<ReadonlySet<string>>(new Set());
   const [showFull, setShowFull] = useState(true);
+  /** The CPU operations by hand run on (the toolbar's "As CPU"). */
+  const [opCpu, setOpCpu] = useState(0);
+  const cpu = Math.min(opCpu, cpus - 1);
   /** The CPUs the script does not use, drawn anyway (one click on their folded row). */
   const [allCpus, setAllCpus] = useState(false);
-  // The test hook goes where the host says: the window in the app, the element in <slab-lab>.
-  const hooks = useLabHost().hooks as { __slablabSlub?: SlubTestHook };
 
   const shown = lab.shown ?? [];
   const first = lab.panes[0];
@@ -114,7 +114,7 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
   );
   const shortcuts = useMemo(() => selectionShortcuts(moveSel), [moveSel]);
 
-  // Editing the script: operations go after the current step; later ones are dropped.
+  // Editing the script: an operation goes after the current step, the later ones stay (step-glue.ts).
   const edit = useCallback(
     (f: (s: Script) => Script, step: number) => {
       if (!first) return;
@@ -125,8 +125,12 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
     },
     [first, lab, update],
   );
-  const keep = stop0 ? (stop0.micro ? stop0.opIndex + 1 : stop0.ops) : 0;
-  const append = (op: ScriptOp) => edit((s) => ({ ops: [...s.ops.slice(0, keep), op], irqs: s.irqs.filter((q) => q.atOp < keep) }), STEP_END);
+  const keep = insertionPoint(stop0);
+  const append = (op: ScriptOp) => {
+    lab.landOnOp(keep + 1);
+    // Interrupts injected into later operations move with them.
+    edit((s) => ({ ops: insertOp(s.ops, keep, op), irqs: s.irqs.map((q) => (q.atOp >= keep ? { ...q, atOp: q.atOp + 1 } : q)) }), lab.stepIndex);
+  };
   const canInterrupt = !!stop0 && stop0.micro > 0 && !stop0.inHandler && (first?.script.irqs.length ?? 8) < 8;
   const tuning: TuningNow = {
     minPartial: snap0?.geometry.minPartial ?? 0,
@@ -192,8 +196,8 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
           ...(lab.panes.length > 1 ? { alignWith: (lab.shown ?? []).map((x) => x.snap) } : {}),
         };
       }),
-    // `before` (a ref's array) changes only with lab.shown.
-    [lab.panes, lab.shown, lab.at, selection, sheafSel, sheafSlot, marked, showFull, scriptCpus, allCpus],
+    // `before` (a ref's array, the same object throughout) changes only with lab.shown.
+    [lab.panes, lab.shown, lab.at, selection, sheafSel, sheafSlot, marked, showFull, scriptCpus, allCpus, before],
   );
 
   const bulkCompare = useMemo(() => {
@@ -206,28 +210,16 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
   }, [first, lab.shown]);
 
   // The test hook: the state the canvases draw, once every pane shows the step the URL names.
-  useEffect(() => {
-    if (!lab.ready || !first || shown.length !== lab.panes.length) {
-      hooks.__slablabSlub = { ...(hooks.__slablabSlub as SlubTestHook), ready: false };
-      return;
-    }
-    const panes = shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, paneNames(i) ?? (first.extra as SlubLoadExtra).statNames));
-    hooks.__slablabSlub = {
-      ...(panes[0] as SlubPaneHook),
-      ready: true,
-      stop: lab.stepIndex,
-      stops: lab.stops.length,
-      caption: lab.caption,
-      opResults: first.ops.map((o) => o.result),
-      otherBulkResults: (first.extra as SlubLoadExtra).otherBulkForm.results,
-      panes,
-    };
+  useStepHook<SlubTestHook>(lab, '__slablabSlub', () => {
+    const extra = first?.extra as SlubLoadExtra;
+    const panes = shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, paneNames(i) ?? extra.statNames));
+    return { ...(panes[0] as SlubPaneHook), otherBulkResults: extra.otherBulkForm.results, panes };
   });
 
   if (core.status !== 'ready') return null;
 
   const many = lab.panes.length > 1;
-  const label = (i: number) => (many ? `${lab.panes[i]?.label}: ` : '');
+  const label = (i: number) => paneLabel(lab, i);
   const inspectorText = shown
     .map((p, i) => {
       const slab = selection ? slabIndexOf(p.snap, selection.pfn) : -1;
@@ -237,13 +229,10 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
       return label(i) + slubStepView.describe.hit(p.snap, { slab, index: selection.index }, lab.panes[i]?.names ?? null);
     })
     .filter((t): t is string => t !== null);
-  const checks = shown
-    .map((p, i) => {
-      const text = checkText(p.check);
-      const dups = dupCount(p.snap);
-      return text && `${label(i)}${text}${dups > 0 ? ` ${dups} object${dups === 1 ? ' is' : 's are'} marked as handed out twice.` : ''}`;
-    })
-    .filter(Boolean);
+  const checks = paneChecks(lab, (snap) => {
+    const dups = dupCount(snap);
+    return dups > 0 ? ` ${dups} object${dups === 1 ? ' is' : 's are'} marked as handed out twice.` : '';
+  });
 
   return (
     <StepLabFrame
@@ -328,11 +317,11 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
           {snap0 && !many && statNames && <SlubCounters snap={snap0} names={statNames} testId="slub-counters" />}
         </>
       }
+      quickOps={<SlubQuickOps cpus={cpus} cpu={cpu} setCpu={setOpCpu} selection={selection} ownerCpu={snap0 && selSlab0 >= 0 ? snap0.slab.cpu[selSlab0] : undefined} onAppend={append} />}
       aside={
         <SandboxOps
-          cpus={cpus}
+          cpu={cpu}
           selection={selection}
-          ownerCpu={snap0 && selSlab0 >= 0 ? snap0.slab.cpu[selSlab0] : undefined}
           marked={markedRefs}
           bulkForm={values.bulk[0] ?? 'detached'}
           stop={stop0}

@@ -26,7 +26,7 @@ function run(scenario: string, fastpath: (typeof FASTPATHS)[number]) {
   const sc = scenarioById(scenario);
   if (!sc) throw new Error(scenario);
   const cfg = scenarioConfig(sc, 2, fastpath, 'detached');
-  const r = open(cfg, sc.build({ cpus: 2, objects: api.geometry(cfg.objectSize, 2)[7] ?? 16 }).script).load();
+  const r = open(cfg, sc.build({ cpus: 2, objects: api.geometry(cfg.objectSize, 2).objects }).script).load();
   return { stops: r.stops, events: decodeEvents(r.events) };
 }
 

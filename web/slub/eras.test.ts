@@ -46,7 +46,7 @@ const name = (v: KernelVersion) => `${v.major}.${v.minor}`;
 
 function loadStory(sc: Scenario, v: KernelVersion, cpus = 2) {
   const cfg: WorldConfig = scenarioConfig(sc, cpus, sc.defaultFastpath, sc.defaultBulk, undefined, v);
-  const story = sc.build({ cpus, objects: api.geometryAt(cfg.objectSize, cpus, v)[7] ?? 8 });
+  const story = sc.build({ cpus, objects: api.geometryAt(cfg.objectSize, cpus, v).objects });
   const session = open(cfg, story.script);
   const r = session.load();
   /** The snapshot at the end of op i (-1: the start). */

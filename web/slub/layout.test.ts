@@ -11,7 +11,7 @@ let snap: SlubSnapshot;
 beforeAll(async () => {
   const api = new SlubApi(await loadNodeCore<SlubModule>());
   const w = api.createWorld({ cpus: 2, objectSize: 512, fastpath: 'cmpxchg', bulkFree: 'detached', seed: 1, arenaBytes: 1 << 20 });
-  const n = api.geometry(512, 2)[7] ?? 16;
+  const n = api.geometry(512, 2).objects;
   // CPU 0: one full slab and a CPU slab; CPU 1 flushed with a slab on the node list.
   const script: Script = {
     ops: [{ kind: 'allocBulk', cpu: 0, count: n + 3 }, { kind: 'alloc', cpu: 1 }, { kind: 'flush', cpu: 1 }],

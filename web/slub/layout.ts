@@ -238,7 +238,11 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
       const h = sheafHead + stripsH(Math.ceil(slots / c), sheafStripH) + (compact ? 4 : 8);
       // A label needs about 15 characters of room.
       const w = Math.max(c * sheafSlotW, compact ? 0 : 15 * 7.3) + (compact ? 4 : 14);
-      if (x > left && x + w > left + avail) (x = left), (rowTop += rowH), (rowH = 0);
+      if (x > left && x + w > left + avail) {
+        x = left;
+        rowTop += rowH;
+        rowH = 0;
+      }
       sheafBoxes.push({ sheaf: rec, x, y: rowTop, slotW: sheafSlotW, stripY: rowTop + sheafHead, stripH: sheafStripH, slots, cols: c });
       x += w;
       rowH = Math.max(rowH, h);
@@ -315,7 +319,10 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
   const full: number[] = [];
   for (let i = 0; i < s.nslabs; i++) if (s.slab.list[i] === SlabList.NONE) full.push(i);
   if (o.showFull) place(full, 'full', 'Full (no list)', [`${full.length} slab${full.length === 1 ? '' : 's'}`], -1, 0);
-  else sections.push({ title: 'Full (no list)', lines: [`${s.fullSlabs ?? full.length} hidden`], y, h: 40, cpu: -1, bodyY: y }), (y += 40);
+  else {
+    sections.push({ title: 'Full (no list)', lines: [`${s.fullSlabs ?? full.length} hidden`], y, h: 40, cpu: -1, bodyY: y });
+    y += 40;
+  }
 
   // Slabs keep their pfn from stop to stop: a slab that changed lists glides to its new place (LabCanvas's motion).
   const items: CanvasItem[] = compact ? [] : boxes.map((b) => ({ key: `slab ${s.slab.pfn[b.slab]}`, x: b.x - 4, y: b.y, w: b.cols * b.slotW + 10, h: boxH - 2 }));

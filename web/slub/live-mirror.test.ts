@@ -130,7 +130,7 @@ describe('free-run mirror', () => {
     for (const sc of SCENARIOS.filter((x) => x.id !== 'bulk-free' && !misfit(x, parseKernelVersion('6.17'))))
     for (const fastpath of [sc.defaultFastpath, 'rt'] as const) {
       const cfg = scenarioConfig(sc, 2, fastpath, sc.defaultBulk);
-      const story = sc.build({ cpus: 2, objects: api.geometry(cfg.objectSize, 2)[7] ?? 16 });
+      const story = sc.build({ cpus: 2, objects: api.geometry(cfg.objectSize, 2).objects });
       const w = api.createWorld(cfg);
       const empty = decodeSnapshot(api.snapshot(w));
       api.destroyWorld(w);
@@ -149,7 +149,7 @@ describe('free-run mirror', () => {
   it('follows fallback slabs and tuning: the page allocator short, shrink, min_partial and cpu_partial, from an anchor holding fallback slabs', () => {
     const open = replaySessions(slubSessions(api));
     const cfg = scenarioConfig(undefined, 2, 'cmpxchg', 'detached');
-    const n = api.geometry(cfg.objectSize, 2)[7] ?? 16;
+    const n = api.geometry(cfg.objectSize, 2).objects;
     // Fallback slabs on both CPUs, a remote free, flushes by a cpu_partial write, an empty slab kept by
     // min_partial and then shrunk away, the pages back and a full-order slab after them.
     const script: Script<AnyRef> = {

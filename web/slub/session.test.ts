@@ -43,7 +43,7 @@ describe('snapshot decoder', () => {
       expect(empty.ncpus).toBe(2);
       expect(empty.nslabs).toBe(0);
       expect(empty.geometry.objectSize).toBe(512);
-      expect(empty.geometry.objects).toBe(api.geometry(512, 2)[7]);
+      expect(empty.geometry.objects).toBe(api.geometry(512, 2).objects);
       expect(empty.cpus.map((c) => c.tid)).toEqual([0, 1]);
 
       const n = empty.geometry.objects;
@@ -149,7 +149,7 @@ describe('session', () => {
     const sc = SCENARIOS.find((x) => x.id === 'slow-path');
     if (!sc) throw new Error('no slow-path scenario');
     const cfg = scenarioConfig(sc, 2, 'cmpxchg', 'detached');
-    const story = sc.build({ cpus: 2, objects: api.geometry(cfg.objectSize, 2)[7] ?? 16 });
+    const story = sc.build({ cpus: 2, objects: api.geometry(cfg.objectSize, 2).objects });
     const { session, r } = load(cfg, story.script);
     const bytes = (s: Session, i: number) => Array.from(new Uint8Array(s.at(i).snapshot));
     const forward = r.stops.map((_, i) => bytes(session, i));
@@ -162,7 +162,7 @@ describe('session', () => {
   });
 
   it('resolves symbolic objects and replays the detached freelist groups the C side builds', () => {
-    const n = api.geometry(512, 2)[7] ?? 16;
+    const n = api.geometry(512, 2).objects;
     const script: Script<AnyRef> = {
       ops: [
         { kind: 'allocBulk', cpu: 0, count: n + 4 },
@@ -188,7 +188,7 @@ describe('session', () => {
     for (const cpus of [2, 4, 8])
       for (const sc of SCENARIOS.filter((x) => !misfit(x, parseKernelVersion('6.17')))) {
         const cfg = scenarioConfig(sc, cpus, sc.defaultFastpath, sc.defaultBulk);
-        const objects = api.geometry(cfg.objectSize, cpus)[7] ?? 16;
+        const objects = api.geometry(cfg.objectSize, cpus).objects;
         const story = sc.build({ cpus, objects });
         expect(story.captions).toHaveLength(story.script.ops.length);
         const { session, r } = load(cfg, story.script);
@@ -274,7 +274,7 @@ describe('tuning operations', () => {
 
   it('the page allocator running short makes new slabs fall back, min_partial and cpu_partial are written, and it all replays', () => {
     const g = api.geometry(512, 2);
-    const [order, objects, fbOrder, fbObjects] = [g[6] ?? 0, g[7] ?? 0, g[12] ?? 0, g[13] ?? 0];
+    const { order, objects, fallbackOrder: fbOrder, fallbackObjects: fbObjects } = g;
     expect(fbOrder).toBeLessThan(order);
     const script: Script<AnyRef> = {
       ops: [

@@ -21,12 +21,15 @@ describe('kernel parameters', () => {
   });
 
   it('shapes the geometry and the tid step of a world', () => {
-    expect(api.geometry(256, 2)[6]).toBe(0);
+    expect(api.geometry(256, 2).order).toBe(0);
     const g = api.geometry(256, 2, { minOrder: 2 });
-    expect(g[6]).toBe(2); // order
-    expect(g[7]).toBe(64); // objects
-    expect(g[12]).toBe(0); // fallback order
-    expect(g[13]).toBe(16); // its objects
+    expect(g.order).toBe(2);
+    expect(g.objects).toBe(64);
+    expect(g.fallbackOrder).toBe(0);
+    expect(g.fallbackObjects).toBe(16);
+    // Every field by name, in sl_slub_geometry's order: the object size asked for comes first.
+    expect(g.objectSize).toBe(256);
+    expect(g.size).toBeGreaterThanOrEqual(256);
     const w = api.createWorld(config, true, { nrCpus: 8192 });
     try {
       expect(decodeSnapshot(api.snapshot(w)).geometry.tidStep).toBe(8192);

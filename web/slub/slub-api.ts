@@ -121,6 +121,20 @@ export interface KernelParams {
   noPreempt?: boolean;
 }
 
+/** sl_slub_geometry's u32 fields in their order (wasm-core/src/slub/slub.h), by the names geometry() gives them. */
+export const SLUB_GEOMETRY_FIELDS = [
+  'objectSize', 'align', 'inuse', 'offset', 'redLeftPad', 'size', 'order', 'objects',
+  'minPartial', 'cpuPartial', 'cpuPartialSlabs', 'flags', 'fallbackOrder', 'fallbackObjects',
+] as const;
+/** A cache's geometry (sl_slub_geometry) by field name. */
+export type SlubGeometry = Record<(typeof SLUB_GEOMETRY_FIELDS)[number], number>;
+
+/** sl_slub_geometry's bytes, read by field name. */
+function readGeometry(bytes: Uint8Array): SlubGeometry {
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, SLUB_GEOMETRY_FIELDS.length);
+  return Object.fromEntries(SLUB_GEOMETRY_FIELDS.map((name, i) => [name, words[i] ?? 0])) as SlubGeometry;
+}
+
 /** The five u32 words world_create and geometry take (docs/snapshot-format.md, "Bridge API"). */
 export function kernelWords(k: KernelParams): Uint32Array {
   return Uint32Array.of(k.minOrder ?? 0, k.maxOrder ?? 0xffffffff, k.minObjects ?? 0, k.nrCpus ?? 0, k.noPreempt ? 1 : 0);
@@ -244,15 +258,14 @@ export class SlubApi {
 
   /**
    * Objects per slab and the other figures for a cache of this size on `cpus` CPUs (the
-   * sl_slub_geometry fields in order, the last two the fallback order and its objects), under
-   * `kernel`'s boot parameters.
+   * sl_slub_geometry fields by name: SLUB_GEOMETRY_FIELDS), under `kernel`'s boot parameters.
    */
-  geometry(objectSize: number, cpus: number, kernel?: KernelParams): number[] {
+  geometry(objectSize: number, cpus: number, kernel?: KernelParams): SlubGeometry {
     const out = this.m._malloc(64);
     try {
       const rc = this.withKernel(kernel, (k) => this.m._sl_api_slub_geometry(objectSize, 0, 0, cpus, out, k));
       if (rc !== 0) throw new SlubError(rc, `no SLUB geometry for ${objectSize}-byte objects: ${this.strerror(rc)}`);
-      return Array.from(new Uint32Array(this.copy(out, 56).buffer));
+      return readGeometry(this.copy(out, 4 * SLUB_GEOMETRY_FIELDS.length));
     } finally {
       this.m._free(out);
     }
@@ -508,12 +521,12 @@ export class SlubApi {
   }
 
   /** geometry() under the rules of kernel `version`. */
-  geometryAt(objectSize: number, cpus: number, version: KernelVersion, kernel?: KernelParams): number[] {
+  geometryAt(objectSize: number, cpus: number, version: KernelVersion, kernel?: KernelParams): SlubGeometry {
     const out = this.m._malloc(64);
     try {
       const rc = this.withKernel(kernel, (k) => this.m._sl_api_slub_geometry_version(objectSize, 0, 0, cpus, out, k, versionWord(version)));
       if (rc !== 0) throw new SlubError(rc, `no SLUB geometry for ${objectSize}-byte objects: ${this.strerror(rc)}`);
-      return Array.from(new Uint32Array(this.copy(out, 56).buffer));
+      return readGeometry(this.copy(out, 4 * SLUB_GEOMETRY_FIELDS.length));
     } finally {
       this.m._free(out);
     }

@@ -139,8 +139,8 @@ describe('kernel versions and sheaves through the bridge', () => {
     expect(api.sheafCapacity(parseKernelVersion('7.0'), 64)).toBe(60);
     expect(api.sheafCapacity(parseKernelVersion('6.18'), 64, 0, 32)).toBe(32);
     expect(api.sheafCapacity(parseKernelVersion('6.17'), 64, 0, 32)).toBe(0);
-    expect(api.geometryAt(10928, 2, parseKernelVersion('4.4'))[6]).toBe(2);
-    expect(api.geometryAt(10928, 2, parseKernelVersion('7.0'))[6]).toBe(3);
+    expect(api.geometryAt(10928, 2, parseKernelVersion('4.4')).order).toBe(2);
+    expect(api.geometryAt(10928, 2, parseKernelVersion('7.0')).order).toBe(3);
   });
 
   it('runs kfree_rcu, the grace period, the prefill API and bootstrap', () => {

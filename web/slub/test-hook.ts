@@ -5,6 +5,7 @@
 
 import type { Check } from '../core/bridge-protocol';
 import { checkText } from '../lab/describe';
+import type { StepHookBase } from '../lab/step-glue';
 import type { StatNames } from './slub-api';
 import { NO_CPU, NONE32, ObjState, stat, sysfsLine, type StatName, type SlubSnapshot } from './snapshot';
 
@@ -19,13 +20,8 @@ export interface SlubPaneHook {
   /** Every counter as its sysfs file prints it, by its sysfs name ("alloc_fastpath": "3 C0=3"). */
   sysfs: Record<string, string>;
 }
-export interface SlubTestHook extends SlubPaneHook {
-  /** The states of the stop the URL names are on screen in every pane. */
-  ready: boolean;
-  stop: number;
-  stops: number;
-  caption: string;
-  opResults: number[];
+/** The common fields (step-glue.ts: ready, stop, stops, caption, position, opResults), pane 0's state, and every pane's. */
+export interface SlubTestHook extends SlubPaneHook, StepHookBase {
   otherBulkResults: number[];
   panes: SlubPaneHook[];
 }

@@ -5,6 +5,7 @@
 // world's geometry), its stories, and how its snapshots are decoded, laid
 // out, drawn, hit and put into words.
 
+import { slubPath } from './path';
 import { listOf, oneOf, text, whole, type ParamSpec, type ParamValues } from '../lab/params';
 import { STEP_PARAM } from '../lab/use-step-lab';
 import type { Pane, StepView } from '../lab/view';
@@ -20,7 +21,8 @@ import { eraOf, kernelNotice, KERNEL_FORMS, NEWEST_KERNEL, parseKernelVersion, t
 import { BULK_FORMS, decodeSnapshot, FASTPATHS, type BulkForm, type Fastpath, type SlubSnapshot } from './snapshot';
 
 /** The scenario value of a hand-made script (`ops=`). */
-export const SANDBOX = 'sandbox';
+import { SANDBOX } from '../lab/step-glue';
+export { SANDBOX };
 
 /** `bulk`: the forms to show; the seeds' name of the generic loop, "fallback", gets a message naming the new one. */
 function bulkParam(): ParamSpec<readonly BulkForm[]> {
@@ -210,6 +212,7 @@ export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyR
   draw: drawSnapshot,
   hit: hitTest,
   describe: {
+    path: slubPath,
     stop: (stop, script) => `CPU ${script.ops[stop.opIndex]?.cpu ?? 0} is in ${POINT_TEXT[stop.point] ?? `point ${stop.point}`}`,
     op: (script, i) => {
       const op = script.ops[i];

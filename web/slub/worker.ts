@@ -277,7 +277,7 @@ function checkFreerun(raw: unknown): FreerunStartParams {
 export function startFreeRun(api: SlubApi, raw: unknown, threads: boolean): FreeRunWorld {
   const p = checkFreerun(raw);
   const kind = WORKLOADS.indexOf(p.workload);
-  const objects = (p.version ? api.geometryAt(p.objectSize, p.cpus, p.version) : api.geometry(p.objectSize, p.cpus))[7] ?? 1;
+  const objects = (p.version ? api.geometryAt(p.objectSize, p.cpus, p.version) : api.geometry(p.objectSize, p.cpus)).objects;
   const arenaBytes = Math.min(192 << 20, Math.max(16 << 20, 2 * p.prefillSlabs * objects * p.objectSize + (8 << 20)));
   // The cache of the sandbox in that version: 6.18 opts in to sheaves, 7.0 has them always.
   const config = { ...scenarioConfig(undefined, p.cpus, 'cmpxchg', 'detached', undefined, p.version), objectSize: p.objectSize, seed: p.seed, arenaBytes };
@@ -371,7 +371,7 @@ export const slubModel: ModelAdapter = {
       worldInfo: (raw): SlubWorldInfo => {
         const c = checkWorld(raw);
         const g = c.version ? api.geometryAt(c.objectSize, c.cpus, c.version, c.kernel) : api.geometry(c.objectSize, c.cpus, c.kernel);
-        return { size: g[5] ?? 0, order: g[6] ?? 0, objects: g[7] ?? 0, fallbackOrder: g[12] ?? 0, fallbackObjects: g[13] ?? 0 };
+        return { size: g.size, order: g.order, objects: g.objects, fallbackOrder: g.fallbackOrder, fallbackObjects: g.fallbackObjects };
       },
       startFreeRun: (raw, threads) => startFreeRun(api, raw, threads),
       benchRow: (p, onThread) => {

@@ -13,6 +13,7 @@ import { numberText as fmt } from '../lab/describe';
 import { downloadText } from '../lab/download';
 import { feedFile } from '../lab/file-feed';
 import { SortHeader } from '../lab/SortHeader';
+import { usePageDrop } from '../lab/page-drop';
 import { oneOf, text } from '../lab/params';
 import { useParams } from '../lab/url-store';
 import { errorText } from '../lab/use-step-lab';
@@ -82,7 +83,7 @@ const dispose = (session: number) => void getBridge().request('dispose', { sessi
 
 export function TraceView({ core, store }: ViewProps) {
   const { values, update } = useParams(TRACE_PARAMS, store);
-  const kernelOptions = values.kernel === AS_CAPTURED ? null : { kernel: values.kernel };
+  const kernelOptions = useMemo(() => (values.kernel === AS_CAPTURED ? null : { kernel: values.kernel }), [values.kernel]);
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [job, setJob] = useState<Job | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
@@ -154,7 +155,14 @@ export function TraceView({ core, store }: ViewProps) {
       })
       .then((b) => open(b, SAMPLE_NAME, kernelOptions))
       .catch((e: unknown) => setProblem(`Could not load the sample: ${errorText(e)}`));
-  }, [open, kernelOptions?.kernel]);
+  }, [open, kernelOptions]);
+
+  // The whole page takes a dropped trace (web/lab/page-drop.ts); one dropped while another replays, or before the core is up, is refused in words.
+  const dragging = usePageDrop((f) => {
+    if (!ready) setProblem(`Could not replay ${f.name}: the core is still loading; drop it again in a moment.`);
+    else if (running.current) setProblem(`${f.name} was not opened: a replay is under way (cancel it first).`);
+    else void open(f, f.name, kernelOptions);
+  });
 
   const autoSampled = useRef(false);
   useEffect(() => {
@@ -182,25 +190,17 @@ export function TraceView({ core, store }: ViewProps) {
   const picked = r?.caches.find((c) => c.index === cache) ?? null;
 
   return (
-    <section
-      className="trace-view"
-      aria-labelledby="trace-title"
-      data-testid="trace-view"
-      onDragOver={(e) => {
-        if (e.dataTransfer.types.includes('Files')) e.preventDefault();
-      }}
-      onDrop={(e) => {
-        const f = e.dataTransfer.files[0];
-        if (!f) return;
-        e.preventDefault();
-        void open(f, f.name, kernelOptions);
-      }}
-    >
+    <section className="trace-view" aria-labelledby="trace-title" data-testid="trace-view">
+      {dragging && (
+        <div className="trace-drop-overlay" data-testid="trace-drop-overlay" aria-hidden="true">
+          <p>Drop the trace anywhere to replay it</p>
+        </div>
+      )}
       <h2 id="trace-title">Kernel trace replay</h2>
       <p className="lede">
         Open a kmem/percpu trace recorded on a real kernel (ftrace text from <code>trace</code>, <code>trace_pipe</code> or{' '}
         <code>trace-cmd report</code>, plain or <code>.gz</code>, or a <code>.slabcap</code> from <code>slablab capture</code>), or drop
-        one on this page. It is replayed through the SLUB and percpu models in the worker, a chunk at a time.
+        one anywhere on this page. It is replayed through the SLUB and percpu models in the worker, a chunk at a time.
       </p>
       <div className="trace-open" role="group" aria-label="Open a trace">
         <button type="button" onClick={() => fileInput.current?.click()} disabled={!ready || !!job} data-testid="trace-open">

@@ -51,6 +51,9 @@ export interface ReplayModule {
 }
 
 /** A bad option, a refused input, or a C error; `message` says which and why. */
+/** sl_api_replay_progress's out[8]: the doubles it writes, in order (wasm-core/bindings/api_replay.c). */
+const PROGRESS_OUT = ['bytesIn', 'textBytes', 'lines', 'events', 'modelErrors', 'elapsedS', 'eventsPerS', 'finished'] as const;
+
 export class ReplayError extends Error {
   constructor(message: string) {
     super(message);
@@ -388,10 +391,11 @@ export class ReplaySession {
 
   progress(): ReplayProgress {
     this.m._sl_api_replay_progress(this.live(), this.scratch);
-    const d = new Float64Array(this.m.HEAPU8.buffer, this.scratch, 8);
+    const d = new Float64Array(this.m.HEAPU8.buffer, this.scratch, PROGRESS_OUT.length);
+    const f = (name: (typeof PROGRESS_OUT)[number]) => d[PROGRESS_OUT.indexOf(name)] ?? 0;
     return {
-      bytesIn: d[0]!, textBytes: d[1]!, lines: d[2]!, events: d[3]!, modelErrors: d[4]!, elapsedS: d[5]!,
-      eventsPerS: d[6]!, finished: d[7] === 1,
+      bytesIn: f('bytesIn'), textBytes: f('textBytes'), lines: f('lines'), events: f('events'), modelErrors: f('modelErrors'), elapsedS: f('elapsedS'),
+      eventsPerS: f('eventsPerS'), finished: f('finished') === 1,
     };
   }
 
