@@ -182,7 +182,7 @@ test.describe('SLUB across kernel versions', () => {
     await ready(page);
     await page.getByTestId('slub-kernel').selectOption('7.3');
     await page.waitForURL(/scenario=sheaf-irq/);
-    h = await ready(page);
+    await ready(page);
     await expect(page.getByTestId('slub-error')).toHaveCount(0);
     // 7.x offers no CPU-slab fast path to pick, and says so.
     await expect(page.getByText('Fast path: 7.x has none to choose')).toBeVisible();

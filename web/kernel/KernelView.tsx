@@ -52,7 +52,7 @@ async function readSnapshots(file: Blob, name: string): Promise<Opened[]> {
     try {
       return [{ name: `${name}: ${member}`, doc: decodeKernelSnapshot(bytes) }];
     } catch (e) {
-      throw new Error(`${member}: ${errorWords(e)}`);
+      throw new Error(`${member}: ${errorWords(e)}`, { cause: e });
     }
   });
 }
@@ -78,8 +78,10 @@ export function KernelView({ store, core }: ViewProps) {
       if (!first) throw new Error('no snapshot in it');
       setProblem(null);
       // A .slabcap's two snapshots are compared with each other; as the second file, its last one is taken.
-      if (which === 'main') (setMain(first), setOther(second ?? null));
-      else setOther(second ?? first);
+      if (which === 'main') {
+        setMain(first);
+        setOther(second ?? null);
+      } else setOther(second ?? first);
     } catch (e) {
       const kept = which === 'main' ? mainRef.current : null;
       setProblem(`Could not open ${name}: ${errorWords(e)}.${kept ? ` Still showing ${kept.name}.` : ''}`);
@@ -133,7 +135,10 @@ export function KernelView({ store, core }: ViewProps) {
   const sortBy = useCallback(
     (key: SortKey) => {
       if (key === values.sort) setFlip(!flip);
-      else (setFlip(false), update({ sort: key }));
+      else {
+        setFlip(false);
+        update({ sort: key });
+      }
     },
     [values.sort, flip, update],
   );

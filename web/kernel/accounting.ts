@@ -162,7 +162,10 @@ export function bytesText(n: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let v = Math.abs(n);
   let u = 0;
-  while (v >= 1024 && u < units.length - 1) (v /= 1024), u++;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
   const t = u === 0 ? String(v) : v.toFixed(v < 10 ? 2 : v < 100 ? 1 : 0);
   return `${n < 0 ? '-' : ''}${t} ${units[u]}`;
 }

@@ -33,7 +33,10 @@ function reader(stream: ReadableStream<Uint8Array>) {
     while (held < n && !done) {
       const { value, done: end } = await r.read();
       if (end) done = true;
-      else if (value.length) (chunks.push(value), (held += value.length));
+      else if (value.length) {
+        chunks.push(value);
+        held += value.length;
+      }
     }
   };
   /** Passes the first n held bytes (n <= held) to `keep`, chunk by chunk. */

@@ -176,7 +176,10 @@ export function toSlub(k: KernelSnapshot, c: KCache, maxSlabs = MAX_DRAWN_SLABS)
       const rec = p.slab * per + p.index;
       obj.state[rec] = state;
       if (prev >= 0 && Math.floor(prev / per) === p.slab) obj.next[prev] = p.index;
-      else if (head === NONE32) (head = p.index), (at = p.slab);
+      else if (head === NONE32) {
+        head = p.index;
+        at = p.slab;
+      }
       prev = rec;
     }
     return { slab: at, head, length: list.length };

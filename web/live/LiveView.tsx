@@ -14,6 +14,7 @@ import { CacheDetail } from '../kernel/CacheDetail';
 import { numberText as fmt } from '../lab/describe';
 import { text } from '../lab/params';
 import { useParams } from '../lab/url-store';
+import type { CoreState } from '../core/use-core';
 import type { ViewProps } from '../lab/view';
 import { OverviewChart } from '../trace/TraceParts';
 import type { Overview } from '../trace/trace-file';
@@ -56,7 +57,7 @@ const sum = (a: number[], from: number, to: number) => {
 
 const bytesText = (b: number) => (b >= 1 << 30 ? `${(b / (1 << 30)).toFixed(2)} GiB` : b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(1)} MiB` : `${(b / 1024).toFixed(0)} KiB`);
 
-export function LiveView({ store }: ViewProps) {
+export function LiveView({ store, core }: ViewProps) {
   const { values, update } = useParams(LIVE_PARAMS, store);
   const [conn, setConn] = useState<Connection>({ state: 'connecting', attempt: 0 });
   const [summary, setSummary] = useState<{ s: LiveSummary; status: Status | null; newestEventNs: number; sentAtMs: number } | null>(null);
@@ -275,7 +276,7 @@ export function LiveView({ store }: ViewProps) {
           </div>
         </section>
       )}
-      {picked && <PickedPanel p={picked} interval={conn.state === 'live' ? conn.hello.snapshot_interval : 0} />}
+      {picked && <PickedPanel core={core} p={picked} interval={conn.state === 'live' ? conn.hello.snapshot_interval : 0} />}
     </section>
   );
 }
@@ -306,7 +307,7 @@ function ConnectionBanner({ conn }: { conn: Connection }) {
   );
 }
 
-function PickedPanel({ p, interval }: { p: PickedView; interval: number }) {
+function PickedPanel({ core, p, interval }: { core: CoreState; p: PickedView; interval: number }) {
   const c = p.doc?.caches.find((x) => x.name === p.cache) ?? null;
   const a = p.point?.a ?? null;
   return (
@@ -346,7 +347,7 @@ function PickedPanel({ p, interval }: { p: PickedView; interval: number }) {
           </p>
         </div>
       )}
-      {p.doc && c && <CacheDetail doc={p.doc} cache={c} compare={p.prev ? { name: 'the previous snapshot', doc: p.prev } : null} />}
+      {p.doc && c && <CacheDetail core={core} doc={p.doc} cache={c} compare={p.prev ? { name: 'the previous snapshot', doc: p.prev } : null} />}
     </section>
   );
 }
