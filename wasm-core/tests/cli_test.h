@@ -71,6 +71,54 @@ static inline int sl_cli_script(const char *source_file, const char *script, con
     snprintf(cmd, sizeof cmd, "node '%s/cli/%s' '%s' '%s/%s'", srcdir, script, bin, srcdir, extra);
     return system(cmd);
 }
+
+/*
+ * One check group of a script that takes `BIN GROUP` (tests/cli/SCRIPT;
+ * source_file is the calling test's __FILE__), its output echoed.  Returns
+ * the script's exit status (77: it cannot run here), with its last output
+ * line in why (the reason of a skip).
+ */
+static inline int sl_cli_script_group(const char *source_file, const char *script, const char *group, char *why, size_t n)
+{
+    char bin[PATH_MAX + 16], srcdir[PATH_MAX], cmd[4 * PATH_MAX];
+    why[0] = '\0';
+    if (system("command -v node >/dev/null 2>&1") != 0) {
+        snprintf(why, n, "node is not installed");
+        return 77;
+    }
+    if (!sl_cli_binary(bin, sizeof bin) || !sl_test_dirname(source_file, srcdir, sizeof srcdir))
+        return 1;
+    snprintf(cmd, sizeof cmd, "node '%s/cli/%s' '%s' %s", srcdir, script, bin, group);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return 1;
+    char line[1024];
+    while (fgets(line, sizeof line, p)) {
+        fputs(line, stdout);
+        snprintf(why, n, "%s", line);
+    }
+    size_t len = strlen(why);
+    if (len && why[len - 1] == '\n')
+        why[len - 1] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+#endif
+
+/* A test named test_PREFIX_GROUP that runs GROUP of tests/cli/SCRIPT (skipped where it says it cannot run, and in WebAssembly). */
+#if SL_WASM
+#define SL_CLI_SCRIPT_GROUP(prefix, script, group) \
+    static void test_##prefix##_##group(void) { SL_SKIP(SL_CLI_NATIVE_ONLY); }
+#else
+#define SL_CLI_SCRIPT_GROUP(prefix, script, group)                                                 \
+    static void test_##prefix##_##group(void)                                                      \
+    {                                                                                              \
+        char why[1024];                                                                            \
+        int rc = sl_cli_script_group(__FILE__, script, #group, why, sizeof why);                   \
+        if (rc == 77)                                                                              \
+            SL_SKIP(why);                                                                          \
+        SL_CHECK_EQ(rc, 0);                                                                        \
+    }
 #endif
 
 #endif /* SL_CLI_TEST_H */

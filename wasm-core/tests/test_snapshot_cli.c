@@ -13,49 +13,7 @@
  */
 #include "cli_test.h"
 
-#if !SL_WASM
-/* Runs one group; returns its exit status, with the script's last output line in why (for a skip). */
-static int run_group(const char *group, char *why, size_t n)
-{
-    char bin[PATH_MAX + 16], srcdir[PATH_MAX], cmd[4 * PATH_MAX];
-    why[0] = '\0';
-    if (system("command -v node >/dev/null 2>&1") != 0) {
-        snprintf(why, n, "node is not installed");
-        return 77;
-    }
-    if (!sl_cli_binary(bin, n) || !sl_test_dirname(__FILE__, srcdir, sizeof srcdir))
-        return 1;
-    snprintf(cmd, sizeof cmd, "node '%s/cli/snapshot_cli_test.mjs' '%s' %s", srcdir, bin, group);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return 1;
-    char line[1024];
-    while (fgets(line, sizeof line, p)) {
-        fputs(line, stdout);
-        snprintf(why, n, "%s", line);
-    }
-    size_t len = strlen(why);
-    if (len && why[len - 1] == '\n')
-        why[len - 1] = '\0';
-    int status = pclose(p);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-}
-#endif
-
-#if SL_WASM
-#define SNAPSHOT_GROUP(name) \
-    static void test_snapshot_##name(void) { SL_SKIP(SL_CLI_NATIVE_ONLY); }
-#else
-#define SNAPSHOT_GROUP(name)                                                                       \
-    static void test_snapshot_##name(void)                                                         \
-    {                                                                                              \
-        char why[1024];                                                                            \
-        int rc = run_group(#name, why, sizeof why);                                                \
-        if (rc == 77)                                                                              \
-            SL_SKIP(why);                                                                          \
-        SL_CHECK_EQ(rc, 0);                                                                        \
-    }
-#endif
+#define SNAPSHOT_GROUP(name) SL_CLI_SCRIPT_GROUP(snapshot, "snapshot_cli_test.mjs", name)
 
 SNAPSHOT_GROUP(counters)
 SNAPSHOT_GROUP(freelists)
