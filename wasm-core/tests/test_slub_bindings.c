@@ -238,7 +238,9 @@ static void test_versions_and_sheaves(void)
     SL_CHECK_EQ(sl_api_slub_kstat_count(0x0700), 26);
     SL_CHECK_EQ(sl_api_slub_kstat_count(0x0612), 43);
     SL_CHECK_EQ(sl_api_slub_kstat_count(0), 26);
-    SL_CHECK_EQ(sl_api_slub_kstat_count(0x0802), SL_EINVAL);
+    /* A kernel newer than the newest modelled gets that one's counters (7.3's), with a notice elsewhere; a bad version none. */
+    SL_CHECK_EQ(sl_api_slub_kstat_count(0x0802), sl_api_slub_kstat_count(0x0703));
+    SL_CHECK_EQ(sl_api_slub_kstat_count(0x10000), SL_EINVAL);
     SL_CHECK(!strcmp(sl_api_slub_kstat_name(0x0700, 0), "alloc_fastpath"));
     SL_CHECK_EQ(sl_api_slub_kstat_stat(0x0700, 0), SL_SLUB_ALLOC_PCS);
     SL_CHECK(sl_api_slub_kstat_name(0x0700, 26) == NULL);
@@ -256,7 +258,8 @@ static void test_versions_and_sheaves(void)
     SL_REQUIRE(w != NULL);
     SL_CHECK_EQ(sl_api_slub_sheaves_info(w, info), SL_OK);
     SL_CHECK_EQ(info[0], 0);
-    SL_CHECK_EQ(sl_api_slub_prefill_sheaf(w, 0, 0, 2), SL_EINVAL);
+    /* No sheaves yet: kmem_cache_prefill_sheaf hands out an oversize sheaf instead of refusing. */
+    SL_CHECK_EQ(sl_api_slub_prefill_sheaf(w, 0, 0, 2), SL_OK);
     SL_CHECK_EQ(sl_api_slub_bootstrap_sheaves(w), SL_OK);
     SL_CHECK_EQ(sl_api_slub_sheaves_info(w, info), SL_OK);
     SL_CHECK_EQ(info[0], 60);
