@@ -286,7 +286,7 @@ describe('the adapter to the SLUB drawing', () => {
     const ks = toSlub(a, c);
     const l = layoutSnapshot(ks.snap, { width: 900, showFull: false });
     const lane = l.sections.find((sec) => sec.title === `CPU ${k.cpu}`)!;
-    expect(lane.lines).toContain(`slab: ${k.slab!.address}`);
+    expect(lane.lines.some((line) => line.startsWith(`slab ${k.slab!.address} · `))).toBe(true);
     expect(lane.lines.some((line) => line.startsWith(`freelist → ${k.slab!.address}:`))).toBe(true);
     const full = l.sections.find((sec) => sec.title === 'Full (no list)')!;
     expect(full.lines).toEqual([`${ks.snap.fullSlabs} hidden`]);
