@@ -145,6 +145,24 @@ test('a cache opened in the model: its CPU slabs, CPU freelists and node list se
   expect(await page.evaluate((k) => window.__slablabSlub!.cpus[k]!.freelistLength, cpu.cpu)).toBe(cpu.freelist.length);
 });
 
+test('maple_node opened in the model: its sheaves seeded with the real objects, and an alloc served by a CPU\'s main sheaf', async ({ page }) => {
+  const c = a.caches.find((x) => x.name === 'maple_node')!;
+  const p = c.cpus.find((x) => (x.sheaves?.main?.size ?? 0) > 0)!;
+  const held = c.cpus.reduce((n, x) => n + (x.sheaves?.main?.size ?? 0) + (x.sheaves?.spare?.size ?? 0) + (x.sheaves?.rcuFree?.size ?? 0), 0) + c.nodes.reduce((n, x) => n + (x.barn?.full ?? []).reduce((m, s) => m + s.size, 0), 0);
+  await page.goto(`${ISOLATED_URL}?mode=kernel&sample=1&cache=maple_node`);
+  await expect(page.getByTestId('kernel-detail')).toBeVisible({ timeout: 30_000 });
+  await page.getByRole('button', { name: 'Open this cache in the model' }).click();
+  await expect(page.getByTestId('kernel-seeded-notes')).toContainText(`hold their ${held} real objects in order`);
+  await page.waitForFunction(() => window.__slablabSlub?.ready === true, null, { timeout: 30_000 });
+  expect(await page.evaluate(() => window.__slablabSlub!.check)).not.toMatch(/corrupt|fail/i);
+  await page.getByLabel('As CPU').selectOption(String(p.cpu));
+  await page.getByRole('button', { name: `Alloc on CPU ${p.cpu}`, exact: true }).click();
+  await page.waitForFunction(() => window.__slablabSlub?.ready === true && window.__slablabSlub.stop > 0);
+  const after = await page.evaluate(() => window.__slablabSlub!);
+  expect(after.sysfs['alloc_cpu_sheaf']).toBe(`1 C${p.cpu}=1`);
+  expect(after.check).not.toMatch(/corrupt|fail/i);
+});
+
 test('each bad file is refused with its own message and the view keeps what it showed', async ({ page }) => {
   await openSample(page);
   await page.getByRole('button', { name: sortMemory(rows, 'memory')[0]!.name, exact: true }).click();

@@ -8,7 +8,11 @@
  *   nslabs, full_slabs, max_full,
  *   then per slab: list (SL_SLUB_SEED_*), cpu, objects, inuse, nfree,
  *   ncpu_free, the nfree indices of the slab's freelist in order, the
- *   ncpu_free indices of the CPU freelist in order.
+ *   ncpu_free indices of the CPU freelist in order,
+ *   then, optionally (a cache with sheaves): nsheaves, and per sheaf place
+ *   (SL_SLUB_SEED_MAIN .. _BARN_FULL), cpu, size, and size pairs (described
+ *   slab, object index), bottom first.  Words ending after the slabs mean no
+ *   sheaves, so a description written before sheaves were seeded still reads.
  */
 #include "export.h"
 
@@ -28,10 +32,59 @@ static char seed_msg[256];
 /* The sentence naming why the last sl_api_kernel_seed failed ("" after a success). */
 SL_EXPORT const char *sl_api_kernel_seed_message(void) { return seed_msg; }
 
-/* Reads the words into d (slabs malloc'd, indices pointing into `words`); false with seed_msg for a cut list. */
-static bool read_desc(const uint32_t *p, uint32_t n, sl_slub_seed_desc *d, sl_slub_seed_slab **slabs)
+/* Reads the sheaves after the slabs at p[at..n-1] into d (malloc'd in *out); false with seed_msg. */
+static bool read_sheaves(const uint32_t *p, uint32_t n, uint32_t at, sl_slub_seed_desc *d, sl_slub_seed_sheaf **out)
+{
+    *out = NULL;
+    if (at == n)
+        return true;
+    uint32_t ns = p[at++];
+    if (ns > (n - at) / 3) {
+        snprintf(seed_msg, sizeof seed_msg, "the description lists %u sheaves in its last %u words", ns, n - at);
+        return false;
+    }
+    sl_slub_seed_sheaf *sv = calloc(ns ? ns : 1, sizeof *sv);
+    if (!sv) {
+        snprintf(seed_msg, sizeof seed_msg, "no memory for the description");
+        return false;
+    }
+    for (uint32_t i = 0; i < ns; i++) {
+        const uint32_t *h = p + at;
+        if (n - at < 3 || h[0] > 255 || h[1] > 255) {
+            snprintf(seed_msg, sizeof seed_msg, "sheaf %u: cut, or place or CPU out of range", i);
+            free(sv);
+            return false;
+        }
+        at += 3;
+        if (h[2] > (n - at) / 2) {
+            snprintf(seed_msg, sizeof seed_msg, "sheaf %u: its %u objects run past the description's end", i, h[2]);
+            free(sv);
+            return false;
+        }
+        sv[i] = (sl_slub_seed_sheaf){.place = (uint8_t)h[0], .cpu = (uint8_t)h[1], .size = h[2], .objects = p + at};
+        at += 2 * h[2];
+    }
+    if (at != n) {
+        snprintf(seed_msg, sizeof seed_msg, "%u words after the description's last sheaf", n - at);
+        free(sv);
+        return false;
+    }
+    d->nsheaves = ns;
+    d->sheaves = sv;
+    *out = sv;
+    return true;
+}
+
+/*
+ * Reads the words into d (slabs and sheaves malloc'd, indices pointing into
+ * `words`); false with seed_msg for a cut list.
+ */
+static bool read_desc(const uint32_t *p, uint32_t n, sl_slub_seed_desc *d, sl_slub_seed_slab **slabs,
+                      sl_slub_seed_sheaf **sheaves)
 {
     *slabs = NULL;
+    *sheaves = NULL;
+    *d = (sl_slub_seed_desc){0};
     if (n < 3) {
         snprintf(seed_msg, sizeof seed_msg, "the description has %u words, fewer than its 3-word header", n);
         return false;
@@ -74,6 +127,11 @@ static bool read_desc(const uint32_t *p, uint32_t n, sl_slub_seed_desc *d, sl_sl
     }
     d->slabs = s;
     *slabs = s;
+    if (!read_sheaves(p, n, at, d, sheaves)) {
+        free(s);
+        *slabs = NULL;
+        return false;
+    }
     return true;
 }
 
@@ -93,7 +151,8 @@ SL_EXPORT int sl_api_kernel_seed(sl_api_slub_world *w, const uint32_t *words, ui
     }
     sl_slub_seed_desc d;
     sl_slub_seed_slab *slabs;
-    if (!read_desc(words, n, &d, &slabs))
+    sl_slub_seed_sheaf *sheaves;
+    if (!read_desc(words, n, &d, &slabs, &sheaves))
         return SL_EINVAL;
     unsigned ncpus = sl_slub_cache_ncpus(cache), k = 0;
     int rc = SL_OK;
@@ -108,5 +167,6 @@ SL_EXPORT int sl_api_kernel_seed(sl_api_slub_world *w, const uint32_t *words, ui
     while (k--)
         sl_api_slub_cpu_release(w, k);
     free(slabs);
+    free(sheaves);
     return rc;
 }

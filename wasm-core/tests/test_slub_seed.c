@@ -5,10 +5,13 @@
  * it (an allocation takes the CPU freelist's head, a free returns a seeded
  * object), in the eras whose lists differ (6.17, 6.6's frozen CPU partial
  * slabs, 7.0 without CPU slabs); and each kind of bad description is refused
- * with its own message, leaving the cache empty.
+ * with its own message, leaving the cache empty.  In the eras with sheaves
+ * (6.18 opt-in, 7.0) the main, spare and rcu_free sheaves and the barn's full
+ * sheaves hold the described objects in order, and bad sheaves are refused.
  */
 #include "check.h"
 
+#include "../src/slub/sheaves.h"
 #include "../src/slub/slub_internal.h"
 
 typedef struct world {
@@ -254,6 +257,150 @@ static void test_busy_and_no_room(void)
     world_close(&w);
 }
 
+/* A tracked cache as world_open's, with sheaves of capacity 4 (exact in 7.0 too). */
+static bool world_open_sheaves(world *w, unsigned major, unsigned minor)
+{
+    memset(w, 0, sizeof *w);
+    sl_slub_config cfg = {.object_size = 256, .flags = SL_SLUB_HWCACHE_ALIGN, .track = 1, .seed = 1,
+                          .sheaf_capacity = 4, .sheaf_capacity_exact = 1};
+    cfg.kernel.version = (sl_slub_kversion){(uint8_t)major, (uint8_t)minor};
+    return sl_page_zone_init(&w->zone, 4u << 20, NULL) == SL_OK &&
+           sl_slub_cache_create(&w->zone, NULL, 2, &cfg, &w->s) == SL_OK;
+}
+
+/* Slabs for the sheaf tests: a node partial slab (objects 4 and 6 free) and two full slabs. */
+static const sl_slub_seed_slab sheaf_slabs[] = {
+    {.list = SL_SLUB_SEED_NODE_PARTIAL, .objects = 16, .inuse = 14, .nfree = 2, .free = n0},
+    {.list = SL_SLUB_SEED_FULL, .objects = 16, .inuse = 16},
+    {.list = SL_SLUB_SEED_FULL, .objects = 16, .inuse = 16},
+};
+/* (slab, object) pairs, bottom first. */
+static const uint32_t main0[] = {0, 0, 0, 1, 1, 5}, spare0[] = {1, 0, 1, 1, 1, 2, 1, 3},
+                      rcu1[] = {1, 6, 1, 7}, barn_a[] = {2, 0, 2, 1, 2, 2, 2, 3},
+                      barn_b[] = {2, 4, 2, 5, 2, 6, 2, 7};
+static const sl_slub_seed_sheaf sheaves_desc[] = {
+    {.place = SL_SLUB_SEED_MAIN, .cpu = 0, .size = 3, .objects = main0},
+    {.place = SL_SLUB_SEED_SPARE, .cpu = 0, .size = 4, .objects = spare0},
+    {.place = SL_SLUB_SEED_RCU_FREE, .cpu = 1, .size = 2, .objects = rcu1},
+    {.place = SL_SLUB_SEED_BARN_FULL, .size = 4, .objects = barn_a},
+    {.place = SL_SLUB_SEED_BARN_FULL, .size = 4, .objects = barn_b},
+};
+#define NSHEAVES (sizeof sheaves_desc / sizeof sheaves_desc[0])
+
+/* True if sheaf holds described sheaf x's objects, in order, in w's slabs made from sheaf_slabs (list order). */
+static bool sheaf_is(world *w, const sli_sheaf *sheaf, const sl_slub_seed_sheaf *x, sli_slub_slab *const *made)
+{
+    if (!sheaf || sheaf->size != x->size || sheaf->capacity != 4)
+        return false;
+    for (uint32_t k = 0; k < x->size; k++)
+        if (sheaf->objects[k] != sli_obj_at(w->s, made[x->objects[2 * k]], x->objects[2 * k + 1]))
+            return false;
+    return true;
+}
+
+/* The slab holding object o (found by address). */
+static sli_slub_slab *slab_of(world *w, void *o) { return sli_slab_lookup(w->s, o); }
+
+/* Each era with sheaves: the seeded sheaves and barn equal the description; the model allocates from main. */
+static void test_seed_sheaves(void)
+{
+    static const unsigned eras[][2] = {{6, 18}, {7, 0}};
+    for (size_t e = 0; e < 2; e++) {
+        world w;
+        SL_REQUIRE(world_open_sheaves(&w, eras[e][0], eras[e][1]));
+        sl_slub_seed_desc d = {.nslabs = 3, .slabs = sheaf_slabs, .full_slabs = 1, .max_full = 1,
+                               .nsheaves = NSHEAVES, .sheaves = sheaves_desc};
+        SL_CHECK_EQ(sl_slub_seed(w.s, &d, msg, sizeof msg), 1);
+        SL_CHECK_EQ(valid(&w), SL_OK);
+        const sli_sheaves *sh = w.s->sheaves;
+        SL_REQUIRE(sh && sh->pcs[0].main && sh->pcs[0].main->size == 3);
+        /* The described slabs, found from main's bottom object, spare's and the barn's. */
+        sli_slub_slab *made[3] = {slab_of(&w, sh->pcs[0].main->objects[0]), slab_of(&w, sh->pcs[0].spare->objects[0]),
+                                  slab_of(&w, sh->barn.full->objects[0])};
+        SL_REQUIRE(made[0] && made[1] && made[2]);
+        SL_CHECK_EQ(sli_inuse(made[0]->fc.hi), 14);
+        SL_CHECK_EQ(sli_inuse(made[1]->fc.hi), 16);
+        SL_CHECK(sheaf_is(&w, sh->pcs[0].main, &sheaves_desc[0], made));
+        SL_CHECK(sheaf_is(&w, sh->pcs[0].spare, &sheaves_desc[1], made));
+        SL_CHECK(sh->pcs[0].rcu_free == NULL && sh->pcs[1].spare == NULL);
+        SL_CHECK_EQ(sh->pcs[1].main->size, 0);
+        SL_CHECK(sheaf_is(&w, sh->pcs[1].rcu_free, &sheaves_desc[2], made));
+        SL_CHECK_EQ(sh->barn.nr_full, 2);
+        SL_CHECK_EQ(sh->barn.nr_empty, 0);
+        SL_CHECK(sheaf_is(&w, sh->barn.full, &sheaves_desc[3], made));
+        SL_CHECK(sh->barn.full && sheaf_is(&w, sh->barn.full->next, &sheaves_desc[4], made));
+        SL_CHECK_EQ(sl_slub_nr_slabs(w.s), 4);
+        /* CPU 0's next allocation pops main's top: slab 1's object 5. */
+        void *o;
+        SL_CHECK_EQ(sl_slub_alloc(w.s, 0, &o), SL_OK);
+        SL_CHECK(o == sli_obj_at(w.s, made[1], 5));
+        SL_CHECK_EQ(valid(&w), SL_OK);
+        SL_CHECK_EQ(sl_slub_free(w.s, 0, o), SL_OK);
+        SL_CHECK_EQ(valid(&w), SL_OK);
+        world_close(&w);
+    }
+}
+
+/* Seeds sheaf_slabs with sheaves_desc's sheaf `at` replaced by `bad` into a 6.18 cache: refused with `says`. */
+static void sheaf_refused(const char *what, sl_slub_seed_sheaf bad, size_t at, const char *says)
+{
+    world w;
+    SL_REQUIRE(world_open_sheaves(&w, 6, 18));
+    sl_slub_seed_sheaf copy[NSHEAVES];
+    memcpy(copy, sheaves_desc, sizeof copy);
+    copy[at] = bad;
+    sl_slub_seed_desc d = {.nslabs = 3, .slabs = sheaf_slabs, .nsheaves = NSHEAVES, .sheaves = copy};
+    int rc = sl_slub_seed(w.s, &d, msg, sizeof msg);
+    if (rc != SL_EINVAL || !strstr(msg, says))
+        fprintf(stderr, "  %s: rc %d, \"%s\" (wanted \"%s\")\n", what, rc, msg, says);
+    SL_CHECK_EQ(rc, SL_EINVAL);
+    SL_CHECK(strstr(msg, says) != NULL);
+    SL_CHECK_EQ(sl_slub_nr_slabs(w.s), 0);
+    SL_CHECK_EQ(w.s->sheaves->pcs[0].main->size, 0);
+    SL_CHECK(w.s->sheaves->barn.full == NULL && w.s->sheaves->pcs[0].spare == NULL);
+    SL_CHECK_EQ(valid(&w), SL_OK);
+    world_close(&w);
+}
+
+static void test_bad_sheaves(void)
+{
+    static const uint32_t on_freelist[] = {0, 4}, again[] = {1, 6, 0, 0}, outside[] = {3, 0},
+                          five[] = {0, 0, 0, 1, 0, 2, 0, 3, 0, 5}, half[] = {1, 8, 1, 9};
+    sl_slub_seed_sheaf b;
+    b = sheaves_desc[0], b.size = 1, b.objects = on_freelist;
+    sheaf_refused("on a freelist", b, 0, "object 4 of slab 0 is also on the slab's freelist");
+    b = sheaves_desc[2], b.objects = again;
+    sheaf_refused("in two sheaves", b, 2, "object 0 of slab 0 is in two places (also sheaf 0)");
+    b = sheaves_desc[2], b.size = 1, b.objects = outside;
+    sheaf_refused("outside the slabs", b, 2, "outside the 3 described slabs");
+    b = sheaves_desc[0], b.size = 5, b.objects = five;
+    sheaf_refused("over capacity", b, 0, "5 objects, over the sheaf capacity 4");
+    b = sheaves_desc[2], b.size = 4, b.objects = barn_b;
+    sheaf_refused("full rcu_free", b, 2, "a full rcu_free sheaf");
+    b = sheaves_desc[1], b.size = 2, b.objects = half;
+    sheaf_refused("half spare", b, 1, "a spare sheaf with 2 of 4 objects");
+    b = sheaves_desc[3], b.size = 2, b.objects = half;
+    sheaf_refused("half barn", b, 3, "a barn full sheaf with 2 of 4 objects");
+    b = sheaves_desc[0];
+    sheaf_refused("two mains", b, 2, "a second main sheaf for CPU 0");
+    b = sheaves_desc[2], b.cpu = 2;
+    sheaf_refused("no such CPU", b, 2, "a rcu_free sheaf of CPU 2, but the cache has 2 CPUs");
+    b = sheaves_desc[2], b.place = 7;
+    sheaf_refused("unknown place", b, 2, "place 7 is none of");
+    /* An era without sheaves (6.17; 6.18 without a sheaf_capacity) refuses any. */
+    world w;
+    SL_REQUIRE(world_open(&w, 6, 17, 4u << 20));
+    sl_slub_seed_desc d = {.nslabs = 3, .slabs = sheaf_slabs, .nsheaves = 1, .sheaves = sheaves_desc};
+    SL_CHECK_EQ(sl_slub_seed(w.s, &d, msg, sizeof msg), SL_EINVAL);
+    SL_CHECK(strstr(msg, "but this cache has none") != NULL);
+    SL_CHECK_EQ(sl_slub_nr_slabs(w.s), 0);
+    world_close(&w);
+    SL_REQUIRE(world_open(&w, 6, 18, 4u << 20));
+    SL_CHECK_EQ(sl_slub_seed(w.s, &d, msg, sizeof msg), SL_EINVAL);
+    SL_CHECK(strstr(msg, "but this cache has none") != NULL);
+    world_close(&w);
+}
+
 int main(void)
 {
     SL_RUN(test_seed_6_17);
@@ -261,5 +408,7 @@ int main(void)
     SL_RUN(test_seed_7_0);
     SL_RUN(test_bad_descriptions);
     SL_RUN(test_busy_and_no_room);
+    SL_RUN(test_seed_sheaves);
+    SL_RUN(test_bad_sheaves);
     return sl_check_summary();
 }

@@ -16,11 +16,16 @@
 //     left out;
 //   - every slab is made at the cache's order (one the kernel made at its
 //     fallback order holds more objects in the model);
-//   - sheaves and the barn start empty: their objects count as allocated;
+//   - sheaves (6.18 with a sheaf_capacity, 7.x): each CPU's main, spare and
+//     rcu_free sheaf and the barn's full sheaves hold the real objects in the
+//     real order; a sheaf object whose slab was not read (a full slab, or a
+//     partial one past --max-slabs) gets its slab listed as a full slab; the
+//     barn's empty sheaves are not made; a snapshot whose sheaves disagree
+//     with its freelists (read while it changed) seeds them empty instead;
 //   - the nodes' partial lists become the model's one node list, in node order.
 
 import type { WorldConfig } from '../slub/protocol';
-import type { KCache, KernelSnapshot, KSlab } from './snapshot-file';
+import type { KCache, KernelSnapshot, KSheaf, KSlab } from './snapshot-file';
 import { releaseVersion } from './to-slub';
 
 /** Full slabs made at most (each a strip of in-use objects: enough to see, few enough to draw). */
@@ -31,6 +36,8 @@ const MODEL_MAX_CPUS = 8;
 
 /** The words' list codes (SL_SLUB_SEED_*). */
 export const SeedList = { CPU_SLAB: 0, CPU_PARTIAL: 1, NODE_PARTIAL: 2, FULL: 3 } as const;
+/** The words' sheaf places (SL_SLUB_SEED_MAIN ..). */
+export const SeedSheaf = { MAIN: 0, SPARE: 1, RCU_FREE: 2, BARN_FULL: 3 } as const;
 
 export class SeedError extends Error {
   constructor(message: string) {
@@ -68,10 +75,17 @@ export function seedCache(k: KernelSnapshot, c: KCache): CacheSeed {
 
   const words: number[] = [0, 0, MAX_FULL_SLABS];
   let listed = 0;
+  /** Each described slab's base address -> its index in the description. */
+  const byBase = new Map<bigint, number>();
+  /** Objects on a described slab's freelists, as base:index keys (a sheaf must not hold one). */
+  const onFreelist = new Set<string>();
   /** Object addresses as indices in slab s (base: as read, or the first free object's rounded down). */
-  const indices = (s: KSlab, list: readonly string[], what: string): number[] => {
+  const baseOf = (s: KSlab, list: readonly string[]): bigint => {
     const first = list[0] ?? s.freelist[0];
-    const base = s.base ?? (first ? BigInt(first) - (BigInt(first) % slabBytes) : 0n);
+    return s.base ?? (first ? BigInt(first) - (BigInt(first) % slabBytes) : 0n);
+  };
+  const indices = (s: KSlab, list: readonly string[], what: string): number[] => {
+    const base = baseOf(s, list);
     return list.map((o, i) => {
       const off = BigInt(o) - base - pad;
       if (off < 0n || off % size !== 0n || off / size >= BigInt(s.objects))
@@ -88,6 +102,9 @@ export function seedCache(k: KernelSnapshot, c: KCache): CacheSeed {
     const free = indices(s, s.freelist, 'freelist');
     const cpuIdx = indices(s, cpuFree, 'cpu freelist');
     words.push(list, cpu, s.objects, inuse, free.length, cpuIdx.length, ...free, ...cpuIdx);
+    const base = baseOf(s, cpuFree);
+    if (s.base !== null || s.freelist.length || cpuFree.length) byBase.set(base, listed);
+    for (const k of [...free, ...cpuIdx]) onFreelist.add(`${base}:${k}`);
     listed++;
   };
   for (const p of c.cpus) {
@@ -95,21 +112,32 @@ export function seedCache(k: KernelSnapshot, c: KCache): CacheSeed {
     for (const s of p.partial) add(s, SeedList.CPU_PARTIAL, p.cpu);
   }
   for (const n of c.nodes) for (const s of n.partial) add(s, SeedList.NODE_PARTIAL, 0);
+  const sheafWords = sheavesWords(c, at, size, pad, slabBytes, byBase, onFreelist, notes, (base) => {
+    // A sheaf object's slab that was not read: listed as a full slab (all in use), base as found.
+    words.push(SeedList.FULL, 0, c.objectsPerSlab, c.objectsPerSlab, 0, 0);
+    byBase.set(base, listed);
+    return listed++;
+  });
   if (c.nodes.length > 1) notes.push(`${c.nodes.length} nodes' partial lists are the model's one node list, in node order`);
   const leftOut = c.nodes.reduce((a, n) => a + n.partialLeftOut, 0);
   if (leftOut) notes.push(`${leftOut} partial slabs past --max-slabs were not read and are not in the model`);
   const nrSlabs = c.nodes.reduce((a, n) => a + n.nrSlabs, 0);
   const full = Math.max(0, nrSlabs - listed - leftOut);
   if (full > MAX_FULL_SLABS) notes.push(`${full} full slabs: the model makes the first ${MAX_FULL_SLABS}`);
-  const sheaved = c.cpus.some((p) => p.sheaves && (p.sheaves.main?.size || p.sheaves.spare?.size || p.sheaves.rcuFree?.size)) || c.nodes.some((n) => (n.barn?.nrFull ?? 0) > 0);
-  if (sheaved) notes.push('sheaves and the barn start empty: the objects they held are allocated in the model');
   notes.push(`object size ${c.objectSize} is modelled as its ${c.size}-byte slot, order ${c.order} fixed (slub_min_order = slub_max_order)`);
   words[0] = listed;
   words[1] = full;
+  words.push(...sheafWords);
 
   const slabs = listed + Math.min(full, MAX_FULL_SLABS);
   const arenaBytes = Math.min(256 << 20, Math.max(1 << 20, 2 * slabs * Number(slabBytes) + (4 << 20)));
-  const sheafCapacity = at === 0x612 && c.sheafCapacity > 0 ? { sheafCapacity: Math.min(c.sheafCapacity, 0xffff) } : {};
+  // 6.18 opts in with the real capacity; 7.x sheaves get the real one as it is (calculate_sheaf_capacity's, read).
+  const sheafCapacity =
+    at === 0x612 && c.sheafCapacity > 0
+      ? { sheafCapacity: Math.min(c.sheafCapacity, 0xffff) }
+      : major >= 7 && c.sheafCapacity > 0
+        ? { sheafCapacity: Math.min(c.sheafCapacity, 0xffff), exactCapacity: true as const }
+        : {};
   return {
     config: {
       cpus,
@@ -127,4 +155,72 @@ export function seedCache(k: KernelSnapshot, c: KCache): CacheSeed {
     listed,
     full,
   };
+}
+
+/**
+ * The words of c's sheaves (nsheaves, then per sheaf place, cpu, size and (slab, index) pairs), or
+ * [] for a cache without them.  `unread(base)` lists a slab no list holds and returns its index.
+ * When the sheaves disagree with the freelists or with each other (a snapshot read while it
+ * changed), or a sheaf breaks the model's rules, they are left out with a note.
+ */
+function sheavesWords(
+  c: KCache,
+  at: number,
+  size: bigint,
+  pad: bigint,
+  slabBytes: bigint,
+  byBase: Map<bigint, number>,
+  onFreelist: Set<string>,
+  notes: string[],
+  unread: (base: bigint) => number,
+): number[] {
+  const has = (at === 0x612 || at >= 0x700) && c.sheafCapacity > 0;
+  const sheaves: { place: number; cpu: number; sheaf: KSheaf }[] = [];
+  for (const p of c.cpus) {
+    const s = p.sheaves;
+    if (!s) continue;
+    if (s.main?.size) sheaves.push({ place: SeedSheaf.MAIN, cpu: p.cpu, sheaf: s.main });
+    if (s.spare?.size) sheaves.push({ place: SeedSheaf.SPARE, cpu: p.cpu, sheaf: s.spare });
+    if (s.rcuFree?.size) sheaves.push({ place: SeedSheaf.RCU_FREE, cpu: p.cpu, sheaf: s.rcuFree });
+  }
+  for (const n of c.nodes) for (const b of n.barn?.full ?? []) sheaves.push({ place: SeedSheaf.BARN_FULL, cpu: 0, sheaf: b });
+  const empties = c.nodes.reduce((a, n) => a + (n.barn?.nrEmpty ?? 0), 0);
+  if (!has || !sheaves.length) {
+    if (sheaves.length) notes.push('the sheaves were read, but the model gives this version no sheaves: their objects are allocated in the model');
+    return [];
+  }
+  const cap = c.sheafCapacity;
+  const skip = (why: string): number[] => {
+    notes.push(`sheaves start empty (${why}): the objects they held are allocated in the model`);
+    return [];
+  };
+  const bad = sheaves.find(({ place, sheaf }) => sheaf.size !== sheaf.objects.length || sheaf.size > cap || (place === SeedSheaf.RCU_FREE && sheaf.size === cap) || (place !== SeedSheaf.MAIN && place !== SeedSheaf.RCU_FREE && sheaf.size !== cap));
+  if (bad) return skip(`a sheaf of ${bad.sheaf.size} objects breaks the capacity ${cap} rules`);
+  const seen = new Set<string>();
+  const pending = new Map<bigint, true>();
+  const located: [bigint, number][][] = [];
+  for (const { sheaf } of sheaves) {
+    const pairs: [bigint, number][] = [];
+    for (const o of sheaf.objects) {
+      const a = BigInt(o);
+      const base = a - (a % slabBytes);
+      const off = a - base - pad;
+      if (off < 0n || off % size !== 0n || off / size >= BigInt(c.objectsPerSlab)) return skip(`${o} is not an object slot`);
+      const key = `${base}:${off / size}`;
+      if (onFreelist.has(key) || seen.has(key)) return skip(`${o} is also on a freelist or in another sheaf`);
+      seen.add(key);
+      if (!byBase.has(base)) pending.set(base, true);
+      pairs.push([base, Number(off / size)]);
+    }
+    located.push(pairs);
+  }
+  for (const base of pending.keys()) unread(base);
+  const out: number[] = [sheaves.length];
+  sheaves.forEach(({ place, cpu, sheaf }, i) => {
+    out.push(place, cpu, sheaf.size);
+    for (const [base, index] of located[i] ?? []) out.push(byBase.get(base) ?? 0, index);
+  });
+  const held = sheaves.reduce((a, s) => a + s.sheaf.size, 0);
+  notes.push(`${sheaves.length} sheaves hold their ${held} real objects in order${pending.size ? `; ${pending.size} slabs not read are made full to hold them` : ''}${empties ? `; the barn's ${empties} empty sheaves are not made` : ''}`);
+  return out;
 }

@@ -20,8 +20,16 @@
  *   full           listed nowhere, every object in use: as many as the
  *                  description asks, at most `max_full` and at most what the
  *                  zone still holds after the listed slabs.
- * Objects not on a freelist are allocated (with tracking, recorded so, by no
- * operation: alloc_op 0).  The tids are left as the cache's creation set
+ *   sheaves      a cache with sheaves (6.18 with a sheaf_capacity, 7.x) gets
+ *                each CPU's main, spare and rcu_free sheaf and the barn's
+ *                full sheaves filled with the described objects, in the
+ *                described order (objects[size - 1] handed out next; the
+ *                barn's list head first).  Their objects are allocated from
+ *                their slab's point of view (inuse counts them, as the
+ *                kernel's does) and free in tracking, as a free to a sheaf
+ *                leaves them.  The barn's empty sheaves are not made.
+ * Objects not on a freelist or in a sheaf are allocated (with tracking,
+ * recorded so, by no operation: alloc_op 0).  The tids are left as the cache's creation set
  * them.  Nothing is traced: the seed is the session's starting state.
  *
  * What holds after it: every invariant sl_slub_validate checks (each object
@@ -32,7 +40,7 @@
  *
  * What it does not do: it makes every slab at the cache's order (a kernel
  * slab made at the fallback order is seeded at the cache's); it does not
- * fill sheaves or the barn (a 6.18+ cache starts with empty ones); a debug
+ * make the barn's empty sheaves or sheaves waiting for RCU; a debug
  * cache (red zones, poison, user tracking, consistency checks) is refused,
  * since its object bytes would have to be written as its hooks expect.
  *
@@ -42,9 +50,15 @@
  * against the cache's, inuse against the free objects), a CPU list on a CPU
  * the cache does not have or on a 7.0 cache (no per-CPU slab), two CPU slabs
  * for one CPU, a CPU freelist on a slab that is not a CPU slab, a partial
- * slab without free objects, a full slab with free objects.  Call with no
+ * slab without free objects, a full slab with free objects; sheaves for a
+ * cache without them, a sheaf on a CPU the cache does not have, two sheaves
+ * in one CPU place, a sheaf over the capacity (an rcu_free sheaf at it, a
+ * spare neither empty nor full, a barn full sheaf not full), a sheaf object
+ * outside the described slabs, on its slab's freelists or in two sheaves
+ * (or twice in one), and more sheaves than the model's limit.  Call with no
  * operation running.
  */
+#include "sheaves.h"
 #include "slub_internal.h"
 
 #include <stdarg.h>
@@ -87,6 +101,94 @@ static int check_indices(const sl_slub_seed_slab *d, uint32_t i, const uint32_t 
         seen[idx[k]] = 1;
     }
     return SL_OK;
+}
+
+static const char *sheaf_name(unsigned place)
+{
+    static const char *const names[] = {"main sheaf", "spare sheaf", "rcu_free sheaf", "barn full sheaf"};
+    return place < 4 ? names[place] : "sheaf";
+}
+
+/*
+ * Checks d's sheaves against the cache and the (already checked) slabs: each
+ * object in one place only.  0, or SL_EINVAL / SL_ENOMEM with msg.
+ */
+static int check_sheaves(const sl_slub_cache *s, const sl_slub_seed_desc *d, char *msg, size_t len)
+{
+    if (!d->nsheaves)
+        return SL_OK;
+    if (!d->sheaves)
+        return refuse(msg, len, SL_EINVAL, "the description lists %u sheaves but gives none", d->nsheaves);
+    const sli_sheaves *sh = s->sheaves;
+    if (!sh || !sli_sheaves_active(sh))
+        return refuse(msg, len, SL_EINVAL,
+                      "the description has %u sheaves, but this cache has none (a kernel before 6.18, or 6.18 "
+                      "without a sheaf_capacity)", d->nsheaves);
+    uint32_t cap = sh->capacity, fresh = 0;
+    uint8_t taken[SL_SLUB_MAX_CPUS][3] = {{0}};
+    for (uint32_t i = 0; i < d->nsheaves; i++) {
+        const sl_slub_seed_sheaf *x = &d->sheaves[i];
+        const char *what = sheaf_name(x->place);
+        if (x->place > SL_SLUB_SEED_BARN_FULL)
+            return refuse(msg, len, SL_EINVAL, "sheaf %u: place %u is none of main, spare, rcu_free, barn full", i,
+                          x->place);
+        if (x->place != SL_SLUB_SEED_BARN_FULL && x->cpu >= s->ncpus)
+            return refuse(msg, len, SL_EINVAL, "sheaf %u: a %s of CPU %u, but the cache has %u CPUs", i, what,
+                          x->cpu, s->ncpus);
+        if (x->place != SL_SLUB_SEED_BARN_FULL && taken[x->cpu][x->place]++)
+            return refuse(msg, len, SL_EINVAL, "sheaf %u: a second %s for CPU %u", i, what, x->cpu);
+        if (x->size && !x->objects)
+            return refuse(msg, len, SL_EINVAL, "sheaf %u: a size without its objects", i);
+        if (x->size > cap)
+            return refuse(msg, len, SL_EINVAL, "sheaf %u (%s): %u objects, over the sheaf capacity %u", i, what,
+                          x->size, cap);
+        if (x->place == SL_SLUB_SEED_RCU_FREE && x->size == cap)
+            return refuse(msg, len, SL_EINVAL, "sheaf %u: a full rcu_free sheaf (%u), which would be waiting for RCU",
+                          i, cap);
+        if (x->place == SL_SLUB_SEED_SPARE && x->size && x->size != cap)
+            return refuse(msg, len, SL_EINVAL, "sheaf %u: a spare sheaf with %u of %u objects (a spare is empty or "
+                          "full)", i, x->size, cap);
+        if (x->place == SL_SLUB_SEED_BARN_FULL && x->size != cap)
+            return refuse(msg, len, SL_EINVAL, "sheaf %u: a barn full sheaf with %u of %u objects", i, x->size, cap);
+        fresh += x->place != SL_SLUB_SEED_MAIN;
+    }
+    unsigned live = atomic_load_explicit(&sh->nr_sheaves, memory_order_relaxed);
+    if (sh->max_sheaves && live + fresh > sh->max_sheaves)
+        return refuse(msg, len, SL_EINVAL, "%u more sheaves than the model's limit of %u (%u exist)",
+                      live + fresh - sh->max_sheaves, sh->max_sheaves, live);
+    /* owner[slab * objects + k]: 0 allocated, 1 on a freelist, 2 + j in sheaf j */
+    uint32_t per = s->g.objects;
+    uint32_t *owner = calloc((size_t)(d->nslabs ? d->nslabs : 1) * (per ? per : 1), sizeof *owner);
+    if (!owner)
+        return refuse(msg, len, SL_ENOMEM, "no memory to check the description");
+    for (uint32_t i = 0; i < d->nslabs; i++) {
+        for (uint32_t k = 0; k < d->slabs[i].nfree; k++)
+            owner[(size_t)i * per + d->slabs[i].free[k]] = 1;
+        for (uint32_t k = 0; k < d->slabs[i].ncpu_free; k++)
+            owner[(size_t)i * per + d->slabs[i].cpu_free[k]] = 1;
+    }
+    int rc = SL_OK;
+    for (uint32_t j = 0; j < d->nsheaves && rc == SL_OK; j++) {
+        const sl_slub_seed_sheaf *x = &d->sheaves[j];
+        for (uint32_t k = 0; k < x->size && rc == SL_OK; k++) {
+            uint32_t slab = x->objects[2 * k], idx = x->objects[2 * k + 1];
+            if (slab >= d->nslabs || idx >= per) {
+                rc = refuse(msg, len, SL_EINVAL, "sheaf %u (%s): object %u is (slab %u, object %u), outside the %u "
+                            "described slabs of %u objects", j, sheaf_name(x->place), k, slab, idx, d->nslabs, per);
+                break;
+            }
+            uint32_t *o = &owner[(size_t)slab * per + idx];
+            if (*o == 1)
+                rc = refuse(msg, len, SL_EINVAL, "sheaf %u (%s): object %u of slab %u is also on the slab's freelist",
+                            j, sheaf_name(x->place), idx, slab);
+            else if (*o)
+                rc = refuse(msg, len, SL_EINVAL, "sheaf %u (%s): object %u of slab %u is in two places (also sheaf "
+                            "%u)", j, sheaf_name(x->place), idx, slab, *o - 2);
+            *o = 2 + j;
+        }
+    }
+    free(owner);
+    return rc;
 }
 
 static int check_desc(const sl_slub_cache *s, const sl_slub_seed_desc *d, char *msg, size_t len)
@@ -137,6 +239,43 @@ static int check_desc(const sl_slub_cache *s, const sl_slub_seed_desc *d, char *
             rc = check_indices(x, i, x->cpu_free, x->ncpu_free, "cpu_free", seen, msg, len);
     }
     free(seen);
+    return rc == SL_OK ? check_sheaves(s, d, msg, len) : rc;
+}
+
+/* Fills the sheaves with the made slabs' objects (tracking: free, as a sheaf's). */
+static int seed_sheaves(sli_act *a, const sl_slub_seed_desc *d, sli_slub_slab **made)
+{
+    sl_slub_cache *s = a->s;
+    uint32_t total = 0, n = d->nsheaves;
+    for (uint32_t j = 0; j < n; j++)
+        total += d->sheaves[j].size;
+    uint8_t *place = calloc(n, 1), *cpu = calloc(n, 1);
+    uint32_t *size = calloc(n, sizeof *size), *off = calloc(n, sizeof *off);
+    void **objs = calloc(total ? total : 1, sizeof *objs);
+    int rc = SL_ENOMEM;
+    if (place && cpu && size && off && objs) {
+        static const uint8_t places[] = {SLI_SHEAF_MAIN, SLI_SHEAF_SPARE, SLI_SHEAF_RCU_FREE, SLI_SHEAF_BARN_FULL};
+        for (uint32_t j = 0, at = 0; j < n; j++) {
+            const sl_slub_seed_sheaf *x = &d->sheaves[j];
+            place[j] = places[x->place];
+            cpu[j] = x->place == SL_SLUB_SEED_BARN_FULL ? 0 : x->cpu;
+            size[j] = x->size;
+            off[j] = at;
+            for (uint32_t k = 0; k < x->size; k++)
+                objs[at++] = sli_obj_at(s, made[x->objects[2 * k]], x->objects[2 * k + 1]);
+        }
+        rc = sli_sheaves_seed(s->sheaves, a, n, place, cpu, size, off, objs);
+        if (rc == SL_OK && s->info)
+            for (uint32_t j = 0; j < n; j++)
+                for (uint32_t k = 0; k < d->sheaves[j].size; k++)
+                    sli_info(s, made[d->sheaves[j].objects[2 * k]], d->sheaves[j].objects[2 * k + 1])->state =
+                        SLI_OBJ_FREE;
+    }
+    free(place);
+    free(cpu);
+    free(size);
+    free(off);
+    free(objs);
     return rc;
 }
 
@@ -201,6 +340,12 @@ int sl_slub_seed(sl_slub_cache *s, const sl_slub_seed_desc *d, char *msg, size_t
             return refuse(msg, msg_len, SL_ENOMEM, "the arena holds only %u of the %u listed slabs (order %u)", i,
                           d->nslabs, s->g.order);
         }
+    }
+    if (d->nsheaves && seed_sheaves(&a, d, made) != SL_OK) {
+        for (uint32_t k = 0; k < d->nslabs; k++)
+            sli_slub_discard_slab(&a, made[k]);
+        free(made);
+        return refuse(msg, msg_len, SL_ENOMEM, "no memory for the %u described sheaves", d->nsheaves);
     }
     /* Lists, in the described order: CPU partial chains are built from their tails. */
     for (uint32_t i = 0; i < d->nslabs; i++) {

@@ -1058,6 +1058,39 @@ int sli_sheaves_init(sli_sheaves *sh, sli_act *a, unsigned ncpus, uint32_t capac
     return SL_OK;
 }
 
+int sli_sheaves_seed(sli_sheaves *sh, sli_act *a, unsigned n, const uint8_t *place, const uint8_t *cpu,
+                     const uint32_t *size, const uint32_t *off, void *const *objs)
+{
+    sli_sheaf **made = calloc(n ? n : 1, sizeof *made);
+    if (!made)
+        return SL_ENOMEM;
+    for (unsigned i = 0; i < n; i++) {
+        if (place[i] == SLI_SHEAF_MAIN)
+            continue;
+        made[i] = new_sheaf(sh, a, sh->capacity, true);
+        if (!made[i]) {
+            for (unsigned k = 0; k < i; k++)
+                if (made[k])
+                    drop_sheaf(sh, a, made[k], true);
+            free(made);
+            return SL_ENOMEM;
+        }
+    }
+    for (unsigned i = n; i-- > 0;) { /* backwards: the barn's list is pushed from its tail */
+        sli_sheaf *sheaf = place[i] == SLI_SHEAF_MAIN ? sh->pcs[cpu[i]].main : made[i];
+        memcpy(sheaf->objects, objs + off[i], (size_t)size[i] * sizeof(void *));
+        sheaf->size = size[i];
+        if (place[i] == SLI_SHEAF_SPARE)
+            sh->pcs[cpu[i]].spare = sheaf;
+        else if (place[i] == SLI_SHEAF_RCU_FREE)
+            sh->pcs[cpu[i]].rcu_free = sheaf;
+        else if (place[i] == SLI_SHEAF_BARN_FULL)
+            barn_put_full_sheaf(&sh->barn, sheaf);
+    }
+    free(made);
+    return SL_OK;
+}
+
 /* kernel: bootstrap_cache_sheaves */
 int sli_sheaves_bootstrap(sli_sheaves *sh, sli_act *a, uint32_t capacity)
 {

@@ -167,6 +167,17 @@ bool sli_sheaf_is_prefilled(sli_sheaves *sh, const sli_sheaf *sheaf);
 /* kmem_cache_alloc_from_sheaf: never touches the slabs; NULL once the sheaf is empty. */
 void *sli_alloc_from_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf);
 
+/*
+ * The seed (seed.c): fills the sheaves of a cache just created.  For each
+ * of the n sheaves, place[i] (SLI_SHEAF_MAIN, _SPARE, _RCU_FREE or
+ * _BARN_FULL), cpu[i] and the size[i] objects at objs + off[i], bottom
+ * first; a main sheaf is the CPU's own, the others are new sheaves; barn
+ * sheaves are given head first.  The caller has checked places, CPUs and
+ * sizes.  Returns 0, or SL_ENOMEM (no sheaf could be had; nothing changed).
+ */
+int sli_sheaves_seed(sli_sheaves *sh, sli_act *a, unsigned n, const uint8_t *place, const uint8_t *cpu,
+                     const uint32_t *size, const uint32_t *off, void *const *objs);
+
 /* Where a sheaf sits, for validate() and snapshots. */
 typedef enum sli_sheaf_place {
     SLI_SHEAF_MAIN = 0, SLI_SHEAF_SPARE = 1, SLI_SHEAF_RCU_FREE = 2, SLI_SHEAF_RCU_PENDING = 3,

@@ -616,12 +616,31 @@ typedef struct sl_slub_seed_slab {
     const uint32_t *cpu_free;
 } sl_slub_seed_slab;
 
+/* Where a described sheaf is (sl_slub_seed_sheaf.place). */
+enum { SL_SLUB_SEED_MAIN = 0, SL_SLUB_SEED_SPARE = 1, SL_SLUB_SEED_RCU_FREE = 2, SL_SLUB_SEED_BARN_FULL = 3 };
+
+/*
+ * One sheaf as a snapshot describes it: its objects bottom first (objects
+ * [size - 1] is handed out next), each as a pair (described slab, object
+ * index in it): objects[2k] is an index into sl_slub_seed_desc.slabs,
+ * objects[2k + 1] the object's index in that slab.
+ */
+typedef struct sl_slub_seed_sheaf {
+    uint8_t place;           /* SL_SLUB_SEED_MAIN .. SL_SLUB_SEED_BARN_FULL */
+    uint8_t cpu;             /* the CPU of a main, spare or rcu_free sheaf */
+    uint16_t pad_;
+    uint32_t size;
+    const uint32_t *objects; /* 2 * size words */
+} sl_slub_seed_sheaf;
+
 /* A cache's slabs: each list's slabs in its order (a CPU partial list head first). */
 typedef struct sl_slub_seed_desc {
     uint32_t nslabs;
     const sl_slub_seed_slab *slabs;
     uint32_t full_slabs;     /* full slabs the kernel had (listed nowhere) */
     uint32_t max_full;       /* at most this many of them are made */
+    uint32_t nsheaves;       /* sheaves to fill (a cache with sheaves only); the barn's full ones head first */
+    const sl_slub_seed_sheaf *sheaves;
 } sl_slub_seed_desc;
 
 /*
