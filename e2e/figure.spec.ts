@@ -70,7 +70,7 @@ const motion = (canvas: Locator) => canvas.evaluate((c: HTMLCanvasElement) => ({
 async function walk(page: Page, prefix: string, what: string): Promise<{ steps: number; changed: number; minFrames: number }> {
   const canvas = page.getByTestId(`${prefix}-canvas`).first();
   const position = page.getByTestId(`${prefix}-position`);
-  await expect(position).toContainText(/stop 0 of \d+/);
+  await expect(position).toContainText(/Start \(\d+ steps?\)/);
   await expect(canvas).toBeVisible();
   await page.waitForFunction((id) => document.querySelector(`[data-testid=${id}]`)?.getAttribute('data-motion') !== 'on', `${prefix}-canvas`);
   let before = await pixels(canvas);
@@ -133,7 +133,7 @@ test.describe('motion: every step that changes the picture moves it', () => {
   test('a slab moving between lists glides, across a change of the canvas height; reduced motion is a short plain fade', async ({ page }) => {
     await page.goto(`${ISOLATED_URL}?scenario=remote-frees&cpus=2`);
     const canvas = page.getByTestId('slub-canvas');
-    await expect(page.getByTestId('slub-position')).toContainText('stop 0 of');
+    await expect(page.getByTestId('slub-position')).toContainText('Start (');
     // Every step that changes the drawing's height moves (the old code skipped them); on one of them a slab glides between lists.
     let glided = 0;
     let resized = 0;
@@ -170,7 +170,7 @@ test.describe('the figure: size, names, lanes', () => {
     for (const id of ['fast-path', 'why-tid', 'slow-path', 'remote-frees', 'bulk-free']) {
       await page.goto(`${ISOLATED_URL}?scenario=${id}&cpus=4&step=99`);
       const canvas = page.getByTestId('slub-canvas');
-      await expect(page.getByTestId('slub-position')).toContainText(/stop (\d+) of \1/);
+      await expect(page.getByTestId('slub-position')).toContainText(/Step (\d+) of \1(?!\d)/);
       await expect.poll(() => canvas.getAttribute('data-figure-slot')).not.toBeNull();
       expect(Number(await canvas.getAttribute('data-figure-slot')), id).toBeGreaterThanOrEqual(24);
       // The canvas fills the width it is given.
@@ -251,7 +251,7 @@ test.describe('embeds that fit a page', () => {
     await page.goto(PLAIN_URL);
     await page.setContent(`<iframe title="slablab" src="${PLAIN_URL}embed.html?view=slub&scenario=why-tid&variant=plain&step=8&cpus=2" width="900" height="640" style="border:0"></iframe>`);
     const frame = page.frameLocator('iframe[title=slablab]');
-    await expect(frame.getByTestId('slub-position')).toContainText('stop 8 of 8');
+    await expect(frame.getByTestId('slub-position')).toContainText(/Step (\d+) of \1(?!\d)/);
     await page.waitForTimeout(500);
     const inner = await page.frames()[1]?.evaluate(() => [document.documentElement.scrollHeight, document.documentElement.clientHeight, document.documentElement.scrollWidth, document.documentElement.clientWidth]);
     expect(inner?.[0]).toBeLessThanOrEqual(inner?.[1] ?? 0);
