@@ -28,7 +28,7 @@ export function DiffPanel({ a, b, onPick }: { a: { name: string; doc: KernelSnap
       </p>
       {changed.length > 0 && (
         <div className="kernel-table-scroll">
-          <table className="kernel-caches" data-testid="kernel-diff-table">
+          <table className="lab-cache-table kernel-caches" data-testid="kernel-diff-table">
             <caption className="visually-hidden">Caches that changed between the two snapshots, largest change first</caption>
             <thead>
               <tr>

@@ -18,6 +18,7 @@ import { DiffPanel } from './DiffPanel';
 import { Legend, MemoryTable } from './MemoryTable';
 import { looksLikeSlabcap, slabcapSnapshots, SNAPSHOT_MEMBERS } from './slabcap';
 import { decodeKernelSnapshot, type KernelSnapshot } from './snapshot-file';
+import '../lab/lab.css';
 import './kernel.css';
 
 export const KERNEL_PARAMS = {

@@ -94,7 +94,7 @@ export function MemoryTable({ rows, sort, onSort, picked, onPick }: { rows: read
   const dir = (key: SortKey) => (sort.key !== key ? 'none' : (key === 'name') !== sort.flip ? 'ascending' : 'descending');
   return (
     <div className="kernel-table-scroll">
-      <table className="kernel-caches" data-testid="kernel-caches">
+      <table className="lab-cache-table kernel-caches" data-testid="kernel-caches">
         <caption className="visually-hidden">Slab caches by memory: where each one's memory goes</caption>
         <thead>
           <tr>

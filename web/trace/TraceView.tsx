@@ -24,6 +24,7 @@ import { CacheScrub, ChunkMapCanvas, OverviewChart } from './TraceParts';
 import { COLUMNS, sortCaches } from './describe';
 import type { ReplayCache } from './replay-api';
 import type { TraceProgress, TraceReport } from './trace-file';
+import '../lab/lab.css';
 import './trace.css';
 
 /** The kernel value meaning "the one the capture names" (the replay's default). */
@@ -323,7 +324,7 @@ function CachesTable({ caches, picked, onPick }: { caches: readonly ReplayCache[
       <h3 id="trace-caches-title">Caches</h3>
       <p className="lab-figures">Sort by a column with its header; pick a modelled cache to scrub through its slabs.</p>
       <div className="trace-table-scroll">
-        <table data-testid="trace-caches">
+        <table className="lab-cache-table" data-testid="trace-caches">
           <thead>
             <tr>
               {COLUMNS.map((c) => (
