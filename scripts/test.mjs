@@ -143,8 +143,16 @@ const SUITES = {
   },
   async lint() {
     // One test per file ESLint checked; a file with a finding fails.
-    const r = await exec('npx', ['eslint', '--format', 'json', '--output-file', join(tmpdir(), 'slablab-eslint.json'), '.']);
-    const files = JSON.parse(readFileSync(join(tmpdir(), 'slablab-eslint.json'), 'utf8'));
+    // A report of its own per run, so that an ESLint that did not run is never read from an earlier report.
+    const dir = mkdtempSync(join(tmpdir(), 'slablab-eslint-'));
+    const report = join(dir, 'report.json');
+    const r = await exec('npx', ['eslint', '--format', 'json', '--output-file', report, '.']);
+    if (!existsSync(report)) {
+      rmSync(dir, { recursive: true, force: true });
+      return { ok: false, passed: 0, failed: 1, note: 'eslint did not run' };
+    }
+    const files = JSON.parse(readFileSync(report, 'utf8'));
+    rmSync(dir, { recursive: true, force: true });
     const failed = files.filter((f) => f.errorCount + f.warningCount > 0);
     for (const f of failed)
       for (const m of f.messages) console.log(`${f.filePath}:${m.line}:${m.column}: ${m.message} (${m.ruleId ?? 'parse'})`);
