@@ -274,6 +274,16 @@ static int setup_instance(capture *c, unsigned long buffer_kb)
     snprintf(path, sizeof path, "%s/tracing_on", c->instance);
     if (!write_text(path, "0"))
         goto fail;
+    /*
+     * The objects' real addresses, not %p's per-boot hashes (hash-ptr, on by
+     * default since 5.14): `replay --check` finds each object's slab in the
+     * archive's snapshots, which hold real addresses anyway.
+     */
+    snprintf(path, sizeof path, "%s/options/hash-ptr", c->instance);
+    if (!write_text(path, "0") && errno != ENOENT)
+        fprintf(stderr, "slablab capture: note: cannot turn hash-ptr off (%s): the trace's pointers are hashed and "
+                        "`replay --check` cannot place them\n",
+                strerror(errno));
     snprintf(path, sizeof path, "%s/buffer_size_kb", c->instance);
     snprintf(val, sizeof val, "%lu", buffer_kb);
     if (!write_text(path, val)) {

@@ -9,6 +9,7 @@
 #include "input.h"
 #include "outfile.h"
 
+#include "../src/replay/check.h"
 #include "../src/replay/replay.h"
 
 #include <errno.h>
@@ -20,6 +21,7 @@ static int run_replay(int argc, char **argv);
 SL_CLI_COMMAND(replay, .name = "replay",
                .summary = "replay an ftrace kmem/percpu trace (.txt, .gz, .slabcap) through the models",
                .usage = "slablab replay (FILE | -) [--cache NAME] [--kernel X.Y[,X.Y]] [--format table|json]\n"
+                        "                 [--check (a .slabcap's snapshots: the model kept in step, docs/live.md)]\n"
                         "                 [--perfetto OUT.json] [--cpus N] [--zone-mb N] [--pcpu-unit-size BYTES]\n"
                         "                 [--top N (table rows, default 25; 0 = all)] [--validate-each]",
                .run = run_replay)
@@ -244,13 +246,288 @@ static void print_table(sl_replay *r, const char *file, unsigned top)
 }
 
 
+/* ---- --check: the model kept in step with the capture's two snapshots (src/replay/check.c) ---- */
+
+enum { CHECK_MAX_CACHES = 64 };
+
+typedef struct check_cache {
+    char name[64];
+    sl_check *c;        /* NULL: not checked (why says why) */
+    char why[256];
+    uint64_t events;
+} check_cache;
+
+typedef struct check_ctx {
+    sl_replay *r;
+    const char *only;   /* --cache */
+    sl_strbuf member[2]; /* snapshot-start.json, snapshot-end.json as they stream in */
+    bool too_big[2];
+    sl_check_snapshot *snap[2];
+    char snap_err[2][256];
+    check_cache *caches; /* by the replay's cache index */
+    unsigned ncaches;
+    check_cache *by_index[65536];
+    unsigned checks;
+    uint64_t events_before_snapshot, unknown_frees_placed, unknown_frees_unplaced, over_limit;
+} check_ctx;
+
+static void check_member(void *user, const char *name, const void *data, size_t len, bool end)
+{
+    check_ctx *x = user;
+    int which = !strcmp(name, "snapshot-start.json") ? 0 : !strcmp(name, "snapshot-end.json") ? 1 : -1;
+    if (which < 0)
+        return;
+    if (!end) {
+        if (x->member[which].len + len > SL_CHECK_MAX_JSON)
+            x->too_big[which] = true;
+        else
+            sl_strbuf_append(&x->member[which], data, len);
+        return;
+    }
+    if (x->too_big[which] || x->member[which].failed) {
+        snprintf(x->snap_err[which], sizeof x->snap_err[which], "%s is over %u bytes, or no memory to hold it", name,
+                 (unsigned)SL_CHECK_MAX_JSON);
+    } else {
+        x->snap[which] = sl_check_snapshot_parse(x->member[which].data, x->member[which].len, x->snap_err[which],
+                                                 sizeof x->snap_err[which]);
+    }
+    sl_strbuf_free(&x->member[which]);
+}
+
+/* The check of the replay's cache `ci`, made at its first event; NULL when it is not checked. */
+static check_cache *check_of(check_ctx *x, unsigned ci)
+{
+    check_cache *k = x->by_index[ci];
+    if (k)
+        return k;
+    sl_replay_cache_info info;
+    if (sl_replay_cache_info_get(x->r, ci, 0, &info) != SL_OK || !info.name)
+        return NULL;
+    if (x->only && strcmp(x->only, info.name))
+        return NULL;
+    check_cache *grown = realloc(x->caches, (x->ncaches + 1) * sizeof *grown);
+    if (!grown)
+        return NULL;
+    /* by_index points into caches[]: re-point after the move */
+    for (unsigned i = 0; i < 65536; i++)
+        if (x->by_index[i])
+            x->by_index[i] = grown + (x->by_index[i] - x->caches);
+    x->caches = grown;
+    k = &x->caches[x->ncaches++];
+    memset(k, 0, sizeof *k);
+    snprintf(k->name, sizeof k->name, "%s", info.name);
+    x->by_index[ci] = k;
+    if (x->checks >= CHECK_MAX_CACHES)
+        snprintf(k->why, sizeof k->why, "over the %u caches checked at once (use --cache)", CHECK_MAX_CACHES);
+    else if (sl_check_create(x->snap[0], info.name, &k->c, k->why, sizeof k->why) == SL_OK)
+        x->checks++;
+    return k;
+}
+
+static void check_op(void *user, const sl_replay_op *op)
+{
+    check_ctx *x = user;
+    bool alloc = op->kind == SL_REPLAY_OP_ALLOC;
+    if (!alloc && op->kind != SL_REPLAY_OP_FREE && op->kind != SL_REPLAY_OP_FREE_UNKNOWN)
+        return;
+    if (!x->snap[0]) {
+        x->events_before_snapshot++;
+        return;
+    }
+    check_cache *k = NULL;
+    if (op->cache != 0xffff) {
+        k = check_of(x, op->cache);
+    } else {
+        /* a kfree of an object allocated before the trace: its cache is the one whose slab holds it */
+        for (unsigned i = 0; i < x->ncaches && !k; i++)
+            if (x->caches[i].c && sl_check_knows(x->caches[i].c, op->ptr))
+                k = &x->caches[i];
+        x->unknown_frees_placed += k != NULL;
+        x->unknown_frees_unplaced += k == NULL;
+    }
+    if (!k || !k->c)
+        return;
+    k->events++;
+    sl_check_event(k->c, op->ts_ns, op->cpu, alloc, op->ptr);
+}
+
+static double pct(uint64_t n, uint64_t d) { return d ? 100.0 * (double)n / (double)d : 0.0; }
+
+static int print_check(check_ctx *x, const char *file, sl_cli_format fmt)
+{
+    sl_check_window w = {.timed = false};
+    sl_strbuf out = {0};
+    int status = 0;
+    sl_strbuf_printf(&out, "{\"format\": \"slablab-check/1\", \"capture\": ");
+    sl_strbuf_json_string(&out, file, strlen(file));
+    sl_strbuf_printf(&out, ", \"kernel\": ");
+    const char *rel = sl_check_snapshot_release(x->snap[0]);
+    sl_strbuf_json_string(&out, rel, strlen(rel));
+    sl_strbuf_printf(&out, ", \"events_before_snapshot\": %llu, \"kfree_unknown_placed\": %llu, "
+                           "\"kfree_unknown_unplaced\": %llu, \"caches\": [",
+                     (unsigned long long)x->events_before_snapshot, (unsigned long long)x->unknown_frees_placed,
+                     (unsigned long long)x->unknown_frees_unplaced);
+    if (fmt != SL_FMT_JSON) {
+        printf("slablab replay %s --check: each cache's SLUB model (Linux %s's rules) seeded from snapshot-start, "
+               "driven by the trace, compared with snapshot-end\n", file, rel);
+        printf("%-22s %8s %15s %6s %6s %17s %7s %6s %6s %6s %6s\n", "cache", "events", "slabs agree", "list%",
+               "inuse%", "objects agree", "allocs", "hit%", "fast%", "slow%", "sheaf%");
+    }
+    unsigned shown = 0;
+    for (unsigned i = 0; i < x->ncaches; i++) {
+        check_cache *k = &x->caches[i];
+        if (!k->c)
+            continue;
+        sl_check_result res;
+        char err[256] = "";
+        if (sl_check_compare(k->c, x->snap[1], &w, &res, err, sizeof err) != SL_OK) {
+            snprintf(k->why, sizeof k->why, "%s", err);
+            continue;
+        }
+        sl_strbuf_printf(&out, "%s{\"events\": %llu, \"result\": ", shown ? ", " : "", (unsigned long long)k->events);
+        sl_check_result_json(&res, &out);
+        sl_strbuf_printf(&out, "}");
+        shown++;
+        if (fmt == SL_FMT_JSON)
+            continue;
+        char slabs[32], objs[32];
+        snprintf(slabs, sizeof slabs, "%u/%u %.0f%%", res.slabs_agreeing, res.slabs_compared,
+                 pct(res.slabs_agreeing, res.slabs_compared));
+        snprintf(objs, sizeof objs, "%.1f%% of %llu", pct(res.objects_agreeing, res.objects_compared),
+                 (unsigned long long)res.objects_compared);
+        printf("%-22.22s %8llu %15s %6.1f %6.1f %17s %7llu %6.1f", k->name, (unsigned long long)k->events, slabs,
+               pct(res.slabs_list_agreeing, res.slabs_compared), pct(res.slabs_inuse_agreeing, res.slabs_compared),
+               objs, (unsigned long long)res.allocs, pct(res.hits, res.allocs));
+        for (unsigned p = 0; p < SL_CHECK_NR_PATHS; p++) {
+            if (res.path_allocs[p])
+                printf(" %6.1f", pct(res.path_hits[p], res.path_allocs[p]));
+            else
+                printf(" %6s", "-");
+        }
+        printf("\n");
+        bool any = false;
+        for (unsigned c = 0; c < SL_CHECK_NR_CAUSES; c++)
+            if (res.causes[c] || res.slab_causes[c]) {
+                printf("%s%s %llu objects, %llu slabs", any ? "; " : "    disagreeing: ", sl_check_cause_name(c),
+                       (unsigned long long)res.causes[c], (unsigned long long)res.slab_causes[c]);
+                any = true;
+            }
+        if (any)
+            printf("\n");
+        uint64_t fm = 0, aa = 0;
+        for (unsigned c = 0; c < SL_CHECK_NR_CAUSES; c++)
+            fm += res.free_misses[c], aa += res.alloc_of_allocated[c];
+        if (fm || aa || res.corrections_failed || res.model_errors || res.events_outside)
+            printf("    events: %llu frees of objects the model held free, %llu allocations of objects it held "
+                   "allocated, %llu corrections failed, %llu model errors, %llu outside the geometry\n",
+                   (unsigned long long)fm, (unsigned long long)aa, (unsigned long long)res.corrections_failed,
+                   (unsigned long long)res.model_errors, (unsigned long long)res.events_outside);
+        if (res.notes[0])
+            printf("    notes: %s\n", res.notes);
+    }
+    sl_strbuf_printf(&out, "], \"not_checked\": [");
+    unsigned nn = 0;
+    for (unsigned i = 0; i < x->ncaches; i++) {
+        check_cache *k = &x->caches[i];
+        if (!k->why[0])
+            continue;
+        sl_strbuf_printf(&out, "%s{\"cache\": ", nn++ ? ", " : "");
+        sl_strbuf_json_string(&out, k->name, strlen(k->name));
+        sl_strbuf_printf(&out, ", \"why\": ");
+        sl_strbuf_json_string(&out, k->why, strlen(k->why));
+        sl_strbuf_printf(&out, "}");
+        if (fmt != SL_FMT_JSON)
+            printf("not checked: %s: %s\n", k->name, k->why);
+    }
+    sl_strbuf_printf(&out, "]}\n");
+    if (x->only && !shown) {
+        fprintf(stderr, "slablab replay: --check: %s\n", nn ? x->caches[0].why : "no event of this cache in the trace");
+        status = 1;
+    }
+    if (fmt == SL_FMT_JSON && !status)
+        fputs(out.failed ? "{}\n" : out.data, stdout);
+    else if (fmt != SL_FMT_JSON && !status)
+        printf("(%u caches checked; kfree of objects allocated before the trace: %llu placed by their slab, %llu not)\n",
+               shown, (unsigned long long)x->unknown_frees_placed, (unsigned long long)x->unknown_frees_unplaced);
+    sl_strbuf_free(&out);
+    return status;
+}
+
+static bool snapshot_has(const sl_check_snapshot *snap, const char *name)
+{
+    for (unsigned i = 0; i < sl_check_snapshot_cache_count(snap); i++)
+        if (!strcmp(sl_check_snapshot_cache_name(snap, i), name))
+            return true;
+    return false;
+}
+
+static int run_check(const char *file, const char *cache, sl_cli_format fmt, unsigned long zone_mb)
+{
+    char why[512];
+    FILE *in = sl_cli_open_input(file, why, sizeof why);
+    if (!in) {
+        fprintf(stderr, "slablab replay: %s\n", why);
+        return 1;
+    }
+    check_ctx *x = calloc(1, sizeof *x);
+    if (!x) {
+        sl_cli_close_input(in);
+        fprintf(stderr, "slablab replay: no memory\n");
+        return 1;
+    }
+    x->only = cache;
+    /* The replay parses and pairs; its own models are not needed here (a cache name no cache has). */
+    sl_replay_config cfg = {.cache = "\x01 --check", .zone_bytes = zone_mb << 20, .on_op = check_op,
+                            .on_member = check_member, .user = x};
+    int rc = sl_replay_create(&cfg, &x->r);
+    if (rc != SL_OK) {
+        fprintf(stderr, "slablab replay: %s\n", sl_strerror(rc));
+        sl_cli_close_input(in);
+        free(x);
+        return 1;
+    }
+    static uint8_t buf[1 << 20];
+    size_t n;
+    while (rc == SL_OK && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        rc = sl_replay_feed(x->r, buf, n, NULL);
+    int read_errno = ferror(in) ? errno : 0;
+    sl_cli_close_input(in);
+    if (rc == SL_OK && !read_errno)
+        rc = sl_replay_finish(x->r);
+    int status = 1;
+    const char *err = sl_replay_error(x->r);
+    if (read_errno)
+        fprintf(stderr, "slablab replay: reading %s failed: %s\n", file, strerror(read_errno));
+    else if (err)
+        fprintf(stderr, "slablab replay: %s: %s\n", file, err);
+    else if (!x->snap[0] || !x->snap[1])
+        fprintf(stderr, "slablab replay: --check: %s has %s: %s\n", file,
+                x->snap_err[0][0] || x->snap_err[1][0] ? "a snapshot that cannot be read" : "no snapshots",
+                x->snap_err[0][0] ? x->snap_err[0] : x->snap_err[1][0] ? x->snap_err[1]
+                : "record it with `sudo slablab capture`, which takes one before and one after the trace where it can "
+                  "(BPF, Linux 6.13+)");
+    else if (cache && !snapshot_has(x->snap[0], cache))
+        fprintf(stderr, "slablab replay: --check: no cache named '%s' in %s's snapshots\n", cache, file);
+    else
+        status = print_check(x, file, fmt);
+    for (unsigned i = 0; i < x->ncaches; i++)
+        sl_check_destroy(x->caches[i].c);
+    free(x->caches);
+    sl_check_snapshot_free(x->snap[0]);
+    sl_check_snapshot_free(x->snap[1]);
+    sl_strbuf_free(&x->member[0]);
+    sl_strbuf_free(&x->member[1]);
+    sl_replay_destroy(x->r);
+    free(x);
+    return status;
+}
 
 static int run_replay(int argc, char **argv)
 {
     const char *file = NULL, *perfetto = NULL, *kernel = NULL, *cache = NULL;
     sl_cli_format fmt = SL_FMT_TABLE;
     unsigned long cpus = 0, zone_mb = 0, unit = 0, top = 25;
-    bool validate_each = false;
+    bool validate_each = false, check = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
@@ -281,6 +558,8 @@ static int run_replay(int argc, char **argv)
                 return sl_cli_usage_error(&sl_cli_cmd_replay, "--top takes a number (0 = all)");
         } else if (!strcmp(a, "--validate-each")) {
             validate_each = true;
+        } else if (!strcmp(a, "--check")) {
+            check = true;
         } else if (a[0] == '-' && a[1] == '-') {
             return sl_cli_usage_error(&sl_cli_cmd_replay, "%s: unknown option, or it needs a value", a);
         } else if (!file) {
@@ -291,6 +570,11 @@ static int run_replay(int argc, char **argv)
     }
     if (!file)
         return sl_cli_usage_error(&sl_cli_cmd_replay, "give the trace file (or - for standard input)");
+    if (check && (perfetto || kernel))
+        return sl_cli_usage_error(&sl_cli_cmd_replay, "--check takes neither --perfetto nor --kernel (the snapshot "
+                                                      "names its kernel)");
+    if (check)
+        return run_check(file, cache, fmt, zone_mb);
     char why[512];
     FILE *in = sl_cli_open_input(file, why, sizeof why);
     if (!in) {

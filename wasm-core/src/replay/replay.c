@@ -833,6 +833,8 @@ static int tar_in(sl_replay *r, const uint8_t *p, size_t n, size_t *used)
             } else if (r->member != SLI_MEMBER_SKIP) {
                 if (r->member_buf.len + len <= (r->member == SLI_MEMBER_SYSFS ? 4096 : 1 << 20))
                     sl_strbuf_append(&r->member_buf, data, len);
+            } else if (r->cfg.on_member) {
+                r->cfg.on_member(r->cfg.user, r->member_name, data, len, false);
             }
             sli_tar_took(&r->tar, took);
             *used += took;
@@ -848,6 +850,8 @@ static int tar_in(sl_replay *r, const uint8_t *p, size_t n, size_t *used)
                     return rc;
                 }
             }
+            if (r->member == SLI_MEMBER_SKIP && r->cfg.on_member)
+                r->cfg.on_member(r->cfg.user, r->member_name, NULL, 0, true);
             member_end(r);
             break;
         case SLI_TAR_END_OF_ARCHIVE:

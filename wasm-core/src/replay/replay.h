@@ -184,6 +184,9 @@ typedef struct sl_replay_config {
     bool metadata_only;     /* read a .slabcap's metadata and sysfs, skip its trace (slablab slabinfo) */
     /* Called once per applied event (may be NULL). */
     void (*on_op)(void *user, const sl_replay_op *op);
+    /* Called with the bytes of each archive member the replay does not read itself (the snapshots), then
+     * once with end set (may be NULL). */
+    void (*on_member)(void *user, const char *name, const void *data, size_t len, bool end);
     void *user;
 } sl_replay_config;
 

@@ -655,4 +655,68 @@ typedef struct sl_slub_seed_desc {
  */
 int sl_slub_seed(sl_slub_cache *s, const sl_slub_seed_desc *d, char *msg, size_t msg_len);
 
+/* ------------------------------------------------------------------ */
+/* Steering a seeded cache after a real kernel (steer.c)               */
+/*
+ * Corrections, not kernel paths: the replay layer's check (check.c) uses
+ * them to put a model it compares with a real kernel back in step when the
+ * model predicted another object than the kernel's.  Each needs a cache
+ * created with tracking, and no operation running.
+ */
+
+/* Where a slab is (sl_slub_steer_slab_info.list). */
+enum { SL_SLUB_STEER_CPU_SLAB = 0, SL_SLUB_STEER_CPU_PARTIAL = 1, SL_SLUB_STEER_NODE_PARTIAL = 2,
+       SL_SLUB_STEER_NONE = 3 };
+
+typedef struct sl_slub_steer_slab_info {
+    uint8_t list;     /* SL_SLUB_STEER_* */
+    uint8_t cpu;      /* the CPU of a CPU slab or CPU partial slab */
+    uint8_t frozen;
+    uint8_t pad_;
+    uint32_t objects;
+    uint32_t inuse;   /* the slab's counter (a CPU freelist's objects count as in use) */
+} sl_slub_steer_slab_info;
+
+/* 1 if obj is free in the model (any freelist or sheaf), 0 if allocated; SL_EFOREIGN, SL_EMISALIGNED, or SL_EINVAL (no tracking). */
+int sl_slub_steer_object_state(const sl_slub_cache *s, const void *obj);
+/*
+ * Takes the free object obj out of wherever the model holds it (a CPU
+ * freelist, its slab's freelist, a CPU's or the barn's sheaf) and marks it
+ * allocated, keeping inuse, frozen and the lists consistent (steer.c's
+ * essay).  Returns 0; SL_EINVAL (not free, or no tracking), SL_EFOREIGN,
+ * SL_EMISALIGNED, or SL_EBUSY (in a full sheaf that cannot give it up:
+ * nothing changed).
+ */
+int sl_slub_steer_take(sl_slub_cache *s, void *obj);
+/*
+ * A new slab of the cache's order: `full` (every object allocated, on no
+ * list) or empty (at the tail of the node partial list).  *pfn gets its
+ * pfn.  Returns 0, SL_EINVAL or SL_ENOMEM (no page at the cache's order).
+ */
+int sl_slub_steer_new_slab(sl_slub_cache *s, bool full, uint32_t *pfn);
+/*
+ * The slab at pfn: its list, CPU, counters, and (free_map, may be NULL,
+ * objects bytes) 1 for each free object.  Returns 0, SL_EFOREIGN (no slab
+ * of this cache there) or SL_EINVAL.
+ */
+int sl_slub_steer_slab(const sl_slub_cache *s, uint32_t pfn, sl_slub_steer_slab_info *out, uint8_t *free_map);
+
+/*
+ * The pfns of the slabs on lists, in the order sl_slub_seed takes a
+ * description: each CPU's CPU slab then its partial chain (head first), CPU
+ * by CPU, then the node partial list.  Writes at most cap; returns how many
+ * there are.
+ */
+uint32_t sl_slub_steer_listed(const sl_slub_cache *s, uint32_t *pfns, uint32_t cap);
+
+/*
+ * Makes the slab at pfn CPU cpu's CPU slab, as ___slab_alloc leaves a slab
+ * it took: off its list (another CPU's CPU slab gives its CPU freelist back
+ * to the slab first), frozen, its whole freelist now the CPU freelist; the
+ * CPU's previous CPU slab goes through deactivate_slab as flush_slab sends
+ * it.  For a cache with per-CPU slabs (before 7.0).  Returns 0, SL_EINVAL
+ * or SL_EFOREIGN.
+ */
+int sl_slub_steer_cpu_slab(sl_slub_cache *s, unsigned cpu, uint32_t pfn);
+
 #endif /* SL_SLUB_H */
