@@ -248,7 +248,7 @@ static void print_table(sl_replay *r, const char *file, unsigned top)
 
 /* ---- --check: the model kept in step with the capture's two snapshots (src/replay/check.c) ---- */
 
-enum { CHECK_MAX_CACHES = 64 };
+enum { CHECK_MAX_CACHES = 256 };
 
 typedef struct check_cache {
     char name[64];
@@ -368,14 +368,27 @@ static int print_check(check_ctx *x, const char *file, sl_cli_format fmt)
                      (unsigned long long)x->events_before_snapshot, (unsigned long long)x->unknown_frees_placed,
                      (unsigned long long)x->unknown_frees_unplaced);
     if (fmt != SL_FMT_JSON) {
-        printf("slablab replay %s --check: each cache's SLUB model (Linux %s's rules) seeded from snapshot-start, "
-               "driven by the trace, compared with snapshot-end\n", file, rel);
+        printf("slablab replay %s --check (kernel %s): each cache's SLUB model seeded from snapshot-start, driven by "
+               "the trace, compared with snapshot-end\n", file, rel);
         printf("%-22s %8s %15s %6s %6s %17s %7s %6s %6s %6s %6s\n", "cache", "events", "slabs agree", "list%",
                "inuse%", "objects agree", "allocs", "hit%", "fast%", "slow%", "sheaf%");
     }
     unsigned shown = 0;
+    /* The busiest caches first. */
+    unsigned *order = malloc((x->ncaches ? x->ncaches : 1) * sizeof *order);
+    if (!order) {
+        sl_strbuf_free(&out);
+        fprintf(stderr, "slablab replay: no memory\n");
+        return 1;
+    }
     for (unsigned i = 0; i < x->ncaches; i++) {
-        check_cache *k = &x->caches[i];
+        unsigned j = i;
+        for (; j > 0 && x->caches[order[j - 1]].events < x->caches[i].events; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    for (unsigned oi = 0; oi < x->ncaches; oi++) {
+        check_cache *k = &x->caches[order[oi]];
         if (!k->c)
             continue;
         sl_check_result res;
@@ -425,6 +438,7 @@ static int print_check(check_ctx *x, const char *file, sl_cli_format fmt)
         if (res.notes[0])
             printf("    notes: %s\n", res.notes);
     }
+    free(order);
     sl_strbuf_printf(&out, "], \"not_checked\": [");
     unsigned nn = 0;
     for (unsigned i = 0; i < x->ncaches; i++) {

@@ -502,6 +502,11 @@ void sl_check_set_earlier_read(sl_check *c, uint64_t start_ns, uint64_t end_ns)
         c->earlier_read = true, c->earlier_end = end_ns;
 }
 
+int sl_check_validate(sl_check *c, char *msg, size_t len)
+{
+    return c ? sl_slub_validate(c->s, msg, len) : SL_EINVAL;
+}
+
 bool sl_check_knows(const sl_check *c, uint64_t address)
 {
     return c && pair_of(c, address - address % c->slab_bytes) != NULL;

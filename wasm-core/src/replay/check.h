@@ -22,8 +22,8 @@
  * cache the model cannot seed, or an event for a CPU the model lacks gets a
  * specific error or count, never a crash.
  */
-#ifndef SL_CHECK_H
-#define SL_CHECK_H
+#ifndef SL_REPLAY_CHECK_H
+#define SL_REPLAY_CHECK_H
 
 #include "replay.h"
 
@@ -139,6 +139,8 @@ void sl_check_destroy(sl_check *c);
 int sl_check_event(sl_check *c, uint64_t t_ns, unsigned cpu, bool alloc, uint64_t address);
 /* The earlier snapshot's read, on the events' clock (live streams; a capture has none). */
 void sl_check_set_earlier_read(sl_check *c, uint64_t start_ns, uint64_t end_ns);
+/* sl_slub_validate of the check's model (tests: the corrections keep it consistent). */
+int sl_check_validate(sl_check *c, char *msg, size_t len);
 /* Does `address` fall in a slab this check knows (listed earlier, or met since)? */
 bool sl_check_knows(const sl_check *c, uint64_t address);
 /*
@@ -151,4 +153,4 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *b, const sl_check_win
 /* Appends r as a JSON object to out. */
 bool sl_check_result_json(const sl_check_result *r, sl_strbuf *out);
 
-#endif /* SL_CHECK_H */
+#endif /* SL_REPLAY_CHECK_H */
