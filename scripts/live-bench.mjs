@@ -181,18 +181,18 @@ try {
     await stop(s3.child);
   }
   work.forEach((w) => w());
-  console.log('| cache | window | events | slabs agreeing | objects agreeing | disagreeing objects by cause |');
-  console.log('|---|---|---|---|---|---|');
+  console.log('| cache | window | events | slabs agreeing (list and inuse) | objects agreeing | allocations predicted | disagreeing objects by cause |');
+  console.log('|---|---|---|---|---|---|---|');
   for (const name of picked) {
     const r = results.get(name);
     if (!r) {
-      console.log(`| ${name} | — | — | no 10-s window in 40 s | | |`);
+      console.log(`| ${name} | — | — | no 10-s window in 40 s | | | |`);
       continue;
     }
     const { a } = r;
     const causes = Object.entries(a.causes).filter(([, v]) => v > 0).map(([k, v]) => `${k} ${v}`).join(', ') || '—';
     const p = (x, y) => (y ? `${((100 * x) / y).toFixed(1)} %` : '—');
-    console.log(`| ${name} | ${r.windowS.toFixed(1)} s | ${r.events.toLocaleString('en-US')} | ${p(a.slabsAgreeing, a.slabsCompared)} of ${a.slabsCompared} | ${p(a.objectsAgreeing, a.objectsCompared)} of ${a.objectsCompared} | ${causes} (lost ${r.lost}) |`);
+    console.log(`| ${name} | ${r.windowS.toFixed(1)} s | ${r.events.toLocaleString('en-US')} | ${p(a.slabs_agreeing, a.slabs_compared)} of ${a.slabs_compared} | ${p(a.objects_agreeing, a.objects_compared)} of ${a.objects_compared} | ${p(a.hits, a.allocs)} of ${a.allocs} | ${causes} (lost ${r.lost}) |`);
   }
 } finally {
   await browser.close();

@@ -5,7 +5,7 @@
 // (/proc/slabinfo), remote frees, the busiest call sites; Pause freezes the
 // picture and the slider (or a click on the chart) scrubs the last minutes.
 // Picking a cache shows its last real snapshot (the kernel view's drawing)
-// and how far the events explain the next one (agreement.ts).  The stream is
+// and how far the events explain the next one (pick.ts, check-api.ts).  The stream is
 // read and counted in live.worker.ts; this thread only draws summaries.
 
 import { useEffect, useMemo, useRef, useState } from 'react';
@@ -18,7 +18,7 @@ import type { CoreState } from '../core/use-core';
 import type { ViewProps } from '../lab/view';
 import { OverviewChart } from '../trace/TraceParts';
 import type { Overview } from '../trace/trace-file';
-import { CAUSE_WORDS, agreementWords, type Cause } from './agreement';
+import { CAUSES, CAUSE_WORDS, PATHS, agreementWords } from './check-api';
 import type { LiveSummary } from './live-state';
 import type { AgreementPoint } from './pick';
 import type { Connection, FromWorker, ToWorker } from './protocol';
@@ -87,7 +87,7 @@ export function LiveView({ store, core }: ViewProps) {
           error = (err as Error).message;
         }
         if (m.point) liveHook().agreement = { cache: m.cache, a: m.point.a, events: m.point.events, lost: m.point.lost, windowS: (m.point.atNs - m.point.sinceNs) / 1e9 };
-        setPicked((p) => ({ cache: m.cache, doc, prev: p?.cache === m.cache ? p.doc : null, point: m.point, history: m.history, logged: m.logged, dropped: m.dropped, error }));
+        setPicked((p) => ({ cache: m.cache, doc, prev: p?.cache === m.cache ? p.doc : null, point: m.point, history: m.history, logged: m.logged, dropped: m.dropped, error: error ?? m.error }));
       } else if (m.type === 'picked') {
         setPicked((p) => (m.cache === null ? null : { cache: m.cache, doc: p?.cache === m.cache ? p.doc : null, prev: p?.cache === m.cache ? p.prev : null, point: p?.cache === m.cache ? p.point : null, history: p?.cache === m.cache ? p.history : [], logged: m.logged, dropped: m.dropped, error: m.error }));
       }
@@ -315,7 +315,8 @@ function PickedPanel({ core, p, interval }: { core: CoreState; p: PickedView; in
       <h3 id="live-picked-title">{p.cache}: the real state and the events</h3>
       <p className="lab-figures">
         A real snapshot every {interval || '—'} s; {fmt(p.logged)} events of {p.cache} since the last one{p.dropped ? ` (${fmt(p.dropped)} dropped: the page keeps at most 1,000,000)` : ''}.
-        The mirror starts from a snapshot, applies each allocation and free, and is compared with the next snapshot.
+        The SLUB model (the core's C, the rules of the kernel's version) is seeded from a snapshot, driven by each allocation and free
+        in time order (its own choice of object compared with the kernel's), and compared with the next snapshot.
       </p>
       {p.error && (
         <p className="alert alert-error" role="alert">
@@ -327,23 +328,28 @@ function PickedPanel({ core, p, interval }: { core: CoreState; p: PickedView; in
       {a && p.point && (
         <div data-testid="live-agreement">
           <p>
-            <strong>Agreement</strong>: {agreementWords(a)} ({fmt(p.point.events)} events applied in the window, {fmt(p.point.lost)} lost).
+            <strong>Agreement</strong> (Linux {a.kernel_rules}&apos;s SLUB rules): {agreementWords(a)} ({fmt(p.point.events)} events applied in the window, {fmt(p.point.lost)} lost).
           </p>
-          {a.objectsAgreeing < a.objectsCompared && (
+          <p className="lab-figures" data-testid="live-agreement-detail">
+            Slabs whose list matches: {fmt(a.slabs_list_agreeing)}; whose inuse matches: {fmt(a.slabs_inuse_agreeing)}; listed by the model only: {fmt(a.model_only_listed)}. Allocations predicted by path:{' '}
+            {PATHS.filter((k) => a.paths[k].allocs > 0)
+              .map((k) => `${k} ${fmt(a.paths[k].hits)} of ${fmt(a.paths[k].allocs)}`)
+              .join(', ') || '—'}
+            ; {fmt(a.corrections)} objects and {fmt(a.cpu_slab_corrections)} CPU slabs corrected after a miss.
+          </p>
+          {a.objects_agreeing < a.objects_compared && (
             <ul className="live-causes" aria-label="Where they differ">
-              {(Object.keys(a.causes) as Cause[])
-                .filter((k) => a.causes[k] > 0)
-                .map((k) => (
-                  <li key={k}>
-                    {fmt(a.causes[k])} objects ({fmt(a.slabCauses[k])} slabs): {CAUSE_WORDS[k]}
-                  </li>
-                ))}
+              {CAUSES.filter((k) => a.causes[k] > 0).map((k) => (
+                <li key={k}>
+                  {fmt(a.causes[k])} objects ({fmt(a.slab_causes[k])} slabs): {CAUSE_WORDS[k]}
+                </li>
+              ))}
             </ul>
           )}
           <p className="lab-figures">
-            {a.slabsFromEvents} slabs first seen in the events; {a.leftListsFull} slabs left the lists full as predicted
-            {a.leftListsNotFull ? `, ${a.leftListsNotFull} left them with free objects in the mirror` : ''}; lists (CPU, partial, full) are not predicted. History (slabs agreeing):{' '}
-            {p.history.map((h) => (h.a.slabsCompared ? `${Math.round((100 * h.a.slabsAgreeing) / h.a.slabsCompared)} %` : '—')).join(' · ')}
+            History (slabs agreeing):{' '}
+            {p.history.map((h) => (h.a.slabs_compared ? `${Math.round((100 * h.a.slabs_agreeing) / h.a.slabs_compared)} %` : '—')).join(' · ')}
+            {a.notes ? ` Seed notes: ${a.notes}.` : ''}
           </p>
         </div>
       )}

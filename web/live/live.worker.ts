@@ -1,11 +1,14 @@
 // live.worker.ts - reads `slablab serve`'s stream (fetch, same origin, the
 // token in the query and in the cookie the page got), decodes it (wire.ts),
-// counts it (live-state.ts), keeps the picked cache in step (pick.ts), and
+// counts it (live-state.ts), keeps the picked cache in step (pick.ts: the
+// C core's SLUB model, loaded here as the single-threaded build), and
 // posts a summary to the page every SUMMARY_MS.  Reading is paced by
 // decoding: nothing is queued here, so a page that cannot keep up slows the
 // stream and the server drops and counts (its queue is bounded).  When the
 // stream ends it reconnects with a growing delay (1 s to 5 s).
 
+import { loadCore } from '../core/load-core';
+import type { CheckModule } from './check-api';
 import { LiveState } from './live-state';
 import { Picked } from './pick';
 import type { Connection, FromWorker, ToWorker } from './protocol';
@@ -24,6 +27,17 @@ let status: Status | null = null;
 let newestEventNs = 0;
 let closed = false;
 let abort: AbortController | null = null;
+/** The core the agreement runs in (check-api.ts), loaded once when the worker starts. */
+let core: CheckModule | null = null;
+let coreError: string | null = null;
+const coreReady = loadCore('single').then(
+  (m) => {
+    core = m as CheckModule;
+  },
+  (e: unknown) => {
+    coreError = `the model's core could not be loaded: ${(e as Error).message}`;
+  },
+);
 
 function connection(c: Connection) {
   post({ type: 'connection', c });
@@ -54,7 +68,15 @@ function onFrames(reader: FrameReader, chunk: Uint8Array) {
         break;
       case F.EVENTS: {
         const p = picked;
-        state.add(f.batch, p ? (cid, t, alloc, hi, lo) => pickedIds.has(cid) && p.push(t, alloc, hi, lo) : undefined);
+        state.add(f.batch);
+        if (p && pickedIds.size) {
+          const rec = f.batch.records;
+          const base = Number(f.batch.baseNs);
+          for (let i = 0; i < f.batch.count; i++) {
+            const k = ev.kind(rec, i);
+            if ((k === 1 || k === 2) && pickedIds.has(ev.cache(rec, i))) p.push(base + ev.dtUs(rec, i) * 1000, ev.cpu(rec, i), k === 1, ev.objHi(rec, i), ev.objLo(rec, i));
+          }
+        }
         const last = f.batch.count ? Number(f.batch.baseNs) + ev.dtUs(f.batch.records, f.batch.count - 1) * 1000 : 0;
         if (last > newestEventNs) newestEventNs = last;
         break;
@@ -69,12 +91,15 @@ function onFrames(reader: FrameReader, chunk: Uint8Array) {
       case F.SNAPSHOT: {
         const p = picked;
         if (!p) break;
+        let point = null;
+        let error: string | null = null;
         try {
-          const point = p.snapshot(f.snapshot, f.takenNs, state.kernelLost + (status?.server_dropped ?? 0));
-          if (p.last) post({ type: 'snapshot', cache: p.name, text: f.snapshot, takenNs: f.takenNs, point, history: p.history, logged: p.logged, dropped: p.dropped });
+          point = p.snapshot(f.snapshot, f.takenNs, state.kernelLost + (status?.server_dropped ?? 0));
         } catch (e) {
-          post({ type: 'picked', cache: p.name, logged: p.logged, dropped: p.dropped, error: `a snapshot could not be read: ${(e as Error).message}` });
+          error = `the model could not follow this snapshot: ${(e as Error).message}`;
         }
+        if (p.seen) post({ type: 'snapshot', cache: p.name, text: f.snapshot, takenNs: f.takenNs, point, history: p.history, logged: p.logged, dropped: p.dropped, error });
+        else if (error) post({ type: 'picked', cache: p.name, logged: p.logged, dropped: p.dropped, error });
         break;
       }
       case F.ERROR:
@@ -139,10 +164,15 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
     token = m.token.replace(/[^0-9a-f]/g, '');
     void run();
   } else if (m.type === 'pick') {
-    picked = m.cache ? new Picked(m.cache) : null;
-    pickedIds = new Set(m.cache ? state.idsNamed(m.cache) : []);
-    post({ type: 'picked', cache: m.cache, logged: 0, dropped: 0, error: null });
-    watch();
+    picked?.close();
+    picked = null;
+    const cache = m.cache;
+    void coreReady.then(() => {
+      picked = cache && core ? new Picked(cache, core) : null;
+      pickedIds = new Set(cache ? state.idsNamed(cache) : []);
+      post({ type: 'picked', cache, logged: 0, dropped: 0, error: cache && !core ? coreError : null });
+      watch();
+    });
   } else if (m.type === 'close') {
     closed = true;
     abort?.abort();

@@ -17,5 +17,5 @@ export type Connection =
 export type FromWorker =
   | { type: 'connection'; c: Connection }
   | { type: 'summary'; s: LiveSummary; status: Status | null; sentAtMs: number; newestEventNs: number }
-  | { type: 'snapshot'; cache: string; text: string; takenNs: [number, number]; point: AgreementPoint | null; history: AgreementPoint[]; logged: number; dropped: number }
+  | { type: 'snapshot'; cache: string; text: string; takenNs: [number, number]; point: AgreementPoint | null; history: AgreementPoint[]; logged: number; dropped: number; error: string | null }
   | { type: 'picked'; cache: string | null; logged: number; dropped: number; error: string | null };

@@ -4,7 +4,7 @@
 // the wall time of the frame that drew it; the last PAINTS of them) and the
 // picked cache's latest agreement.
 
-import type { Agreement } from './agreement';
+import type { Agreement } from './check-api';
 
 export const PAINTS = 2000;
 

@@ -366,8 +366,9 @@ int sl_check_create(const sl_check_snapshot *snap, const char *name, sl_check **
         return fail(err, errlen, SL_EINVAL, "%u CPUs: the model has at most %u", c->ncpus, SL_SLUB_MAX_CPUS);
     }
     c->slab_bytes = (uint64_t)SL_PAGE_SIZE << a->order;
-    size_t slabs = (size_t)a->nr_slabs + a->nslabs + 256;
-    size_t zone = 2 * slabs * c->slab_bytes + ((size_t)4 << 20);
+    /* The listed slabs twice over, and room for the full slabs the events will touch (made when touched). */
+    size_t slabs = 2 * a->nslabs + (a->nr_slabs < 4096 ? a->nr_slabs : 4096) + 256;
+    size_t zone = slabs * c->slab_bytes + ((size_t)4 << 20);
     if (zone > SL_CHECK_MAX_ZONE)
         zone = SL_CHECK_MAX_ZONE;
     if (sl_page_zone_init(&c->zone, zone, NULL) != SL_OK) {

@@ -32,7 +32,11 @@ enum {
     SL_CHECK_MAX_JSON = 256 << 20, /* bytes of snapshot JSON parsed */
     SL_CHECK_EXAMPLES = 20,
 };
+#if SL_WASM
+#define SL_CHECK_MAX_ZONE ((size_t)64 << 20) /* the page's memory is real: a smaller bound */
+#else
 #define SL_CHECK_MAX_ZONE ((size_t)256 << 20)
+#endif
 
 /* The likely cause of a disagreement, in the order the rules try them (docs/live.md). */
 typedef enum sl_check_cause {
