@@ -355,7 +355,10 @@ static double pct(uint64_t n, uint64_t d) { return d ? 100.0 * (double)n / (doub
 
 static int print_check(check_ctx *x, const char *file, sl_cli_format fmt)
 {
-    sl_check_window w = {.timed = false};
+    /* Events the kernel lost (the trace's markers, or the capture's count): the window's loss. */
+    sl_replay_summary sum;
+    sl_replay_summary_get(x->r, &sum);
+    sl_check_window w = {.timed = false, .lost = sum.lost_events};
     sl_strbuf out = {0};
     int status = 0;
     sl_strbuf_printf(&out, "{\"format\": \"slablab-check/1\", \"capture\": ");
@@ -363,13 +366,15 @@ static int print_check(check_ctx *x, const char *file, sl_cli_format fmt)
     sl_strbuf_printf(&out, ", \"kernel\": ");
     const char *rel = sl_check_snapshot_release(x->snap[0]);
     sl_strbuf_json_string(&out, rel, strlen(rel));
-    sl_strbuf_printf(&out, ", \"events_before_snapshot\": %llu, \"kfree_unknown_placed\": %llu, "
+    sl_strbuf_printf(&out, ", \"lost_events\": %llu, \"events_before_snapshot\": %llu, \"kfree_unknown_placed\": %llu, "
                            "\"kfree_unknown_unplaced\": %llu, \"caches\": [",
-                     (unsigned long long)x->events_before_snapshot, (unsigned long long)x->unknown_frees_placed,
+                     (unsigned long long)w.lost, (unsigned long long)x->events_before_snapshot,
+                     (unsigned long long)x->unknown_frees_placed,
                      (unsigned long long)x->unknown_frees_unplaced);
     if (fmt != SL_FMT_JSON) {
         printf("slablab replay %s --check (kernel %s): each cache's SLUB model seeded from snapshot-start, driven by "
-               "the trace, compared with snapshot-end\n", file, rel);
+               "the trace, compared with snapshot-end; %llu events lost by the kernel\n", file, rel,
+               (unsigned long long)w.lost);
         printf("%-22s %8s %15s %6s %6s %17s %7s %6s %6s %6s %6s\n", "cache", "events", "slabs agree", "list%",
                "inuse%", "objects agree", "allocs", "hit%", "fast%", "slow%", "sheaf%");
     }
