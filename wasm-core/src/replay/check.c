@@ -257,7 +257,8 @@ static int describe(sl_check *c, sl_slub_seed_desc *d, sl_slub_seed_slab **slabs
                     uint32_t **pairs_words, uint8_t *take)
 {
     sli_check_cache *a = &c->a;
-    *slabs = calloc(a->nslabs ? a->nslabs : 1, sizeof **slabs);
+    /* room for the listed slabs and, for the sheaves, one full slab per sheaf object at most */
+    *slabs = calloc(a->nslabs + a->nsheaf_objs + 1, sizeof **slabs);
     *sheaves = NULL;
     *pairs_words = NULL;
     uint8_t *seen = calloc(a->objects, 1);
@@ -271,7 +272,7 @@ static int describe(sl_check *c, sl_slub_seed_desc *d, sl_slub_seed_slab **slabs
         uint32_t nfree = x->nfree;
         bool partial = x->list != SLI_CHECK_CPU_SLAB;
         take[i] = !x->torn && x->objects == a->objects && nfree <= a->objects && (!partial || nfree) &&
-                  !(x->list == SLI_CHECK_CPU_SLAB && d->nslabs) && distinct(a, x, seen);
+                  distinct(a, x, seen);
         if (!take[i]) {
             skipped++;
             continue;
@@ -289,46 +290,112 @@ static int describe(sl_check *c, sl_slub_seed_desc *d, sl_slub_seed_slab **slabs
 }
 
 /*
- * The sheaves' words: each object as (described slab, index).  Left out (a
- * note says so) when an object is not on a described slab or is also on a
- * freelist: the snapshot changed while read.  SL_OK or SL_ENOMEM.
+ * The sheaves' words: each object as (described slab, index).  An object on
+ * a slab no list holds (a full slab, in the kernel) gets that slab described
+ * as a full slab (appended to d's slabs, paired with no model slab yet: the
+ * sheaves tell it after the seed).  Left out (a note says so) when an
+ * object is not an object slot, is on a listed slab's freelist, or is held
+ * twice: the snapshot changed while read.  SL_OK or SL_ENOMEM.
  */
-static int describe_sheaves(sl_check *c, sl_slub_seed_desc *d, sl_slub_seed_sheaf **out, uint32_t **words,
-                            const uint8_t *take)
+static int describe_sheaves(sl_check *c, sl_slub_seed_desc *d, sl_slub_seed_slab *dslabs,
+                            sl_slub_seed_sheaf **out, uint32_t **words)
 {
     sli_check_cache *a = &c->a;
     if (!a->nsheaves || !a->nsheaf_objs || !a->sheaf_capacity)
         return SL_OK;
-    /* described slab index of each taken real slab, by the pairing's order */
     *out = calloc(a->nsheaves, sizeof **out);
     *words = calloc(2 * a->nsheaf_objs, sizeof **words);
-    if (!*out || !*words)
+    uint8_t *held = calloc((size_t)(d->nslabs + a->nsheaf_objs) * a->objects, 1);
+    if (!*out || !*words || !held) {
+        free(held);
         return SL_ENOMEM;
-    uint32_t ns = 0;
-    for (size_t j = 0; j < a->nsheaves; j++) {
+    }
+    /* what the listed slabs' freelists hold */
+    for (uint32_t i = 0; i < d->nslabs; i++) {
+        for (uint32_t k = 0; k < dslabs[i].nfree; k++)
+            held[(size_t)i * a->objects + dslabs[i].free[k]] = 1;
+        for (uint32_t k = 0; k < dslabs[i].ncpu_free; k++)
+            held[(size_t)i * a->objects + dslabs[i].cpu_free[k]] = 1;
+    }
+    uint32_t ns = 0, nslabs = d->nslabs;
+    const char *why = NULL;
+    for (size_t j = 0; j < a->nsheaves && !why; j++) {
         const sli_check_sheaf *x = &a->sheaves[j];
         if (!x->size)
             continue;
-        for (uint32_t k = 0; k < x->size; k++) {
+        for (uint32_t k = 0; k < x->size && !why; k++) {
             uint64_t o = a->sheaf_objs[x->at + k];
             uint64_t base = o - o % c->slab_bytes;
-            pairing *p = pair_of(c, base);
             uint64_t off = o - base - a->red_left_pad;
-            if (!p || off % a->size || off / a->size >= a->objects) {
-                note(&c->r, "sheaves start empty (an object of theirs is on no listed slab): their objects are "
-                            "allocated in the model");
-                return SL_OK;
+            if (off % a->size || off / a->size >= a->objects) {
+                why = "an object of theirs is no object slot";
+                break;
             }
-            (*words)[2 * (x->at + k)] = (uint32_t)(p - c->pairs);
-            (*words)[2 * (x->at + k) + 1] = (uint32_t)(off / a->size);
+            pairing *p = pair_of(c, base);
+            if (!p) {
+                p = pair_new(c, base, NONE32, false, 0);
+                if (!p) {
+                    free(held);
+                    return SL_ENOMEM;
+                }
+                dslabs[nslabs++] = (sl_slub_seed_slab){.list = SL_SLUB_SEED_FULL, .objects = a->objects,
+                                                       .inuse = a->objects};
+            }
+            uint32_t si = (uint32_t)(p - c->pairs), idx = (uint32_t)(off / a->size);
+            if (si >= nslabs || held[(size_t)si * a->objects + idx]++) {
+                why = "an object of theirs is also on a freelist or in another sheaf";
+                break;
+            }
+            (*words)[2 * (x->at + k)] = si;
+            (*words)[2 * (x->at + k) + 1] = idx;
         }
         (*out)[ns++] = (sl_slub_seed_sheaf){.place = x->place, .cpu = x->cpu, .size = x->size,
                                             .objects = *words + 2 * x->at};
     }
-    (void)take;
+    free(held);
+    if (why) {
+        /* The full slabs described for them go too: nothing else refers to them. */
+        c->npairs = d->nslabs;
+        memset(c->hash, 0, c->hash_cap * sizeof *c->hash);
+        for (uint32_t p = 0; p < c->npairs; p++) {
+            uint32_t i = hash_slot(c, c->pairs[p].kbase);
+            while (c->hash[i])
+                i = (i + 1) & (c->hash_cap - 1);
+            c->hash[i] = p + 1;
+        }
+        c->nmarks = c->npairs * a->objects;
+        note(&c->r, "sheaves start empty (%s): their objects are allocated in the model", why);
+        return SL_OK;
+    }
+    d->nslabs = nslabs;
     d->nsheaves = ns;
     d->sheaves = *out;
     return SL_OK;
+}
+
+/*
+ * After the seed: the model slabs of the full slabs described for sheaf
+ * objects, found through the model's sheaves (each described sheaf read back
+ * in place).
+ */
+static void pair_sheaf_slabs(sl_check *c, const sl_slub_seed_desc *d, uint32_t listed)
+{
+    void **objs = calloc(c->a.sheaf_capacity ? c->a.sheaf_capacity : 1, sizeof *objs);
+    if (!objs)
+        return;
+    unsigned barn = 0;
+    for (uint32_t j = 0; j < d->nsheaves; j++) {
+        const sl_slub_seed_sheaf *x = &d->sheaves[j];
+        uint32_t n = sl_slub_steer_sheaf(c->s, x->place, x->cpu, x->place == SL_SLUB_SEED_BARN_FULL ? barn++ : 0, objs,
+                                         c->a.sheaf_capacity);
+        for (uint32_t k = 0; k < n && k < x->size; k++) {
+            uint32_t si = x->objects[2 * k], pfn, idx;
+            if (si >= listed && si < c->npairs && c->pairs[si].pfn == NONE32 &&
+                sl_slub_object_index(c->s, objs[k], &pfn, &idx))
+                pair_model(c, &c->pairs[si], pfn);
+        }
+    }
+    free(objs);
 }
 
 int sl_check_create(const sl_check_snapshot *snap, const char *name, sl_check **out, char *err, size_t errlen)
@@ -425,8 +492,9 @@ int sl_check_create(const sl_check_snapshot *snap, const char *name, sl_check **
             rc = SL_ENOMEM;
         }
     }
+    uint32_t listed = d.nslabs;
     if (rc == SL_OK)
-        rc = describe_sheaves(c, &d, &dsheaves, &words, take);
+        rc = describe_sheaves(c, &d, dslabs, &dsheaves, &words);
     char msg[256] = "";
     if (rc == SL_OK) {
         rc = sl_slub_seed(c->s, &d, msg, sizeof msg);
@@ -435,6 +503,7 @@ int sl_check_create(const sl_check_snapshot *snap, const char *name, sl_check **
         } else if (d.nsheaves) { /* the sheaves broke a rule (a torn read): seed without them */
             note(&c->r, "sheaves start empty (%s)", msg);
             d.nsheaves = 0;
+            d.nslabs = listed; /* the full slabs described for them are made when an event touches them */
             rc = sl_slub_seed(c->s, &d, msg, sizeof msg);
             rc = rc >= 0 ? SL_OK : rc;
         }
@@ -444,14 +513,16 @@ int sl_check_create(const sl_check_snapshot *snap, const char *name, sl_check **
         fail(err, errlen, rc, "no memory to seed %s", name);
     }
     if (rc == SL_OK) {
-        uint32_t *pfns = calloc(d.nslabs ? d.nslabs : 1, sizeof *pfns);
-        if (!pfns || sl_slub_steer_listed(c->s, pfns, d.nslabs) != d.nslabs) {
+        uint32_t *pfns = calloc(listed ? listed : 1, sizeof *pfns);
+        if (!pfns || sl_slub_steer_listed(c->s, pfns, listed) != listed) {
             rc = fail(err, errlen, pfns ? SL_ECORRUPT : SL_ENOMEM, "%s: the seeded lists are not the description's",
                       name);
         } else {
-            for (uint32_t i = 0; i < d.nslabs; i++)
+            for (uint32_t i = 0; i < listed; i++)
                 pair_model(c, &c->pairs[i], pfns[i]);
-            c->r.slabs_seeded = d.nslabs;
+            if (d.nsheaves)
+                pair_sheaf_slabs(c, &d, listed);
+            c->r.slabs_seeded = listed;
         }
         free(pfns);
     }

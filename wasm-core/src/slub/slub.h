@@ -719,4 +719,13 @@ uint32_t sl_slub_steer_listed(const sl_slub_cache *s, uint32_t *pfns, uint32_t c
  */
 int sl_slub_steer_cpu_slab(sl_slub_cache *s, unsigned cpu, uint32_t pfn);
 
+/*
+ * The objects of one sheaf, bottom first, into objs (at most cap): CPU
+ * cpu's main, spare or rcu_free sheaf, or the barn's nth full sheaf from
+ * the list's head (place: SL_SLUB_SEED_MAIN .. SL_SLUB_SEED_BARN_FULL).
+ * Returns the sheaf's size (0: no such sheaf, or no sheaves).
+ */
+uint32_t sl_slub_steer_sheaf(const sl_slub_cache *s, unsigned place, unsigned cpu, unsigned nth, void **objs,
+                             uint32_t cap);
+
 #endif /* SL_SLUB_H */

@@ -385,3 +385,25 @@ int sl_slub_steer_cpu_slab(sl_slub_cache *s, unsigned cpu, uint32_t pfn)
     sl_dw_write_plain(&c->fl_tid, (sl_dword){(uintptr_t)head, sli_next_tid(s, ft.hi)});
     return SL_OK;
 }
+
+uint32_t sl_slub_steer_sheaf(const sl_slub_cache *s, unsigned place, unsigned cpu, unsigned nth, void **objs,
+                             uint32_t cap)
+{
+    const sli_sheaves *sh = s ? s->sheaves : NULL;
+    if (!sh || !sli_sheaves_active(sh) || (place != SL_SLUB_SEED_BARN_FULL && cpu >= sh->ncpus))
+        return 0;
+    const sli_sheaf *x = NULL;
+    if (place == SL_SLUB_SEED_MAIN)
+        x = sh->pcs[cpu].main;
+    else if (place == SL_SLUB_SEED_SPARE)
+        x = sh->pcs[cpu].spare;
+    else if (place == SL_SLUB_SEED_RCU_FREE)
+        x = sh->pcs[cpu].rcu_free;
+    else if (place == SL_SLUB_SEED_BARN_FULL)
+        for (x = sh->barn.full; x && nth; x = x->next)
+            nth--;
+    uint32_t n = x ? x->size : 0;
+    for (uint32_t k = 0; k < n && k < cap; k++)
+        objs[k] = x->objects[k];
+    return n;
+}
