@@ -43,7 +43,8 @@
  * the object not touched since); lost events; unlisted (an untouched
  * object of a slab the earlier snapshot did not list); untraced free or
  * allocation (the object changed state with no event of that kind on it);
- * other.  These are web/live/agreement.ts's rules, which this replaces.
+ * other.  These are the rules of the TypeScript mirror of object states
+ * (web/live/agreement.ts) that this replaced.
  */
 #include "check_internal.h"
 
