@@ -37,7 +37,9 @@
  * (outfile.h) and renamed over it only when complete: a failed capture
  * leaves an existing file as it was, and -o naming a device, FIFO or
  * directory is refused before tracing starts.  The trace member is
- * streamed and its header's size patched at the end.
+ * streamed and its header's size patched at the end.  The instance's
+ * hash-ptr option is off: pointers are the objects' real addresses, as in
+ * the archive's snapshots (`replay --check` places objects in slabs).
  */
 #include "capture_snapshot.h"
 #include "cli.h"

@@ -266,7 +266,7 @@ typedef struct check_ctx {
     char snap_err[2][256];
     check_cache *caches; /* by the replay's cache index */
     unsigned ncaches;
-    check_cache *by_index[65536];
+    uint16_t by_index[65536]; /* the replay's cache index -> 1 + index in caches[] (0: not yet met) */
     unsigned checks;
     uint64_t events_before_snapshot, unknown_frees_placed, unknown_frees_unplaced, over_limit;
 } check_ctx;
@@ -297,26 +297,23 @@ static void check_member(void *user, const char *name, const void *data, size_t 
 /* The check of the replay's cache `ci`, made at its first event; NULL when it is not checked. */
 static check_cache *check_of(check_ctx *x, unsigned ci)
 {
-    check_cache *k = x->by_index[ci];
-    if (k)
-        return k;
+    if (ci >= 65536)
+        return NULL;
+    if (x->by_index[ci])
+        return &x->caches[x->by_index[ci] - 1];
     sl_replay_cache_info info;
     if (sl_replay_cache_info_get(x->r, ci, 0, &info) != SL_OK || !info.name)
         return NULL;
-    if (x->only && strcmp(x->only, info.name))
+    if ((x->only && strcmp(x->only, info.name)) || x->ncaches >= 65535)
         return NULL;
     check_cache *grown = realloc(x->caches, (x->ncaches + 1) * sizeof *grown);
     if (!grown)
         return NULL;
-    /* by_index points into caches[]: re-point after the move */
-    for (unsigned i = 0; i < 65536; i++)
-        if (x->by_index[i])
-            x->by_index[i] = grown + (x->by_index[i] - x->caches);
     x->caches = grown;
-    k = &x->caches[x->ncaches++];
+    check_cache *k = &x->caches[x->ncaches++];
     memset(k, 0, sizeof *k);
     snprintf(k->name, sizeof k->name, "%s", info.name);
-    x->by_index[ci] = k;
+    x->by_index[ci] = (uint16_t)x->ncaches;
     if (x->checks >= CHECK_MAX_CACHES)
         snprintf(k->why, sizeof k->why, "over the %u caches checked at once (use --cache)", CHECK_MAX_CACHES);
     else if (sl_check_create(x->snap[0], info.name, &k->c, k->why, sizeof k->why) == SL_OK)

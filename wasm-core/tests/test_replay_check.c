@@ -7,6 +7,7 @@
  * add up; hand-built snapshots for each cause rule; bad snapshots and
  * events refused with their reason, every cut of a snapshot included.
  */
+#include "cli_test.h"
 #include "replay_util.h"
 
 #include "../src/replay/check.h"
@@ -456,6 +457,62 @@ static void test_corrupt_capture(void)
     free(data);
 }
 
+/* `slablab replay --check`: the same figures as the library, JSON and table, and its refusals. */
+static void test_cli(void)
+{
+#if SL_WASM
+    SL_SKIP(SL_CLI_NATIVE_ONLY);
+#else
+    char bin[PATH_MAX + 16], fixture[4096], other[4096], args[9000];
+    SL_REQUIRE(sl_cli_binary(bin, sizeof bin));
+    fixture_path(fixture, sizeof fixture, "../check/filp.slabcap.gz");
+    fixture_path(other, sizeof other, "capture-6.18.slabcap.gz");
+    static char out[1 << 16];
+    snprintf(args, sizeof args, "replay '%s' --check --cache filp --format json", fixture);
+    SL_REQUIRE(sl_cli_run(bin, args, out, sizeof out) == 0);
+    const char *jerr = NULL;
+    size_t at = 0;
+    jl *t = jl_parse(out, strlen(out), &jerr, &at);
+    SL_REQUIRE(t);
+    const jl *caches = jl_get(t, "caches");
+    SL_CHECK(caches && caches->n == 1);
+    /* The library's figures on the same capture. */
+    capture cap = {0};
+    SL_REQUIRE(read_capture(&cap));
+    char err[256];
+    sl_check_snapshot *a = sl_check_snapshot_parse(cap.member[0].data, cap.member[0].len, err, sizeof err);
+    sl_check_snapshot *b = sl_check_snapshot_parse(cap.member[1].data, cap.member[1].len, err, sizeof err);
+    sl_check *c = NULL;
+    sl_check_result r = {0};
+    sl_check_window w = {.timed = false};
+    if (a && b && sl_check_create(a, "filp", &c, err, sizeof err) == SL_OK) {
+        for (size_t i = 0; i < cap.nev; i++)
+            sl_check_event(c, cap.ev[i].t, cap.ev[i].cpu, cap.ev[i].alloc, cap.ev[i].ptr);
+        sl_check_compare(c, b, &w, &r, err, sizeof err);
+    }
+    if (caches && caches->n == 1) {
+        SL_CHECK_EQ(jl_num(caches->kids[0], "events"), cap.nev);
+        SL_CHECK_EQ(jl_num(caches->kids[0], "result.slabs_agreeing"), r.slabs_agreeing);
+        SL_CHECK_EQ(jl_num(caches->kids[0], "result.objects_agreeing"), r.objects_agreeing);
+        SL_CHECK_EQ(jl_num(caches->kids[0], "result.hits"), r.hits);
+    }
+    jl_free(t);
+    sl_check_destroy(c);
+    sl_check_snapshot_free(a);
+    sl_check_snapshot_free(b);
+    capture_free(&cap);
+    snprintf(args, sizeof args, "replay '%s' --check", fixture);
+    SL_CHECK(sl_cli_run(bin, args, out, sizeof out) == 0 && strstr(out, "filp ") && strstr(out, "slabs agree"));
+    /* Refusals, each with its reason. */
+    snprintf(args, sizeof args, "replay '%s' --check --cache nope 2>&1", fixture);
+    SL_CHECK(sl_cli_run(bin, args, out, sizeof out) == 1 && strstr(out, "no cache named 'nope'"));
+    snprintf(args, sizeof args, "replay '%s' --check 2>&1", other);
+    SL_CHECK(sl_cli_run(bin, args, out, sizeof out) == 1 && strstr(out, "has no snapshots"));
+    snprintf(args, sizeof args, "replay '%s' --check --perfetto /dev/null 2>&1", fixture);
+    SL_CHECK(sl_cli_run(bin, args, out, sizeof out) == 2 && strstr(out, "--check takes neither"));
+#endif
+}
+
 int main(void)
 {
     SL_RUN(test_capture_filp);
@@ -467,5 +524,6 @@ int main(void)
     SL_RUN(test_free_of_a_free_object);
     SL_RUN(test_bad_snapshots);
     SL_RUN(test_corrupt_capture);
+    SL_RUN(test_cli);
     return sl_check_summary();
 }

@@ -54,7 +54,7 @@
 #include <string.h>
 
 #define NONE32 UINT32_MAX
-enum { MAX_OBJECTS = 1 << 22 }; /* objects of the mapped slabs a check follows */
+enum { MAX_OBJECTS = 1 << 21 }; /* objects of the mapped slabs a check follows (24 bytes each) */
 
 /* Per object of a mapped slab: which events touched it and when. */
 enum { T_ALLOC = 1, T_FREE = 2 };
