@@ -251,32 +251,40 @@ static bool distinct(const sli_check_cache *a, const sli_check_slab *x, uint8_t 
 }
 
 /*
- * The seed description of a's slabs (those the model can take) and sheaves;
- * take[i] says which of a->slabs were described.  SL_OK or SL_ENOMEM.
+ * The seed description of a's listed slabs that the model can take, each
+ * paired (in description order) with no model slab yet; take[i] says which
+ * of a->slabs were described.  A slab listed twice (the snapshot read it on
+ * two lists while it moved) is described once.  SL_OK or SL_ENOMEM.
  */
-static int describe(sl_check *c, sl_slub_seed_desc *d, sl_slub_seed_slab **slabs, sl_slub_seed_sheaf **sheaves,
-                    uint32_t **pairs_words, uint8_t *take)
+static int describe(sl_check *c, sl_slub_seed_desc *d, sl_slub_seed_slab **slabs, uint8_t *take)
 {
     sli_check_cache *a = &c->a;
     /* room for the listed slabs and, for the sheaves, one full slab per sheaf object at most */
     *slabs = calloc(a->nslabs + a->nsheaf_objs + 1, sizeof **slabs);
-    *sheaves = NULL;
-    *pairs_words = NULL;
     uint8_t *seen = calloc(a->objects, 1);
     if (!*slabs || !seen) {
         free(seen);
         return SL_ENOMEM;
     }
-    uint32_t n = 0, skipped = 0;
+    uint32_t n = 0, skipped = 0, twice = 0;
     for (size_t i = 0; i < a->nslabs; i++) {
         const sli_check_slab *x = &a->slabs[i];
         uint32_t nfree = x->nfree;
         bool partial = x->list != SLI_CHECK_CPU_SLAB;
         take[i] = !x->torn && x->objects == a->objects && nfree <= a->objects && (!partial || nfree) &&
                   distinct(a, x, seen);
+        if (take[i] && pair_of(c, x->base)) {
+            take[i] = 0;
+            twice++;
+            continue;
+        }
         if (!take[i]) {
             skipped++;
             continue;
+        }
+        if (!pair_new(c, x->base, NONE32, false, 0)) {
+            free(seen);
+            return SL_ENOMEM;
         }
         (*slabs)[n++] = (sl_slub_seed_slab){.list = x->list, .cpu = x->cpu, .objects = a->objects,
                                             .inuse = a->objects - nfree, .nfree = nfree, .free = a->idx + x->free_at,
@@ -285,6 +293,8 @@ static int describe(sl_check *c, sl_slub_seed_desc *d, sl_slub_seed_slab **slabs
     free(seen);
     if (skipped)
         note(&c->r, "%u listed slabs not seeded (torn, or counts that disagree with their freelists)", skipped);
+    if (twice)
+        note(&c->r, "%u slabs listed twice (moving while read) seeded once", twice);
     d->nslabs = n;
     d->slabs = *slabs;
     return SL_OK;
@@ -478,21 +488,7 @@ int sl_check_create(const sl_check_snapshot *snap, const char *name, sl_check **
     sl_slub_seed_slab *dslabs = NULL;
     sl_slub_seed_sheaf *dsheaves = NULL;
     uint32_t *words = NULL;
-    rc = c->by_pfn && c->free_map && take && hash_grow(c) ? describe(c, &d, &dslabs, &dsheaves, &words, take)
-                                                          : SL_ENOMEM;
-    /* Pair the described slabs in order (their model slabs come after the seed). */
-    for (size_t i = 0; rc == SL_OK && i < a->nslabs; i++) {
-        if (!take[i])
-            continue;
-        if (pair_of(c, a->slabs[i].base)) { /* listed twice: the snapshot moved while read */
-            take[i] = 0;
-            rc = SL_EINVAL;
-            fail(err, errlen, rc, "%s: slab %#llx is listed twice in the snapshot", name,
-                 (unsigned long long)a->slabs[i].base);
-        } else if (!pair_new(c, a->slabs[i].base, NONE32, false, 0)) {
-            rc = SL_ENOMEM;
-        }
-    }
+    rc = c->by_pfn && c->free_map && take && hash_grow(c) ? describe(c, &d, &dslabs, take) : SL_ENOMEM;
     uint32_t listed = d.nslabs;
     if (rc == SL_OK)
         rc = describe_sheaves(c, &d, dslabs, &dsheaves, &words);
