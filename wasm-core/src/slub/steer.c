@@ -34,6 +34,14 @@
  *                  its top; with that main sheaf empty, SL_EBUSY (nothing
  *                  changed).  Sheaves waiting for RCU and prefilled sheaves
  *                  are not searched.
+ * The CPU slab: without sheaves every allocation on a CPU comes from its
+ * CPU slab, so when the kernel's object sits on another slab, that slab was
+ * the kernel's CPU slab.  sl_slub_steer_cpu_slab makes it the model's as
+ * ___slab_alloc leaves a slab it took: off its list (only it: the slabs
+ * get_partial_node would move after it are not moved; another CPU's CPU
+ * slab first gives its CPU freelist back to the slab), frozen, its whole
+ * freelist the CPU freelist; the CPU's previous CPU slab goes through
+ * deactivate_slab, as flush_slab sends it (the kernel's path).
  * A new slab the kernel had and the model did not (one the earlier
  * snapshot did not list) is made at the cache's order either full, on no
  * list (a full slab, as the seed makes them), or empty at the tail of the
@@ -350,25 +358,12 @@ int sl_slub_steer_cpu_slab(sl_slub_cache *s, unsigned cpu, uint32_t pfn)
         recount_chain(&s->cpu[k]);
     } else if (slab->on_node_partial) {
         /*
-         * As get_partial_node would have, had this slab been first on the
-         * list: with the CPU's partial list empty (else the kernel would not
-         * have come to the node), the slabs at the head of the node list
-         * follow onto it until more than cpu_partial_slabs / 2 moved (6.8+).
+         * Only this slab leaves the node list: the slabs get_partial_node
+         * would move after it onto the CPU partial list are not moved (on
+         * real captures that made the lists agree less, not more).
          */
-        bool fill = !s->rules.frozen_cpu_partial && s->g.cpu_partial_slabs;
-        if (fill && c->partial) {
-            /* The kernel's partial list was empty: the model's goes back to the node (__put_partials). */
-            sli_slub_slab *chain = c->partial;
-            c->partial = NULL;
-            sli_slub_put_partials(&a, chain);
-        }
         sli_list_lock(&a);
         sli_slub_remove_partial(&a, slab);
-        for (unsigned moved = 0; fill && s->node.partial_head && moved <= s->g.cpu_partial_slabs / 2; moved++) {
-            sli_slub_slab *next = s->node.partial_head;
-            sli_slub_remove_partial(&a, next);
-            sli_slub_put_cpu_partial(&a, next, false);
-        }
         sl_spin_unlock(&s->node.list_lock);
     }
     /* The slab is off every list: freeze it (freeze_slab) before the CPU's current slab goes. */
