@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadNodeCore } from '../test/node-core';
 import { CAUSES, Check, CheckError, PATHS, type Agreement, type CheckEvents, type CheckModule } from './check-api';
 import { Picked } from './pick';
-import { ev, F, FrameReader } from './wire';
+import { ev, F, FrameReader, isAlloc, K } from './wire';
 
 const PER = 16;
 const SIZE = 256;
@@ -186,7 +186,7 @@ describe('agreement (the C check)', () => {
         const rec = f.batch.records;
         for (let i = 0; i < f.batch.count; i++) {
           const k = ev.kind(rec, i);
-          if ((k === 1 || k === 2) && ev.cache(rec, i) === filp) p.push(Number(f.batch.baseNs) + ev.dtUs(rec, i) * 1000, ev.cpu(rec, i), k === 1, ev.objHi(rec, i), ev.objLo(rec, i));
+          if (k !== K.PCPU_ALLOC && k !== K.PCPU_FREE && ev.cache(rec, i) === filp) p.push(Number(f.batch.baseNs) + ev.dtUs(rec, i) * 1000, ev.cpu(rec, i), isAlloc(k), ev.objHi(rec, i), ev.objLo(rec, i));
         }
       } else if (f.type === F.SNAPSHOT) {
         const point = p.snapshot(f.snapshot, f.takenNs, 0);

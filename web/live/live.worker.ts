@@ -12,7 +12,7 @@ import type { CheckModule } from './check-api';
 import { LiveState } from './live-state';
 import { Picked } from './pick';
 import type { Connection, FromWorker, ToWorker } from './protocol';
-import { ev, F, FrameReader, WireError, type Status } from './wire';
+import { ev, F, FrameReader, isAlloc, K, WireError, type Status } from './wire';
 
 const SUMMARY_MS = 500;
 
@@ -74,7 +74,8 @@ function onFrames(reader: FrameReader, chunk: Uint8Array) {
           const base = Number(f.batch.baseNs);
           for (let i = 0; i < f.batch.count; i++) {
             const k = ev.kind(rec, i);
-            if ((k === 1 || k === 2) && pickedIds.has(ev.cache(rec, i))) p.push(base + ev.dtUs(rec, i) * 1000, ev.cpu(rec, i), k === 1, ev.objHi(rec, i), ev.objLo(rec, i));
+            // kmem_cache_alloc, kmalloc, kmem_cache_free, kfree (not percpu: its objects are no slab's).
+            if (k !== K.PCPU_ALLOC && k !== K.PCPU_FREE && pickedIds.has(ev.cache(rec, i))) p.push(base + ev.dtUs(rec, i) * 1000, ev.cpu(rec, i), isAlloc(k), ev.objHi(rec, i), ev.objLo(rec, i));
           }
         }
         const last = f.batch.count ? Number(f.batch.baseNs) + ev.dtUs(f.batch.records, f.batch.count - 1) * 1000 : 0;
