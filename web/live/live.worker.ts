@@ -27,17 +27,22 @@ let status: Status | null = null;
 let newestEventNs = 0;
 let closed = false;
 let abort: AbortController | null = null;
-/** The core the agreement runs in (check-api.ts), loaded once when the worker starts. */
+/** The core the agreement runs in (check-api.ts), loaded once, when a cache is first picked. */
 let core: CheckModule | null = null;
 let coreError: string | null = null;
-const coreReady = loadCore('single').then(
-  (m) => {
-    core = m as CheckModule;
-  },
-  (e: unknown) => {
-    coreError = `the model's core could not be loaded: ${(e as Error).message}`;
-  },
-);
+let coreReady: Promise<void> | null = null;
+let pickSeq = 0;
+function loadCheckCore(): Promise<void> {
+  coreReady ??= loadCore('single').then(
+    (m) => {
+      core = m as CheckModule;
+    },
+    (e: unknown) => {
+      coreError = `the model's core could not be loaded: ${(e as Error).message}`;
+    },
+  );
+  return coreReady;
+}
 
 function connection(c: Connection) {
   post({ type: 'connection', c });
@@ -168,7 +173,9 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
     picked?.close();
     picked = null;
     const cache = m.cache;
-    void coreReady.then(() => {
+    const seq = ++pickSeq;
+    void (cache ? loadCheckCore() : Promise.resolve()).then(() => {
+      if (seq !== pickSeq) return; // a later pick came while the core loaded
       picked = cache && core ? new Picked(cache, core) : null;
       pickedIds = new Set(cache ? state.idsNamed(cache) : []);
       post({ type: 'picked', cache, logged: 0, dropped: 0, error: cache && !core ? coreError : null });
