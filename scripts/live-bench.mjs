@@ -19,6 +19,7 @@
 //    events in the window, slabs and objects agreeing, and each class of disagreement.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { launchChromium, pct } from './browser-bench.mjs';
 import { root } from './setup.mjs';
@@ -92,18 +93,89 @@ function wallMinusMonoMs() {
 }
 
 const rss = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-function rendererRss() {
-  let kb = 0;
+/** This process's descendants (pid -> command line): our browser's processes, not another's on the machine. */
+function descendants() {
+  const parent = new Map();
+  const cmd = new Map();
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
-      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      if (cmd.includes('chromium') && cmd.includes('--type=renderer')) kb += rss(d) * 1024;
+      parent.set(d, /PPid:\s+(\d+)/.exec(readFileSync(`/proc/${d}/status`, 'utf8'))?.[1]);
+      cmd.set(d, readFileSync(`/proc/${d}/cmdline`, 'utf8'));
     } catch {
       /* gone */
     }
   }
-  return kb / 1024;
+  const ours = new Map();
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, pp] of parent)
+      if (!ours.has(pid) && (pp === String(process.pid) || ours.has(pp))) {
+        ours.set(pid, cmd.get(pid) ?? '');
+        grew = true;
+      }
+  }
+  return ours;
+}
+const pss = (pid) => Number(/Pss:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024;
+
+/**
+ * Our browser's renderer processes (descendants of this process only: other engineers' browsers
+ * on the machine are not counted), MiB: RSS each, and the proportional set size (shared pages
+ * split among the processes sharing them) of all of the browser's processes.
+ */
+function rendererRss() {
+  const each = [];
+  let browserPss = 0;
+  for (const [pid, cmd] of descendants()) {
+    try {
+      if (!cmd.includes('chrom')) continue;
+      browserPss += pss(pid);
+      if (cmd.includes('--type=renderer')) each.push(rss(pid));
+    } catch {
+      /* gone */
+    }
+  }
+  return { total: each.reduce((a, b) => a + b, 0), each: each.sort((a, b) => b - a), browserPss };
+}
+
+/**
+ * The page's and its live worker's JS heaps (CDP Runtime.getHeapUsage, on the page and on the
+ * worker's target), and the worker's after a full collection (HeapProfiler.collectGarbage): what
+ * is live against what is garbage not yet collected.
+ */
+async function heaps(page) {
+  const mib = (x) => `${(x / 1048576).toFixed(1)} MiB`;
+  const out = { page: '?', worker: '?', workerAfterGc: '?' };
+  const cdp = await page.context().newCDPSession(page);
+  out.page = mib((await cdp.send('Runtime.getHeapUsage')).usedSize);
+  await cdp.detach();
+  const browserCdp = await browser.newBrowserCDPSession();
+  const { targetInfos } = await browserCdp.send('Target.getTargets');
+  const w = targetInfos.find((t) => t.type === 'worker' && t.url.includes('live.worker'));
+  if (w) {
+    const { sessionId } = await browserCdp.send('Target.attachToTarget', { targetId: w.targetId, flatten: false });
+    const call = (method, params = {}) =>
+      new Promise((resolve) => {
+        const id = Math.floor(Math.random() * 1e9);
+        const onMsg = (m) => {
+          const msg = JSON.parse(m.message);
+          if (msg.id === id) {
+            browserCdp.off('Target.receivedMessageFromTarget', onMsg);
+            resolve(msg.result ?? {});
+          }
+        };
+        browserCdp.on('Target.receivedMessageFromTarget', onMsg);
+        void browserCdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) });
+      });
+    out.worker = mib((await call('Runtime.getHeapUsage')).usedSize ?? 0);
+    await call('HeapProfiler.collectGarbage');
+    out.workerAfterGc = mib((await call('Runtime.getHeapUsage')).usedSize ?? 0);
+    await browserCdp.send('Target.detachFromTarget', { sessionId });
+  }
+  await browserCdp.detach();
+  return out;
 }
 
 const browser = await launchChromium();
@@ -137,14 +209,24 @@ try {
   }
   // 2. Memory.
   if (PHASES.includes(2)) {
-  console.log(`\n# 2. memory after ${MINUTES} min on the stream (one churning process)`);
-  const stopLoad = load(1, "const f=require('fs');setInterval(()=>{for(let i=0;i<500;i++)f.closeSync(f.openSync('/dev/null','r'))},10)");
-  const start = { server: rss(s1.child.pid), renderer: rendererRss() };
-  await sleep(MINUTES * 60_000);
-  const heap = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0);
-  const end = await figures(page);
-  console.log(`server RSS ${start.server.toFixed(1)} -> ${rss(s1.child.pid).toFixed(1)} MiB; browser renderers RSS ${start.renderer.toFixed(0)} -> ${rendererRss().toFixed(0)} MiB; page JS heap ${(heap / 1048576).toFixed(1)} MiB; ${end.events.toLocaleString('en-US')} events received, lost ${end.kernel}, dropped ${end.server} (server) ${end.page} (page)`);
-  stopLoad();
+    console.log(`\n# 2. memory over ${MINUTES} min on the stream (one churning process); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} at the start`);
+    console.log('| minute | server RSS | renderer processes RSS | browser PSS (all its processes) | page JS heap | worker JS heap | worker heap after a full GC | events received | lost (kernel) | dropped (server) | dropped (page) |');
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+    const stopLoad = load(1, "const f=require('fs');setInterval(()=>{for(let i=0;i<500;i++)f.closeSync(f.openSync('/dev/null','r'))},10)");
+    const sample = async (minute) => {
+      const mem = await heaps(page);
+      const f = await figures(page);
+      const rend = rendererRss();
+      console.log(`| ${minute} | ${rss(s1.child.pid).toFixed(1)} MiB | ${rend.total.toFixed(0)} MiB (${rend.each.map((x) => x.toFixed(0)).join(' + ')}) | ${rend.browserPss.toFixed(0)} MiB | ${mem.page} | ${mem.worker} | ${mem.workerAfterGc} | ${f.events.toLocaleString('en-US')} | ${f.kernel} | ${f.server.toLocaleString('en-US')} | ${f.page} |`);
+    };
+    await sample(0);
+    const every = Math.max(1, Math.round(MINUTES / 10));
+    for (let m = every; m <= MINUTES; m += every) {
+      await sleep(every * 60_000);
+      await sample(m);
+    }
+    stopLoad();
+    console.log(`load average at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   }
   await page.close();
   await stop(s1.child);
