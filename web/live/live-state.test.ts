@@ -2,7 +2,7 @@
 // window (old seconds fall out), remote frees (freed on another CPU than the allocating one),
 // percpu and page-sized kmalloc counted apart, busiest call sites, names kept across a restart.
 import { describe, expect, it } from 'vitest';
-import { LiveState, WINDOW_S } from './live-state';
+import { LiveState, OWNERS, TABLE_CACHES, WINDOW_S } from './live-state';
 import { EVENT_BYTES, K, type EventBatch } from './wire';
 
 interface E {
@@ -80,5 +80,34 @@ describe('LiveState', () => {
     expect(s.idsNamed('filp')).toEqual([3]);
     s.add(batch([{ kind: K.ALLOC, cpu: 0, cache: 3, tS: 51, obj: 0x20 }], 51));
     expect(s.summary().caches.find((x) => x.name === 'filp')?.total).toBe(2);
+  });
+
+  it('stays bounded over a long stream: objects never freed, caches that come and go, many seconds', () => {
+    // 2.5 windows of seconds; each second 4 steady caches, one cache of its own (created and
+    // gone, as per-mount or per-device caches are), and 700 allocations of objects never freed:
+    // 525,000 owners offered against the two generations' 2 * OWNERS.
+    const s = new LiveState();
+    for (let id = 1; id <= 4; id++) s.nameCache(id, `steady-${id}`);
+    const seconds = Math.round(WINDOW_S * 2.5);
+    let obj = 0x1000;
+    for (let sec = 0; sec < seconds; sec++) {
+      const own = 5 + sec;
+      s.nameCache(own, `gone-${sec}`);
+      const events: E[] = [];
+      for (let i = 0; i < 700; i++) events.push({ kind: K.ALLOC, cpu: i & 3, cache: i % 5 === 4 ? own : 1 + (i % 4), site: 1 + (i % 100), tS: sec + i / 1000, obj: (obj += 64) });
+      s.add(batch(events, sec));
+    }
+    const sizes = s.sizes();
+    expect(700 * seconds).toBeGreaterThan(2 * OWNERS);
+    expect(sizes.owners).toBeLessThanOrEqual(2 * OWNERS);
+    // Only caches with an event in the window are kept: the 4 steady ones and the last WINDOW_S seconds' own.
+    expect(sizes.caches).toBeLessThanOrEqual(4 + WINDOW_S);
+    expect(sizes.cacheIds).toBeLessThanOrEqual(4 + WINDOW_S);
+    expect(sizes.sites).toBe(100);
+    const sum = s.summary();
+    expect(sum.caches.length).toBe(TABLE_CACHES);
+    expect(sum.caches.every((c) => c.allocs.length === WINDOW_S)).toBe(true);
+    expect(sum.caches.slice(0, 4).map((c) => c.name).sort()).toEqual(['steady-1', 'steady-2', 'steady-3', 'steady-4']);
+    expect(sum.events).toBe(700 * seconds);
   });
 });

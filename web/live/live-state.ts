@@ -4,6 +4,8 @@
 // CPU of recently allocated objects (two generations of at most OWNERS
 // each, to tell a remote free: freed on another CPU than the one that
 // allocated it), /proc/slabinfo's latest counts, and the loss counters.
+// A cache with no event in the window is forgotten (caches come and go
+// with names of their own: a long stream must not keep them all).
 // The picked cache's events since its last snapshot are kept apart
 // (pick.ts).  Keyed by cache name, so that history survives a server restart
 // (which numbers caches anew).
@@ -26,6 +28,18 @@ export interface CacheBins {
   frees: Float64Array;
   remote: Float64Array;
   total: number;
+  /** The newest second with an event of this cache. */
+  lastS: number;
+}
+
+/** How many entries each of the state's tables holds (tests and the benchmark check they stay bounded). */
+export interface LiveStateSizes {
+  caches: number;
+  cacheIds: number;
+  owners: number;
+  sites: number;
+  cacheNames: number;
+  siteNames: number;
 }
 
 export interface SiteRow {
@@ -96,7 +110,7 @@ export class LiveState {
   private binsOf(name: string): CacheBins {
     let b = this.bins.get(name);
     if (!b) {
-      b = { name, allocs: new Float64Array(WINDOW_S), frees: new Float64Array(WINDOW_S), remote: new Float64Array(WINDOW_S), total: 0 };
+      b = { name, allocs: new Float64Array(WINDOW_S), frees: new Float64Array(WINDOW_S), remote: new Float64Array(WINDOW_S), total: 0, lastS: -Infinity };
       this.bins.set(name, b);
     }
     return b;
@@ -107,13 +121,30 @@ export class LiveState {
     const i = ((s % WINDOW_S) + WINDOW_S) % WINDOW_S;
     if (this.slotSec[i] !== s) {
       this.slotSec[i] = s;
-      for (const b of this.bins.values()) {
+      for (const [name, b] of this.bins) {
+        if (b.lastS <= s - WINDOW_S) {
+          this.bins.delete(name); // no event in the window: forgotten
+          continue;
+        }
         b.allocs[i] = 0;
         b.frees[i] = 0;
         b.remote[i] = 0;
       }
+      for (const [id, b] of this.binsById) if (this.bins.get(b.name) !== b) this.binsById.delete(id);
     }
     return i;
+  }
+
+  /** The sizes of the state's tables, all bounded whatever the stream's length. */
+  sizes(): LiveStateSizes {
+    return {
+      caches: this.bins.size,
+      cacheIds: this.binsById.size,
+      owners: this.owners.size + this.oldOwners.size,
+      sites: this.sites.size,
+      cacheNames: this.cacheNames.size,
+      siteNames: this.siteNames.size,
+    };
   }
 
   /** Counts one batch. Returns nothing; the per-event callback sees each decoded event (for the picked cache). */
@@ -162,6 +193,7 @@ export class LiveState {
         this.oldOwners.delete(key);
       }
       b.total++;
+      if (s > b.lastS) b.lastS = s;
       const site = ev.site(r, i);
       if (site) {
         let st = this.sites.get(site);
