@@ -18,8 +18,10 @@
 //    directory walks, forks); per cache over a 10-s window between two snapshots: the
 //    events in the window, slabs and objects agreeing, and each class of disagreement.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { loadavg, tmpdir } from 'node:os';
+import { build as viteBuild } from 'vite';
 import { join } from 'node:path';
 import { launchChromium, pct } from './browser-bench.mjs';
 import { root } from './setup.mjs';
@@ -32,7 +34,9 @@ const LEVELS = String(arg('levels', '1,2,4')).split(',').map(Number);
 const LEVEL_S = Number(arg('level-s', 8));
 const MINUTES = Number(arg('minutes', 3));
 const CACHES = Number(arg('caches', 6));
-const PHASES = String(arg('phases', '1,2,3')).split(',').map(Number);
+const PHASES = String(arg('phases', '1,2,3,4')).split(',').map(Number);
+const RECORD_S = Number(arg('record-s', 10));
+const REPS = Number(arg('reps', 5));
 const BIN = process.env.SLABLAB_BIN ?? join(root, 'wasm-core/build/native/slablab');
 const SITE = join(root, 'dist');
 if (process.getuid() !== 0) {
@@ -178,6 +182,103 @@ async function heaps(page) {
   return out;
 }
 
+/**
+ * 4. The page's replay against the native replay, on the same recorded events: a stream recorded
+ * from serve for --record-s seconds under load (two processes opening and closing /dev/null), then
+ * counted --reps times by (a) the page's own code (web/live/wire.ts's FrameReader and
+ * live-state.ts's LiveState, bundled by Vite) in a dedicated worker in Chromium, fed in 64-KiB
+ * chunks as fetch delivers them, and (b) the same counting in C
+ * (wasm-core/tests/tools/live_replay_native.c, gcc -O2).  Best of the reps for each.
+ */
+async function replayPhase() {
+  const tmp = mkdtempSync(join(tmpdir(), 'slablab-live-replay-'));
+  try {
+    console.log(`\n# 4. the page's replay against the native replay (the same ${RECORD_S}-s recording, best of ${REPS}); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    const native = join(tmp, 'live_replay_native');
+    const cc = spawnSync('cc', ['-O2', '-o', native, join(root, 'wasm-core/tests/tools/live_replay_native.c'), '-lm'], { encoding: 'utf8' });
+    if (cc.status !== 0) throw new Error(`cc: ${cc.stderr}`);
+    // Record.
+    const s = await serve(['--snapshot-interval', '0']);
+    const { port, token } = /:(?<port>\d+)\/\?mode=live&token=(?<token>[0-9a-f]+)/.exec(s.url).groups;
+    const stopLoad = load(2);
+    const parts = [];
+    await new Promise((resolve) => {
+      const req = http.get({ host: '127.0.0.1', port, path: `/api/live?token=${token}`, headers: { Host: `127.0.0.1:${port}` } }, (res) => {
+        res.on('data', (d) => parts.push(d));
+        res.on('close', resolve);
+        setTimeout(() => req.destroy(), RECORD_S * 1000);
+      });
+      req.on('error', resolve);
+    });
+    stopLoad();
+    await stop(s.child);
+    const stream = Buffer.concat(parts);
+    const file = join(tmp, 'stream.bin');
+    writeFileSync(file, stream);
+    // Native.
+    const nat = spawnSync(native, [file, String(REPS)], { encoding: 'utf8' });
+    const n = /events (\d+) best_s ([\d.]+) events_per_s (\d+) remote (\d+)/.exec(nat.stdout);
+    if (!n) throw new Error(`live_replay_native: ${nat.stdout}${nat.stderr}`);
+    // The page's code, bundled for a worker.
+    const entry = join(tmp, 'replay-entry.ts');
+    writeFileSync(
+      entry,
+      `import { FrameReader, F } from ${JSON.stringify(join(root, 'web/live/wire.ts'))};
+import { LiveState } from ${JSON.stringify(join(root, 'web/live/live-state.ts'))};
+self.onmessage = (e) => {
+  const { bytes, reps } = e.data;
+  const all = new Uint8Array(bytes);
+  let best = Infinity, events = 0, remote = 0;
+  for (let r = 0; r < reps; r++) {
+    const t0 = performance.now();
+    const reader = new FrameReader();
+    const state = new LiveState();
+    for (let off = 0; off < all.length; off += 65536) {
+      for (const f of reader.push(all.subarray(off, off + 65536))) {
+        if (f.type === F.CACHE) state.nameCache(f.cache.id, f.cache.name);
+        else if (f.type === F.SITE) state.nameSite(f.site.id, f.site.name);
+        else if (f.type === F.EVENTS) state.add(f.batch);
+      }
+    }
+    best = Math.min(best, performance.now() - t0);
+    events = state.events;
+    remote = state.summary().caches.reduce((a, c) => a + c.remote.reduce((x, y) => x + y, 0), 0);
+  }
+  self.postMessage({ events, bestMs: best, remote });
+};
+`,
+    );
+    const built = await viteBuild({ configFile: false, logLevel: 'silent', build: { write: false, minify: true, lib: { entry, formats: ['iife'], name: 'replay' } } });
+    const code = (Array.isArray(built) ? built[0] : built).output[0].code;
+    const page = await browser.newPage();
+    await page.setContent('<title>replay</title>');
+    const js = await page.evaluate(
+      async ({ code, bytes, reps }) => {
+        const w = new Worker(URL.createObjectURL(new Blob([code], { type: 'text/javascript' })));
+        const buf = Uint8Array.from(atob(bytes), (c) => c.charCodeAt(0)).buffer;
+        const out = new Promise((resolve) => (w.onmessage = (e) => resolve(e.data)));
+        w.postMessage({ bytes: buf, reps }, [buf]);
+        const r = await out;
+        w.terminate();
+        return r;
+      },
+      { code, bytes: stream.toString('base64'), reps: REPS },
+    );
+    await page.close();
+    const nativeRate = Number(n[3]);
+    const pageRate = js.events / (js.bestMs / 1000);
+    const fmt = (x) => Math.round(x).toLocaleString('en-US');
+    console.log(`recording: ${fmt(Number(n[1]))} events, ${(stream.length / 1048576).toFixed(1)} MiB`);
+    console.log('| replay | events | best time | events/s | remote frees counted |');
+    console.log('|---|---|---|---|---|');
+    console.log(`| native (C, gcc -O2) | ${fmt(Number(n[1]))} | ${(Number(n[2]) * 1000).toFixed(1)} ms | ${fmt(nativeRate)} | ${fmt(Number(n[4]))} |`);
+    console.log(`| page worker (Chromium) | ${fmt(js.events)} | ${js.bestMs.toFixed(1)} ms | ${fmt(pageRate)} | ${fmt(js.remote)} (the 64 busiest caches) |`);
+    console.log(`page / native: ${(pageRate / nativeRate).toFixed(2)} (goal: at least 0.6); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
 const browser = await launchChromium();
 try {
   // 1. Throughput and latency.
@@ -230,6 +331,7 @@ try {
   }
   await page.close();
   await stop(s1.child);
+  if (PHASES.includes(4)) await replayPhase();
   if (!PHASES.includes(3)) process.exit(0);
 
   // 3. Agreement per cache over a 10-s window: the busy caches found on an unfiltered server, then
