@@ -16,7 +16,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, 
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateSync } from 'node:zlib';
-import { cmakeBuild, core, root } from './setup.mjs';
+import { cmakeBuild, core, installPackages, root } from './setup.mjs';
 
 /** Every served file under dir as [path with a leading slash, bytes], sorted by path. */
 export function siteFiles(dir, rel = '') {
@@ -50,6 +50,7 @@ export function packSite(dir) {
 /** Builds the release binary from the site in `site`; returns its path. */
 export function buildRelease(site = join(root, 'dist')) {
   if (!existsSync(join(site, 'index.html'))) throw new Error(`${site} has no index.html: run \`npx vite build\` first`);
+  installPackages('bench'); // libbpf, bpftool, clang, libmicrohttpd: `serve` is the point of this binary
   const dir = join(core, 'build', 'release');
   mkdirSync(dir, { recursive: true });
   const packPath = join(dir, 'site.pack');
@@ -57,6 +58,9 @@ export function buildRelease(site = join(root, 'dist')) {
   if (!existsSync(packPath) || !readFileSync(packPath).equals(pack)) writeFileSync(packPath, pack);
   cmakeBuild('release', { defs: ['CMAKE_BUILD_TYPE=Release', `SLABLAB_SITE_PACK=${packPath}`, 'SLABLAB_STATIC=ON'], targets: ['slablab'] });
   const bin = join(dir, 'slablab');
+  const cache = readFileSync(join(dir, 'CMakeCache.txt'), 'utf8');
+  if (!existsSync(join(dir, 'bpf', 'slab_events.skel.h')) || !/^MHD_FOUND:INTERNAL=1$/m.test(cache))
+    throw new Error(`${dir} was configured without BPF or libmicrohttpd: remove it and run this again`);
   const fileInfo = spawnSync('file', ['-b', bin], { encoding: 'utf8' }).stdout?.trim() ?? '';
   console.error(`build-release: ${bin} (${(statSync(bin).size / 1048576).toFixed(1)} MiB; the site ${(pack.length / 1048576).toFixed(1)} MiB packed${fileInfo ? `; ${fileInfo.split(',').slice(0, 4).join(',')}` : ''})`);
   return bin;
