@@ -43,6 +43,7 @@ const CACHES = Number(arg('caches', 6));
 const PHASES = String(arg('phases', '1,2,3,4')).split(',').map(Number);
 const RECORD_S = Number(arg('record-s', 10));
 const REPS = Number(arg('reps', 5));
+const MAX_RECORDING = 48 << 20;
 const BIN = process.env.SLABLAB_BIN ?? join(root, 'wasm-core/build/native/slablab');
 const SITE = join(root, 'dist');
 if (process.getuid() !== 0) {
@@ -191,7 +192,7 @@ async function heaps(page) {
 /**
  * 4. The page's replay against the native replay, on the same recorded events: a stream recorded
  * from serve for --record-s seconds under load (two processes opening and closing /dev/null), then
- * counted --reps times by (a) the page's own code (web/live/wire.ts's FrameReader and
+ * counted (at most 48 MiB of it, 2 million events) --reps times by (a) the page's own code (web/live/wire.ts's FrameReader and
  * live-state.ts's LiveState, bundled by Vite) in a dedicated worker in Chromium, fed in 64-KiB
  * chunks as fetch delivers them, and (b) the same counting in C
  * (wasm-core/tests/tools/live_replay_native.c, gcc -O2).  Best of the reps for each.
@@ -210,7 +211,12 @@ async function replayPhase() {
     const parts = [];
     await new Promise((resolve) => {
       const req = http.get({ host: '127.0.0.1', port, path: `/api/live?token=${token}`, headers: { Host: `127.0.0.1:${port}` } }, (res) => {
-        res.on('data', (d) => parts.push(d));
+        let bytes = 0;
+        res.on('data', (d) => {
+          parts.push(d);
+          bytes += d.length;
+          if (bytes >= MAX_RECORDING) req.destroy(); // enough events; the replays hold it in memory
+        });
         res.on('close', resolve);
         setTimeout(() => req.destroy(), RECORD_S * 1000);
       });
@@ -256,20 +262,25 @@ self.onmessage = (e) => {
     );
     const built = await viteBuild({ configFile: false, logLevel: 'silent', build: { write: false, minify: true, lib: { entry, formats: ['iife'], name: 'replay' } } });
     const code = (Array.isArray(built) ? built[0] : built).output[0].code;
+    // The page fetches the recording (as the live page fetches its stream) and hands it to the worker.
     const page = await browser.newPage();
-    await page.setContent('<title>replay</title>');
-    const js = await page.evaluate(
-      async ({ code, bytes, reps }) => {
-        const w = new Worker(URL.createObjectURL(new Blob([code], { type: 'text/javascript' })));
-        const buf = Uint8Array.from(atob(bytes), (c) => c.charCodeAt(0)).buffer;
-        const out = new Promise((resolve) => (w.onmessage = (e) => resolve(e.data)));
-        w.postMessage({ bytes: buf, reps }, [buf]);
-        const r = await out;
-        w.terminate();
-        return r;
-      },
-      { code, bytes: stream.toString('base64'), reps: REPS },
-    );
+    await page.route('http://replay.bench/**', (route) => {
+      const path = new URL(route.request().url()).pathname;
+      if (path === '/stream.bin') return route.fulfill({ body: stream, contentType: 'application/octet-stream' });
+      if (path === '/replay.js') return route.fulfill({ body: code, contentType: 'text/javascript' });
+      return route.fulfill({ body: '<!doctype html><title>replay</title>', contentType: 'text/html' });
+    });
+    await page.goto('http://replay.bench/');
+    const js = await page.evaluate(async (reps) => {
+      const buf = await (await fetch('/stream.bin')).arrayBuffer();
+      const src = await (await fetch('/replay.js')).text();
+      const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
+      const out = new Promise((resolve) => (w.onmessage = (e) => resolve(e.data)));
+      w.postMessage({ bytes: buf, reps }, [buf]);
+      const r = await out;
+      w.terminate();
+      return r;
+    }, REPS);
     await page.close();
     const nativeRate = Number(n[3]);
     const pageRate = js.events / (js.bestMs / 1000);
@@ -298,6 +309,7 @@ try {
   await sleep(2000);
   const offMs = wallMinusMonoMs();
   let clean = null;
+  let lastOk = false;
   for (const rate of PHASES.includes(1) ? RATES : []) {
     const before = await figures(page);
     const paintsBefore = await page.evaluate(() => window.__slablabLive?.paints.length ?? 0);
@@ -316,13 +328,19 @@ try {
     const wlat = paints.map((p) => p.sentWallMs - offMs - p.eventNs / 1e6).filter((x) => x > -50);
     const perS = Math.round((after.events - before.events) / s);
     const dropped = after.kernel - before.kernel + after.server - before.server + after.page - before.page;
-    if (dropped === 0 && pct(lat, 95) < 2000) clean = perS;
+    const ok = dropped === 0 && pct(lat, 95) < 2000;
+    if (ok) clean = Math.max(clean ?? 0, perS);
+    lastOk = ok;
     console.log(
       `| ${rate.toLocaleString('en-US')} | ${perS.toLocaleString('en-US')} | ${after.kernel - before.kernel} | ${(after.server - before.server).toLocaleString('en-US')} | ${after.page - before.page} | ${pct(lat, 50).toFixed(0)} ms | ${pct(lat, 95).toFixed(0)} ms | ${pct(wlat, 50).toFixed(0)} ms | ${pct(wlat, 95).toFixed(0)} ms | ${loadavg()[0].toFixed(1)} |`,
     );
   }
   if (PHASES.includes(1))
-    console.log(clean === null ? 'no level ran without a drop (or with event-to-pixel p95 under 2 s)' : `the highest rate with nothing dropped and event-to-pixel p95 under 2 s: ${clean.toLocaleString('en-US')} events/s`);
+    console.log(
+      clean === null
+        ? 'no level ran without a drop (or with event-to-pixel p95 under 2 s)'
+        : `the highest rate with nothing dropped and event-to-pixel p95 under 2 s: ${clean.toLocaleString('en-US')} events/s${lastOk ? ' (the highest level too: a lower bound, the load could not make anything drop)' : ''}`,
+    );
   // 2. Memory.
   if (PHASES.includes(2)) {
     console.log(`\n# 2. memory over ${MINUTES} min on the stream (one churning process); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} at the start`);

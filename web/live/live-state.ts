@@ -131,9 +131,12 @@ class OwnerTable {
 
 const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
-/** A batch's records as 32-bit words (6 per event), without a copy when they are aligned (always, from FrameReader). */
+/** A batch's records as 32-bit words (6 per event): a view when they are 4-byte aligned, else an aligned copy. */
 function words(r: DataView, count: number): Uint32Array {
-  if (littleEndian && r.byteOffset % 4 === 0) return new Uint32Array(r.buffer, r.byteOffset, count * 6);
+  if (littleEndian) {
+    if (r.byteOffset % 4 === 0) return new Uint32Array(r.buffer, r.byteOffset, count * 6);
+    return new Uint32Array(new Uint8Array(r.buffer, r.byteOffset, count * 24).slice().buffer);
+  }
   const w = new Uint32Array(count * 6);
   for (let k = 0; k < w.length; k++) w[k] = r.getUint32(k * 4, true);
   return w;
