@@ -20,14 +20,9 @@
 int gnutls_global_init(void);
 void gnutls_global_deinit(void);
 
-int gnutls_global_init(void)
-{
-    return 0;
-}
+int gnutls_global_init(void) { return 0; }
 
-void gnutls_global_deinit(void)
-{
-}
+void gnutls_global_deinit(void) {}
 
 /* A variable in GnuTLS (its malloc), read only on MHD's PSK path. */
 void *(*gnutls_malloc)(size_t) = malloc;
@@ -40,10 +35,7 @@ static _Noreturn void no_tls(const char *fn)
 
 #define NO_TLS(fn)                                                                                                     \
     void fn(void);                                                                                                     \
-    void fn(void)                                                                                                      \
-    {                                                                                                                  \
-        no_tls(#fn);                                                                                                   \
-    }
+    void fn(void) { no_tls(#fn); }
 
 NO_TLS(gnutls_alpn_set_protocols)
 NO_TLS(gnutls_bye)

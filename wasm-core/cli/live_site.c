@@ -167,8 +167,8 @@ static int index_pack(sl_site *site, size_t raw, char *err, size_t errlen)
             site->cap = ncap;
         }
         const char *path = (const char *)p;
-        site->files[site->n++] = (sl_site_file){.path = (char *)path, .data = (unsigned char *)p + plen, .len = dlen,
-                                                .type = type_of(path)};
+        site->files[site->n++] =
+            (sl_site_file){.path = (char *)path, .data = (unsigned char *)p + plen, .len = dlen, .type = type_of(path)};
         site->bytes += dlen;
         p += plen + dlen;
     }
