@@ -180,7 +180,9 @@ async function heaps(page) {
         browserCdp.on('Target.receivedMessageFromTarget', onMsg);
         void browserCdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) });
       });
-    out.worker = mib((await call('Runtime.getHeapUsage')).usedSize ?? 0);
+    const h = await call('Runtime.getHeapUsage');
+    // backingStorageSize: ArrayBuffers' memory outside the JS heap (the owner tables, the stream's chunks).
+    out.worker = `${mib(h.usedSize ?? 0)}${h.backingStorageSize !== undefined ? ` + ${mib(h.backingStorageSize)} ArrayBuffers` : ''}`;
     await call('HeapProfiler.collectGarbage');
     out.workerAfterGc = mib((await call('Runtime.getHeapUsage')).usedSize ?? 0);
     await browserCdp.send('Target.detachFromTarget', { sessionId });
