@@ -75,15 +75,14 @@ const OWNER_MASK = (1 << OWNER_BITS) - 1;
 const SITE_IDS = 1 << 16;
 
 /**
- * Object -> allocating CPU, open addressing in typed arrays: a Map keyed by 47-bit addresses
- * boxes every key and was most of the worker's time per event.  Keys are the address's low 32
- * bits and its next 15 bits plus one (0 marks an empty slot); deletion shifts the probe run back,
+ * Object -> allocating CPU, open addressing in one typed array: a Map keyed by 47-bit addresses
+ * boxes every key and was most of the worker's time per event.  Slot i is two words: the
+ * address's low 32 bits, and a tag holding its next 15 bits plus one (0 marks an empty slot) with
+ * the CPU above them, so that a probe reads one cache line.  Deletion shifts the probe run back,
  * so no tombstones accumulate.
  */
 class OwnerTable {
-  private lo = new Uint32Array(OWNER_MASK + 1);
-  private hi = new Uint32Array(OWNER_MASK + 1);
-  private cpu = new Uint8Array(OWNER_MASK + 1);
+  private slots = new Uint32Array(2 * (OWNER_MASK + 1));
   n = 0;
 
   private static home(lo: number, hi: number): number {
@@ -91,40 +90,46 @@ class OwnerTable {
   }
   /** The slot holding (lo, hi), or the empty slot where it would go. */
   private find(lo: number, hi: number): number {
+    const t = this.slots;
     let i = OwnerTable.home(lo, hi);
-    while (this.hi[i] !== 0 && (this.hi[i] !== hi || this.lo[i] !== lo)) i = (i + 1) & OWNER_MASK;
-    return i;
+    for (;;) {
+      const tag = t[2 * i + 1] ?? 0;
+      if (tag === 0 || ((tag & 0xffff) === hi && t[2 * i] === lo)) return i;
+      i = (i + 1) & OWNER_MASK;
+    }
   }
+  /** Records (lo, hi) as allocated on cpu; hi is the address's bits 32-46 plus one. */
   set(lo: number, hi: number, cpu: number): void {
     const i = this.find(lo, hi);
-    if (this.hi[i] === 0) this.n++;
-    this.lo[i] = lo;
-    this.hi[i] = hi;
-    this.cpu[i] = cpu;
+    if (this.slots[2 * i + 1] === 0) this.n++;
+    this.slots[2 * i] = lo;
+    this.slots[2 * i + 1] = hi | (cpu << 16);
   }
   /** Removes (lo, hi). Returns its CPU, or -1 when it was not there. */
   take(lo: number, hi: number): number {
+    const t = this.slots;
     let i = this.find(lo, hi);
-    if (this.hi[i] === 0) return -1;
-    const cpu = this.cpu[i] ?? 0;
+    const tag = t[2 * i + 1] ?? 0;
+    if (tag === 0) return -1;
     this.n--;
     let j = i;
     for (;;) {
-      this.hi[i] = 0;
+      t[2 * i + 1] = 0;
       let home: number;
+      let moved: number;
       do {
         j = (j + 1) & OWNER_MASK;
-        if (this.hi[j] === 0) return cpu;
-        home = OwnerTable.home(this.lo[j] ?? 0, this.hi[j] ?? 0);
+        moved = t[2 * j + 1] ?? 0;
+        if (moved === 0) return tag >>> 16;
+        home = OwnerTable.home(t[2 * j] ?? 0, moved & 0xffff);
       } while (i <= j ? home > i && home <= j : home > i || home <= j);
-      this.lo[i] = this.lo[j] ?? 0;
-      this.hi[i] = this.hi[j] ?? 0;
-      this.cpu[i] = this.cpu[j] ?? 0;
+      t[2 * i] = t[2 * j] ?? 0;
+      t[2 * i + 1] = moved;
       i = j;
     }
   }
   clear(): void {
-    this.hi.fill(0);
+    this.slots.fill(0);
     this.n = 0;
   }
 }
