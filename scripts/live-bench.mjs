@@ -3,22 +3,31 @@
 // asserted.  Needs root (BPF), the native slablab (wasm-core/build/native) and the built site
 // (npx vite build).  Every server listens on 127.0.0.1 on a free port and stops by itself.
 //
-//   node scripts/live-bench.mjs [--levels 1,2,4] [--level-s 8] [--minutes 3] [--caches 6] [--phases 1,2,3]
+//   node scripts/live-bench.mjs [--rates 2000,5000,...] [--level-s 8] [--minutes 3] [--caches 6]
+//                               [--record-s 10] [--reps 5] [--phases 1,2,3,4]
+//   SLABLAB_BIN=wasm-core/build/release/slablab node scripts/live-bench.mjs ...   (the release binary)
 //
 // 1. Throughput and latency: one live page in headless Chromium on an unfiltered serve; at each
-//    level, that many processes open and close /dev/null as fast as they can for --level-s
-//    seconds.  Per level: events per second that reached the page, what the kernel ring lost, the
-//    server dropped and the page dropped, and event-to-pixel latency (the newest event a drawn
-//    summary carried, on the kernel's clock, against the frame that drew it; Node's
-//    CLOCK_MONOTONIC and wall clock relate the two) p50/p95.
+//    level, /dev/null opened and closed --rates times a second (paced every 10 ms) for --level-s
+//    seconds.  Per level: events per second that reached the page (the whole machine's, since the
+//    stream is unfiltered), what the kernel ring lost, the server dropped and the page dropped,
+//    and event-to-pixel latency (the newest event a drawn summary carried, on the kernel's clock,
+//    against the frame that drew it; Node's CLOCK_MONOTONIC and wall clock relate the two)
+//    p50/p95; then the highest rate at which nothing was dropped.
 // 2. Memory: the page left on the stream for --minutes minutes under a moderate load (one churning
-//    process); the server's RSS and the browser's renderer RSS at the end.
+//    process); sampled about ten times: the server's RSS, this browser's renderer processes (not
+//    other browsers on the machine), the page's and the worker's JS heaps (and the worker's after
+//    a full GC), and the events and losses so far.
 // 3. Agreement: --snapshot-interval 10, one page per busy cache (the busiest --caches after a
 //    5-s look, and filp), each on a server streaming only it, a mixed workload running (files,
 //    directory walks, forks); per cache over a 10-s window between two snapshots: the
 //    events in the window, slabs and objects agreeing, and each class of disagreement.
+// 4. The page's replay against a native replay of the same recorded stream (replayPhase below).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { loadavg, tmpdir } from 'node:os';
+import { build as viteBuild } from 'vite';
 import { join } from 'node:path';
 import { launchChromium, pct } from './browser-bench.mjs';
 import { root } from './setup.mjs';
@@ -27,11 +36,14 @@ const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
   return i < 0 ? dflt : process.argv[i + 1];
 };
-const LEVELS = String(arg('levels', '1,2,4')).split(',').map(Number);
+const RATES = String(arg('rates', '2000,5000,10000,20000,40000')).split(',').map(Number);
 const LEVEL_S = Number(arg('level-s', 8));
 const MINUTES = Number(arg('minutes', 3));
 const CACHES = Number(arg('caches', 6));
-const PHASES = String(arg('phases', '1,2,3')).split(',').map(Number);
+const PHASES = String(arg('phases', '1,2,3,4')).split(',').map(Number);
+const RECORD_S = Number(arg('record-s', 10));
+const REPS = Number(arg('reps', 5));
+const MAX_RECORDING = 48 << 20;
 const BIN = process.env.SLABLAB_BIN ?? join(root, 'wasm-core/build/native/slablab');
 const SITE = join(root, 'dist');
 if (process.getuid() !== 0) {
@@ -92,62 +104,269 @@ function wallMinusMonoMs() {
 }
 
 const rss = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-function rendererRss() {
-  let kb = 0;
+/** This process's descendants (pid -> command line): our browser's processes, not another's on the machine. */
+function descendants() {
+  const parent = new Map();
+  const cmd = new Map();
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
-      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      if (cmd.includes('chromium') && cmd.includes('--type=renderer')) kb += rss(d) * 1024;
+      parent.set(d, /PPid:\s+(\d+)/.exec(readFileSync(`/proc/${d}/status`, 'utf8'))?.[1]);
+      cmd.set(d, readFileSync(`/proc/${d}/cmdline`, 'utf8'));
     } catch {
       /* gone */
     }
   }
-  return kb / 1024;
+  const ours = new Map();
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, pp] of parent)
+      if (!ours.has(pid) && (pp === String(process.pid) || ours.has(pp))) {
+        ours.set(pid, cmd.get(pid) ?? '');
+        grew = true;
+      }
+  }
+  return ours;
+}
+const pss = (pid) => Number(/Pss:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) / 1024;
+
+/**
+ * Our browser's renderer processes (descendants of this process only: other engineers' browsers
+ * on the machine are not counted), MiB: RSS each, and the proportional set size (shared pages
+ * split among the processes sharing them) of all of the browser's processes.
+ */
+function rendererRss() {
+  const each = [];
+  let browserPss = 0;
+  for (const [pid, cmd] of descendants()) {
+    try {
+      if (!cmd.includes('chrom')) continue;
+      browserPss += pss(pid);
+      if (cmd.includes('--type=renderer')) each.push(rss(pid));
+    } catch {
+      /* gone */
+    }
+  }
+  return { total: each.reduce((a, b) => a + b, 0), each: each.sort((a, b) => b - a), browserPss };
+}
+
+/**
+ * The page's and its live worker's JS heaps (CDP Runtime.getHeapUsage, on the page and on the
+ * worker's target), and the worker's after a full collection (HeapProfiler.collectGarbage): what
+ * is live against what is garbage not yet collected.
+ */
+async function heaps(page) {
+  const mib = (x) => `${(x / 1048576).toFixed(1)} MiB`;
+  const out = { page: '?', worker: '?', workerAfterGc: '?' };
+  const cdp = await page.context().newCDPSession(page);
+  out.page = mib((await cdp.send('Runtime.getHeapUsage')).usedSize);
+  await cdp.detach();
+  const browserCdp = await browser.newBrowserCDPSession();
+  const { targetInfos } = await browserCdp.send('Target.getTargets');
+  const w = targetInfos.find((t) => t.type === 'worker' && t.url.includes('live.worker'));
+  if (w) {
+    const { sessionId } = await browserCdp.send('Target.attachToTarget', { targetId: w.targetId, flatten: false });
+    const call = (method, params = {}) =>
+      new Promise((resolve) => {
+        const id = Math.floor(Math.random() * 1e9);
+        const onMsg = (m) => {
+          const msg = JSON.parse(m.message);
+          if (msg.id === id) {
+            browserCdp.off('Target.receivedMessageFromTarget', onMsg);
+            resolve(msg.result ?? {});
+          }
+        };
+        browserCdp.on('Target.receivedMessageFromTarget', onMsg);
+        void browserCdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) });
+      });
+    const h = await call('Runtime.getHeapUsage');
+    // backingStorageSize: ArrayBuffers' memory outside the JS heap (the owner tables, the stream's chunks).
+    out.worker = `${mib(h.usedSize ?? 0)}${h.backingStorageSize !== undefined ? ` + ${mib(h.backingStorageSize)} ArrayBuffers` : ''}`;
+    await call('HeapProfiler.collectGarbage');
+    out.workerAfterGc = mib((await call('Runtime.getHeapUsage')).usedSize ?? 0);
+    await browserCdp.send('Target.detachFromTarget', { sessionId });
+  }
+  await browserCdp.detach();
+  return out;
+}
+
+/**
+ * 4. The page's replay against the native replay, on the same recorded events: a stream recorded
+ * from serve for --record-s seconds under load (two processes opening and closing /dev/null), then
+ * counted (at most 48 MiB of it, 2 million events) --reps times by (a) the page's own code (web/live/wire.ts's FrameReader and
+ * live-state.ts's LiveState, bundled by Vite) in a dedicated worker in Chromium, fed in 64-KiB
+ * chunks as fetch delivers them, and (b) the same counting in C
+ * (wasm-core/tests/tools/live_replay_native.c, gcc -O2).  Best of the reps for each.
+ */
+async function replayPhase() {
+  const tmp = mkdtempSync(join(tmpdir(), 'slablab-live-replay-'));
+  try {
+    console.log(`\n# 4. the page's replay against the native replay (the same ${RECORD_S}-s recording, best of ${REPS}); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    const native = join(tmp, 'live_replay_native');
+    const cc = spawnSync('cc', ['-O2', '-o', native, join(root, 'wasm-core/tests/tools/live_replay_native.c'), '-lm'], { encoding: 'utf8' });
+    if (cc.status !== 0) throw new Error(`cc: ${cc.stderr}`);
+    // Record.
+    const s = await serve(['--snapshot-interval', '0']);
+    const { port, token } = /:(?<port>\d+)\/\?mode=live&token=(?<token>[0-9a-f]+)/.exec(s.url).groups;
+    const stopLoad = load(2);
+    const parts = [];
+    await new Promise((resolve) => {
+      const req = http.get({ host: '127.0.0.1', port, path: `/api/live?token=${token}`, headers: { Host: `127.0.0.1:${port}` } }, (res) => {
+        let bytes = 0;
+        res.on('data', (d) => {
+          parts.push(d);
+          bytes += d.length;
+          if (bytes >= MAX_RECORDING) req.destroy(); // enough events; the replays hold it in memory
+        });
+        res.on('close', resolve);
+        setTimeout(() => req.destroy(), RECORD_S * 1000);
+      });
+      req.on('error', resolve);
+    });
+    stopLoad();
+    await stop(s.child);
+    const stream = Buffer.concat(parts);
+    const file = join(tmp, 'stream.bin');
+    writeFileSync(file, stream);
+    // Native.
+    const nat = spawnSync(native, [file, String(REPS)], { encoding: 'utf8' });
+    const n = /events (\d+) best_s ([\d.]+) events_per_s (\d+) remote (\d+)/.exec(nat.stdout);
+    if (!n) throw new Error(`live_replay_native: ${nat.stdout}${nat.stderr}`);
+    // The page's code, bundled for a worker.
+    const entry = join(tmp, 'replay-entry.ts');
+    writeFileSync(
+      entry,
+      `import { FrameReader, F } from ${JSON.stringify(join(root, 'web/live/wire.ts'))};
+import { LiveState } from ${JSON.stringify(join(root, 'web/live/live-state.ts'))};
+self.onmessage = (e) => {
+  const { bytes, reps } = e.data;
+  const all = new Uint8Array(bytes);
+  let best = Infinity, events = 0, remote = 0;
+  for (let r = 0; r < reps; r++) {
+    const t0 = performance.now();
+    const reader = new FrameReader();
+    const state = new LiveState();
+    for (let off = 0; off < all.length; off += 65536) {
+      for (const f of reader.push(all.subarray(off, off + 65536))) {
+        if (f.type === F.CACHE) state.nameCache(f.cache.id, f.cache.name);
+        else if (f.type === F.SITE) state.nameSite(f.site.id, f.site.name);
+        else if (f.type === F.EVENTS) state.add(f.batch);
+      }
+    }
+    best = Math.min(best, performance.now() - t0);
+    events = state.events;
+    remote = state.summary().caches.reduce((a, c) => a + c.remote.reduce((x, y) => x + y, 0), 0);
+  }
+  self.postMessage({ events, bestMs: best, remote });
+};
+`,
+    );
+    const built = await viteBuild({ configFile: false, logLevel: 'silent', build: { write: false, minify: true, lib: { entry, formats: ['iife'], name: 'replay' } } });
+    const code = (Array.isArray(built) ? built[0] : built).output[0].code;
+    // The page fetches the recording (as the live page fetches its stream) and hands it to the worker.
+    const page = await browser.newPage();
+    await page.route('http://replay.bench/**', (route) => {
+      const path = new URL(route.request().url()).pathname;
+      if (path === '/stream.bin') return route.fulfill({ body: stream, contentType: 'application/octet-stream' });
+      if (path === '/replay.js') return route.fulfill({ body: code, contentType: 'text/javascript' });
+      return route.fulfill({ body: '<!doctype html><title>replay</title>', contentType: 'text/html' });
+    });
+    await page.goto('http://replay.bench/');
+    const js = await page.evaluate(async (reps) => {
+      const buf = await (await fetch('/stream.bin')).arrayBuffer();
+      const src = await (await fetch('/replay.js')).text();
+      const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
+      const out = new Promise((resolve) => (w.onmessage = (e) => resolve(e.data)));
+      w.postMessage({ bytes: buf, reps }, [buf]);
+      const r = await out;
+      w.terminate();
+      return r;
+    }, REPS);
+    await page.close();
+    const nativeRate = Number(n[3]);
+    const pageRate = js.events / (js.bestMs / 1000);
+    const fmt = (x) => Math.round(x).toLocaleString('en-US');
+    console.log(`recording: ${fmt(Number(n[1]))} events, ${(stream.length / 1048576).toFixed(1)} MiB`);
+    console.log('| replay | events | best time | events/s | remote frees counted |');
+    console.log('|---|---|---|---|---|');
+    console.log(`| native (C, gcc -O2) | ${fmt(Number(n[1]))} | ${(Number(n[2]) * 1000).toFixed(1)} ms | ${fmt(nativeRate)} | ${fmt(Number(n[4]))} |`);
+    console.log(`| page worker (Chromium) | ${fmt(js.events)} | ${js.bestMs.toFixed(1)} ms | ${fmt(pageRate)} | ${fmt(js.remote)} (the 64 busiest caches) |`);
+    console.log(`page / native: ${(pageRate / nativeRate).toFixed(2)} (goal: at least 0.6); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 const browser = await launchChromium();
 try {
   // 1. Throughput and latency.
   console.log(`# 1. events per second to the drawn page (Linux ${spawnSync('uname', ['-r'], { encoding: 'utf8' }).stdout.trim()}, ${LEVEL_S} s per level)`);
-  console.log('| load processes | events/s to the page | kernel ring lost | server dropped | page dropped | event-to-pixel p50 | p95 | of which event-to-worker p50 | p95 |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('| opens+closes/s asked | events/s to the page | kernel ring lost | server dropped | page dropped | event-to-pixel p50 | p95 | of which event-to-worker p50 | p95 | load average |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   const s1 = await serve(['--snapshot-interval', '0']);
   const page = await browser.newPage();
   await page.goto(s1.url);
   await page.getByTestId('live-figures').waitFor({ timeout: 30_000 });
   await sleep(2000);
   const offMs = wallMinusMonoMs();
-  for (const n of PHASES.includes(1) ? LEVELS : []) {
+  let clean = null;
+  let lastOk = false;
+  for (const rate of PHASES.includes(1) ? RATES : []) {
     const before = await figures(page);
     const paintsBefore = await page.evaluate(() => window.__slablabLive?.paints.length ?? 0);
     const t0 = Date.now();
-    const stopLoad = load(n);
+    // One process per 25,000 pairs a second, each opening and closing its share every 10 ms.
+    const procs = Math.ceil(rate / 25_000);
+    const per = Math.max(1, Math.round(rate / procs / 100));
+    const stopLoad = load(procs, `const f=require('fs');setInterval(()=>{for(let i=0;i<${per};i++)f.closeSync(f.openSync('/dev/null','r'))},10)`);
     await sleep(LEVEL_S * 1000);
     stopLoad();
+    const s = (Date.now() - t0) / 1000;
     await sleep(1500); // what was sent reaches the page
     const after = await figures(page);
-    const s = (Date.now() - t0) / 1000;
     const paints = await page.evaluate((k) => (window.__slablabLive?.paints ?? []).slice(k), paintsBefore);
     const lat = paints.map((p) => p.paintWallMs - offMs - p.eventNs / 1e6).filter((x) => x > -50);
     const wlat = paints.map((p) => p.sentWallMs - offMs - p.eventNs / 1e6).filter((x) => x > -50);
+    const perS = Math.round((after.events - before.events) / s);
+    const dropped = after.kernel - before.kernel + after.server - before.server + after.page - before.page;
+    const ok = dropped === 0 && pct(lat, 95) < 2000;
+    if (ok) clean = Math.max(clean ?? 0, perS);
+    lastOk = ok;
     console.log(
-      `| ${n} | ${Math.round((after.events - before.events) / s).toLocaleString('en-US')} | ${after.kernel - before.kernel} | ${after.server - before.server} | ${after.page - before.page} | ${pct(lat, 50).toFixed(0)} ms | ${pct(lat, 95).toFixed(0)} ms | ${pct(wlat, 50).toFixed(0)} ms | ${pct(wlat, 95).toFixed(0)} ms |`,
+      `| ${rate.toLocaleString('en-US')} | ${perS.toLocaleString('en-US')} | ${after.kernel - before.kernel} | ${(after.server - before.server).toLocaleString('en-US')} | ${after.page - before.page} | ${pct(lat, 50).toFixed(0)} ms | ${pct(lat, 95).toFixed(0)} ms | ${pct(wlat, 50).toFixed(0)} ms | ${pct(wlat, 95).toFixed(0)} ms | ${loadavg()[0].toFixed(1)} |`,
     );
   }
+  if (PHASES.includes(1))
+    console.log(
+      clean === null
+        ? 'no level ran without a drop (or with event-to-pixel p95 under 2 s)'
+        : `the highest rate with nothing dropped and event-to-pixel p95 under 2 s: ${clean.toLocaleString('en-US')} events/s${lastOk ? ' (the highest level too: a lower bound, the load could not make anything drop)' : ''}`,
+    );
   // 2. Memory.
   if (PHASES.includes(2)) {
-  console.log(`\n# 2. memory after ${MINUTES} min on the stream (one churning process)`);
-  const stopLoad = load(1, "const f=require('fs');setInterval(()=>{for(let i=0;i<500;i++)f.closeSync(f.openSync('/dev/null','r'))},10)");
-  const start = { server: rss(s1.child.pid), renderer: rendererRss() };
-  await sleep(MINUTES * 60_000);
-  const heap = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0);
-  const end = await figures(page);
-  console.log(`server RSS ${start.server.toFixed(1)} -> ${rss(s1.child.pid).toFixed(1)} MiB; browser renderers RSS ${start.renderer.toFixed(0)} -> ${rendererRss().toFixed(0)} MiB; page JS heap ${(heap / 1048576).toFixed(1)} MiB; ${end.events.toLocaleString('en-US')} events received, lost ${end.kernel}, dropped ${end.server} (server) ${end.page} (page)`);
-  stopLoad();
+    console.log(`\n# 2. memory over ${MINUTES} min on the stream (one churning process); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} at the start`);
+    console.log('| minute | server RSS | renderer processes RSS | browser PSS (all its processes) | page JS heap | worker JS heap | worker heap after a full GC | events received | lost (kernel) | dropped (server) | dropped (page) |');
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+    const stopLoad = load(1, "const f=require('fs');setInterval(()=>{for(let i=0;i<500;i++)f.closeSync(f.openSync('/dev/null','r'))},10)");
+    const sample = async (minute) => {
+      const mem = await heaps(page);
+      const f = await figures(page);
+      const rend = rendererRss();
+      console.log(`| ${minute} | ${rss(s1.child.pid).toFixed(1)} MiB | ${rend.total.toFixed(0)} MiB (${rend.each.map((x) => x.toFixed(0)).join(' + ')}) | ${rend.browserPss.toFixed(0)} MiB | ${mem.page} | ${mem.worker} | ${mem.workerAfterGc} | ${f.events.toLocaleString('en-US')} | ${f.kernel} | ${f.server.toLocaleString('en-US')} | ${f.page} |`);
+    };
+    await sample(0);
+    const every = Math.max(1, Math.round(MINUTES / 10));
+    for (let m = every; m <= MINUTES; m += every) {
+      await sleep(every * 60_000);
+      await sample(m);
+    }
+    stopLoad();
+    console.log(`load average at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   }
   await page.close();
   await stop(s1.child);
+  if (PHASES.includes(4)) await replayPhase();
   if (!PHASES.includes(3)) process.exit(0);
 
   // 3. Agreement per cache over a 10-s window: the busy caches found on an unfiltered server, then

@@ -78,7 +78,7 @@ function present(pkg) {
   return p.probe ? onPath(p.probe) : existsSync(p.file);
 }
 
-function installPackages(purpose) {
+export function installPackages(purpose) {
   const missing = NEEDS[purpose].filter((pkg) => !present(pkg));
   if (missing.length === 0) return;
   const command = `apt-get update && apt-get install -y ${missing.join(' ')}`;

@@ -14,6 +14,9 @@
 //              clang-format --dry-run over the C (.clang-format), report-only for now
 //   e2e        Playwright in headless system Chromium against the built site,
 //              served with (vite preview) and without (python http.server) COOP/COEP
+//   release    the one-file slablab (scripts/build-release.mjs, after vite build) copied alone
+//              into an empty directory: no shared libbpf/libelf/libmicrohttpd, the site served
+//              from inside it byte for byte, events streamed and every program detached (root)
 //
 // `node scripts/test.mjs SUITE...` runs only those.  Every suite runs even
 // when an earlier one fails; the exit status is non-zero if any failed.  The
@@ -24,6 +27,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { buildRelease } from './build-release.mjs';
 import { buildEnv, cmakeBuild, root } from './setup.mjs';
 
 /** Runs a command, echoing its output and keeping it for the summary parsers. */
@@ -172,6 +176,17 @@ const SUITES = {
     const failed = Number(r.out.match(/^\s*(\d+) failed/m)?.[1] ?? 0);
     if (passed + failed === 0) return { ok: false, passed: 0, failed: 1, note: 'ran no test' };
     return { ok: r.status === 0 && failed === 0, passed, failed };
+  },
+  async release() {
+    if (!existsSync(join(root, 'dist', 'index.html')) && (await exec('npx', ['vite', 'build'])).status !== 0)
+      return { ok: false, passed: 0, failed: 1, note: 'vite build failed' };
+    const bin = buildRelease();
+    const r = await exec('node', [join(root, 'wasm-core/tests/cli/release_cli_test.mjs'), bin, join(root, 'dist')]);
+    const passed = (r.out.match(/^ok /gm) ?? []).length;
+    const failed = (r.out.match(/^FAIL /gm) ?? []).length;
+    const skipped = (r.out.match(/^skip .*/gm) ?? []).join('; ');
+    if (passed + failed === 0) return { ok: false, passed: 0, failed: 1, note: `ran no check${skipped ? ` (${skipped})` : ''}` };
+    return { ok: r.status === 0 && failed === 0, passed, failed, note: skipped || undefined };
   },
 };
 

@@ -48,7 +48,8 @@ SL_CLI_COMMAND(serve, .name = "serve",
                         "  --port N               TCP port (default 7683; 0: any free port)\n"
                         "  --caches NAMES         stream only these caches (at most 16; default every cache,\n"
                         "                         kmalloc's and percpu's included)\n"
-                        "  --site DIR             the built lab (default: the dist/ of this checkout)\n"
+                        "  --site DIR             the built lab (default: the one inside a release binary, else\n"
+                        "                         the dist/ of this checkout)\n"
                         "  --snapshot-interval S  seconds between snapshots of the watched caches (default 5; 0: on request only)\n"
                         "  --ring-mb N            kernel ring buffer MiB, a power of two (default 8)\n"
                         "  --queue-mb N           per-page queue MiB before events are dropped (default 16)\n"
@@ -257,6 +258,10 @@ static void *snapshot_thread(void *arg)
     return NULL;
 }
 
+#if SLABLAB_SITE_EMBEDDED
+/* The built lab packed at build time (scripts/build-release.mjs; live_site.h), from site_pack.S. */
+extern const unsigned char sl_site_pack[], sl_site_pack_end[];
+#else
 /* The dist/ of the checkout this binary was built in (wasm-core/build/<dir>/slablab), else "dist". */
 static void default_site(char *out, size_t len)
 {
@@ -272,6 +277,23 @@ static void default_site(char *out, size_t len)
         }
     }
     snprintf(out, len, "dist");
+}
+#endif
+
+/* Loads the site: DIR when --site named one, else the one inside this binary (a release build), else
+ * the checkout's dist/; dir is set to what was read, for the banner. Returns sl_site_load's answer. */
+static int load_site(sl_site *site, char *dir, size_t dirlen, char *err, size_t errlen)
+{
+    const size_t max_bytes = (size_t)512 << 20;
+    if (!dir[0]) {
+#if SLABLAB_SITE_EMBEDDED
+        snprintf(dir, dirlen, "inside this binary");
+        return sl_site_load_pack(site, sl_site_pack, (size_t)(sl_site_pack_end - sl_site_pack), max_bytes, err, errlen);
+#else
+        default_site(dir, dirlen);
+#endif
+    }
+    return sl_site_load(site, dir, max_bytes, err, errlen);
 }
 #endif /* SLABLAB_HAVE_MHD */
 
@@ -389,10 +411,9 @@ static int run_serve(int argc, char **argv)
                     "(apt-get install libmicrohttpd-dev), then rebuild (node scripts/setup.mjs bench)\n");
     goto done;
 #else
-    if (!site_dir[0])
-        default_site(site_dir, sizeof site_dir);
     char err[1024];
-    if (sl_site_load(&srv.site, site_dir, (size_t)512 << 20, err, sizeof err)) {
+    int site_rc = load_site(&srv.site, site_dir, sizeof site_dir, err, sizeof err);
+    if (site_rc) {
         fprintf(stderr, "slablab serve: %s\n", err);
         goto done;
     }

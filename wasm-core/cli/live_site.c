@@ -4,11 +4,16 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if SLABLAB_HAVE_ZLIB
+#include <zlib.h>
+#endif
 
 static const char *type_of(const char *path)
 {
@@ -130,6 +135,88 @@ int sl_site_load(sl_site *site, const char *dir, size_t max_bytes, char *err, si
     return 0;
 }
 
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Points site's table into the inflated pack site->pack (raw bytes). Returns 0, or -1 with err. */
+static int index_pack(sl_site *site, size_t raw, char *err, size_t errlen)
+{
+    const unsigned char *p = site->pack, *end = site->pack + raw;
+    while (p < end) {
+        if ((size_t)(end - p) < 8) {
+            snprintf(err, errlen, "the built-in site is corrupt (an entry header cut short)");
+            return -1;
+        }
+        uint32_t plen = le32(p), dlen = le32(p + 4);
+        p += 8;
+        if (plen < 2 || plen > 1024 || (size_t)(end - p) < plen || p[0] != '/' || p[plen - 1] != '\0' ||
+            memchr(p, '\0', plen) != p + plen - 1 || (size_t)(end - p - plen) < dlen) {
+            snprintf(err, errlen, "the built-in site is corrupt (a bad entry)");
+            return -1;
+        }
+        if (site->n == site->cap) {
+            size_t ncap = site->cap ? site->cap * 2 : 64;
+            sl_site_file *grown = realloc(site->files, ncap * sizeof *grown);
+            if (!grown) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            site->files = grown;
+            site->cap = ncap;
+        }
+        const char *path = (const char *)p;
+        site->files[site->n++] =
+            (sl_site_file){.path = (char *)path, .data = (unsigned char *)p + plen, .len = dlen, .type = type_of(path)};
+        site->bytes += dlen;
+        p += plen + dlen;
+    }
+    return 0;
+}
+
+int sl_site_load_pack(sl_site *site, const unsigned char *pack, size_t len, size_t max_bytes, char *err, size_t errlen)
+{
+    memset(site, 0, sizeof *site);
+    static const unsigned char magic[8] = {'S', 'L', 'S', 'I', 'T', 'E', '1', '\0'};
+    if (len < 16 || memcmp(pack, magic, sizeof magic)) {
+        snprintf(err, errlen, "the built-in site is not a site pack");
+        return -1;
+    }
+    uint64_t raw = (uint64_t)le32(pack + 8) | (uint64_t)le32(pack + 12) << 32;
+    if (raw > max_bytes) {
+        snprintf(err, errlen, "the built-in site is larger than %zu MiB", max_bytes >> 20);
+        return -1;
+    }
+#if SLABLAB_HAVE_ZLIB
+    site->pack = malloc(raw ? (size_t)raw : 1);
+    uLongf got = (uLongf)raw;
+    if (!site->pack) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (uncompress(site->pack, &got, pack + 16, (uLong)(len - 16)) != Z_OK || got != raw) {
+        snprintf(err, errlen, "the built-in site is corrupt (it does not inflate to its %" PRIu64 " bytes)", raw);
+        sl_site_free(site);
+        return -1;
+    }
+    if (index_pack(site, (size_t)raw, err, errlen)) {
+        sl_site_free(site);
+        return -1;
+    }
+    if (!sl_site_find(site, "/")) {
+        snprintf(err, errlen, "the built-in site has no index.html");
+        sl_site_free(site);
+        return -1;
+    }
+    return 0;
+#else
+    (void)index_pack;
+    snprintf(err, errlen, "this slablab was built without zlib: it cannot read a built-in site");
+    return -1;
+#endif
+}
+
 const sl_site_file *sl_site_find(const sl_site *site, const char *path)
 {
     if (!strcmp(path, "/"))
@@ -142,10 +229,11 @@ const sl_site_file *sl_site_find(const sl_site *site, const char *path)
 
 void sl_site_free(sl_site *site)
 {
-    for (size_t i = 0; i < site->n; i++) {
+    for (size_t i = 0; !site->pack && i < site->n; i++) {
         free(site->files[i].path);
         free(site->files[i].data);
     }
+    free(site->pack);
     free(site->files);
     memset(site, 0, sizeof *site);
 }

@@ -5,7 +5,8 @@
  * its event frames dropped and counted once its queue is full, while names
  * and snapshots still queue, and it is cut off past the slack; a page that
  * joins late gets every name first; the site table (cli/live_site.c) finds
- * files only by their exact path.
+ * files only by their exact path, read from a directory or from a release
+ * binary's built-in pack, and a corrupt pack is refused, never half read.
  */
 #include "check.h"
 
@@ -166,10 +167,92 @@ static void test_site_exact_paths_only(void)
     snprintf(path, sizeof path, "rm -rf '%s'", dir);
     SL_CHECK_EQ(system(path), 0);
 }
+
+#if SLABLAB_HAVE_ZLIB
+/* Appends one pack entry (live_site.h's layout) at *at. */
+static void put_entry(unsigned char *raw, size_t *at, const char *path, const char *data)
+{
+    uint32_t plen = (uint32_t)strlen(path) + 1, dlen = (uint32_t)strlen(data);
+    for (int i = 0; i < 4; i++) {
+        raw[*at + (size_t)i] = (unsigned char)(plen >> (8 * i));
+        raw[*at + 4 + (size_t)i] = (unsigned char)(dlen >> (8 * i));
+    }
+    memcpy(raw + *at + 8, path, plen);
+    memcpy(raw + *at + 8 + plen, data, dlen);
+    *at += 8 + plen + dlen;
+}
+
+/* A pack of raw[0..rawlen) into pack; returns its length. */
+static size_t make_pack(unsigned char *pack, size_t cap, const unsigned char *raw, size_t rawlen)
+{
+    memcpy(pack, "SLSITE1", 8);
+    for (int i = 0; i < 8; i++)
+        pack[8 + i] = (unsigned char)((uint64_t)rawlen >> (8 * i));
+    uLongf clen = (uLongf)(cap - 16);
+    SL_CHECK_EQ(compress2(pack + 16, &clen, raw, (uLong)rawlen, 9), Z_OK);
+    return 16 + (size_t)clen;
+}
+
+static void test_site_pack(void)
+{
+    static unsigned char raw[4096], pack[8192];
+    size_t at = 0;
+    put_entry(raw, &at, "/index.html", "<html>INDEX");
+    put_entry(raw, &at, "/assets/app-Ab12Cd34.js", "export const x = 1;");
+    put_entry(raw, &at, "/assets/core-Zz99Yy88.wasm", "\x01wasm-bytes");
+    size_t len = make_pack(pack, sizeof pack, raw, at);
+    sl_site site;
+    char err[256];
+    SL_CHECK_EQ(sl_site_load_pack(&site, pack, len, 1 << 20, err, sizeof err), 0);
+    SL_CHECK_EQ(site.n, (size_t)3);
+    const sl_site_file *f = sl_site_find(&site, "/");
+    SL_CHECK(f && f->len == 11 && !memcmp(f->data, "<html>INDEX", 11) && !strncmp(f->type, "text/html", 9));
+    f = sl_site_find(&site, "/assets/app-Ab12Cd34.js");
+    SL_CHECK(f && f->len == 19 && !strncmp(f->type, "text/javascript", 15));
+    f = sl_site_find(&site, "/assets/core-Zz99Yy88.wasm");
+    SL_CHECK(f && f->len == 11 && !strcmp(f->type, "application/wasm"));
+    SL_CHECK(sl_site_find(&site, "/assets/../index.html") == NULL);
+    sl_site_free(&site);
+
+    /* Too big for the limit; a corrupt stream; a size that is not what it inflates to. */
+    SL_CHECK_EQ(sl_site_load_pack(&site, pack, len, 16, err, sizeof err), -1);
+    SL_CHECK(strstr(err, "larger") != NULL);
+    pack[len / 2] ^= 0x55;
+    SL_CHECK_EQ(sl_site_load_pack(&site, pack, len, 1 << 20, err, sizeof err), -1);
+    SL_CHECK(strstr(err, "corrupt") != NULL);
+    len = make_pack(pack, sizeof pack, raw, at);
+    pack[8]++;
+    SL_CHECK_EQ(sl_site_load_pack(&site, pack, len, 1 << 20, err, sizeof err), -1);
+    SL_CHECK(strstr(err, "corrupt") != NULL);
+    SL_CHECK_EQ(sl_site_load_pack(&site, (const unsigned char *)"not a pack at all", 17, 1 << 20, err, sizeof err), -1);
+    SL_CHECK(strstr(err, "not a site pack") != NULL);
+
+    /* An entry whose path is relative, or whose length runs past the end; no index.html. */
+    at = 0;
+    put_entry(raw, &at, "index.html", "<html>");
+    len = make_pack(pack, sizeof pack, raw, at);
+    SL_CHECK_EQ(sl_site_load_pack(&site, pack, len, 1 << 20, err, sizeof err), -1);
+    SL_CHECK(strstr(err, "bad entry") != NULL);
+    at = 0;
+    put_entry(raw, &at, "/index.html", "<html>");
+    raw[4] = 0xff; /* the data length */
+    len = make_pack(pack, sizeof pack, raw, at);
+    SL_CHECK_EQ(sl_site_load_pack(&site, pack, len, 1 << 20, err, sizeof err), -1);
+    SL_CHECK(strstr(err, "bad entry") != NULL);
+    at = 0;
+    put_entry(raw, &at, "/app.js", "x");
+    len = make_pack(pack, sizeof pack, raw, at);
+    SL_CHECK_EQ(sl_site_load_pack(&site, pack, len, 1 << 20, err, sizeof err), -1);
+    SL_CHECK(strstr(err, "no index.html") != NULL);
+}
+#else
+static void test_site_pack(void) { SL_SKIP("built without zlib: no built-in site"); }
+#endif
 #else
 static void test_hub_reader_gets_names_then_events(void) { SL_SKIP("the server is native only"); }
 static void test_hub_lagging_page_drops_and_counts(void) { SL_SKIP("the server is native only"); }
 static void test_site_exact_paths_only(void) { SL_SKIP("the server is native only"); }
+static void test_site_pack(void) { SL_SKIP("the server is native only"); }
 #endif
 
 int main(void)
@@ -177,5 +260,6 @@ int main(void)
     SL_RUN(test_hub_reader_gets_names_then_events);
     SL_RUN(test_hub_lagging_page_drops_and_counts);
     SL_RUN(test_site_exact_paths_only);
+    SL_RUN(test_site_pack);
     return sl_check_summary();
 }

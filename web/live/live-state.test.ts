@@ -2,7 +2,7 @@
 // window (old seconds fall out), remote frees (freed on another CPU than the allocating one),
 // percpu and page-sized kmalloc counted apart, busiest call sites, names kept across a restart.
 import { describe, expect, it } from 'vitest';
-import { LiveState, WINDOW_S } from './live-state';
+import { LiveState, OWNERS, TABLE_CACHES, WINDOW_S } from './live-state';
 import { EVENT_BYTES, K, type EventBatch } from './wire';
 
 interface E {
@@ -81,4 +81,75 @@ describe('LiveState', () => {
     s.add(batch([{ kind: K.ALLOC, cpu: 0, cache: 3, tS: 51, obj: 0x20 }], 51));
     expect(s.summary().caches.find((x) => x.name === 'filp')?.total).toBe(2);
   });
+
+  it('stays bounded over a long stream: objects never freed, caches that come and go, many seconds', () => {
+    // 2.5 windows of seconds; each second 4 steady caches, one cache of its own (created and
+    // gone, as per-mount or per-device caches are), and 700 allocations of objects never freed:
+    // 525,000 owners offered against the two generations' 2 * OWNERS.
+    const s = new LiveState();
+    for (let id = 1; id <= 4; id++) s.nameCache(id, `steady-${id}`);
+    const seconds = Math.round(WINDOW_S * 2.5);
+    let obj = 0x1000;
+    for (let sec = 0; sec < seconds; sec++) {
+      const own = 5 + sec;
+      s.nameCache(own, `gone-${sec}`);
+      const events: E[] = [];
+      for (let i = 0; i < 700; i++) events.push({ kind: K.ALLOC, cpu: i & 3, cache: i % 5 === 4 ? own : 1 + (i % 4), site: 1 + (i % 100), tS: sec + i / 1000, obj: (obj += 64) });
+      s.add(batch(events, sec));
+    }
+    const sizes = s.sizes();
+    expect(700 * seconds).toBeGreaterThan(2 * OWNERS);
+    expect(sizes.owners).toBeLessThanOrEqual(2 * OWNERS);
+    // Only caches with an event in the window are kept: the 4 steady ones and the last WINDOW_S seconds' own.
+    expect(sizes.caches).toBeLessThanOrEqual(4 + WINDOW_S);
+    expect(sizes.cacheIds).toBeLessThanOrEqual(4 + WINDOW_S);
+    expect(sizes.sites).toBe(100);
+    const sum = s.summary();
+    expect(sum.caches.length).toBe(TABLE_CACHES);
+    expect(sum.caches.every((c) => c.allocs.length === WINDOW_S)).toBe(true);
+    expect(sum.caches.slice(0, 4).map((c) => c.name).sort()).toEqual(['steady-1', 'steady-2', 'steady-3', 'steady-4']);
+    expect(sum.events).toBe(700 * seconds);
+  }, 60_000);
+
+  it('tells remote frees as a Map of owners in two generations would, over 600,000 random events', () => {
+    // The owner table (open addressing, deletion by shifting back) against the plain reference:
+    // objects from a pool small enough to be freed and reused, large enough to rotate generations.
+    const s = new LiveState();
+    s.nameCache(1, 'kmalloc-64');
+    let owners = new Map<number, number>();
+    let old = new Map<number, number>();
+    let remote = 0;
+    let rotations = 0;
+    let seed = 12345;
+    const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    for (let sec = 0; sec < 60; sec++) {
+      const events: E[] = [];
+      for (let i = 0; i < 10_000; i++) {
+        const obj = 0x100000 + Math.floor(rnd() * 1_000_000) * 64;
+        const cpu = Math.floor(rnd() * 4);
+        const alloc = rnd() < 0.65;
+        events.push({ kind: alloc ? K.ALLOC : K.FREE, cpu, cache: 1, tS: sec + i / 20_000, obj });
+        const key = 0x0881 * 4294967296 + obj;
+        if (alloc) {
+          owners.set(key, cpu);
+          if (owners.size >= OWNERS) {
+            old = owners;
+            owners = new Map();
+            rotations++;
+          }
+        } else {
+          const o = owners.get(key) ?? old.get(key);
+          if (o !== undefined && o !== cpu) remote++;
+          owners.delete(key);
+          old.delete(key);
+        }
+      }
+      s.add(batch(events, sec));
+    }
+    const counted = s.summary().caches.find((c) => c.name === 'kmalloc-64')?.remote.reduce((a, b) => a + b, 0);
+    expect(remote).toBeGreaterThan(10_000);
+    expect(rotations).toBeGreaterThan(0);
+    expect(counted).toBe(remote);
+    expect(s.sizes().owners).toBe(owners.size + old.size);
+  }, 60_000); // a second alone; minutes on a machine shared with other builds
 });

@@ -158,39 +158,64 @@ export function decodeFrame(type: number, p: Uint8Array): Frame | null {
   }
 }
 
-/** Cuts a byte stream into frames, whatever the chunking. */
+/**
+ * Cuts a byte stream into frames, whatever the chunking.  Frames that lie whole in a chunk are
+ * views of it (no copy: the chunk must not be written to afterwards, as fetch's never are); only
+ * a frame cut across chunks is gathered into a buffer of its own.
+ */
 export class FrameReader {
   private buf = new Uint8Array(1 << 16);
   private len = 0;
 
   /** Adds a chunk; returns the whole frames it completes. Throws a WireError on a malformed stream. */
   push(chunk: Uint8Array): Frame[] {
-    if (this.len + chunk.length > this.buf.length) {
+    const out: Frame[] = [];
+    let off = 0;
+    if (this.len > 0) {
+      // Finish the frame cut at the end of the last chunk: its header first, then its payload.
+      const head = Math.max(0, FRAME_HDR - this.len);
+      this.append(chunk.subarray(0, head));
+      off = head;
+      if (this.len < FRAME_HDR) return out;
+      const n = this.frameBytes(this.buf, 0);
+      const need = Math.min(chunk.length - off, FRAME_HDR + n - this.len);
+      this.append(chunk.subarray(off, off + need));
+      off += need;
+      if (this.len < FRAME_HDR + n) return out;
+      // A copy: the records must outlive this buffer, which the next cut frame overwrites.
+      const f = decodeFrame(this.buf[4] ?? 0, this.buf.slice(FRAME_HDR, FRAME_HDR + n));
+      if (f) out.push(f);
+      this.len = 0;
+      if (this.buf.length > 1 << 20) this.buf = new Uint8Array(1 << 16); // give back a big frame's room
+    }
+    while (chunk.length - off >= FRAME_HDR) {
+      const n = this.frameBytes(chunk, off);
+      if (chunk.length - off < FRAME_HDR + n) break;
+      const f = decodeFrame(chunk[off + 4] ?? 0, chunk.subarray(off + FRAME_HDR, off + FRAME_HDR + n));
+      if (f) out.push(f);
+      off += FRAME_HDR + n;
+    }
+    this.append(chunk.subarray(off));
+    return out;
+  }
+
+  /** The payload length in the frame header at off. Throws a WireError past MAX_FRAME. */
+  private frameBytes(b: Uint8Array, off: number): number {
+    const n = ((b[off] ?? 0) | ((b[off + 1] ?? 0) << 8) | ((b[off + 2] ?? 0) << 16) | ((b[off + 3] ?? 0) << 24)) >>> 0;
+    if (n > MAX_FRAME) throw new WireError(`a frame of ${n} bytes (more than ${MAX_FRAME})`);
+    return n;
+  }
+
+  private append(part: Uint8Array): void {
+    if (this.len + part.length > this.buf.length) {
       let size = this.buf.length;
-      while (size < this.len + chunk.length) size *= 2;
+      while (size < this.len + part.length) size *= 2;
       const grown = new Uint8Array(size);
       grown.set(this.buf.subarray(0, this.len));
       this.buf = grown;
     }
-    this.buf.set(chunk, this.len);
-    this.len += chunk.length;
-    const out: Frame[] = [];
-    let off = 0;
-    const v = new DataView(this.buf.buffer);
-    while (this.len - off >= FRAME_HDR) {
-      const n = v.getUint32(off, true);
-      if (n > MAX_FRAME) throw new WireError(`a frame of ${n} bytes (more than ${MAX_FRAME})`);
-      if (this.len - off < FRAME_HDR + n) break;
-      // A copy: the records must outlive this buffer, which the next chunk overwrites.
-      const payload = this.buf.slice(off + FRAME_HDR, off + FRAME_HDR + n);
-      const f = decodeFrame(this.buf[off + 4] ?? 0, payload);
-      if (f) out.push(f);
-      off += FRAME_HDR + n;
-    }
-    this.buf.copyWithin(0, off, this.len);
-    this.len -= off;
-    if (this.buf.length > 1 << 20 && this.len < 1 << 16) this.buf = this.buf.slice(0, 1 << 16); // give back a big frame's room
-    return out;
+    this.buf.set(part, this.len);
+    this.len += part.length;
   }
 
   /** Bytes held of an unfinished frame. */
