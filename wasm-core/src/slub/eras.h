@@ -107,6 +107,9 @@ typedef struct sl_slub_rules {
     bool refill_return_tail;      /* __refill_objects_node: __slab_try_return_freelist, kept slabs to the tail (7.2) */
     bool oversize_counted;        /* oversize prefill sheaves count SHEAF_ALLOC and SHEAF_FREE (7.2) */
     bool try_return_locked;       /* __slab_try_return_freelist under n->list_lock (7.3) */
+    bool nolock;                  /* kmalloc_nolock / kfree_nolock exist (6.18) */
+    bool refill_nonblocking;      /* __pcs_replace_empty_main refills a sheaf whenever spinning is
+                                   * allowed (7.1); before, only when blocking is (GFP_KERNEL) */
 } sl_slub_rules;
 
 /*
