@@ -493,16 +493,17 @@ static SL_NOINLINE int free_op(sl_slub_cache *s, unsigned cpu, void *obj)
 
 enum { OPC_IRQ_WORK = 14 }; /* OP_BEGIN/OP_END's code for the irq_work step (past sl_sched_kind's) */
 
-/* defer_free: obj goes on this CPU's llist (through its free pointer slot) for the CPU's irq_work. */
+/*
+ * defer_free: obj goes on this CPU's llist (through its free pointer slot)
+ * for the CPU's irq_work, which the first object queues (llist_add true).
+ */
 static void defer_free(sli_act *a, sli_slub_slab *slab, void *obj)
 {
-    uint32_t deferred = 1;
-    for (void *o = a->c->defer_free; o; o = sli_get_fp(a->s, o))
-        deferred++;
+    bool first = a->c->defer_free == NULL;
     sli_set_fp(a->s, obj, a->c->defer_free);
     a->c->defer_free = obj;
-    SLI_EV(a, SLUB_DEFER_FREE, slab, obj, deferred, 0, 0);
-    (void)deferred; (void)slab; /* benchmark builds have no events */
+    SLI_EV(a, SLUB_DEFER_FREE, slab, obj, first, 0, 0);
+    (void)first; (void)slab; /* benchmark builds have no events */
 }
 
 int sl_slub_kfree_nolock(sl_slub_cache *s, unsigned cpu, void *obj)
