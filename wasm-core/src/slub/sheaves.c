@@ -49,8 +49,12 @@
  *
  * Model-only: sheaves are malloc'd (the kernel kmallocs them); max_sheaves
  * makes a sheaf allocation fail, as the kernel's GFP_NOWAIT kmalloc may, so
- * that the paths for that case can be driven; allocations may always block
- * (GFP_KERNEL), so an empty main is refilled from slabs rather than failed.
+ * that the paths for that case can be driven.
+ * The operation's context (sli_act.ctx, its gfp flags) decides whether an
+ * empty main may be refilled from slabs: in 6.18 and 7.0 only when it may
+ * block, from 7.1 whenever it may spin (refill_nonblocking); kmalloc_nolock
+ * never refills, and it and kfree_nolock take the barn's lock with a
+ * trylock (barn_lock) and neither allocate nor flush a sheaf to free.
  * A refill from slabs that comes up short (no memory) keeps what it got
  * in the sheaf and counts it in SHEAF_REFILL (refill_sheaf); then the
  * allocation path and kmem_cache_prefill_sheaf flush the sheaf
