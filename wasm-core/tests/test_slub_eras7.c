@@ -690,6 +690,64 @@ static void test_kfree_nolock_618(void)
     sl_page_zone_destroy(&z);
 }
 
+/* An "NMI" at a preemption point: kmalloc_nolock (kind 0) or kfree_nolock of obj (kind 1) on the same CPU. */
+typedef struct nmi_ctx {
+    world *w;
+    unsigned point, kind, fired;
+    void *obj, *got;
+    int rc;
+} nmi_ctx;
+
+static void nmi_hook(sl_trace *tr, unsigned cpu, unsigned point, unsigned line, const void *ctx, void *user)
+{
+    nmi_ctx *n = user;
+    (void)tr, (void)line, (void)ctx;
+    if (point != n->point || n->fired)
+        return;
+    n->fired = 1;
+    n->rc = n->kind == 0 ? sl_slub_kmalloc_nolock(n->w->s, cpu, &n->got) : sl_slub_kfree_nolock(n->w->s, cpu, n->obj);
+}
+
+/*
+ * The reason _nolock exists (7.x): called while the same CPU is inside its
+ * sheaf section, local_trylock fails; kmalloc_nolock takes ___slab_alloc,
+ * kfree_nolock defers the object to the irq_work.
+ */
+static void test_nolock_inside_sheaf_section(void)
+{
+    sl_trace tr;
+    SL_REQUIRE(sl_trace_init(&tr, 1, 4096) == SL_OK);
+    tr.enabled = true;
+    world w;
+    SL_REQUIRE(world_open_version(&w, 1, V73, 8, 0, &tr, 4) == SL_OK);
+    void *a = world_alloc(&w, 0), *b = world_alloc(&w, 0);
+    SL_REQUIRE(a && b);
+    nmi_ctx n = {.w = &w, .point = SL_SLUB_PP_SHEAF_ALLOC, .kind = 0};
+    sl_trace_set_preempt_hook(&tr, nmi_hook, &n);
+    uint64_t slow = ST(&w, ALLOC_SLOWPATH);
+    void *c = world_alloc(&w, 0);
+    SL_CHECK_EQ(n.fired, 1);
+    SL_CHECK_EQ(n.rc, SL_OK);
+    SL_CHECK(c && n.got && c != n.got);
+    SL_CHECK_EQ(ST(&w, ALLOC_SLOWPATH), slow + 1); /* the handler's, from a slab */
+    check_valid(&w);
+    n = (nmi_ctx){.w = &w, .point = SL_SLUB_PP_SHEAF_FREE, .kind = 1, .obj = n.got};
+    uint64_t free_pcs = ST(&w, FREE_PCS);
+    SL_CHECK_EQ(world_free(&w, 0, c), SL_OK);
+    SL_CHECK_EQ(n.fired, 1);
+    SL_CHECK_EQ(n.rc, SL_OK);
+    SL_CHECK_EQ(ST(&w, FREE_PCS), free_pcs + 1); /* only the interrupted free's */
+    SL_CHECK(w.s->cpu[0].defer_free == n.obj);
+    check_valid(&w);
+    sl_trace_set_preempt_hook(&tr, NULL, NULL);
+    SL_CHECK_EQ(sl_slub_irq_work(w.s, 0), 1);
+    SL_CHECK_EQ(world_free(&w, 0, a), SL_OK);
+    SL_CHECK_EQ(world_free(&w, 0, b), SL_OK);
+    check_valid(&w);
+    world_close(&w);
+    sl_trace_destroy(&tr);
+}
+
 int main(void)
 {
     SL_RUN(test_rules_per_version);
@@ -708,5 +766,6 @@ int main(void)
     SL_RUN(test_kmalloc_nolock_list_lock_busy);
     SL_RUN(test_kfree_nolock_defers_7x);
     SL_RUN(test_kfree_nolock_618);
+    SL_RUN(test_nolock_inside_sheaf_section);
     return sl_check_summary();
 }
