@@ -565,6 +565,59 @@ SL_EXPORT int sl_api_slub_rcu_grace_period(sl_api_slub_world *w, uint32_t cpu)
     return rc;
 }
 
+/*
+ * kmem_cache_alloc in the context gfp (0 GFP_KERNEL, 1 GFP_ATOMIC, 2
+ * GFP_NOWAIT: sl_slub_gfp); the object goes to the CPU's scratch as
+ * sl_api_slub_alloc's does.
+ */
+SL_EXPORT int sl_api_slub_alloc_gfp(sl_api_slub_world *w, uint32_t cpu, uint32_t gfp)
+{
+    int rc = sl_api_slub_cpu_claim(w, cpu);
+    if (rc != SL_OK)
+        return rc;
+    void *o = NULL;
+    rc = sl_slub_alloc_gfp(w->cache, cpu, (sl_slub_gfp)gfp, &o);
+    put_ref(w, w->scratch[cpu], rc == SL_OK ? o : NULL);
+    sl_api_slub_cpu_release(w, cpu);
+    return rc;
+}
+
+/* kmalloc_nolock on the world's cache (6.18+); the object goes to the CPU's scratch. */
+SL_EXPORT int sl_api_slub_kmalloc_nolock(sl_api_slub_world *w, uint32_t cpu)
+{
+    int rc = sl_api_slub_cpu_claim(w, cpu);
+    if (rc != SL_OK)
+        return rc;
+    void *o = NULL;
+    rc = sl_slub_kmalloc_nolock(w->cache, cpu, &o);
+    put_ref(w, w->scratch[cpu], rc == SL_OK ? o : NULL);
+    sl_api_slub_cpu_release(w, cpu);
+    return rc;
+}
+
+/* kfree_nolock of the object (pfn, index) (6.18+): to this CPU's slab or sheaf, or deferred. */
+SL_EXPORT int sl_api_slub_kfree_nolock(sl_api_slub_world *w, uint32_t cpu, uint32_t pfn, uint32_t index)
+{
+    int rc = sl_api_slub_cpu_claim(w, cpu);
+    if (rc != SL_OK)
+        return rc;
+    const uint32_t ref[2] = {pfn, index};
+    rc = sl_slub_kfree_nolock(w->cache, cpu, get_ref(w, ref));
+    sl_api_slub_cpu_release(w, cpu);
+    return rc;
+}
+
+/* The CPU's irq_work: the objects kfree_nolock deferred on cpu are freed; returns how many. */
+SL_EXPORT int sl_api_slub_irq_work(sl_api_slub_world *w, uint32_t cpu)
+{
+    int rc = sl_api_slub_cpu_claim(w, cpu);
+    if (rc != SL_OK)
+        return rc;
+    rc = sl_slub_irq_work(w->cache, cpu);
+    sl_api_slub_cpu_release(w, cpu);
+    return rc;
+}
+
 /* bootstrap_cache_sheaves of a 7.0 cache created early (every CPU quiet). */
 SL_EXPORT int sl_api_slub_bootstrap_sheaves(sl_api_slub_world *w)
 {

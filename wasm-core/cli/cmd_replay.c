@@ -198,6 +198,8 @@ static void print_models(sl_replay *r, unsigned top, bool rt)
                mi.kernel[0] ? mi.kernel : "unknown", rt ? " PREEMPT_RT (SLUB's rt paths)" : "", mi.slub_kernel,
                mi.slub_era, s.model_cpus, mi.caches_modelled, mi.caches_with_sheaves, (unsigned long long)mi.errors,
                mi.errors ? " (--format json lists them with their lines)" : "");
+        if (mi.notice[0])
+            printf("  notice: %s\n", mi.notice);
         if (mi.caches_with_sheaves)
             printf("  sheaves: %llu allocs and %llu frees on a CPU sheaf, %llu refills, %llu flushes, barn %llu/%llu "
                    "get/fail, %llu/%llu put/fail\n",

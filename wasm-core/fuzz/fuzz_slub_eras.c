@@ -5,7 +5,9 @@
  * sheaves, 7.0 (sheaves, no per-CPU slab), 7.0 created before
  * bootstrap_cache_sheaves, 7.1, 7.2, 7.3 (a PREEMPT_RT one too) and a
  * version newer than the newest modelled - with tracking on and the debug checks off, as
- * a production cache runs: allocations, frees from any CPU, bulk
+ * a production cache runs: allocations (in GFP_KERNEL, GFP_ATOMIC and
+ * GFP_NOWAIT context, and kmalloc_nolock), frees from any CPU (kfree_nolock
+ * too, and the irq_work that frees what it deferred), bulk
  * operations, kfree_rcu and grace periods, flushes, shrinks, the prefill
  * API (an oversize sheaf where the sheaves are off), bootstrap, CPU
  * hotplug (slub_cpu_dead), kvfree_rcu_barrier, a sheaf budget and
@@ -63,20 +65,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool sheaf_api = eras[era].v.major >= 7;
     fz_require(f, sl_slub_cache_create(&zone, NULL, ncpus, &cfg, &f->s) == SL_OK, "create", 0);
     bool has_sheaves = sl_slub_cache_sheaf_capacity(f->s) != 0;
+    bool nolock = sl_slub_cache_rules(f->s)->nolock; /* kmalloc_nolock / kfree_nolock: 6.18+ */
     sheaf_api = sheaf_api || has_sheaves;
     for (size_t i = 3; i + 3 <= size; i += 3) {
         uint8_t kind = data[i] % 16, arg = data[i + 1], idx = data[i + 2];
         unsigned cpu = arg % ncpus;
         int rc;
         switch (kind) {
-        case 0:
-        case 1: /* alloc */
+        case 0: /* alloc */
             fz_alloc(f, cpu);
             break;
+        case 1: { /* alloc in a context: GFP_KERNEL, GFP_ATOMIC, GFP_NOWAIT, or kmalloc_nolock */
+            if (f->nheld == FZ_MAXH)
+                break;
+            void *p = NULL;
+            unsigned ctx = idx % 4;
+            rc = ctx < 3 ? sl_slub_alloc_gfp(f->s, cpu, (sl_slub_gfp)ctx, &p) : sl_slub_kmalloc_nolock(f->s, cpu, &p);
+            if (ctx == 3 && !nolock)
+                fz_require(f, rc == SL_EINVAL && !p, "kmalloc_nolock before 6.18", rc);
+            else
+                fz_require(f, rc == SL_OK || rc == SL_ENOMEM, "alloc in a context", rc);
+            if (rc == SL_OK)
+                fz_got_object(f, p);
+            break;
+        }
         case 2:
-        case 3: /* free a held object, from any CPU */
+        case 3: /* free a held object, from any CPU (kfree_nolock for odd idx) */
             if (!f->nheld)
                 break;
+            if (kind == 3 && (idx & 1) && nolock) {
+                rc = sl_slub_kfree_nolock(f->s, cpu, fz_take_held(f, idx));
+                fz_require(f, rc == SL_OK, "kfree_nolock", rc);
+                break;
+            }
             rc = sl_slub_free(f->s, cpu, fz_take_held(f, idx));
             fz_require(f, rc == SL_OK, "free", rc);
             break;
@@ -101,6 +122,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fz_require(f, rc == want, "bad pointer to kfree_rcu", rc);
             rc = sl_slub_free_bulk(f->s, cpu, 1, &p, NULL);
             fz_require(f, rc == want, "bad pointer in a bulk free", rc);
+            rc = sl_slub_kfree_nolock(f->s, cpu, p);
+            fz_require(f, rc == (nolock ? want : SL_EINVAL), "bad pointer to kfree_nolock", rc);
             break;
         }
         case 6: /* kfree_rcu */
@@ -109,9 +132,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             rc = sl_slub_kfree_rcu(f->s, cpu, fz_take_held(f, idx));
             fz_require(f, rc == SL_OK, "kfree_rcu", rc);
             break;
-        case 7:
-            rc = sl_slub_rcu_grace_period(f->s, cpu);
-            fz_require(f, rc >= 0, "grace period", rc);
+        case 7: /* a grace period, or the CPU's irq_work (kfree_nolock's deferred objects) */
+            rc = arg & 4 ? sl_slub_irq_work(f->s, cpu) : sl_slub_rcu_grace_period(f->s, cpu);
+            fz_require(f, rc >= 0, "grace period or irq_work", rc);
             break;
         case 8:
             rc = sl_slub_flush_cpu(f->s, cpu);

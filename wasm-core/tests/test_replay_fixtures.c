@@ -478,6 +478,10 @@ static void test_default_and_clamped_versions(void)
         j = replay_fixture("capture-6.18.slabcap.gz", &cfg);
         SL_REQUIRE(j);
         SL_CHECK(str_is(j, "model.kernel", asked[i][0]) && str_is(j, "model.slub_kernel", asked[i][1]));
+        /* a kernel newer than the newest modelled is said so, never mapped silently */
+        const char *notice = jl_str(j, "model.notice");
+        SL_CHECK(i == 0 ? notice == NULL
+                        : notice && strstr(notice, "Linux 8.1 is newer than the newest kernel the model follows (7.3)"));
         SL_CHECK_EQ(jl_num(j, "model.errors"), 0);
         jl_free(j);
     }

@@ -265,6 +265,34 @@ static void test_versions_and_sheaves(void)
     SL_CHECK_EQ(info[0], 60);
     sl_api_slub_world_destroy(w);
 }
+
+/* The allocation's context, kmalloc_nolock, kfree_nolock and the irq_work through the bridge. */
+static void test_gfp_and_nolock(void)
+{
+    const uint32_t v70[5] = {0x0700, 4, 1, 0, 0}, v617[5] = {0x0611, 0, 0, 0, 0};
+    sl_api_slub_world *w = sl_api_slub_world_create_version(4u << 20, 1, 256, 0, 0, 0, 0, 1, 1, NULL, v70);
+    SL_REQUIRE(w != NULL);
+    uint32_t *sc = sl_api_slub_scratch(w, 0);
+    SL_CHECK_EQ(sl_api_slub_alloc_gfp(w, 0, 1), SL_OK); /* GFP_ATOMIC on 7.0: no refill, a new slab */
+    SL_CHECK(sc[0] != SL_NONE32);
+    SL_CHECK_EQ(sl_api_slub_stat(w, -1, SL_SLUB_SHEAF_REFILL), 0);
+    SL_CHECK_EQ(sl_api_slub_stat(w, -1, SL_SLUB_ALLOC_SLAB), 1);
+    SL_CHECK_EQ(sl_api_slub_alloc_gfp(w, 0, 9), SL_EINVAL);
+    SL_CHECK(sc[0] == SL_NONE32);
+    SL_CHECK_EQ(sl_api_slub_kmalloc_nolock(w, 0), SL_OK);
+    uint32_t pfn = sc[0], idx = sc[1];
+    SL_CHECK(pfn != SL_NONE32);
+    SL_CHECK_EQ(sl_api_slub_kfree_nolock(w, 0, pfn, idx), SL_OK); /* main has room: onto it */
+    SL_CHECK_EQ(sl_api_slub_kfree_nolock(w, 0, 99999, 0), SL_EFOREIGN);
+    SL_CHECK_EQ(sl_api_slub_irq_work(w, 0), 0);
+    SL_CHECK_EQ(sl_api_slub_irq_work(w, 3), SL_EINVAL);
+    SL_CHECK_EQ(sl_api_slub_validate(w), SL_OK);
+    sl_api_slub_world_destroy(w);
+    w = sl_api_slub_world_create_version(4u << 20, 1, 256, 0, 0, 0, 0, 1, 1, NULL, v617);
+    SL_REQUIRE(w != NULL);
+    SL_CHECK_EQ(sl_api_slub_kmalloc_nolock(w, 0), SL_EINVAL); /* came with 6.18 */
+    sl_api_slub_world_destroy(w);
+}
 #else
 
 static void test_bindings_need_webassembly(void) { SL_SKIP("the bindings are built for WebAssembly only"); }
@@ -278,6 +306,7 @@ int main(void)
     SL_RUN(test_workload_threads);
     SL_RUN(test_cpu_claims);
     SL_RUN(test_versions_and_sheaves);
+    SL_RUN(test_gfp_and_nolock);
 #else
     SL_RUN(test_bindings_need_webassembly);
 #endif

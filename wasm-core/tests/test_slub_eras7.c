@@ -400,6 +400,354 @@ static void test_cpu_dead_and_rcu_barrier(void)
     world_close(&w);
 }
 
+/* ---- the allocation's context (GFP), kmalloc_nolock, kfree_nolock ------------- */
+
+static const sl_slub_kversion V617 = {6, 17}, V618 = {6, 18};
+
+/* The counters one allocation moved, in context gfp, on a cache whose sheaves are all empty. */
+typedef struct alloc_delta {
+    uint64_t pcs, refill, barn_fail, slow, new_slab;
+} alloc_delta;
+
+static alloc_delta first_alloc(sl_slub_kversion v, sl_slub_gfp gfp)
+{
+    world w;
+    alloc_delta none = {~0ull, ~0ull, ~0ull, ~0ull, ~0ull};
+    if (world_open_version(&w, 1, v, 8, 0, NULL, 4) != SL_OK) {
+        SL_CHECK(!"world_open_version");
+        return none;
+    }
+    void *o = NULL;
+    SL_CHECK_EQ(sl_slub_alloc_gfp(w.s, 0, gfp, &o), SL_OK);
+    SL_CHECK(o != NULL);
+    alloc_delta d = {ST(&w, ALLOC_PCS), ST(&w, SHEAF_REFILL), ST(&w, BARN_GET_FAIL), ST(&w, ALLOC_SLOWPATH),
+                     ST(&w, ALLOC_SLAB)};
+    check_valid(&w);
+    SL_CHECK_EQ(world_free(&w, 0, o), SL_OK);
+    world_drain(&w);
+    world_close(&w);
+    return d;
+}
+
+/*
+ * An allocation that finds main, spare and barn without objects: with
+ * GFP_KERNEL every sheaf era refills a sheaf; with GFP_ATOMIC or GFP_NOWAIT
+ * 6.18 and 7.0 do not (can_alloc = gfpflags_allow_blocking) and take the
+ * slab path, while 7.1 on refill (allow_spin = gfpflags_allow_spinning).
+ */
+static void test_gfp_context_per_era(void)
+{
+    const sl_slub_kversion refill_always[] = {V71, V72, V73}, refill_blocking[] = {V618, V70};
+    for (unsigned g = SL_SLUB_GFP_KERNEL; g <= SL_SLUB_GFP_NOWAIT; g++) {
+        for (unsigned i = 0; i < 3; i++) {
+            alloc_delta d = first_alloc(refill_always[i], (sl_slub_gfp)g);
+            SL_CHECK_EQ(d.refill, 8);
+            SL_CHECK_EQ(d.pcs, 1);
+            SL_CHECK_EQ(d.slow, 0);
+        }
+        for (unsigned i = 0; i < 2; i++) {
+            alloc_delta d = first_alloc(refill_blocking[i], (sl_slub_gfp)g);
+            SL_CHECK_EQ(d.barn_fail, 1);
+            if (g == SL_SLUB_GFP_KERNEL) {
+                SL_CHECK_EQ(d.refill, 8);
+                SL_CHECK_EQ(d.pcs, 1);
+            } else {
+                SL_CHECK_EQ(d.refill, 0); /* no sheaf refilled: the slab path */
+                SL_CHECK_EQ(d.pcs, 0);
+                SL_CHECK_EQ(d.slow, 1);
+                SL_CHECK_EQ(d.new_slab, 1);
+            }
+        }
+    }
+    /* Before 6.18 the context changes nothing the model shows. */
+    alloc_delta k = first_alloc(V617, SL_SLUB_GFP_KERNEL), at = first_alloc(V617, SL_SLUB_GFP_ATOMIC);
+    SL_CHECK(k.slow == at.slow && k.new_slab == at.new_slab && at.pcs == 0);
+    world w;
+    SL_REQUIRE(world_open_version(&w, 1, V73, 8, 0, NULL, 4) == SL_OK);
+    void *o = &w;
+    SL_CHECK_EQ(sl_slub_alloc_gfp(w.s, 0, (sl_slub_gfp)7, &o), SL_EINVAL);
+    SL_CHECK(o == NULL);
+    world_close(&w);
+}
+
+/*
+ * A non-blocking allocation on 7.0 still takes a full sheaf from the barn
+ * (BARN_GET): only the refill depends on the context.
+ */
+static void test_gfp_atomic_takes_barn_sheaf(void)
+{
+    world w;
+    SL_REQUIRE(world_open_version(&w, 1, V70, 4, 0, NULL, 4) == SL_OK);
+    void *objs[16];
+    for (unsigned i = 0; i < 16; i++)
+        SL_REQUIRE((objs[i] = world_alloc(&w, 0)) != NULL);
+    for (unsigned i = 0; i < 16; i++)
+        SL_CHECK_EQ(world_free(&w, 0, objs[i]), SL_OK);
+    SL_REQUIRE(w.sh->barn.nr_full > 0);
+    /* empty main and spare so the next allocation must look in the barn */
+    while (w.sh->pcs[0].main->size || (w.sh->pcs[0].spare && w.sh->pcs[0].spare->size)) {
+        void *o;
+        SL_REQUIRE(sl_slub_alloc_gfp(w.s, 0, SL_SLUB_GFP_KERNEL, &o) == SL_OK);
+    }
+    uint64_t get = ST(&w, BARN_GET), refill = ST(&w, SHEAF_REFILL), slow = ST(&w, ALLOC_SLOWPATH);
+    void *o;
+    SL_CHECK_EQ(sl_slub_alloc_gfp(w.s, 0, SL_SLUB_GFP_ATOMIC, &o), SL_OK);
+    SL_CHECK_EQ(ST(&w, BARN_GET), get + 1);
+    SL_CHECK_EQ(ST(&w, SHEAF_REFILL), refill);
+    SL_CHECK_EQ(ST(&w, ALLOC_SLOWPATH), slow);
+    check_valid(&w);
+    world_drain(&w);
+    world_close(&w);
+}
+
+/*
+ * kmalloc_nolock: none before 6.18; 6.18 never uses the sheaves; 7.x tries
+ * them (BARN_GET_FAIL) but never refills, then ___slab_alloc.
+ */
+static void test_kmalloc_nolock_per_era(void)
+{
+    world w;
+    void *o = &w;
+    SL_REQUIRE(world_open_version(&w, 1, V617, 0, 0, NULL, 4) == SL_OK);
+    SL_CHECK_EQ(sl_slub_kmalloc_nolock(w.s, 0, &o), SL_EINVAL);
+    SL_CHECK_EQ(sl_slub_kfree_nolock(w.s, 0, &w), SL_EINVAL);
+    world_close(&w);
+
+    SL_REQUIRE(world_open_version(&w, 1, V618, 8, 0, NULL, 4) == SL_OK);
+    SL_CHECK_EQ(sl_slub_kmalloc_nolock(w.s, 0, &o), SL_OK);
+    SL_CHECK(o != NULL);
+    SL_CHECK_EQ(ST(&w, ALLOC_PCS), 0);
+    SL_CHECK_EQ(ST(&w, BARN_GET_FAIL), 0); /* alloc_from_pcs not called at all */
+    SL_CHECK_EQ(ST(&w, ALLOC_SLOWPATH), 1);
+    void *o2;
+    SL_CHECK_EQ(sl_slub_kmalloc_nolock(w.s, 0, &o2), SL_OK); /* the CPU slab's fast path */
+    SL_CHECK_EQ(ST(&w, ALLOC_FASTPATH), 1);
+    SL_CHECK_EQ(sl_slub_kfree_nolock(w.s, 0, o2), SL_OK);
+    SL_CHECK_EQ(sl_slub_kfree_nolock(w.s, 0, o), SL_OK);
+    SL_CHECK_EQ(ST(&w, FREE_FASTPATH), 2); /* into this CPU's slab: do_slab_free's fast path, no sheaf */
+    SL_CHECK_EQ(ST(&w, FREE_PCS), 0);
+    check_valid(&w);
+    world_close(&w);
+
+    const sl_slub_kversion vs[] = {V70, V73};
+    for (unsigned i = 0; i < 2; i++) {
+        SL_REQUIRE(world_open_version(&w, 1, vs[i], 8, 0, NULL, 4) == SL_OK);
+        SL_CHECK_EQ(sl_slub_kmalloc_nolock(w.s, 0, &o), SL_OK);
+        SL_CHECK_EQ(ST(&w, BARN_GET_FAIL), 1);
+        SL_CHECK_EQ(ST(&w, SHEAF_REFILL), 0);
+        SL_CHECK_EQ(ST(&w, ALLOC_SLOWPATH), 1);
+        SL_CHECK_EQ(ST(&w, ALLOC_SLAB), 1);
+        /* kfree_nolock: main has room, so free_to_pcs takes it */
+        SL_CHECK_EQ(sl_slub_kfree_nolock(w.s, 0, o), SL_OK);
+        SL_CHECK_EQ(ST(&w, FREE_PCS), 1);
+        check_valid(&w);
+        world_drain(&w);
+        world_close(&w);
+    }
+}
+
+/*
+ * kmalloc_nolock when another CPU holds the node's list_lock (7.x): the
+ * partial slab cannot be taken and a new slab cannot be put on the list,
+ * so the new slab goes back and the call fails without waiting; with the
+ * lock free it takes the partial slab's object.
+ */
+static void test_kmalloc_nolock_list_lock_busy(void)
+{
+    world w;
+    SL_REQUIRE(world_open_version(&w, 1, V73, 8, 0, NULL, 4) == SL_OK);
+    void *objs[100];
+    for (unsigned i = 0; i < 100; i++)
+        SL_REQUIRE((objs[i] = world_alloc(&w, 0)) != NULL);
+    free_to_slabs(&w, 0, objs, 1); /* one free object on a slab: a node partial slab */
+    SL_REQUIRE(sl_slub_nr_partial(w.s) >= 1);
+    uint32_t slabs = sl_slub_nr_slabs(w.s);
+    uint64_t slabs_had = ST(&w, ALLOC_SLAB);
+    sl_spin_lock(&w.s->node.list_lock); /* "another CPU" holds it */
+    void *o = &w;
+    SL_CHECK_EQ(sl_slub_kmalloc_nolock(w.s, 0, &o), SL_ENOMEM);
+    SL_CHECK(o == NULL);
+    sl_spin_unlock(&w.s->node.list_lock);
+    SL_CHECK_EQ(ST(&w, ALLOC_SLAB), slabs_had + 1); /* a slab was had ... */
+    SL_CHECK_EQ(sl_slub_nr_slabs(w.s), slabs);            /* ... and given back */
+    check_valid(&w);
+    uint64_t new_slabs = ST(&w, ALLOC_SLAB);
+    SL_CHECK_EQ(sl_slub_kmalloc_nolock(w.s, 0, &o), SL_OK);
+    SL_CHECK(o != NULL);
+    SL_CHECK_EQ(ST(&w, ALLOC_SLAB), new_slabs); /* from the partial slab, no new one */
+    SL_CHECK_EQ(sl_slub_nr_slabs(w.s), slabs);
+    SL_CHECK_EQ(world_free(&w, 0, o), SL_OK);
+    for (unsigned i = 1; i < 100; i++)
+        SL_CHECK_EQ(world_free(&w, 0, objs[i]), SL_OK);
+    check_valid(&w);
+    world_drain(&w);
+    world_close(&w);
+}
+
+/*
+ * kfree_nolock when main and spare are full (7.x): no sheaf is allocated or
+ * flushed (a kfree would allocate one): the object is deferred, validate
+ * counts it, and the CPU's irq_work frees it to its slab (FREE_SLOWPATH).
+ * A barn lock held elsewhere makes kmalloc_nolock skip the barn's full sheaf.
+ */
+static void test_kfree_nolock_defers_7x(void)
+{
+    const sl_slub_kversion vs[] = {V70, V71, V73};
+    for (unsigned i = 0; i < 3; i++) {
+        world w;
+        SL_REQUIRE(world_open_version(&w, 1, vs[i], 4, 0, NULL, 4) == SL_OK);
+        void *objs[32];
+        for (unsigned k = 0; k < 32; k++)
+            SL_REQUIRE((objs[k] = world_alloc(&w, 0)) != NULL);
+        sli_pcs *pcs = &w.sh->pcs[0];
+        unsigned k = 0;
+        while (!(pcs->main->size == 4 && pcs->spare && pcs->spare->size == 4)) {
+            SL_REQUIRE(k < 31);
+            SL_CHECK_EQ(world_free(&w, 0, objs[k++]), SL_OK);
+        }
+        uint64_t sheaf_alloc = ST(&w, SHEAF_ALLOC), flush = ST(&w, SHEAF_FLUSH), slow = ST(&w, FREE_SLOWPATH);
+        SL_CHECK_EQ(sl_slub_kfree_nolock(w.s, 0, objs[k]), SL_OK);
+        SL_CHECK_EQ(ST(&w, SHEAF_ALLOC), sheaf_alloc);
+        SL_CHECK_EQ(ST(&w, SHEAF_FLUSH), flush);
+        SL_CHECK_EQ(ST(&w, FREE_SLOWPATH), slow);
+        SL_CHECK(w.s->cpu[0].defer_free == objs[k]);
+        check_valid(&w);
+        SL_CHECK_EQ(sl_slub_irq_work(w.s, 0), 1);
+        SL_CHECK_EQ(sl_slub_irq_work(w.s, 0), 0);
+        SL_CHECK_EQ(ST(&w, FREE_SLOWPATH), slow + 1);
+        check_valid(&w);
+        /* the same free by kfree allocates an empty sheaf (7.x __pcs_replace_full_main) */
+        SL_CHECK_EQ(world_free(&w, 0, objs[k + 1]), SL_OK);
+        SL_CHECK_EQ(ST(&w, SHEAF_ALLOC), sheaf_alloc + 1);
+        for (unsigned j = k + 2; j < 32; j++)
+            SL_CHECK_EQ(world_free(&w, 0, objs[j]), SL_OK);
+        /* a full sheaf in the barn, but its lock is held elsewhere */
+        while (pcs->main->size || (pcs->spare && pcs->spare->size)) {
+            void *o;
+            SL_REQUIRE(sl_slub_alloc(w.s, 0, &o) == SL_OK);
+        }
+        SL_REQUIRE(w.sh->barn.nr_full > 0);
+        uint64_t get = ST(&w, BARN_GET), fail = ST(&w, BARN_GET_FAIL);
+        sl_spin_lock(&w.sh->barn.lock);
+        void *o;
+        SL_CHECK_EQ(sl_slub_kmalloc_nolock(w.s, 0, &o), SL_OK);
+        sl_spin_unlock(&w.sh->barn.lock);
+        SL_CHECK_EQ(ST(&w, BARN_GET), get);
+        SL_CHECK_EQ(ST(&w, BARN_GET_FAIL), fail + 1);
+        check_valid(&w);
+        world_close(&w); /* destroy runs the irq_work first (defer_free_barrier); objects left are leaked */
+    }
+}
+
+/*
+ * kfree_nolock in 6.18: an object of another slab than the CPU's is
+ * deferred (its __slab_free might need locks); the irq_work frees it.  On
+ * PREEMPT_RT a held local_lock defers even this CPU's slab's object and
+ * makes kmalloc_nolock refuse (-EBUSY).
+ */
+static void test_kfree_nolock_618(void)
+{
+    world w;
+    SL_REQUIRE(world_open_version(&w, 1, V618, 0, 0, NULL, 4) == SL_OK);
+    void *objs[100];
+    for (unsigned i = 0; i < 100; i++)
+        SL_REQUIRE((objs[i] = world_alloc(&w, 0)) != NULL);
+    uint64_t slow = ST(&w, FREE_SLOWPATH), fast = ST(&w, FREE_FASTPATH);
+    SL_CHECK_EQ(sl_slub_kfree_nolock(w.s, 0, objs[0]), SL_OK); /* the first slab is no longer the CPU's */
+    SL_CHECK(w.s->cpu[0].defer_free == objs[0]);
+    SL_CHECK_EQ(ST(&w, FREE_SLOWPATH), slow);
+    check_valid(&w);
+    SL_CHECK_EQ(sl_slub_irq_work(w.s, 0), 1);
+    SL_CHECK_EQ(ST(&w, FREE_SLOWPATH), slow + 1);
+    SL_CHECK_EQ(sl_slub_kfree_nolock(w.s, 0, objs[99]), SL_OK); /* the CPU slab's: fast path */
+    SL_CHECK_EQ(ST(&w, FREE_FASTPATH), fast + 1);
+    check_valid(&w);
+    for (unsigned i = 1; i < 99; i++)
+        SL_CHECK_EQ(world_free(&w, 0, objs[i]), SL_OK);
+    world_close(&w);
+
+    sl_page_zone z;
+    SL_REQUIRE(sl_page_zone_init(&z, 4u << 20, NULL) == SL_OK);
+    sl_slub_config cfg = {.object_size = 64, .track = 1, .fastpath = SL_SLUB_FP_RT};
+    cfg.kernel.version = V618;
+    sl_slub_cache *s;
+    SL_REQUIRE(sl_slub_cache_create(&z, NULL, 1, &cfg, &s) == SL_OK);
+    void *a, *b;
+    SL_REQUIRE(sl_slub_alloc(s, 0, &a) == SL_OK && sl_slub_alloc(s, 0, &b) == SL_OK);
+    sl_spin_lock(&s->cpu[0].lock); /* an interrupted ___slab_alloc holds the CPU slab's local_lock */
+    void *o = &z;
+    SL_CHECK_EQ(sl_slub_kmalloc_nolock(s, 0, &o), SL_EBUSY);
+    SL_CHECK(o == NULL);
+    SL_CHECK_EQ(sl_slub_kfree_nolock(s, 0, a), SL_OK);
+    SL_CHECK(s->cpu[0].defer_free == a);
+    sl_spin_unlock(&s->cpu[0].lock);
+    SL_CHECK_EQ(sl_slub_irq_work(s, 0), 1);
+    SL_CHECK_EQ(sl_slub_kfree_nolock(s, 0, b), SL_OK);
+    SL_CHECK(s->cpu[0].defer_free == NULL);
+    char msg[200];
+    SL_CHECK_EQ(sl_slub_validate(s, msg, sizeof msg), SL_OK);
+    SL_CHECK_EQ(sl_slub_cache_destroy(s), SL_OK);
+    sl_page_zone_destroy(&z);
+}
+
+/* An "NMI" at a preemption point: kmalloc_nolock (kind 0) or kfree_nolock of obj (kind 1) on the same CPU. */
+typedef struct nmi_ctx {
+    world *w;
+    unsigned point, kind, fired;
+    void *obj, *got;
+    int rc;
+} nmi_ctx;
+
+static void nmi_hook(sl_trace *tr, unsigned cpu, unsigned point, unsigned line, const void *ctx, void *user)
+{
+    nmi_ctx *n = user;
+    (void)tr, (void)line, (void)ctx;
+    if (point != n->point || n->fired)
+        return;
+    n->fired = 1;
+    n->rc = n->kind == 0 ? sl_slub_kmalloc_nolock(n->w->s, cpu, &n->got) : sl_slub_kfree_nolock(n->w->s, cpu, n->obj);
+}
+
+/*
+ * The reason _nolock exists (7.x): called while the same CPU is inside its
+ * sheaf section, local_trylock fails; kmalloc_nolock takes ___slab_alloc,
+ * kfree_nolock defers the object to the irq_work.
+ */
+static void test_nolock_inside_sheaf_section(void)
+{
+    sl_trace tr;
+    SL_REQUIRE(sl_trace_init(&tr, 1, 4096) == SL_OK);
+    tr.enabled = true;
+    world w;
+    SL_REQUIRE(world_open_version(&w, 1, V73, 8, 0, &tr, 4) == SL_OK);
+    void *a = world_alloc(&w, 0), *b = world_alloc(&w, 0);
+    SL_REQUIRE(a && b);
+    nmi_ctx n = {.w = &w, .point = SL_SLUB_PP_SHEAF_ALLOC, .kind = 0};
+    sl_trace_set_preempt_hook(&tr, nmi_hook, &n);
+    uint64_t slow = ST(&w, ALLOC_SLOWPATH);
+    void *c = world_alloc(&w, 0);
+    SL_CHECK_EQ(n.fired, 1);
+    SL_CHECK_EQ(n.rc, SL_OK);
+    SL_CHECK(c && n.got && c != n.got);
+    SL_CHECK_EQ(ST(&w, ALLOC_SLOWPATH), slow + 1); /* the handler's, from a slab */
+    check_valid(&w);
+    n = (nmi_ctx){.w = &w, .point = SL_SLUB_PP_SHEAF_FREE, .kind = 1, .obj = n.got};
+    uint64_t free_pcs = ST(&w, FREE_PCS);
+    SL_CHECK_EQ(world_free(&w, 0, c), SL_OK);
+    SL_CHECK_EQ(n.fired, 1);
+    SL_CHECK_EQ(n.rc, SL_OK);
+    SL_CHECK_EQ(ST(&w, FREE_PCS), free_pcs + 1); /* only the interrupted free's */
+    SL_CHECK(w.s->cpu[0].defer_free == n.obj);
+    check_valid(&w);
+    sl_trace_set_preempt_hook(&tr, NULL, NULL);
+    SL_CHECK_EQ(sl_slub_irq_work(w.s, 0), 1);
+    SL_CHECK_EQ(world_free(&w, 0, a), SL_OK);
+    SL_CHECK_EQ(world_free(&w, 0, b), SL_OK);
+    check_valid(&w);
+    world_close(&w);
+    sl_trace_destroy(&tr);
+}
+
 int main(void)
 {
     SL_RUN(test_rules_per_version);
@@ -412,5 +760,12 @@ int main(void)
     SL_RUN(test_refill_from_partial_per_era);
     SL_RUN(test_relock_trylock_71);
     SL_RUN(test_cpu_dead_and_rcu_barrier);
+    SL_RUN(test_gfp_context_per_era);
+    SL_RUN(test_gfp_atomic_takes_barn_sheaf);
+    SL_RUN(test_kmalloc_nolock_per_era);
+    SL_RUN(test_kmalloc_nolock_list_lock_busy);
+    SL_RUN(test_kfree_nolock_defers_7x);
+    SL_RUN(test_kfree_nolock_618);
+    SL_RUN(test_nolock_inside_sheaf_section);
     return sl_check_summary();
 }

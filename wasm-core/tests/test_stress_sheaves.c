@@ -4,7 +4,10 @@
  * handed through a lock-free ring to another, whose free puts it on that
  * CPU's sheaf, as the kernel's free_to_pcs does for any local-node object),
  * bulk operations through the sheaves and kfree_rcu with grace periods, in
- * 6.18 (sheaves over the per-CPU slab) and 7.0 (no per-CPU slab).
+ * 6.18 (sheaves over the per-CPU slab) and 7.0 (no per-CPU slab); from
+ * 6.18 also allocations in GFP_ATOMIC / GFP_NOWAIT context, kmalloc_nolock
+ * and kfree_nolock (whose trylocks lose to other CPUs here) and the CPU's
+ * irq_work that frees what kfree_nolock deferred.
  * Objects carry a stamp, so an object handed out twice is caught.  At the
  * end everything is freed and drained, every invariant holds, and every
  * page is back in the zone.  Run under TSan by `scripts/test.mjs tsan`.
@@ -21,6 +24,7 @@ typedef struct shared {
     world w;
     unsigned ncpus;
     unsigned long ops;
+    bool nolock; /* the version has kmalloc_nolock / kfree_nolock (6.18+) */
     ring rings[MAXCPU][MAXCPU]; /* rings[from][to]: one producer, one consumer each */
 } shared;
 
@@ -29,7 +33,7 @@ typedef struct worker {
     unsigned cpu;
     void *held[HELD];
     unsigned nheld;
-    unsigned long n, bad_stamps, errors, remote;
+    unsigned long n, bad_stamps, errors, remote, nolock_failed;
 } worker;
 
 static void stamp(worker *wk, void *p)
@@ -71,9 +75,16 @@ static void *run(void *arg)
         }
         unsigned r = (unsigned)(sl_test_rand(&rng) % 100);
         if (r < 45 && wk->nheld < HELD) {
-            if ((p = world_alloc(w, wk->cpu))) {
+            /* 6.18+: some allocations in GFP_ATOMIC / GFP_NOWAIT context, some by kmalloc_nolock */
+            unsigned how = sh->nolock ? (unsigned)(sl_test_rand(&rng) % 8) : 0;
+            int rc = how == 7   ? sl_slub_kmalloc_nolock(w->s, wk->cpu, &p)
+                     : how >= 5 ? sl_slub_alloc_gfp(w->s, wk->cpu, how == 5 ? SL_SLUB_GFP_ATOMIC : SL_SLUB_GFP_NOWAIT, &p)
+                                : ((p = world_alloc(w, wk->cpu)) ? SL_OK : SL_ENOMEM);
+            if (rc == SL_OK) {
                 stamp(wk, p);
                 wk->held[wk->nheld++] = p;
+            } else if (how == 7 && (rc == SL_ENOMEM || rc == SL_EBUSY)) {
+                wk->nolock_failed++; /* a trylock lost to another CPU: the kernel's NULL */
             } else {
                 wk->errors++;
             }
@@ -82,8 +93,13 @@ static void *run(void *arg)
             p = wk->held[k];
             wk->held[k] = wk->held[--wk->nheld];
             unsigned to = (unsigned)(sl_test_rand(&rng) % sh->ncpus);
-            if (to == wk->cpu || !ring_put(&sh->rings[wk->cpu][to], p))
+            if (sh->nolock && sl_test_rand(&rng) % 4 == 0) {
+                unstamp(wk, p);
+                if (sl_slub_kfree_nolock(w->s, wk->cpu, p) != SL_OK)
+                    wk->errors++;
+            } else if (to == wk->cpu || !ring_put(&sh->rings[wk->cpu][to], p)) {
                 give_back(wk, p);
+            }
         } else if (r < 94 && wk->nheld + 16 <= HELD) {
             void **dst = wk->held + wk->nheld;
             if (sl_slub_alloc_bulk(w->s, wk->cpu, 16, dst) != 16) {
@@ -106,8 +122,10 @@ static void *run(void *arg)
             unstamp(wk, p);
             if (sl_slub_kfree_rcu(w->s, wk->cpu, p) != SL_OK)
                 wk->errors++;
-        } else {
+        } else if (r & 1) {
             sl_slub_rcu_grace_period(w->s, wk->cpu);
+        } else if (sl_slub_irq_work(w->s, wk->cpu) < 0) { /* kfree_nolock's deferred objects */
+            wk->errors++;
         }
     }
     return NULL;
@@ -122,6 +140,7 @@ static void stress(unsigned ncpus, sl_slub_kversion v, uint32_t capacity, unsign
     sl_page_stats_get(&sh.w.zone, &before);
     sh.ncpus = ncpus;
     sh.ops = ops;
+    sh.nolock = sl_slub_cache_rules(sh.w.s)->nolock;
     static worker wk[MAXCPU];
     sl_thread t[MAXCPU];
     for (unsigned c = 0; c < ncpus; c++) {

@@ -290,6 +290,7 @@ typedef struct sl_replay_model_info {
     char kernel[8];      /* "6.18", or "" when unknown */
     char slub_kernel[8]; /* "6.18" */
     const char *slub_era; /* sl_slub_era_name of slub_kernel's era */
+    char notice[160];     /* sl_slub_kversion_notice for a kernel newer than the newest modelled, else "" */
     uint64_t errors;
     unsigned caches_modelled, caches_with_sheaves;
     uint64_t alloc_cpu_sheaf, free_cpu_sheaf, sheaf_refill, sheaf_flush, barn_get, barn_get_fail, barn_put,

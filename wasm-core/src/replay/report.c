@@ -196,6 +196,8 @@ int sl_replay_model_info_get(const sl_replay *r, unsigned kernel, sl_replay_mode
     sl_slub_rules rules;
     sl_slub_rules_for(v, &rules);
     out->slub_era = sl_slub_era_name(rules.era);
+    if (m->kv.major)
+        sl_slub_kversion_notice((sl_slub_kversion){m->kv.major, m->kv.minor}, out->notice, sizeof out->notice);
     out->errors = m->errors;
     for (unsigned c = 0; c < r->ncaches; c++) {
         sl_slub_cache *s = r->caches[c].m[kernel].s;
@@ -394,6 +396,10 @@ static void json_model(sl_strbuf *b, const sl_replay *r, unsigned k)
                      r->kernel_source == 2 ? "option" : r->kernel_source == 1 ? "capture" : "unknown");
     sl_replay_model_info mi;
     sl_replay_model_info_get(r, k, &mi);
+    if (mi.notice[0]) {
+        json_key_str(b, "notice", mi.notice);
+        sl_strbuf_printf(b, ", ");
+    }
     sl_strbuf_printf(b, "\"kernel_switch\": true, \"slub_kernel\": \"%s\", \"rules\": {", mi.slub_kernel);
     char rules[400];
     slub_rules(r, &mi, rules, sizeof rules);

@@ -92,7 +92,8 @@ static void *alloc_single_from_partial(sli_act *a)
     if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
         return NULL;
     void *object = NULL;
-    sli_list_lock(a);
+    if (!sli_list_lock_ctx(a, 0)) /* kmalloc_nolock: spin_trylock_irqsave */
+        return NULL;
     for (sli_slub_slab *slab = n->partial_head, *next; slab && !object; slab = next) {
         next = slab->lnext;
         uint32_t inuse;
@@ -119,7 +120,10 @@ static void *alloc_single_from_partial(sli_act *a)
 static void *alloc_single_from_new_slab(sli_act *a, sli_slub_slab *slab)
 {
     sl_slub_cache *s = a->s;
-    sli_list_lock(a);
+    if (!sli_list_lock_ctx(a, 1)) {
+        sli_slub_discard_slab(a, slab); /* "Unlucky, discard newly allocated slab" */
+        return NULL;
+    }
     uint32_t inuse;
     void *object = take_one_locked(a, slab, &inuse);
     SLI_EV(a, SLUB_ALLOC_SINGLE, slab, object, 1, inuse, 0);
@@ -148,8 +152,8 @@ static void *alloc_single(sli_act *a)
             return NULL;
         sli_stat(a, SL_SLUB_ALLOC_SLAB, 1);
         object = alloc_single_from_new_slab(a, slab);
-        if (object)
-            return object;
+        if (object || !sli_allow_spin(a))
+            return object; /* kmalloc_nolock does not go round again */
     }
 }
 
@@ -168,7 +172,8 @@ static sli_slub_slab *get_partial_node(sli_act *a)
         return NULL;
     sli_slub_slab *partial = NULL;
     unsigned partial_slabs = 0;
-    sli_list_lock(a);
+    if (!sli_list_lock_ctx(a, 0)) /* kmalloc_nolock (6.18): spin_trylock_irqsave */
+        return NULL;
     for (sli_slub_slab *slab = n->partial_head, *next; slab; slab = next) {
         next = slab->lnext;
         sli_slub_remove_partial(a, slab);
@@ -400,17 +405,77 @@ SL_INLINE void *slab_alloc(sli_act *a)
     }
 }
 
-/* kmem_cache_alloc as one complete operation: events, hooks, fast or slow path. */
-static SL_NOINLINE int alloc_op(sl_slub_cache *s, unsigned cpu, void **obj)
+/* kmem_cache_alloc in context ctx (sli_ctx) as one complete operation: events, hooks, fast or slow path. */
+static SL_NOINLINE int alloc_op_ctx(sl_slub_cache *s, unsigned cpu, unsigned ctx, void **obj)
 {
     sli_act a;
     if (SL_UNLIKELY(!obj) || !sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
+    a.ctx = (uint8_t)ctx;
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_ALLOC, 1, NULL);
     void *p = s->sheaves ? sli_alloc_from_pcs(s->sheaves, &a) : NULL; /* 6.18+: alloc_from_pcs first */
     if (!p)
         p = slab_alloc(&a);
     int rc = SL_LIKELY(p) ? SL_OK : SL_ENOMEM;
+    if (SL_UNLIKELY(p && s->debug_hooks))
+        rc = sli_slub_alloc_hook(&a, p);
+    *obj = rc == SL_OK ? p : NULL;
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_ALLOC, rc, *obj);
+    return rc;
+}
+static SL_NOINLINE int alloc_op(sl_slub_cache *s, unsigned cpu, void **obj)
+{
+    return alloc_op_ctx(s, cpu, SLI_CTX_BLOCK, obj);
+}
+
+int sl_slub_alloc_gfp(sl_slub_cache *s, unsigned cpu, sl_slub_gfp gfp, void **obj)
+{
+    if (SL_UNLIKELY(!obj || !s))
+        return SL_EINVAL;
+    switch (gfp) {
+    case SL_SLUB_GFP_KERNEL:
+        return sl_slub_alloc(s, cpu, obj);
+    case SL_SLUB_GFP_ATOMIC:
+    case SL_SLUB_GFP_NOWAIT:
+        return alloc_op_ctx(s, cpu, SLI_CTX_NONBLOCK, obj);
+    default:
+        *obj = NULL;
+        return SL_EINVAL;
+    }
+}
+
+/*
+ * kmalloc_nolock on this cache (as the kmalloc bucket its size picks): 6.18
+ * __slab_alloc_node without the sheaves, refusing with -EBUSY when the CPU
+ * slab's local_lock is held (PREEMPT_RT here); 7.x alloc_from_pcs then
+ * ___slab_alloc, every lock taken with a trylock.
+ */
+int sl_slub_kmalloc_nolock(sl_slub_cache *s, unsigned cpu, void **obj)
+{
+    sli_act a;
+    if (SL_UNLIKELY(!obj) || !sli_slub_begin(s, cpu, &a))
+        return SL_EINVAL;
+    *obj = NULL;
+    if (!s->rules.nolock)
+        return SL_EINVAL; /* kmalloc_nolock came with 6.18 */
+    a.ctx = SLI_CTX_NOLOCK;
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_ALLOC, 1, NULL);
+    void *p = NULL;
+    int rc = SL_ENOMEM;
+    if (!s->rules.cpu_slab) {
+        p = s->sheaves ? sli_alloc_from_pcs(s->sheaves, &a) : NULL;
+        if (!p)
+            p = sli_slub_slab_alloc_slow(&a);
+    } else if (s->fastpath == SL_SLUB_FP_RT &&
+               atomic_load_explicit(&a.c->lock.locked, memory_order_relaxed)) {
+        /* local_lock_is_locked(&s->cpu_slab->lock): -EBUSY, the kernel tries the next kmalloc bucket */
+        SLI_EV(&a, SLUB_TRYLOCK_BUSY, NULL, NULL, 2, 5, 0);
+        rc = SL_EBUSY;
+    } else {
+        p = slab_alloc(&a);
+    }
+    if (p)
+        rc = SL_OK;
     if (SL_UNLIKELY(p && s->debug_hooks))
         rc = sli_slub_alloc_hook(&a, p);
     *obj = rc == SL_OK ? p : NULL;

@@ -437,6 +437,21 @@ void sli_slub_discard_slab(sli_act *a, sli_slub_slab *slab)
     sl_page_free(s->zone, sli_slab_page(slab), a->cpu);
 }
 
+bool sli_list_lock_ctx(sli_act *a, unsigned site)
+{
+    if (SL_LIKELY(sli_allow_spin(a))) {
+        sli_list_lock(a);
+        return true;
+    }
+    if (!sl_spin_trylock(&a->s->node.list_lock)) {
+        SLI_EV(a, SLUB_TRYLOCK_BUSY, NULL, NULL, 0, site, 0);
+        (void)site; /* benchmark builds have no events */
+        return false;
+    }
+    sli_stat(a, SL_SLUB_MODEL_LIST_LOCK, 1);
+    return true;
+}
+
 /* add_partial / remove_partial: the caller holds the node's list_lock. */
 void sli_slub_add_partial(sli_act *a, sli_slub_slab *slab, bool tail)
 {
@@ -668,6 +683,7 @@ int sl_slub_cache_destroy(sl_slub_cache *s)
     if (!s)
         return SL_EINVAL;
     for (unsigned c = 0; c < s->ncpus; c++) {
+        sl_slub_irq_work(s, c); /* defer_free_barrier: kfree_nolock's deferred objects first */
         sl_slub_rcu_grace_period(s, c);
         sl_slub_flush_cpu(s, c);
     }

@@ -97,6 +97,9 @@ void sl_slub_rules_for(sl_slub_kversion v, sl_slub_rules *r)
     r->refill_return_tail = since(v, 7, 2);
     r->oversize_counted = since(v, 7, 2);
     r->try_return_locked = since(v, 7, 3);      /* 7.3-rc: "take n->list_lock in __slab_try_return_freelist()" */
+    r->nolock = since(v, 6, 18);                /* 6.18: "slab: Introduce kmalloc_nolock() and kfree_nolock()." */
+    /* 6.18 and 7.0: can_alloc = gfpflags_allow_blocking(gfp); the 7.1 tree read: allow_spin (docs/slub.md) */
+    r->refill_nonblocking = since(v, 7, 1);
 }
 
 const char *sl_slub_era_name(unsigned era)

@@ -489,6 +489,82 @@ static SL_NOINLINE int free_op(sl_slub_cache *s, unsigned cpu, void *obj)
     return rc;
 }
 
+/* ---- kfree_nolock (6.18+) --------------------------------------------- */
+
+enum { OPC_IRQ_WORK = 14 }; /* OP_BEGIN/OP_END's code for the irq_work step (past sl_sched_kind's) */
+
+/*
+ * defer_free: obj goes on this CPU's llist (through its free pointer slot)
+ * for the CPU's irq_work, which the first object queues (llist_add true).
+ */
+static void defer_free(sli_act *a, sli_slub_slab *slab, void *obj)
+{
+    bool first = a->c->defer_free == NULL;
+    sli_set_fp(a->s, obj, a->c->defer_free);
+    a->c->defer_free = obj;
+    SLI_EV(a, SLUB_DEFER_FREE, slab, obj, first, 0, 0);
+    (void)first; (void)slab; /* benchmark builds have no events */
+}
+
+int sl_slub_kfree_nolock(sl_slub_cache *s, unsigned cpu, void *obj)
+{
+    sli_act a;
+    if (!sli_slub_begin(s, cpu, &a) || !s->rules.nolock)
+        return SL_EINVAL;
+    a.ctx = SLI_CTX_NOLOCK;
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_FREE, 1, obj);
+    int rc;
+    sli_slub_slab *slab = sli_slub_free_check(&a, obj, &rc);
+    if (slab) {
+        rc = SL_OK;
+        if (!s->rules.cpu_slab) {
+            /* 7.x: free_to_pcs(s, x, false), else defer_free */
+            if (!(s->sheaves && sli_free_to_pcs(s->sheaves, &a, obj)))
+                defer_free(&a, slab, obj);
+        } else if (slab != a.c->slab ||
+                   (s->fastpath == SL_SLUB_FP_RT && atomic_load_explicit(&a.c->lock.locked, memory_order_relaxed))) {
+            /* 6.18 do_slab_free(cnt == 0): __slab_free may need locks; a held local_lock (RT) too */
+            if (slab == a.c->slab)
+                SLI_EV(&a, SLUB_TRYLOCK_BUSY, slab, obj, 2, 5, 0);
+            defer_free(&a, slab, obj);
+        } else {
+            rc = do_slab_free(&a, slab, obj, obj, 1); /* onto this CPU's freelist, no sheaves in 6.18 */
+        }
+    }
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FREE, rc, NULL);
+    return rc;
+}
+
+unsigned sli_slub_free_deferred(sli_act *a)
+{
+    sl_slub_cache *s = a->s;
+    void *list = a->c->defer_free;
+    unsigned n = 0;
+    a->c->defer_free = NULL;
+    while (list) {
+        void *x = list;
+        list = sli_get_fp(s, x);
+        sli_set_fp(s, x, NULL); /* the llist link, cleared as the kernel clears it */
+        stat_free_slowpath_nocpu(a, 1);
+        (void)sli_slub_slab_free(a, sli_slab_of(s, x), x, x, 1);
+        n++;
+    }
+    if (n)
+        SLI_EV(a, SLUB_IRQ_WORK, NULL, NULL, n, 0, 0);
+    return n;
+}
+
+int sl_slub_irq_work(sl_slub_cache *s, unsigned cpu)
+{
+    sli_act a;
+    if (!sli_slub_begin(s, cpu, &a))
+        return SL_EINVAL;
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_IRQ_WORK, 0, NULL);
+    unsigned n = sli_slub_free_deferred(&a);
+    sli_slub_op_event(&a, SL_EV_OP_END, OPC_IRQ_WORK, (int32_t)n, NULL);
+    return (int)n;
+}
+
 /*
  * Where the leaf fast path leaves off.  An object start in a slab of this
  * cache that is not this CPU's slab goes straight to __slab_free (the leaf's

@@ -67,7 +67,8 @@ static void *get_from_partial_node(sli_act *a)
     if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
         return NULL;
     void *object = NULL;
-    sli_list_lock(a);
+    if (!sli_list_lock_ctx(a, 0)) /* kmalloc_nolock: spin_trylock_irqsave */
+        return NULL;
     sli_slub_slab *slab = n->partial_head;
     if (slab) {
         sl_dword old, new_;
@@ -93,12 +94,22 @@ static void *get_from_partial_node(sli_act *a)
 /*
  * alloc_from_new_slab: the first `count` objects of a new slab (nobody else
  * sees it yet: plain writes); a slab with objects left goes to the head of
- * the node list.  Returns how many.
+ * the node list.  Returns how many; 0 when a context that may not spin
+ * (kmalloc_nolock) finds list_lock taken: the new slab is given back
+ * (free_new_slab_nolock) and nothing is taken.
  */
 static unsigned alloc_from_new_slab(sli_act *a, sli_slub_slab *slab, void **p, unsigned count)
 {
     sl_slub_cache *s = a->s;
     uint32_t objects = sli_objects(slab->fc.hi), allocated = 0;
+    bool locked = false;
+    if (objects > count && !sli_allow_spin(a)) {
+        if (!sli_list_lock_ctx(a, 1)) {
+            sli_slub_discard_slab(a, slab);
+            return 0;
+        }
+        locked = true;
+    }
     void *object = (void *)slab->fc.lo;
     while (object && allocated < count) {
         p[allocated++] = object;
@@ -107,7 +118,8 @@ static unsigned alloc_from_new_slab(sli_act *a, sli_slub_slab *slab, void **p, u
     slab->fc = (sl_dword){(uintptr_t)object, sli_counters(allocated, objects, 0)};
     SLI_EV(a, SLUB_NEW_SLAB, slab, p[0], sli_slab_order(slab), objects, allocated);
     if (objects > count) {
-        sli_list_lock(a);
+        if (!locked)
+            sli_list_lock(a);
         sli_slub_add_partial(a, slab, false);
         sl_spin_unlock(&s->node.list_lock);
     }
@@ -123,8 +135,8 @@ void *sli_slub_alloc_nocpu(sli_act *a)
     if (!slab)
         return NULL;
     sli_stat(a, SL_SLUB_ALLOC_SLAB, 1);
-    alloc_from_new_slab(a, slab, &object, 1);
-    return object;
+    /* A context that may spin never fails here; one that may not gives up ("could cause an endless loop"). */
+    return alloc_from_new_slab(a, slab, &object, 1) ? object : NULL;
 }
 
 /*

@@ -78,6 +78,7 @@ int sli_slub_sheaves_create(sl_slub_cache *s, const sl_slub_config *cfg)
     sh->main_to_spare = s->rules.era == SL_SLUB_ERA_SHEAVES;
     sh->relock_trylock = s->rules.relock_trylock;
     sh->oversize_counted = s->rules.oversize_counted;
+    sh->refill_nonblocking = s->rules.refill_nonblocking;
     sh->boot_capacity = boot_capacity;
     s->sheaves = sh;
     return SL_OK;

@@ -49,8 +49,12 @@
  *
  * Model-only: sheaves are malloc'd (the kernel kmallocs them); max_sheaves
  * makes a sheaf allocation fail, as the kernel's GFP_NOWAIT kmalloc may, so
- * that the paths for that case can be driven; allocations may always block
- * (GFP_KERNEL), so an empty main is refilled from slabs rather than failed.
+ * that the paths for that case can be driven.
+ * The operation's context (sli_act.ctx, its gfp flags) decides whether an
+ * empty main may be refilled from slabs: in 6.18 and 7.0 only when it may
+ * block, from 7.1 whenever it may spin (refill_nonblocking); kmalloc_nolock
+ * never refills, and it and kfree_nolock take the barn's lock with a
+ * trylock (barn_lock) and neither allocate nor flush a sheaf to free.
  * A refill from slabs that comes up short (no memory) keeps what it got
  * in the sheaf and counts it in SHEAF_REFILL (refill_sheaf); then the
  * allocation path and kmem_cache_prefill_sheaf flush the sheaf
@@ -189,12 +193,30 @@ static sli_sheaf *barn_pop(sli_sheaf **list, uint32_t *count)
     return sheaf;
 }
 
-static sli_sheaf *barn_get_empty_sheaf(sli_barn *barn)
+/*
+ * The barn's lock as the operation may take it: spin_lock_irqsave, or where
+ * spinning is not allowed (allow_spin false: kmalloc_nolock, kfree_nolock)
+ * spin_trylock_irqsave.  False (nothing held) when the trylock fails.
+ */
+static bool barn_lock(sli_act *a, sli_barn *barn, bool allow_spin, unsigned site)
+{
+    if (SL_LIKELY(allow_spin)) {
+        sl_spin_lock(&barn->lock);
+        return true;
+    }
+    if (sl_spin_trylock(&barn->lock))
+        return true;
+    SH_EV(a, SLUB_TRYLOCK_BUSY, NULL, 1, site, 0);
+    return false;
+}
+
+static sli_sheaf *barn_get_empty_sheaf(sli_act *a, sli_barn *barn, bool allow_spin)
 {
     sli_sheaf *empty = NULL;
     if (!barn_nr(&barn->nr_empty))
         return NULL;
-    sl_spin_lock(&barn->lock);
+    if (!barn_lock(a, barn, allow_spin, 3))
+        return NULL;
     if (barn->nr_empty)
         empty = barn_pop(&barn->empty, &barn->nr_empty);
     sl_spin_unlock(&barn->lock);
@@ -229,13 +251,14 @@ static sli_sheaf *barn_get_full_or_empty_sheaf(sli_barn *barn)
     return sheaf;
 }
 
-/* A full sheaf for the given empty one, or NULL (nothing changes then). */
-static sli_sheaf *barn_replace_empty_sheaf(sli_barn *barn, sli_sheaf *empty)
+/* A full sheaf for the given empty one, or NULL (nothing changes then; also when the trylock fails). */
+static sli_sheaf *barn_replace_empty_sheaf(sli_act *a, sli_barn *barn, sli_sheaf *empty, bool allow_spin)
 {
     sli_sheaf *full = NULL;
     if (!barn_nr(&barn->nr_full))
         return NULL;
-    sl_spin_lock(&barn->lock);
+    if (!barn_lock(a, barn, allow_spin, 2))
+        return NULL;
     if (barn->nr_full) {
         full = barn_pop(&barn->full, &barn->nr_full);
         barn_push(&barn->empty, &barn->nr_empty, empty);
@@ -245,9 +268,12 @@ static sli_sheaf *barn_replace_empty_sheaf(sli_barn *barn, sli_sheaf *empty)
 }
 
 /* barn_replace_full_sheaf's outcomes: an empty sheaf, or why not. */
-typedef enum { REPLACED = 0, BARN_TOO_FULL = 1 /* -E2BIG */, BARN_NO_EMPTY = 2 /* -ENOMEM */ } replace_full;
+typedef enum {
+    REPLACED = 0, BARN_TOO_FULL = 1 /* -E2BIG */, BARN_NO_EMPTY = 2 /* -ENOMEM */, BARN_BUSY = 3 /* -EBUSY: trylock */
+} replace_full;
 
-static replace_full barn_replace_full_sheaf(sli_barn *barn, sli_sheaf *full, sli_sheaf **empty)
+static replace_full barn_replace_full_sheaf(sli_act *a, sli_barn *barn, sli_sheaf *full, sli_sheaf **empty,
+                                            bool allow_spin)
 {
     replace_full rc = BARN_NO_EMPTY;
     /* The kernel does not repeat the limit check under the lock either. */
@@ -255,7 +281,8 @@ static replace_full barn_replace_full_sheaf(sli_barn *barn, sli_sheaf *full, sli
         return BARN_TOO_FULL;
     if (!barn_nr(&barn->nr_empty))
         return BARN_NO_EMPTY;
-    sl_spin_lock(&barn->lock);
+    if (!barn_lock(a, barn, allow_spin, 4))
+        return BARN_BUSY;
     if (barn->nr_empty) {
         *empty = barn_pop(&barn->empty, &barn->nr_empty);
         barn_push(&barn->full, &barn->nr_full, full);
@@ -409,7 +436,7 @@ static sli_pcs *pcs_replace_empty_main(sli_sheaves *sh, sli_act *a, sli_pcs *pcs
         SH_EV(a, SLUB_SHEAF_SWAP, NULL, pcs->main->id, pcs->main->size, 0);
         return pcs;
     }
-    sli_sheaf *full = barn_replace_empty_sheaf(barn, pcs->main);
+    sli_sheaf *full = barn_replace_empty_sheaf(a, barn, pcs->main, sli_allow_spin(a));
     if (full) {
         sli_stat(a, SL_SLUB_BARN_GET, 1);
         SH_EV(a, SLUB_BARN_GET, NULL, full->id, pcs->main->id, barn_nr(&barn->nr_full));
@@ -419,13 +446,25 @@ static sli_pcs *pcs_replace_empty_main(sli_sheaves *sh, sli_act *a, sli_pcs *pcs
     sli_stat(a, SL_SLUB_BARN_GET_FAIL, 1);
     SH_EV(a, SLUB_BARN_GET_FAIL, NULL, pcs->main->id, barn_nr(&barn->nr_full), 0);
 
-    /* The model's allocations may block (GFP_KERNEL): refill from slabs. */
+    /*
+     * Refill from slabs only where the context allows: 6.18 and 7.0 when
+     * blocking is allowed (can_alloc = gfpflags_allow_blocking), 7.1 on
+     * whenever spinning is (allow_spin); kmalloc_nolock never.
+     */
+    bool can_refill = sh->refill_nonblocking ? sli_allow_spin(a) : sli_allow_blocking(a);
+    if (!can_refill) {
+        uint32_t main_id = pcs->main->id;
+        sli_pcs_unlock(pcs);
+        SH_EV(a, SLUB_SHEAF_NO_REFILL, NULL, main_id, a->ctx, 0);
+        (void)main_id; /* benchmark builds have no events */
+        return NULL;
+    }
     sli_sheaf *empty;
     if (pcs->spare) {
         empty = pcs->spare;
         pcs->spare = NULL;
     } else {
-        empty = barn_get_empty_sheaf(barn);
+        empty = barn_get_empty_sheaf(a, barn, true);
     }
     sli_pcs_unlock(pcs);
 #if !defined(SLABLAB_BENCH)
@@ -528,7 +567,7 @@ unsigned sli_alloc_from_pcs_bulk(sli_sheaves *sh, sli_act *a, unsigned n, void *
                 pcs->spare = t;
                 SH_EV(a, SLUB_SHEAF_SWAP, NULL, pcs->main->id, pcs->main->size, 0);
             } else {
-                sli_sheaf *full = barn_replace_empty_sheaf(&sh->barn, pcs->main);
+                sli_sheaf *full = barn_replace_empty_sheaf(a, &sh->barn, pcs->main, true);
                 if (!full) {
                     sli_stat(a, SL_SLUB_BARN_GET_FAIL, 1);
                     SH_EV(a, SLUB_BARN_GET_FAIL, NULL, pcs->main->id, 0, 0);
@@ -596,7 +635,7 @@ static sli_pcs *pcs_replace_full_main(sli_sheaves *sh, sli_act *a, sli_pcs *pcs)
 {
     sli_barn *barn = &sh->barn;
     sli_sheaf *empty = NULL;
-    bool put_fail;
+    bool put_fail, allow_spin = sli_allow_spin(a);
 restart:
     if (SL_UNLIKELY(!sli_sheaves_active(sh))) {
         sli_pcs_unlock(pcs);
@@ -604,7 +643,7 @@ restart:
     }
     put_fail = false;
     if (!pcs->spare) {
-        empty = barn_get_empty_sheaf(barn);
+        empty = barn_get_empty_sheaf(a, barn, allow_spin);
         if (empty) {
             pcs->spare = pcs->main;
             pcs->main = empty;
@@ -620,14 +659,14 @@ restart:
         SH_EV(a, SLUB_SHEAF_SWAP, NULL, pcs->main->id, pcs->main->size, 1);
         return pcs;
     }
-    replace_full rc = barn_replace_full_sheaf(barn, pcs->main, &empty);
+    replace_full rc = barn_replace_full_sheaf(a, barn, pcs->main, &empty, allow_spin);
     if (rc == REPLACED) {
         sli_stat(a, SL_SLUB_BARN_PUT, 1);
         SH_EV(a, SLUB_BARN_PUT, NULL, pcs->main->id, empty->id, barn_nr(&barn->nr_full));
         pcs->main = empty;
         return pcs;
     }
-    if (rc == BARN_TOO_FULL) {
+    if (rc == BARN_TOO_FULL && allow_spin) { /* sheaf_flush_unused() does not support !allow_spin */
         /* The spare is full too: flush it to slabs and use it as the empty sheaf. */
         sli_sheaf *to_flush = pcs->spare;
         sli_stat(a, SL_SLUB_BARN_PUT_FAIL, 1);
@@ -642,6 +681,9 @@ restart:
     put_fail = true;
 alloc_empty:
     sli_pcs_unlock(pcs);
+    /* kfree_nolock: no sheaf allocation, no flush; the object is freed without sheaves. */
+    if (!allow_spin)
+        return NULL;
     empty = new_sheaf(sh, a, sh->capacity, true);
     if (empty)
         goto got_empty;
@@ -701,7 +743,7 @@ unsigned sli_free_to_pcs_bulk(sli_sheaves *sh, sli_act *a, unsigned n, void **p)
         if (pcs->main->size >= sh->capacity) {
             sli_sheaf *empty = NULL;
             if (!pcs->spare) {
-                empty = barn_get_empty_sheaf(barn);
+                empty = barn_get_empty_sheaf(a, barn, true);
                 if (!empty)
                     goto no_empty;
                 pcs->spare = pcs->main;
@@ -710,7 +752,7 @@ unsigned sli_free_to_pcs_bulk(sli_sheaves *sh, sli_act *a, unsigned n, void **p)
                 sli_sheaf *t = pcs->main;
                 pcs->main = pcs->spare;
                 pcs->spare = t;
-            } else if (barn_replace_full_sheaf(barn, pcs->main, &empty) == REPLACED) {
+            } else if (barn_replace_full_sheaf(a, barn, pcs->main, &empty, true) == REPLACED) {
                 sli_stat(a, SL_SLUB_BARN_PUT, 1);
                 SH_EV(a, SLUB_BARN_PUT, NULL, pcs->main->id, empty->id, barn_nr(&barn->nr_full));
                 pcs->main = empty;
@@ -758,7 +800,7 @@ bool sli_kfree_rcu_sheaf(sli_sheaves *sh, sli_act *a, void *obj)
             pcs->spare = NULL;
             goto do_free;
         }
-        empty = barn_get_empty_sheaf(&sh->barn);
+        empty = barn_get_empty_sheaf(a, &sh->barn, true);
         if (empty) {
             pcs->rcu_free = empty;
             goto do_free;

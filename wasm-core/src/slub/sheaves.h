@@ -89,6 +89,8 @@ typedef struct sli_sheaves {
     bool main_to_spare;       /* 7.0: a refill that finds main empty keeps it as the spare */
     bool relock_trylock;      /* 7.1: after a refill, local_trylock; if it fails the full sheaf goes to the barn */
     bool oversize_counted;    /* 7.2: oversize prefill sheaves count SHEAF_ALLOC / SHEAF_FREE */
+    bool refill_nonblocking;  /* 7.1: an empty main is refilled whenever spinning is allowed (GFP_ATOMIC
+                               * too); 6.18 and 7.0 refill only when blocking is (GFP_KERNEL) */
     uint32_t max_sheaves;     /* model: sheaves that may exist at once (0: no limit); past it a
                                * sheaf allocation fails, as a GFP_NOWAIT kmalloc can */
     atomic_uint nr_sheaves;   /* sheaves allocated and not yet freed (bootstrap not counted) */
@@ -118,11 +120,19 @@ SL_INLINE bool sli_sheaves_active(const sli_sheaves *sh) { return sh->capacity !
 /* bootstrap_cache_sheaves: gives every CPU a real main sheaf of `capacity`.  0 or SL_ENOMEM/SL_EINVAL. */
 int sli_sheaves_bootstrap(sli_sheaves *sh, sli_act *a, uint32_t capacity);
 
-/* alloc_from_pcs: an object, or NULL (trylock failed, or no sheaf could be filled): take the slab path. */
+/*
+ * alloc_from_pcs: an object, or NULL (trylock failed, or no sheaf could be
+ * filled, or a's context may not refill one): take the slab path.  In
+ * a's SLI_CTX_NOLOCK context (kmalloc_nolock, 7.x) the barn is trylocked.
+ */
 void *sli_alloc_from_pcs(sli_sheaves *sh, sli_act *a);
 /* alloc_from_pcs_bulk: objects from main and spare and full barn sheaves, at most n; returns how many. */
 unsigned sli_alloc_from_pcs_bulk(sli_sheaves *sh, sli_act *a, unsigned n, void **p);
-/* free_to_pcs: true if obj went onto a sheaf; false: the caller frees it to its slab. */
+/*
+ * free_to_pcs: true if obj went onto a sheaf; false: the caller frees it to
+ * its slab.  In a's SLI_CTX_NOLOCK context (kfree_nolock, 7.x) the barn is
+ * trylocked and no sheaf is allocated or flushed.
+ */
 bool sli_free_to_pcs(sli_sheaves *sh, sli_act *a, void *obj);
 /*
  * free_to_pcs_bulk: p[0 .. n-1] onto sheaves while full-sheaf room can be

@@ -361,6 +361,57 @@ int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsign
  */
 int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu);
 
+/*
+ * The allocation's context, as its gfp flags tell the kernel.  GFP_KERNEL
+ * may block (gfpflags_allow_blocking); GFP_ATOMIC and GFP_NOWAIT may not,
+ * but may spin (gfpflags_allow_spinning: both keep __GFP_KSWAPD_RECLAIM).
+ * What differs by era (docs/slub.md, "The allocation's context"): in 6.18
+ * and 7.0 __pcs_replace_empty_main refills an empty main sheaf only when
+ * blocking is allowed, so a non-blocking allocation that finds no full
+ * sheaf in spare or barn takes the slab path (6.18 the CPU slab, 7.0
+ * ___slab_alloc: a node partial slab or a new slab); from 7.1 it refills
+ * whenever spinning is allowed.  The model's page allocator neither
+ * reclaims nor keeps reserves, so a new slab is had or not alike in every
+ * context.
+ */
+typedef enum sl_slub_gfp {
+    SL_SLUB_GFP_KERNEL = 0,
+    SL_SLUB_GFP_ATOMIC = 1,
+    SL_SLUB_GFP_NOWAIT = 2,
+} sl_slub_gfp;
+/* kmem_cache_alloc(s, gfp): as sl_slub_alloc, in context gfp.  SL_EINVAL also for an unknown gfp. */
+int sl_slub_alloc_gfp(sl_slub_cache *s, unsigned cpu, sl_slub_gfp gfp, void **obj);
+/*
+ * kmalloc_nolock (6.18+) on this cache, as the kmalloc bucket its size
+ * picks: no lock is waited for.  6.18: the CPU-slab paths without the
+ * sheaves, list_lock trylocked; SL_EBUSY when the CPU slab's local_lock is
+ * held (PREEMPT_RT; the kernel then tries the next kmalloc bucket once).
+ * 7.x: alloc_from_pcs with the barn trylocked and no refill, then
+ * ___slab_alloc with list_lock trylocked (a new slab whose add_partial
+ * finds it taken is given back).  Returns 0, SL_ENOMEM (nothing could be
+ * had without waiting, or no page; the 7.x kernel would try the next
+ * bucket once), SL_EBUSY, or SL_EINVAL (before 6.18, bad cpu).
+ */
+int sl_slub_kmalloc_nolock(sl_slub_cache *s, unsigned cpu, void **obj);
+/*
+ * kfree_nolock (6.18+): an object freed where no lock may be waited for.
+ * 6.18 do_slab_free(cnt = 0): into this CPU's slab by the fast path,
+ * anything else deferred (defer_free); 7.x free_to_pcs with the barn
+ * trylocked and no sheaf allocated or flushed, else deferred.  Deferred
+ * objects wait on the CPU's list until sl_slub_irq_work.  Returns 0, a
+ * free's errors (the checks run now), or SL_EINVAL (before 6.18).
+ */
+int sl_slub_kfree_nolock(sl_slub_cache *s, unsigned cpu, void *obj);
+/*
+ * The CPU's irq_work (free_deferred_objects): every object kfree_nolock
+ * deferred on cpu is freed with __slab_free.  The kernel runs it as soon
+ * as the CPU takes interrupts again (a kthread on PREEMPT_RT); the model
+ * makes it an explicit step, as it does the RCU grace period (cache
+ * destroy runs it first, as kmem_cache_destroy's defer_free_barrier).
+ * Acts as cpu.  Returns the objects freed, or SL_EINVAL.
+ */
+int sl_slub_irq_work(sl_slub_cache *s, unsigned cpu);
+
 /* ------------------------------------------------------------------ */
 /* RCU, sheaves and their prefill API (6.18+)                          */
 

@@ -40,6 +40,11 @@
  *   rcu_wait  objects kfree_rcu() made wait for a grace period on their own
  *          (no sheaf took them), linked through the free pointer slot; the
  *          CPU's thread only.
+ *   defer_free  objects kfree_nolock() could not free without a lock
+ *          (6.18+ defer_free's per-CPU llist), linked through the free
+ *          pointer slot as the kernel links them (head + s->offset); they
+ *          wait for the CPU's irq_work (sl_slub_irq_work).  The CPU's
+ *          thread only.
  * A 7.0 cache has no kmem_cache_cpu: its fl_tid, slab and partial stay
  * empty and unused (the struct holds only its counters, as 7.0's
  * s->cpu_stats does, and rcu_wait).
@@ -108,6 +113,7 @@ typedef struct sli_slub_cpu {
             sli_slub_slab *partial;
             sl_spinlock lock; /* local_lock (rt) */
             void *rcu_wait;   /* objects kfree_rcu() queued alone, linked through their free pointer slot */
+            void *defer_free; /* objects kfree_nolock() deferred to the CPU's irq_work (defer_free), linked alike */
             uint64_t rng;     /* freelist shuffles of slabs this CPU creates */
             uint64_t stat[SL_SLUB_NR_STATS];
         };
@@ -215,8 +221,21 @@ typedef struct sli_act {
     sli_slub_cpu *c;
     uint32_t op;
     uint16_t cpu;
+    uint8_t ctx;    /* sli_ctx: what the operation's caller allows (its GFP context) */
     unsigned cas;   /* double-word CASes executed (bulk free reports it) */
 } sli_act;
+
+/*
+ * The context an operation runs in, as its gfp flags (or kmalloc_nolock)
+ * tell the kernel: gfpflags_allow_blocking (__GFP_DIRECT_RECLAIM) and
+ * gfpflags_allow_spinning (any __GFP_RECLAIM bit; kmalloc_nolock's flags
+ * have none).  SLI_CTX_BLOCK is GFP_KERNEL, SLI_CTX_NONBLOCK GFP_ATOMIC and
+ * GFP_NOWAIT (both keep __GFP_KSWAPD_RECLAIM, so they may spin),
+ * SLI_CTX_NOLOCK kmalloc_nolock / kfree_nolock (trylocks only).
+ */
+enum { SLI_CTX_BLOCK = 0, SLI_CTX_NONBLOCK = 1, SLI_CTX_NOLOCK = 2 };
+SL_INLINE bool sli_allow_blocking(const sli_act *a) { return a->ctx == SLI_CTX_BLOCK; }
+SL_INLINE bool sli_allow_spin(const sli_act *a) { return a->ctx != SLI_CTX_NOLOCK; }
 
 /* ---- events ------------------------------------------------------ */
 #if defined(SLABLAB_BENCH)
@@ -253,6 +272,12 @@ SL_INLINE void sli_list_lock(sli_act *a)
     sli_stat(a, SL_SLUB_MODEL_LIST_LOCK, 1);
     sl_spin_lock(&a->s->node.list_lock);
 }
+/*
+ * The list_lock as an operation may take it: spin_lock_irqsave, or, where
+ * spinning is not allowed (kmalloc_nolock), spin_trylock_irqsave.  Returns
+ * false (nothing held) when the trylock fails.
+ */
+bool sli_list_lock_ctx(sli_act *a, unsigned site);
 /*
  * ALLOC_FASTPATH / FREE_FASTPATH: compiled out of benchmark builds, as every
  * stat() is without CONFIG_SLUB_STATS; the slow-path and failure counters
@@ -513,6 +538,8 @@ void sli_slub_free_bulk_slabs(sli_act *a, void **p, unsigned n);
 int sli_slub_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt);
 /* ___slab_alloc of 7.0 (no per-CPU slab), a cache without debug flags: one object, or NULL. */
 void *sli_slub_alloc_nocpu(sli_act *a);
+/* free_deferred_objects: this CPU's objects kfree_nolock deferred, each to __slab_free.  Returns how many. */
+unsigned sli_slub_free_deferred(sli_act *a);
 /*
  * refill_objects (7.0): between min and max objects from node partial slabs
  * (get_partial_node_bulk, get_freelist_nofreeze), then from new slabs.
@@ -572,6 +599,7 @@ SL_INLINE bool sli_slub_begin(sl_slub_cache *s, unsigned cpu, sli_act *a)
     a->c = &s->cpu[cpu];
     a->cpu = (uint16_t)cpu;
     a->op = SL_OP_BEGIN(s->trace);
+    a->ctx = SLI_CTX_BLOCK;
     a->cas = 0;
     return true;
 }
