@@ -1,6 +1,6 @@
 // PercpuView.tsx - the percpu view: a scenario or a hand-made script replayed
-// step by step by the lab engine (web/lab/use-step-lab.ts, StepLab.tsx), one
-// pane per allocator (side by side when `allocator` lists several).  What is
+// step by step by the lab engine, which assembles the page
+// (web/lab/StepLabPage.tsx), one pane per allocator (side by side when `allocator` lists several).  What is
 // the percpu view's own is here: the zoom along the unit, the selection and
 // the inspector's words (with the step that allocated an area), the figures
 // of each step beside each world, the memmove animation, steps by hand and
@@ -13,10 +13,9 @@ import { useAnimationClock } from '../lab/animation-clock';
 import { numberText as fmt } from '../lab/describe';
 import { reducedMotion } from '../lab/LabCanvas';
 import { selectionShortcuts } from '../lab/shortcuts';
-import { CheckAlert, InspectorText, LabTimeline, paneDrawings, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab';
-import { useParams } from '../lab/url-store';
-import { insertionPoint, insertOp, paneChecks, paneLabel, SANDBOX, useStepHook } from '../lab/step-glue';
-import { useStepLab } from '../lab/use-step-lab';
+import { ViewCanvas } from '../lab/StepLab';
+import { StepLabPage, useStepPage } from '../lab/StepLabPage';
+import { insertionPoint, insertOp, useStepHook } from '../lab/step-glue';
 import type { ViewProps } from '../lab/view';
 import { areaAt, BIT_BYTES, region, runAt, RunState } from './areas';
 import { ALLOCATOR_TITLES, describeHit } from './describe';
@@ -28,7 +27,7 @@ import { LAB_BOOT, scenarioById } from './scenarios';
 import { scriptToText, type PercpuScript, type Step } from './script';
 import { chunkById, type Allocator, type PercpuSnapshot } from './snapshot';
 import { paneHook, type PercpuTestHook } from './test-hook';
-import { PERCPU_PARAMS, percpuStepView } from './view';
+import { percpuStepView } from './view';
 import './percpu.css';
 
 
@@ -122,9 +121,7 @@ function moved(s: PercpuSnapshot, sel: PercpuHit | null, dx: number, dy: number)
 }
 
 export function PercpuView({ core, store, embedded }: ViewProps) {
-  const { values, update } = useParams(PERCPU_PARAMS, store);
-  const setStep = useCallback((step: number) => update({ step }), [update]);
-  const lab = useStepLab(percpuStepView, core, values, setStep);
+  const { values, update, lab, toSandbox } = useStepPage(percpuStepView, { core, store });
   const scenario = scenarioById(values.scenario);
   const [selection, setSelection] = useState<PercpuHit | null>(null);
   const [view, setView] = useState({ center: LAB_BOOT.unitSize / 2, span: Infinity });
@@ -204,11 +201,9 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
       if (!first) return;
       const at = insertionPoint(stop0);
       const script: PercpuScript = { steps: insertOp(first.script.steps, at, step) };
-      lab.setPlaying(() => false);
-      lab.landOnOp(at + 1);
-      update({ scenario: SANDBOX, ops: scriptToText(script), step: lab.stepIndex });
+      toSandbox(scriptToText(script), at + 1);
     },
-    [first, stop0, lab, update],
+    [first, stop0, toSandbox],
   );
 
   // The test hook: the state the canvases draw, once every pane shows the step the URL names.
@@ -217,52 +212,45 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
     panes: shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, steps[i] ?? null)),
   }));
 
-  if (core.status !== 'ready') return null;
-
   const many = lab.panes.length > 1;
-  const label = (i: number) => paneLabel(lab, i);
-  const inspectorText = shown.map((_, i) => inspect(i)).map((t, i) => (t ? label(i) + t : null)).filter((t): t is string => t !== null);
-  const checks = paneChecks(lab);
   const allocatorOf = (i: number): Allocator => shown[i]?.snap.allocator ?? values.allocator[i] ?? 'bitmap';
 
   return (
-    <StepLabFrame
+    <StepLabPage
+      core={core}
       lab={lab}
+      view={percpuStepView}
       idPrefix="percpu"
-      title={embedded ? 'percpu view' : `percpu ${scenario ? `· ${scenario.title}` : '· sandbox'}`}
+      name="percpu"
+      story={scenario ? scenario.title : 'sandbox'}
       embedded={embedded}
+      cpus={values.units}
       shortcuts={shortcuts}
       pickers={<PercpuPickers values={values} update={update} />}
-      afterCaption={
-        <>
-          {!many && (
-            <p className="lab-figures" data-testid="percpu-figures">
-              {ALLOCATOR_TITLES[allocatorOf(0)]}. {figuresText(allocatorOf(0), steps[0] ?? null)}
-            </p>
-          )}
-          <CheckAlert idPrefix="percpu" checks={checks} />
-          <ZoomBar z={zoomControls} />
-        </>
-      }
+      soloFigures={() => `${ALLOCATOR_TITLES[allocatorOf(0)]}. ${figuresText(allocatorOf(0), steps[0] ?? null)}`}
+      afterCheck={<ZoomBar z={zoomControls} />}
       legend={<PercpuLegend />}
       paneMinWidth="22rem"
-      paneHeads={paneHeads(lab, 'percpu', (_, i) => figuresText(allocatorOf(i), steps[i] ?? null))}
-      panes={paneDrawings(lab, overlays, (p, overlay, i) => (
-        <PaneCanvas
-          pane={i}
-          snap={p.snap}
-          overlay={overlay}
-          animate={lab.ready && (overlay.step?.lastMemmove.length ?? 0) > 0 && !reducedMotion()}
-          animKey={lab.stepIndex}
-          ms={Math.min(600, 800 / lab.speed)}
-          label={`percpu state${many ? ` with the ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.chunks.length} chunks on ${p.snap.nrSlots} slot lists. The inspector below describes the selection in words.`}
-          onPick={setSelection}
-          onMove={select}
-        />
-      ))}
-      inspector={<InspectorText lines={inspectorText} hint="Select a bit, a block, a map entry or a chunk: click it, or focus the canvas and use the arrow keys." />}
+      paneFigures={(_, i) => figuresText(allocatorOf(i), steps[i] ?? null)}
+      overlays={overlays}
+      panes={{
+        draw: (p, overlay, i) => (
+          <PaneCanvas
+            pane={i}
+            snap={p.snap}
+            overlay={overlay}
+            animate={lab.ready && (overlay.step?.lastMemmove.length ?? 0) > 0 && !reducedMotion()}
+            animKey={lab.stepIndex}
+            ms={Math.min(600, 800 / lab.speed)}
+            label={`percpu state${many ? ` with the ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.chunks.length} chunks on ${p.snap.nrSlots} slot lists. The inspector below describes the selection in words.`}
+            onPick={setSelection}
+            onMove={select}
+          />
+        ),
+      }}
+      inspect={(_, i) => inspect(i)}
+      inspectHint="Select a bit, a block, a map entry or a chunk: click it, or focus the canvas and use the arrow keys."
       aside={<PercpuOps units={values.units} onAppend={append} selected={freeOfSelection} />}
-      timeline={<LabTimeline lab={lab} words={percpuStepView.describe.events} cpus={values.units} />}
     />
   );
 }
