@@ -233,11 +233,20 @@ test.describe('percpu on the Benchmarks page', () => {
     await expect(page.getByTestId('bench-native')).toContainText('native points');
     for (const other of [/^fastpath/, /^bulk/, /^kmalloc/]) await page.getByRole('checkbox', { name: other }).uncheck();
     await page.getByRole('button', { name: 'Short run' }).click();
-    await expect(page.getByTestId('bench-status')).toHaveText('Finished: a short run (one repetition, fewer rows), indicative only.', { timeout: 150_000 });
+    await expect(page.getByTestId('bench-status')).toHaveText('Finished: a short run (fewer rows and repetitions), indicative only.', { timeout: 150_000 });
     const h = await page.evaluate(() => window.__slablabBench);
     expect(h?.points).toEqual([]);
     expect(h?.percpu).toHaveLength(3 * 3 * 2);
     for (const r of h?.percpu ?? []) expect(r.result).toMatchObject({ status: 'ok', allocated: r.params.objects, freed: r.params.objects });
+    // The counts lead: the same on each of a row's runs, and only the area map memmoves.
+    for (const r of h?.percpu ?? []) {
+      expect(r.countsAgree).toBe(true);
+      if (r.params.allocator === 'areamap') expect(r.result.work.entriesMoved).toBeGreaterThan(r.params.objects);
+      else expect(r.result.work.entriesMoved).toBe(0);
+    }
+    const counts = page.getByTestId('percpu-bench-counts');
+    await expect(counts.locator('tr', { hasText: 'area map' }).first().getByTestId('percpu-bench-count').first()).toHaveText(/^[1-9][\d,]* \/ [\d,]+ \/ 0$/);
+    await expect(counts.locator('tr', { hasText: 'scan hints' }).first().getByTestId('percpu-bench-count').first()).toHaveText(/^0 \/ [\d,]+ \/ [1-9][\d,]*$/);
     const table = page.getByTestId('percpu-bench-table');
     await expect(table).toContainText('scan hints (v5.2)');
     // The native column is filled for the sizes the native result has.

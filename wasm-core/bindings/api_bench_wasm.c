@@ -499,12 +499,18 @@ SL_EXPORT int sl_api_bench_percpu(uint32_t kind, uint32_t size, uint32_t align, 
     run_on_cpu(pcpu_main, &j, on_thread);
     if (j.rc != SL_OK)
         return j.rc;
-    const double v[11] = {(double)j.r.alloc_ns / 1e6,    (double)j.r.free_ns / 1e6,
-                          (double)j.r.allocated,          (double)j.r.freed,
-                          j.r.over_budget ? 1 : j.r.alloc_failed ? 2 : 0,
-                          (double)j.r.chunks,             (double)j.r.work.chunks,
-                          (double)j.r.work.blocks,        (double)j.r.work.bits,
-                          (double)j.r.work.memmoves,      (double)j.r.work.entries_moved};
+    const double status = j.r.over_budget ? 1 : j.r.alloc_failed ? 2 : 0;
+    const double v[11] = {(double)j.r.alloc_ns / 1e6,
+                          (double)j.r.free_ns / 1e6,
+                          (double)j.r.allocated,
+                          (double)j.r.freed,
+                          status,
+                          (double)j.r.chunks,
+                          (double)j.r.work.chunks,
+                          (double)j.r.work.blocks,
+                          (double)j.r.work.bits,
+                          (double)j.r.work.memmoves,
+                          (double)j.r.work.entries_moved};
     memcpy(out, v, sizeof v);
     return SL_OK;
 }

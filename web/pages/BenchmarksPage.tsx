@@ -159,7 +159,7 @@ export interface BenchHook {
   percpu: PercpuRow[];
   /** Native measurements loaded, percpu runs included. */
   native: number;
-  /** The figures on screen are a short run's (one repetition: indicative only). */
+  /** The figures on screen are a short run's (fewer rows and repetitions: indicative only). */
   short: boolean;
 }
 declare global {
@@ -222,7 +222,7 @@ export function BenchmarksPage() {
         (d, t) => setProgress([d, t]),
         () => cancel.current,
       );
-      setStatus(`${finished ? 'Finished' : 'Cancelled'}${quick ? ': a short run (one repetition, fewer rows), indicative only' : ''}.`);
+      setStatus(`${finished ? 'Finished' : 'Cancelled'}${quick ? ': a short run (fewer rows and repetitions), indicative only' : ''}.`);
     } catch (e) {
       setStatus(`The run failed: ${e instanceof Error ? e.message : String(e)}`);
     } finally {

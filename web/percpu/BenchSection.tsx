@@ -67,8 +67,8 @@ function CountsTable({ rows }: { rows: readonly PercpuRow[] }) {
     <div className="bench-table-scroll" tabIndex={0} role="region" aria-label="percpu counts table">
       <table className="per-cpu" data-testid="percpu-bench-counts">
         <caption>
-          What each row did, counted (the same on every run and machine): entries memmoved by the area map (0 for the bitmaps), and blocks scanned (the
-          area map: map entries visited), over the timed allocations and frees
+          What each row did, counted (the same on every run and machine), over the timed allocations and frees: entries memmoved by the area map
+          (none for the bitmaps), blocks scanned (the area map: map entries visited), and alloc_map bits searched (the bitmaps)
         </caption>
         <thead>
           <tr>
@@ -76,7 +76,7 @@ function CountsTable({ rows }: { rows: readonly PercpuRow[] }) {
             <th scope="col">object size</th>
             {FREE_ORDERS.map((o) => (
               <th key={o} scope="col">
-                {o}: memmoved / scanned
+                {o}: memmoved / scanned / bits
               </th>
             ))}
           </tr>
@@ -92,7 +92,7 @@ function CountsTable({ rows }: { rows: readonly PercpuRow[] }) {
                 const w = r.result.work;
                 return (
                   <td key={o} data-testid="percpu-bench-count">
-                    {fmt(w.entriesMoved)} / {fmt(w.blocks)}
+                    {fmt(w.entriesMoved)} / {fmt(w.blocks)} / {fmt(w.bits)}
                     {r.countsAgree ? '' : ' (runs disagree)'}
                   </td>
                 );

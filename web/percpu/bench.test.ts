@@ -106,23 +106,30 @@ describe('percpu counts in WebAssembly', () => {
   const row: PercpuBenchParams = { allocator: 'areamap', size: 4, align: 4, objects: 4096, order: 'alternate',
     prefill: false, units: 2, unitSize: 0, budgetMs: 0 };
 
-  it('counts the same work on every run of a row, and different work for the allocators the section compares', () => {
-    const counts = (allocator: PercpuBenchParams['allocator']) => {
-      const [a, b] = [api.benchRow({ ...row, allocator }, false), api.benchRow({ ...row, allocator }, false)];
+  it('counts the same work on every run of a row, and different work for the allocators and orders the section compares', () => {
+    const counts = (allocator: PercpuBenchParams['allocator'], order: PercpuBenchParams['order'] = row.order) => {
+      const [a, b] = [api.benchRow({ ...row, allocator, order }, false), api.benchRow({ ...row, allocator, order }, false)];
       expect(a.status).toBe('ok');
       expect(b.work).toEqual(a.work);
       return a.work;
     };
     const [areamap, bitmap, scanhint] = [counts('areamap'), counts('bitmap'), counts('scanhint')];
-    // Only the area map memmoves its entries (every split and every merge of the alternate order).
-    expect(areamap.memmoves).toBeGreaterThan(0);
-    expect(areamap.entriesMoved).toBeGreaterThan(areamap.memmoves);
+    // Only the area map memmoves its entries: on allocation each split moves the map's tail, and the
+    // alternate order's second half merges.
+    expect(areamap.memmoves).toBeGreaterThan(row.objects);
+    expect(areamap.entriesMoved).toBeGreaterThan(100 * areamap.memmoves);
     expect(bitmap.entriesMoved).toBe(0);
     expect(scanhint.entriesMoved).toBe(0);
-    // Scan hints skip blocks the plain bitmap visits.
-    expect(scanhint.blocks).toBeLessThan(bitmap.blocks);
-    expect(bitmap.bits).toBeGreaterThan(0);
+    // Freeing in allocation order merges every area with the free tail: more memmoves than alternating.
+    expect(counts('areamap', 'inorder').memmoves).toBeGreaterThan(areamap.memmoves);
+    // The bitmaps search alloc_map bits (a 4-byte object is one bit); the area map has none.
+    expect(bitmap.bits).toBe(row.objects);
     expect(areamap.bits).toBe(0);
+    // Every allocation tries a chunk and visits at least one block or map entry.
+    for (const w of [areamap, bitmap, scanhint]) {
+      expect(w.chunks).toBeGreaterThanOrEqual(row.objects);
+      expect(w.blocks).toBeGreaterThanOrEqual(row.objects);
+    }
   });
 });
 

@@ -118,8 +118,8 @@ typedef struct sl_pcpu_scan {
  */
 typedef struct sl_pcpu_work {
     uint64_t chunks, blocks, bits;
-    uint64_t memmoves;       /* area map memmoves (splits and merges) */
-    uint64_t entries_moved;  /* map entries those memmoves moved */
+    uint64_t memmoves;      /* area map memmoves (splits and merges) */
+    uint64_t entries_moved; /* map entries those memmoves moved */
 } sl_pcpu_work;
 
 typedef struct sl_pcpu {
