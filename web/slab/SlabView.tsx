@@ -6,12 +6,11 @@
 // it went, the per-cache counters, operations by hand, the caches panel and
 // the test hook.  The whole state is in the URL; the selection is local.
 
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { useAnimationClock } from '../lab/animation-clock';
 import { selectionShortcuts } from '../lab/shortcuts';
-import { reducedMotion } from '../lab/LabCanvas';
 import { StepLabPage, useStepPage } from '../lab/StepLabPage';
-import { insertionPoint, insertOp, useStepHook } from '../lab/step-glue';
+import { insertionPoint, insertOp, stepEvents, useStepFlight, useStepHook } from '../lab/step-glue';
 import type { ViewProps } from '../lab/view';
 import { CachesPanel } from './CachesPanel';
 import { hitFocus, hitObject, type Hit, type Layout } from './layout';
@@ -46,23 +45,10 @@ export function SlabView({ core, store, embedded }: ViewProps) {
   const first = lab.panes[0];
   const snap0 = shown[0]?.snap ?? null;
 
-  // The moves of the step on screen, per pane; they fly when the step is one forward from the last one shown.
-  const moves = useMemo(
-    () =>
-      lab.panes.map((p, i): Move[] => {
-        if (!lab.ready) return [];
-        const at = lab.at?.panes[i] ?? 0;
-        const to = p.stops[at]?.eventCount ?? 0;
-        const from = at > 0 ? (p.stops[at - 1]?.eventCount ?? 0) : to;
-        return movesOf(p.events.slice(from, to));
-      }),
-    [lab.panes, lab.at, lab.ready],
-  );
-  // A step shown right after the one before it flies (unless the reader asked for less motion); any other jump (Back, Reset, a link) just lands.
-  const [flight, setFlight] = useState({ step: -1, animate: false });
-  useEffect(() => {
-    if (lab.ready) setFlight((f) => (f.step === lab.stepIndex ? f : { step: lab.stepIndex, animate: lab.stepIndex === f.step + 1 && !reducedMotion() }));
-  }, [lab.ready, lab.stepIndex]);
+  // The moves of the step on screen, per pane; they fly when the step is one forward from the last one shown (step-glue.ts).
+  const { panes, at, ready } = lab;
+  const moves = useMemo(() => stepEvents({ panes, at, ready }).map((events): Move[] => movesOf(events)), [panes, at, ready]);
+  const flight = useStepFlight(lab);
   const progress = useAnimationClock(flight.step, flight.animate, MOVE_MS);
 
   const focus = useMemo(() => (snap0 && selection ? hitFocus(snap0, selection) : null), [snap0, selection]);

@@ -7,12 +7,12 @@
 // hand, the counters and the test hook.  The whole state is in the URL;
 // selection is local.
 
-import { useCallback, useMemo, useRef, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import { EventKind, type SlEvent } from '../core/events.generated';
 import { selectionShortcuts } from '../lab/shortcuts';
 import { StepLabPage, useStepPage } from '../lab/StepLabPage';
-import { insertionPoint, insertOp, useStepHook } from '../lab/step-glue';
+import { insertionPoint, insertOp, useShownBefore, useStepHook } from '../lab/step-glue';
 import type { LoadedPane } from '../lab/use-step-lab';
 import type { ViewProps } from '../lab/view';
 import { keyOrder, sheafObject, type Layout } from './layout';
@@ -142,13 +142,7 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
   // The lanes the script uses (CPU 0 at least; a handler runs on its interrupted op's CPU).
   const scriptCpus = useMemo(() => [...new Set([0, ...(first?.script.ops ?? []).map((o) => o.cpu)])].filter((c) => c < cpus).sort((a, b) => a - b), [first, cpus]);
   // What each pane showed before the state on screen: the drawing outlines what differs.
-  const seen = useRef<{ now: (SlubSnapshot | null)[]; before: (SlubSnapshot | null)[] }>({ now: [], before: [] });
-  shown.forEach((p, i) => {
-    if (seen.current.now[i] === p.snap) return;
-    seen.current.before[i] = seen.current.now[i] ?? null;
-    seen.current.now[i] = p.snap;
-  });
-  const before = seen.current.before;
+  const before = useShownBefore(lab);
   const overlays = useMemo(
     () =>
       lab.panes.map((pane, i): Overlay => {
@@ -182,7 +176,7 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
           ...(lab.panes.length > 1 ? { alignWith: (lab.shown ?? []).map((x) => x.snap) } : {}),
         };
       }),
-    // `before` (a ref's array, the same object throughout) changes only with lab.shown.
+    // `before` (the same array throughout) changes only with lab.shown.
     [lab.panes, lab.shown, lab.at, selection, sheafSel, sheafSlot, marked, showFull, scriptCpus, allCpus, before],
   );
 
