@@ -3,17 +3,16 @@
 // (web/lab/StepLabPage.tsx), one pane per allocator (side by side when `allocator` lists several).  What is
 // the percpu view's own is here: the zoom along the unit, the selection and
 // the inspector's words (with the step that allocated an area), the figures
-// of each step beside each world, the memmove animation, steps by hand and
-// the test hook.  The whole state but the zoom and the selection is in the
+// of each step beside each world, the memmove animation (on the engine's
+// AnimatedCanvas), steps by hand and the test hook.  The whole state but the zoom and the selection is in the
 // URL.
 
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
-import { useAnimationClock } from '../lab/animation-clock';
+import { AnimatedCanvas } from '../lab/AnimatedCanvas';
 import { numberText as fmt } from '../lab/describe';
 import { reducedMotion } from '../lab/LabCanvas';
 import { selectionShortcuts } from '../lab/shortcuts';
-import { ViewCanvas } from '../lab/StepLab';
 import { StepLabPage, useStepPage } from '../lab/StepLabPage';
 import { insertionPoint, insertOp, useStepHook } from '../lab/step-glue';
 import type { ViewProps } from '../lab/view';
@@ -56,55 +55,6 @@ export function figuresText(allocator: Allocator, f: StepFigures | null): string
     f.pagesPopulated ? `${f.pagesPopulated} page${f.pagesPopulated === 1 ? '' : 's'} populated` : '',
   ].filter(Boolean);
   return `This step: ${parts.join(' · ')}${extra.length ? ` · ${extra.join(', ')}` : ''}. Moved so far: ${fmt(4 * f.entriesMovedSoFar)} bytes.`;
-}
-
-/** `value`, `frames` animation frames after it changes (at once for 0). */
-function useLagged<T>(value: T, frames: number): T {
-  const [lagged, setLagged] = useState(value);
-  useEffect(() => {
-    if (frames === 0) return;
-    let left = frames;
-    let id = requestAnimationFrame(function tick() {
-      if (--left > 0) id = requestAnimationFrame(tick);
-      else setLagged(value);
-    });
-    return () => cancelAnimationFrame(id);
-  }, [value, frames]);
-  return frames === 0 ? value : lagged;
-}
-
-/**
- * One pane's canvas, animating the step's memmoves: only this component
- * re-renders on the animation's frames (the page around it, timeline
- * included, renders once per step).  Pane i paints a new step i frames
- * after pane 0, so the panes' repaints fall in different frames.
- */
-function PaneCanvas({ pane, snap: newSnap, overlay: newOverlay, animate, animKey, ms, label, onPick, onMove }: {
-  pane: number;
-  snap: PercpuSnapshot;
-  overlay: Omit<Overlay, 'anim'>;
-  animate: boolean;
-  animKey: unknown;
-  ms: number;
-  label: string;
-  onPick: (hit: PercpuHit | null) => void;
-  onMove: (dx: number, dy: number) => void;
-}) {
-  const { snap, overlay } = useLagged(useMemo(() => ({ snap: newSnap, overlay: newOverlay }), [newSnap, newOverlay]), pane);
-  const anim = useAnimationClock(animKey, animate, ms);
-  const o = useMemo(() => ({ ...overlay, anim }), [overlay, anim]);
-  return (
-    <ViewCanvas<PercpuSnapshot, PercpuLayout, PercpuHit, Overlay>
-      view={percpuStepView}
-      snap={snap}
-      overlay={o}
-      testId="percpu-canvas"
-      label={label}
-      onPick={onPick}
-      onMove={onMove}
-      {...(window.__slablabPerfMarks ? { measure: 'percpu-draw' } : {})}
-    />
-  );
 }
 
 /** The next selection for an arrow key: a bit along the unit, or the same offset in the next chunk. */
@@ -235,16 +185,19 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
       overlays={overlays}
       panes={{
         draw: (p, overlay, i) => (
-          <PaneCanvas
-            pane={i}
+          <AnimatedCanvas<PercpuSnapshot, PercpuLayout, PercpuHit, Overlay>
+            view={percpuStepView}
+            lag={i}
             snap={p.snap}
             overlay={overlay}
             animate={lab.ready && (overlay.step?.lastMemmove.length ?? 0) > 0 && !reducedMotion()}
             animKey={lab.stepIndex}
             ms={Math.min(600, 800 / lab.speed)}
+            testId="percpu-canvas"
             label={`percpu state${many ? ` with the ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.chunks.length} chunks on ${p.snap.nrSlots} slot lists. The inspector below describes the selection in words.`}
             onPick={setSelection}
             onMove={select}
+            {...(window.__slablabPerfMarks ? { measure: 'percpu-draw' } : {})}
           />
         ),
       }}
