@@ -403,17 +403,6 @@ export interface ViewCanvasProps<Snap, L extends CanvasLayout, Hit, Overlay> {
   motion?: boolean;
 }
 
-/** paneDrawings by ViewCanvas: each pane's state drawn by `view` under `testId`, with the label and handlers `pane` gives it. */
-export function viewCanvases<Snap, L extends CanvasLayout, Hit, Overlay>(
-  lab: Pick<StepLab<unknown, Snap>, 'panes' | 'shown'>,
-  overlays: readonly Overlay[],
-  view: ViewCanvasProps<Snap, L, Hit, Overlay>['view'],
-  testId: string,
-  pane: (shown: ShownPane<Snap>, i: number) => Pick<ViewCanvasProps<Snap, L, Hit, Overlay>, 'label' | 'onPick' | 'onMove'>,
-): ReactNode[] {
-  return paneDrawings(lab, overlays, (shown, overlay, i) => <ViewCanvas view={view} snap={shown.snap} overlay={overlay} testId={testId} {...pane(shown, i)} />);
-}
-
 /** One pane's state drawn by its view on the canvas host. */
 export function ViewCanvas<Snap, L extends CanvasLayout, Hit, Overlay>({ view, snap, overlay, label, testId, onPick, onMove, measure, motion = true }: ViewCanvasProps<Snap, L, Hit, Overlay>) {
   const layout = useCallback((width: number) => view.layout(snap, width, overlay), [view, snap, overlay]);
