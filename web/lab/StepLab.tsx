@@ -1,8 +1,8 @@
 // StepLab.tsx - the frame every step-by-step view shares: title and pickers,
 // alerts, the transport (Reset, Back, Play, Micro-step, Step, speed), the
 // caption, one drawing per pane (side by side when there are several), the
-// inspector, a side panel and the event timeline.  The view fills the slots
-// with what is its own; the frame registers the transport's keys (and the
+// inspector, a side panel and the event timeline.  StepLabPage.tsx fills the
+// slots from the parts a view declares; the frame registers the transport's keys (and the
 // view's) scoped to its own element, so two labs on a page keep theirs apart.
 // The host (host.ts) may ask for less: an embedded figure (`controls=minimal`,
 // the default there) is compact: the caption, the drawing and Back / Play /
