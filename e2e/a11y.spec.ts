@@ -8,6 +8,7 @@ import { expect, test, type Page } from '@playwright/test';
 import type { AxeResults } from 'axe-core';
 import type { SlabLabElement } from '../web/embed/slab-lab';
 import { figureState, loadFigures } from './figures';
+import { labReady } from './lab';
 import { PLAIN_URL } from './servers';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -113,7 +114,7 @@ test.describe('keyboard and screen reader', () => {
 
   test('a scenario walked with the keyboard alone: Tab reaches every control, Enter and the keys step, the caption is announced', async ({ page }) => {
     await page.goto(`${PLAIN_URL}?scenario=fast-path&cpus=2`);
-    await page.waitForFunction(() => window.__slablabSlub?.ready === true && window.__slablabSlub.stops > 0);
+    await labReady(page, '__slablabSlub');
     // The caption is one live region for the whole walk: the node that announces is never replaced.
     const caption = page.getByTestId('slub-caption');
     await expect(caption).toHaveAttribute('aria-live', 'polite');
@@ -153,7 +154,7 @@ test.describe('keyboard and screen reader', () => {
     await page.keyboard.press('ArrowDown');
     await expect(page.getByTestId('inspector')).toContainText("is on CPU 0's CPU slab");
     await page.keyboard.press('r');
-    await page.waitForFunction(() => window.__slablabSlub?.ready === true && window.__slablabSlub.stop === 0);
+    await labReady(page, '__slablabSlub', 0);
   });
 
   test('a <slab-lab> figure is reachable by Tab and steps by Enter', async ({ page }) => {

@@ -14,7 +14,7 @@ test('a short benchmark run completes, with a native result side by side', async
   await expect(page.getByTestId('bench-native')).toContainText('native points');
   await page.getByRole('checkbox', { name: /^percpu/ }).uncheck();
   await page.getByRole('button', { name: 'Short run' }).click();
-  await expect(page.getByTestId('bench-status')).toHaveText('Finished: a short run (one repetition, fewer rows), indicative only.', { timeout: 100_000 });
+  await expect(page.getByTestId('bench-status')).toHaveText('Finished: a short run (fewer rows and repetitions), indicative only.', { timeout: 100_000 });
   await expect(page.getByTestId('bench-indicative')).toBeVisible();
   const h = await page.evaluate(() => window.__slablabBench);
   const of = (e: string) => h?.points.filter((p) => p.experiment === e) ?? [];

@@ -3,11 +3,12 @@
 // step never waits for it), addresses and the hardened free pointer in the
 // inspector, and "find address".
 import { expect, test, type Page } from '@playwright/test';
+import type { SlubTestHook } from '../web/slub/test-hook';
+import { stepView } from './lab';
 import { PLAIN_URL } from './servers';
 
-async function ready(page: Page, stop?: number): Promise<void> {
-  await page.waitForFunction((s) => window.__slablabSlub?.ready === true && (s === undefined || window.__slablabSlub.stop === s), stop);
-}
+// The step views' shared helpers (e2e/lab.ts), typed with this view's hook.
+const { ready, atPosition } = stepView<SlubTestHook>('__slablabSlub');
 
 /** Micro-steps until the caption says the CPU is inside the fast path, before its cmpxchg. */
 async function toFirstPoint(page: Page): Promise<void> {
@@ -77,7 +78,7 @@ test.describe('motion between stops', () => {
     await step.click();
     await step.click();
     // Both steps are taken at once: the state does not wait for the picture.
-    await page.waitForFunction(() => window.__slablabSlub?.ready === true && window.__slablabSlub.position.startsWith('Step 2 of'));
+    await atPosition(page, 'Step 2 of');
     await expect.poll(() => motion(page)).toContain('on');
     await expect(page.getByTestId('slub-canvas')).not.toHaveAttribute('data-motion', /./, { timeout: 2_000 });
   });
@@ -89,7 +90,7 @@ test.describe('motion between stops', () => {
     await watchMotion(page);
     for (let i = 1; i <= 3; i++) {
       await page.getByRole('button', { name: 'Step', exact: true }).click();
-      await page.waitForFunction((n) => window.__slablabSlub?.ready === true && window.__slablabSlub.position.startsWith(`Step ${n} of`), i);
+      await atPosition(page, `Step ${i} of`);
     }
     await page.evaluate(() => new Promise(requestAnimationFrame));
     // web/lab/motion.ts: REDUCED_MOTION_MS (150) for the fade against MOTION_MS (500) for a glide.

@@ -7,7 +7,7 @@
 // scenario go to docs/screenshots/ when SCREENSHOTS=1.
 import { expect, test, type Page } from '@playwright/test';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
-import { labHook, labReady } from './lab';
+import { openLab, shot, stepView } from './lab';
 import type { PercpuTestHook } from '../web/percpu/test-hook';
 
 const SHOTS = process.env.SCREENSHOTS === '1';
@@ -19,32 +19,8 @@ const SHOT_STEP: Record<(typeof SCENARIOS)[number], number> = { 'in-order': 3, '
 const STEP_END = 1_000_000;
 
 // The step views' shared helpers (e2e/lab.ts), typed with this view's hook.
-const hook = (page: Page) => labHook<PercpuTestHook>(page, '__slablabPercpu');
-
-const ready = (page: Page, stop?: number) => labReady<PercpuTestHook>(page, '__slablabPercpu', stop);
-
-/** Clicks Step once and waits until the next step's state is on screen. */
-async function stepOnce(page: Page, h: PercpuTestHook): Promise<PercpuTestHook> {
-  await page.getByRole('button', { name: 'Step', exact: true }).click();
-  await page.waitForFunction((b) => !!window.__slablabPercpu?.ready && window.__slablabPercpu.stop > b, h.stop);
-  return hook(page);
-}
-
-async function playToEnd(page: Page): Promise<PercpuTestHook> {
-  let h = await ready(page);
-  const step = page.getByRole('button', { name: 'Step', exact: true });
-  while (await step.isEnabled()) h = await stepOnce(page, h);
-  return ready(page, h.stops - 1);
-}
-
-async function open(page: Page, query: string): Promise<void> {
-  await page.goto(`${ISOLATED_URL}?mode=percpu&${query}`);
-  await expect(page.getByTestId('core-mode')).toContainText('threads');
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  if (SHOTS) await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
-}
+const { ready, playToEnd } = stepView<PercpuTestHook>('__slablabPercpu');
+const open = (page: Page, query: string) => openLab(page, `mode=percpu&${query}`);
 
 const total = (h: PercpuTestHook, pane: number, k: 'entriesMovedSoFar') => h.panes[pane]?.step?.[k] ?? -1;
 
@@ -233,11 +209,20 @@ test.describe('percpu on the Benchmarks page', () => {
     await expect(page.getByTestId('bench-native')).toContainText('native points');
     for (const other of [/^fastpath/, /^bulk/, /^kmalloc/]) await page.getByRole('checkbox', { name: other }).uncheck();
     await page.getByRole('button', { name: 'Short run' }).click();
-    await expect(page.getByTestId('bench-status')).toHaveText('Finished: a short run (one repetition, fewer rows), indicative only.', { timeout: 150_000 });
+    await expect(page.getByTestId('bench-status')).toHaveText('Finished: a short run (fewer rows and repetitions), indicative only.', { timeout: 150_000 });
     const h = await page.evaluate(() => window.__slablabBench);
     expect(h?.points).toEqual([]);
     expect(h?.percpu).toHaveLength(3 * 3 * 2);
     for (const r of h?.percpu ?? []) expect(r.result).toMatchObject({ status: 'ok', allocated: r.params.objects, freed: r.params.objects });
+    // The counts lead: the same on each of a row's runs, and only the area map memmoves.
+    for (const r of h?.percpu ?? []) {
+      expect(r.countsAgree).toBe(true);
+      if (r.params.allocator === 'areamap') expect(r.result.work.entriesMoved).toBeGreaterThan(r.params.objects);
+      else expect(r.result.work.entriesMoved).toBe(0);
+    }
+    const counts = page.getByTestId('percpu-bench-counts');
+    await expect(counts.locator('tr', { hasText: 'area map' }).first().getByTestId('percpu-bench-count').first()).toHaveText(/^[1-9][\d,]* \/ [\d,]+ \/ 0$/);
+    await expect(counts.locator('tr', { hasText: 'scan hints' }).first().getByTestId('percpu-bench-count').first()).toHaveText(/^0 \/ [\d,]+ \/ [1-9][\d,]*$/);
     const table = page.getByTestId('percpu-bench-table');
     await expect(table).toContainText('scan hints (v5.2)');
     // The native column is filled for the sizes the native result has.

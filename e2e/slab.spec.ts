@@ -5,41 +5,14 @@
 // parameter; the caches panel fed a /proc/slabinfo file and a bad one; the
 // embed in a plain page.  Screenshots go to docs/screenshots/ when
 // SCREENSHOTS=1.
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
-import { labHook, labReady } from './lab';
+import { openLab, shot, stepView } from './lab';
 import type { SlabCacheHook, SlabPaneHook, SlabTestHook } from '../web/slab/test-hook';
 
-const SHOTS = process.env.SCREENSHOTS === '1';
-
 // The step views' shared helpers (e2e/lab.ts), typed with this view's hook.
-const hook = (page: Page) => labHook<SlabTestHook>(page, '__slablabSlab');
-
-const ready = (page: Page, stop?: number) => labReady<SlabTestHook>(page, '__slablabSlab', stop);
-
-/** Clicks Step until the end, waiting for each new state. */
-async function playToEnd(page: Page): Promise<SlabTestHook> {
-  let h = await ready(page);
-  const step = page.getByRole('button', { name: 'Step', exact: true });
-  while (await step.isEnabled()) {
-    await step.click();
-    await page.waitForFunction((b) => !!window.__slablabSlab?.ready && window.__slablabSlab.stop > b, h.stop);
-    h = await hook(page);
-  }
-  return ready(page, h.stops - 1);
-}
-
-async function open(page: Page, query: string): Promise<void> {
-  await page.goto(`${ISOLATED_URL}?mode=slab&${query}`);
-  await expect(page.getByTestId('core-mode')).toContainText('threads');
-}
-
-/** The page (or one part of it) to docs/screenshots/NAME.png when SCREENSHOTS=1. */
-async function shot(page: Page, name: string, part?: Locator): Promise<void> {
-  if (!SHOTS) return;
-  if (part) await part.screenshot({ path: `docs/screenshots/${name}.png` });
-  else await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
-}
+const { hook, ready, playToEnd, atPosition } = stepView<SlabTestHook>('__slablabSlab');
+const open = (page: Page, query: string) => openLab(page, `mode=slab&${query}`);
 
 const cache = (p: SlabPaneHook | undefined, name: string): SlabCacheHook => {
   const c = p?.caches.find((k) => k.name === name);
@@ -170,18 +143,18 @@ test.describe('SLAB view driving', () => {
     await ready(page, 0);
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => (window.__slablabSlab?.position ?? '').startsWith('Step 2 of') && window.__slablabSlab?.ready);
+    await atPosition(page, 'Step 2 of');
     const two = await hook(page);
     expect(two.panes).toHaveLength(1);
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => (window.__slablabSlab?.position ?? '').startsWith('Step 3 of') && window.__slablabSlab?.ready);
+    await atPosition(page, 'Step 3 of');
     await page.getByRole('button', { name: 'Back', exact: true }).click();
-    await page.waitForFunction(() => (window.__slablabSlab?.position ?? '').startsWith('Step 2 of') && window.__slablabSlab?.ready);
+    await atPosition(page, 'Step 2 of');
     expect((await hook(page)).panes).toEqual(two.panes);
     expect(page.url()).toMatch(/step=2/);
     const again = await page.context().newPage();
     await again.goto(page.url());
-    await again.waitForFunction(() => (window.__slablabSlab?.position ?? '').startsWith('Step 2 of') && window.__slablabSlab?.ready);
+    await atPosition(again, 'Step 2 of');
     expect((await hook(again)).panes).toEqual(two.panes);
   });
 

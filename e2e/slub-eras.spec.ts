@@ -3,31 +3,13 @@
 // script, a kernel where the story does not apply (it lands on one that
 // does), a refill from partial slabs on 7.0 and 7.3 side by side, a bad
 // `kernel=` value and a newer one's notice.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { shot, stepView } from './lab';
 import { ISOLATED_URL } from './servers';
 import type { SlubTestHook } from '../web/slub/test-hook';
 
-async function ready(page: Page, stop?: number): Promise<SlubTestHook> {
-  await page.waitForFunction((s) => {
-    const h = window.__slablabSlub;
-    return !!h && h.ready && h.stops > 0 && (s === undefined || h.stop === s);
-  }, stop);
-  return page.evaluate(() => window.__slablabSlub as SlubTestHook);
-}
-
-async function playToEnd(page: Page): Promise<SlubTestHook> {
-  let h = await ready(page);
-  const step = page.getByRole('button', { name: 'Step', exact: true });
-  while (await step.isEnabled()) {
-    const before = h.stop;
-    await step.click();
-    await page.waitForFunction((b) => !!window.__slablabSlub?.ready && window.__slablabSlub.stop > b, before);
-    h = await ready(page);
-  }
-  return ready(page, h.stops - 1);
-}
-
-const SHOTS = process.env.SCREENSHOTS === '1';
+// The step views' shared helpers (e2e/lab.ts), typed with this view's hook.
+const { ready, stepOnce, playToEnd } = stepView<SlubTestHook>('__slablabSlub');
 
 test.describe('SLUB across kernel versions', () => {
   test('the barn exchange on 7.0: the full sheaf CPU 0 put in the barn ends on CPU 1', async ({ page }) => {
@@ -35,14 +17,9 @@ test.describe('SLUB across kernel versions', () => {
     await page.goto(`${ISOLATED_URL}?scenario=barn-exchange&kernel=7.0&cpus=2`);
     let h = await ready(page);
     // At barn_put's end the barn holds the full sheaf: the screenshot of 7.0's sheaves and barn.
-    while (!(await page.getByTestId('slub-caption').textContent())?.includes('Main and spare are both full')) {
-      const before = h.stop;
-      await page.getByRole('button', { name: 'Step', exact: true }).click();
-      await page.waitForFunction((b) => !!window.__slablabSlub?.ready && window.__slablabSlub.stop > b, before);
-      h = await ready(page);
-    }
+    while (!(await page.getByTestId('slub-caption').textContent())?.includes('Main and spare are both full')) h = await stepOnce(page, h);
     expect(h.sysfs.barn_put).toBe('1 C0=1');
-    if (SHOTS) await page.screenshot({ path: 'docs/screenshots/slub-sheaves.png', fullPage: true });
+    await shot(page, 'slub-sheaves');
     h = await playToEnd(page);
     expect(h.check).toBe('');
     expect(h.sysfs.barn_put).toBe('1 C0=1');

@@ -3,42 +3,16 @@
 // checker alert) and the test hook that exposes the state the canvas draws
 // (window.__slablabSlub).  Screenshots of each scenario's last step go to
 // docs/screenshots/ when SCREENSHOTS=1.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
-import { labHook, labReady } from './lab';
+import { openLab, shot, stepView } from './lab';
 import type { SlubTestHook } from '../web/slub/test-hook';
 
-const SHOTS = process.env.SCREENSHOTS === '1';
 const LIST = { NONE: 0, CPU_SLAB: 1, CPU_PARTIAL: 2, NODE_PARTIAL: 3 };
 
 // The step views' shared helpers (e2e/lab.ts), typed with this view's hook.
-const hook = (page: Page) => labHook<SlubTestHook>(page, '__slablabSlub');
-
-const ready = (page: Page, stop?: number) => labReady<SlubTestHook>(page, '__slablabSlub', stop);
-
-/** Clicks Step until the end, waiting for each new state. */
-async function playToEnd(page: Page): Promise<SlubTestHook> {
-  let h = await ready(page);
-  const step = page.getByRole('button', { name: 'Step', exact: true });
-  while (await step.isEnabled()) h = await stepOnce(page, h);
-  return ready(page, h.stops - 1);
-}
-
-/** Clicks Step (or Micro-step) once and waits until the state of the next stop is shown. */
-async function stepOnce(page: Page, h: SlubTestHook, button: 'Step' | 'Micro-step' = 'Step'): Promise<SlubTestHook> {
-  await page.getByRole('button', { name: button, exact: true }).click();
-  await page.waitForFunction((b) => !!window.__slablabSlub?.ready && window.__slablabSlub.stop > b, h.stop);
-  return hook(page);
-}
-
-async function open(page: Page, query: string): Promise<void> {
-  await page.goto(`${ISOLATED_URL}?${query}`);
-  await expect(page.getByTestId('core-mode')).toContainText('threads');
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  if (SHOTS) await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
-}
+const { hook, ready, stepOnce, playToEnd, atPosition } = stepView<SlubTestHook>('__slablabSlub');
+const open = openLab;
 
 test.describe('SLUB scenarios', () => {
   test.use({ viewport: { width: 1280, height: 900 } });
@@ -146,20 +120,18 @@ test.describe('SLUB view driving', () => {
     await ready(page, 0);
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
-    const two = await page.waitForFunction(() => (window.__slablabSlub?.position ?? '').startsWith('Step 2 of'));
-    expect(two).toBeTruthy();
-    const tid2 = (await hook(page)).cpus[0]?.tid;
+    const tid2 = (await atPosition(page, 'Step 2 of')).cpus[0]?.tid;
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => (window.__slablabSlub?.position ?? '').startsWith('Step 3 of'));
+    await atPosition(page, 'Step 3 of');
     await page.getByRole('button', { name: 'Back' }).click();
-    await page.waitForFunction(() => (window.__slablabSlub?.position ?? '').startsWith('Step 2 of'));
+    await atPosition(page, 'Step 2 of');
     expect((await hook(page)).cpus[0]?.tid).toBe(tid2);
     const url = page.url();
     expect(url).toMatch(/step=\d+/);
     // The same URL in a fresh page shows the same moment.
     const again = await page.context().newPage();
     await again.goto(url);
-    await again.waitForFunction(() => (window.__slablabSlub?.position ?? '').startsWith('Step 2 of'));
+    await atPosition(again, 'Step 2 of');
     expect((await hook(again)).cpus[0]?.tid).toBe(tid2);
     // The help panel lists the view's keys.
     await page.keyboard.press('?');
@@ -354,7 +326,7 @@ test.describe('SLUB side by side', () => {
     await shot(page, 'side-by-side-why-tid');
     // Back replays both worlds to the end of step 3: both have done the same operations again.
     await page.keyboard.press('ArrowLeft');
-    await page.waitForFunction(() => (window.__slablabSlub?.position ?? '').startsWith('Step 3 of 4') && window.__slablabSlub?.ready === true);
+    await atPosition(page, 'Step 3 of 4');
     const back = await hook(page);
     expect(back.panes.map((p) => (p.stats.ALLOC_FASTPATH ?? 0) + (p.stats.ALLOC_SLOWPATH ?? 0))).toEqual([4, 4]);
     // One world again.

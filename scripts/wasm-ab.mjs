@@ -53,7 +53,7 @@ const KINDS = ['areamap', 'bitmap', 'scanhint'];
 const ORDERS = ['inorder', 'alternate', 'reverse'];
 /** One percpu workload run: [alloc ns, free ns] per object. */
 function percpu(m, kind, order, size) {
-  const out = m._malloc(6 * 8);
+  const out = m._malloc(11 * 8); // sl_api_bench_percpu writes 11 doubles
   try {
     const rc = m._sl_api_bench_percpu(kind, size, 4, 32768, order, 0, 2, 0, 0, 0, out);
     if (rc !== 0) throw new Error(`sl_api_bench_percpu failed (${rc})`);

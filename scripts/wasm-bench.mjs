@@ -112,7 +112,7 @@ function bulkRows(m) {
 
 /** One wasm percpu row: [alloc ns, free ns] per object. */
 function wasmPercpu(m, kind, order, size) {
-  const out = m._malloc(6 * 8);
+  const out = m._malloc(11 * 8); // sl_api_bench_percpu writes 11 doubles
   try {
     const rc = m._sl_api_bench_percpu(PCPU_KINDS.indexOf(kind), size, 4, PCPU_OBJECTS, PCPU_ORDERS.indexOf(order), 0, 2, 0, 0, 0, out);
     if (rc !== 0) throw new Error(`sl_api_bench_percpu failed (${rc}) for ${kind}/${order}/${size}`);

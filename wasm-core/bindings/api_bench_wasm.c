@@ -476,9 +476,11 @@ static void *pcpu_main(void *arg)
  * aligned to `align`, into chunks whose second half was filled first when
  * `prefill`, then frees them in `order` (0 inorder, 1 alternate, 2
  * reverse), stopping once alloc + free took budget_ms (0: no budget).
- * out[6] = alloc ms, free ms, objects allocated, objects freed, status
+ * out[11] = alloc ms, free ms, objects allocated, objects freed, status
  * (0 done, 1 over budget, 2 an allocation failed: no memory), chunks when
- * all were live.  Returns 0, or SL_EINVAL / SL_ENOMEM before timing began.
+ * all were live; out[6..11] = the timed phases' work (sl_pcpu_work): chunks
+ * tried, blocks (area map: entries) visited, bits searched, memmoves,
+ * entries moved.  Returns 0, or SL_EINVAL / SL_ENOMEM before timing began.
  */
 SL_EXPORT int sl_api_bench_percpu(uint32_t kind, uint32_t size, uint32_t align, uint32_t objects, uint32_t order,
                                   uint32_t prefill, uint32_t units, uint32_t unit_size, uint32_t budget_ms,
@@ -497,9 +499,18 @@ SL_EXPORT int sl_api_bench_percpu(uint32_t kind, uint32_t size, uint32_t align, 
     run_on_cpu(pcpu_main, &j, on_thread);
     if (j.rc != SL_OK)
         return j.rc;
-    const double v[6] = {(double)j.r.alloc_ns / 1e6, (double)j.r.free_ns / 1e6, (double)j.r.allocated,
-                         (double)j.r.freed,          j.r.over_budget ? 1 : j.r.alloc_failed ? 2 : 0,
-                         (double)j.r.chunks};
+    const double status = j.r.over_budget ? 1 : j.r.alloc_failed ? 2 : 0;
+    const double v[11] = {(double)j.r.alloc_ns / 1e6,
+                          (double)j.r.free_ns / 1e6,
+                          (double)j.r.allocated,
+                          (double)j.r.freed,
+                          status,
+                          (double)j.r.chunks,
+                          (double)j.r.work.chunks,
+                          (double)j.r.work.blocks,
+                          (double)j.r.work.bits,
+                          (double)j.r.work.memmoves,
+                          (double)j.r.work.entries_moved};
     memcpy(out, v, sizeof v);
     return SL_OK;
 }

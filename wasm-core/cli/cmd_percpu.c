@@ -64,19 +64,25 @@ static void print_result(sl_cli_format fmt, const sl_pcpu_workload *w, const sl_
 {
     double ams = (double)r->alloc_ns / 1e6, fms = (double)r->free_ns / 1e6;
     const char *state = r->alloc_failed ? "alloc_failed" : r->over_budget ? "over_budget" : "ok";
+    const sl_pcpu_work *k = &r->work;
     if (fmt == SL_FMT_CSV) {
-        printf("%s,%s,%s,%zu,%zu,%lu,%lu,%lu,%.3f,%.3f,%s,%u\n", sl_pcpu_kind_name(w->cfg.kind),
-               sl_pcpu_order_name(w->order), w->prefill_second_half ? "second-half" : "none", w->align, w->size,
-               w->objects, r->allocated, r->freed, ams, fms, state, r->chunks);
+        printf("%s,%s,%s,%zu,%zu,%lu,%lu,%lu,%.3f,%.3f,%s,%u,%llu,%llu,%llu,%llu,%llu\n",
+               sl_pcpu_kind_name(w->cfg.kind), sl_pcpu_order_name(w->order),
+               w->prefill_second_half ? "second-half" : "none", w->align, w->size, w->objects, r->allocated, r->freed,
+               ams, fms, state, r->chunks, (unsigned long long)k->entries_moved, (unsigned long long)k->memmoves,
+               (unsigned long long)k->blocks, (unsigned long long)k->bits, (unsigned long long)k->chunks);
     } else if (fmt == SL_FMT_JSON) {
         printf("%s\n    {\"allocator\": ", first ? "" : ",");
         sl_cli_json_string(stdout, sl_pcpu_kind_name(w->cfg.kind));
         printf(", \"free_order\": ");
         sl_cli_json_string(stdout, sl_pcpu_order_name(w->order));
         printf(", \"prefill\": \"%s\", \"align\": %zu, \"size\": %zu, \"objects\": %lu, \"allocated\": %lu, "
-               "\"freed\": %lu, \"alloc_ms\": %.3f, \"free_ms\": %.3f, \"status\": \"%s\", \"chunks\": %u}",
+               "\"freed\": %lu, \"alloc_ms\": %.3f, \"free_ms\": %.3f, \"status\": \"%s\", \"chunks\": %u, "
+               "\"entries_moved\": %llu, \"memmoves\": %llu, \"blocks_scanned\": %llu, \"bits_searched\": %llu, "
+               "\"chunks_tried\": %llu}",
                w->prefill_second_half ? "second-half" : "none", w->align, w->size, w->objects, r->allocated, r->freed,
-               ams, fms, state, r->chunks);
+               ams, fms, state, r->chunks, (unsigned long long)k->entries_moved, (unsigned long long)k->memmoves,
+               (unsigned long long)k->blocks, (unsigned long long)k->bits, (unsigned long long)k->chunks);
     } else if (r->alloc_failed) {
         printf("%zuB | allocation failed after %lu of %lu objects | -\n", w->size, r->allocated, w->objects);
     } else if (r->over_budget && r->allocated < w->objects) {
@@ -175,7 +181,8 @@ static int run_percpu(int argc, char **argv)
                                   need >> 20, phys >> 20);
 
     if (fmt == SL_FMT_CSV)
-        printf("allocator,free_order,prefill,align,size,objects,allocated,freed,alloc_ms,free_ms,status,chunks\n");
+        printf("allocator,free_order,prefill,align,size,objects,allocated,freed,alloc_ms,free_ms,status,chunks,"
+               "entries_moved,memmoves,blocks_scanned,bits_searched,chunks_tried\n");
     else if (fmt == SL_FMT_JSON)
         printf("{\"experiment\": \"percpu\", \"units\": %lu, \"unit_size\": %lu, \"budget_s\": %lu, \"runs\": [", units,
                unit_size, budget);

@@ -447,6 +447,44 @@ static void test_hint_accuracy_contract(void)
     }
 }
 
+/* The workload's work counts: the same on every run of a row, and what tells the allocators apart. */
+static void test_workload_counts(void)
+{
+    sl_pcpu_work work[3];
+    for (unsigned ki = 0; ki < 3; ki++) {
+        sl_pcpu_workload w = {.cfg = {.kind = kinds[ki], .nr_units = 2},
+                              .size = 4,
+                              .align = 4,
+                              .objects = 8192,
+                              .order = SL_PCPU_FREE_ALTERNATE};
+        sl_pcpu_workload_result a, b;
+        SL_REQUIRE(sl_pcpu_run_workload(&w, &a) == SL_OK);
+        SL_REQUIRE(sl_pcpu_run_workload(&w, &b) == SL_OK);
+        SL_CHECK(!memcmp(&a.work, &b.work, sizeof a.work));
+        SL_CHECK(a.work.chunks >= 8192);
+        SL_CHECK(a.work.blocks > 0);
+        work[ki] = a.work;
+    }
+    /* Only the area map memmoves: splits on allocation, merges on the alternate order's second half. */
+    SL_CHECK(work[0].memmoves > 8192 && work[0].entries_moved > 100 * work[0].memmoves);
+    SL_CHECK_EQ(work[1].memmoves, 0);
+    SL_CHECK_EQ(work[2].entries_moved, 0);
+    /* The bitmaps search alloc_map bits (a 4-byte object is one bit); the area map has none. */
+    SL_CHECK_EQ(work[0].bits, 0);
+    SL_CHECK_EQ(work[1].bits, 8192);
+    SL_CHECK_EQ(work[2].bits, 8192);
+    /* The untimed prefill's work is not counted: the timed phases are the same work with and without it here. */
+    sl_pcpu_workload pre = {.cfg = {.kind = SL_PCPU_AREAMAP, .nr_units = 2},
+                            .size = 4,
+                            .align = 4,
+                            .objects = 8192,
+                            .order = SL_PCPU_FREE_ALTERNATE,
+                            .prefill_second_half = true};
+    sl_pcpu_workload_result r;
+    SL_REQUIRE(sl_pcpu_run_workload(&pre, &r) == SL_OK);
+    SL_CHECK_EQ(r.work.memmoves, work[0].memmoves);
+}
+
 static void test_workload_and_budget(void)
 {
     for (unsigned ki = 0; ki < 3; ki++) {
@@ -513,6 +551,7 @@ int main(void)
     SL_RUN(test_area_map_grows);
     SL_RUN(test_hint_accuracy_contract);
     SL_RUN(test_workload_and_budget);
+    SL_RUN(test_workload_counts);
     SL_RUN(test_chunk_info_and_granules);
     return sl_check_summary();
 }

@@ -1,8 +1,8 @@
 // StepLab.tsx - the frame every step-by-step view shares: title and pickers,
 // alerts, the transport (Reset, Back, Play, Micro-step, Step, speed), the
 // caption, one drawing per pane (side by side when there are several), the
-// inspector, a side panel and the event timeline.  The view fills the slots
-// with what is its own; the frame registers the transport's keys (and the
+// inspector, a side panel and the event timeline.  StepLabPage.tsx fills the
+// slots from the parts a view declares; the frame registers the transport's keys (and the
 // view's) scoped to its own element, so two labs on a page keep theirs apart.
 // The host (host.ts) may ask for less: an embedded figure (`controls=minimal`,
 // the default there) is compact: the caption, the drawing and Back / Play /
@@ -401,17 +401,6 @@ export interface ViewCanvasProps<Snap, L extends CanvasLayout, Hit, Overlay> {
   measure?: string;
   /** Animate between states (default: yes, for step views; a free run repaints every frame). */
   motion?: boolean;
-}
-
-/** paneDrawings by ViewCanvas: each pane's state drawn by `view` under `testId`, with the label and handlers `pane` gives it. */
-export function viewCanvases<Snap, L extends CanvasLayout, Hit, Overlay>(
-  lab: Pick<StepLab<unknown, Snap>, 'panes' | 'shown'>,
-  overlays: readonly Overlay[],
-  view: ViewCanvasProps<Snap, L, Hit, Overlay>['view'],
-  testId: string,
-  pane: (shown: ShownPane<Snap>, i: number) => Pick<ViewCanvasProps<Snap, L, Hit, Overlay>, 'label' | 'onPick' | 'onMove'>,
-): ReactNode[] {
-  return paneDrawings(lab, overlays, (shown, overlay, i) => <ViewCanvas view={view} snap={shown.snap} overlay={overlay} testId={testId} {...pane(shown, i)} />);
 }
 
 /** One pane's state drawn by its view on the canvas host. */

@@ -1,29 +1,47 @@
-// bench.ts - the Benchmarks page's engine, for any model's experiments run in
+// bench.ts - the one benchmark runner, for every model's experiments run in
 // the WebAssembly build through the `benchRow` request (a model adapter's
 // benchRow), and the reading of a native result (`slablab ... --format json`,
 // schema docs/bench-schema.json) to plot beside them.  The method follows
-// docs/bench.md as far as a browser allows: each (row, variant) is calibrated
-// so one timed call lasts `targetMs` (the page's clock resolution is 5 µs
-// isolated, 100 µs not), variants are interleaved per repetition (A B C,
-// C B A, ...), and the median of the repetitions is reported.  Each timed
-// call is one bridge request, so Cancel takes effect within one call.  A
-// model's own file (web/slub/bench.ts, web/slab/bench.ts) says which rows and
-// variants its experiments have and which native measurements match them.
+// docs/bench.md as far as a browser allows: a calibrated row's (row, variant)
+// is scaled so one timed call lasts `targetMs` (the page's clock resolution
+// is 5 µs isolated, 100 µs not); a fixed row (percpu's: the workload times
+// itself, a fixed number of objects) runs as it is, after the untimed
+// warm-up rows; variants are interleaved per repetition (A B C, C B A, ...),
+// and the median of the repetitions is reported, with every reply kept for
+// the model's own figures.  Each call is one bridge request, so Cancel takes
+// effect within one call.  A model's own file (web/slub/bench.ts,
+// web/slab/bench.ts, web/percpu/bench.ts) says which rows and variants its
+// experiments have and which native measurements match them.
 
 import type { BenchRowParams, BenchRowReply } from '../core/bridge-protocol';
 
-/** One row of an experiment's table, measured for each variant. */
-export interface BenchRow {
+interface BenchRowBase {
   /** The model adapter that runs it (web/models.ts). */
   model: string;
   experiment: string;
   row: number;
   variants: readonly string[];
+  /** Repetitions of this row (the run's otherwise). */
+  reps?: number;
+  /** What else the model's experiment takes (BenchRowParams.options). */
+  options?: unknown;
+}
+
+/** A row whose loops are calibrated: a probe call, then loops scaled so one call lasts the run's target time. */
+export interface CalibratedBenchRow extends BenchRowBase {
   /** Operations one loop does (nsPerOp is per operation): calibration scales loops by it. */
   opsPerLoop: number;
   /** Loops of the calibration call. */
   probeLoops: number;
 }
+
+/** A row run as it is: `loops` is the model's (percpu: objects), the workload times itself. */
+export interface FixedBenchRow extends BenchRowBase {
+  loops: number;
+}
+
+/** One row of an experiment's table, measured for each variant. */
+export type BenchRow = CalibratedBenchRow | FixedBenchRow;
 
 export interface BenchPoint {
   experiment: string;
@@ -37,7 +55,17 @@ export interface BenchPoint {
   loops: number;
 }
 
+/** A finished point and the replies of its timed calls, in order (the model's figures are in them). */
+export type PointDone = (p: BenchPoint, replies: readonly BenchRowReply[]) => void;
+
 export type RowRunner = (p: BenchRowParams) => Promise<BenchRowReply>;
+
+/** How a run goes: repetitions, a calibrated call's target time, and the rows run once, untimed, first. */
+export interface RunPlan {
+  reps: number;
+  targetMs: number;
+  warmup?: readonly BenchRow[];
+}
 
 export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -46,42 +74,59 @@ export function median(xs: readonly number[]): number {
   return n % 2 ? (s[(n - 1) / 2] ?? NaN) : ((s[n / 2 - 1] ?? 0) + (s[n / 2] ?? 0)) / 2;
 }
 
-/** Runs `rows`; `onPoint` gets each finished point, `progress` (done, total) each call; stops when `cancelled()` (returns false). */
-export async function runRows(
-  rows: readonly BenchRow[],
-  reps: number,
-  targetMs: number,
-  run: RowRunner,
-  onPoint: (p: BenchPoint) => void,
-  progress: (done: number, total: number) => void,
-  cancelled: () => boolean,
-): Promise<boolean> {
-  const total = rows.reduce((n, r) => n + r.variants.length * (reps + 1), 0);
+const isCalibrated = (r: BenchRow): r is CalibratedBenchRow => 'probeLoops' in r;
+
+/** The calls runRows makes for `rows` under `plan`: warm-ups, calibrations, then the repetitions. */
+export function runCalls(rows: readonly BenchRow[], plan: RunPlan): number {
+  const calls = (r: BenchRow, reps: number) => r.variants.length * (reps + (isCalibrated(r) ? 1 : 0));
+  return (plan.warmup ?? []).reduce((n, r) => n + calls(r, 1), 0) + rows.reduce((n, r) => n + calls(r, r.reps ?? plan.reps), 0);
+}
+
+/**
+ * Runs `rows` under `plan`: the warm-up rows once each (untimed), then per
+ * row each variant's calibration (calibrated rows) and its repetitions,
+ * interleaved; `onPoint` gets each finished point with its replies,
+ * `progress` (done, total) each call.  Stops before the next call once
+ * `cancelled()` and resolves false; true when every row ran.
+ */
+export async function runRows(rows: readonly BenchRow[], plan: RunPlan, run: RowRunner, onPoint: PointDone, progress: (done: number, total: number) => void, cancelled: () => boolean): Promise<boolean> {
+  const total = runCalls(rows, plan);
   let done = 0;
+  const call = async (r: BenchRow, variant: string, loops: number) => {
+    const reply = await run({ model: r.model, experiment: r.experiment, variant, row: r.row, loops, ...(r.options === undefined ? {} : { options: r.options }) });
+    progress(++done, total);
+    return reply;
+  };
+  for (const r of plan.warmup ?? [])
+    for (const v of r.variants) {
+      if (cancelled()) return false;
+      await call(r, v, isCalibrated(r) ? r.probeLoops : r.loops);
+    }
   for (const r of rows) {
-    const call = (variant: string, loops: number) => run({ model: r.model, experiment: r.experiment, variant, row: r.row, loops });
     // Calibrate each variant: a short call, then scale loops to the target time.
     const loops = new Map<string, number>();
     for (const v of r.variants) {
+      if (!isCalibrated(r)) {
+        loops.set(v, r.loops);
+        continue;
+      }
       if (cancelled()) return false;
-      const t = await call(v, r.probeLoops);
+      const t = await call(r, v, r.probeLoops);
       const perLoopMs = Math.max(1e-6, (t.nsPerOp * r.opsPerLoop) / 1e6);
-      loops.set(v, Math.max(1, Math.min(50_000_000, Math.round(targetMs / perLoopMs))));
-      progress(++done, total);
+      loops.set(v, Math.max(1, Math.min(50_000_000, Math.round(plan.targetMs / perLoopMs))));
     }
-    const samples = new Map<string, number[]>(r.variants.map((v) => [v, []]));
-    for (let rep = 0; rep < reps; rep++) {
+    const replies = new Map<string, BenchRowReply[]>(r.variants.map((v) => [v, []]));
+    for (let rep = 0; rep < (r.reps ?? plan.reps); rep++) {
       const order = rep % 2 ? [...r.variants].reverse() : r.variants;
       for (const v of order) {
         if (cancelled()) return false;
-        const t = await call(v, loops.get(v) ?? 1);
-        samples.get(v)?.push(t.nsPerOp);
-        progress(++done, total);
+        replies.get(v)?.push(await call(r, v, loops.get(v) ?? 1));
       }
     }
     for (const v of r.variants) {
-      const xs = samples.get(v) ?? [];
-      onPoint({ experiment: r.experiment, row: r.row, variant: v, ns: median(xs), min: Math.min(...xs), max: Math.max(...xs), reps: xs.length, loops: loops.get(v) ?? 0 });
+      const got = replies.get(v) ?? [];
+      const xs = got.map((t) => t.nsPerOp);
+      onPoint({ experiment: r.experiment, row: r.row, variant: v, ns: median(xs), min: Math.min(...xs), max: Math.max(...xs), reps: xs.length, loops: loops.get(v) ?? 0 }, got);
     }
   }
   return true;

@@ -1,13 +1,16 @@
 // step-glue.ts - what every step view (SLUB, SLAB, percpu) needs around the
 // engine and used to copy: the sandbox scenario's id and where an operation
-// added by hand goes, the test hook's common part, and each pane's label in
-// the inspector and the checker's alert.  The view keeps only its own words
-// and state.
+// added by hand goes, the test hook's common part, each pane's label in the
+// inspector and the checker's alert, the events of the step on screen, what
+// each pane showed before it, and whether a step should fly.  The view keeps
+// only its own words and state.
 
-import { useEffect } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { Check, Stop } from '../core/bridge-protocol';
+import type { SlEvent } from '../core/events.generated';
 import { checkText } from './describe';
 import { useLabHost } from './host';
+import { reducedMotion } from './LabCanvas';
 import type { StepLab } from './use-step-lab';
 
 /** Every step view's scenario id for a hand-made script (`scenario=sandbox&ops=...`). */
@@ -77,4 +80,45 @@ export function paneChecks<Snap>(lab: Pick<StepLab<unknown, Snap>, 'panes' | 'sh
       return text && `${paneLabel(lab, i)}${text}${more ? more(p.snap) : ''}`;
     })
     .filter(Boolean);
+}
+
+/** Each pane's events of the step on screen: from the stop before it to its stop (none before the state is ready or at a pane's start). */
+export function stepEvents(lab: Pick<StepLab<unknown, unknown>, 'panes' | 'at' | 'ready'>): (readonly SlEvent[])[] {
+  return lab.panes.map((p, i) => {
+    if (!lab.ready) return [];
+    const at = lab.at?.panes[i] ?? 0;
+    const to = p.stops[at]?.eventCount ?? 0;
+    const from = at > 0 ? (p.stops[at - 1]?.eventCount ?? 0) : to;
+    return p.events.slice(from, to);
+  });
+}
+
+/**
+ * What each pane showed before the state on screen (null before its
+ * first), for a drawing that outlines what the last step changed.  The
+ * array is the same object throughout; its entries change with lab.shown.
+ */
+export function useShownBefore<Snap>(lab: Pick<StepLab<unknown, Snap>, 'shown'>): readonly (Snap | null)[] {
+  const seen = useRef<{ now: (Snap | null)[]; before: (Snap | null)[] }>({ now: [], before: [] });
+  // Updated while rendering, as the drawing of this render needs it (a ref: no re-render of its own).
+  (lab.shown ?? []).forEach((p, i) => {
+    if (seen.current.now[i] === p.snap) return;
+    seen.current.before[i] = seen.current.now[i] ?? null;
+    seen.current.now[i] = p.snap;
+  });
+  return seen.current.before;
+}
+
+/**
+ * Whether the step on screen flies (its moves animated): only when it was
+ * reached one step forward from the last step shown and the reader did not
+ * ask for less motion; any other jump (Back, Reset, a link) just lands.
+ * `step` keys the animation clock.
+ */
+export function useStepFlight(lab: Pick<StepLab<unknown, unknown>, 'ready' | 'stepIndex'>): { step: number; animate: boolean } {
+  const [flight, setFlight] = useState({ step: -1, animate: false });
+  useEffect(() => {
+    if (lab.ready) setFlight((f) => (f.step === lab.stepIndex ? f : { step: lab.stepIndex, animate: lab.stepIndex === f.step + 1 && !reducedMotion() }));
+  }, [lab.ready, lab.stepIndex]);
+  return flight;
 }

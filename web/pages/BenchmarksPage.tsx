@@ -5,9 +5,10 @@
 // side by side, with WebAssembly over native per row.  The page times the
 // benchmark flavour of the core (SLABLAB_BENCH, -O3: the C the native CLI
 // times), loaded by a worker of its own (web/bench.worker.ts); the lab pages
-// keep the traced build.  Run logic: web/lab/bench.ts (calibrated, interleaved rows)
-// and web/percpu/bench.ts (seed 003's rows, each timed by the workload
-// itself); the models' rows: web/slub/bench.ts, web/slab/bench.ts.
+// keep the traced build.  One runner, web/lab/bench.ts, runs every row
+// (calibrated and interleaved for SLUB's and SLAB's, fixed for seed 003's,
+// each timed by the workload itself); the models' rows: web/slub/bench.ts,
+// web/slab/bench.ts, web/percpu/bench.ts.
 
 import { useEffect, useMemo, useRef, useState } from 'react';
 import uPlot from 'uplot';
@@ -16,7 +17,7 @@ import { getBridge } from '../core/bridge';
 import { useCore, type CoreState } from '../core/use-core';
 import { Chart } from '../lab/BenchChart';
 import { ratioText, readNative, runRows, type BenchPoint, type BenchRow, type NativeResult } from '../lab/bench';
-import { FULL_PLAN as PERCPU_FULL_PLAN, parsePercpuNative, planCalls as percpuPlanCalls, resultOfReply, rowRequest, runPercpuPlan, SHORT_PLAN as PERCPU_SHORT_PLAN, type NativePercpu, type PercpuRow } from '../percpu/bench';
+import { FULL_PLAN as PERCPU_FULL_PLAN, parsePercpuNative, percpuBench, SHORT_PLAN as PERCPU_SHORT_PLAN, type NativePercpu, type PercpuRow } from '../percpu/bench';
 import { PercpuBenchResults } from '../percpu/BenchSection';
 import { kmallocRows, KMALLOC_VARIANTS, parseKmallocNative } from '../slab/bench';
 import { BULK_VARIANTS, FASTPATH_VARIANTS, FULL_PLAN, parseNative, SHORT_PLAN, slubRows } from '../slub/bench';
@@ -158,7 +159,7 @@ export interface BenchHook {
   percpu: PercpuRow[];
   /** Native measurements loaded, percpu runs included. */
   native: number;
-  /** The figures on screen are a short run's (one repetition: indicative only). */
+  /** The figures on screen are a short run's (fewer rows and repetitions: indicative only). */
   short: boolean;
 }
 declare global {
@@ -206,32 +207,22 @@ export function BenchmarksPage() {
     const bridge = getBridge('bench');
     try {
       const plan = quick ? SHORT_PLAN : FULL_PLAN;
-      const percpuPlan = quick ? PERCPU_SHORT_PLAN : PERCPU_FULL_PLAN;
-      const percpuTotal = chosen.has('percpu') ? percpuPlanCalls(percpuPlan) : 0;
-      // One progress bar: the calibrated calls, then percpu's rows after them.
-      let before = 0;
-      const finished =
-        (await runRows(
-          planRows(chosen, quick),
-          plan.reps,
-          plan.targetMs,
-          (p) => bridge.request('benchRow', p),
-          (p) => setPoints((ps) => [...ps, p]),
-          (d, t) => {
-            before = t;
-            setProgress([d, t + percpuTotal]);
-          },
-          () => cancel.current,
-        )) &&
-        (percpuTotal === 0 ||
-          (await runPercpuPlan(
-            percpuPlan,
-            async (p) => resultOfReply(await bridge.request('benchRow', rowRequest(p))),
-            (r) => setPercpuRows((rs) => [...rs, r]),
-            (d, t) => setProgress([before + d, before + t]),
-            () => cancel.current,
-          )));
-      setStatus(`${finished ? 'Finished' : 'Cancelled'}${quick ? ': a short run (one repetition, fewer rows), indicative only' : ''}.`);
+      // percpu's rows last (the calibrated rows are quicker), its warm-up rows first; one progress bar.
+      const percpu = percpuBench(quick ? PERCPU_SHORT_PLAN : PERCPU_FULL_PLAN);
+      const withPercpu = chosen.has('percpu');
+      const finished = await runRows(
+        [...planRows(chosen, quick), ...(withPercpu ? percpu.rows : [])],
+        { reps: plan.reps, targetMs: plan.targetMs, warmup: withPercpu ? percpu.warmup : [] },
+        (p) => bridge.request('benchRow', p),
+        (p, replies) => {
+          const row = percpu.rowOf(p, replies);
+          if (row) setPercpuRows((rs) => [...rs, row]);
+          else setPoints((ps) => [...ps, p]);
+        },
+        (d, t) => setProgress([d, t]),
+        () => cancel.current,
+      );
+      setStatus(`${finished ? 'Finished' : 'Cancelled'}${quick ? ': a short run (fewer rows and repetitions), indicative only' : ''}.`);
     } catch (e) {
       setStatus(`The run failed: ${e instanceof Error ? e.message : String(e)}`);
     } finally {

@@ -1,16 +1,18 @@
 // BenchSection.tsx - the results of seed 003's percpu experiment on the
 // Benchmarks page (which runs it, one row per bridge call, among its other
-// experiments: web/pages/BenchmarksPage.tsx): the seed's table (alloc and
-// free milliseconds by object size and free order, per allocator, the worst
-// order marked), charts of nanoseconds per object, and a native result
-// (`slablab percpu --format json`) beside them, with WebAssembly over native
-// per allocator and size.
+// experiments: web/pages/BenchmarksPage.tsx).  It leads with what each row
+// counted (entries memmoved, blocks or map entries scanned: the same on every
+// run and machine), then the times, only as medians of repeated runs: the
+// seed's table (alloc and free milliseconds by object size and free order,
+// per allocator, the worst order marked), charts of nanoseconds per object,
+// and a native result (`slablab percpu --format json`) beside them, with
+// WebAssembly over native per allocator and size.
 
 import { useMemo } from 'react';
 import type uPlot from 'uplot';
 import { ratioText } from '../lab/bench';
 import { Chart } from '../lab/BenchChart';
-import { FULL_PLAN, perObject, worstOverOrders, type NativePercpu, type PercpuRow, type WorstCase } from './bench';
+import { FULL_PLAN, perObject, SHORT_PLAN, worstOverOrders, type NativePercpu, type PercpuRow, type WorstCase } from './bench';
 import { ALLOCATOR_TITLES } from './describe';
 import { FREE_ORDERS } from './percpu-api';
 import { ALLOCATORS, type Allocator } from './snapshot';
@@ -58,6 +60,51 @@ function chart(rows: readonly PercpuRow[], native: NativePercpu | null, phase: '
 
 const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 
+/** Each row's counts, by allocator, size and free order: what the allocators did, not how long it took. */
+function CountsTable({ rows }: { rows: readonly PercpuRow[] }) {
+  const keys = [...new Map(rows.map((r) => [`${r.params.allocator}/${r.params.size}`, r.params])).values()];
+  return (
+    <div className="bench-table-scroll" tabIndex={0} role="region" aria-label="percpu counts table">
+      <table className="per-cpu" data-testid="percpu-bench-counts">
+        <caption>
+          What each row did, counted (the same on every run and machine), over the timed allocations and frees: entries memmoved by the area map
+          (none for the bitmaps), blocks scanned (the area map: map entries visited), and alloc_map bits searched (the bitmaps)
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">allocator</th>
+            <th scope="col">object size</th>
+            {FREE_ORDERS.map((o) => (
+              <th key={o} scope="col">
+                {o}: memmoved / scanned / bits
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((k) => (
+            <tr key={`${k.allocator}-${k.size}`}>
+              <td>{ALLOCATOR_TITLES[k.allocator]}</td>
+              <td>{k.size} B</td>
+              {FREE_ORDERS.map((o) => {
+                const r = rows.find((x) => x.params.allocator === k.allocator && x.params.size === k.size && x.params.order === o);
+                if (!r) return <td key={o}>–</td>;
+                const w = r.result.work;
+                return (
+                  <td key={o} data-testid="percpu-bench-count">
+                    {fmt(w.entriesMoved)} / {fmt(w.blocks)} / {fmt(w.bits)}
+                    {r.countsAgree ? '' : ' (runs disagree)'}
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 /** A row's native worst case and WebAssembly's over it (per object, so runs of different lengths compare). */
 function NativeCells({ rows, worst, native }: { rows: readonly PercpuRow[]; worst: WorstCase; native: { allocNs: number; freeNs: number } | undefined }) {
   const objects = rows.find((r) => r.params.allocator === worst.allocator && r.params.size === worst.size)?.params.objects ?? 0;
@@ -85,9 +132,12 @@ export function PercpuBenchResults({ rows, native, short = false }: { rows: read
   return (
     <section className="percpu-bench" aria-labelledby="percpu-bench-title">
       <h3 id="percpu-bench-title">percpu: area map, bitmap, scan hints (seed 003)</h3>
+      {rows.length > 0 && <CountsTable rows={rows} />}
       <p>
         Seed 003's workload in WebAssembly: allocate {fmt(FULL_PLAN.objects)} objects of one size into a fresh instance of each allocator
-        (2 units of 256 KiB), then free them in order, alternating (every other one first) or last first, timing both halves; one call per run, each row run {FULL_PLAN.reps} times (the median; a short run: once) after an untimed run of each allocator and order. The
+        (2 units of 256 KiB), then free them in order, alternating (every other one first) or last first, timing both halves and counting the work (the table above: the
+        same on every run); one call per run, each row run {FULL_PLAN.reps} times (a short run: {SHORT_PLAN.reps}, over fewer objects) and its times
+        the median, after an untimed run of each allocator and order. The
         seed used 2<sup>20</sup> objects, and its table gives each allocator's worst free order; here the table has every order and marks the worst, and
         the charts compare nanoseconds per object, which runs of different lengths share. Native: <code>npm run -s bench -- percpu --format json &gt; percpu.json</code>{' '}
         (or the <code>all</code> result), loaded above.
@@ -101,7 +151,7 @@ export function PercpuBenchResults({ rows, native, short = false }: { rows: read
         <table className="per-cpu" data-testid="percpu-bench-table">
           <caption>
             WebAssembly results: chunks in use when every object was live (a count: the same on every run), then alloc / free milliseconds per row (
-            {fmt(rows[0]?.params.objects ?? 0)} objects; {short ? 'one run: a short run, indicative only' : `the median of ${FULL_PLAN.reps} runs`}), worst order in bold
+            {fmt(rows[0]?.params.objects ?? 0)} objects; the median of {short ? `${SHORT_PLAN.reps} runs: a short run, indicative only` : `${FULL_PLAN.reps} runs`}), worst order in bold
           </caption>
           <thead>
             <tr>

@@ -1,22 +1,20 @@
 // PercpuView.tsx - the percpu view: a scenario or a hand-made script replayed
-// step by step by the lab engine (web/lab/use-step-lab.ts, StepLab.tsx), one
-// pane per allocator (side by side when `allocator` lists several).  What is
+// step by step by the lab engine, which assembles the page
+// (web/lab/StepLabPage.tsx), one pane per allocator (side by side when `allocator` lists several).  What is
 // the percpu view's own is here: the zoom along the unit, the selection and
 // the inspector's words (with the step that allocated an area), the figures
-// of each step beside each world, the memmove animation, steps by hand and
-// the test hook.  The whole state but the zoom and the selection is in the
+// of each step beside each world, the memmove animation (on the engine's
+// AnimatedCanvas), steps by hand and the test hook.  The whole state but the zoom and the selection is in the
 // URL.
 
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
-import { useAnimationClock } from '../lab/animation-clock';
+import { AnimatedCanvas } from '../lab/AnimatedCanvas';
 import { numberText as fmt } from '../lab/describe';
 import { reducedMotion } from '../lab/LabCanvas';
 import { selectionShortcuts } from '../lab/shortcuts';
-import { CheckAlert, InspectorText, LabTimeline, paneDrawings, paneHeads, StepLabFrame, ViewCanvas } from '../lab/StepLab';
-import { useParams } from '../lab/url-store';
-import { insertionPoint, insertOp, paneChecks, paneLabel, SANDBOX, useStepHook } from '../lab/step-glue';
-import { useStepLab } from '../lab/use-step-lab';
+import { StepLabPage, useStepPage } from '../lab/StepLabPage';
+import { insertionPoint, insertOp, useStepHook } from '../lab/step-glue';
 import type { ViewProps } from '../lab/view';
 import { areaAt, BIT_BYTES, region, runAt, RunState } from './areas';
 import { ALLOCATOR_TITLES, describeHit } from './describe';
@@ -28,7 +26,7 @@ import { LAB_BOOT, scenarioById } from './scenarios';
 import { scriptToText, type PercpuScript, type Step } from './script';
 import { chunkById, type Allocator, type PercpuSnapshot } from './snapshot';
 import { paneHook, type PercpuTestHook } from './test-hook';
-import { PERCPU_PARAMS, percpuStepView } from './view';
+import { percpuStepView } from './view';
 import './percpu.css';
 
 
@@ -59,55 +57,6 @@ export function figuresText(allocator: Allocator, f: StepFigures | null): string
   return `This step: ${parts.join(' · ')}${extra.length ? ` · ${extra.join(', ')}` : ''}. Moved so far: ${fmt(4 * f.entriesMovedSoFar)} bytes.`;
 }
 
-/** `value`, `frames` animation frames after it changes (at once for 0). */
-function useLagged<T>(value: T, frames: number): T {
-  const [lagged, setLagged] = useState(value);
-  useEffect(() => {
-    if (frames === 0) return;
-    let left = frames;
-    let id = requestAnimationFrame(function tick() {
-      if (--left > 0) id = requestAnimationFrame(tick);
-      else setLagged(value);
-    });
-    return () => cancelAnimationFrame(id);
-  }, [value, frames]);
-  return frames === 0 ? value : lagged;
-}
-
-/**
- * One pane's canvas, animating the step's memmoves: only this component
- * re-renders on the animation's frames (the page around it, timeline
- * included, renders once per step).  Pane i paints a new step i frames
- * after pane 0, so the panes' repaints fall in different frames.
- */
-function PaneCanvas({ pane, snap: newSnap, overlay: newOverlay, animate, animKey, ms, label, onPick, onMove }: {
-  pane: number;
-  snap: PercpuSnapshot;
-  overlay: Omit<Overlay, 'anim'>;
-  animate: boolean;
-  animKey: unknown;
-  ms: number;
-  label: string;
-  onPick: (hit: PercpuHit | null) => void;
-  onMove: (dx: number, dy: number) => void;
-}) {
-  const { snap, overlay } = useLagged(useMemo(() => ({ snap: newSnap, overlay: newOverlay }), [newSnap, newOverlay]), pane);
-  const anim = useAnimationClock(animKey, animate, ms);
-  const o = useMemo(() => ({ ...overlay, anim }), [overlay, anim]);
-  return (
-    <ViewCanvas<PercpuSnapshot, PercpuLayout, PercpuHit, Overlay>
-      view={percpuStepView}
-      snap={snap}
-      overlay={o}
-      testId="percpu-canvas"
-      label={label}
-      onPick={onPick}
-      onMove={onMove}
-      {...(window.__slablabPerfMarks ? { measure: 'percpu-draw' } : {})}
-    />
-  );
-}
-
 /** The next selection for an arrow key: a bit along the unit, or the same offset in the next chunk. */
 function moved(s: PercpuSnapshot, sel: PercpuHit | null, dx: number, dy: number): PercpuHit | null {
   const ids = s.chunks.map((c) => c.id);
@@ -122,9 +71,7 @@ function moved(s: PercpuSnapshot, sel: PercpuHit | null, dx: number, dy: number)
 }
 
 export function PercpuView({ core, store, embedded }: ViewProps) {
-  const { values, update } = useParams(PERCPU_PARAMS, store);
-  const setStep = useCallback((step: number) => update({ step }), [update]);
-  const lab = useStepLab(percpuStepView, core, values, setStep);
+  const { values, update, lab, toSandbox } = useStepPage(percpuStepView, { core, store });
   const scenario = scenarioById(values.scenario);
   const [selection, setSelection] = useState<PercpuHit | null>(null);
   const [view, setView] = useState({ center: LAB_BOOT.unitSize / 2, span: Infinity });
@@ -204,11 +151,9 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
       if (!first) return;
       const at = insertionPoint(stop0);
       const script: PercpuScript = { steps: insertOp(first.script.steps, at, step) };
-      lab.setPlaying(() => false);
-      lab.landOnOp(at + 1);
-      update({ scenario: SANDBOX, ops: scriptToText(script), step: lab.stepIndex });
+      toSandbox(scriptToText(script), at + 1);
     },
-    [first, stop0, lab, update],
+    [first, stop0, toSandbox],
   );
 
   // The test hook: the state the canvases draw, once every pane shows the step the URL names.
@@ -217,52 +162,48 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
     panes: shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, steps[i] ?? null)),
   }));
 
-  if (core.status !== 'ready') return null;
-
   const many = lab.panes.length > 1;
-  const label = (i: number) => paneLabel(lab, i);
-  const inspectorText = shown.map((_, i) => inspect(i)).map((t, i) => (t ? label(i) + t : null)).filter((t): t is string => t !== null);
-  const checks = paneChecks(lab);
   const allocatorOf = (i: number): Allocator => shown[i]?.snap.allocator ?? values.allocator[i] ?? 'bitmap';
 
   return (
-    <StepLabFrame
+    <StepLabPage
+      core={core}
       lab={lab}
+      view={percpuStepView}
       idPrefix="percpu"
-      title={embedded ? 'percpu view' : `percpu ${scenario ? `· ${scenario.title}` : '· sandbox'}`}
+      name="percpu"
+      story={scenario ? scenario.title : 'sandbox'}
       embedded={embedded}
+      cpus={values.units}
       shortcuts={shortcuts}
       pickers={<PercpuPickers values={values} update={update} />}
-      afterCaption={
-        <>
-          {!many && (
-            <p className="lab-figures" data-testid="percpu-figures">
-              {ALLOCATOR_TITLES[allocatorOf(0)]}. {figuresText(allocatorOf(0), steps[0] ?? null)}
-            </p>
-          )}
-          <CheckAlert idPrefix="percpu" checks={checks} />
-          <ZoomBar z={zoomControls} />
-        </>
-      }
+      soloFigures={() => `${ALLOCATOR_TITLES[allocatorOf(0)]}. ${figuresText(allocatorOf(0), steps[0] ?? null)}`}
+      afterCheck={<ZoomBar z={zoomControls} />}
       legend={<PercpuLegend />}
       paneMinWidth="22rem"
-      paneHeads={paneHeads(lab, 'percpu', (_, i) => figuresText(allocatorOf(i), steps[i] ?? null))}
-      panes={paneDrawings(lab, overlays, (p, overlay, i) => (
-        <PaneCanvas
-          pane={i}
-          snap={p.snap}
-          overlay={overlay}
-          animate={lab.ready && (overlay.step?.lastMemmove.length ?? 0) > 0 && !reducedMotion()}
-          animKey={lab.stepIndex}
-          ms={Math.min(600, 800 / lab.speed)}
-          label={`percpu state${many ? ` with the ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.chunks.length} chunks on ${p.snap.nrSlots} slot lists. The inspector below describes the selection in words.`}
-          onPick={setSelection}
-          onMove={select}
-        />
-      ))}
-      inspector={<InspectorText lines={inspectorText} hint="Select a bit, a block, a map entry or a chunk: click it, or focus the canvas and use the arrow keys." />}
+      paneFigures={(_, i) => figuresText(allocatorOf(i), steps[i] ?? null)}
+      overlays={overlays}
+      panes={{
+        draw: (p, overlay, i) => (
+          <AnimatedCanvas<PercpuSnapshot, PercpuLayout, PercpuHit, Overlay>
+            view={percpuStepView}
+            lag={i}
+            snap={p.snap}
+            overlay={overlay}
+            animate={lab.ready && (overlay.step?.lastMemmove.length ?? 0) > 0 && !reducedMotion()}
+            animKey={lab.stepIndex}
+            ms={Math.min(600, 800 / lab.speed)}
+            testId="percpu-canvas"
+            label={`percpu state${many ? ` with the ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.chunks.length} chunks on ${p.snap.nrSlots} slot lists. The inspector below describes the selection in words.`}
+            onPick={setSelection}
+            onMove={select}
+            {...(window.__slablabPerfMarks ? { measure: 'percpu-draw' } : {})}
+          />
+        ),
+      }}
+      inspect={(_, i) => inspect(i)}
+      inspectHint="Select a bit, a block, a map entry or a chunk: click it, or focus the canvas and use the arrow keys."
       aside={<PercpuOps units={values.units} onAppend={append} selected={freeOfSelection} />}
-      timeline={<LabTimeline lab={lab} words={percpuStepView.describe.events} cpus={values.units} />}
     />
   );
 }

@@ -1,11 +1,14 @@
-// The percpu experiment's plan (one call per row, progress, cancel, the seed's
-// worst case over free orders), and real rows run by the core built for Node.
+// The percpu experiment's plan run by the lab's one runner (one call per run,
+// progress, cancel, the medians, the seed's worst case over free orders), and
+// real rows run by the core built for Node, their counts deterministic.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { labHandlers } from '../lab/worker-host';
 import { loadNodeBridgeCore, loadNodeCore } from '../test/node-core';
-import { checkBenchRow, parsePercpuNative, planCalls, planRows, resultOfReply, rowRequest, runPercpuPlan, SHORT_PLAN, warmupRows, worstOverOrders, type PercpuRow } from './bench';
+import type { BenchRowReply } from '../core/bridge-protocol';
+import { runCalls, runRows } from '../lab/bench';
+import { benchFigures, checkBenchRow, medianRun, parsePercpuNative, percpuBench, planRows, resultOfReply, rowRequest, SHORT_PLAN, warmupRows, worstOverOrders, type PercpuPlan, type PercpuRow } from './bench';
 import { percpuModel } from './worker';
-import { PercpuApi, PercpuError, type PercpuBenchParams, type PercpuModule } from './percpu-api';
+import { PercpuApi, PercpuError, type PercpuBenchParams, type PercpuBenchResult, type PercpuModule } from './percpu-api';
 
 let api: PercpuApi;
 
@@ -13,28 +16,45 @@ beforeAll(async () => {
   api = new PercpuApi(await loadNodeCore<PercpuModule>());
 });
 
+/** A reply of the engine's benchRow for a percpu row with these results (worker.ts's answer). */
+const reply = (r: PercpuBenchResult): BenchRowReply => ({ nsPerOp: 1, ops: r.allocated + r.freed, elapsedMs: 0, onThread: false, figures: benchFigures(r) });
+const work = { chunks: 1, blocks: 2, bits: 3, memmoves: 4, entriesMoved: 5 };
+const ok = { allocated: 10, freed: 10, status: 'ok' as const, chunks: 1, work };
+
+/** Runs a percpu plan through the lab's runner, as the Benchmarks page does; `result` answers each call. */
+async function runPlan(plan: PercpuPlan, result: (p: PercpuBenchParams) => PercpuBenchResult, cancelled = () => false) {
+  const bench = percpuBench(plan);
+  const calls: PercpuBenchParams[] = [];
+  const rows: PercpuRow[] = [];
+  const progress: [number, number][] = [];
+  const finished = await runRows(bench.rows, { reps: 99, targetMs: 0, warmup: bench.warmup }, async (p) => {
+    const { model: _model, ...request } = p;
+    const params = checkBenchRow(request);
+    calls.push(params);
+    return reply(result(params));
+  }, (point, replies) => {
+    const row = bench.rowOf(point, replies);
+    if (row) rows.push(row);
+  }, (d, t) => progress.push([d, t]), cancelled);
+  return { finished, calls, rows, progress, bench };
+}
+
 describe('percpu plan', () => {
-  it('runs the warm-up rows, then one call per row in the seed table order, reports each, and stops on cancel', async () => {
-    const calls: PercpuBenchParams[] = [];
-    const run = async (p: PercpuBenchParams) => {
-      calls.push(p);
-      return { allocMs: p.size, freeMs: p.order === 'inorder' ? 100 : 1, allocated: p.objects, freed: p.objects,
-        status: 'ok' as const, chunks: 1 };
-    };
-    const rows: PercpuRow[] = [];
-    const progress: [number, number][] = [];
-    expect(await runPercpuPlan(SHORT_PLAN, run, (r) => rows.push(r), (d, t) => progress.push([d, t]), () => false))
-      .toBe(true);
+  it('runs the warm-up rows, then each row plan.reps times in the seed table order, reports each, and stops on cancel', async () => {
+    const { finished, calls, rows, progress, bench } = await runPlan(SHORT_PLAN, (p) => ({ ...ok, allocMs: p.size, freeMs: p.order === 'inorder' ? 100 : 1, allocated: p.objects, freed: p.objects }));
+    expect(finished).toBe(true);
     const n = 3 * 3 * SHORT_PLAN.sizes.length;
     const warm = warmupRows(SHORT_PLAN);
     expect(warm.map((c) => [c.allocator, c.order, c.size])).toEqual(
       ['areamap', 'bitmap', 'scanhint'].flatMap((a) => ['inorder', 'alternate', 'reverse'].map((o) => [a, o, 4])));
-    expect(calls).toEqual([...warm, ...planRows(SHORT_PLAN)]);
-    expect(calls.slice(9, 12).map((c) => [c.allocator, c.order, c.size])).toEqual([
+    expect(calls).toEqual([...warm, ...planRows(SHORT_PLAN).flatMap((r) => Array<PercpuBenchParams>(SHORT_PLAN.reps).fill(r))]);
+    expect(calls.slice(9, 9 + 3 * SHORT_PLAN.reps).filter((_, i) => i % SHORT_PLAN.reps === 0).map((c) => [c.allocator, c.order, c.size])).toEqual([
       ['areamap', 'inorder', 4], ['areamap', 'inorder', 1024], ['areamap', 'alternate', 4]]);
-    expect(planCalls(SHORT_PLAN)).toBe(9 + n);
-    expect(progress).toEqual(Array.from({ length: 9 + n }, (_, i) => [i + 1, 9 + n]));
+    const total = 9 + n * SHORT_PLAN.reps;
+    expect(runCalls(bench.rows, { reps: 99, targetMs: 0, warmup: bench.warmup })).toBe(total);
+    expect(progress).toEqual(Array.from({ length: total }, (_, i) => [i + 1, total]));
     expect(rows).toHaveLength(n);
+    expect(rows.every((r) => r.countsAgree)).toBe(true);
 
     const worst = worstOverOrders(rows);
     expect(worst).toHaveLength(3 * SHORT_PLAN.sizes.length);
@@ -42,9 +62,9 @@ describe('percpu plan', () => {
       { allocator: 'bitmap', size: 1024, allocMs: 1024, freeMs: 100, incomplete: false });
 
     let left = 12;
-    calls.length = 0;
-    expect(await runPercpuPlan(SHORT_PLAN, run, () => undefined, () => undefined, () => left-- <= 0)).toBe(false);
-    expect(calls).toHaveLength(12);
+    const cut = await runPlan(SHORT_PLAN, () => ({ ...ok, allocMs: 1, freeMs: 1 }), () => left-- <= 0);
+    expect(cut.finished).toBe(false);
+    expect(cut.calls).toHaveLength(12);
   });
 
   it('reports the median alloc and free of a row\'s runs, or the run that did not finish', async () => {
@@ -52,30 +72,64 @@ describe('percpu plan', () => {
     // The warm-up call (ignored), then the row's three runs.
     const runs: [number, number][] = [[50, 50], [5, 1], [2, 9], [3, 4]];
     let call = 0;
-    const ok = { allocated: 10, freed: 10, status: 'ok' as const, chunks: 1 };
-    const rows: PercpuRow[] = [];
-    await runPercpuPlan(plan, async () => {
+    const { rows } = await runPlan(plan, () => {
       const [allocMs, freeMs] = runs[call++] ?? [0, 0];
       return { ...ok, allocMs, freeMs };
-    }, (r) => rows.push(r), () => undefined, () => false);
+    });
     expect(call).toBe(1 + 3);
     expect(rows.map((r) => [r.result.allocMs, r.result.freeMs])).toEqual([[3, 4]]);
+    expect(rows[0]?.result.work).toEqual(work);
 
     const cut = { ...ok, allocMs: 7, freeMs: 8, freed: 3, status: 'over_budget' as const };
     call = 0;
-    rows.length = 0;
-    await runPercpuPlan(plan, async () => (call++ === 2 ? cut : { ...ok, allocMs: 1, freeMs: 1 }), (r) => rows.push(r),
-      () => undefined, () => false);
-    expect(rows.map((r) => r.result)).toEqual([cut]);
+    const again = await runPlan(plan, () => (call++ === 2 ? cut : { ...ok, allocMs: 1, freeMs: 1 }));
+    expect(again.rows.map((r) => r.result)).toEqual([cut]);
+  });
+
+  it('says when a row\'s runs counted different work', () => {
+    const same = { ...ok, allocMs: 1, freeMs: 1 };
+    expect(medianRun([same, same]).countsAgree).toBe(true);
+    expect(medianRun([same, { ...same, work: { ...work, entriesMoved: 6 } }]).countsAgree).toBe(false);
   });
 
   it('marks a worst case whose row did not finish', () => {
     const p = planRows(SHORT_PLAN)[0];
     if (!p) throw new Error('no row');
-    const done = { allocMs: 5, freeMs: 5, allocated: 10, freed: 10, status: 'ok' as const, chunks: 1 };
+    const done = { ...ok, allocMs: 5, freeMs: 5 };
     const cut = { ...done, freeMs: 9, freed: 3, status: 'over_budget' as const };
-    expect(worstOverOrders([{ params: p, result: done }, { params: { ...p, order: 'reverse' }, result: cut }])[0])
+    expect(worstOverOrders([{ params: p, result: done, countsAgree: true }, { params: { ...p, order: 'reverse' }, result: cut, countsAgree: true }])[0])
       .toMatchObject({ freeMs: 9, incomplete: true });
+  });
+});
+
+describe('percpu counts in WebAssembly', () => {
+  const row: PercpuBenchParams = { allocator: 'areamap', size: 4, align: 4, objects: 4096, order: 'alternate',
+    prefill: false, units: 2, unitSize: 0, budgetMs: 0 };
+
+  it('counts the same work on every run of a row, and different work for the allocators and orders the section compares', () => {
+    const counts = (allocator: PercpuBenchParams['allocator'], order: PercpuBenchParams['order'] = row.order) => {
+      const [a, b] = [api.benchRow({ ...row, allocator, order }, false), api.benchRow({ ...row, allocator, order }, false)];
+      expect(a.status).toBe('ok');
+      expect(b.work).toEqual(a.work);
+      return a.work;
+    };
+    const [areamap, bitmap, scanhint] = [counts('areamap'), counts('bitmap'), counts('scanhint')];
+    // Only the area map memmoves its entries: on allocation each split moves the map's tail, and the
+    // alternate order's second half merges.
+    expect(areamap.memmoves).toBeGreaterThan(row.objects);
+    expect(areamap.entriesMoved).toBeGreaterThan(100 * areamap.memmoves);
+    expect(bitmap.entriesMoved).toBe(0);
+    expect(scanhint.entriesMoved).toBe(0);
+    // Freeing in allocation order merges every area with the free tail: more memmoves than alternating.
+    expect(counts('areamap', 'inorder').memmoves).toBeGreaterThan(areamap.memmoves);
+    // The bitmaps search alloc_map bits (a 4-byte object is one bit); the area map has none.
+    expect(bitmap.bits).toBe(row.objects);
+    expect(areamap.bits).toBe(0);
+    // Every allocation tries a chunk and visits at least one block or map entry.
+    for (const w of [areamap, bitmap, scanhint]) {
+      expect(w.chunks).toBeGreaterThanOrEqual(row.objects);
+      expect(w.blocks).toBeGreaterThanOrEqual(row.objects);
+    }
   });
 });
 

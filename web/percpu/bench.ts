@@ -1,14 +1,17 @@
 // bench.ts - seed 003's percpu experiment (`slablab percpu`) in the
-// WebAssembly build, for the Benchmarks page: one bridge call per row (one
-// allocator, free order and object size on a fresh instance, timed by the
-// workload itself), so progress moves and Cancel takes effect row by row.
-// The seed reports, per allocator and object size, the worst alloc and free
-// times over the three free orders (worstOverOrders).
+// WebAssembly build, for the Benchmarks page: the rows web/lab/bench.ts's
+// runner runs (one bridge call per row: one allocator, free order and object
+// size on a fresh instance, timed by the workload itself, after untimed
+// warm-up rows), so progress moves and Cancel takes effect row by row.  Each
+// row's counts (entries memmoved, blocks scanned: sl_pcpu_work) are the same
+// on every run; its times are the medians of the runs.  The seed reports, per
+// allocator and object size, the worst alloc and free times over the three
+// free orders (worstOverOrders).
 
 import type { BenchRowParams, BenchRowReply } from '../core/bridge-protocol';
-import { median } from '../lab/bench';
+import { median, type BenchPoint, type FixedBenchRow } from '../lab/bench';
 import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
-import { BENCH_STATUS, FREE_ORDERS, type FreeOrder, type PercpuBenchParams, type PercpuBenchResult } from './percpu-api';
+import { BENCH_STATUS, FREE_ORDERS, WORK_COUNTS, type FreeOrder, type PercpuBenchParams, type PercpuBenchResult, type PercpuWork } from './percpu-api';
 import { ALLOCATORS, type Allocator } from './snapshot';
 
 export const PERCPU_SIZES = [4, 16, 64, 256, 1024] as const;
@@ -24,7 +27,7 @@ export interface PercpuPlan {
   units: number;
   /** Per row; a row over budget says how far it got. */
   budgetMs: number;
-  /** Runs of each row; its alloc and free figures are the medians (as `node scripts/wasm-bench.mjs` takes them). */
+  /** Runs of each row; its alloc and free figures are the medians (as `node scripts/wasm-bench.mjs` takes them), its counts the runs' one value. */
   reps: number;
 }
 
@@ -32,14 +35,16 @@ export const FULL_PLAN: PercpuPlan = {
   allocators: ALLOCATORS, orders: FREE_ORDERS, sizes: PERCPU_SIZES, objects: 32768, align: 4, prefill: false, units: 2,
   budgetMs: 30_000, reps: 5,
 };
-export const SHORT_PLAN: PercpuPlan = { ...FULL_PLAN, sizes: [4, 1024], objects: 4096, budgetMs: 5_000, reps: 1 };
+/** Fewer rows and objects; still three runs a row, so that a time shown is a median. */
+export const SHORT_PLAN: PercpuPlan = { ...FULL_PLAN, sizes: [4, 1024], objects: 4096, budgetMs: 5_000, reps: 3 };
 
 export interface PercpuRow {
   params: PercpuBenchParams;
+  /** The median times of the runs, their counts (or the first run that did not finish). */
   result: PercpuBenchResult;
+  /** Every finished run counted the same work (the counts are deterministic: false would be a bug). */
+  countsAgree: boolean;
 }
-
-export type PercpuRowRunner = (p: PercpuBenchParams) => Promise<PercpuBenchResult>;
 
 /** The engine's benchRow request for one row (web/lab/worker-host.ts): the model adapter (worker.ts) reads it back with checkBenchRow. */
 export const PERCPU_EXPERIMENT = 'percpu';
@@ -76,12 +81,14 @@ export function checkBenchRow(p: Omit<BenchRowParams, 'model'>): PercpuBenchPara
 
 /** A row's result as the reply's figures, and back. */
 export function benchFigures(r: PercpuBenchResult): Record<string, number> {
-  return { allocMs: r.allocMs, freeMs: r.freeMs, allocated: r.allocated, freed: r.freed, status: BENCH_STATUS.indexOf(r.status), chunks: r.chunks };
+  const work = Object.fromEntries(WORK_COUNTS.map((k) => [`work.${k}`, r.work[k]]));
+  return { allocMs: r.allocMs, freeMs: r.freeMs, allocated: r.allocated, freed: r.freed, status: BENCH_STATUS.indexOf(r.status), chunks: r.chunks, ...work };
 }
 export function resultOfReply(reply: BenchRowReply): PercpuBenchResult {
   const f = reply.figures ?? {};
   const n = (k: string) => f[k] ?? 0;
-  return { allocMs: n('allocMs'), freeMs: n('freeMs'), allocated: n('allocated'), freed: n('freed'), status: BENCH_STATUS[n('status')] ?? 'alloc_failed', chunks: n('chunks') };
+  const work = Object.fromEntries(WORK_COUNTS.map((k) => [k, n(`work.${k}`)])) as unknown as PercpuWork;
+  return { allocMs: n('allocMs'), freeMs: n('freeMs'), allocated: n('allocated'), freed: n('freed'), status: BENCH_STATUS[n('status')] ?? 'alloc_failed', chunks: n('chunks'), work };
 }
 
 /** The rows of a plan, allocator by allocator, order by order, size by size (the seed's table order). */
@@ -104,50 +111,32 @@ export function warmupRows(plan: PercpuPlan): PercpuBenchParams[] {
   return planRows({ ...plan, sizes: plan.sizes.slice(0, 1) });
 }
 
-/** The calls runPercpuPlan makes: the warm-up rows, then each row plan.reps times. */
-export function planCalls(plan: PercpuPlan): number {
-  return warmupRows(plan).length + planRows(plan).length * plan.reps;
+/** The rows of a plan as the lab runner's (web/lab/bench.ts: fixed rows, `plan.reps` each), the warm-up rows, and a finished point back as a percpu row. */
+export function percpuBench(plan: PercpuPlan): { rows: FixedBenchRow[]; warmup: FixedBenchRow[]; rowOf: (p: BenchPoint, replies: readonly BenchRowReply[]) => PercpuRow | null } {
+  const fixed = (p: PercpuBenchParams): FixedBenchRow => {
+    const r = rowRequest(p);
+    return { model: r.model, experiment: r.experiment, row: r.row, variants: [r.variant], loops: r.loops, options: r.options, reps: plan.reps };
+  };
+  const rows = planRows(plan);
+  return {
+    rows: rows.map(fixed),
+    warmup: warmupRows(plan).map(fixed),
+    rowOf: (point, replies) => {
+      const params = point.experiment === PERCPU_EXPERIMENT ? rows.find((p) => p.size === point.row && `${p.allocator}/${p.order}` === point.variant) : undefined;
+      return params ? { params, ...medianRun(replies.map(resultOfReply)) } : null;
+    },
+  };
 }
 
-/** A row's runs as one result: the median alloc and free times, or the first run that did not finish. */
-function medianRun(runs: readonly PercpuBenchResult[]): PercpuBenchResult {
-  const unfinished = runs.find((r) => r.status !== 'ok');
-  if (unfinished) return unfinished;
+/** A row's runs as one result: the median alloc and free times and the runs' counts, or the first run that did not finish. */
+export function medianRun(runs: readonly PercpuBenchResult[]): { result: PercpuBenchResult; countsAgree: boolean } {
   const [first] = runs;
   if (!first) throw new Error('a percpu row with no runs');
-  return { ...first, allocMs: median(runs.map((r) => r.allocMs)), freeMs: median(runs.map((r) => r.freeMs)) };
-}
-
-/**
- * Runs a plan: its warm-up rows, then each row `plan.reps` times; `onRow`
- * gets each finished row (medianRun of its runs), `progress` (done, total)
- * after each call; stops before the next call once `cancelled()`.  Resolves
- * true when every row ran.
- */
-export async function runPercpuPlan(
-  plan: PercpuPlan,
-  run: PercpuRowRunner,
-  onRow: (r: PercpuRow) => void,
-  progress: (done: number, total: number) => void,
-  cancelled: () => boolean,
-): Promise<boolean> {
-  const total = planCalls(plan);
-  let done = 0;
-  for (const params of warmupRows(plan)) {
-    if (cancelled()) return false;
-    await run(params);
-    progress(++done, total);
-  }
-  for (const params of planRows(plan)) {
-    const runs: PercpuBenchResult[] = [];
-    for (let rep = 0; rep < plan.reps; rep++) {
-      if (cancelled()) return false;
-      runs.push(await run(params));
-      progress(++done, total);
-    }
-    onRow({ params, result: medianRun(runs) });
-  }
-  return true;
+  const finished = runs.filter((r) => r.status === 'ok');
+  const countsAgree = finished.every((r) => WORK_COUNTS.every((k) => r.work[k] === finished[0]?.work[k]));
+  const unfinished = runs.find((r) => r.status !== 'ok');
+  if (unfinished) return { result: unfinished, countsAgree };
+  return { result: { ...first, allocMs: median(runs.map((r) => r.allocMs)), freeMs: median(runs.map((r) => r.freeMs)) }, countsAgree };
 }
 
 export interface WorstCase {

@@ -90,10 +90,22 @@ export interface PercpuBenchResult {
   status: 'ok' | 'over_budget' | 'alloc_failed';
   /** Chunks when every object was live. */
   chunks: number;
+  /** The timed phases' work: counts, the same on every run. */
+  work: PercpuWork;
 }
 
+/** sl_pcpu_work: what the allocator did, counted (chunks tried, blocks or map entries visited, bits searched, memmoves, entries moved). */
+export interface PercpuWork {
+  chunks: number;
+  blocks: number;
+  bits: number;
+  memmoves: number;
+  entriesMoved: number;
+}
+export const WORK_COUNTS = ['chunks', 'blocks', 'bits', 'memmoves', 'entriesMoved'] as const satisfies readonly (keyof PercpuWork)[];
+
 /** sl_api_bench_percpu's out[]: the doubles it writes, in order (wasm-core/bindings/api_bench_wasm.c). */
-const BENCH_OUT = ['allocMs', 'freeMs', 'allocated', 'freed', 'status', 'chunks'] as const;
+const BENCH_OUT = ['allocMs', 'freeMs', 'allocated', 'freed', 'status', 'chunks', ...WORK_COUNTS.map((k) => `work.${k}` as const)] as const;
 
 /** PercpuBenchResult.status by the C side's number (sl_api_bench_percpu's out[4], 'status'). */
 export const BENCH_STATUS = ['ok', 'over_budget', 'alloc_failed'] as const;
@@ -112,7 +124,7 @@ export const StepKind = { ALLOC: 0, FREE: 1 } as const;
 export const STEP_OPCODE = 16;
 
 const SNAP_START = 1 << 16;
-const SCRATCH_BYTES = 64;
+const SCRATCH_BYTES = 128;
 
 export class PercpuApi {
   private readonly scratch: number;
@@ -217,6 +229,7 @@ export class PercpuApi {
       freed: f('freed'),
       status: BENCH_STATUS[f('status')] ?? 'alloc_failed',
       chunks: f('chunks'),
+      work: { chunks: f('work.chunks'), blocks: f('work.blocks'), bits: f('work.bits'), memmoves: f('work.memmoves'), entriesMoved: f('work.entriesMoved') },
     };
   }
 

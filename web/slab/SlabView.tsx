@@ -1,19 +1,16 @@
 // SlabView.tsx - the SLAB view: a scenario or a hand-made script replayed step
-// by step by the lab engine (web/lab/use-step-lab.ts, StepLab.tsx), one pane
-// per rule set (side by side with rules=both).  What is SLAB's own is here:
+// by step by the lab engine, which assembles the page (web/lab/StepLabPage.tsx),
+// one pane per rule set (side by side with rules=both).  What is SLAB's own is here:
 // the pickers, the selection (an array slot, a slab, an object, a freelist
 // position), the step's moves animated from where each object was to where
 // it went, the per-cache counters, operations by hand, the caches panel and
 // the test hook.  The whole state is in the URL; the selection is local.
 
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { useAnimationClock } from '../lab/animation-clock';
 import { selectionShortcuts } from '../lab/shortcuts';
-import { reducedMotion } from '../lab/LabCanvas';
-import { CheckAlert, InspectorText, LabTimeline, paneHeads, StepLabFrame, viewCanvases } from '../lab/StepLab';
-import { useParams } from '../lab/url-store';
-import { insertionPoint, insertOp, paneChecks, paneLabel, SANDBOX, useStepHook } from '../lab/step-glue';
-import { useStepLab } from '../lab/use-step-lab';
+import { StepLabPage, useStepPage } from '../lab/StepLabPage';
+import { insertionPoint, insertOp, stepEvents, useStepFlight, useStepHook } from '../lab/step-glue';
 import type { ViewProps } from '../lab/view';
 import { CachesPanel } from './CachesPanel';
 import { hitFocus, hitObject, type Hit, type Layout } from './layout';
@@ -25,7 +22,7 @@ import { scenarioTitle, SlabLegend, SlabOps, SlabPickers } from './SlabControls'
 import type { SlabSnapshot } from './snapshot';
 import { paneHook, type SlabTestHook } from './test-hook';
 import { CACHE_NAME } from './protocol';
-import { ownCache, SLAB_PARAMS, slabStepView } from './view';
+import { ownCache, slabStepView } from './view';
 import './slab.css';
 
 /** How long a step's moves fly (ms). */
@@ -42,31 +39,16 @@ function figures(s: SlabSnapshot): string {
 }
 
 export function SlabView({ core, store, embedded }: ViewProps) {
-  const { values, update } = useParams(SLAB_PARAMS, store);
-  const setStep = useCallback((step: number) => update({ step }), [update]);
-  const lab = useStepLab(slabStepView, core, values, setStep);
+  const { values, update, lab, toSandbox } = useStepPage(slabStepView, { core, store });
   const [selection, setSelection] = useState<Hit | null>(null);
   const shown = lab.shown ?? [];
   const first = lab.panes[0];
   const snap0 = shown[0]?.snap ?? null;
 
-  // The moves of the step on screen, per pane; they fly when the step is one forward from the last one shown.
-  const moves = useMemo(
-    () =>
-      lab.panes.map((p, i): Move[] => {
-        if (!lab.ready) return [];
-        const at = lab.at?.panes[i] ?? 0;
-        const to = p.stops[at]?.eventCount ?? 0;
-        const from = at > 0 ? (p.stops[at - 1]?.eventCount ?? 0) : to;
-        return movesOf(p.events.slice(from, to));
-      }),
-    [lab.panes, lab.at, lab.ready],
-  );
-  // A step shown right after the one before it flies (unless the reader asked for less motion); any other jump (Back, Reset, a link) just lands.
-  const [flight, setFlight] = useState({ step: -1, animate: false });
-  useEffect(() => {
-    if (lab.ready) setFlight((f) => (f.step === lab.stepIndex ? f : { step: lab.stepIndex, animate: lab.stepIndex === f.step + 1 && !reducedMotion() }));
-  }, [lab.ready, lab.stepIndex]);
+  // The moves of the step on screen, per pane; they fly when the step is one forward from the last one shown (step-glue.ts).
+  const { panes, at, ready } = lab;
+  const moves = useMemo(() => stepEvents({ panes, at, ready }).map((events): Move[] => movesOf(events)), [panes, at, ready]);
+  const flight = useStepFlight(lab);
   const progress = useAnimationClock(flight.step, flight.animate, MOVE_MS);
 
   const focus = useMemo(() => (snap0 && selection ? hitFocus(snap0, selection) : null), [snap0, selection]);
@@ -102,55 +84,43 @@ export function SlabView({ core, store, embedded }: ViewProps) {
     // The sandbox world creates one cache: a scenario's steps on other caches cannot come along.
     const base = scriptProblem({ ops: all }, values.cpus, 1) === null ? all : [];
     const at = base.length ? insertionPoint(lab.paneStops[0]) : 0;
-    lab.setPlaying(() => false);
-    lab.landOnOp(at + 1);
-    update({ scenario: SANDBOX, ops: scriptToText({ ops: insertOp(base, at, op) }), step: lab.stepIndex });
+    toSandbox(scriptToText({ ops: insertOp(base, at, op) }), at + 1);
   };
   const selectedObject = snap0 && selection ? hitObject(snap0, selection) : null;
 
   // The test hook: the state the canvases draw, once every pane shows the step the URL names.
   useStepHook<SlabTestHook>(lab, '__slablabSlab', () => ({ panes: shown.map((p, i) => paneHook(lab.panes[i]?.label ?? '', p.snap, p.check, moves[i]?.length ?? 0)) }));
 
-  if (core.status !== 'ready') return null;
-
   const many = lab.panes.length > 1;
-  const label = (i: number) => paneLabel(lab, i);
-  const inspectorText = selection ? shown.map((p, i) => label(i) + slabStepView.describe.hit(p.snap, selection, lab.panes[i]?.names ?? null)) : [];
-  const checks = paneChecks(lab);
-
   return (
-    <>
-      <StepLabFrame
-        lab={lab}
-        idPrefix="slab"
-        title={embedded ? 'SLAB view' : `SLAB · ${scenarioTitle(values.scenario)}`}
-        embedded={embedded}
-        shortcuts={shortcuts}
-        pickers={<SlabPickers values={values} update={update} />}
-        afterCaption={
-          <>
-            {snap0 && !many && (
-              <p className="lab-figures" data-testid="slab-figures">
-                {figures(snap0)}
-              </p>
-            )}
-            <CheckAlert idPrefix="slab" checks={checks} />
-          </>
-        }
-        legend={<SlabLegend />}
-        paneHeads={paneHeads(lab, 'slab', figures)}
-        panes={viewCanvases(lab, overlays, slabStepView, 'slab-canvas', (p, i) => ({
-          label: `SLAB state${many ? ` ${lab.panes[i]?.label}` : ''} at step ${lab.stepIndex}: ${shownCaches(p.snap)
+    <StepLabPage
+      core={core}
+      lab={lab}
+      view={slabStepView}
+      idPrefix="slab"
+      name="SLAB"
+      story={scenarioTitle(values.scenario)}
+      embedded={embedded}
+      cpus={values.cpus}
+      shortcuts={shortcuts}
+      pickers={<SlabPickers values={values} update={update} />}
+      soloFigures={() => snap0 && figures(snap0)}
+      legend={<SlabLegend />}
+      paneFigures={figures}
+      overlays={overlays}
+      panes={{
+        testId: 'slab-canvas',
+        label: (snap, i) =>
+          `SLAB state${many ? ` ${lab.panes[i]?.label}` : ''} at step ${lab.stepIndex}: ${shownCaches(snap)
             .map((c) => `${c.name} (${c.mgmt}, ${c.slabs.length} slabs)`)
             .join(', ')}. The inspector below describes the selection in words.`,
-          onPick: (hit) => setSelection(hit),
-          onMove: moveSel,
-        }))}
-        inspector={<InspectorText lines={inspectorText} hint="Select an array slot, a slab, an object or a freelist cell: click it, or focus the canvas and use the arrow keys." />}
-        aside={<SlabOps cpus={values.cpus} size={values.size} cacheName={own.name} selection={selectedObject ? { cache: selectedObject.cacheId, pfn: selectedObject.pfn, index: selectedObject.index } : null} onAppend={append} />}
-        timeline={<LabTimeline lab={lab} words={slabStepView.describe.events} cpus={values.cpus} />}
-      />
-      {!embedded && (
+        onPick: (hit) => setSelection(hit),
+        onMove: moveSel,
+      }}
+      inspect={(snap, i) => (selection ? slabStepView.describe.hit(snap, selection, lab.panes[i]?.names ?? null) : null)}
+      inspectHint="Select an array slot, a slab, an object or a freelist cell: click it, or focus the canvas and use the arrow keys."
+      aside={<SlabOps cpus={values.cpus} size={values.size} cacheName={own.name} selection={selectedObject ? { cache: selectedObject.cacheId, pfn: selectedObject.pfn, index: selectedObject.index } : null} onAppend={append} />}
+      after={
         <CachesPanel
           cpus={values.cpus}
           kernel={values.kernel}
@@ -161,7 +131,7 @@ export function SlabView({ core, store, embedded }: ViewProps) {
             window.scrollTo({ top: 0 });
           }}
         />
-      )}
-    </>
+      }
+    />
   );
 }

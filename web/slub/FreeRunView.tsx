@@ -2,14 +2,14 @@
 // their own (one CPU worker thread each in the threads build; interleaved on
 // the bridge worker in the single build), and the page follows them through
 // the engine's frame loop (web/lab/use-free-run.ts) with SLUB's mirror
-// (live-mirror.ts).  What is SLUB's own: the workload, the background slabs,
+// (live-mirror.ts); the engine assembles the page (web/lab/FreeRunPage.tsx).  What is SLUB's own: the workload, the background slabs,
 // the pacing, the per-CPU table (fast-path share, cmpxchg retries), and
 // following one slab in the inspector.
 
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { MirrorLine, RecordControls, ReplayBar } from '../lab/FreeRunParts';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { FreeRunPage } from '../lab/FreeRunPage';
 import { oneOf, whole } from '../lab/params';
-import { useShortcuts, type Shortcut } from '../lab/shortcuts';
+import type { Shortcut } from '../lab/shortcuts';
 import { ViewCanvas } from '../lab/StepLab';
 import { useParams } from '../lab/url-store';
 import { useFreeRun, useRecordingReplay } from '../lab/use-free-run';
@@ -128,18 +128,14 @@ export function FreeRunView({ core, store }: ViewProps) {
     [snap, selSlab],
   );
   const ready = core.status === 'ready';
-  const root = useRef<HTMLElement>(null);
-  useShortcuts(
-    useMemo<Shortcut[]>(
-      () => [
-        { key: ' ', description: 'Space: start or stop the CPUs', run: () => ready && setRunning((r) => !r) },
-        { key: '}', description: 'Select the next slab (arrows do this when the canvas has focus)', run: () => moveSel(1) },
-        { key: '{', description: 'Select the previous slab', run: () => moveSel(-1) },
-        { key: 'Escape', description: 'Clear the selection', run: () => setSelPfn(null) },
-      ],
-      [moveSel, ready],
-    ),
-    root,
+  const shortcuts = useMemo<Shortcut[]>(
+    () => [
+      { key: ' ', description: 'Space: start or stop the CPUs', run: () => ready && setRunning((r) => !r) },
+      { key: '}', description: 'Select the next slab (arrows do this when the canvas has focus)', run: () => moveSel(1) },
+      { key: '{', description: 'Select the previous slab', run: () => moveSel(-1) },
+      { key: 'Escape', description: 'Clear the selection', run: () => setSelPfn(null) },
+    ],
+    [moveSel, ready],
   );
 
   useEffect(() => {
@@ -168,73 +164,69 @@ export function FreeRunView({ core, store }: ViewProps) {
   };
   });
 
-  if (core.status !== 'ready') return null;
-  const threads = core.info.mode === 'threads';
   const sheaves = snap?.kernel.hasSheaves ?? false;
   const distinct = new Set(live?.cpus.map((c) => c.threadId).filter((t) => t !== 0)).size;
 
   return (
-    <section className="lab-view" ref={root} aria-labelledby="free-title" data-testid="freerun-view">
-      <h2 id="free-title">SLUB · free-running</h2>
-      <p>
-        {threads
-          ? "Each simulated CPU runs the workload on its own CPU worker (a pthread sharing the core's memory). Every frame the view drains the CPUs' event rings and replays the events on its own copy of the state; operations on different CPUs overlap, so now and then an event contradicts that copy, and the view re-anchors it on a snapshot."
-          : 'This page is not cross-origin isolated, so there are no CPU threads: the CPUs run interleaved on the one bridge worker between frames, and the view replays their events exactly. Serve the lab with COOP/COEP (npm start) for real threads.'}
-      </p>
-      <div className="lab-pickers">
-        <KernelSelect value={values.kernel} disabled={running} onChange={(kernel) => update({ kernel })} />
-        <label>
-          CPUs{' '}
-          <select value={cpus} disabled={running} onChange={(e) => update({ cpus: Number(e.target.value) })}>
-            {[2, 3, 4, 5, 6, 7, 8].map((n) => (
-              <option key={n}>{n}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Workload{' '}
-          <select value={values.workload} disabled={running} onChange={(e) => update({ workload: e.target.value as (typeof WORKLOADS)[number] })}>
-            <option value="local">local churn</option>
-            <option value="prodcons">producer/consumer (remote frees)</option>
-            <option value="bursts">bursts</option>
-          </select>
-        </label>
-        <label>
-          Background slabs{' '}
-          <input type="number" min={0} max={2048} value={values.slabs} disabled={running} onChange={(e) => update({ slabs: Math.max(0, Math.min(2048, Number(e.target.value) || 0)) })} />
-        </label>
-        <label>
-          Rate per CPU{' '}
-          <select value={values.rate} disabled={running} onChange={(e) => update({ rate: Number(e.target.value) })}>
-            {(RATES.includes(values.rate) ? RATES : [...RATES, values.rate]).map((r) => (
-              <option key={r} value={r}>
-                {r ? `${r.toLocaleString('en')} ops/s` : 'no cap (events drop; the view re-anchors)'}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label title="Eight busy CPU workers on a host with fewer cores would starve the page's main thread; paced, each sleeps between rounds so that together they leave one core free.">
-          <input type="checkbox" checked={paced} disabled={running} onChange={(e) => setPaced(e.target.checked)} /> pace the workers to leave the page a core
-        </label>
-        <RecordControls
-          running={running}
-          onStartStop={() => setRunning((r) => !r)}
-          record={record}
-          setRecord={setRecord}
-          recordedBytes={run.recordedBytes}
-          recordingFull={run.recordingFull}
-          onSave={() => run.save(`slablab-${values.workload}-${cpus}cpus.slabrec`)}
-          onOpen={(f) => void replay.open(f).then(setError)}
-        />
-      </div>
-      {error && (
-        <div className="alert alert-error" role="alert">
-          {error}
-        </div>
-      )}
-      {replaying && replay.replay && <ReplayBar rec={replay.replay.rec} name={replay.replay.name} frames={replay.replay.frames} pos={replay.pos} setPos={replay.setPos} onClose={replay.close} />}
-      {live && !replaying && (
+    <FreeRunPage
+      core={core}
+      idPrefix="freerun"
+      title="SLUB · free-running"
+      shortcuts={shortcuts}
+      pickers={
         <>
+          <KernelSelect value={values.kernel} disabled={running} onChange={(kernel) => update({ kernel })} />
+          <label>
+            CPUs{' '}
+            <select value={cpus} disabled={running} onChange={(e) => update({ cpus: Number(e.target.value) })}>
+              {[2, 3, 4, 5, 6, 7, 8].map((n) => (
+                <option key={n}>{n}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Workload{' '}
+            <select value={values.workload} disabled={running} onChange={(e) => update({ workload: e.target.value as (typeof WORKLOADS)[number] })}>
+              <option value="local">local churn</option>
+              <option value="prodcons">producer/consumer (remote frees)</option>
+              <option value="bursts">bursts</option>
+            </select>
+          </label>
+          <label>
+            Background slabs{' '}
+            <input type="number" min={0} max={2048} value={values.slabs} disabled={running} onChange={(e) => update({ slabs: Math.max(0, Math.min(2048, Number(e.target.value) || 0)) })} />
+          </label>
+          <label>
+            Rate per CPU{' '}
+            <select value={values.rate} disabled={running} onChange={(e) => update({ rate: Number(e.target.value) })}>
+              {(RATES.includes(values.rate) ? RATES : [...RATES, values.rate]).map((r) => (
+                <option key={r} value={r}>
+                  {r ? `${r.toLocaleString('en')} ops/s` : 'no cap (events drop; the view re-anchors)'}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label title="Eight busy CPU workers on a host with fewer cores would starve the page's main thread; paced, each sleeps between rounds so that together they leave one core free.">
+            <input type="checkbox" checked={paced} disabled={running} onChange={(e) => setPaced(e.target.checked)} /> pace the workers to leave the page a core
+          </label>
+        </>
+      }
+      record={{
+        running,
+        onStartStop: () => setRunning((r) => !r),
+        record,
+        setRecord,
+        recordedBytes: run.recordedBytes,
+        recordingFull: run.recordingFull,
+        onSave: () => run.save(`slablab-${values.workload}-${cpus}cpus.slabrec`),
+        onOpen: (f) => void replay.open(f).then(setError),
+      }}
+      error={error}
+      replay={replay}
+      replaying={replaying}
+      live={live}
+      table={
+        live && (
           <table className="freerun-table" data-testid="freerun-table">
             <caption>
               {live.mode === 'threads' ? `threads: ${distinct} CPU workers${duty < 100 ? `, each busy ${duty}% of the time` : ', full speed'}` : 'interleaved on the bridge worker'} ·{' '}
@@ -272,17 +264,12 @@ export function FreeRunView({ core, store }: ViewProps) {
               })}
             </tbody>
           </table>
-          <MirrorLine live={live} />
-        </>
-      )}
-      {snap && (
-        <>
-          <section className="lab-inspector" aria-labelledby="freerun-inspector-title">
-            <h3 id="freerun-inspector-title">Inspector</h3>
-            <p data-testid="freerun-inspector" aria-live="polite">
-              {inspector || 'Click a slab (or focus the canvas and use the arrow keys) to follow it as it moves between lists.'}
-            </p>
-          </section>
+        )
+      }
+      inspector={inspector}
+      inspectHint="Click a slab (or focus the canvas and use the arrow keys) to follow it as it moves between lists."
+      canvas={
+        snap && (
           <ViewCanvas
             view={slubStepView}
             snap={snap}
@@ -294,9 +281,8 @@ export function FreeRunView({ core, store }: ViewProps) {
             onMove={(dx, dy, lay) => moveSel(dy || dx, lay)}
             label={`${replaying ? 'Replayed' : 'Live'} SLUB state: ${snap.nslabs} slabs, ${snap.nobj} objects, ${snap.node.nrPartial} on the node partial list.`}
           />
-        </>
-      )}
-    </section>
+        )
+      }
+    />
   );
 }
-

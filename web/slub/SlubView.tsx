@@ -1,20 +1,19 @@
 // SlubView.tsx - the SLUB view: a scenario or a hand-made script replayed step
-// by step by the lab engine (web/lab/use-step-lab.ts, StepLab.tsx), one pane
-// per world (side by side when `variant` or `bulk` lists several).  What is
+// by step by the lab engine, which assembles the page (web/lab/StepLabPage.tsx),
+// one pane per world (side by side when `variant` or `bulk` lists several).  What is
 // SLUB's own is here: the pickers, the selection and the marks for a bulk
 // free, the detached freelist being built, the inspector's words, the
 // checker's alert, the contrast of the variants, operations and tuning by
 // hand, the counters and the test hook.  The whole state is in the URL;
 // selection is local.
 
-import { useCallback, useMemo, useRef, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import { EventKind, type SlEvent } from '../core/events.generated';
 import { selectionShortcuts } from '../lab/shortcuts';
-import { CheckAlert, InspectorText, LabTimeline, paneHeads, StepLabFrame, viewCanvases } from '../lab/StepLab';
-import { useParams } from '../lab/url-store';
-import { insertionPoint, insertOp, paneChecks, paneLabel, SANDBOX, useStepHook } from '../lab/step-glue';
-import { useStepLab, type LoadedPane } from '../lab/use-step-lab';
+import { StepLabPage, useStepPage } from '../lab/StepLabPage';
+import { insertionPoint, insertOp, useShownBefore, useStepHook } from '../lab/step-glue';
+import type { LoadedPane } from '../lab/use-step-lab';
 import type { ViewProps } from '../lab/view';
 import { keyOrder, sheafObject, type Layout } from './layout';
 import type { SlubLoadExtra } from './protocol';
@@ -27,7 +26,7 @@ import { detachedGroups, POINT_TEXT, PreemptPoint, scriptToText, walkSlots, type
 import { legendStates, SlubContrast, SlubCounters, SlubLegend, SlubMisfit, SlubPickers } from './SlubControls';
 import { slabIndexOf, stat, type SlubSnapshot } from './snapshot';
 import { dupCount, paneHook, type SlubPaneHook, type SlubTestHook } from './test-hook';
-import { scenarioFor, SLUB_PARAMS, slubStepView } from './view';
+import { scenarioFor, slubStepView } from './view';
 import './slub.css';
 
 /** The chain of the detached freelist a bulk free is building at a BULK_GROUP micro-step, if any. */
@@ -59,9 +58,7 @@ function figures(snap: SlubSnapshot): string {
 
 /** `stepView`: the SLUB view's worlds and stories, or another's built on them (web/kernel's seeded cache). */
 export function SlubView({ core, store, embedded, stepView = slubStepView }: ViewProps & { stepView?: typeof slubStepView }) {
-  const { values, update } = useParams(SLUB_PARAMS, store);
-  const setStep = useCallback((step: number) => update({ step }), [update]);
-  const lab = useStepLab(stepView, core, values, setStep);
+  const { values, update, lab, toSandbox } = useStepPage(stepView, { core, store });
   const { cpus } = values;
   const scenario = scenarioFor(values);
   const [selection, setSelection] = useState<ObjRef | null>(null);
@@ -115,22 +112,11 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
   const shortcuts = useMemo(() => selectionShortcuts(moveSel), [moveSel]);
 
   // Editing the script: an operation goes after the current step, the later ones stay (step-glue.ts).
-  const edit = useCallback(
-    (f: (s: Script) => Script, step: number) => {
-      if (!first) return;
-      // The worker named every object by place: the script that ran is a concrete one.
-      const text = scriptToText(f(first.script as Script));
-      lab.setPlaying(() => false);
-      update({ scenario: SANDBOX, ops: text, step });
-    },
-    [first, lab, update],
-  );
+  // The worker named every object by place: the script that ran is a concrete one.
+  const edit = (f: (s: Script) => Script, landOn?: number) => first && toSandbox(scriptToText(f(first.script as Script)), landOn);
   const keep = insertionPoint(stop0);
-  const append = (op: ScriptOp) => {
-    lab.landOnOp(keep + 1);
-    // Interrupts injected into later operations move with them.
-    edit((s) => ({ ops: insertOp(s.ops, keep, op), irqs: s.irqs.map((q) => (q.atOp >= keep ? { ...q, atOp: q.atOp + 1 } : q)) }), lab.stepIndex);
-  };
+  // Interrupts injected into later operations move with them.
+  const append = (op: ScriptOp) => edit((s) => ({ ops: insertOp(s.ops, keep, op), irqs: s.irqs.map((q) => (q.atOp >= keep ? { ...q, atOp: q.atOp + 1 } : q)) }), keep + 1);
   const canInterrupt = !!stop0 && stop0.micro > 0 && !stop0.inHandler && (first?.script.irqs.length ?? 8) < 8;
   const tuning: TuningNow = {
     minPartial: snap0?.geometry.minPartial ?? 0,
@@ -146,7 +132,7 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
   const interrupt = (kind: ScriptOp['kind'], refs?: ObjRef[]) => {
     if (!stop0 || !canInterrupt) return;
     const handler = refs ? { kind, refs } : { kind };
-    edit((s) => ({ ops: s.ops, irqs: [...s.irqs, { atOp: stop0.opIndex, point: stop0.point, nth: stop0.arrival, handler }] }), lab.stepIndex);
+    edit((s) => ({ ops: s.ops, irqs: [...s.irqs, { atOp: stop0.opIndex, point: stop0.point, nth: stop0.arrival, handler }] }));
   };
   const markedRefs = [...marked].map((k) => {
     const [pfn, index] = k.split(':').map(Number);
@@ -156,13 +142,7 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
   // The lanes the script uses (CPU 0 at least; a handler runs on its interrupted op's CPU).
   const scriptCpus = useMemo(() => [...new Set([0, ...(first?.script.ops ?? []).map((o) => o.cpu)])].filter((c) => c < cpus).sort((a, b) => a - b), [first, cpus]);
   // What each pane showed before the state on screen: the drawing outlines what differs.
-  const seen = useRef<{ now: (SlubSnapshot | null)[]; before: (SlubSnapshot | null)[] }>({ now: [], before: [] });
-  shown.forEach((p, i) => {
-    if (seen.current.now[i] === p.snap) return;
-    seen.current.before[i] = seen.current.now[i] ?? null;
-    seen.current.now[i] = p.snap;
-  });
-  const before = seen.current.before;
+  const before = useShownBefore(lab);
   const overlays = useMemo(
     () =>
       lab.panes.map((pane, i): Overlay => {
@@ -196,7 +176,7 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
           ...(lab.panes.length > 1 ? { alignWith: (lab.shown ?? []).map((x) => x.snap) } : {}),
         };
       }),
-    // `before` (a ref's array, the same object throughout) changes only with lab.shown.
+    // `before` (the same array throughout) changes only with lab.shown.
     [lab.panes, lab.shown, lab.at, selection, sheafSel, sheafSlot, marked, showFull, scriptCpus, allCpus, before],
   );
 
@@ -216,33 +196,20 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
     return { ...(panes[0] as SlubPaneHook), otherBulkResults: extra.otherBulkForm.results, panes };
   });
 
-  if (core.status !== 'ready') return null;
-
   const many = lab.panes.length > 1;
-  const label = (i: number) => paneLabel(lab, i);
-  const inspectorText = shown
-    .map((p, i) => {
-      const slab = selection ? slabIndexOf(p.snap, selection.pfn) : -1;
-      const sheaf = sheafSel === null ? -1 : sheafRecord(p.snap, sheafSel);
-      if (sheaf >= 0) return label(i) + slubStepView.describe.hit(p.snap, { slab, index: slab < 0 ? -1 : (selection?.index ?? -1), sheaf, slot: sheafSlot }, lab.panes[i]?.names ?? null);
-      if (!selection || slab < 0) return null;
-      return label(i) + slubStepView.describe.hit(p.snap, { slab, index: selection.index }, lab.panes[i]?.names ?? null);
-    })
-    .filter((t): t is string => t !== null);
-  const checks = paneChecks(lab, (snap) => {
-    const dups = dupCount(snap);
-    return dups > 0 ? ` ${dups} object${dups === 1 ? ' is' : 's are'} marked as handed out twice.` : '';
-  });
-
   return (
-    <StepLabFrame
+    <StepLabPage
+      core={core}
       lab={lab}
+      view={stepView}
       idPrefix="slub"
-      title={embedded ? 'SLUB view' : `SLUB ${scenario ? `· ${scenario.title}` : '· sandbox'}`}
+      name="SLUB"
+      story={scenario ? scenario.title : 'sandbox'}
       embedded={embedded}
+      cpus={cpus}
       shortcuts={shortcuts}
       pickers={<SlubPickers values={values} update={update} sideBySide={many} />}
-      afterCaption={
+      captionNotes={
         <>
           {lab.atEnd && scenario && !many && !embedded && <SlubContrast scenario={scenario} values={values} update={update} />}
           {scenario && values.kernel.every((k) => misfit(scenario, parseKernelVersion(k))) && <SlubMisfit scenario={scenario} values={values} update={update} />}
@@ -252,9 +219,12 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
               {bulkCompare.other} cmpxchg{bulkCompare.other === 1 ? '' : 's'} for the same objects.
             </p>
           )}
-          <CheckAlert idPrefix="slub" checks={checks} />
         </>
       }
+      checkMore={(snap) => {
+        const dups = dupCount(snap);
+        return dups > 0 ? ` ${dups} object${dups === 1 ? ' is' : 's are'} marked as handed out twice.` : '';
+      }}
       legend={
         <SlubLegend
           showFull={showFull}
@@ -276,7 +246,8 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
             })
           : undefined
       }
-      paneHeads={paneHeads(lab, 'slub', figures, (s, i) => {
+      paneFigures={figures}
+      paneMore={(s, i) => {
         const names = paneNames(i);
         return (
           <>
@@ -288,16 +259,19 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
             {names && <SlubCounters snap={s} names={names} testId={`slub-counters-${i}`} />}
           </>
         );
-      })}
-      panes={viewCanvases(lab, overlays, slubStepView, 'slub-canvas', (p, i) => ({
-        label: `SLUB state${many ? ` with ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${p.snap.ncpus} CPU lanes, ${p.snap.nslabs} slabs, ${p.snap.node.nrPartial} on the node partial list. The inspector below describes the selection in words.`,
-        onPick: (hit, additive) => {
+      }}
+      overlays={overlays}
+      panes={{
+        testId: 'slub-canvas',
+        label: (snap, i) =>
+          `SLUB state${many ? ` with ${lab.panes[i]?.label}` : ''} at stop ${lab.stepIndex}: ${snap.ncpus} CPU lanes, ${snap.nslabs} slabs, ${snap.node.nrPartial} on the node partial list. The inspector below describes the selection in words.`,
+        onPick: (hit, additive, snap) => {
           if (hit?.cpus) return setAllCpus(hit.cpus === 'show');
-          setSheafSel(hit?.sheaf === undefined ? null : (p.snap.sheaves.sheaf.id[hit.sheaf] ?? null));
+          setSheafSel(hit?.sheaf === undefined ? null : (snap.sheaves.sheaf.id[hit.sheaf] ?? null));
           setSheafSlot(hit?.slot ?? -1);
           if (!hit || hit.slab < 0) return setSelection(null);
           const { slab, index } = hit;
-          const pfn = p.snap.slab.pfn[slab] ?? 0;
+          const pfn = snap.slab.pfn[slab] ?? 0;
           if (additive && index >= 0)
             setMarked((m) => {
               const n = new Set(m);
@@ -309,10 +283,17 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
           setSelection({ pfn, index });
         },
         onMove: moveSel,
-      }))}
-      inspector={
+      }}
+      inspect={(snap, i) => {
+        const slab = selection ? slabIndexOf(snap, selection.pfn) : -1;
+        const sheaf = sheafSel === null ? -1 : sheafRecord(snap, sheafSel);
+        if (sheaf >= 0) return stepView.describe.hit(snap, { slab, index: slab < 0 ? -1 : (selection?.index ?? -1), sheaf, slot: sheafSlot }, lab.panes[i]?.names ?? null);
+        if (!selection || slab < 0) return null;
+        return stepView.describe.hit(snap, { slab, index: selection.index }, lab.panes[i]?.names ?? null);
+      }}
+      inspectHint="Select an object or a slab: click it, or focus the canvas and use the arrow keys."
+      inspectorMore={
         <>
-          <InspectorText lines={inspectorText} hint="Select an object or a slab: click it, or focus the canvas and use the arrow keys." />
           {snap0 && !many && <p className="lab-figures">{figures(snap0)}</p>}
           {snap0 && !many && statNames && <SlubCounters snap={snap0} names={statNames} testId="slub-counters" />}
         </>
@@ -339,7 +320,6 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
           onInterrupt={interrupt}
         />
       }
-      timeline={<LabTimeline lab={lab} words={slubStepView.describe.events} cpus={cpus} />}
     />
   );
 }

@@ -5,8 +5,8 @@ import { parseNative, slubRows, SHORT_PLAN, type BenchPlan } from './bench';
 import type { BenchRowParams } from '../core/bridge-protocol';
 
 /** A plan's rows, run by the engine. */
-const runPlan = (plan: BenchPlan, ...rest: [Parameters<typeof runRows>[3], Parameters<typeof runRows>[4], Parameters<typeof runRows>[5], Parameters<typeof runRows>[6]]) =>
-  runRows(slubRows(plan), plan.reps, plan.targetMs, ...rest);
+const runPlan = (plan: BenchPlan, ...rest: [Parameters<typeof runRows>[2], Parameters<typeof runRows>[3], Parameters<typeof runRows>[4], Parameters<typeof runRows>[5]]) =>
+  runRows(slubRows(plan), { reps: plan.reps, targetMs: plan.targetMs }, ...rest);
 
 describe('bench plan', () => {
   it('calibrates, interleaves variants, reports every point and stops on cancel', async () => {

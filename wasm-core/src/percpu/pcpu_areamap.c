@@ -172,6 +172,7 @@ static int am_alloc_area(sl_pcpu *pc, sl_pcpu_chunk *c, int size, int align, int
             int nr_extra = !!head + !!tail;
             SLI_PCPU_EVENT(pc, c, PCPU_MAP_MEMMOVE, .arg0 = (uint32_t)(c->map_used - i), .arg1 = (uint32_t)nr_extra,
                            .arg2 = (uint32_t)(i + 1));
+            SLI_PCPU_MEMMOVED(pc, c->map_used - i);
             memmove(p + nr_extra + 1, p + 1, sizeof(c->map[0]) * (size_t)(c->map_used - i));
             c->map_used += nr_extra;
             if (head) {
@@ -256,6 +257,7 @@ static int am_free_area(sl_pcpu *pc, sl_pcpu_chunk *c, int freeme)
         c->map_used -= to_free;
         SLI_PCPU_EVENT(pc, c, PCPU_MAP_MEMMOVE, .arg0 = (uint32_t)(c->map_used - (int)i), .arg1 = (uint32_t)-to_free,
                        .arg2 = i + 1 + (uint32_t)to_free);
+        SLI_PCPU_MEMMOVED(pc, c->map_used - (int)i);
         memmove(p + 1, p + 1 + to_free, (size_t)(c->map_used - (int)i) * sizeof(c->map[0]));
     }
 

@@ -569,6 +569,9 @@ static int pcpu_alloc(sl_pcpu *pc, unsigned cpu, size_t size, size_t align, bool
         }
         SL_EVENT(pc->cfg.trace, .op = op, .cpu = (uint16_t)cpu, .kind = SL_EV_PCPU_ALLOC_SCAN,
                  .arg0 = pc->scan.chunks, .arg1 = pc->scan.blocks, .arg2 = pc->scan.bits);
+        pc->work.chunks += pc->scan.chunks;
+        pc->work.blocks += pc->scan.blocks;
+        pc->work.bits += pc->scan.bits;
         bool need_balance = false;
         if (rc >= 0) {
             rc = SL_OK;

@@ -175,16 +175,14 @@ int sli_pcpu_corrupt(sl_pcpu *pc, const char *fmt, ...) __attribute__((format(pr
              .slab = (c)->id, __VA_ARGS__)
 #endif
 /*
- * Counts scan work for the PCPU_ALLOC_SCAN event; compiled out of benchmark
- * builds.  There the tally sits inside sizeof, which compiles it (so the
- * variables and parameters it alone reads stay used, and it stays correct)
- * but never evaluates it: no code on the hot path.
+ * Counts scan work for the PCPU_ALLOC_SCAN event and for sl_pcpu_work (the
+ * allocation adds its scan to pc->work when it ends).  In every build,
+ * benchmark builds included: the deterministic counts the Benchmarks page
+ * and `sl_pcpu_run_workload` report are these, at one add per block visited.
  */
-#if defined(SLABLAB_BENCH)
-#define SLI_PCPU_TALLY(pc, field, n) ((void)sizeof((pc)->scan.field += (uint32_t)(n)))
-#else
 #define SLI_PCPU_TALLY(pc, field, n) ((pc)->scan.field += (uint32_t)(n))
-#endif
+/* An area map memmove of `n` entries, counted in pc->work (every build). */
+#define SLI_PCPU_MEMMOVED(pc, n) ((pc)->work.memmoves++, (pc)->work.entries_moved += (uint64_t)(n))
 
 /* Shared by the two bitmap allocators (pcpu_bitmap.c). */
 /* Returns SL_OK when off starts a live allocation, else SL_EDOUBLEFREE or SL_EMISALIGNED. */

@@ -15,6 +15,10 @@
  * whose second half is full, the case where the area map must memmove the
  * whole second half's entries on every split.
  *
+ * Counts.  Besides the two times the result holds the timed phases' work
+ * (sl_pcpu_work: chunks tried, blocks or map entries visited, bits searched,
+ * memmoves and the entries they moved), which is the same on every run.
+ *
  * Budget.  The clock is checked every 256 operations; once alloc + free
  * time passes the budget the run stops and says how many objects it had
  * allocated and freed.  What is still allocated is released by destroying
@@ -96,6 +100,7 @@ int sl_pcpu_run_workload(const sl_pcpu_workload *w, sl_pcpu_workload_result *out
         return rc;
     }
 
+    const sl_pcpu_work before = pc.work;
     uint64_t t0 = sl_time_ns();
     unsigned long i;
     for (i = 0; i < w->objects; i++) {
@@ -130,6 +135,11 @@ int sl_pcpu_run_workload(const sl_pcpu_workload *w, sl_pcpu_workload_result *out
         out->free_ns = sl_time_ns() - t0;
         out->freed = i;
     }
+    out->work = (sl_pcpu_work){.chunks = pc.work.chunks - before.chunks,
+                               .blocks = pc.work.blocks - before.blocks,
+                               .bits = pc.work.bits - before.bits,
+                               .memmoves = pc.work.memmoves - before.memmoves,
+                               .entries_moved = pc.work.entries_moved - before.entries_moved};
     free(obj);
     sl_pcpu_destroy(&pc);
     return SL_OK;

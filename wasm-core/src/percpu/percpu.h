@@ -109,6 +109,19 @@ typedef struct sl_pcpu_scan {
     uint32_t bits;    /* alloc_map bits searched by pcpu_alloc_area (bitmaps) */
 } sl_pcpu_scan;
 
+/*
+ * The allocator's work since sl_pcpu_init, summed over every allocation's
+ * sl_pcpu_scan and every area map memmove; under `lock`.  Counts, not
+ * times: the same on every run and machine, so they compare allocators where
+ * a time varies (the Benchmarks page leads with them; sl_pcpu_run_workload
+ * reports them).  Counted in every build, benchmark builds included.
+ */
+typedef struct sl_pcpu_work {
+    uint64_t chunks, blocks, bits;
+    uint64_t memmoves;      /* area map memmoves (splits and merges) */
+    uint64_t entries_moved; /* map entries those memmoves moved */
+} sl_pcpu_work;
+
 typedef struct sl_pcpu {
     sl_pcpu_config cfg;
     const struct sli_pcpu_ops *ops;
@@ -133,6 +146,7 @@ typedef struct sl_pcpu {
     uint32_t ev_op;
     uint16_t ev_cpu;
     sl_pcpu_scan scan;
+    sl_pcpu_work work;
     char validate_msg[256];  /* the last problem validate() found */
 } sl_pcpu;
 
@@ -303,6 +317,8 @@ typedef struct sl_pcpu_workload_result {
     bool over_budget;
     bool alloc_failed;          /* an allocation returned an error (reported, not hidden) */
     uint32_t chunks;            /* chunks when all objects were live */
+    /* The timed phases' work (alloc and free; the prefill's is not counted): deterministic. */
+    sl_pcpu_work work;
 } sl_pcpu_workload_result;
 
 /*

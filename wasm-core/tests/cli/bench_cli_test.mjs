@@ -209,6 +209,23 @@ for (const cmd of EXPERIMENTS) {
   rmSync(dir, { recursive: true, force: true });
 }
 
+// The percpu command's counts: the same on every run (the times are not), and only the area map memmoves.
+{
+  const args = ['percpu', '--objects', '512', '--sizes', '4', '--free-order', 'inorder', '--allocator', 'areamap,bitmap'];
+  const counts = (r) => JSON.parse(r.stdout).runs.map((x) => [x.allocator, x.entries_moved, x.memmoves, x.blocks_scanned, x.bits_searched, x.chunks_tried]);
+  const [a, b] = [run([...args, '--format', 'json']), run([...args, '--format', 'json'])];
+  if (a.status !== 0 || b.status !== 0) fail(`percpu --format json: exit ${a.status} ${a.stderr}`);
+  else {
+    const [ca, cb] = [counts(a), counts(b)];
+    if (JSON.stringify(ca) !== JSON.stringify(cb)) fail(`percpu: two runs counted differently: ${JSON.stringify(ca)} / ${JSON.stringify(cb)}`);
+    const [area, bitmap] = ca;
+    if (!(area?.[1] > 512) || bitmap?.[1] !== 0 || !(bitmap?.[4] >= 512) || area?.[4] !== 0) fail(`percpu counts: ${JSON.stringify(ca)}`);
+  }
+  const c = run([...args, '--format', 'csv']);
+  const header = c.stdout.split('\n')[0] ?? '';
+  if (c.status !== 0 || !header.endsWith(',chunks,entries_moved,memmoves,blocks_scanned,bits_searched,chunks_tried')) fail(`percpu --format csv header: ${header}`);
+}
+
 // Bad arguments: a usage error on stderr, nothing on stdout, exit status 2.
 const bad = [['--bogus'], ['--reps', '0'], ['--reps'], ['--format', 'xml'], ['--loops', '-3'], ['--cpu', '999'], ['--min-time-us', 'x']];
 for (const cmd of [...EXPERIMENTS, 'all']) {
