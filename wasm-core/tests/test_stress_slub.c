@@ -6,6 +6,8 @@
 #define SL_TEST_RING 65536 /* deep enough to ride out a peer thread being descheduled */
 #include "spsc_ring.h"
 
+#include <sched.h>
+
 #include "../src/slub/slub.h"
 
 #define MAXCPU 4
@@ -39,6 +41,24 @@ static void free_checked(worker *w, void *p, bool remote)
     w->frees++;
 }
 
+/*
+ * Puts p in the peer's ring.  A full ring means the peer is off the CPU (this
+ * machine's load, not the allocator): holding p for a local free instead drove
+ * the remote share under the check's third on a loaded machine, so wait for
+ * the peer, freeing what it sent us meanwhile (both waiting on each other's
+ * full ring would otherwise never end).
+ */
+static void hand_to_peer(worker *w, ring *peer_ring, void *p)
+{
+    while (!ring_put(peer_ring, p)) {
+        void *in = ring_get(&w->sh->rings[w->cpu]);
+        if (in)
+            free_checked(w, in, true);
+        else
+            sched_yield();
+    }
+}
+
 static void *run_cpu(void *arg)
 {
     worker *w = arg;
@@ -63,8 +83,10 @@ static void *run_cpu(void *arg)
             uint64_t st = stamp_of(w->cpu, ++n);
             ((uint64_t *)p)[0] = st;
             ((uint64_t *)p)[1] = ~st;
-            if (r % 4 == 0 || !ring_put(&sh->rings[peer], p))
+            if (r % 4 == 0)
                 held[nheld++] = p;
+            else
+                hand_to_peer(w, &sh->rings[peer], p);
         } else if (nheld) {
             free_checked(w, held[--nheld], false);
         }
