@@ -52,7 +52,10 @@ SL_EXPORT const char *sl_api_live_cache_name(sl_live_count *c, uint32_t i)
     return c ? sl_live_count_cache_name(c, i) : 0;
 }
 /* Cache i's events ever counted, or 0. */
-SL_EXPORT double sl_api_live_cache_total(sl_live_count *c, uint32_t i) { return c ? sl_live_count_cache_total(c, i) : 0; }
+SL_EXPORT double sl_api_live_cache_total(sl_live_count *c, uint32_t i)
+{
+    return c ? sl_live_count_cache_total(c, i) : 0;
+}
 /* Cache i's window into out (3 * 300 doubles: allocs, frees, remote). Returns its allocations and frees, or 0. */
 SL_EXPORT double sl_api_live_cache_window(sl_live_count *c, uint32_t i, double *out)
 {

@@ -77,8 +77,8 @@ static void test_bins_remote_sites(void)
     SL_REQUIRE(c);
     SL_CHECK_EQ(sl_live_count_name_cache(c, 1, "filpXX", 4), 0);
     ev e[] = {
-        {ALLOC, 0, 1, 5, 100.1, 0x1000},  {ALLOC, 0, 1, 5, 100.2, 0x2000},  {FREE, 1, 1, 0, 101.5, 0x1000},
-        {FREE, 0, 1, 0, 101.6, 0x2000},   {PCPU_ALLOC, 0, 0, 0, 101.7, 0x30}, {KMALLOC, 1, 0, 0, 101.8, 0x4000},
+        {ALLOC, 0, 1, 5, 100.1, 0x1000}, {ALLOC, 0, 1, 5, 100.2, 0x2000},    {FREE, 1, 1, 0, 101.5, 0x1000},
+        {FREE, 0, 1, 0, 101.6, 0x2000},  {PCPU_ALLOC, 0, 0, 0, 101.7, 0x30}, {KMALLOC, 1, 0, 0, 101.8, 0x4000},
     };
     add(c, e, 6, 100);
     SL_CHECK_EQ(sl_live_count_now_s(c), 101);
