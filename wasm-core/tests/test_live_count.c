@@ -144,6 +144,14 @@ static void test_names_across_restart_and_bad_ids(void)
     SL_CHECK_EQ(sl_live_count_name_cache(c, 65536, "x", 1), -1);
     add(c, NULL, 0, 51);
     SL_CHECK_EQ(sl_live_count_events(c), 3);
+    /* A batch whose base is no time: counted as events, nothing binned, the clock unmoved. */
+    unsigned char rec[SL_LIVE_RECORD] = {ALLOC, 0, 1, 0};
+    sl_live_count_add(c, NAN, rec, 1);
+    sl_live_count_add(c, -1e9, rec, 1);
+    sl_live_count_add(c, 1e300, rec, 1);
+    SL_CHECK_EQ(sl_live_count_events(c), 6);
+    SL_CHECK_EQ(sl_live_count_now_s(c), 51);
+    SL_CHECK_EQ(sl_live_count_cache_total(c, (uint32_t)i), 2);
     sl_live_count_destroy(c);
 }
 

@@ -292,6 +292,10 @@ static void count_site(sl_live_count *c, uint32_t id, int64_t s, const bins *b, 
 
 void sl_live_count_add(sl_live_count *c, double base_ns, const unsigned char *records, uint32_t count)
 {
+    if (!(base_ns >= 0 && base_ns < 0x1p64)) {
+        c->events += count; /* no clock (NaN, negative, past 2^64 ns): the events have no second */
+        return;
+    }
     int64_t s = -1;
     int sl = 0;
     /* The current second's span, in µs after base: most events fall in it, so most need no division. */

@@ -54,7 +54,10 @@ void sl_live_count_reset_names(sl_live_count *c);
  * out (the id then keeps its former name).
  */
 int sl_live_count_name_cache(sl_live_count *c, uint32_t id, const char *name, size_t len);
-/* Counts `count` records (SL_LIVE_RECORD bytes each, any alignment) of a batch whose clock starts at base_ns. */
+/*
+ * Counts `count` records (SL_LIVE_RECORD bytes each, any alignment) of a batch whose clock starts at
+ * base_ns. A base that is no time (NaN, negative, 2^64 ns or more) counts them in the events total only.
+ */
 void sl_live_count_add(sl_live_count *c, double base_ns, const unsigned char *records, uint32_t count);
 
 /* The newest second counted (0 before any event). */
