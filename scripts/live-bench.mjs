@@ -4,7 +4,7 @@
 // (npx vite build).  Every server listens on 127.0.0.1 on a free port and stops by itself.
 //
 //   node scripts/live-bench.mjs [--rates 2000,5000,...] [--level-s 8] [--minutes 3] [--caches 6]
-//                               [--record-s 10] [--reps 5] [--phases 1,2,3,4]
+//                               [--record-s 10] [--reps 5] [--save FILE] [--phases 1,2,3,4]
 //   SLABLAB_BIN=wasm-core/build/release/slablab node scripts/live-bench.mjs ...   (the release binary)
 //
 // 1. Throughput and latency: one live page in headless Chromium on an unfiltered serve; at each
@@ -43,6 +43,8 @@ const CACHES = Number(arg('caches', 6));
 const PHASES = String(arg('phases', '1,2,3,4')).split(',').map(Number);
 const RECORD_S = Number(arg('record-s', 10));
 const REPS = Number(arg('reps', 5));
+/** Phase 4: keep the recorded stream in this file (to profile the replays on the same bytes). */
+const SAVE = arg('save', null);
 const MAX_RECORDING = 48 << 20;
 const BIN = process.env.SLABLAB_BIN ?? join(root, 'wasm-core/build/native/slablab');
 const SITE = join(root, 'dist');
@@ -196,15 +198,17 @@ async function heaps(page) {
  * from serve for --record-s seconds under load (two processes opening and closing /dev/null), then
  * counted (at most 48 MiB of it, 2 million events) --reps times by (a) the page's own code (web/live/wire.ts's FrameReader and
  * live-state.ts's LiveState, bundled by Vite) in a dedicated worker in Chromium, fed in 64-KiB
- * chunks as fetch delivers them, and (b) the same counting in C
- * (wasm-core/tests/tools/live_replay_native.c, gcc -O2).  Best of the reps for each.
+ * chunks as fetch delivers them: the counting is the core's C (src/replay/live_count.c) as
+ * WebAssembly (slablab-live.wasm, emcc -O3), and (b) the same C natively
+ * (wasm-core/tests/tools/live_replay_native.c, a driver of live_count.c, gcc -O2).  Best of the
+ * reps for each.
  */
 async function replayPhase() {
   const tmp = mkdtempSync(join(tmpdir(), 'slablab-live-replay-'));
   try {
     console.log(`\n# 4. the page's replay against the native replay (the same ${RECORD_S}-s recording, best of ${REPS}); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
     const native = join(tmp, 'live_replay_native');
-    const cc = spawnSync('cc', ['-O2', '-o', native, join(root, 'wasm-core/tests/tools/live_replay_native.c'), '-lm'], { encoding: 'utf8' });
+    const cc = spawnSync('cc', ['-O2', '-o', native, join(root, 'wasm-core/tests/tools/live_replay_native.c'), join(root, 'wasm-core/src/replay/live_count.c'), '-lm'], { encoding: 'utf8' });
     if (cc.status !== 0) throw new Error(`cc: ${cc.stderr}`);
     // Record.
     const s = await serve(['--snapshot-interval', '0']);
@@ -229,6 +233,7 @@ async function replayPhase() {
     const stream = Buffer.concat(parts);
     const file = join(tmp, 'stream.bin');
     writeFileSync(file, stream);
+    if (SAVE) writeFileSync(SAVE, stream);
     // Native.
     const nat = spawnSync(native, [file, String(REPS)], { encoding: 'utf8' });
     const n = /events (\d+) best_s ([\d.]+) events_per_s (\d+) remote (\d+)/.exec(nat.stdout);
@@ -257,8 +262,17 @@ self.onmessage = (e) => {
     best = Math.min(best, performance.now() - t0);
     events = state.events;
     remote = state.summary().caches.reduce((a, c) => a + c.remote.reduce((x, y) => x + y, 0), 0);
+    state.dispose();
   }
-  self.postMessage({ events, bestMs: best, remote });
+  // The frames alone (wire.ts, JavaScript), to tell reading from counting.
+  let readBest = Infinity;
+  for (let r = 0; r < reps; r++) {
+    const t0 = performance.now();
+    const reader = new FrameReader();
+    for (let off = 0; off < all.length; off += 65536) reader.push(all.subarray(off, off + 65536));
+    readBest = Math.min(readBest, performance.now() - t0);
+  }
+  self.postMessage({ events, bestMs: best, remote, readBestMs: readBest });
 };
 `,
     );
@@ -291,7 +305,8 @@ self.onmessage = (e) => {
     console.log('| replay | events | best time | events/s | remote frees counted |');
     console.log('|---|---|---|---|---|');
     console.log(`| native (C, gcc -O2) | ${fmt(Number(n[1]))} | ${(Number(n[2]) * 1000).toFixed(1)} ms | ${fmt(nativeRate)} | ${fmt(Number(n[4]))} |`);
-    console.log(`| page worker (Chromium) | ${fmt(js.events)} | ${js.bestMs.toFixed(1)} ms | ${fmt(pageRate)} | ${fmt(js.remote)} (the 64 busiest caches) |`);
+    console.log(`| page worker (Chromium, the C as wasm) | ${fmt(js.events)} | ${js.bestMs.toFixed(1)} ms | ${fmt(pageRate)} | ${fmt(js.remote)} (the 64 busiest caches) |`);
+    console.log(`of the page's time, reading the frames alone (wire.ts's FrameReader): best ${js.readBestMs.toFixed(1)} ms`);
     console.log(`page / native: ${(pageRate / nativeRate).toFixed(2)} (goal: at least 0.6); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });

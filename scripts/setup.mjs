@@ -123,7 +123,7 @@ export function cmakeBuild(dir, { emscripten = false, defs = [], targets = [] } 
 }
 
 export function buildBrowserModules() {
-  cmakeBuild('wasm', { emscripten: true, targets: ['slablab-threads', 'slablab-single', 'slablab-node', 'slablab-bench', 'slablab-bench-node'] });
+  cmakeBuild('wasm', { emscripten: true, targets: ['slablab-threads', 'slablab-single', 'slablab-node', 'slablab-bench', 'slablab-bench-node', 'slablab-live'] });
 }
 
 export function buildBenchCli() {

@@ -1,6 +1,8 @@
 // live-state.test.ts - the worker's counting on built batches: per-second bins per cache over the
 // window (old seconds fall out), remote frees (freed on another CPU than the allocating one),
 // percpu and page-sized kmalloc counted apart, busiest call sites, names kept across a restart.
+// The counting is the core's C (wasm-core/src/replay/live_count.c) as WebAssembly: these cases
+// test it through the page's wrapper (wasm-core/tests/test_live_count.c tests the C natively).
 import { describe, expect, it } from 'vitest';
 import { LiveState, OWNERS, TABLE_CACHES, WINDOW_S } from './live-state';
 import { EVENT_BYTES, K, type EventBatch } from './wire';
@@ -152,4 +154,29 @@ describe('LiveState', () => {
     expect(counted).toBe(remote);
     expect(s.sizes().owners).toBe(owners.size + old.size);
   }, 60_000); // a second alone; minutes on a machine shared with other builds
+
+  it('hands each event to the callback, records at any alignment, and frees its C side on dispose', () => {
+    const s = new LiveState();
+    s.nameCache(2, 'kmalloc-32');
+    const b = batch(
+      [
+        { kind: K.ALLOC, cpu: 3, cache: 2, tS: 7.25, obj: 0xabc0 },
+        { kind: K.FREE, cpu: 1, cache: 2, tS: 7.5, obj: 0xabc0 },
+      ],
+      7,
+    );
+    // The same records one byte into a buffer: not 4-byte aligned, as a frame cut across chunks can be.
+    const odd = new Uint8Array(b.records.byteLength + 1);
+    odd.set(new Uint8Array(b.records.buffer), 1);
+    const seen: [number, number, boolean, number, number][] = [];
+    s.add({ ...b, records: new DataView(odd.buffer, 1, b.records.byteLength) }, (cid, t, alloc, hi, lo) => seen.push([cid, t, alloc, hi, lo]));
+    expect(seen).toEqual([
+      [2, 7.25e9, true, 0xffff8881, 0xabc0],
+      [2, 7.5e9, false, 0xffff8881, 0xabc0],
+    ]);
+    expect(s.summary().caches.find((c) => c.name === 'kmalloc-32')?.remote.at(-1)).toBe(1);
+    expect(s.sizes().owners).toBe(0);
+    s.dispose();
+    s.dispose(); // a second dispose does nothing
+  });
 });

@@ -160,43 +160,68 @@ export function decodeFrame(type: number, p: Uint8Array): Frame | null {
 
 /**
  * Cuts a byte stream into frames, whatever the chunking.  Frames that lie whole in a chunk are
- * views of it (no copy: the chunk must not be written to afterwards, as fetch's never are); only
- * a frame cut across chunks is gathered into a buffer of its own.
+ * views of it (no copy: the chunk must not be written to afterwards, as fetch's never are); a
+ * frame cut across chunks is gathered, once its header is known, into a buffer of its exact size,
+ * its own for good (one copy; the server's event frames are often larger than fetch's chunks).
  */
 export class FrameReader {
-  private buf = new Uint8Array(1 << 16);
-  private len = 0;
+  /** The header of a cut frame, while fewer than FRAME_HDR bytes of it have come. */
+  private head = new Uint8Array(FRAME_HDR);
+  private headLen = 0;
+  /** The payload of a cut frame whose header has come, and how much of it. */
+  private body: Uint8Array | null = null;
+  private bodyLen = 0;
+  private bodyType = 0;
 
   /** Adds a chunk; returns the whole frames it completes. Throws a WireError on a malformed stream. */
   push(chunk: Uint8Array): Frame[] {
     const out: Frame[] = [];
     let off = 0;
-    if (this.len > 0) {
-      // Finish the frame cut at the end of the last chunk: its header first, then its payload.
-      const head = Math.max(0, FRAME_HDR - this.len);
-      this.append(chunk.subarray(0, head));
-      off = head;
-      if (this.len < FRAME_HDR) return out;
-      const n = this.frameBytes(this.buf, 0);
-      const need = Math.min(chunk.length - off, FRAME_HDR + n - this.len);
-      this.append(chunk.subarray(off, off + need));
-      off += need;
-      if (this.len < FRAME_HDR + n) return out;
-      // A copy: the records must outlive this buffer, which the next cut frame overwrites.
-      const f = decodeFrame(this.buf[4] ?? 0, this.buf.slice(FRAME_HDR, FRAME_HDR + n));
+    if (this.headLen > 0) {
+      // Finish the header cut at the end of the last chunk.
+      const take = Math.min(FRAME_HDR - this.headLen, chunk.length);
+      this.head.set(chunk.subarray(0, take), this.headLen);
+      this.headLen += take;
+      off = take;
+      if (this.headLen < FRAME_HDR) return out;
+      this.headLen = 0;
+      this.begin(this.head, 0);
+    }
+    if (this.body) {
+      const body = this.body;
+      const take = Math.min(body.length - this.bodyLen, chunk.length - off);
+      body.set(chunk.subarray(off, off + take), this.bodyLen);
+      this.bodyLen += take;
+      off += take;
+      if (this.bodyLen < body.length) return out;
+      this.body = null;
+      const f = decodeFrame(this.bodyType, body);
       if (f) out.push(f);
-      this.len = 0;
-      if (this.buf.length > 1 << 20) this.buf = new Uint8Array(1 << 16); // give back a big frame's room
     }
     while (chunk.length - off >= FRAME_HDR) {
       const n = this.frameBytes(chunk, off);
-      if (chunk.length - off < FRAME_HDR + n) break;
+      if (chunk.length - off < FRAME_HDR + n) {
+        // Cut: the payload so far goes into the frame's own buffer.
+        const body = this.begin(chunk, off);
+        body.set(chunk.subarray(off + FRAME_HDR));
+        this.bodyLen = chunk.length - off - FRAME_HDR;
+        return out;
+      }
       const f = decodeFrame(chunk[off + 4] ?? 0, chunk.subarray(off + FRAME_HDR, off + FRAME_HDR + n));
       if (f) out.push(f);
       off += FRAME_HDR + n;
     }
-    this.append(chunk.subarray(off));
+    this.head.set(chunk.subarray(off));
+    this.headLen = chunk.length - off;
     return out;
+  }
+
+  /** Starts gathering the frame whose header is at b[off]. Returns its payload buffer. Throws a WireError past MAX_FRAME. */
+  private begin(b: Uint8Array, off: number): Uint8Array {
+    this.body = new Uint8Array(this.frameBytes(b, off));
+    this.bodyLen = 0;
+    this.bodyType = b[off + 4] ?? 0;
+    return this.body;
   }
 
   /** The payload length in the frame header at off. Throws a WireError past MAX_FRAME. */
@@ -206,20 +231,8 @@ export class FrameReader {
     return n;
   }
 
-  private append(part: Uint8Array): void {
-    if (this.len + part.length > this.buf.length) {
-      let size = this.buf.length;
-      while (size < this.len + part.length) size *= 2;
-      const grown = new Uint8Array(size);
-      grown.set(this.buf.subarray(0, this.len));
-      this.buf = grown;
-    }
-    this.buf.set(part, this.len);
-    this.len += part.length;
-  }
-
   /** Bytes held of an unfinished frame. */
   get pending(): number {
-    return this.len;
+    return this.headLen + (this.body ? FRAME_HDR + this.bodyLen : 0);
   }
 }
