@@ -145,21 +145,60 @@ test.describe('motion: every step that changes the picture moves it', () => {
       if (!(await step.isEnabled())) break;
       await step.click();
       await expect.poll(async () => (await motion(canvas)).count).toBeGreaterThan(m0.count);
-      const m = await canvas.evaluate((c: HTMLCanvasElement) => ({ frames: Number(c.dataset.motionFrames), moved: Number(c.dataset.motionMoved), ms: Number(c.dataset.motionMs) }));
+      const m = await canvas.evaluate((c: HTMLCanvasElement) => ({ frames: Number(c.dataset.motionFrames), moved: Number(c.dataset.motionMoved), ms: Number(c.dataset.motionMs), resized: Number(c.dataset.motionResized) }));
       if ((await canvas.boundingBox())?.height === h0) continue;
       resized++;
       expect(m.frames, `step ${i + 1} changed the height`).toBeGreaterThanOrEqual(5);
+      // The height itself eased: frames drawn at heights between the old and the new one.
+      expect(m.resized, `step ${i + 1}: the canvas height animated`).toBeGreaterThanOrEqual(3);
       expect(m.ms).toBeGreaterThanOrEqual(400);
       if (m.moved >= 1) glided++;
     }
     expect(resized).toBeGreaterThan(0);
     expect(glided, 'a slab glided on a step that changed the height').toBeGreaterThan(0);
 
+    // Mid-transition the element's height is between the old and the new one (sampled every frame in the page).
+    await page.waitForFunction(() => document.querySelector('[data-testid=slub-canvas]')?.getAttribute('data-motion') !== 'on');
+    const sample = () =>
+      canvas.evaluate(
+        (c: HTMLCanvasElement) =>
+          new Promise<number[]>((done) => {
+            const hs: number[] = [];
+            const t0 = performance.now();
+            const f = () => {
+              hs.push(c.getBoundingClientRect().height);
+              if (performance.now() - t0 < 900) requestAnimationFrame(f);
+              else done(hs);
+            };
+            requestAnimationFrame(f);
+          }),
+      );
+    const back = page.getByRole('button', { name: 'Back', exact: true });
+    // Back over the steps until one changes the height.
+    let between = 0;
+    for (let i = 0; i < 14 && !between; i++) {
+      const h0 = (await canvas.boundingBox())?.height ?? 0;
+      const seen = sample();
+      await back.click();
+      const hs = await seen;
+      const h1 = hs[hs.length - 1] ?? h0;
+      if (h1 !== h0) between = hs.filter((h) => h > Math.min(h0, h1) + 0.5 && h < Math.max(h0, h1) - 0.5).length;
+    }
+    expect(between, 'frames at a height between the old and the new').toBeGreaterThanOrEqual(3);
+
+    // Reduced motion: the step forward again (the height changes back) is a short fade, the height set at once.
     await page.emulateMedia({ reducedMotion: 'reduce' });
     const m1 = await motion(canvas);
-    await page.getByRole('button', { name: 'Back', exact: true }).click();
+    const h0 = (await canvas.boundingBox())?.height ?? 0;
+    const seen = sample();
+    await page.getByRole('button', { name: 'Step', exact: true }).click();
+    const hs = await seen;
+    const h1 = hs[hs.length - 1] ?? h0;
+    expect(h1, 'the step changes the height').not.toBe(h0);
+    expect(hs.filter((h) => h > Math.min(h0, h1) + 0.5 && h < Math.max(h0, h1) - 0.5), 'no height in between under reduced motion').toEqual([]);
     await expect.poll(async () => (await motion(canvas)).count).toBeGreaterThan(m1.count);
     expect((await motion(canvas)).ms).toBeLessThanOrEqual(200);
+    expect(await canvas.getAttribute('data-motion-resized')).toBe('0');
   });
 });
 
