@@ -49,6 +49,56 @@ async function recordFonts(page: Page): Promise<void> {
   });
 }
 
+/** Records every text any canvas draws (fillText), from before the page loads; `drawnTexts` reads and clears them. */
+async function recordTexts(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __texts: Set<string> };
+    w.__texts = new Set();
+    const fill = CanvasRenderingContext2D.prototype.fillText;
+    CanvasRenderingContext2D.prototype.fillText = function (this: CanvasRenderingContext2D, text: string, x: number, y: number, maxWidth?: number) {
+      w.__texts.add(text);
+      if (maxWidth === undefined) fill.call(this, text, x, y);
+      else fill.call(this, text, x, y, maxWidth);
+    };
+  });
+}
+
+const drawnTexts = (page: Page) =>
+  page.evaluate(() => {
+    const w = window as unknown as { __texts: Set<string> };
+    const all = [...w.__texts];
+    w.__texts.clear();
+    return all;
+  });
+
+/**
+ * The things a caption names that the picture must label too, each with the test of the drawn
+ * texts that finds it: slabs and objects by letter (A, B, C; X, Y: a capital letter alone,
+ * not the article opening a sentence), the sheaves (main, spare), the barn; SLAB's caches by name
+ * and its shared array; percpu's chunks and area map.
+ */
+function captionNames(view: 'slub' | 'slab' | 'percpu', caption: string): { name: string; found: (texts: readonly string[]) => boolean }[] {
+  const words = (re: RegExp) => (texts: readonly string[]) => texts.some((t) => re.test(t));
+  const out = new Map<string, (texts: readonly string[]) => boolean>();
+  if (view === 'slub') {
+    for (const m of caption.matchAll(/(?<![.:!?] |^)\b([A-Z])\b/g)) {
+      const letter = m[1] ?? '';
+      out.set(letter, words(new RegExp(`(^|[^\\w#])${letter}($|[^\\w])`)));
+    }
+    for (const w of ['sheaf', 'barn', 'main', 'spare'] as const) if (new RegExp(`\\b${w}`, 'i').test(caption)) out.set(w, words(new RegExp(`\\b${w}`, 'i')));
+  }
+  if (view === 'slab') {
+    for (const m of caption.matchAll(/\b([a-z][a-z_]*-\d+)\b/g)) out.set(m[1] ?? '', words(new RegExp(`\\b${m[1]}\\b`)));
+    if (/shared array/.test(caption)) out.set('shared array', words(/\bshared\b/));
+    for (const m of caption.matchAll(/\bCPU (\d+)/g)) out.set(`CPU ${m[1]}`, words(new RegExp(`\\bCPU ${m[1]}\\b`)));
+  }
+  if (view === 'percpu') {
+    if (/\bchunk/.test(caption)) out.set('chunk', words(/\bchunk/i));
+    if (/area map/.test(caption)) out.set('area map', words(/area map/i));
+  }
+  return [...out].map(([name, found]) => ({ name, found }));
+}
+
 /** A hash of the canvas's pixels (to tell whether a step changed the picture). */
 function pixels(canvas: Locator): Promise<string> {
   return canvas.evaluate((c: HTMLCanvasElement) => {
@@ -74,6 +124,7 @@ async function walk(page: Page, prefix: string, what: string): Promise<{ steps: 
   await expect(canvas).toBeVisible();
   await page.waitForFunction((id) => document.querySelector(`[data-testid=${id}]`)?.getAttribute('data-motion') !== 'on', `${prefix}-canvas`);
   let before = await pixels(canvas);
+  await drawnTexts(page);
   const step = page.getByRole('button', { name: 'Step', exact: true });
   let steps = 0;
   let changed = 0;
@@ -89,6 +140,12 @@ async function walk(page: Page, prefix: string, what: string): Promise<{ steps: 
     await page.waitForFunction((id) => document.querySelector(`[data-testid=${id}]`)?.getAttribute('data-motion') !== 'on', `${prefix}-canvas`);
     const m = await motion(canvas);
     const after = await pixels(canvas);
+    {
+      // Whatever the caption names is labelled on the picture (the texts the canvases drew for this step).
+      const texts = await drawnTexts(page);
+      const caption = (await page.getByTestId(`${prefix}-caption`).first().textContent()) ?? '';
+      for (const n of captionNames(prefix as 'slub' | 'slab' | 'percpu', caption)) expect(n.found(texts), `${what}, step ${steps}: the caption names "${n.name}", the canvas does not (it drew: ${texts.join(' | ').slice(0, 600)})`).toBe(true);
+    }
     if (after !== before) {
       changed++;
       minFrames = Math.min(minFrames, m.frames);
@@ -99,8 +156,9 @@ async function walk(page: Page, prefix: string, what: string): Promise<{ steps: 
   return { steps, changed, minFrames };
 }
 
-test.describe('motion: every step that changes the picture moves it', () => {
+test.describe('motion: every step that changes the picture moves it; what each caption names is on the picture', () => {
   test.use({ viewport: { width: 1440, height: 900 } });
+  test.beforeEach(async ({ page }) => recordTexts(page));
 
   test('SLUB: every story, every step', async ({ page }) => {
     test.setTimeout(600_000);

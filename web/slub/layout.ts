@@ -118,6 +118,8 @@ const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, v
 
 /** Font sizes on the canvas (never under 12 px). */
 export const FONT = { title: 14, text: 12, slot: 12 } as const;
+/** The room a sheaf's label takes ("main sheaf #3 · 2/4", about 20 characters). */
+export const SHEAF_LABEL_W = 20 * 7.3;
 /** A line of words in a lane. */
 export const LINE_H = 16;
 /** A slab box's label row, and the room its freelist arcs take above and below the slots. */
@@ -236,8 +238,8 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
       const slots = Math.max(1, sh.sheaf.place[rec] === SheafPlace.RCU_WAIT ? (sh.sheaf.size[rec] ?? 0) : (sh.sheaf.capacity[rec] ?? 0));
       const c = Math.min(slots, sheafCols);
       const h = sheafHead + stripsH(Math.ceil(slots / c), sheafStripH) + (compact ? 4 : 8);
-      // A label needs about 15 characters of room.
-      const w = Math.max(c * sheafSlotW, compact ? 0 : 15 * 7.3) + (compact ? 4 : 14);
+      // A label ("main sheaf #3 · 2/4") needs its room.
+      const w = Math.max(c * sheafSlotW, compact ? 0 : SHEAF_LABEL_W) + (compact ? 4 : 14);
       if (x > left && x + w > left + avail) {
         x = left;
         rowTop += rowH;
@@ -329,7 +331,7 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
   // Sheaves keep their id from stop to stop: a sheaf moving between a CPU and the barn glides there.
   if (!compact) for (const b of sheafBoxes) items.push({ key: `sheaf ${sh.sheaf.id[b.sheaf]}`, x: b.x - 2, y: b.y, w: b.cols * b.slotW + 4, h: b.stripY + stripsH(Math.ceil(b.slots / b.cols), b.stripH) - b.y + 2 });
   const lanes = sections.filter((x) => x.cpu >= 0).length;
-  const figure = { slot: boxes.length ? slotW : 0, sheafSlot: sheafBoxes.length ? sheafSlotW : 0, lanes, folded: sections.find((x) => x.cpuToggle)?.y ?? -1 };
+  const figure = { slot: boxes.length ? slotW : 0, sheafSlot: sheafBoxes.length ? sheafSlotW : 0, lanes, folded: sections.find((x) => x.cpuToggle)?.y ?? -1, slabs: boxes.length, sheaves: sheafBoxes.length };
   return { width: o.width, height: y + 4, compact, labelW, left, boxes, sheaves: sheafBoxes, sections, boxOf, hiddenFull: o.showFull ? 0 : full.length, items, figure };
 }
 
@@ -376,7 +378,7 @@ export function hitTest(l: Layout, s: SlubSnapshot, x: number, y: number): Hit |
   for (const sec of l.sections) if (sec.cpuToggle && y >= sec.y && y < sec.y + sec.h) return { slab: -1, index: -1, cpus: sec.cpuToggle };
   for (const b of l.sheaves) {
     const bottom = b.stripY + stripsH(Math.ceil(b.slots / b.cols), b.stripH);
-    if (x < b.x || x >= b.x + Math.max(b.cols * b.slotW, 100) || y < b.y || y >= bottom) continue;
+    if (x < b.x || x >= b.x + Math.max(b.cols * b.slotW, SHEAF_LABEL_W) || y < b.y || y >= bottom) continue;
     if (y < b.stripY) return { slab: -1, index: -1, sheaf: b.sheaf, slot: -1 };
     const slot = slotUnder(b, b.slots, x, y);
     if (slot < 0) continue;

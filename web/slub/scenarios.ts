@@ -42,6 +42,8 @@ export interface Scenario extends LabScenario<Script<AnyRef>, StoryContext> {
   instead?: string;
   /** The kernels the story compares side by side ("what changed after 7.0"): picking it shows them. */
   kernels?: readonly string[];
+  /** Objects the captions name, labelled on the picture: 'interrupt', the object an interrupt handler allocates (X) and the next on its freelist (Y) (render.ts interruptNames). */
+  objectNames?: 'interrupt';
 }
 
 /** Every era before 7.0: the stories of the per-CPU slab. */
@@ -114,6 +116,7 @@ const whyTid: Scenario = {
   eras: CPU_SLAB_ERAS,
   notFor: 'Linux 7.0 has no tid and no cmpxchg fast path to interrupt: an interrupt inside the sheaf section makes the trylock fail and the slab path run (see "An interrupt in the sheaf section")',
   contrast: { fastpath: 'plain', label: 'Replay with the RFC\'s plain writes', sideBySide: ['cmpxchg', 'plain', 'rt'] },
+  objectNames: 'interrupt',
   build() {
     const b = new StoryBuilder();
     b.op({ kind: 'alloc', cpu: 0 }, 'Set-up: CPU 0 gets a CPU slab (slow path).');
