@@ -88,7 +88,7 @@ function captionNames(view: 'slub' | 'slab' | 'percpu', caption: string): { name
     for (const w of ['sheaf', 'barn', 'main', 'spare'] as const) if (new RegExp(`\\b${w}`, 'i').test(caption)) out.set(w, words(new RegExp(`\\b${w}`, 'i')));
   }
   if (view === 'slab') {
-    for (const m of caption.matchAll(/\b([a-z][a-z_]*-\d+)\b/g)) out.set(m[1] ?? '', words(new RegExp(`\\b${m[1]}\\b`)));
+    for (const m of caption.matchAll(/\b((?!order-)[a-z][a-z_]*-\d+)\b/g)) out.set(m[1] ?? '', words(new RegExp(`\\b${m[1]}\\b`)));
     if (/shared array/.test(caption)) out.set('shared array', words(/\bshared\b/));
     for (const m of caption.matchAll(/\bCPU (\d+)/g)) out.set(`CPU ${m[1]}`, words(new RegExp(`\\bCPU ${m[1]}\\b`)));
   }
@@ -309,6 +309,26 @@ test.describe('the figure: size, names, lanes', () => {
   });
 });
 
+/**
+ * Side-by-side panes line up row by row (as Perfetto's tracks): the canvases on one row, as tall
+ * as each other, and every row they share (data-rows: key@y) at the same height in each.
+ */
+async function expectAligned(canvases: Locator, what: string): Promise<void> {
+  await expect.poll(() => canvases.count()).toBeGreaterThan(1);
+  await expect.poll(() => canvases.evaluateAll((cs) => cs.every((c) => c.getAttribute('data-rows') && c.getAttribute('data-motion') !== 'on'))).toBe(true);
+  const panes = await canvases.evaluateAll((cs) =>
+    cs.map((c) => ({ top: c.getBoundingClientRect().top, h: c.getBoundingClientRect().height, rows: Object.fromEntries((c.getAttribute('data-rows') ?? '').split('|').map((r) => [r.slice(0, r.lastIndexOf('@')), Number(r.slice(r.lastIndexOf('@') + 1))])) })),
+  );
+  const [first, ...rest] = panes;
+  for (const p of rest) {
+    expect(p.top, `${what}: the panes on one row`).toBe(first?.top);
+    expect(p.h, `${what}: the panes as tall as each other`).toBe(first?.h);
+    const shared = Object.keys(p.rows).filter((k) => k in (first?.rows ?? {}));
+    expect(shared.length, `${what}: rows in common`).toBeGreaterThan(2);
+    for (const k of shared) expect(p.rows[k], `${what}: row ${k}`).toBe(first?.rows[k]);
+  }
+}
+
 /** A page of the plain server holding `html` in a column `width` px wide, with slab-lab.js. */
 async function column(page: Page, html: string, width: number): Promise<void> {
   await page.goto(`${PLAIN_URL}docs.html`);
@@ -342,6 +362,24 @@ test.describe('embeds that fit a page', () => {
     // controls="full" brings the rest back.
     await page.evaluate(() => document.getElementById('b')?.setAttribute('controls', 'full'));
     await expect(page.locator('#b').getByTestId('timeline')).toBeVisible();
+  });
+
+  test('the README\'s SLAB snippet in a 760 px column: the four-cache figure at its last step at most ~600 px tall, its panes aligned row by row', async ({ page }) => {
+    await column(page, '<slab-lab id="s" view="slab" scenario="types" controls="none"></slab-lab>', 760);
+    const last = (await figureState(page, 's')).stops - 1;
+    await page.evaluate((step) => (document.getElementById('s') as unknown as { go(n: number): void }).go(step), last);
+    await figureState(page, 's', last);
+    await page.waitForFunction(() => [...document.querySelectorAll('#s [data-testid=slab-canvas]')].every((c) => c.getAttribute('data-motion') !== 'on'));
+    const h = (await page.locator('#s').boundingBox())?.height ?? 0;
+    console.log(`SLAB types in a 760 px column, last step: ${h} px`);
+    expect(h).toBeLessThanOrEqual(620);
+    await expectAligned(page.locator('#s [data-testid=slab-canvas]'), 'SLAB before/after');
+  });
+
+  test('percpu\'s three allocators side by side in a page-wide figure: aligned row by row', async ({ page }) => {
+    await column(page, '<slab-lab id="p" view="percpu" scenario="second-half" step="99"></slab-lab>', 1200);
+    await figureState(page, 'p');
+    await expectAligned(page.locator('#p [data-testid=percpu-canvas]'), 'percpu allocators');
   });
 
   test('embed.html in the README\'s 900x640 iframe does not scroll inside', async ({ page }) => {

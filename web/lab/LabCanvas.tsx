@@ -26,12 +26,14 @@
 // many frames it composited (data-motion-frames), on how many of them the
 // height was between the old and the new (data-motion-resized), how many items glided
 // (data-motion-moved), how long it lasted (data-motion-ms), and counts the
-// transitions (data-motion-count).  A layout's `figure` goes on it too.
+// transitions (data-motion-count).  A layout's `figure` goes on it too, and
+// its `alignedRows` (data-rows), the rows side-by-side panes line up.
 //
 // Keys: in an embedded figure (host controls other than full) Left and Right
 // are left to the lab (Back, Step); Up and Down still move the selection.
 
 import { useContext, useEffect, useMemo, useRef, useState } from 'react';
+import type { Row } from './align';
 import { useLabHost } from './host';
 import { MOTION_MS, movedItems, Transition, type CanvasItem } from './motion';
 import { canvasTheme, ThemeContext, type CanvasTheme } from './theme';
@@ -52,6 +54,8 @@ export interface CanvasLayout {
   items?: readonly CanvasItem[];
   /** Figures about the drawing for the tests (the slot size, the lanes drawn), written on the canvas as data-figure-*. */
   figure?: Readonly<Record<string, number>>;
+  /** The rows side-by-side panes line up (align.ts), written on the canvas as data-rows ("key@y|..."). */
+  alignedRows?: readonly Row[];
 }
 
 /** The reader asked for less motion (prefers-reduced-motion): views with animations of their own honour it too. */
@@ -138,6 +142,7 @@ export function LabCanvas<L extends CanvasLayout, H>({ layout: layoutFor, draw, 
       if (!from && !motion.current) resize(w, h);
       onScreen.current = { layout, key: motionKey };
       for (const [k, v] of Object.entries(layout.figure ?? {})) canvas.dataset[`figure${k[0]?.toUpperCase()}${k.slice(1)}`] = String(v);
+      if (layout.alignedRows) canvas.dataset.rows = layout.alignedRows.map((r) => `${r.key}@${r.y}`).join('|');
       const colors = canvasTheme(canvas);
       if (motionKey === undefined) {
         // No motion (a free run repaints every frame): straight onto the canvas.

@@ -22,6 +22,7 @@
 // with callers get sections of their own before the node partial list.  A
 // 7.0 lane has no CPU slab, freelist or tid: none is drawn.
 
+import { alignedLayout, rowHeight } from '../lab/align';
 import type { CanvasLayout } from '../lab/LabCanvas';
 import type { CanvasItem } from '../lab/motion';
 import { cpuPartialSlabs, NONE32, SheafPlace, sheavesAt, slabIndexOf, SlabList, type SheafPlaceValue, type SlubSnapshot } from './snapshot';
@@ -171,11 +172,8 @@ export function layoutSnapshot(s: SlubSnapshot, o: LayoutOptions): Layout {
   const others = (o.alignWith ?? []).filter((x) => x !== s && !(o.compact ?? x.nslabs > 48));
   if (!others.length) return layoutAt(s, o, false, fitSlot(s, o));
   // Panes side by side: one slot size (the smallest any needs) and each section as tall as the tallest of its name, so rows line up.
-  const all = [s, ...others];
-  const slot = Math.min(...all.map((x) => fitSlot(x, o)));
-  const minH = new Map<string, number>();
-  for (const x of all) for (const sec of layoutAt(x, o, false, slot).sections) minH.set(sec.title, Math.max(minH.get(sec.title) ?? 0, sec.h));
-  return layoutAt(s, o, false, slot, minH);
+  const slot = Math.min(fitSlot(s, o), ...others.map((x) => fitSlot(x, o)));
+  return alignedLayout(s, others, (x, minH) => layoutAt(x, o, false, slot, minH), (l) => l.sections.map((sec) => ({ key: sec.title, h: sec.h })));
 }
 
 /** The largest slot at which the detailed drawing fits its height (or the smallest allowed). */
@@ -262,7 +260,7 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
     const sheafH = cpu >= 0 ? sheafRecs.reduce((h, rec) => h + placeSheaves([rec], bodyY + h), 0) : placeSheaves(sheafRecs, bodyY);
     const rowsOfSlabs = slabs.length ? Math.max(minRows, Math.ceil(slabs.length / perRow)) : compact && !sheafRecs.length ? minRows : 0;
     const bodyH = sheafH + rowsOfSlabs * boxH;
-    const h = Math.max(minH?.get(title) ?? 0, (narrow ? textH + bodyH : Math.max(textH, bodyH)) + (compact ? 6 : 8));
+    const h = rowHeight(minH, title, (narrow ? textH + bodyH : Math.max(textH, bodyH)) + (compact ? 6 : 8));
     slabs.forEach((slab, i) => {
       const bx = left + (i % perRow) * boxW;
       const by = bodyY + sheafH + Math.floor(i / perRow) * boxH;
@@ -332,7 +330,8 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
   if (!compact) for (const b of sheafBoxes) items.push({ key: `sheaf ${sh.sheaf.id[b.sheaf]}`, x: b.x - 2, y: b.y, w: b.cols * b.slotW + 4, h: b.stripY + stripsH(Math.ceil(b.slots / b.cols), b.stripH) - b.y + 2 });
   const lanes = sections.filter((x) => x.cpu >= 0).length;
   const figure = { slot: boxes.length ? slotW : 0, sheafSlot: sheafBoxes.length ? sheafSlotW : 0, lanes, folded: sections.find((x) => x.cpuToggle)?.y ?? -1, slabs: boxes.length, sheaves: sheafBoxes.length };
-  return { width: o.width, height: y + 4, compact, labelW, left, boxes, sheaves: sheafBoxes, sections, boxOf, hiddenFull: o.showFull ? 0 : full.length, items, figure };
+  const alignedRows = sections.map((sec) => ({ key: sec.title, y: sec.y, h: sec.h }));
+  return { width: o.width, height: y + 4, compact, labelW, left, boxes, sheaves: sheafBoxes, sections, boxOf, hiddenFull: o.showFull ? 0 : full.length, items, figure, alignedRows };
 }
 
 /** One stop of the arrow keys: a sheaf (its record) or a slab (its record). */
