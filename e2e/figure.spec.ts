@@ -260,6 +260,35 @@ test.describe('motion: every step that changes the picture moves it; what each c
   });
 });
 
+test.describe('the first frame', () => {
+  test.use({ viewport: { width: 1440, height: 900 } });
+
+  test('each story with set-up opens on the state it built: slabs (and sheaves) on the SLUB canvas, chunks on percpu\'s, caches on SLAB\'s', async ({ page }) => {
+    test.setTimeout(240_000);
+    const setUp = SLUB_STORIES.filter((s) => (s.build({ cpus: 2, objects: 8 }).setup ?? 0) > 0);
+    expect(setUp.length).toBeGreaterThanOrEqual(7);
+    for (const s of setUp) {
+      const sheaves = !s.eras.includes('cpu-slab');
+      await page.goto(`${ISOLATED_URL}?scenario=${s.id}&cpus=2${sheaves ? '&kernel=7.0' : ''}`);
+      await expect(page.getByTestId('slub-position')).toContainText('Start (');
+      await expect(page.getByTestId('slub-caption')).toContainText('Already set up:');
+      const canvas = page.getByTestId('slub-canvas');
+      await expect.poll(() => canvas.getAttribute('data-figure-slabs'), { message: `${s.id}: slabs in the first frame` }).not.toBe('0');
+      expect(Number(await canvas.getAttribute('data-figure-slabs')), s.id).toBeGreaterThanOrEqual(1);
+      if (sheaves) expect(Number(await canvas.getAttribute('data-figure-sheaves')), `${s.id}: sheaves in the first frame`).toBeGreaterThanOrEqual(1);
+    }
+    for (const s of PERCPU_STORIES) {
+      await page.goto(`${ISOLATED_URL}?mode=percpu&scenario=${s.id}`);
+      await expect(page.getByTestId('percpu-position')).toContainText('Start (');
+      await expect.poll(() => page.getByTestId('percpu-canvas').first().getAttribute('data-figure-chunks'), { message: `percpu ${s.id}` }).not.toBeNull();
+      expect(Number(await page.getByTestId('percpu-canvas').first().getAttribute('data-figure-chunks'))).toBeGreaterThanOrEqual(2);
+    }
+    await page.goto(`${ISOLATED_URL}?mode=slab&scenario=types`);
+    await expect(page.getByTestId('slab-position')).toContainText('Start (');
+    await expect.poll(() => page.getByTestId('slab-canvas').first().getAttribute('data-figure-caches')).toBe('4');
+  });
+});
+
 test.describe('the figure: size, names, lanes', () => {
   test('SLUB at 1440 px: slots of 24 px or more, text of 12 px or more, lanes only for the story\'s CPUs (the rest one click away)', async ({ page }) => {
     await recordFonts(page);

@@ -185,7 +185,7 @@ function layoutAt(s: PercpuSnapshot, width: number, zoom: Zoom, minH?: ReadonlyM
   });
 
   const alignedRows = [{ key: 'slot lists', y: slotsY, h: slotsH }, ...rows.map((r) => ({ key: `chunk ${r.id}`, y: r.y, h: r.h }))];
-  return { width, height: y + 4, compact, labelW, x0, w, zoom, slotsY, slotsH, slotCells, reservedChip, rows, alignedRows };
+  return { width, height: y + 4, compact, labelW, x0, w, zoom, slotsY, slotsH, slotCells, reservedChip, rows, alignedRows, figure: { chunks: rows.length } };
 }
 
 export type PercpuHit =

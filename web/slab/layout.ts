@@ -95,6 +95,8 @@ export interface Layout {
   alignedRows: Row[];
   /** Many caches on a narrow drawing: three rows a cache (layoutSnapshot). */
   dense: boolean;
+  /** For the tests: the caches and slabs drawn (CanvasLayout.figure). */
+  figure?: Readonly<Record<string, number>>;
   caches: CacheBox[];
   labels: Label[];
   arrays: ArrayBox[];
@@ -348,6 +350,7 @@ function layoutAt(s: SlabSnapshot, width: number, focus: Focus | null, dense: bo
   if (s.large.length) y += para(PAD, y, `kmalloc_large: ${s.large.map((b) => `pfn ${b.pfn} (order ${b.order})`).join(', ')}`, 'small');
   endRow('kmalloc_large', largeTop);
   l.height = y + PAD;
+  l.figure = { caches: l.caches.length, slabs: l.details.length + l.thumbs.length };
   return l;
 }
 
