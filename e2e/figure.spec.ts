@@ -17,7 +17,7 @@
 // SCREENSHOTS=1 writes the figures' screenshots to docs/screenshots/ and the
 // docs page's fallback images to public/figures/.
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { figureState, loadFigures } from './figures';
+import { figureState, loadFigures, settled } from './figures';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
 import { SCENARIOS as SLUB_STORIES } from '../web/slub/scenarios';
 import { SCENARIOS as SLAB_STORIES } from '../web/slab/scenarios';
@@ -440,14 +440,17 @@ test.describe('embeds that fit a page', () => {
           const last = (await figureState(page, id)).stops - 1;
           await page.evaluate(([id, step]) => (document.getElementById(id as string) as unknown as { go(n: number): void }).go(step as number), [id, last] as const);
           await figureState(page, id, last);
-          await page.waitForTimeout(700);
+          await settled(page);
           await page.locator(`#${id}`).locator('.lab-panes').screenshot({ path: `public/figures/${id}.png` });
         }
       }
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
       const fonts = await page.evaluate(() => (window as unknown as { __fonts: string[] }).__fonts);
       expect(fonts, 'canvas fonts under 12 px').toEqual([]);
-      if (SHOTS) await page.screenshot({ path: `docs/screenshots/${width === 1440 ? 'docs-page' : 'docs-375'}.png` });
+      if (SHOTS) {
+        await settled(page);
+        await page.screenshot({ path: `docs/screenshots/${width === 1440 ? 'docs-page' : 'docs-375'}.png` });
+      }
     });
   }
 

@@ -6,6 +6,7 @@
 // the percpu experiment on the Benchmarks page.  Screenshots of each
 // scenario go to docs/screenshots/ when SCREENSHOTS=1.
 import { expect, test, type Page } from '@playwright/test';
+import { settled } from './figures';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
 import { labHook, labReady } from './lab';
 import type { PercpuTestHook } from '../web/percpu/test-hook';
@@ -43,7 +44,9 @@ async function open(page: Page, query: string): Promise<void> {
 }
 
 async function shot(page: Page, name: string): Promise<void> {
-  if (SHOTS) await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
+  if (!SHOTS) return;
+  await settled(page);
+  await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
 }
 
 const total = (h: PercpuTestHook, pane: number, k: 'entriesMovedSoFar') => h.panes[pane]?.step?.[k] ?? -1;

@@ -6,6 +6,7 @@
 // embed in a plain page.  Screenshots go to docs/screenshots/ when
 // SCREENSHOTS=1.
 import { expect, test, type Locator, type Page } from '@playwright/test';
+import { settled } from './figures';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
 import { labHook, labReady } from './lab';
 import type { SlabCacheHook, SlabPaneHook, SlabTestHook } from '../web/slab/test-hook';
@@ -37,6 +38,7 @@ async function open(page: Page, query: string): Promise<void> {
 /** The page (or one part of it) to docs/screenshots/NAME.png when SCREENSHOTS=1. */
 async function shot(page: Page, name: string, part?: Locator): Promise<void> {
   if (!SHOTS) return;
+  await settled(page);
   if (part) await part.screenshot({ path: `docs/screenshots/${name}.png` });
   else await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
 }

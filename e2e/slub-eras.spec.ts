@@ -4,6 +4,7 @@
 // does), a refill from partial slabs on 7.0 and 7.3 side by side, a bad
 // `kernel=` value and a newer one's notice.
 import { expect, test, type Page } from '@playwright/test';
+import { settled } from './figures';
 import { ISOLATED_URL } from './servers';
 import type { SlubTestHook } from '../web/slub/test-hook';
 
@@ -42,7 +43,10 @@ test.describe('SLUB across kernel versions', () => {
       h = await ready(page);
     }
     expect(h.sysfs.barn_put).toBe('1 C0=1');
-    if (SHOTS) await page.screenshot({ path: 'docs/screenshots/slub-sheaves.png', fullPage: true });
+    if (SHOTS) {
+      await settled(page);
+      await page.screenshot({ path: 'docs/screenshots/slub-sheaves.png', fullPage: true });
+    }
     h = await playToEnd(page);
     expect(h.check).toBe('');
     expect(h.sysfs.barn_put).toBe('1 C0=1');

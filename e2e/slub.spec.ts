@@ -4,6 +4,7 @@
 // (window.__slablabSlub).  Screenshots of each scenario's last step go to
 // docs/screenshots/ when SCREENSHOTS=1.
 import { expect, test, type Page } from '@playwright/test';
+import { settled } from './figures';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
 import { labHook, labReady } from './lab';
 import type { SlubTestHook } from '../web/slub/test-hook';
@@ -37,7 +38,9 @@ async function open(page: Page, query: string): Promise<void> {
 }
 
 async function shot(page: Page, name: string): Promise<void> {
-  if (SHOTS) await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
+  if (!SHOTS) return;
+  await settled(page);
+  await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
 }
 
 test.describe('SLUB scenarios', () => {
