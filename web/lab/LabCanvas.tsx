@@ -18,9 +18,10 @@
 // repaints the new frame under the transition under way.  Under
 // prefers-reduced-motion the transition is a short plain cross-fade.
 //
-// The height eases too (motion.ts heightAt): each frame of a transition sizes
-// the canvas to the height reached, so the page below slides instead of
-// jumping; under reduced motion the height is set at once.
+// The height eases too (motion.ts heightAt): during a transition the element's
+// height goes from the old to the new one (the backing store, as tall as the
+// taller of the two, is cropped at the bottom: object-fit), so the page below
+// slides instead of jumping; under reduced motion the height is set at once.
 //
 // The test hook: each finished transition writes on the canvas element how
 // many frames it composited (data-motion-frames), on how many of them the
@@ -177,10 +178,15 @@ export function LabCanvas<L extends CanvasLayout, H>({ layout: layoutFor, draw, 
           const target = next.current;
           if (!shown || !target) return;
           const r = window.devicePixelRatio || 1;
-          const cssH = t.heightAt(now, shown.height);
-          resize(Math.round(shown.width * r), Math.round(cssH * r));
+          // The backing store keeps the taller of the two heights until the end (one resize, not
+          // one a frame); the element's height eases and crops it (object-fit, top-aligned).
+          const done = t.progress(now) >= 1;
+          const cssH = done ? shown.height : t.heightAt(now, shown.height);
+          resize(Math.round(shown.width * r), Math.round((done ? shown.height : Math.max(shown.height, t.fromHeight ?? 0)) * r));
           canvas.style.height = `${cssH}px`;
           if (cssH !== shown.height && cssH !== t.fromHeight) running.resized++;
+          ctx.setTransform(1, 0, 0, 1, 0, 0);
+          ctx.clearRect(0, 0, canvas.width, canvas.height);
           if (t.paint(ctx, target, shown.items, r, now)) running.frame = requestAnimationFrame(tick);
           else {
             motion.current = null;
@@ -211,7 +217,8 @@ export function LabCanvas<L extends CanvasLayout, H>({ layout: layoutFor, draw, 
     <canvas
       ref={ref}
       className={className}
-      style={{ width: '100%', height: layout.height }}
+      // The backing store is drawn at its own scale from the top (a transition's easing height crops it).
+      style={{ width: '100%', height: layout.height, objectFit: 'cover', objectPosition: '0 0' }}
       role="img"
       aria-label={label}
       tabIndex={onPick || onMove ? 0 : undefined}
