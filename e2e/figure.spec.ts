@@ -321,6 +321,28 @@ test.describe('the figure: size, names, lanes', () => {
     await expect.poll(() => canvas.getAttribute('data-figure-lanes')).toBe('4');
   });
 
+  test('the objects a caption names keep their names at 375 px, where the slots are too small for indices', async ({ page }) => {
+    await recordTexts(page);
+    await page.setViewportSize({ width: 375, height: 800 });
+    // Eight CPUs: a slab of 32 objects (calculate_order), whose slots wrap small on a phone.
+    await page.goto(`${ISOLATED_URL}?scenario=why-tid&cpus=8&step=99`);
+    const canvas = page.getByTestId('slub-canvas');
+    await expect(page.getByTestId('slub-position')).toContainText(/Step (\d+) of \1(?!\d)/);
+    await expect.poll(() => canvas.getAttribute('data-figure-slot')).not.toBeNull();
+    expect(Number(await canvas.getAttribute('data-figure-slot')), 'slots too small for their indices').toBeLessThan(18);
+    // What the settled figure draws: the texts of a repaint at this width (a selection repaints it).
+    await settled(page);
+    await drawnTexts(page);
+    await canvas.focus();
+    await page.keyboard.press('ArrowDown');
+    await expect
+      .poll(async () => {
+        const t = await drawnTexts(page);
+        return t.length ? ['X', 'Y'].filter((n) => t.includes(n)) : null;
+      })
+      .toEqual(['X', 'Y']);
+  });
+
   test('at 375 px the SLUB, SLAB and percpu figures fit the width with text of 12 px or more', async ({ page }) => {
     await recordFonts(page);
     await page.setViewportSize({ width: 375, height: 800 });

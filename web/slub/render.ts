@@ -234,6 +234,21 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
         }
         ctx.textAlign = 'start';
         ctx.textBaseline = 'top';
+      } else if (o.names?.size) {
+        // Slots too small for their indices still carry the story's names (X, Y), in the slot's colour's contrast.
+        const first = s.slab.firstObj[i] ?? 0;
+        ctx.font = mono(FONT.slot, true);
+        ctx.textAlign = 'center';
+        ctx.textBaseline = 'middle';
+        for (let k = 0; k < objectsOf(i); k++) {
+          const name = o.names.get(refKey(s.slab.pfn[i] ?? 0, k));
+          if (!name) continue;
+          const r = slotRect(b, k);
+          ctx.fillStyle = LIGHT_STATES.has(s.obj.state[first + k] ?? ObjState.ALLOCATED) ? '#1f2937' : '#ffffff';
+          ctx.fillText(name, r.x + (r.w - 2) / 2, r.y + r.h / 2 + 1);
+        }
+        ctx.textAlign = 'start';
+        ctx.textBaseline = 'top';
       }
     }
   }
