@@ -420,7 +420,7 @@ test.describe('embeds that fit a page', () => {
     const last = (await figureState(page, 's')).stops - 1;
     await page.evaluate((step) => (document.getElementById('s') as unknown as { go(n: number): void }).go(step), last);
     await figureState(page, 's', last);
-    await page.waitForFunction(() => [...document.querySelectorAll('#s [data-testid=slab-canvas]')].every((c) => c.getAttribute('data-motion') !== 'on'));
+    await settled(page);
     const h = (await page.locator('#s').boundingBox())?.height ?? 0;
     console.log(`SLAB types in a 760 px column, last step: ${h} px`);
     expect(h).toBeLessThanOrEqual(620);
