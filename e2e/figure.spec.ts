@@ -17,7 +17,7 @@
 // SCREENSHOTS=1 writes the figures' screenshots to docs/screenshots/ and the
 // docs page's fallback images to public/figures/.
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { figureState, loadFigures } from './figures';
+import { figureState, loadFigures, settled } from './figures';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
 import { SCENARIOS as SLUB_STORIES } from '../web/slub/scenarios';
 import { SCENARIOS as SLAB_STORIES } from '../web/slab/scenarios';
@@ -49,6 +49,56 @@ async function recordFonts(page: Page): Promise<void> {
   });
 }
 
+/** Records every text any canvas draws (fillText), from before the page loads; `drawnTexts` reads and clears them. */
+async function recordTexts(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __texts: Set<string> };
+    w.__texts = new Set();
+    const fill = CanvasRenderingContext2D.prototype.fillText;
+    CanvasRenderingContext2D.prototype.fillText = function (this: CanvasRenderingContext2D, text: string, x: number, y: number, maxWidth?: number) {
+      w.__texts.add(text);
+      if (maxWidth === undefined) fill.call(this, text, x, y);
+      else fill.call(this, text, x, y, maxWidth);
+    };
+  });
+}
+
+const drawnTexts = (page: Page) =>
+  page.evaluate(() => {
+    const w = window as unknown as { __texts: Set<string> };
+    const all = [...w.__texts];
+    w.__texts.clear();
+    return all;
+  });
+
+/**
+ * The things a caption names that the picture must label too, each with the test of the drawn
+ * texts that finds it: slabs and objects by letter (A, B, C; X, Y: a capital letter alone,
+ * not the article opening a sentence), the sheaves (main, spare), the barn; SLAB's caches by name
+ * and its shared array; percpu's chunks and area map.
+ */
+function captionNames(view: 'slub' | 'slab' | 'percpu', caption: string): { name: string; found: (texts: readonly string[]) => boolean }[] {
+  const words = (re: RegExp) => (texts: readonly string[]) => texts.some((t) => re.test(t));
+  const out = new Map<string, (texts: readonly string[]) => boolean>();
+  if (view === 'slub') {
+    for (const m of caption.matchAll(/(?<![.:!?] |^)\b([A-Z])\b/g)) {
+      const letter = m[1] ?? '';
+      out.set(letter, words(new RegExp(`(^|[^\\w#])${letter}($|[^\\w])`)));
+    }
+    for (const w of ['sheaf', 'barn', 'main', 'spare'] as const) if (new RegExp(`\\b${w}`, 'i').test(caption)) out.set(w, words(new RegExp(`\\b${w}`, 'i')));
+  }
+  if (view === 'slab') {
+    for (const m of caption.matchAll(/\b((?!order-)[a-z][a-z_]*-\d+)\b/g)) out.set(m[1] ?? '', words(new RegExp(`\\b${m[1]}\\b`)));
+    if (/shared array/.test(caption)) out.set('shared array', words(/\bshared\b/));
+    for (const m of caption.matchAll(/\bCPU (\d+)/g)) out.set(`CPU ${m[1]}`, words(new RegExp(`\\bCPU ${m[1]}\\b`)));
+  }
+  if (view === 'percpu') {
+    if (/\bchunk/.test(caption)) out.set('chunk', words(/\bchunk/i));
+    if (/area map/.test(caption)) out.set('area map', words(/area map/i));
+  }
+  return [...out].map(([name, found]) => ({ name, found }));
+}
+
 /** A hash of the canvas's pixels (to tell whether a step changed the picture). */
 function pixels(canvas: Locator): Promise<string> {
   return canvas.evaluate((c: HTMLCanvasElement) => {
@@ -74,6 +124,7 @@ async function walk(page: Page, prefix: string, what: string): Promise<{ steps: 
   await expect(canvas).toBeVisible();
   await page.waitForFunction((id) => document.querySelector(`[data-testid=${id}]`)?.getAttribute('data-motion') !== 'on', `${prefix}-canvas`);
   let before = await pixels(canvas);
+  await drawnTexts(page);
   const step = page.getByRole('button', { name: 'Step', exact: true });
   let steps = 0;
   let changed = 0;
@@ -89,6 +140,12 @@ async function walk(page: Page, prefix: string, what: string): Promise<{ steps: 
     await page.waitForFunction((id) => document.querySelector(`[data-testid=${id}]`)?.getAttribute('data-motion') !== 'on', `${prefix}-canvas`);
     const m = await motion(canvas);
     const after = await pixels(canvas);
+    {
+      // Whatever the caption names is labelled on the picture (the texts the canvases drew for this step).
+      const texts = await drawnTexts(page);
+      const caption = (await page.getByTestId(`${prefix}-caption`).first().textContent()) ?? '';
+      for (const n of captionNames(prefix as 'slub' | 'slab' | 'percpu', caption)) expect(n.found(texts), `${what}, step ${steps}: the caption names "${n.name}", the canvas does not (it drew: ${texts.join(' | ').slice(0, 600)})`).toBe(true);
+    }
     if (after !== before) {
       changed++;
       minFrames = Math.min(minFrames, m.frames);
@@ -99,8 +156,9 @@ async function walk(page: Page, prefix: string, what: string): Promise<{ steps: 
   return { steps, changed, minFrames };
 }
 
-test.describe('motion: every step that changes the picture moves it', () => {
+test.describe('motion: every step that changes the picture moves it; what each caption names is on the picture', () => {
   test.use({ viewport: { width: 1440, height: 900 } });
+  test.beforeEach(async ({ page }) => recordTexts(page));
 
   test('SLUB: every story, every step', async ({ page }) => {
     test.setTimeout(600_000);
@@ -145,21 +203,89 @@ test.describe('motion: every step that changes the picture moves it', () => {
       if (!(await step.isEnabled())) break;
       await step.click();
       await expect.poll(async () => (await motion(canvas)).count).toBeGreaterThan(m0.count);
-      const m = await canvas.evaluate((c: HTMLCanvasElement) => ({ frames: Number(c.dataset.motionFrames), moved: Number(c.dataset.motionMoved), ms: Number(c.dataset.motionMs) }));
+      const m = await canvas.evaluate((c: HTMLCanvasElement) => ({ frames: Number(c.dataset.motionFrames), moved: Number(c.dataset.motionMoved), ms: Number(c.dataset.motionMs), resized: Number(c.dataset.motionResized) }));
       if ((await canvas.boundingBox())?.height === h0) continue;
       resized++;
       expect(m.frames, `step ${i + 1} changed the height`).toBeGreaterThanOrEqual(5);
+      // The height itself eased: frames drawn at heights between the old and the new one.
+      expect(m.resized, `step ${i + 1}: the canvas height animated`).toBeGreaterThanOrEqual(3);
       expect(m.ms).toBeGreaterThanOrEqual(400);
       if (m.moved >= 1) glided++;
     }
     expect(resized).toBeGreaterThan(0);
     expect(glided, 'a slab glided on a step that changed the height').toBeGreaterThan(0);
 
+    // Mid-transition the element's height is between the old and the new one (sampled every frame in the page).
+    await page.waitForFunction(() => document.querySelector('[data-testid=slub-canvas]')?.getAttribute('data-motion') !== 'on');
+    const sample = () =>
+      canvas.evaluate(
+        (c: HTMLCanvasElement) =>
+          new Promise<number[]>((done) => {
+            const hs: number[] = [];
+            const t0 = performance.now();
+            const f = () => {
+              hs.push(c.getBoundingClientRect().height);
+              if (performance.now() - t0 < 900) requestAnimationFrame(f);
+              else done(hs);
+            };
+            requestAnimationFrame(f);
+          }),
+      );
+    const back = page.getByRole('button', { name: 'Back', exact: true });
+    // Back over the steps until one changes the height.
+    let between = 0;
+    for (let i = 0; i < 14 && !between; i++) {
+      const h0 = (await canvas.boundingBox())?.height ?? 0;
+      const seen = sample();
+      await back.click();
+      const hs = await seen;
+      const h1 = hs[hs.length - 1] ?? h0;
+      if (h1 !== h0) between = hs.filter((h) => h > Math.min(h0, h1) + 0.5 && h < Math.max(h0, h1) - 0.5).length;
+    }
+    expect(between, 'frames at a height between the old and the new').toBeGreaterThanOrEqual(3);
+
+    // Reduced motion: the step forward again (the height changes back) is a short fade, the height set at once.
     await page.emulateMedia({ reducedMotion: 'reduce' });
     const m1 = await motion(canvas);
-    await page.getByRole('button', { name: 'Back', exact: true }).click();
+    const h0 = (await canvas.boundingBox())?.height ?? 0;
+    const seen = sample();
+    await page.getByRole('button', { name: 'Step', exact: true }).click();
+    const hs = await seen;
+    const h1 = hs[hs.length - 1] ?? h0;
+    expect(h1, 'the step changes the height').not.toBe(h0);
+    expect(hs.filter((h) => h > Math.min(h0, h1) + 0.5 && h < Math.max(h0, h1) - 0.5), 'no height in between under reduced motion').toEqual([]);
     await expect.poll(async () => (await motion(canvas)).count).toBeGreaterThan(m1.count);
     expect((await motion(canvas)).ms).toBeLessThanOrEqual(200);
+    expect(await canvas.getAttribute('data-motion-resized')).toBe('0');
+  });
+});
+
+test.describe('the first frame', () => {
+  test.use({ viewport: { width: 1440, height: 900 } });
+
+  test('each story with set-up opens on the state it built: slabs (and sheaves) on the SLUB canvas, chunks on percpu\'s, caches on SLAB\'s', async ({ page }) => {
+    test.setTimeout(240_000);
+    const setUp = SLUB_STORIES.filter((s) => (s.build({ cpus: 2, objects: 8 }).setup ?? 0) > 0);
+    expect(setUp.length).toBeGreaterThanOrEqual(7);
+    for (const s of setUp) {
+      const sheaves = !s.eras.includes('cpu-slab');
+      await page.goto(`${ISOLATED_URL}?scenario=${s.id}&cpus=2${sheaves ? '&kernel=7.0' : ''}`);
+      await expect(page.getByTestId('slub-position')).toContainText('Start (');
+      await expect(page.getByTestId('slub-caption')).toContainText('Already set up:');
+      const canvas = page.getByTestId('slub-canvas');
+      await expect.poll(() => canvas.getAttribute('data-figure-slabs'), { message: `${s.id}: slabs in the first frame` }).not.toBe('0');
+      expect(Number(await canvas.getAttribute('data-figure-slabs')), s.id).toBeGreaterThanOrEqual(1);
+      if (sheaves) expect(Number(await canvas.getAttribute('data-figure-sheaves')), `${s.id}: sheaves in the first frame`).toBeGreaterThanOrEqual(1);
+    }
+    for (const s of PERCPU_STORIES) {
+      await page.goto(`${ISOLATED_URL}?mode=percpu&scenario=${s.id}`);
+      await expect(page.getByTestId('percpu-position')).toContainText('Start (');
+      await expect.poll(() => page.getByTestId('percpu-canvas').first().getAttribute('data-figure-chunks'), { message: `percpu ${s.id}` }).not.toBeNull();
+      expect(Number(await page.getByTestId('percpu-canvas').first().getAttribute('data-figure-chunks'))).toBeGreaterThanOrEqual(2);
+    }
+    await page.goto(`${ISOLATED_URL}?mode=slab&scenario=types`);
+    await expect(page.getByTestId('slab-position')).toContainText('Start (');
+    await expect.poll(() => page.getByTestId('slab-canvas').first().getAttribute('data-figure-caches')).toBe('4');
   });
 });
 
@@ -195,6 +321,28 @@ test.describe('the figure: size, names, lanes', () => {
     await expect.poll(() => canvas.getAttribute('data-figure-lanes')).toBe('4');
   });
 
+  test('the objects a caption names keep their names at 375 px, where the slots are too small for indices', async ({ page }) => {
+    await recordTexts(page);
+    await page.setViewportSize({ width: 375, height: 800 });
+    // Eight CPUs: a slab of 32 objects (calculate_order), whose slots wrap small on a phone.
+    await page.goto(`${ISOLATED_URL}?scenario=why-tid&cpus=8&step=99`);
+    const canvas = page.getByTestId('slub-canvas');
+    await expect(page.getByTestId('slub-position')).toContainText(/Step (\d+) of \1(?!\d)/);
+    await expect.poll(() => canvas.getAttribute('data-figure-slot')).not.toBeNull();
+    expect(Number(await canvas.getAttribute('data-figure-slot')), 'slots too small for their indices').toBeLessThan(18);
+    // What the settled figure draws: the texts of a repaint at this width (a selection repaints it).
+    await settled(page);
+    await drawnTexts(page);
+    await canvas.focus();
+    await page.keyboard.press('ArrowDown');
+    await expect
+      .poll(async () => {
+        const t = await drawnTexts(page);
+        return t.length ? ['X', 'Y'].filter((n) => t.includes(n)) : null;
+      })
+      .toEqual(['X', 'Y']);
+  });
+
   test('at 375 px the SLUB, SLAB and percpu figures fit the width with text of 12 px or more', async ({ page }) => {
     await recordFonts(page);
     await page.setViewportSize({ width: 375, height: 800 });
@@ -211,6 +359,26 @@ test.describe('the figure: size, names, lanes', () => {
     expect(fonts, 'fonts under 12 px').toEqual([]);
   });
 });
+
+/**
+ * Side-by-side panes line up row by row (as Perfetto's tracks): the canvases on one row, as tall
+ * as each other, and every row they share (data-rows: key@y) at the same height in each.
+ */
+async function expectAligned(canvases: Locator, what: string): Promise<void> {
+  await expect.poll(() => canvases.count()).toBeGreaterThan(1);
+  await expect.poll(() => canvases.evaluateAll((cs) => cs.every((c) => c.getAttribute('data-rows') && c.getAttribute('data-motion') !== 'on'))).toBe(true);
+  const panes = await canvases.evaluateAll((cs) =>
+    cs.map((c) => ({ top: c.getBoundingClientRect().top, h: c.getBoundingClientRect().height, rows: Object.fromEntries((c.getAttribute('data-rows') ?? '').split('|').map((r) => [r.slice(0, r.lastIndexOf('@')), Number(r.slice(r.lastIndexOf('@') + 1))])) })),
+  );
+  const [first, ...rest] = panes;
+  for (const p of rest) {
+    expect(p.top, `${what}: the panes on one row`).toBe(first?.top);
+    expect(p.h, `${what}: the panes as tall as each other`).toBe(first?.h);
+    const shared = Object.keys(p.rows).filter((k) => k in (first?.rows ?? {}));
+    expect(shared.length, `${what}: rows in common`).toBeGreaterThan(2);
+    for (const k of shared) expect(p.rows[k], `${what}: row ${k}`).toBe(first?.rows[k]);
+  }
+}
 
 /** A page of the plain server holding `html` in a column `width` px wide, with slab-lab.js. */
 async function column(page: Page, html: string, width: number): Promise<void> {
@@ -247,6 +415,24 @@ test.describe('embeds that fit a page', () => {
     await expect(page.locator('#b').getByTestId('timeline')).toBeVisible();
   });
 
+  test('the README\'s SLAB snippet in a 760 px column: the four-cache figure at its last step at most ~600 px tall, its panes aligned row by row', async ({ page }) => {
+    await column(page, '<slab-lab id="s" view="slab" scenario="types" controls="none"></slab-lab>', 760);
+    const last = (await figureState(page, 's')).stops - 1;
+    await page.evaluate((step) => (document.getElementById('s') as unknown as { go(n: number): void }).go(step), last);
+    await figureState(page, 's', last);
+    await settled(page);
+    const h = (await page.locator('#s').boundingBox())?.height ?? 0;
+    console.log(`SLAB types in a 760 px column, last step: ${h} px`);
+    expect(h).toBeLessThanOrEqual(620);
+    await expectAligned(page.locator('#s [data-testid=slab-canvas]'), 'SLAB before/after');
+  });
+
+  test('percpu\'s three allocators side by side in a page-wide figure: aligned row by row', async ({ page }) => {
+    await column(page, '<slab-lab id="p" view="percpu" scenario="second-half" step="99"></slab-lab>', 1200);
+    await figureState(page, 'p');
+    await expectAligned(page.locator('#p [data-testid=percpu-canvas]'), 'percpu allocators');
+  });
+
   test('embed.html in the README\'s 900x640 iframe does not scroll inside', async ({ page }) => {
     await page.goto(PLAIN_URL);
     await page.setContent(`<iframe title="slablab" src="${PLAIN_URL}embed.html?view=slub&scenario=why-tid&variant=plain&step=8&cpus=2" width="900" height="640" style="border:0"></iframe>`);
@@ -276,14 +462,17 @@ test.describe('embeds that fit a page', () => {
           const last = (await figureState(page, id)).stops - 1;
           await page.evaluate(([id, step]) => (document.getElementById(id as string) as unknown as { go(n: number): void }).go(step as number), [id, last] as const);
           await figureState(page, id, last);
-          await page.waitForTimeout(700);
+          await settled(page);
           await page.locator(`#${id}`).locator('.lab-panes').screenshot({ path: `public/figures/${id}.png` });
         }
       }
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
       const fonts = await page.evaluate(() => (window as unknown as { __fonts: string[] }).__fonts);
       expect(fonts, 'canvas fonts under 12 px').toEqual([]);
-      if (SHOTS) await page.screenshot({ path: `docs/screenshots/${width === 1440 ? 'docs-page' : 'docs-375'}.png` });
+      if (SHOTS) {
+        await settled(page);
+        await page.screenshot({ path: `docs/screenshots/${width === 1440 ? 'docs-page' : 'docs-375'}.png` });
+      }
     });
   }
 

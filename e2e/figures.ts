@@ -22,3 +22,14 @@ export async function loadFigures(page: Page): Promise<string[]> {
   for (const id of ids) await figureState(page, id);
   return ids;
 }
+
+/**
+ * Waits until every canvas on the page has settled (no LabCanvas transition running:
+ * data-motion), then for the views' own step animations (SLAB's moves, percpu's memmoves: well
+ * under a second), so that a screenshot shows the step, not a frame of its motion.
+ */
+export async function settled(page: Page): Promise<void> {
+  await page.waitForFunction(() => document.querySelectorAll('canvas[data-motion=on]').length === 0);
+  await page.waitForTimeout(900);
+  await page.waitForFunction(() => document.querySelectorAll('canvas[data-motion=on]').length === 0);
+}

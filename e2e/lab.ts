@@ -4,6 +4,7 @@
 // next state, playing to the end, opening the app and the screenshots for the docs.
 import { expect, type Locator, type Page } from '@playwright/test';
 import type { StepHookBase } from '../web/lab/step-glue';
+import { settled } from './figures';
 import { ISOLATED_URL } from './servers';
 
 /** A step view's hook name on the window. */
@@ -52,6 +53,7 @@ export async function openLab(page: Page, query: string): Promise<void> {
 /** The page (or one part of it) to docs/screenshots/NAME.png when SCREENSHOTS=1. */
 export async function shot(page: Page, name: string, part?: Locator): Promise<void> {
   if (process.env.SCREENSHOTS !== '1') return;
+  await settled(page); // a settled frame, never one of a transition
   if (part) await part.screenshot({ path: `docs/screenshots/${name}.png` });
   else await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
 }

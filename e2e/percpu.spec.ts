@@ -79,7 +79,6 @@ test.describe('percpu scenarios side by side', () => {
         await page.getByTestId('percpu-canvas').first().focus();
         await page.keyboard.press('ArrowDown');
         for (let i = 0; i < 5; i++) await page.keyboard.press('+');
-        await page.waitForTimeout(800); // the memmove's slide
         await shot(page, `percpu-${scenario}`);
       }
     });

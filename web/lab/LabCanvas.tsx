@@ -18,15 +18,23 @@
 // repaints the new frame under the transition under way.  Under
 // prefers-reduced-motion the transition is a short plain cross-fade.
 //
+// The height eases too (motion.ts heightAt): during a transition the element's
+// height goes from the old to the new one (the backing store, as tall as the
+// taller of the two, is cropped at the bottom: object-fit), so the page below
+// slides instead of jumping; under reduced motion the height is set at once.
+//
 // The test hook: each finished transition writes on the canvas element how
-// many frames it composited (data-motion-frames), how many items glided
+// many frames it composited (data-motion-frames), on how many of them the
+// height was between the old and the new (data-motion-resized), how many items glided
 // (data-motion-moved), how long it lasted (data-motion-ms), and counts the
-// transitions (data-motion-count).  A layout's `figure` goes on it too.
+// transitions (data-motion-count).  A layout's `figure` goes on it too, and
+// its `alignedRows` (data-rows), the rows side-by-side panes line up.
 //
 // Keys: in an embedded figure (host controls other than full) Left and Right
 // are left to the lab (Back, Step); Up and Down still move the selection.
 
 import { useContext, useEffect, useMemo, useRef, useState } from 'react';
+import type { Row } from './align';
 import { useLabHost } from './host';
 import { MOTION_MS, movedItems, Transition, type CanvasItem } from './motion';
 import { canvasTheme, ThemeContext, type CanvasTheme } from './theme';
@@ -47,6 +55,8 @@ export interface CanvasLayout {
   items?: readonly CanvasItem[];
   /** Figures about the drawing for the tests (the slot size, the lanes drawn), written on the canvas as data-figure-*. */
   figure?: Readonly<Record<string, number>>;
+  /** The rows side-by-side panes line up (align.ts), written on the canvas as data-rows ("key@y|..."). */
+  alignedRows?: readonly Row[];
 }
 
 /** The reader asked for less motion (prefers-reduced-motion): views with animations of their own honour it too. */
@@ -123,15 +133,21 @@ export function LabCanvas<L extends CanvasLayout, H>({ layout: layoutFor, draw, 
         from.height = canvas.height;
         from.getContext('2d')?.drawImage(canvas, 0, 0);
       }
-      if (canvas.width !== w || canvas.height !== h) {
-        canvas.width = w;
-        canvas.height = h;
-      }
+      /** The backing store's size in device pixels (a change clears it). */
+      const resize = (cw: number, ch: number) => {
+        if (canvas.width === cw && canvas.height === ch) return;
+        canvas.width = cw;
+        canvas.height = ch;
+      };
+      // A transition sizes the canvas each frame (its height eases to the new one).
+      if (!from && !motion.current) resize(w, h);
       onScreen.current = { layout, key: motionKey };
       for (const [k, v] of Object.entries(layout.figure ?? {})) canvas.dataset[`figure${k[0]?.toUpperCase()}${k.slice(1)}`] = String(v);
+      if (layout.alignedRows) canvas.dataset.rows = layout.alignedRows.map((r) => `${r.key}@${r.y}`).join('|');
       const colors = canvasTheme(canvas);
       if (motionKey === undefined) {
         // No motion (a free run repaints every frame): straight onto the canvas.
+        resize(w, h);
         ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
         draw(ctx, layout, colors);
         if (measure) performance.measure(measure, { start: t0, end: performance.now() });
@@ -150,18 +166,34 @@ export function LabCanvas<L extends CanvasLayout, H>({ layout: layoutFor, draw, 
       if (from) {
         // A new state: the old tween is dropped, the new one starts from the pixels on screen.
         if (motion.current) cancelAnimationFrame(motion.current.frame);
-        const t = new Transition(t0, from, before?.layout.items, reducedMotion());
-        const running = { t, frame: 0 };
+        // The height starts from what is on screen (mid-transition: the height it had reached).
+        // (The backing store still has that height: React has already set the element's style to the new one.)
+        const shownH = from.height / dpr;
+        const t = new Transition(t0, from, before?.layout.items, reducedMotion(), shownH);
+        const running = { t, frame: 0, resized: 0 };
         motion.current = running;
         const tick = (now: number) => {
           if (motion.current !== running) return;
-          const items = onScreen.current?.layout.items;
+          const shown = onScreen.current?.layout;
           const target = next.current;
-          if (target && t.paint(ctx, target, items, window.devicePixelRatio || 1, now)) running.frame = requestAnimationFrame(tick);
+          if (!shown || !target) return;
+          const r = window.devicePixelRatio || 1;
+          // The backing store keeps the taller of the two heights until the end (one resize, not
+          // one a frame); the element's height eases and crops it (object-fit, top-aligned).
+          const done = t.progress(now) >= 1;
+          const cssH = done ? shown.height : t.heightAt(now, shown.height);
+          resize(Math.round(shown.width * r), Math.round((done ? shown.height : Math.max(shown.height, t.fromHeight ?? 0)) * r));
+          canvas.style.height = `${cssH}px`;
+          if (cssH !== shown.height && cssH !== t.fromHeight) running.resized++;
+          ctx.setTransform(1, 0, 0, 1, 0, 0);
+          ctx.clearRect(0, 0, canvas.width, canvas.height);
+          if (t.paint(ctx, target, shown.items, r, now)) running.frame = requestAnimationFrame(tick);
           else {
             motion.current = null;
+            canvas.style.height = `${shown.height}px`;
+            canvas.dataset.motionResized = String(running.resized);
             canvas.dataset.motionFrames = String(t.frames);
-            canvas.dataset.motionMoved = String(movedItems(t.fromItems, items).length);
+            canvas.dataset.motionMoved = String(movedItems(t.fromItems, shown.items).length);
             canvas.dataset.motionMs = String(t.duration);
             canvas.dataset.motionCount = String(Number(canvas.dataset.motionCount ?? 0) + 1);
             delete canvas.dataset.motion;
@@ -185,7 +217,8 @@ export function LabCanvas<L extends CanvasLayout, H>({ layout: layoutFor, draw, 
     <canvas
       ref={ref}
       className={className}
-      style={{ width: '100%', height: layout.height }}
+      // The backing store is drawn at its own scale from the top (a transition's easing height crops it).
+      style={{ width: '100%', height: layout.height, objectFit: 'cover', objectPosition: '0 0' }}
       role="img"
       aria-label={label}
       tabIndex={onPick || onMove ? 0 : undefined}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EventKind } from '../core/events.generated';
-import { OpNames, timelineGroups } from './describe';
+import { OpNames, timelineGroups, caption, positionText } from './describe';
 
 describe('OpNames', () => {
   it("names a script's steps by their operation numbers, and tells them from operations inside a step", () => {
@@ -37,5 +37,21 @@ describe('timelineGroups', () => {
     expect(groups).not.toHaveProperty('micro');
     expect(groupOf(EventKind.PREEMPT_POINT)).toBe('ops');
     expect(groupOf(EventKind.INTERRUPT_BEGIN)).toBe('ops');
+  });
+});
+
+describe('a story with set-up operations', () => {
+  const story = { script: null, captions: ['Set-up: CPU 0 allocates 8 objects.', 'It frees one.', 'It frees another.'], intro: 'Frees.', outro: 'Done.', setup: 1 };
+
+  it('counts the steps after the set-up, from 1', () => {
+    expect(positionText({ opIndex: -1, micro: 0 }, 3, 1)).toBe('Start (2 steps)');
+    expect(positionText({ opIndex: 1, micro: 0 }, 3, 1)).toBe('Step 1 of 2');
+    expect(positionText({ opIndex: 2, micro: 2 }, 3, 1)).toBe('Step 2 of 2 · micro-step 2');
+    expect(positionText({ opIndex: 0, micro: 0 }, 3)).toBe('Step 1 of 3');
+  });
+
+  it('says what the set-up did at the start', () => {
+    expect(caption(story, { opIndex: -1, micro: 0 }, [], false, () => '')).toBe('Frees. Already set up: CPU 0 allocates 8 objects.');
+    expect(caption({ ...story, setup: 0 }, { opIndex: -1, micro: 0 }, [], false, () => '')).toBe('Frees.');
   });
 });

@@ -135,10 +135,11 @@ export interface CaptionPane<Script> {
  * Where a moment is, the lab's one progress counter: "Start (6 steps)",
  * "Step 3 of 6", "Step 3 of 6 · micro-step 2" (inside step 3).
  */
-export function positionText(at: { opIndex: number; micro: number } | undefined, nops: number): string {
+export function positionText(at: { opIndex: number; micro: number } | undefined, nops: number, setup = 0): string {
   if (!at) return 'loading…';
-  if (at.opIndex < 0) return `Start (${nops} step${nops === 1 ? '' : 's'})`;
-  return `Step ${at.opIndex + 1} of ${nops}${at.micro > 0 ? ` · micro-step ${at.micro}` : ''}`;
+  const steps = nops - setup;
+  if (at.opIndex < 0) return `Start (${steps} step${steps === 1 ? '' : 's'})`;
+  return `Step ${at.opIndex + 1 - setup} of ${steps}${at.micro > 0 ? ` · micro-step ${at.micro}` : ''}`;
 }
 
 /**
@@ -155,7 +156,11 @@ export function caption<Script>(
   atEnd: boolean,
   describeStop: (stop: Stop, script: Script) => string,
 ): string {
-  if (at.opIndex < 0) return story.intro;
+  if (at.opIndex < 0) {
+    // The set-up is done before the opening frame: said after the intro.
+    const setup = story.captions.slice(0, story.setup ?? 0).map((c) => c.replace(/^Set-up: /, ''));
+    return setup.length ? `${story.intro} Already set up: ${setup.join(' ')}` : story.intro;
+  }
   const opCaption = story.captions[at.opIndex] ?? '';
   const handler = (s: Stop) => (s.inHandler ? ' (in the interrupt handler)' : '');
   let text: string;

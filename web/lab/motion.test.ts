@@ -45,4 +45,17 @@ describe('motion between two layouts', () => {
     expect(t.progress(1000 + MOTION_MS / 2)).toBeCloseTo(0.5);
     expect(t.progress(5000)).toBe(1);
   });
+  it('eases the canvas height from the old to the new one (at once under reduced motion)', () => {
+    const from = {} as HTMLCanvasElement;
+    const t = new Transition(0, from, [], false, 300);
+    expect(t.heightAt(0, 500)).toBe(300);
+    const mid = t.heightAt(MOTION_MS / 2, 500);
+    expect(mid).toBeGreaterThan(400);
+    expect(mid).toBeLessThan(500);
+    expect(t.heightAt(MOTION_MS, 500)).toBe(500);
+    // Shrinking too.
+    expect(new Transition(0, from, [], false, 500).heightAt(MOTION_MS / 4, 300)).toBeLessThan(500);
+    expect(new Transition(0, from, [], true, 300).heightAt(0, 500)).toBe(500);
+    expect(new Transition(0, from, [], false).heightAt(0, 500)).toBe(500);
+  });
 });

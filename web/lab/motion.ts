@@ -14,8 +14,11 @@
 //   4. each item that is new: the tint flash where it landed.
 // The canvas may have changed size in between (a slab moved to a list that
 // grows the drawing): the old pixels are drawn at their own size, so the
-// glide is the same.  Under prefers-reduced-motion: a short plain
-// cross-fade (no glide, no flash), as samwho's reduced-motion tweens.
+// glide is the same, and the canvas's height itself eases from the old to
+// the new one with the same curve (heightAt: the page below it slides
+// rather than jumps; the drawing is revealed or cut off at the bottom as it
+// goes).  Under prefers-reduced-motion: a short plain cross-fade (no glide,
+// no flash) and the height set at once, as samwho's reduced-motion tweens.
 
 /** Something drawn that keeps its identity from one state to the next (a slab), in CSS pixels. */
 export interface CanvasItem {
@@ -74,7 +77,15 @@ export class Transition {
     readonly from: HTMLCanvasElement,
     readonly fromItems: readonly CanvasItem[] | undefined,
     readonly reduced: boolean,
+    /** The height of the drawing on screen when the transition started, in CSS pixels (absent: the height does not animate). */
+    readonly fromHeight?: number,
   ) {}
+
+  /** The canvas's height (CSS pixels) at `now` on its way to `toHeight`: eased like the glide; at once under reduced motion. */
+  heightAt(now: number, toHeight: number): number {
+    if (this.reduced || this.fromHeight === undefined) return toHeight;
+    return Math.round(lerp(this.fromHeight, toHeight, easeOut(this.progress(now))));
+  }
 
   get duration(): number {
     return this.reduced ? REDUCED_MOTION_MS : MOTION_MS;

@@ -116,6 +116,17 @@ describe('panes side by side', () => {
     }
   });
 
+  it('starts after the set-up operations: the start shows each pane at their end, their micro-steps are no moments', () => {
+    const a = alignStops([retry, once], 1);
+    expect(a.map((x) => [x.opIndex, x.micro, ...x.panes])).toEqual([
+      [-1, 0, 3, 2],
+      [1, 1, 4, 2],
+      [1, 0, 5, 3],
+    ]);
+    // A set-up longer than the script: the start is the end.
+    expect(alignStops([once], 5)).toEqual([{ opIndex: -1, micro: 0, panes: [3] }]);
+  });
+
   it('holds a pane whose run ended early at its last stop', () => {
     const short = stopsOf([[0, B], [0, E]]);
     expect(alignStops([retry, short]).at(-1)?.panes).toEqual([retry.length - 1, short.length - 1]);

@@ -134,9 +134,10 @@ export interface AlignedStop {
 
 /**
  * The moments panes running one script step through together.  With one
- * pane it is that pane's stops, one for one.
+ * pane it is that pane's stops, one for one.  The first `setup` operations
+ * have no moments: the start shows each pane at the end of them.
  */
-export function alignStops(panes: readonly (readonly Stop[])[]): AlignedStop[] {
+export function alignStops(panes: readonly (readonly Stop[])[], setup = 0): AlignedStop[] {
   // Per pane and operation: its micro stops and its end stop.
   const perOp = panes.map((stops) => {
     const ops: { micro: number[]; end: number }[] = [];
@@ -150,8 +151,14 @@ export function alignStops(panes: readonly (readonly Stop[])[]): AlignedStop[] {
   });
   const nops = Math.max(0, ...perOp.map((ops) => ops.length));
   const shown = panes.map(() => 0);
+  // The set-up: the start moment is its end.
+  for (let k = 0; k < Math.min(setup, nops); k++)
+    perOp.forEach((ops, p) => {
+      const end = ops[k]?.end ?? -1;
+      if (end >= 0) shown[p] = end;
+    });
   const out: AlignedStop[] = [{ opIndex: -1, micro: 0, panes: shown.slice() }];
-  for (let k = 0; k < nops; k++) {
+  for (let k = Math.min(setup, nops); k < nops; k++) {
     const micros = Math.max(0, ...perOp.map((ops) => ops[k]?.micro.length ?? 0));
     const before = shown.slice();
     for (let j = 1; j <= micros; j++)

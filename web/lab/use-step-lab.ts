@@ -181,7 +181,8 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
   }, [core.status, key, view]);
 
   const current = loaded?.key === key ? loaded : null;
-  const stops = useMemo(() => (current ? alignStops(current.panes.map((p) => p.stops)) : []), [current]);
+  const setup = current?.story.setup ?? 0;
+  const stops = useMemo(() => (current ? alignStops(current.panes.map((p) => p.stops), current.story.setup ?? 0) : []), [current]);
   const stepIndex = stops.length ? Math.min(step, stops.length - 1) : 0;
   const stepProblem =
     stops.length && step >= stops.length && step !== STEP_END
@@ -263,8 +264,8 @@ export function useStepLab<P extends ParamSpecs & { step: typeof STEP_PARAM }, W
         )
       : '';
   const nops = Math.max(0, ...(current?.panes.map((p) => p.ops.length) ?? [0]));
-  const position = stops.length ? positionText(at, nops) : 'loading…';
-  const nextIndex = (at?.opIndex ?? -1) + 1;
+  const position = stops.length ? positionText(at, nops, setup) : 'loading…';
+  const nextIndex = at && at.opIndex >= 0 ? at.opIndex + 1 : setup;
   const script0 = current?.panes[0]?.script;
   const next = script0 !== undefined && at && !atEnd && at.micro === 0 && nextIndex < nops ? `Next: ${view.describe.op(script0, nextIndex)}` : '';
 

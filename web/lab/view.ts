@@ -60,6 +60,8 @@ export interface Story<Script> {
   intro: string;
   /** Said at the end. */
   outro: string;
+  /** The first operations that only set the story up: they run before the opening frame, which shows their result (no step of their own; absent: 0). */
+  setup?: number;
 }
 
 /** A guided story a view offers (`scenario=<id>`). */

@@ -116,8 +116,8 @@ export function PercpuView({ core, store, embedded }: ViewProps) {
   );
 
   const overlays = useMemo(
-    () => lab.panes.map((_, i): Omit<Overlay, 'anim'> => ({ zoom, selected: selection, step: steps[i] ?? null })),
-    [lab.panes, steps, zoom, selection],
+    () => lab.panes.map((_, i): Omit<Overlay, 'anim'> => ({ zoom, selected: selection, step: steps[i] ?? null, ...(lab.panes.length > 1 && lab.shown ? { alignWith: lab.shown.map((p) => p.snap) } : {}) })),
+    [lab.panes, lab.shown, steps, zoom, selection],
   );
 
   /** The inspector's words for pane i. */

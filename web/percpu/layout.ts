@@ -8,6 +8,7 @@
 // whole unit down to single 4-byte bits.  Two densities: detailed (a few
 // chunks: block lanes, labels) and compact (many chunks: a thin strip each).
 
+import { alignedLayout, rowHeight } from '../lab/align';
 import type { CanvasLayout } from '../lab/LabCanvas';
 import { BIT_BYTES } from './areas';
 import { mapEntryOffset, type PercpuChunk, type PercpuSnapshot } from './snapshot';
@@ -108,7 +109,12 @@ function entriesIn(c: PercpuChunk, z: Zoom, whole: boolean): { first: number; en
 /** Compact rows' label column. */
 const COMPACT_LABEL_W = 104;
 
-export function layoutSnapshot(s: PercpuSnapshot, width: number, zoom: Zoom): PercpuLayout {
+/** The layout for a width and zoom; with the states of the panes beside it (`alignWith`), the slot lists and each chunk as tall as the tallest beside it, so the panes line up row by row. */
+export function layoutSnapshot(s: PercpuSnapshot, width: number, zoom: Zoom, alignWith: readonly PercpuSnapshot[] = []): PercpuLayout {
+  return alignedLayout(s, alignWith, (x, minH) => layoutAt(x, width, zoom, minH), (l) => l.alignedRows ?? []);
+}
+
+function layoutAt(s: PercpuSnapshot, width: number, zoom: Zoom, minH?: ReadonlyMap<string, number>): PercpuLayout {
   const compact = s.chunks.length > 10;
   const full = Math.max(120, width - 16);
   const labelW = compact ? Math.min(COMPACT_LABEL_W, Math.floor(full / 3)) : 0;
@@ -137,7 +143,7 @@ export function layoutSnapshot(s: PercpuSnapshot, width: number, zoom: Zoom): Pe
   const deepest = Math.max(1, ...slotCells.map((c) => c.chips.length + (c.more ? 1 : 0)));
   const reserved = s.chunks.find((c) => c.reserved);
   const reservedChip = reserved ? { id: reserved.id, x: 8 + full - 40, y: slotsY + 1, w: 40, h: chipH } : null;
-  const slotsH = title + 14 + deepest * (chipH + 2) + 6;
+  const slotsH = rowHeight(minH, 'slot lists', title + 14 + deepest * (chipH + 2) + 6);
   y += slotsH + 4;
 
   const rows: ChunkRow[] = s.chunks.map((c, index) => {
@@ -172,13 +178,14 @@ export function layoutSnapshot(s: PercpuSnapshot, width: number, zoom: Zoom): Pe
     row.hintY = row.stripY + stripH + 1;
     row.blockY = row.hintY + hintH + (blockH ? 2 : 0);
     row.mapY = row.blockY + blockH + (mapH ? 3 : 0);
-    row.h = row.mapY + mapH + (compact ? 3 : 10) - y;
+    row.h = rowHeight(minH, `chunk ${c.id}`, row.mapY + mapH + (compact ? 3 : 10) - y);
     if (compact) row.labelY = row.stripY - 2;
     y += row.h;
     return row;
   });
 
-  return { width, height: y + 4, compact, labelW, x0, w, zoom, slotsY, slotsH, slotCells, reservedChip, rows };
+  const alignedRows = [{ key: 'slot lists', y: slotsY, h: slotsH }, ...rows.map((r) => ({ key: `chunk ${r.id}`, y: r.y, h: r.h }))];
+  return { width, height: y + 4, compact, labelW, x0, w, zoom, slotsY, slotsH, slotCells, reservedChip, rows, alignedRows, figure: { chunks: rows.length } };
 }
 
 export type PercpuHit =

@@ -113,6 +113,8 @@ export interface Overlay {
   step: StepFigures | null;
   /** Progress of the step's animation, 0 to 1 (1: settled). */
   anim: number;
+  /** The states of the panes beside this one (the drawings line up row by row). */
+  alignWith?: readonly PercpuSnapshot[];
 }
 
 /** Legend entries: colour and meaning, in the order the legend lists them. */
@@ -223,10 +225,13 @@ function chunkLabels(c: PercpuChunk): string[] {
   const where = c.slot === null ? 'on no slot list' : `slot ${c.slot}${c.position === 0 ? ' (head)' : ` (#${(c.position ?? 0) + 1})`}${c.relegated ? ', relegated' : ''}`;
   const kind = c.first ? 'first chunk' : c.reserved ? 'reserved chunk' : 'chunk';
   const free = `${fmt(c.freeBytes)} B free`;
+  // The metadata the chunk keeps, by the name the captions give it.
+  const meta = c.map ? ` · area map (${fmt(c.map.length)} entries)` : c.blocks ? ' · bitmap' : '';
+  const shortMeta = c.map ? ' · area map' : '';
   return [
-    `${kind} ${c.id} · ${where} · ${free} · ${fmt(c.nrAlloc)} areas · pages ${c.nrPopulated}/${c.nrPages} populated, ${c.nrEmptyPopPages} empty`,
-    `${kind} ${c.id} · ${where} · ${free} · ${fmt(c.nrAlloc)} areas`,
-    `${kind} ${c.id} · ${where} · ${free}`,
+    `${kind} ${c.id}${meta} · ${where} · ${free} · ${fmt(c.nrAlloc)} areas · pages ${c.nrPopulated}/${c.nrPages} populated, ${c.nrEmptyPopPages} empty`,
+    `${kind} ${c.id}${meta} · ${where} · ${free} · ${fmt(c.nrAlloc)} areas`,
+    `${kind} ${c.id}${shortMeta} · ${where} · ${free}`,
     `${c.id} · ${c.slot === null ? 'no list' : `slot ${c.slot}`} · ${free}`,
     `${c.id} · ${c.slot === null ? '-' : `s${c.slot}`} · ${fmt(c.freeBytes)}`,
     `${c.id}`,

@@ -36,7 +36,7 @@ class PercpuStory extends StoryBuilder<Step> {
     return this.op({ kind: 'free', cpu: 0, of, first, count, stride, reverse }, caption);
   }
   story(intro: string, outro: string): Story {
-    return { script: { steps: this.ops }, captions: this.captions, intro, outro };
+    return { script: { steps: this.ops }, captions: this.captions, intro, outro, ...(this.setups ? { setup: this.setups } : {}) };
   }
 }
 

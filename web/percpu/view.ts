@@ -63,7 +63,7 @@ export const percpuStepView: StepView<typeof PERCPU_PARAMS, PercpuConfig, Percpu
     });
   },
   decode: decodePercpuSnapshot,
-  layout: (s, width, o) => layoutSnapshot(s, width, o.zoom),
+  layout: (s, width, o) => layoutSnapshot(s, width, o.zoom, o.alignWith),
   draw: drawSnapshot,
   hit: hitTest,
   describe: {

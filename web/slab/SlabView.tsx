@@ -52,7 +52,10 @@ export function SlabView({ core, store, embedded }: ViewProps) {
   const progress = useAnimationClock(flight.step, flight.animate, MOVE_MS);
 
   const focus = useMemo(() => (snap0 && selection ? hitFocus(snap0, selection) : null), [snap0, selection]);
-  const overlays = useMemo(() => lab.panes.map((_, i): Overlay => ({ selected: selection, focus, moves: moves[i] ?? [], progress })), [lab.panes, selection, focus, moves, progress]);
+  const overlays = useMemo(
+    () => lab.panes.map((_, i): Overlay => ({ selected: selection, focus, moves: moves[i] ?? [], progress, ...(lab.panes.length > 1 && lab.shown ? { alignWith: lab.shown.map((p) => p.snap) } : {}) })),
+    [lab.panes, lab.shown, selection, focus, moves, progress],
+  );
 
   // Arrow keys: left/right through the focused slab's objects, up/down through the slabs in drawing order.
   const moveSel = useCallback(

@@ -10,6 +10,7 @@
 // the end) with the freelist array beneath it, one cell per index, and the
 // `active` cursor.
 
+import { alignedLayout, rowHeight, type Row } from '../lab/align';
 import { arraySlotOf, placesOf, shownCaches } from './places';
 import type { SlabCacheState, SlabSnapshot } from './snapshot';
 
@@ -66,6 +67,8 @@ export interface DetailBox {
   x: number;
   w: number;
   barY: number;
+  /** The bar's height (BAR_H; less on a dense drawing). */
+  barH: number;
   /** Pixels per byte of the slab. */
   scale: number;
   arrayY: number;
@@ -88,6 +91,12 @@ export interface CacheBox {
 export interface Layout {
   width: number;
   height: number;
+  /** Each cache's rows (its title, CPU strips, shared array, node, lists, slabs to scale), which side-by-side panes line up (align.ts). */
+  alignedRows: Row[];
+  /** Many caches on a narrow drawing: three rows a cache (layoutSnapshot). */
+  dense: boolean;
+  /** For the tests: the caches and slabs drawn (CanvasLayout.figure). */
+  figure?: Readonly<Record<string, number>>;
   caches: CacheBox[];
   labels: Label[];
   arrays: ArrayBox[];
@@ -154,8 +163,46 @@ export function cacheFigures(c: SlabCacheState): string {
   return `${c.objectSize} B objects in ${c.size} B buffers · ${c.mgmt} · order ${c.order} (${slabBytes / 1024} KiB), ${c.num} per slab · colour ${c.colour} × ${c.colourOff} B · limit ${c.limit}, batchcount ${c.batchcount}${c.sharedLimit ? `, shared ${c.sharedLimit}` : ', no shared array'}`;
 }
 
-export function layoutSnapshot(s: SlabSnapshot, width: number, focus: Focus | null): Layout {
-  const l: Layout = { width, height: 0, caches: [], labels: [], arrays: [], thumbs: [], details: [], gauges: [] };
+/** The caches a narrow drawing shows in full; past them it is dense (see layoutSnapshot). */
+const FULL_CACHES_NARROW = 2;
+
+/**
+ * The layout for a width; with the states of the panes beside it (`alignWith`), each row as tall as
+ * the tallest of its key, so the panes line up.  A narrow drawing (a phone, or panes side by side
+ * in a documentation column) of more caches than FULL_CACHES_NARROW is dense, so that a figure of
+ * four caches fits a page: each cache is its name and a line or two of words (management type,
+ * objects per slab, each CPU's array's count, the slab drawn, where its freelist array lives),
+ * then that slab to scale with its freelist array; no strips, node gauge or list thumbnails.
+ */
+export function layoutSnapshot(s: SlabSnapshot, width: number, focus: Focus | null, alignWith: readonly SlabSnapshot[] = []): Layout {
+  const dense = width < 640 && Math.max(shownCaches(s).length, ...alignWith.map((x) => shownCaches(x).length)) > FULL_CACHES_NARROW;
+  return alignedLayout(s, alignWith, (x, minH) => layoutAt(x, width, focus, dense, minH), (l) => l.alignedRows);
+}
+
+/** Where a slab's freelist array lives, in a few words (a dense drawing's). */
+function shortFreelistWords(s: SlabSnapshot, c: SlabCacheState, slab: number): string {
+  const f = c.slabs[slab]?.freelist;
+  switch (f?.kind) {
+    case 'in-page':
+      return 'array at the page end';
+    case 'in-object':
+      return `array in free object ${f.index}`;
+    case 'off-slab':
+      return `array in ${s.caches.find((k) => k.id === f.cacheId)?.name ?? `cache ${f.cacheId}`} #${f.index}`;
+    case 'none':
+      return 'no array (left with the last object)';
+    default:
+      return 'freelist array: CORRUPT';
+  }
+}
+
+function layoutAt(s: SlabSnapshot, width: number, focus: Focus | null, dense: boolean, minH?: ReadonlyMap<string, number>): Layout {
+  const l: Layout = { width, height: 0, dense, alignedRows: [], caches: [], labels: [], arrays: [], thumbs: [], details: [], gauges: [] };
+  /** Ends the row `key` that started at `top`: it is at least as tall as the same row beside it. */
+  const endRow = (key: string, top: number) => {
+    y = top + rowHeight(minH, key, y - top);
+    l.alignedRows.push({ key, y: top, h: y - top });
+  };
   const label = (x: number, y: number, text: string, style: Label['style'] = 'text') => l.labels.push({ x, y, text, style });
   /** A label wrapped to the canvas' right edge; returns the height it takes. */
   const para = (x: number, y: number, text: string, style: Label['style']) => {
@@ -179,8 +226,37 @@ export function layoutSnapshot(s: SlabSnapshot, width: number, focus: Focus | nu
   const caches = shownCaches(s);
   if (!caches.length) y += para(PAD, y, 'No cache has a slab yet: step forward.', 'dim');
 
-  for (const c of caches) {
+  for (const c of dense ? caches : []) {
+    // Dense: its name and type, each CPU's array in figures; its slab to scale; where its array lives.
     const top = y;
+    let rowTop = y;
+    const focused = focus && focus.cacheId === c.id ? (places.byCache.get(c.id)?.slabByPfn.get(focus.pfn) ?? -1) : -1;
+    const i = focused >= 0 ? focused : 0;
+    const sl = c.slabs[i];
+    // The words flow from beside the name onto the full width below it.
+    label(PAD, y + 2, c.name, 'title');
+    const nameW = Math.ceil(c.name.length * CHAR_W.title) + 8;
+    const words = [c.mgmt, `${c.num}/slab`, ...c.cpus.map((a, cpu) => `CPU ${cpu}: ${a.avail}`), sl ? `slab ${sl.pfn} ${sl.list} ${sl.active}/${c.num}` : 'no slab yet', ...(sl ? [shortFreelistWords(s, c, i)] : [])].join(' · ');
+    const first = wrap(words, width - 2 * PAD - nameW, 'small')[0] ?? '';
+    const rest = wrap(words.slice(first.length).trim(), width - 2 * PAD, 'small');
+    label(PAD + nameW, y + 3, first, 'small');
+    rest.forEach((t, k) => label(PAD, y + 3 + (k + 1) * (LINE - 1), t, 'small'));
+    y += (rest.length + 1) * (LINE - 1) + 4;
+    endRow(c.name, rowTop);
+    rowTop = y;
+    if (sl) {
+      const w = width - 2 * PAD;
+      const barH = 16;
+      l.details.push({ cacheId: c.id, slab: i, pfn: sl.pfn, x: PAD, w, barY: y, barH, scale: w / (PAGE_SIZE << c.order), arrayY: y + barH + 4, arrayCellW: Math.max(2, Math.min(18, Math.floor(w / c.num))) });
+      y += barH + 4 + ARRAY_CELL_H + 9;
+    }
+    endRow(`${c.name} slab 0`, rowTop);
+    l.caches.push({ cacheId: c.id, y: top - 4, h: y - top });
+  }
+
+  for (const c of dense ? [] : caches) {
+    const top = y;
+    let rowTop = y;
     label(PAD, y + 2, `${c.name}`, 'title');
     if (narrow) {
       // The cache's figures in short, on the title's line.
@@ -190,35 +266,43 @@ export function layoutSnapshot(s: SlabSnapshot, width: number, focus: Focus | nu
       y += LINE + 4;
       y += para(PAD, y, cacheFigures(c), 'small');
     }
+    endRow(c.name, rowTop);
 
     // Arrays: one strip per CPU, then the shared array.
     const cellW = Math.max(2, Math.min(12, Math.floor(stripW / Math.max(1, c.limit))));
     for (const [cpu, a] of c.cpus.entries()) {
+      rowTop = y;
       label(PAD, y, `CPU ${cpu}`);
       l.arrays.push({ cacheId: c.id, owner: cpu, x: x0, y, cellW, perRow: Math.max(1, c.limit), rowH: CELL_H + 4, limit: c.limit });
       const rowY = y;
       y += CELL_H + 4;
       y += stripText(x0 + c.limit * cellW, rowY, `avail ${a.avail} / ${a.limit}${a.touched ? ' · touched' : ''}`);
+      endRow(`${c.name} CPU ${cpu}`, rowTop);
     }
     if (c.shared) {
       // The shared array on as few rows as it takes at 1 px an entry or more (it holds hundreds).
       const sharedW = Math.max(1, Math.min(cellW, Math.floor(stripW / Math.max(1, c.sharedLimit))));
       const perRow = Math.max(1, Math.floor(stripW / sharedW));
       const rows = Math.ceil(c.sharedLimit / perRow);
+      rowTop = y;
       label(PAD, y, 'shared');
       l.arrays.push({ cacheId: c.id, owner: -1, x: x0, y, cellW: sharedW, perRow, rowH: CELL_H + 2, limit: c.sharedLimit });
       const top = y;
       y += rows * (CELL_H + 2) + 2;
       y += stripText(x0 + Math.min(perRow, c.sharedLimit) * sharedW, top, `avail ${c.shared.avail} / ${c.sharedLimit}${c.shared.touched ? ' · touched' : ''}`);
+      endRow(`${c.name} shared`, rowTop);
     }
 
     // The node: free_objects against free_limit, then its lists.
+    rowTop = y;
     label(PAD, y, 'node');
     const gaugeW = Math.min(narrow ? 90 : 200, stripW - 8);
     l.gauges.push({ cacheId: c.id, x: x0, y: y + 2, w: gaugeW });
     // Narrow: its figures beside the gauge.
     if (!narrow) y += LINE;
     y += para(narrow ? x0 + gaugeW + 8 : x0, y, narrow ? `free ${c.freeObjects} / ${c.freeLimit} · ${plural(c.totalSlabs, 'slab')}` : `free_objects ${c.freeObjects} / free_limit ${c.freeLimit} · ${plural(c.totalSlabs, 'slab')} · colour_next ${c.colourNext} · next reap at ${c.nextReap} ms${c.freeTouched ? ' · free_touched' : ''}`, 'small') + 2;
+    endRow(`${c.name} node`, rowTop);
+    rowTop = y;
     const perRow = Math.max(1, Math.floor((width - x0 - PAD) / (THUMB_W + THUMB_GAP)));
     // Each list with slabs on a row of thumbnails; the empty ones named together on one line.
     const empty: string[] = [];
@@ -236,6 +320,7 @@ export function layoutSnapshot(s: SlabSnapshot, width: number, focus: Focus | nu
       label(PAD, y + 1, `${empty.join(', ')}: no slabs`, 'small');
       y += LINE + 2;
     }
+    endRow(`${c.name} lists`, rowTop);
 
     // Slabs to scale: the focused one first, then in list order.
     const order = c.slabs.map((_, i) => i);
@@ -243,22 +328,29 @@ export function layoutSnapshot(s: SlabSnapshot, width: number, focus: Focus | nu
     const chosen = (focused >= 0 ? [focused, ...order.filter((i) => i !== focused)] : order).slice(0, narrow ? 1 : DETAILED_SLABS);
     const slabBytes = PAGE_SIZE << c.order;
     const w = width - 2 * PAD;
-    for (const i of chosen) {
+    for (const [k, i] of chosen.entries()) {
       const sl = c.slabs[i];
       if (!sl) continue;
+      rowTop = y;
       y += 4;
       y += para(PAD, y, `slab ${sl.pfn} · ${sl.list} · active ${sl.active} / ${c.num} · colour ${sl.colour} (s_mem at ${sl.sMemOffset} B)`, 'text');
       y += para(PAD, y, freelistWords(s, c, i), 'small');
       const arrayCellW = Math.max(2, Math.min(18, Math.floor(w / c.num)));
-      l.details.push({ cacheId: c.id, slab: i, pfn: sl.pfn, x: PAD, w, barY: y, scale: w / slabBytes, arrayY: y + BAR_H + 14, arrayCellW });
+      l.details.push({ cacheId: c.id, slab: i, pfn: sl.pfn, x: PAD, w, barY: y, barH: BAR_H, scale: w / slabBytes, arrayY: y + BAR_H + 14, arrayCellW });
       y += BAR_H + 14 + ARRAY_CELL_H + 18;
+      endRow(`${c.name} slab ${k}`, rowTop);
     }
+    rowTop = y;
     if (c.slabs.length > chosen.length) y += para(PAD, y, `${plural(c.slabs.length - chosen.length, 'other slab')} as thumbnails above: click one to draw it to scale.`, 'dim');
     y += PAD;
+    endRow(`${c.name} end`, rowTop);
     l.caches.push({ cacheId: c.id, y: top - 4, h: y - top });
   }
+  const largeTop = y;
   if (s.large.length) y += para(PAD, y, `kmalloc_large: ${s.large.map((b) => `pfn ${b.pfn} (order ${b.order})`).join(', ')}`, 'small');
+  endRow('kmalloc_large', largeTop);
   l.height = y + PAD;
+  l.figure = { caches: l.caches.length, slabs: l.details.length + l.thumbs.length };
   return l;
 }
 
@@ -274,7 +366,7 @@ export function objectRect(l: Layout, s: SlabSnapshot, cacheId: number, pfn: num
   const c = s.caches.find((k) => k.id === cacheId);
   const d = l.details.find((b) => b.cacheId === cacheId && b.pfn === pfn);
   const sl = c?.slabs[d?.slab ?? -1];
-  if (c && d && sl) return { x: d.x + (sl.sMemOffset + index * c.size) * d.scale, y: d.barY, w: Math.max(1, c.objectSize * d.scale), h: BAR_H };
+  if (c && d && sl) return { x: d.x + (sl.sMemOffset + index * c.size) * d.scale, y: d.barY, w: Math.max(1, c.objectSize * d.scale), h: d.barH };
   const t = l.thumbs.find((b) => b.cacheId === cacheId && b.pfn === pfn);
   return t ? { x: t.x, y: t.y, w: THUMB_W, h: THUMB_H } : null;
 }
@@ -286,7 +378,7 @@ export function positionRect(d: DetailBox, pos: number): Rect {
 
 /** Where a NORMAL slab's on-page array sits on its bar. */
 export function inPageRect(d: DetailBox, c: SlabCacheState, offset: number): Rect {
-  return { x: d.x + offset * d.scale, y: d.barY, w: Math.max(2, c.num * d.scale), h: BAR_H };
+  return { x: d.x + offset * d.scale, y: d.barY, w: Math.max(2, c.num * d.scale), h: d.barH };
 }
 
 export function thumbRect(t: ThumbBox): Rect {
@@ -321,7 +413,7 @@ export function hitTest(l: Layout, s: SlabSnapshot, x: number, y: number): Hit |
       const pos = Math.floor((x - d.x) / d.arrayCellW);
       if (pos < c.num) return { kind: 'position', cacheId: c.id, pfn: sl.pfn, pos };
     }
-    if (y >= d.barY && y < d.barY + BAR_H && x >= d.x && x < d.x + d.w) {
+    if (y >= d.barY && y < d.barY + d.barH && x >= d.x && x < d.x + d.w) {
       const byte = (x - d.x) / d.scale - sl.sMemOffset;
       const index = Math.floor(byte / c.size);
       if (byte >= 0 && index < c.num) return { kind: 'object', cacheId: c.id, pfn: sl.pfn, index };

@@ -7,7 +7,7 @@
 // the step's moves (moves.ts), flying from where they were to where they are
 // while `progress` < 1, then outlined where they landed.
 
-import { BAR_H, GAUGE_H, hitObject, inPageRect, objectRect, positionRect, slotRect, thumbRect, type Focus, type Hit, type Layout, type Rect } from './layout';
+import { GAUGE_H, hitObject, inPageRect, objectRect, positionRect, slotRect, thumbRect, type Focus, type Hit, type Layout, type Rect } from './layout';
 import type { Move } from './moves';
 import { objKey, Place, placesOf, type PlaceKind } from './places';
 import type { SlabCacheState, SlabSnapshot } from './snapshot';
@@ -37,6 +37,8 @@ export interface Overlay {
   /** What the step on screen moved, and how far the animation is (0..1; 1: done). */
   moves: readonly Move[];
   progress: number;
+  /** The states of the panes beside this one (the drawings line up row by row). */
+  alignWith?: readonly SlabSnapshot[];
 }
 
 const FONTS = { title: 'bold 13px system-ui, sans-serif', text: '12px system-ui, sans-serif', dim: '12px system-ui, sans-serif', small: '12px system-ui, sans-serif' } as const;
@@ -139,7 +141,7 @@ function drawSlab(ctx: CanvasRenderingContext2D, colors: CanvasTheme, s: SlabSna
   const sl = c.slabs[d.slab];
   const kinds = placesOf(s).byCache.get(c.id)?.kinds[d.slab];
   if (!sl || !kinds) return;
-  const barH = BAR_H;
+  const barH = d.barH;
   const slabBytes = d.w / d.scale;
   ctx.fillStyle = COLORS.leftover;
   ctx.fillRect(d.x, d.barY, d.w, barH);
@@ -188,8 +190,9 @@ function drawSlab(ctx: CanvasRenderingContext2D, colors: CanvasTheme, s: SlabSna
     ctx.lineTo(cur.x - 4, cur.y + cur.h + 7);
     ctx.lineTo(cur.x + 4, cur.y + cur.h + 7);
     ctx.fill();
+    // (A dense drawing says it on the slab's line above.)
     ctx.font = FONTS.small;
-    ctx.fillText(`active = ${sl.active}`, cur.x + 6, cur.y + cur.h + 2);
+    if (!l.dense) ctx.fillText(`active = ${sl.active}`, cur.x + 6, cur.y + cur.h + 2);
   }
   // A line from the array to where it lives, leaving the array where it is nearest.
   const f = sl.freelist;
@@ -232,7 +235,7 @@ function drawSelection(ctx: CanvasRenderingContext2D, colors: CanvasTheme, s: Sl
     const t = l.thumbs.find((k) => k.cacheId === h.cacheId && k.pfn === h.pfn);
     marks.push(t ? thumbRect(t) : null);
     const d = l.details.find((k) => k.cacheId === h.cacheId && k.pfn === h.pfn);
-    if (d) marks.push({ x: d.x, y: d.barY, w: d.w, h: BAR_H });
+    if (d) marks.push({ x: d.x, y: d.barY, w: d.w, h: d.barH });
   }
   if (h.kind === 'position') {
     const d = l.details.find((k) => k.cacheId === h.cacheId && k.pfn === h.pfn);

@@ -37,7 +37,7 @@ export const ARENA_MIN_MB = 8;
 
 class StoryBuilder extends LabStoryBuilder<ScriptOp> {
   story(intro: string, outro: string): Story<Script> {
-    return { script: { ops: this.ops }, captions: this.captions, intro, outro };
+    return { script: { ops: this.ops }, captions: this.captions, intro, outro, ...(this.setups ? { setup: this.setups } : {}) };
   }
 }
 

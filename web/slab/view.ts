@@ -102,7 +102,7 @@ export const slabStepView: StepView<typeof SLAB_PARAMS, WorldConfig, Script, Sla
     };
   },
   decode: decodeSlabSnapshot,
-  layout: (s, width, o) => layoutSnapshot(s, width, o.focus),
+  layout: (s, width, o) => layoutSnapshot(s, width, o.focus, o.alignWith),
   draw: drawSnapshot,
   hit: hitTest,
   describe: {

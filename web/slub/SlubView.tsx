@@ -17,7 +17,7 @@ import type { LoadedPane } from '../lab/use-step-lab';
 import type { ViewProps } from '../lab/view';
 import { keyOrder, sheafObject, type Layout } from './layout';
 import type { SlubLoadExtra } from './protocol';
-import { refKey, type Overlay } from './render';
+import { interruptNames, refKey, type Overlay } from './render';
 import { SandboxOps, SlubQuickOps, type TuningNow } from './SandboxOps';
 import { comparisonText } from './compare';
 import { misfit } from './scenarios';
@@ -173,11 +173,12 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
           cpus: scriptCpus,
           allCpus,
           interrupt,
+          ...(scenario?.objectNames === 'interrupt' ? { names: interruptNames(pane.events) } : {}),
           ...(lab.panes.length > 1 ? { alignWith: (lab.shown ?? []).map((x) => x.snap) } : {}),
         };
       }),
     // `before` (the same array throughout) changes only with lab.shown.
-    [lab.panes, lab.shown, lab.at, selection, sheafSel, sheafSlot, marked, showFull, scriptCpus, allCpus, before],
+    [lab.panes, lab.shown, lab.at, selection, sheafSel, sheafSlot, marked, showFull, scriptCpus, allCpus, before, scenario],
   );
 
   const bulkCompare = useMemo(() => {

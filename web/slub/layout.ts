@@ -22,6 +22,7 @@
 // with callers get sections of their own before the node partial list.  A
 // 7.0 lane has no CPU slab, freelist or tid: none is drawn.
 
+import { alignedLayout, rowHeight } from '../lab/align';
 import type { CanvasLayout } from '../lab/LabCanvas';
 import type { CanvasItem } from '../lab/motion';
 import { cpuPartialSlabs, NONE32, SheafPlace, sheavesAt, slabIndexOf, SlabList, type SheafPlaceValue, type SlubSnapshot } from './snapshot';
@@ -118,6 +119,8 @@ const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, v
 
 /** Font sizes on the canvas (never under 12 px). */
 export const FONT = { title: 14, text: 12, slot: 12 } as const;
+/** The room a sheaf's label takes ("main sheaf #3 · 2/4", about 20 characters). */
+export const SHEAF_LABEL_W = 20 * 7.3;
 /** A line of words in a lane. */
 export const LINE_H = 16;
 /** A slab box's label row, and the room its freelist arcs take above and below the slots. */
@@ -169,11 +172,8 @@ export function layoutSnapshot(s: SlubSnapshot, o: LayoutOptions): Layout {
   const others = (o.alignWith ?? []).filter((x) => x !== s && !(o.compact ?? x.nslabs > 48));
   if (!others.length) return layoutAt(s, o, false, fitSlot(s, o));
   // Panes side by side: one slot size (the smallest any needs) and each section as tall as the tallest of its name, so rows line up.
-  const all = [s, ...others];
-  const slot = Math.min(...all.map((x) => fitSlot(x, o)));
-  const minH = new Map<string, number>();
-  for (const x of all) for (const sec of layoutAt(x, o, false, slot).sections) minH.set(sec.title, Math.max(minH.get(sec.title) ?? 0, sec.h));
-  return layoutAt(s, o, false, slot, minH);
+  const slot = Math.min(fitSlot(s, o), ...others.map((x) => fitSlot(x, o)));
+  return alignedLayout(s, others, (x, minH) => layoutAt(x, o, false, slot, minH), (l) => l.sections.map((sec) => ({ key: sec.title, h: sec.h })));
 }
 
 /** The largest slot at which the detailed drawing fits its height (or the smallest allowed). */
@@ -236,8 +236,8 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
       const slots = Math.max(1, sh.sheaf.place[rec] === SheafPlace.RCU_WAIT ? (sh.sheaf.size[rec] ?? 0) : (sh.sheaf.capacity[rec] ?? 0));
       const c = Math.min(slots, sheafCols);
       const h = sheafHead + stripsH(Math.ceil(slots / c), sheafStripH) + (compact ? 4 : 8);
-      // A label needs about 15 characters of room.
-      const w = Math.max(c * sheafSlotW, compact ? 0 : 15 * 7.3) + (compact ? 4 : 14);
+      // A label ("main sheaf #3 · 2/4") needs its room.
+      const w = Math.max(c * sheafSlotW, compact ? 0 : SHEAF_LABEL_W) + (compact ? 4 : 14);
       if (x > left && x + w > left + avail) {
         x = left;
         rowTop += rowH;
@@ -260,7 +260,7 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
     const sheafH = cpu >= 0 ? sheafRecs.reduce((h, rec) => h + placeSheaves([rec], bodyY + h), 0) : placeSheaves(sheafRecs, bodyY);
     const rowsOfSlabs = slabs.length ? Math.max(minRows, Math.ceil(slabs.length / perRow)) : compact && !sheafRecs.length ? minRows : 0;
     const bodyH = sheafH + rowsOfSlabs * boxH;
-    const h = Math.max(minH?.get(title) ?? 0, (narrow ? textH + bodyH : Math.max(textH, bodyH)) + (compact ? 6 : 8));
+    const h = rowHeight(minH, title, (narrow ? textH + bodyH : Math.max(textH, bodyH)) + (compact ? 6 : 8));
     slabs.forEach((slab, i) => {
       const bx = left + (i % perRow) * boxW;
       const by = bodyY + sheafH + Math.floor(i / perRow) * boxH;
@@ -329,8 +329,9 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
   // Sheaves keep their id from stop to stop: a sheaf moving between a CPU and the barn glides there.
   if (!compact) for (const b of sheafBoxes) items.push({ key: `sheaf ${sh.sheaf.id[b.sheaf]}`, x: b.x - 2, y: b.y, w: b.cols * b.slotW + 4, h: b.stripY + stripsH(Math.ceil(b.slots / b.cols), b.stripH) - b.y + 2 });
   const lanes = sections.filter((x) => x.cpu >= 0).length;
-  const figure = { slot: boxes.length ? slotW : 0, sheafSlot: sheafBoxes.length ? sheafSlotW : 0, lanes, folded: sections.find((x) => x.cpuToggle)?.y ?? -1 };
-  return { width: o.width, height: y + 4, compact, labelW, left, boxes, sheaves: sheafBoxes, sections, boxOf, hiddenFull: o.showFull ? 0 : full.length, items, figure };
+  const figure = { slot: boxes.length ? slotW : 0, sheafSlot: sheafBoxes.length ? sheafSlotW : 0, lanes, folded: sections.find((x) => x.cpuToggle)?.y ?? -1, slabs: boxes.length, sheaves: sheafBoxes.length };
+  const alignedRows = sections.map((sec) => ({ key: sec.title, y: sec.y, h: sec.h }));
+  return { width: o.width, height: y + 4, compact, labelW, left, boxes, sheaves: sheafBoxes, sections, boxOf, hiddenFull: o.showFull ? 0 : full.length, items, figure, alignedRows };
 }
 
 /** One stop of the arrow keys: a sheaf (its record) or a slab (its record). */
@@ -376,7 +377,7 @@ export function hitTest(l: Layout, s: SlubSnapshot, x: number, y: number): Hit |
   for (const sec of l.sections) if (sec.cpuToggle && y >= sec.y && y < sec.y + sec.h) return { slab: -1, index: -1, cpus: sec.cpuToggle };
   for (const b of l.sheaves) {
     const bottom = b.stripY + stripsH(Math.ceil(b.slots / b.cols), b.stripH);
-    if (x < b.x || x >= b.x + Math.max(b.cols * b.slotW, 100) || y < b.y || y >= bottom) continue;
+    if (x < b.x || x >= b.x + Math.max(b.cols * b.slotW, SHEAF_LABEL_W) || y < b.y || y >= bottom) continue;
     if (y < b.stripY) return { slab: -1, index: -1, sheaf: b.sheaf, slot: -1 };
     const slot = slotUnder(b, b.slots, x, y);
     if (slot < 0) continue;

@@ -14,9 +14,10 @@
 // one hue per state, none two alike (the locked lane is drawn in dashes, not
 // a colour; a duplicate is red with "2×" on it, a red-zone hit dark red).
 
+import { EventKind, type SlEvent } from '../core/events.generated';
 import type { CanvasTheme } from '../lab/theme';
-import { FONT, LINE_H, SHEAF_ROLES, sheafObject, slabLetter, slotAt, stripsH, type Layout, type SlabBox } from './layout';
-import type { ObjRef } from './script';
+import { FONT, LINE_H, SHEAF_LABEL_W, SHEAF_ROLES, sheafObject, slabLetter, slotAt, stripsH, type Layout, type SlabBox } from './layout';
+import { KIND_CODE, type ObjRef } from './script';
 import { NEXT_CORRUPT, NONE32, ObjState, SheafPlace, SlabList, type SlubSnapshot } from './snapshot';
 
 /** The state colours, the same in both themes (the surfaces come from the theme: CanvasTheme); no two alike. */
@@ -81,6 +82,40 @@ export interface Overlay {
 }
 
 export const refKey = (pfn: number, index: number) => `${pfn}:${index}`;
+
+/**
+ * The objects a story of an interrupted allocation names (its captions' X and Y), from the events
+ * of the whole story: X is the object the first interrupt handler's allocation returned (the head
+ * the interrupted code had read), Y the next object an allocation on that CPU returned after it
+ * (the head's successor: the interrupted allocation's retry, or the allocation after a stale
+ * write handed X out again).  A handler is an operation that begins inside another on its CPU.
+ */
+export function interruptNames(events: readonly SlEvent[]): Map<string, string> {
+  const names = new Map<string, string>();
+  const open = new Map<number, number>();
+  const nested = new Set<number>();
+  let x: { key: string; cpu: number } | null = null;
+  for (const e of events) {
+    if (e.kind === EventKind.OP_BEGIN) {
+      if ((open.get(e.cpu) ?? 0) > 0) nested.add(e.op);
+      open.set(e.cpu, (open.get(e.cpu) ?? 0) + 1);
+      continue;
+    }
+    if (e.kind !== EventKind.OP_END) continue;
+    open.set(e.cpu, Math.max(0, (open.get(e.cpu) ?? 0) - 1));
+    if (e.arg0 !== KIND_CODE.alloc || e.slab === NONE32) continue;
+    const key = refKey(e.slab, e.obj);
+    if (!x) {
+      if (!nested.has(e.op)) continue;
+      x = { key, cpu: e.cpu };
+      names.set(key, 'X');
+    } else if (e.cpu === x.cpu && key !== x.key && !nested.has(e.op)) {
+      names.set(key, 'Y');
+      break;
+    }
+  }
+  return names;
+}
 
 /** Where the slot of object `i` of box `b` is, and its size. */
 function slotRect(b: SlabBox, i: number): { x: number; y: number; w: number; h: number } {
@@ -196,6 +231,21 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
           if (name) ctx.font = mono(Math.max(FONT.slot, Math.floor(b.slotW / 2)), true);
           ctx.fillText(text, r.x + (r.w - 2) / 2, r.y + r.h / 2 + 1, r.w - 3);
           if (name) ctx.font = mono(Math.min(FONT.slot + 2, Math.max(FONT.slot, Math.floor(b.slotW / 2))));
+        }
+        ctx.textAlign = 'start';
+        ctx.textBaseline = 'top';
+      } else if (o.names?.size) {
+        // Slots too small for their indices still carry the story's names (X, Y), in the slot's colour's contrast.
+        const first = s.slab.firstObj[i] ?? 0;
+        ctx.font = mono(FONT.slot, true);
+        ctx.textAlign = 'center';
+        ctx.textBaseline = 'middle';
+        for (let k = 0; k < objectsOf(i); k++) {
+          const name = o.names.get(refKey(s.slab.pfn[i] ?? 0, k));
+          if (!name) continue;
+          const r = slotRect(b, k);
+          ctx.fillStyle = LIGHT_STATES.has(s.obj.state[first + k] ?? ObjState.ALLOCATED) ? '#1f2937' : '#ffffff';
+          ctx.fillText(name, r.x + (r.w - 2) / 2, r.y + r.h / 2 + 1);
         }
         ctx.textAlign = 'start';
         ctx.textBaseline = 'top';
@@ -428,8 +478,8 @@ function drawSheaves(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: Layout, 
       const place = sh.sheaf.place[b.sheaf] ?? 0;
       const flush = sh.sheaf.rcuFlush[b.sheaf] ? ' · to slabs after the grace period' : '';
       const role = SHEAF_ROLES[place] ?? 'sheaf';
-      const name = place === SheafPlace.BARN_FULL ? 'full' : place === SheafPlace.BARN_EMPTY ? 'empty' : role;
-      ctx.fillText(`${name} #${sh.sheaf.id[b.sheaf]} · ${size}/${sh.sheaf.capacity[b.sheaf]}${flush}`, b.x, b.y + 2, Math.max(b.cols * b.slotW, 100));
+      const name = place === SheafPlace.BARN_FULL ? 'full sheaf' : place === SheafPlace.BARN_EMPTY ? 'empty sheaf' : place === SheafPlace.RCU_WAIT ? role : `${role.split(' ')[0]} sheaf${role.includes(' ') ? ` ${role.slice(role.indexOf(' ') + 1)}` : ''}`;
+      ctx.fillText(`${name} #${sh.sheaf.id[b.sheaf]} · ${size}/${sh.sheaf.capacity[b.sheaf]}${flush}`, b.x, b.y + 2, Math.max(b.cols * b.slotW, SHEAF_LABEL_W));
     }
     for (let i = 0; i < b.slots; i++) {
       const p = slotAt(b, i);

@@ -42,6 +42,8 @@ export interface Scenario extends LabScenario<Script<AnyRef>, StoryContext> {
   instead?: string;
   /** The kernels the story compares side by side ("what changed after 7.0"): picking it shows them. */
   kernels?: readonly string[];
+  /** Objects the captions name, labelled on the picture: 'interrupt', the object an interrupt handler allocates (X) and the next on its freelist (Y) (render.ts interruptNames). */
+  objectNames?: 'interrupt';
 }
 
 /** Every era before 7.0: the stories of the per-CPU slab. */
@@ -76,7 +78,7 @@ const sym = (allocOf: number, nth = 0): AnyRef => ({ allocOf, nth });
 class StoryBuilder extends LabStoryBuilder<ScriptOp<AnyRef>> {
   readonly irqs: Script<AnyRef>['irqs'] = [];
   story(intro: string, outro: string): Story {
-    return { script: { ops: this.ops, irqs: this.irqs }, captions: this.captions, intro, outro };
+    return { script: { ops: this.ops, irqs: this.irqs }, captions: this.captions, intro, outro, ...(this.setups ? { setup: this.setups } : {}) };
   }
 }
 
@@ -114,6 +116,7 @@ const whyTid: Scenario = {
   eras: CPU_SLAB_ERAS,
   notFor: 'Linux 7.0 has no tid and no cmpxchg fast path to interrupt: an interrupt inside the sheaf section makes the trylock fail and the slab path run (see "An interrupt in the sheaf section")',
   contrast: { fastpath: 'plain', label: 'Replay with the RFC\'s plain writes', sideBySide: ['cmpxchg', 'plain', 'rt'] },
+  objectNames: 'interrupt',
   build() {
     const b = new StoryBuilder();
     b.op({ kind: 'alloc', cpu: 0 }, 'Set-up: CPU 0 gets a CPU slab (slow path).');
@@ -251,7 +254,7 @@ const spareSwap: Scenario = {
   notFor: 'before 6.18 there are no sheaves to swap',
   build() {
     const b = new StoryBuilder();
-    const all = b.op({ kind: 'allocBulk', cpu: 0, count: 8 }, 'CPU 0 bulk-allocates 8 objects: its main sheaf is empty, so kmem_cache_alloc_bulk takes them from slabs.');
+    const all = b.setup({ kind: 'allocBulk', cpu: 0, count: 8 }, 'CPU 0 bulk-allocates 8 objects: its main sheaf is empty, so kmem_cache_alloc_bulk takes them from slabs.');
     for (let k = 0; k < 4; k++)
       b.op({ kind: 'free', cpu: 0, refs: [sym(all, k)] }, k < 3 ? `Free ${k + 1}: free_to_pcs pushes it on main.` : 'Free 4: main is full now (4 of 4).');
     b.op({ kind: 'free', cpu: 0, refs: [sym(all, 4)] }, 'Main is full and there is no spare yet: __pcs_replace_full_main makes the full main the spare and an empty sheaf main (sheaf_alloc), then pushes on it.');
@@ -270,7 +273,7 @@ const barnExchange: Scenario = {
   build({ cpus }) {
     const b = new StoryBuilder();
     const other = cpus > 1 ? 1 : 0;
-    const all = b.op({ kind: 'allocBulk', cpu: 0, count: 12 }, 'CPU 0 bulk-allocates 12 objects (from slabs: its main sheaf is empty).');
+    const all = b.setup({ kind: 'allocBulk', cpu: 0, count: 12 }, 'CPU 0 bulk-allocates 12 objects (from slabs: its main sheaf is empty).');
     b.op({ kind: 'freeBulk', cpu: 0, refs: [0, 1, 2, 3].map((k) => sym(all, k)) }, 'It frees 4 in bulk: they fill main (4 of 4).');
     b.op({ kind: 'free', cpu: 0, refs: [sym(all, 4)] }, 'Main is full and there is no spare: the full main becomes the spare and an empty sheaf becomes main (sheaf_alloc: the barn has none to give).');
     b.op({ kind: 'freeBulk', cpu: 0, refs: [5, 6, 7].map((k) => sym(all, k)) }, 'Three more fill main again.');
@@ -290,7 +293,7 @@ const refillFromSlabs: Scenario = {
   build({ cpus, objects }) {
     const b = new StoryBuilder();
     const other = cpus > 1 ? 1 : 0;
-    const all = b.op({ kind: 'allocBulk', cpu: other, count: 2 * objects }, `Set-up: CPU ${other} bulk-allocates ${2 * objects} objects, two slabs' worth (A and B, full and on no list: its sheaves were empty, so they came from slabs).`);
+    const all = b.setup({ kind: 'allocBulk', cpu: other, count: 2 * objects }, `Set-up: CPU ${other} bulk-allocates ${2 * objects} objects, two slabs' worth (A and B, full and on no list: its sheaves were empty, so they came from slabs).`);
     b.op({ kind: 'freeBulk', cpu: other, refs: [sym(all, 0), sym(all, 1), sym(all, objects)] }, `It frees 2 objects of slab A and 1 of slab B in bulk: they land in CPU ${other}'s main sheaf, not yet in their slabs.`);
     b.op({ kind: 'flush', cpu: other }, `Flushing CPU ${other} (pcs_flush_all, as a CPU going offline or a cache shrink does) frees its sheaves' objects to their slabs: A (2 free) and B (1 free) are on the node partial list now.`);
     b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocates. Its main sheaf is empty, there is no spare, and the barn holds no sheaf at all (barn_get_fail): a sheaf is refilled from slabs in bulk (refill_sheaf, sheaf_refill counts 4). In 7.0 __refill_objects_node takes the node partial slabs A and B off the list under list_lock and empties their freelists with one cmpxchg each (3 objects), then a new slab gives the 4th and goes on the list with the rest (alloc_slab); 6.18 fills the sheaf with a bulk allocation from its per-CPU slab, which takes the same slabs. The allocation pops the top object.');
@@ -311,7 +314,7 @@ const flushBarnFull: Scenario = {
   build() {
     const b = new StoryBuilder();
     let next = 0;
-    const all = b.op({ kind: 'allocBulk', cpu: 0, count: 4 + 4 + 4 * MAX_FULL_SHEAVES + 1 }, `Set-up: CPU 0 bulk-allocates ${4 + 4 + 4 * MAX_FULL_SHEAVES + 1} objects to free one by one and in fours.`);
+    const all = b.setup({ kind: 'allocBulk', cpu: 0, count: 4 + 4 + 4 * MAX_FULL_SHEAVES + 1 }, `Set-up: CPU 0 bulk-allocates ${4 + 4 + 4 * MAX_FULL_SHEAVES + 1} objects to free one by one and in fours.`);
     const take = (n: number) => Array.from({ length: n }, () => sym(all, next++));
     b.op({ kind: 'freeBulk', cpu: 0, refs: take(4) }, 'Four frees in bulk fill the main sheaf (4 of 4).');
     b.op({ kind: 'free', cpu: 0, refs: take(1) }, 'Main is full and there is no spare: a new sheaf becomes main, the full one the spare.');
@@ -324,7 +327,7 @@ const flushBarnFull: Scenario = {
     }
     b.op({ kind: 'free', cpu: 0, refs: take(1) }, 'Main and spare full, and the barn already holds 10 full sheaves (MAX_FULL_SHEAVES): barn_put_fail. __pcs_replace_full_main flushes the full spare to slabs in bulk (sheaf_flush counts its 4 objects, freed by detached freelists), makes the emptied sheaf main and the full main the spare, and pushes the object.');
     return b.story(
-      `The barn keeps at most 10 full sheaves; past that, a free that finds main and spare full sends a sheaf's objects back to their slabs. ${SMALL} The kernel's limit of 10 has no knob in the model, so the first ${2 * MAX_FULL_SHEAVES + 4} steps only fill the barn, two per sheaf: jump to the end to see the flush.`,
+      `The barn keeps at most 10 full sheaves; past that, a free that finds main and spare full sends a sheaf's objects back to their slabs. ${SMALL} The kernel's limit of 10 has no knob in the model, so the first ${2 * MAX_FULL_SHEAVES + 3} steps only fill the barn, two per sheaf: jump to the end to see the flush.`,
       'Flushing the spare rather than main keeps the hottest objects, the ones just freed, in the CPU\'s sheaf.',
     );
   },
@@ -338,7 +341,7 @@ const kfreeRcu: Scenario = {
   notFor: 'before 6.18 kfree_rcu batches in kfree_rcu_cpu\'s pages, which the model does not show: there are no rcu_free sheaves',
   build() {
     const b = new StoryBuilder();
-    const all = b.op({ kind: 'allocBulk', cpu: 0, count: 5 }, 'CPU 0 allocates 5 objects.');
+    const all = b.setup({ kind: 'allocBulk', cpu: 0, count: 5 }, 'CPU 0 allocates 5 objects.');
     for (let k = 0; k < 4; k++)
       b.op({ kind: 'kfreeRcu', cpu: 0, refs: [sym(all, k)] }, k === 0 ? 'kfree_rcu: __kfree_rcu_sheaf puts the object in CPU 0\'s rcu_free sheaf (free_rcu_sheaf). Readers may still hold it: it waits for a grace period.' : k < 3 ? 'Another kfree_rcu, batched in the same sheaf.' : 'The rcu_free sheaf is full: it is handed to call_rcu as a whole, one callback for 4 objects.');
     b.op({ kind: 'gracePeriod', cpu: 0 }, 'The grace period ends (the model makes it a step): the sheaf\'s callback puts it in the barn as a full sheaf, its objects ready for allocation again (or flushes it to slabs when the barn is full).');
@@ -354,7 +357,7 @@ const prefill: Scenario = {
   notFor: 'kmem_cache_prefill_sheaf came with sheaves in 6.18',
   build() {
     const b = new StoryBuilder();
-    b.op({ kind: 'alloc', cpu: 0 }, 'Set-up: CPU 0 allocates, so its sheaves exist.');
+    b.setup({ kind: 'alloc', cpu: 0 }, 'Set-up: CPU 0 allocates, so its sheaves exist.');
     b.op({ kind: 'prefill', cpu: 0, slot: 0, count: 3 }, 'kmem_cache_prefill_sheaf asks for 3 objects up front (as the maple tree does before taking a lock): it gets a sheaf of its own, filled from the spare or the barn or slabs (sheaf_prefill_fast or _slow).');
     b.op({ kind: 'allocFromSheaf', cpu: 0, slot: 0 }, 'kmem_cache_alloc_from_sheaf: an allocation that cannot fail, popped from the caller\'s sheaf (no counter moves).');
     b.op({ kind: 'refillSheaf', cpu: 0, slot: 0, count: 4 }, 'kmem_cache_refill_sheaf tops it up to 4 objects.');
@@ -373,7 +376,7 @@ const sheafIrq: Scenario = {
   notFor: 'before 6.18 there is no sheaf section: see "Why the tid" for an interrupt in the fast path',
   build() {
     const b = new StoryBuilder();
-    b.op({ kind: 'alloc', cpu: 0 }, 'Set-up: CPU 0 gets a main sheaf.');
+    b.setup({ kind: 'alloc', cpu: 0 }, 'Set-up: CPU 0 gets a main sheaf.');
     const hit = b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocates. Micro-step into it: alloc_from_pcs holds the local trylock (the lane is marked) when an interrupt arrives and the handler allocates on the same CPU.');
     b.irqs.push({ atOp: hit, point: PreemptPoint.SHEAF_ALLOC, nth: 0, handler: { kind: 'alloc' } });
     b.op({ kind: 'alloc', cpu: 0 }, 'Looking back at the interrupted allocation: the handler\'s local_trylock failed (the interrupted code held it), so the handler took the slab path (alloc_slowpath in 7.0, the CPU slab in 6.18) instead of the sheaf, and the interrupted allocation then popped main as if nothing had happened. This one is an ordinary sheaf hit.');
