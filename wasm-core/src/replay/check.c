@@ -57,7 +57,7 @@
 enum { MAX_OBJECTS = 1 << 21 }; /* objects of the mapped slabs a check follows (24 bytes each) */
 
 /* Per object of a mapped slab: which events touched it and when. */
-enum { T_ALLOC = 1, T_FREE = 2 };
+enum { T_ALLOC = 1, T_FREE = 2, T_LAST_FREE = 4 }; /* T_LAST_FREE: the last event on it was a free */
 typedef struct obj_mark {
     uint8_t touched;
     uint64_t first_ns, last_ns;
@@ -98,15 +98,20 @@ struct sl_check {
 };
 
 static const char *const cause_names[SL_CHECK_NR_CAUSES] = {"torn", "during_read", "lost", "unlisted",
-                                                             "untraced_free", "untraced_alloc", "other"};
+                                                             "untraced_free", "untraced_alloc", "list", "place",
+                                                             "other"};
 static const char *const cause_words[SL_CHECK_NR_CAUSES] = {
     "torn snapshot (read while it changed)",
     "moved while a snapshot was being read",
     "lost events",
     "a slab the earlier snapshot did not list (its untouched objects guessed)",
-    "a free with no event (bulk free, kfree_bulk of RCU batches, sheaf flush)",
-    "an allocation with no event (bulk allocation, sheaf refill)",
-    "other (model choices, event order across CPUs)",
+    "a free with no event since its last allocation (kfree_rcu into a sheaf, bulk free, sheaf flush)",
+    "an allocation with no event since its last free (sheaf refill or prefill, bulk allocation)",
+    "a slab whose objects agree on another list (the model moved it otherwise: CPU partial or node partial, "
+    "another CPU's slab)",
+    "a slab whose objects and list agree, its inuse not (an object free in a sheaf or on a CPU freelist in one, on "
+    "the slab's freelist in the other)",
+    "other (the model's state contradicts the last event on the object: a failed correction)",
 };
 
 const char *sl_check_cause_name(unsigned cause) { return cause < SL_CHECK_NR_CAUSES ? cause_names[cause] : NULL; }
@@ -428,20 +433,23 @@ int sl_check_create(const sl_check_snapshot *snap, const char *name, sl_check **
     sli_check_cache *a = &c->a;
     snprintf(c->r.cache, sizeof c->r.cache, "%s", name);
     if (!sli_check_version(snap, &c->version)) {
+        int failed = fail(err, errlen, SL_EINVAL, "the kernel release '%s' names no version", snap->release);
         sl_check_destroy(c);
-        return fail(err, errlen, SL_EINVAL, "the kernel release '%s' names no version", snap->release);
+        return failed;
     }
     snprintf(c->r.kernel, sizeof c->r.kernel, "%u.%u", c->version.major, c->version.minor);
     if (a->red_left_pad || a->inuse_bytes > (a->object_size + 7) / 8 * 8) {
-        sl_check_destroy(c);
-        return fail(err, errlen, SL_EINVAL, "%s is a debug cache (red zones, poison, user tracking): the model does "
+        int failed = fail(err, errlen, SL_EINVAL, "%s is a debug cache (red zones, poison, user tracking): the model does "
                     "not seed one", name);
+        sl_check_destroy(c);
+        return failed;
     }
     unsigned ncpus = snap->nr_cpus > a->cpus_seen ? snap->nr_cpus : a->cpus_seen;
     c->ncpus = ncpus < 2 ? 2 : ncpus;
     if (c->ncpus > SL_SLUB_MAX_CPUS) {
+        int failed = fail(err, errlen, SL_EINVAL, "%u CPUs: the model has at most %u", c->ncpus, SL_SLUB_MAX_CPUS);
         sl_check_destroy(c);
-        return fail(err, errlen, SL_EINVAL, "%u CPUs: the model has at most %u", c->ncpus, SL_SLUB_MAX_CPUS);
+        return failed;
     }
     c->slab_bytes = (uint64_t)SL_PAGE_SIZE << a->order;
     /* The listed slabs twice over, and room for the full slabs the events will touch (made when touched). */
@@ -450,8 +458,9 @@ int sl_check_create(const sl_check_snapshot *snap, const char *name, sl_check **
     if (zone > SL_CHECK_MAX_ZONE)
         zone = SL_CHECK_MAX_ZONE;
     if (sl_page_zone_init(&c->zone, zone, NULL) != SL_OK) {
+        int failed = fail(err, errlen, SL_ENOMEM, "no memory for a %zu-byte model zone", zone);
         sl_check_destroy(c);
-        return fail(err, errlen, SL_ENOMEM, "no memory for a %zu-byte model zone", zone);
+        return failed;
     }
     c->zone_made = true;
     bool sheaves = c->version.major >= 7 || (c->version.major == 6 && c->version.minor >= 18);
@@ -465,16 +474,18 @@ int sl_check_create(const sl_check_snapshot *snap, const char *name, sl_check **
     }
     rc = sl_slub_cache_create(&c->zone, NULL, c->ncpus, &cfg, &c->s);
     if (rc != SL_OK) {
-        sl_check_destroy(c);
-        return fail(err, errlen, rc, "the model has no cache for %s under Linux %u.%u's rules (%s)", name,
+        int failed = fail(err, errlen, rc, "the model has no cache for %s under Linux %u.%u's rules (%s)", name,
                     c->version.major, c->version.minor, sl_strerror(rc));
+        sl_check_destroy(c);
+        return failed;
     }
     const sl_slub_geometry *g = sl_slub_cache_geometry(c->s);
     if (g->objects != a->objects || g->size != a->size || g->order != a->order) {
-        sl_check_destroy(c);
-        return fail(err, errlen, SL_EINVAL, "%s: the model's slabs (%u objects of %u bytes, order %u) are not the "
+        int failed = fail(err, errlen, SL_EINVAL, "%s: the model's slabs (%u objects of %u bytes, order %u) are not the "
                     "kernel's (%u of %u, order %u)", name, g->objects, g->size, g->order, a->objects, a->size,
                     a->order);
+        sl_check_destroy(c);
+        return failed;
     }
     /* The kernel's tunables as read (sysfs min_partial and cpu_partial may have been written). */
     if (a->has_tunables && (sl_slub_set_min_partial(c->s, a->min_partial) != SL_OK ||
@@ -625,7 +636,7 @@ static void mark(sl_check *c, const pairing *p, uint32_t idx, bool alloc, uint64
     obj_mark *m = &c->marks[p->marks + idx];
     if (!m->touched)
         m->first_ns = t_ns;
-    m->touched |= alloc ? T_ALLOC : T_FREE;
+    m->touched = (uint8_t)((m->touched & ~T_LAST_FREE) | (alloc ? T_ALLOC : T_FREE | T_LAST_FREE));
     m->last_ns = t_ns;
 }
 
@@ -704,7 +715,7 @@ int sl_check_event(sl_check *c, uint64_t t_ns, unsigned cpu, bool alloc, uint64_
                 c->r.cpu_slab_corrections++;
                 forget_freed_slabs(c);
             }
-            rc = sl_slub_steer_take(c->s, k);
+            rc = sl_slub_steer_take(c->s, cpu, k);
             if (rc == SL_OK)
                 c->r.corrections++;
             else
@@ -833,9 +844,9 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
                                      ? SL_CHECK_DURING_READ
                                  : w->lost ? SL_CHECK_LOST
                                  : guessed && !touched ? SL_CHECK_UNLISTED
-                                 : real[i] == 1 && !(touched && (m->touched & T_FREE)) ? SL_CHECK_UNTRACED_FREE
-                                 : real[i] == 0 && !(touched && (m->touched & T_ALLOC)) ? SL_CHECK_UNTRACED_ALLOC
-                                                                                       : SL_CHECK_OTHER;
+                                 : real[i] == 1 && !(touched && (m->touched & T_LAST_FREE)) ? SL_CHECK_UNTRACED_FREE
+                                 : real[i] == 0 && !(touched && !(m->touched & T_LAST_FREE)) ? SL_CHECK_UNTRACED_ALLOC
+                                                                                             : SL_CHECK_OTHER;
             r->causes[why]++;
             cause_n[why]++;
         }
@@ -850,7 +861,7 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
                     top = k;
         } else {
             top = x->torn ? SL_CHECK_TORN : any_in_read ? SL_CHECK_DURING_READ : w->lost ? SL_CHECK_LOST
-                  : guessed ? SL_CHECK_UNLISTED : SL_CHECK_OTHER;
+                  : guessed ? SL_CHECK_UNLISTED : !list_ok ? SL_CHECK_LIST : SL_CHECK_PLACE;
         }
         r->slab_causes[top]++;
         if (r->nexamples < SL_CHECK_EXAMPLES)
