@@ -386,6 +386,22 @@ static void test_slab_causes_named(void)
     SL_CHECK_EQ(r.slabs_agreeing, 0);
     SL_CHECK_EQ(r.slab_causes[SL_CHECK_LIST], 1);
     SL_CHECK_EQ(r.slab_causes[SL_CHECK_OTHER], 0);
+    SL_CHECK_EQ(r.list_moves[0][2], 1); /* the kernel's CPU slab, on the model's node list */
+    SL_CHECK(strstr(r.notes, "1 cpu_slab/node_partial") != NULL);
+    /*
+     * Slab 7, full (unlisted) at the earlier snapshot, gets a free: the model's put_cpu_partial keeps it on
+     * CPU 0's partial list, the kernel shows it on the node list.  Its objects all agree: the slab's cause
+     * is its list, not the guess an unlisted slab's untouched objects rest on.
+     */
+    hslab before7[] = {{0, "aaaaaaaaaaaaaaaf", false, 0}};
+    hslab after7[] = {{0, "aaaaaaaaaaaaaaaf", false, 0}, {7, "aaaaaaaaafaaaaaa", false, 0}};
+    hev ev[] = {{200, 0, false, OBJ(7, 9)}};
+    SL_REQUIRE(run(before7, 1, after7, 2, ev, 1, &UNTIMED, &r));
+    SL_CHECK_EQ(r.objects_agreeing, 2 * PER);
+    SL_CHECK_EQ(r.slabs_agreeing, 1);
+    SL_CHECK_EQ(r.slab_causes[SL_CHECK_LIST], 1);
+    SL_CHECK_EQ(r.slab_causes[SL_CHECK_UNLISTED], 0);
+    SL_CHECK_EQ(r.list_moves[2][1], 1);
 }
 
 static void test_cause_from_the_last_event(void)

@@ -754,6 +754,23 @@ int sl_check_event(sl_check *c, uint64_t t_ns, unsigned cpu, bool alloc, uint64_
 
 /* ---- comparing ----------------------------------------------------------- */
 
+static const char *const list_names[5] = {"cpu_slab", "cpu_partial", "node_partial", "no list (full)",
+                                          "the same list of another CPU"};
+
+/* Adds a note naming where the slabs whose list disagrees are, in the kernel and in the model. */
+static void list_moves_note(sl_check_result *r)
+{
+    char buf[256] = "";
+    size_t at = 0;
+    for (unsigned k = 0; k < 3; k++)
+        for (unsigned m = 0; m < 5; m++)
+            if (r->list_moves[k][m] && at < sizeof buf)
+                at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%u %s/%s", at ? ", " : "", r->list_moves[k][m],
+                                       list_names[k], list_names[m]);
+    if (at)
+        note(r, "lists that disagree (kernel/model): %s", buf);
+}
+
 static bool in_read(const sl_check_window *w, uint64_t first, uint64_t last)
 {
     return w->timed && (first <= w->before[1] || last >= w->after[0]);
@@ -768,6 +785,7 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
     *r = c->r;
     memset(r->causes, 0, sizeof r->causes);
     memset(r->slab_causes, 0, sizeof r->slab_causes);
+    memset(r->list_moves, 0, sizeof r->list_moves);
     /* The events the model could not follow: their causes need the window's lost count, known only now. */
     for (unsigned al = 0; al < 2; al++) {
         uint64_t *to = al ? r->alloc_of_allocated : r->free_misses;
@@ -820,6 +838,8 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
         r->slabs_compared++;
         bool list_ok = info.list == x->list && (x->list == SLI_CHECK_NODE_PARTIAL || info.cpu == x->cpu);
         bool inuse_ok = info.inuse == x->inuse;
+        if (!list_ok && x->list < 3)
+            r->list_moves[x->list][info.list == x->list ? 4 : info.list < 4 ? info.list : SL_SLUB_STEER_NONE]++;
         r->slabs_list_agreeing += list_ok;
         r->slabs_inuse_agreeing += inuse_ok;
         uint64_t cause_n[SL_CHECK_NR_CAUSES] = {0};
@@ -860,8 +880,9 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
                 if (cause_n[k] > cause_n[top] || (cause_n[k] == cause_n[top] && k < top && cause_n[k]))
                     top = k;
         } else {
+            /* Every object agrees: nothing was guessed wrong, the slab sits elsewhere (its list, or inuse alone). */
             top = x->torn ? SL_CHECK_TORN : any_in_read ? SL_CHECK_DURING_READ : w->lost ? SL_CHECK_LOST
-                  : guessed ? SL_CHECK_UNLISTED : !list_ok ? SL_CHECK_LIST : SL_CHECK_PLACE;
+                  : !list_ok ? SL_CHECK_LIST : SL_CHECK_PLACE;
         }
         r->slab_causes[top]++;
         if (r->nexamples < SL_CHECK_EXAMPLES)
@@ -876,6 +897,7 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
     }
     if (b.no_base)
         note(r, "%u slabs of the later snapshot without a first byte were not compared", b.no_base);
+    list_moves_note(r);
     free(real);
     free(listed);
     sli_check_cache_free(&b);
