@@ -387,6 +387,7 @@ static void test_slab_causes_named(void)
     SL_CHECK_EQ(r.slab_causes[SL_CHECK_LIST], 1);
     SL_CHECK_EQ(r.slab_causes[SL_CHECK_OTHER], 0);
     SL_CHECK_EQ(r.list_moves[0][2], 1); /* the kernel's CPU slab, on the model's node list */
+    SL_CHECK_EQ(r.list_untouched, 1);   /* no event on it */
     SL_CHECK(strstr(r.notes, "1 cpu_slab/node_partial") != NULL);
     /*
      * Slab 7, full (unlisted) at the earlier snapshot, gets a free: the model's put_cpu_partial keeps it on
@@ -402,6 +403,19 @@ static void test_slab_causes_named(void)
     SL_CHECK_EQ(r.slab_causes[SL_CHECK_LIST], 1);
     SL_CHECK_EQ(r.slab_causes[SL_CHECK_UNLISTED], 0);
     SL_CHECK_EQ(r.list_moves[2][1], 1);
+    SL_CHECK_EQ(r.list_untouched, 0);
+    sl_strbuf js = {0};
+    SL_CHECK(sl_check_result_json(&r, &js));
+    const char *jerr = NULL;
+    size_t at = 0;
+    jl *t = jl_parse(js.data, js.len, &jerr, &at);
+    SL_CHECK(t != NULL);
+    if (t) {
+        SL_CHECK_EQ(jl_num(t, "list_moves.node_partial.cpu_partial"), 1);
+        SL_CHECK_EQ(jl_num(t, "slab_causes.list"), 1);
+        jl_free(t);
+    }
+    sl_strbuf_free(&js);
 }
 
 static void test_cause_from_the_last_event(void)

@@ -768,7 +768,8 @@ static void list_moves_note(sl_check_result *r)
                 at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%u %s/%s", at ? ", " : "", r->list_moves[k][m],
                                        list_names[k], list_names[m]);
     if (at)
-        note(r, "lists that disagree (kernel/model): %s", buf);
+        note(r, "lists that disagree (kernel/model): %s; %u of them with no event on any object (moved by a "
+             "drain of a CPU partial list, a bulk operation, or before the tracing started)", buf, r->list_untouched);
 }
 
 static bool in_read(const sl_check_window *w, uint64_t first, uint64_t last)
@@ -786,6 +787,7 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
     memset(r->causes, 0, sizeof r->causes);
     memset(r->slab_causes, 0, sizeof r->slab_causes);
     memset(r->list_moves, 0, sizeof r->list_moves);
+    r->list_untouched = 0;
     /* The events the model could not follow: their causes need the window's lost count, known only now. */
     for (unsigned al = 0; al < 2; al++) {
         uint64_t *to = al ? r->alloc_of_allocated : r->free_misses;
@@ -847,10 +849,11 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
         bool guessed = !p || p->guessed;
         uint64_t slab_first = p ? p->first_ns : 0;
         bool slab_in_read = p && p->guessed && w->timed && slab_first <= w->before[1];
-        bool any_in_read = slab_in_read;
+        bool any_in_read = slab_in_read, any_touched = false;
         for (uint32_t i = 0; i < per; i++) {
             const obj_mark *m = p ? &c->marks[p->marks + i] : NULL;
             bool touched = m && m->touched;
+            any_touched |= touched;
             if (touched && in_read(w, m->first_ns, m->last_ns))
                 any_in_read = true;
             r->objects_compared++;
@@ -870,6 +873,8 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
             r->causes[why]++;
             cause_n[why]++;
         }
+        if (!list_ok && !any_touched)
+            r->list_untouched++;
         if (list_ok && inuse_ok) {
             r->slabs_agreeing++;
             continue;
@@ -935,12 +940,22 @@ bool sl_check_result_json(const sl_check_result *r, sl_strbuf *o)
          sl_strbuf_printf(o, ", \"events_applied\": %llu, \"events_outside\": %llu, \"events_unapplied\": %llu, "
                              "\"model_errors\": %llu, \"corrections\": %llu, \"cpu_slab_corrections\": %llu, \"corrections_failed\": %llu, "
                              "\"slabs_seeded\": %u, \"slabs_adopted_full\": %u, \"slabs_adopted_new\": %u, "
-                             "\"slabs_bound_new\": %u, \"examples\": [",
+                             "\"slabs_bound_new\": %u, ",
                           (unsigned long long)r->events_applied, (unsigned long long)r->events_outside,
                           (unsigned long long)r->events_unapplied, (unsigned long long)r->model_errors,
                           (unsigned long long)r->corrections, (unsigned long long)r->cpu_slab_corrections,
                           (unsigned long long)r->corrections_failed,
                           r->slabs_seeded, r->slabs_adopted_full, r->slabs_adopted_new, r->slabs_bound_new);
+    static const char *const lists[3] = {"cpu_slab", "cpu_partial", "node_partial"};
+    static const char *const model_lists[5] = {"cpu_slab", "cpu_partial", "node_partial", "none", "other_cpu"};
+    ok = ok && sl_strbuf_printf(o, "\"list_untouched\": %u, \"list_moves\": {", r->list_untouched);
+    for (unsigned k = 0; k < 3; k++) {
+        ok = ok && sl_strbuf_printf(o, "%s\"%s\": {", k ? ", " : "", lists[k]);
+        for (unsigned m = 0; m < 5; m++)
+            ok = ok && sl_strbuf_printf(o, "%s\"%s\": %u", m ? ", " : "", model_lists[m], r->list_moves[k][m]);
+        ok = ok && sl_strbuf_printf(o, "}");
+    }
+    ok = ok && sl_strbuf_printf(o, "}, \"examples\": [");
     for (uint32_t i = 0; i < r->nexamples; i++) {
         const sl_check_example *e = &r->examples[i];
         ok = ok && sl_strbuf_printf(o, "%s{\"base\": \"0x%llx\", \"objects\": %u, \"cause\": \"%s\", \"list_agrees\": "

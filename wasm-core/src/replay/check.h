@@ -122,6 +122,7 @@ typedef struct sl_check_result {
     uint32_t nexamples;
     sl_check_example examples[SL_CHECK_EXAMPLES];
     uint32_t list_moves[3][5];   /* slabs whose list disagrees: [kernel's list][model's: its list, 4 = same list of another CPU] */
+    uint32_t list_untouched;     /* of those, slabs no event touched */
     char notes[512];             /* what the seed left out, in words */
 } sl_check_result;
 
