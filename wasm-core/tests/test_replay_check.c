@@ -375,6 +375,175 @@ static void test_free_of_a_free_object(void)
     SL_CHECK_EQ(r.objects_agreeing, PER);
 }
 
+static void test_slab_causes_named(void)
+{
+    /* Objects agree, the list does not: the kernel's CPU 0 took slab 0 as its CPU slab, the model left it on the node. */
+    hslab before[] = {{0, "aaaaaaaaaaaaaaaf", false, 0}};
+    hslab after[] = {{0, "aaaaaaaaaaaaaaaf", false, 1}};
+    sl_check_result r;
+    SL_REQUIRE(run(before, 1, after, 1, NULL, 0, &UNTIMED, &r));
+    SL_CHECK_EQ(r.objects_agreeing, PER);
+    SL_CHECK_EQ(r.slabs_agreeing, 0);
+    SL_CHECK_EQ(r.slab_causes[SL_CHECK_LIST], 1);
+    SL_CHECK_EQ(r.slab_causes[SL_CHECK_OTHER], 0);
+    SL_CHECK_EQ(r.list_moves[0][2], 1); /* the kernel's CPU slab, on the model's node list */
+    SL_CHECK_EQ(r.list_untouched, 1);   /* no event on it */
+    SL_CHECK(strstr(r.notes, "1 cpu_slab/node_partial") != NULL);
+    /*
+     * Slab 7, full (unlisted) at the earlier snapshot, gets a free: the model's put_cpu_partial keeps it on
+     * CPU 0's partial list, the kernel shows it on the node list.  Its objects all agree: the slab's cause
+     * is its list, not the guess an unlisted slab's untouched objects rest on.
+     */
+    hslab before7[] = {{0, "aaaaaaaaaaaaaaaf", false, 0}};
+    hslab after7[] = {{0, "aaaaaaaaaaaaaaaf", false, 0}, {7, "aaaaaaaaafaaaaaa", false, 0}};
+    hev ev[] = {{200, 0, false, OBJ(7, 9)}};
+    SL_REQUIRE(run(before7, 1, after7, 2, ev, 1, &UNTIMED, &r));
+    SL_CHECK_EQ(r.objects_agreeing, 2 * PER);
+    SL_CHECK_EQ(r.slabs_agreeing, 1);
+    SL_CHECK_EQ(r.slab_causes[SL_CHECK_LIST], 1);
+    SL_CHECK_EQ(r.slab_causes[SL_CHECK_UNLISTED], 0);
+    SL_CHECK_EQ(r.list_moves[2][1], 1);
+    SL_CHECK_EQ(r.list_untouched, 0);
+    sl_strbuf js = {0};
+    SL_CHECK(sl_check_result_json(&r, &js));
+    const char *jerr = NULL;
+    size_t at = 0;
+    jl *t = jl_parse(js.data, js.len, &jerr, &at);
+    SL_CHECK(t != NULL);
+    if (t) {
+        SL_CHECK_EQ(jl_num(t, "list_moves.node_partial.cpu_partial"), 1);
+        SL_CHECK_EQ(jl_num(t, "slab_causes.list"), 1);
+        jl_free(t);
+    }
+    sl_strbuf_free(&js);
+}
+
+static void test_cause_from_the_last_event(void)
+{
+    /*
+     * Object 3 is freed, allocated again (both traced), and free in the later snapshot: the free after
+     * the last allocation had no event (untraced_free), though a free event touched it earlier.
+     */
+    hslab before[] = {{0, "aaaaaaaaaaaaaaaf", false, 0}};
+    hslab after[] = {{0, "aaafaaaaaaaaaaaf", false, 0}};
+    hev ev[] = {{100, 0, false, OBJ(0, 3)}, {110, 0, true, OBJ(0, 3)}};
+    sl_check_result r;
+    SL_REQUIRE(run(before, 1, after, 1, ev, 2, &UNTIMED, &r));
+    SL_CHECK_EQ(r.objects_compared - r.objects_agreeing, 1);
+    SL_CHECK_EQ(r.causes[SL_CHECK_UNTRACED_FREE], 1);
+    SL_CHECK_EQ(r.causes[SL_CHECK_OTHER], 0);
+}
+
+/* ---- sheaves (6.18 with a sheaf_capacity of 4) ---------------------------------------- */
+
+/* Appends {"objects": [...]} of n objects of slab 0 from object `from`, or null when n < 0. */
+static void sheaf_json(sl_strbuf *b, int from, int n)
+{
+    if (n < 0) {
+        sl_strbuf_printf(b, "null");
+        return;
+    }
+    sl_strbuf_printf(b, "{\"objects\": [");
+    for (int i = 0; i < n; i++)
+        sl_strbuf_printf(b, "%s\"0x%llx\"", i ? ", " : "", (unsigned long long)OBJ(0, from + i));
+    sl_strbuf_printf(b, "]}");
+}
+
+/*
+ * A one-cache 6.18 snapshot of 2 CPUs with sheaves of capacity 4, all holding objects of slab 0 (node
+ * partial, objects 12-15 on its freelist): CPU k's main holds main_n[k] objects from 2k, its spare
+ * spare_n[k] from 4 + 2k (none when < 0), the barn one full sheaf of objects 8-11 when barn.
+ */
+static sl_check_snapshot *sheaf_snap(const int main_n[2], const int spare_n[2], bool barn)
+{
+    sl_strbuf b = {0};
+    sl_strbuf_printf(&b, "{\"format\": \"slablab-snapshot/1\", \"kernel\": {\"release\": \"6.18.0-test\", "
+                         "\"nr_cpus\": 2, \"page_size\": 4096}, \"caches\": [{\"name\": \"test\", \"object_size\": 256, "
+                         "\"size\": 256, \"inuse\": 256, \"red_left_pad\": 0, \"order\": 0, \"objects_per_slab\": 16, "
+                         "\"min_partial\": 5, \"cpu_partial\": 0, \"sheaf_capacity\": 4, \"cpus\": [");
+    for (int k = 0; k < 2; k++) {
+        sl_strbuf_printf(&b, "%s{\"cpu\": %d, \"partial\": [], \"freelist\": [], \"slab\": null, \"sheaves\": "
+                             "{\"main\": ", k ? ", " : "", k);
+        sheaf_json(&b, 2 * k, main_n[k]);
+        sl_strbuf_printf(&b, ", \"spare\": ");
+        sheaf_json(&b, 4 + 2 * k, spare_n[k]);
+        sl_strbuf_printf(&b, ", \"rcu_free\": null}}");
+    }
+    sl_strbuf_printf(&b, "], \"nodes\": [{\"node\": 0, \"nr_slabs\": 1, \"partial_left_out\": 0, \"barn\": {\"full\": [");
+    if (barn)
+        sheaf_json(&b, 8, 4);
+    sl_strbuf_printf(&b, "], \"empty\": 0}, \"partial\": [{\"base\": \"0x%llx\", \"objects\": 16, \"inuse\": 12, "
+                         "\"torn\": false, \"freelist\": [", (unsigned long long)BASE(0));
+    for (int i = 12; i < 16; i++)
+        sl_strbuf_printf(&b, "%s\"0x%llx\"", i > 12 ? ", " : "", (unsigned long long)OBJ(0, i));
+    sl_strbuf_printf(&b, "]}]}]}]}");
+    char err[256] = "";
+    sl_check_snapshot *snap = sl_check_snapshot_parse(b.data, b.len, err, sizeof err);
+    if (!snap)
+        fprintf(stderr, "  parse: %s\n", err);
+    sl_strbuf_free(&b);
+    return snap;
+}
+
+static void test_partly_filled_spare_is_seeded(void)
+{
+    /*
+     * CPU 0's spare holds 2 of 4 objects, as 6.18's kmem_cache_return_sheaf leaves a returned prefilled
+     * sheaf (maple_node).  It is seeded, so the snapshot compared with itself agrees everywhere; refused,
+     * the sheaves started empty and their objects were allocated for the model.
+     */
+    const int mains[2] = {1, 0}, spares[2] = {2, -1};
+    sl_check_snapshot *a = sheaf_snap(mains, spares, true);
+    SL_REQUIRE(a);
+    sl_check *c = NULL;
+    char err[256] = "";
+    SL_REQUIRE(sl_check_create(a, "test", &c, err, sizeof err) == SL_OK);
+    sl_check_result r;
+    SL_REQUIRE(sl_check_compare(c, a, &UNTIMED, &r, err, sizeof err) == SL_OK);
+    if (r.notes[0])
+        fprintf(stderr, "  notes: %s\n", r.notes);
+    SL_CHECK(strstr(r.notes, "sheaves start empty") == NULL);
+    SL_CHECK(r.objects_compared > 0);
+    SL_CHECK_EQ(r.objects_agreeing, r.objects_compared);
+    char msg[256] = "";
+    SL_CHECK_EQ(sl_check_validate(c, msg, sizeof msg), SL_OK);
+    sl_check_destroy(c);
+    sl_check_snapshot_free(a);
+}
+
+static void test_barn_sheaf_taken_on_the_allocating_cpu(void)
+{
+    /*
+     * CPU 1 allocates the top object of the barn's full sheaf; the model hands out the top of CPU 1's main
+     * sheaf (a miss).  The correction swaps the kernel's object with the top of CPU 1's main, the
+     * allocating CPU's: CPU 0's main is empty and, taken instead, refused the correction (SL_EBUSY).
+     */
+    const int mains[2] = {0, 2}, spares[2] = {-1, -1};
+    sl_check_snapshot *a = sheaf_snap(mains, spares, true);
+    SL_REQUIRE(a);
+    sl_check *c = NULL;
+    char err[256] = "";
+    SL_REQUIRE(sl_check_create(a, "test", &c, err, sizeof err) == SL_OK);
+    SL_CHECK_EQ(sl_check_event(c, 100, 1, true, OBJ(0, 11)), SL_OK);
+    sl_check_result r;
+    SL_REQUIRE(sl_check_compare(c, a, &UNTIMED, &r, err, sizeof err) == SL_OK);
+    SL_CHECK_EQ(r.allocs, 1);
+    SL_CHECK_EQ(r.hits, 0);
+    SL_CHECK_EQ(r.corrections, 1);
+    SL_CHECK_EQ(r.corrections_failed, 0);
+    /* The kernel's object is allocated for the model (the snapshot compared is the earlier one, where it is free). */
+    SL_CHECK_EQ(r.objects_compared - r.objects_agreeing, 1);
+    char msg[256] = "";
+    SL_CHECK_EQ(sl_check_validate(c, msg, sizeof msg), SL_OK);
+    /* A second allocation on CPU 1 of the barn sheaf's next object is corrected the same way. */
+    SL_CHECK_EQ(sl_check_event(c, 110, 1, true, OBJ(0, 10)), SL_OK);
+    SL_REQUIRE(sl_check_compare(c, a, &UNTIMED, &r, err, sizeof err) == SL_OK);
+    SL_CHECK_EQ(r.corrections_failed, 0);
+    SL_CHECK_EQ(sl_check_validate(c, msg, sizeof msg), SL_OK);
+    sl_check_destroy(c);
+    sl_check_snapshot_free(a);
+}
+
 /* ---- bad input ------------------------------------------------------------------- */
 
 static void test_bad_snapshots(void)
@@ -572,6 +741,10 @@ int main(void)
     SL_RUN(test_torn_during_read_lost);
     SL_RUN(test_unlisted_slabs);
     SL_RUN(test_free_of_a_free_object);
+    SL_RUN(test_slab_causes_named);
+    SL_RUN(test_cause_from_the_last_event);
+    SL_RUN(test_partly_filled_spare_is_seeded);
+    SL_RUN(test_barn_sheaf_taken_on_the_allocating_cpu);
     SL_RUN(test_bad_snapshots);
     SL_RUN(test_corrupt_capture);
     SL_RUN(test_mutated_snapshots);

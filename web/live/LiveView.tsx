@@ -337,9 +337,9 @@ function PickedPanel({ core, p, interval }: { core: CoreState; p: PickedView; in
               .join(', ') || '—'}
             ; {fmt(a.corrections)} objects and {fmt(a.cpu_slab_corrections)} CPU slabs corrected after a miss.
           </p>
-          {a.objects_agreeing < a.objects_compared && (
+          {(a.objects_agreeing < a.objects_compared || a.slabs_agreeing < a.slabs_compared) && (
             <ul className="live-causes" aria-label="Where they differ">
-              {CAUSES.filter((k) => a.causes[k] > 0).map((k) => (
+              {CAUSES.filter((k) => a.causes[k] > 0 || a.slab_causes[k] > 0).map((k) => (
                 <li key={k}>
                   {fmt(a.causes[k])} objects ({fmt(a.slab_causes[k])} slabs): {CAUSE_WORDS[k]}
                 </li>

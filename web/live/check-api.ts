@@ -8,7 +8,17 @@
 import type { CoreModule } from '../core/core-api';
 
 /** The likely causes of a disagreement, as check.c names them, in its order. */
-export const CAUSES = ['torn', 'during_read', 'lost', 'unlisted', 'untraced_free', 'untraced_alloc', 'other'] as const;
+export const CAUSES = [
+  'torn',
+  'during_read',
+  'lost',
+  'unlisted',
+  'untraced_free',
+  'untraced_alloc',
+  'list',
+  'place',
+  'other',
+] as const;
 export type Cause = (typeof CAUSES)[number];
 
 export const CAUSE_WORDS: Record<Cause, string> = {
@@ -16,9 +26,11 @@ export const CAUSE_WORDS: Record<Cause, string> = {
   during_read: 'moved while a snapshot was being read',
   lost: 'lost events (kernel ring, server or page dropped some)',
   unlisted: 'a slab the earlier snapshot did not list (full, or moving between lists while read): its untouched objects were guessed',
-  untraced_free: 'a free with no event (bulk free, kfree_bulk of RCU batches, sheaf flush)',
-  untraced_alloc: 'an allocation with no event (bulk allocation, sheaf refill)',
-  other: 'other (the model chose differently, or event order across CPUs)',
+  untraced_free: 'a free with no event since its last allocation (kfree_rcu into a sheaf, bulk free, sheaf flush)',
+  untraced_alloc: 'an allocation with no event since its last free (sheaf refill or prefill, bulk allocation)',
+  list: 'a slab whose objects agree on another list (the model moved it otherwise)',
+  place: 'a slab whose objects and list agree, its inuse not (an object free in a sheaf or CPU freelist in one, on the slab in the other)',
+  other: "other (the model's state contradicts the last event on the object: a failed correction)",
 };
 
 export const PATHS = ['fast', 'slow', 'sheaf'] as const;

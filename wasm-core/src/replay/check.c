@@ -57,7 +57,7 @@
 enum { MAX_OBJECTS = 1 << 21 }; /* objects of the mapped slabs a check follows (24 bytes each) */
 
 /* Per object of a mapped slab: which events touched it and when. */
-enum { T_ALLOC = 1, T_FREE = 2 };
+enum { T_ALLOC = 1, T_FREE = 2, T_LAST_FREE = 4 }; /* T_LAST_FREE: the last event on it was a free */
 typedef struct obj_mark {
     uint8_t touched;
     uint64_t first_ns, last_ns;
@@ -98,15 +98,20 @@ struct sl_check {
 };
 
 static const char *const cause_names[SL_CHECK_NR_CAUSES] = {"torn", "during_read", "lost", "unlisted",
-                                                             "untraced_free", "untraced_alloc", "other"};
+                                                             "untraced_free", "untraced_alloc", "list", "place",
+                                                             "other"};
 static const char *const cause_words[SL_CHECK_NR_CAUSES] = {
     "torn snapshot (read while it changed)",
     "moved while a snapshot was being read",
     "lost events",
     "a slab the earlier snapshot did not list (its untouched objects guessed)",
-    "a free with no event (bulk free, kfree_bulk of RCU batches, sheaf flush)",
-    "an allocation with no event (bulk allocation, sheaf refill)",
-    "other (model choices, event order across CPUs)",
+    "a free with no event since its last allocation (kfree_rcu into a sheaf, bulk free, sheaf flush)",
+    "an allocation with no event since its last free (sheaf refill or prefill, bulk allocation)",
+    "a slab whose objects agree on another list (the model moved it otherwise: CPU partial or node partial, "
+    "another CPU's slab)",
+    "a slab whose objects and list agree, its inuse not (an object free in a sheaf or on a CPU freelist in one, on "
+    "the slab's freelist in the other)",
+    "other (the model's state contradicts the last event on the object: a failed correction)",
 };
 
 const char *sl_check_cause_name(unsigned cause) { return cause < SL_CHECK_NR_CAUSES ? cause_names[cause] : NULL; }
@@ -428,20 +433,23 @@ int sl_check_create(const sl_check_snapshot *snap, const char *name, sl_check **
     sli_check_cache *a = &c->a;
     snprintf(c->r.cache, sizeof c->r.cache, "%s", name);
     if (!sli_check_version(snap, &c->version)) {
+        int failed = fail(err, errlen, SL_EINVAL, "the kernel release '%s' names no version", snap->release);
         sl_check_destroy(c);
-        return fail(err, errlen, SL_EINVAL, "the kernel release '%s' names no version", snap->release);
+        return failed;
     }
     snprintf(c->r.kernel, sizeof c->r.kernel, "%u.%u", c->version.major, c->version.minor);
     if (a->red_left_pad || a->inuse_bytes > (a->object_size + 7) / 8 * 8) {
-        sl_check_destroy(c);
-        return fail(err, errlen, SL_EINVAL, "%s is a debug cache (red zones, poison, user tracking): the model does "
+        int failed = fail(err, errlen, SL_EINVAL, "%s is a debug cache (red zones, poison, user tracking): the model does "
                     "not seed one", name);
+        sl_check_destroy(c);
+        return failed;
     }
     unsigned ncpus = snap->nr_cpus > a->cpus_seen ? snap->nr_cpus : a->cpus_seen;
     c->ncpus = ncpus < 2 ? 2 : ncpus;
     if (c->ncpus > SL_SLUB_MAX_CPUS) {
+        int failed = fail(err, errlen, SL_EINVAL, "%u CPUs: the model has at most %u", c->ncpus, SL_SLUB_MAX_CPUS);
         sl_check_destroy(c);
-        return fail(err, errlen, SL_EINVAL, "%u CPUs: the model has at most %u", c->ncpus, SL_SLUB_MAX_CPUS);
+        return failed;
     }
     c->slab_bytes = (uint64_t)SL_PAGE_SIZE << a->order;
     /* The listed slabs twice over, and room for the full slabs the events will touch (made when touched). */
@@ -450,8 +458,9 @@ int sl_check_create(const sl_check_snapshot *snap, const char *name, sl_check **
     if (zone > SL_CHECK_MAX_ZONE)
         zone = SL_CHECK_MAX_ZONE;
     if (sl_page_zone_init(&c->zone, zone, NULL) != SL_OK) {
+        int failed = fail(err, errlen, SL_ENOMEM, "no memory for a %zu-byte model zone", zone);
         sl_check_destroy(c);
-        return fail(err, errlen, SL_ENOMEM, "no memory for a %zu-byte model zone", zone);
+        return failed;
     }
     c->zone_made = true;
     bool sheaves = c->version.major >= 7 || (c->version.major == 6 && c->version.minor >= 18);
@@ -465,16 +474,18 @@ int sl_check_create(const sl_check_snapshot *snap, const char *name, sl_check **
     }
     rc = sl_slub_cache_create(&c->zone, NULL, c->ncpus, &cfg, &c->s);
     if (rc != SL_OK) {
-        sl_check_destroy(c);
-        return fail(err, errlen, rc, "the model has no cache for %s under Linux %u.%u's rules (%s)", name,
+        int failed = fail(err, errlen, rc, "the model has no cache for %s under Linux %u.%u's rules (%s)", name,
                     c->version.major, c->version.minor, sl_strerror(rc));
+        sl_check_destroy(c);
+        return failed;
     }
     const sl_slub_geometry *g = sl_slub_cache_geometry(c->s);
     if (g->objects != a->objects || g->size != a->size || g->order != a->order) {
-        sl_check_destroy(c);
-        return fail(err, errlen, SL_EINVAL, "%s: the model's slabs (%u objects of %u bytes, order %u) are not the "
+        int failed = fail(err, errlen, SL_EINVAL, "%s: the model's slabs (%u objects of %u bytes, order %u) are not the "
                     "kernel's (%u of %u, order %u)", name, g->objects, g->size, g->order, a->objects, a->size,
                     a->order);
+        sl_check_destroy(c);
+        return failed;
     }
     /* The kernel's tunables as read (sysfs min_partial and cpu_partial may have been written). */
     if (a->has_tunables && (sl_slub_set_min_partial(c->s, a->min_partial) != SL_OK ||
@@ -625,7 +636,7 @@ static void mark(sl_check *c, const pairing *p, uint32_t idx, bool alloc, uint64
     obj_mark *m = &c->marks[p->marks + idx];
     if (!m->touched)
         m->first_ns = t_ns;
-    m->touched |= alloc ? T_ALLOC : T_FREE;
+    m->touched = (uint8_t)((m->touched & ~T_LAST_FREE) | (alloc ? T_ALLOC : T_FREE | T_LAST_FREE));
     m->last_ns = t_ns;
 }
 
@@ -704,7 +715,7 @@ int sl_check_event(sl_check *c, uint64_t t_ns, unsigned cpu, bool alloc, uint64_
                 c->r.cpu_slab_corrections++;
                 forget_freed_slabs(c);
             }
-            rc = sl_slub_steer_take(c->s, k);
+            rc = sl_slub_steer_take(c->s, cpu, k);
             if (rc == SL_OK)
                 c->r.corrections++;
             else
@@ -743,6 +754,24 @@ int sl_check_event(sl_check *c, uint64_t t_ns, unsigned cpu, bool alloc, uint64_
 
 /* ---- comparing ----------------------------------------------------------- */
 
+static const char *const list_names[5] = {"cpu_slab", "cpu_partial", "node_partial", "no list (full)",
+                                          "the same list of another CPU"};
+
+/* Adds a note naming where the slabs whose list disagrees are, in the kernel and in the model. */
+static void list_moves_note(sl_check_result *r)
+{
+    char buf[256] = "";
+    size_t at = 0;
+    for (unsigned k = 0; k < 3; k++)
+        for (unsigned m = 0; m < 5; m++)
+            if (r->list_moves[k][m] && at < sizeof buf)
+                at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%u %s/%s", at ? ", " : "", r->list_moves[k][m],
+                                       list_names[k], list_names[m]);
+    if (at)
+        note(r, "lists that disagree (kernel/model): %s; %u of them with no event on any object (moved by a "
+             "drain of a CPU partial list, a bulk operation, or before the tracing started)", buf, r->list_untouched);
+}
+
 static bool in_read(const sl_check_window *w, uint64_t first, uint64_t last)
 {
     return w->timed && (first <= w->before[1] || last >= w->after[0]);
@@ -757,6 +786,8 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
     *r = c->r;
     memset(r->causes, 0, sizeof r->causes);
     memset(r->slab_causes, 0, sizeof r->slab_causes);
+    memset(r->list_moves, 0, sizeof r->list_moves);
+    r->list_untouched = 0;
     /* The events the model could not follow: their causes need the window's lost count, known only now. */
     for (unsigned al = 0; al < 2; al++) {
         uint64_t *to = al ? r->alloc_of_allocated : r->free_misses;
@@ -809,6 +840,8 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
         r->slabs_compared++;
         bool list_ok = info.list == x->list && (x->list == SLI_CHECK_NODE_PARTIAL || info.cpu == x->cpu);
         bool inuse_ok = info.inuse == x->inuse;
+        if (!list_ok && x->list < 3)
+            r->list_moves[x->list][info.list == x->list ? 4 : info.list < 4 ? info.list : SL_SLUB_STEER_NONE]++;
         r->slabs_list_agreeing += list_ok;
         r->slabs_inuse_agreeing += inuse_ok;
         uint64_t cause_n[SL_CHECK_NR_CAUSES] = {0};
@@ -816,10 +849,11 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
         bool guessed = !p || p->guessed;
         uint64_t slab_first = p ? p->first_ns : 0;
         bool slab_in_read = p && p->guessed && w->timed && slab_first <= w->before[1];
-        bool any_in_read = slab_in_read;
+        bool any_in_read = slab_in_read, any_touched = false;
         for (uint32_t i = 0; i < per; i++) {
             const obj_mark *m = p ? &c->marks[p->marks + i] : NULL;
             bool touched = m && m->touched;
+            any_touched |= touched;
             if (touched && in_read(w, m->first_ns, m->last_ns))
                 any_in_read = true;
             r->objects_compared++;
@@ -833,12 +867,14 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
                                      ? SL_CHECK_DURING_READ
                                  : w->lost ? SL_CHECK_LOST
                                  : guessed && !touched ? SL_CHECK_UNLISTED
-                                 : real[i] == 1 && !(touched && (m->touched & T_FREE)) ? SL_CHECK_UNTRACED_FREE
-                                 : real[i] == 0 && !(touched && (m->touched & T_ALLOC)) ? SL_CHECK_UNTRACED_ALLOC
-                                                                                       : SL_CHECK_OTHER;
+                                 : real[i] == 1 && !(touched && (m->touched & T_LAST_FREE)) ? SL_CHECK_UNTRACED_FREE
+                                 : real[i] == 0 && !(touched && !(m->touched & T_LAST_FREE)) ? SL_CHECK_UNTRACED_ALLOC
+                                                                                             : SL_CHECK_OTHER;
             r->causes[why]++;
             cause_n[why]++;
         }
+        if (!list_ok && !any_touched)
+            r->list_untouched++;
         if (list_ok && inuse_ok) {
             r->slabs_agreeing++;
             continue;
@@ -849,8 +885,9 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
                 if (cause_n[k] > cause_n[top] || (cause_n[k] == cause_n[top] && k < top && cause_n[k]))
                     top = k;
         } else {
+            /* Every object agrees: nothing was guessed wrong, the slab sits elsewhere (its list, or inuse alone). */
             top = x->torn ? SL_CHECK_TORN : any_in_read ? SL_CHECK_DURING_READ : w->lost ? SL_CHECK_LOST
-                  : guessed ? SL_CHECK_UNLISTED : SL_CHECK_OTHER;
+                  : !list_ok ? SL_CHECK_LIST : SL_CHECK_PLACE;
         }
         r->slab_causes[top]++;
         if (r->nexamples < SL_CHECK_EXAMPLES)
@@ -865,6 +902,7 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
     }
     if (b.no_base)
         note(r, "%u slabs of the later snapshot without a first byte were not compared", b.no_base);
+    list_moves_note(r);
     free(real);
     free(listed);
     sli_check_cache_free(&b);
@@ -902,12 +940,22 @@ bool sl_check_result_json(const sl_check_result *r, sl_strbuf *o)
          sl_strbuf_printf(o, ", \"events_applied\": %llu, \"events_outside\": %llu, \"events_unapplied\": %llu, "
                              "\"model_errors\": %llu, \"corrections\": %llu, \"cpu_slab_corrections\": %llu, \"corrections_failed\": %llu, "
                              "\"slabs_seeded\": %u, \"slabs_adopted_full\": %u, \"slabs_adopted_new\": %u, "
-                             "\"slabs_bound_new\": %u, \"examples\": [",
+                             "\"slabs_bound_new\": %u, ",
                           (unsigned long long)r->events_applied, (unsigned long long)r->events_outside,
                           (unsigned long long)r->events_unapplied, (unsigned long long)r->model_errors,
                           (unsigned long long)r->corrections, (unsigned long long)r->cpu_slab_corrections,
                           (unsigned long long)r->corrections_failed,
                           r->slabs_seeded, r->slabs_adopted_full, r->slabs_adopted_new, r->slabs_bound_new);
+    static const char *const lists[3] = {"cpu_slab", "cpu_partial", "node_partial"};
+    static const char *const model_lists[5] = {"cpu_slab", "cpu_partial", "node_partial", "none", "other_cpu"};
+    ok = ok && sl_strbuf_printf(o, "\"list_untouched\": %u, \"list_moves\": {", r->list_untouched);
+    for (unsigned k = 0; k < 3; k++) {
+        ok = ok && sl_strbuf_printf(o, "%s\"%s\": {", k ? ", " : "", lists[k]);
+        for (unsigned m = 0; m < 5; m++)
+            ok = ok && sl_strbuf_printf(o, "%s\"%s\": %u", m ? ", " : "", model_lists[m], r->list_moves[k][m]);
+        ok = ok && sl_strbuf_printf(o, "}");
+    }
+    ok = ok && sl_strbuf_printf(o, "}, \"examples\": [");
     for (uint32_t i = 0; i < r->nexamples; i++) {
         const sl_check_example *e = &r->examples[i];
         ok = ok && sl_strbuf_printf(o, "%s{\"base\": \"0x%llx\", \"objects\": %u, \"cause\": \"%s\", \"list_agrees\": "

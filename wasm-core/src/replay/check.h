@@ -46,8 +46,10 @@ typedef enum sl_check_cause {
     SL_CHECK_UNLISTED = 3,       /* an untouched object of a slab the earlier snapshot did not list (guessed) */
     SL_CHECK_UNTRACED_FREE = 4,  /* really free, no free event (bulk frees, RCU batches, sheaf flushes) */
     SL_CHECK_UNTRACED_ALLOC = 5, /* really allocated, no allocation event (bulk allocations, sheaf refills) */
-    SL_CHECK_OTHER = 6,
-    SL_CHECK_NR_CAUSES = 7,
+    SL_CHECK_LIST = 6,           /* a slab only: its objects agree, its list does not (the model moved it otherwise) */
+    SL_CHECK_PLACE = 7,          /* a slab only: objects and list agree, inuse not (free in a sheaf or CPU freelist vs the slab's) */
+    SL_CHECK_OTHER = 8,          /* the model's state against the kind of the last event on the object */
+    SL_CHECK_NR_CAUSES = 9,
 } sl_check_cause;
 
 /* The model's allocation path, for the prediction hit rate. */
@@ -119,6 +121,8 @@ typedef struct sl_check_result {
     uint32_t slabs_bound_new;    /* a new model slab paired with a new kernel slab */
     uint32_t nexamples;
     sl_check_example examples[SL_CHECK_EXAMPLES];
+    uint32_t list_moves[3][5];   /* slabs whose list disagrees: [kernel's list][model's: its list, 4 = same list of another CPU] */
+    uint32_t list_untouched;     /* of those, slabs no event touched */
     char notes[512];             /* what the seed left out, in words */
 } sl_check_result;
 

@@ -27,7 +27,11 @@
  *                barn's list head first).  Their objects are allocated from
  *                their slab's point of view (inuse counts them, as the
  *                kernel's does) and free in tracking, as a free to a sheaf
- *                leaves them.  The barn's empty sheaves are not made.
+ *                leaves them.  The barn's empty sheaves are not made.  A
+ *                spare may hold any number of objects up to the capacity:
+ *                6.18's kmem_cache_return_sheaf makes a returned prefilled
+ *                sheaf, partly used, the CPU's spare when it has none
+ *                (maple_node's sheaves, prefilled by the maple tree).
  * Objects not on a freelist or in a sheaf are allocated (with tracking,
  * recorded so, by no operation: alloc_op 0).  The tids are left as the cache's creation set
  * them.  Nothing is traced: the seed is the session's starting state.
@@ -53,7 +57,7 @@
  * slab without free objects, a full slab with free objects; sheaves for a
  * cache without them, a sheaf on a CPU the cache does not have, two sheaves
  * in one CPU place, a sheaf over the capacity (an rcu_free sheaf at it, a
- * spare neither empty nor full, a barn full sheaf not full), a sheaf object
+ * barn full sheaf not full), a sheaf object
  * outside the described slabs, on its slab's freelists or in two sheaves
  * (or twice in one), and more sheaves than the model's limit.  Call with no
  * operation running.
@@ -145,9 +149,6 @@ static int check_sheaves(const sl_slub_cache *s, const sl_slub_seed_desc *d, cha
         if (x->place == SL_SLUB_SEED_RCU_FREE && x->size == cap)
             return refuse(msg, len, SL_EINVAL, "sheaf %u: a full rcu_free sheaf (%u), which would be waiting for RCU",
                           i, cap);
-        if (x->place == SL_SLUB_SEED_SPARE && x->size && x->size != cap)
-            return refuse(msg, len, SL_EINVAL, "sheaf %u: a spare sheaf with %u of %u objects (a spare is empty or "
-                          "full)", i, x->size, cap);
         if (x->place == SL_SLUB_SEED_BARN_FULL && x->size != cap)
             return refuse(msg, len, SL_EINVAL, "sheaf %u: a barn full sheaf with %u of %u objects", i, x->size, cap);
         fresh += x->place != SL_SLUB_SEED_MAIN;

@@ -731,14 +731,14 @@ typedef struct sl_slub_steer_slab_info {
 /* 1 if obj is free in the model (any freelist or sheaf), 0 if allocated; SL_EFOREIGN, SL_EMISALIGNED, or SL_EINVAL (no tracking). */
 int sl_slub_steer_object_state(const sl_slub_cache *s, const void *obj);
 /*
- * Takes the free object obj out of wherever the model holds it (a CPU
- * freelist, its slab's freelist, a CPU's or the barn's sheaf) and marks it
- * allocated, keeping inuse, frozen and the lists consistent (steer.c's
- * essay).  Returns 0; SL_EINVAL (not free, or no tracking), SL_EFOREIGN,
- * SL_EMISALIGNED, or SL_EBUSY (in a full sheaf that cannot give it up:
- * nothing changed).
+ * Takes the free object obj, which the kernel allocated on `cpu`, out of
+ * wherever the model holds it (a CPU freelist, its slab's freelist, a CPU's
+ * or the barn's sheaf) and marks it allocated, keeping inuse, frozen, the
+ * lists and the sheaves consistent (steer.c's essay).  Returns 0; SL_EINVAL
+ * (not free, in no place searched, or no tracking), SL_EFOREIGN or
+ * SL_EMISALIGNED.
  */
-int sl_slub_steer_take(sl_slub_cache *s, void *obj);
+int sl_slub_steer_take(sl_slub_cache *s, unsigned cpu, void *obj);
 /*
  * A new slab of the cache's order: `full` (every object allocated, on no
  * list) or empty (at the tail of the node partial list).  *pfn gets its

@@ -28,12 +28,24 @@
  *                  it is unfrozen where CPU partial slabs are frozen, before
  *                  6.8); a CPU slab stays frozen and listed nowhere else.
  *   sheaf          a main or rcu_free sheaf loses the object (the objects
- *                  above it move down one); a spare or barn full sheaf must
- *                  stay full, so the object is swapped with the top of its
- *                  CPU's main sheaf (the barn's: CPU 0's), which then loses
- *                  its top; with that main sheaf empty, SL_EBUSY (nothing
- *                  changed).  Sheaves waiting for RCU and prefilled sheaves
- *                  are not searched.
+ *                  above it move down one).  A spare or barn full sheaf: the
+ *                  kernel allocates only from its CPU's main sheaf, so the
+ *                  sheaf that held the kernel's object was, in the kernel,
+ *                  the main sheaf of the allocating CPU.  With that CPU's
+ *                  model main not empty, the object is swapped with the
+ *                  main's top, which the main loses (the counts stay as the
+ *                  model's free path left them).  With it empty, the
+ *                  kernel's own exchange runs (6.18 mm/slub.c): its own
+ *                  spare and the main trade places (__pcs_replace_empty_main,
+ *                  a spare with objects), or the barn's sheaf becomes main
+ *                  and the empty main goes on the barn's empty list
+ *                  (barn_replace_empty_sheaf, which takes the list's first
+ *                  full sheaf; here the one holding the object); then the
+ *                  new main loses the object.  Another CPU's spare, with the
+ *                  main empty, just loses it: a spare may be partly filled
+ *                  in 6.18 (kmem_cache_return_sheaf makes a returned
+ *                  prefilled sheaf of any size the spare).  Sheaves waiting
+ *                  for RCU and prefilled sheaves are not searched.
  * The CPU slab: without sheaves every allocation on a CPU comes from its
  * CPU slab, so when the kernel's object sits on another slab, that slab was
  * the kernel's CPU slab.  sl_slub_steer_cpu_slab makes it the model's as
@@ -170,15 +182,28 @@ static long sheaf_find(const sli_sheaf *x, const void *obj)
     return -1;
 }
 
+/* Takes sheaf x off the barn's full list (nr_full - 1); false if it is not there. */
+static bool barn_unlink_full(sli_barn *b, sli_sheaf *x)
+{
+    for (sli_sheaf **pp = &b->full; *pp; pp = &(*pp)->next) {
+        if (*pp != x)
+            continue;
+        *pp = x->next;
+        x->next = NULL;
+        b->nr_full--;
+        return true;
+    }
+    return false;
+}
+
 /*
- * Takes obj out of the sheaf that holds it (see the essay).  SL_OK, SL_EBUSY
- * (in a full sheaf, and the main sheaf it would be swapped with is empty),
- * or SL_EINVAL (in no sheaf searched).
+ * Takes obj out of the sheaf that holds it, for an allocation on `cpu` (see
+ * the essay).  SL_OK or SL_EINVAL (in no sheaf searched).
  */
-static int take_from_sheaves(sl_slub_cache *s, void *obj)
+static int take_from_sheaves(sl_slub_cache *s, unsigned cpu, void *obj)
 {
     sli_sheaves *sh = s->sheaves;
-    if (!sh || !sli_sheaves_active(sh))
+    if (!sh || !sli_sheaves_active(sh) || cpu >= sh->ncpus)
         return SL_EINVAL;
     for (unsigned k = 0; k < sh->ncpus; k++) {
         sli_pcs *pcs = &sh->pcs[k];
@@ -191,29 +216,48 @@ static int take_from_sheaves(sl_slub_cache *s, void *obj)
             }
         }
     }
+    sli_pcs *mine = &sh->pcs[cpu];
     for (unsigned k = 0; k <= sh->ncpus; k++) {
-        sli_sheaf *full = NULL;
+        sli_sheaf *held = NULL;
         long j = -1;
         if (k < sh->ncpus) {
-            full = sh->pcs[k].spare;
-            j = sheaf_find(full, obj);
+            held = sh->pcs[k].spare;
+            j = sheaf_find(held, obj);
         } else {
-            for (full = sh->barn.full; full && (j = sheaf_find(full, obj)) < 0; full = full->next)
+            for (held = sh->barn.full; held && (j = sheaf_find(held, obj)) < 0; held = held->next)
                 ;
         }
         if (j < 0)
             continue;
-        sli_sheaf *main = sh->pcs[k < sh->ncpus ? k : 0].main;
-        if (!main || !main->size)
-            return SL_EBUSY;
-        full->objects[j] = main->objects[main->size - 1];
-        main->size--;
+        sli_sheaf *main = mine->main;
+        if (main->size) {
+            /* The kernel's main was this sheaf: it gives obj, the model's main gives its top back in obj's place. */
+            held->objects[j] = main->objects[main->size - 1];
+            main->size--;
+        } else if (k == cpu) {
+            /* __pcs_replace_empty_main: an empty main and a spare with objects trade places. */
+            mine->main = held, mine->spare = main;
+            sheaf_remove(held, (uint32_t)j);
+        } else if (k == sh->ncpus) {
+            /* barn_replace_empty_sheaf: the empty main goes to the barn, obj's full sheaf becomes main. */
+            sl_spin_lock(&sh->barn.lock);
+            barn_unlink_full(&sh->barn, held);
+            main->next = sh->barn.empty;
+            sh->barn.empty = main;
+            sh->barn.nr_empty++;
+            sl_spin_unlock(&sh->barn.lock);
+            mine->main = held;
+            sheaf_remove(held, (uint32_t)j);
+        } else {
+            /* Another CPU's spare, and nothing to swap: it gives obj up (a spare may be partly filled, 6.18). */
+            sheaf_remove(held, (uint32_t)j);
+        }
         return SL_OK;
     }
     return SL_EINVAL;
 }
 
-int sl_slub_steer_take(sl_slub_cache *s, void *obj)
+int sl_slub_steer_take(sl_slub_cache *s, unsigned cpu, void *obj)
 {
     int st = sl_slub_steer_object_state(s, obj);
     if (st < 0)
@@ -237,7 +281,7 @@ int sl_slub_steer_take(sl_slub_cache *s, void *obj)
     if (rc != SL_OK)
         rc = take_from_slab(s, slab, obj);
     if (rc != SL_OK)
-        rc = take_from_sheaves(s, obj);
+        rc = take_from_sheaves(s, cpu, obj);
     if (rc == SL_OK) {
         sli_slub_objinfo *info = sli_info(s, slab, i);
         info->state = SLI_OBJ_ALLOCATED;
