@@ -31,7 +31,7 @@ extern sli_sheaf sli_bootstrap_sheaf;
 typedef struct sli_pcs {
     atomic_uint lock;       /* local_trylock_t: 1 while the CPU is inside a sheaf section */
     sli_sheaf *main;        /* never NULL when unlocked (the bootstrap sheaf when capacity is 0) */
-    sli_sheaf *spare;       /* NULL, empty or full */
+    sli_sheaf *spare;       /* NULL, empty or full; partly full after kmem_cache_return_sheaf (6.18+) */
     sli_sheaf *rcu_free;    /* NULL or a sheaf kfree_rcu() is filling (size < capacity) */
     sli_sheaf *rcu_pending; /* model: sheaves handed to call_rcu, waiting for a grace period */
 } __attribute__((aligned(SL_CACHELINE))) sli_pcs;
@@ -199,7 +199,7 @@ typedef int (*sli_sheaf_visit)(void *ctx, const sli_sheaf *sheaf, unsigned place
 int sli_sheaves_walk(const sli_sheaves *sh, sli_sheaf_visit visit, void *ctx);
 /*
  * The sheaves' own invariants (with no operation running): main never NULL,
- * sizes within capacity, spare empty or full, rcu_free not full, barn counts
+ * sizes within capacity, rcu_free not full, barn counts
  * equal to its lists and full/empty as listed, every sheaf in one place, the
  * live sheaf count.  Returns 0 or SL_ECORRUPT with a sentence in msg.
  */
