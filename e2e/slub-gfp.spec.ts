@@ -1,0 +1,44 @@
+// The allocation's context and the no-lock API by hand in the SLUB sandbox
+// (issue 23): on 7.0 a GFP_ATOMIC allocation on empty sheaves takes the slab
+// path and the plain (GFP_KERNEL) one after it refills, in the URL as
+// ops=A0-1.a0; on 6.17 the controls are not offered and the panel says why.
+import { expect, test, type Page } from '@playwright/test';
+import { ISOLATED_URL } from './servers';
+import type { SlubTestHook } from '../web/slub/test-hook';
+
+async function ready(page: Page, ops: number): Promise<SlubTestHook> {
+  await page.waitForFunction((n) => !!window.__slablabSlub?.ready && window.__slablabSlub.opResults.length === n, ops);
+  return page.evaluate(() => window.__slablabSlub as SlubTestHook);
+}
+
+test.describe('SLUB: allocation context and the no-lock API by hand', () => {
+  test('on 7.0 GFP_ATOMIC does not refill a sheaf, GFP_KERNEL does; kmalloc_nolock and the irq_work are offered', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?scenario=sandbox&kernel=7.0&cpus=2`);
+    await ready(page, 0);
+    const ctx = page.getByRole('group', { name: 'Context: GFP_ATOMIC, kmalloc_nolock and kfree_nolock' });
+    await ctx.getByRole('button', { name: 'Alloc GFP_ATOMIC on CPU 0' }).click();
+    let h = await ready(page, 1);
+    const first = (name: string) => Number(h.sysfs[name]?.split(' ')[0]);
+    expect(first('sheaf_refill')).toBe(0);
+    await expect(page.getByTestId('slub-caption')).toContainText('You: alloc in GFP_ATOMIC context');
+    await page.getByRole('button', { name: 'Alloc on CPU 0', exact: true }).click();
+    h = await ready(page, 2);
+    expect(first('sheaf_refill')).toBeGreaterThan(0);
+    expect(page.url()).toContain('ops=A0-1.a0');
+    await ctx.getByRole('button', { name: 'kmalloc_nolock on CPU 0' }).click();
+    await ready(page, 3);
+    await ctx.getByRole('button', { name: "Run CPU 0's irq_work" }).click();
+    h = await ready(page, 4);
+    expect(page.url()).toContain('ops=A0-1.a0.n0.w0');
+    expect(h.opResults).toEqual([0, 0, 0, 0]);
+  });
+
+  test('on 6.17 the context and no-lock operations are not offered, and the panel says why', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?scenario=sandbox&kernel=6.17&cpus=2`);
+    await ready(page, 0);
+    const ctx = page.getByRole('group', { name: 'Context: GFP_ATOMIC, kmalloc_nolock and kfree_nolock' });
+    await expect(ctx.getByRole('button')).toHaveCount(0);
+    await expect(ctx).toContainText('not in this kernel (they came with 6.18)');
+    await expect(ctx).toContainText('without sheaves they take the same path as GFP_KERNEL');
+  });
+});
