@@ -129,7 +129,7 @@ function SheafOps({ cpu, sel, filled, n, onAppend }: { cpu: number; sel: ObjRef 
  * refill an empty one in 6.18 and 7.0; the model's page allocator neither
  * reclaims nor keeps reserves), so it is offered only there.
  */
-function ContextOps({ cpu, sel, sheaves, nolock, canInterrupt, onAppend, onInterrupt }: { cpu: number; sel: ObjRef | null; sheaves: boolean; nolock: boolean; canInterrupt: boolean; onAppend: (op: ScriptOp) => void; onInterrupt: SandboxOpsProps['onInterrupt'] }) {
+function ContextOps({ cpu, sel, sheaves, nolock, nolockKnown, canInterrupt, onAppend, onInterrupt }: { cpu: number; sel: ObjRef | null; sheaves: boolean; nolock: boolean; nolockKnown: boolean; canInterrupt: boolean; onAppend: (op: ScriptOp) => void; onInterrupt: SandboxOpsProps['onInterrupt'] }) {
   return (
     <fieldset className="slub-tuning">
       <legend>Context: GFP_ATOMIC, kmalloc_nolock and kfree_nolock</legend>
@@ -166,7 +166,9 @@ function ContextOps({ cpu, sel, sheaves, nolock, canInterrupt, onAppend, onInter
           : 'GFP_ATOMIC and GFP_NOWAIT: not offered, as without sheaves they take the same path as GFP_KERNEL here (the model neither reclaims nor keeps reserves). '}
         {nolock
           ? "kmalloc_nolock waits for no lock (trylocks only, never a sheaf refill); kfree_nolock frees what it can without a lock and defers the rest to the CPU's irq_work, which the model runs as a step."
-          : 'kmalloc_nolock, kfree_nolock and the irq_work: not in this kernel (they came with 6.18).'}
+          : nolockKnown
+            ? 'kmalloc_nolock, kfree_nolock and the irq_work: not in this kernel (they came with 6.18).'
+            : 'kmalloc_nolock, kfree_nolock and the irq_work: offered on caches with sheaves and on 7.x (they came with 6.18; on a 6.18 cache without sheaves, write them in the script: n<cpu>, N<cpu>-<pfn>-<index>, w<cpu>).'}
       </p>
     </fieldset>
   );
@@ -208,7 +210,7 @@ export function SandboxOps(p: SandboxOpsProps) {
         {p.stop && p.stop.micro > 0 && !p.stop.inHandler ? ` (CPU ${p.stopCpu})` : ': micro-step into an operation first'}.
       </p>
       {p.sheaves && <SheafOps cpu={cpu} sel={sel} filled={p.filledSlots} n={bulkN} onAppend={p.onAppend} />}
-      <ContextOps cpu={cpu} sel={sel} sheaves={p.sheaves} nolock={p.nolock ?? (p.sheaves || !p.cpuSlab)} canInterrupt={p.canInterrupt} onAppend={p.onAppend} onInterrupt={p.onInterrupt} />
+      <ContextOps cpu={cpu} sel={sel} sheaves={p.sheaves} nolock={p.nolock ?? (p.sheaves || !p.cpuSlab)} nolockKnown={p.nolock !== undefined} canInterrupt={p.canInterrupt} onAppend={p.onAppend} onInterrupt={p.onInterrupt} />
       <fieldset className="slub-tuning">
         <legend>Tuning: the cache's sysfs files, and the page allocator</legend>
         <div className="slub-op-buttons">
