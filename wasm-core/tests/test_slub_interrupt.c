@@ -354,6 +354,14 @@ static void test_context_and_nolock_ops(void)
     r.ops = &bad_ref;
     r.nops = 1;
     SL_CHECK_EQ(sl_sched_execute(&r), SL_EINVAL);
+    /* A kfree_nolock of a place holding no object runs, and reports a foreign pointer. */
+    const sl_sched_ref nowhere = {12345, 0};
+    const sl_sched_op kfn = {SL_SCHED_KFREE_NOLOCK, 0, 0, 0};
+    r = (sl_sched_run){.cache = w.s, .trace = &w.tr, .ops = &kfn, .nops = 1, .refs = &nowhere, .nrefs = 1,
+                       .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
+    SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
+    SL_CHECK_EQ(res[0], SL_EFOREIGN);
+    SL_CHECK_EQ(sl_slub_validate(w.s, NULL, 0), SL_OK);
     world_fini(&w);
 #undef STAT
 }
