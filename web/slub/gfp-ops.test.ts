@@ -6,6 +6,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decodeEvents, EventKind, type SlEvent } from '../core/events.generated';
 import { replaySessions, type Session } from '../lab/session';
+import type { OpNames } from '../lab/describe';
 import { loadNodeCore } from '../test/node-core';
 import { SLUB_EVENT_WORDS } from './describe';
 import { scenarioConfig } from './scenarios';
@@ -59,7 +60,7 @@ describe('the allocation context', () => {
     expect(kinds(t.of(0), EventKind.SLUB_SHEAF_REFILL)).toHaveLength(0);
     expect(stat(t.after(0), 'SHEAF_REFILL')).toBe(0);
     expect(inSheaves(t.after(0))).toBe(0);
-    expect(SLUB_EVENT_WORDS.event(noRefill[0] as SlEvent, null)).toMatch(/may not block.*the allocation takes the slab path/);
+    expect(SLUB_EVENT_WORDS.event(noRefill[0] as SlEvent, { name: (op: number) => `op ${op}` } as OpNames)).toMatch(/may not block.*the allocation takes the slab path/);
     // Op 2, GFP_KERNEL, in the same state: the empty main sheaf is refilled from slabs.
     expect(kinds(t.of(1), EventKind.SLUB_SHEAF_NO_REFILL)).toHaveLength(0);
     expect(kinds(t.of(1), EventKind.SLUB_SHEAF_REFILL)).toHaveLength(1);
