@@ -9,6 +9,7 @@ import { replaySessions, type Session } from '../lab/session';
 import type { OpNames } from '../lab/describe';
 import { loadNodeCore } from '../test/node-core';
 import { SLUB_EVENT_WORDS } from './describe';
+import { slubPath } from './path';
 import { scenarioConfig } from './scenarios';
 import { parseScript, type AnyRef, type Script } from './script';
 import { parseKernelVersion, SlubApi, type SlubModule } from './slub-api';
@@ -61,6 +62,12 @@ describe('the allocation context', () => {
     expect(stat(t.after(0), 'SHEAF_REFILL')).toBe(0);
     expect(inSheaves(t.after(0))).toBe(0);
     expect(SLUB_EVENT_WORDS.event(noRefill[0] as SlEvent, { name: (op: number) => `op ${op}` } as OpNames)).toMatch(/may not block.*the allocation takes the slab path/);
+    // The caption's path says which way each went.
+    expect(slubPath(t.of(0))).toBe(
+      'the barn had no full sheaf, no sheaf refill in this context: the slab path, slow path, refilled from a new slab, the slab onto the node partial list',
+    );
+    expect(slubPath(t.of(1))).toContain('the sheaf refilled from slabs');
+    expect(slubPath(t.of(1))).not.toContain('no sheaf refill');
     // Op 2, GFP_KERNEL, in the same state: the empty main sheaf is refilled from slabs.
     expect(kinds(t.of(1), EventKind.SLUB_SHEAF_NO_REFILL)).toHaveLength(0);
     expect(kinds(t.of(1), EventKind.SLUB_SHEAF_REFILL)).toHaveLength(1);
@@ -102,6 +109,8 @@ describe('kfree_nolock and the irq_work', () => {
     const allocated = (s: SlubSnapshot) => Array.from(s.obj.state).filter((x) => x === ObjState.ALLOCATED).length;
     expect(allocated(t.after(1))).toBe(1);
     expect(kinds(t.of(2), EventKind.SLUB_IRQ_WORK).map((e) => e.arg0)).toEqual([1]);
+    expect(slubPath(t.of(1))).toBe("deferred to the CPU's irq_work");
+    expect(slubPath(t.of(2))).toContain('the deferred objects freed (__slab_free)');
     expect(allocated(t.after(2))).toBe(0);
   });
 
