@@ -2,7 +2,7 @@
 // (issue 23): on 7.0 a GFP_ATOMIC allocation on empty sheaves takes the slab
 // path and the plain (GFP_KERNEL) one after it refills, in the URL as
 // ops=A0-1.a0; a kmalloc_nolock injected inside an alloc's sheaf section (the
-// toolbar's interrupt) takes the slab path; on 6.17 the controls are not
+// Context panel's "Interrupt here") takes the slab path; on 6.17 the controls are not
 // offered and the panel says why.
 import { expect, test, type Page } from '@playwright/test';
 import { ISOLATED_URL } from './servers';
