@@ -280,6 +280,92 @@ static void test_bad_scripts_are_refused(void)
     world_fini(&w);
 }
 
+/*
+ * The context and no-lock operations through the driver on 7.0: an atomic
+ * alloc on empty sheaves takes the slab path (no SHEAF_REFILL), a blocking
+ * one refills; a kmalloc_nolock from an interrupt at the sheaf preemption
+ * point (local_trylock held) goes to a slab; a kfree_nolock from an
+ * interrupt inside the sheaf free is deferred until the irq_work op.  A
+ * context the driver does not know is refused before anything runs.
+ */
+static void test_context_and_nolock_ops(void)
+{
+    SKIP_IN_BENCH();
+    world w;
+    sl_slub_config cfg = {.object_size = 256, .flags = SL_SLUB_HWCACHE_ALIGN, .track = 1,
+                          .kernel = {.version = {7, 0}}};
+    SL_REQUIRE(sl_trace_init(&w.tr, 2, 1 << 14) == SL_OK && sl_page_zone_init(&w.zone, 1u << 20, &w.tr) == SL_OK &&
+               sl_slub_cache_create(&w.zone, &w.tr, 2, &cfg, &w.s) == SL_OK);
+#define STAT(item) sl_slub_stat_get(w.s, -1, SL_SLUB_##item)
+    const sl_sched_op first[2] = {{SL_SCHED_ALLOC_GFP, 0, SL_SLUB_GFP_ATOMIC, 0}, {SL_SCHED_ALLOC, 1, 0, 0}};
+    int32_t res[3] = {-1, -1, -1};
+    sl_sched_run r = {.cache = w.s, .trace = &w.tr, .ops = first, .nops = 1, .stop_at_microstep = SL_SCHED_NO_STOP,
+                      .results = res};
+    SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
+    SL_CHECK_EQ(res[0], SL_OK);
+    SL_CHECK_EQ(STAT(SHEAF_REFILL), 0u);
+    r.ops = first + 1;
+    SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
+    SL_CHECK_EQ(res[0], SL_OK);
+    SL_CHECK(STAT(SHEAF_REFILL) > 0);
+
+    /* CPU 1 now has a filled main sheaf: interrupt an alloc and a free inside it. */
+    const sl_sched_op ops[3] = {{SL_SCHED_ALLOC, 1, 0, 0}, {SL_SCHED_ALLOC, 1, 0, 0}, {SL_SCHED_IRQ_WORK, 1, 0, 0}};
+    sl_sched_irq irq = {.at_op = 0, .point = SL_SLUB_PP_SHEAF_ALLOC, .handler = {SL_SCHED_KMALLOC_NOLOCK, 0, 0, 0}};
+    r = (sl_sched_run){.cache = w.s, .trace = &w.tr, .ops = ops, .nops = 1, .irqs = &irq, .nirqs = 1,
+                       .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
+    uint64_t slow = STAT(ALLOC_SLOWPATH);
+    SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
+    SL_CHECK_EQ(r.irqs_fired, 1u);
+    SL_CHECK_EQ(r.irq_results[0], SL_OK);
+    SL_CHECK_EQ(STAT(ALLOC_SLOWPATH), slow + 1); /* the handler's, from a slab */
+    SL_CHECK_EQ(sl_slub_validate(w.s, NULL, 0), SL_OK);
+
+    /* A free on CPU 1 interrupted inside its sheaf section by a kfree_nolock: deferred to the irq_work op. */
+    void *a = NULL, *b = NULL;
+    SL_REQUIRE(sl_slub_alloc(w.s, 1, &a) == SL_OK && sl_slub_alloc(w.s, 1, &b) == SL_OK);
+    sl_sched_ref refs[2] = {{0, 0}, {0, 0}};
+    for (uint32_t pfn = 0; pfn < 1024; pfn++)
+        for (uint32_t i = 0; i < 64; i++) {
+            void *o = sl_slub_object_at(w.s, pfn, i);
+            if (o && (o == a || o == b))
+                refs[o == a ? 0 : 1] = (sl_sched_ref){pfn, i};
+        }
+    SL_REQUIRE(sl_slub_object_at(w.s, refs[0].pfn, refs[0].index) == a && sl_slub_object_at(w.s, refs[1].pfn, refs[1].index) == b);
+    const sl_sched_op fr[3] = {{SL_SCHED_FREE, 1, 0, 0}, {SL_SCHED_IRQ_WORK, 1, 0, 0}, {SL_SCHED_IRQ_WORK, 1, 0, 0}};
+    irq = (sl_sched_irq){.at_op = 0, .point = SL_SLUB_PP_SHEAF_FREE, .handler = {SL_SCHED_KFREE_NOLOCK, 0, 0, 1}};
+    r = (sl_sched_run){.cache = w.s, .trace = &w.tr, .ops = fr, .nops = 3, .refs = refs, .nrefs = 2, .irqs = &irq,
+                       .nirqs = 1, .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
+    SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
+    SL_CHECK_EQ(r.irqs_fired, 1u);
+    SL_CHECK_EQ(r.irq_results[0], SL_OK);
+    SL_CHECK_EQ(res[0], SL_OK);
+    SL_CHECK_EQ(res[1], 1); /* b waited on CPU 1's deferred list */
+    SL_CHECK_EQ(res[2], 0);
+    SL_CHECK_EQ(sl_slub_validate(w.s, NULL, 0), SL_OK);
+
+    /* A context other than GFP_ATOMIC (1) or GFP_NOWAIT (2) is refused before anything runs. */
+    const sl_sched_op bad[2] = {{SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC_GFP, 0, 3, 0}};
+    const sl_sched_op bad_ref = {SL_SCHED_KFREE_NOLOCK, 0, 0, 5};
+    r = (sl_sched_run){.cache = w.s, .trace = &w.tr, .ops = bad, .nops = 2, .refs = refs, .nrefs = 2,
+                       .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
+    SL_CHECK_EQ(sl_sched_execute(&r), SL_EINVAL);
+    SL_CHECK_EQ(r.ops_done, 0u);
+    r.ops = &bad_ref;
+    r.nops = 1;
+    SL_CHECK_EQ(sl_sched_execute(&r), SL_EINVAL);
+    /* A kfree_nolock of a place holding no object runs, and reports a foreign pointer. */
+    const sl_sched_ref nowhere = {12345, 0};
+    const sl_sched_op kfn = {SL_SCHED_KFREE_NOLOCK, 0, 0, 0};
+    r = (sl_sched_run){.cache = w.s, .trace = &w.tr, .ops = &kfn, .nops = 1, .refs = &nowhere, .nrefs = 1,
+                       .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
+    SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
+    SL_CHECK_EQ(res[0], SL_EFOREIGN);
+    SL_CHECK_EQ(sl_slub_validate(w.s, NULL, 0), SL_OK);
+    world_fini(&w);
+#undef STAT
+}
+
 int main(void)
 {
     SL_RUN(test_alloc_interrupted);
@@ -288,5 +374,6 @@ int main(void)
     SL_RUN(test_microstep_stop_and_determinism);
     SL_RUN(test_detached_freelist_in_flight);
     SL_RUN(test_bad_scripts_are_refused);
+    SL_RUN(test_context_and_nolock_ops);
     return sl_check_summary();
 }

@@ -5,13 +5,15 @@
 // micro-step, and the tuning a running kernel allows (the sysfs files
 // min_partial, cpu_partial and shrink) plus the page allocator running
 // short, so that new slabs fall back to the cache's lower order, in the
-// panel beside the inspector (SandboxOps).  Each is inserted in the script
-// after the current step.
+// panel beside the inspector (SandboxOps), with an allocation in a
+// non-blocking context (on caches with sheaves, where it takes another path)
+// and kmalloc_nolock, kfree_nolock and the CPU's irq_work (6.18+).  Each is
+// inserted in the script after the current step.
 
 import { useState } from 'react';
 import type { Stop } from '../core/bridge-protocol';
 import { ChoicePicker, range } from '../lab/pickers';
-import { SHEAF_SLOTS, TUNE_MAX, type ObjRef, type ScriptOp } from './script';
+import { GFP_NAME, GFPS, SHEAF_SLOTS, TUNE_MAX, type ObjRef, type ScriptOp } from './script';
 import { NO_CPU } from './snapshot';
 
 /** The tunables at the current step. */
@@ -56,6 +58,8 @@ export interface SandboxOpsProps {
   sheaves: boolean;
   /** The kernel has per-CPU slabs (before 7.0): cpu_partial exists and a flush deactivates the CPU slab. */
   cpuSlab: boolean;
+  /** kmalloc_nolock and kfree_nolock exist (6.18+); when not given, known only where the cache has sheaves or no CPU slab (7.x). */
+  nolock?: boolean;
   /** Sheaf slots holding a prefilled sheaf at the current step. */
   filledSlots: ReadonlySet<number>;
   onAppend: (op: ScriptOp) => void;
@@ -119,6 +123,57 @@ function SheafOps({ cpu, sel, filled, n, onAppend }: { cpu: number; sel: ObjRef 
   );
 }
 
+/**
+ * The allocation's context and the no-lock API.  A GFP_ATOMIC or GFP_NOWAIT
+ * allocation differs from GFP_KERNEL only on a cache with sheaves (it may not
+ * refill an empty one in 6.18 and 7.0; the model's page allocator neither
+ * reclaims nor keeps reserves), so it is offered only there.
+ */
+function ContextOps({ cpu, sel, sheaves, nolock, nolockKnown, canInterrupt, onAppend, onInterrupt }: { cpu: number; sel: ObjRef | null; sheaves: boolean; nolock: boolean; nolockKnown: boolean; canInterrupt: boolean; onAppend: (op: ScriptOp) => void; onInterrupt: SandboxOpsProps['onInterrupt'] }) {
+  return (
+    <fieldset className="slub-tuning">
+      <legend>Context: GFP_ATOMIC, kmalloc_nolock and kfree_nolock</legend>
+      <div className="slub-op-buttons">
+        {sheaves &&
+          GFPS.map((gfp) => (
+            <button key={gfp} type="button" onClick={() => onAppend({ kind: 'allocGfp', cpu, gfp })}>
+              Alloc {GFP_NAME[gfp]} on CPU {cpu}
+            </button>
+          ))}
+        {nolock && (
+          <>
+            <button type="button" onClick={() => onAppend({ kind: 'kmallocNolock', cpu })}>
+              kmalloc_nolock on CPU {cpu}
+            </button>
+            <button type="button" disabled={!sel} title={sel ? undefined : 'Select an object first: click it in the picture'} onClick={() => sel && onAppend({ kind: 'kfreeNolock', cpu, refs: [sel] })}>
+              kfree_nolock selected on CPU {cpu}
+            </button>
+            <button type="button" onClick={() => onAppend({ kind: 'irqWork', cpu })}>
+              Run CPU {cpu}'s irq_work
+            </button>
+            <button type="button" disabled={!canInterrupt} onClick={() => onInterrupt('kmallocNolock')}>
+              Interrupt here: kmalloc_nolock
+            </button>
+            <button type="button" disabled={!canInterrupt || !sel} onClick={() => sel && onInterrupt('kfreeNolock', [sel])}>
+              Interrupt here: kfree_nolock selected
+            </button>
+          </>
+        )}
+      </div>
+      <p className="lab-hint">
+        {sheaves
+          ? 'A GFP_ATOMIC or GFP_NOWAIT allocation may not block: finding main and spare empty and no full sheaf in the barn, 6.18 and 7.0 take the slab path instead of refilling a sheaf (from 7.1 they refill whenever spinning is allowed). '
+          : 'GFP_ATOMIC and GFP_NOWAIT: not offered, as without sheaves they take the same path as GFP_KERNEL here (the model neither reclaims nor keeps reserves). '}
+        {nolock
+          ? "kmalloc_nolock waits for no lock (trylocks only, never a sheaf refill); kfree_nolock frees what it can without a lock and defers the rest to the CPU's irq_work, which the model runs as a step."
+          : nolockKnown
+            ? 'kmalloc_nolock, kfree_nolock and the irq_work: not in this kernel (they came with 6.18).'
+            : 'kmalloc_nolock, kfree_nolock and the irq_work: offered on caches with sheaves and on 7.x (they came with 6.18; on a 6.18 cache without sheaves, write them in the script: n<cpu>, N<cpu>-<pfn>-<index>, w<cpu>).'}
+      </p>
+    </fieldset>
+  );
+}
+
 export function SandboxOps(p: SandboxOpsProps) {
   const [bulkN, setBulkN] = useState(8);
   const { cpu } = p;
@@ -155,6 +210,7 @@ export function SandboxOps(p: SandboxOpsProps) {
         {p.stop && p.stop.micro > 0 && !p.stop.inHandler ? ` (CPU ${p.stopCpu})` : ': micro-step into an operation first'}.
       </p>
       {p.sheaves && <SheafOps cpu={cpu} sel={sel} filled={p.filledSlots} n={bulkN} onAppend={p.onAppend} />}
+      <ContextOps cpu={cpu} sel={sel} sheaves={p.sheaves} nolock={p.nolock ?? (p.sheaves || !p.cpuSlab)} nolockKnown={p.nolock !== undefined} canInterrupt={p.canInterrupt} onAppend={p.onAppend} onInterrupt={p.onInterrupt} />
       <fieldset className="slub-tuning">
         <legend>Tuning: the cache's sysfs files, and the page allocator</legend>
         <div className="slub-op-buttons">

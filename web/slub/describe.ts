@@ -159,6 +159,7 @@ const TIMELINE = timelineGroups({
   micro: { name: TRACE_GROUPS.micro },
   bulk: { name: 'bulk', kinds: [K.SLUB_BULK_ALLOC, K.SLUB_BULK_FREE, K.SLUB_DETACHED_FREELIST] },
   tune: { name: 'tuning (sysfs) and the page allocator', kinds: [K.SLUB_TUNE] },
+  nolock: { name: 'non-blocking contexts, kmalloc_nolock and kfree_nolock', kinds: [K.SLUB_SHEAF_NO_REFILL, K.SLUB_TRYLOCK_BUSY, K.SLUB_DEFER_FREE, K.SLUB_IRQ_WORK] },
   sheaves: {
     name: 'sheaves, the barn and RCU',
     kinds: [
@@ -183,6 +184,7 @@ const OPCODE_WORDS: Record<number, string> = {
   [KIND_CODE.allocFromSheaf]: 'kmem_cache_alloc_from_sheaf',
   [KIND_CODE.refillSheaf]: 'kmem_cache_refill_sheaf',
   [KIND_CODE.returnSheaf]: 'kmem_cache_return_sheaf',
+  [KIND_CODE.irqWork]: 'irq_work (free_deferred_objects)',
   [TUNE_OPCODE.bootstrap]: 'bootstrap_cache_sheaves',
   [TUNE_OPCODE.minPartial]: 'min_partial write',
   [TUNE_OPCODE.cpuPartial]: 'cpu_partial write',
@@ -204,6 +206,24 @@ const where = (e: SlEvent) => eventPlace(e, EV_NONE);
 const PREFILL_HOW = ['the spare (fast)', 'the barn or a new sheaf (slow)', 'an oversize sheaf'];
 const RETURN_HOW = ['became the spare', 'went to the barn', 'was flushed and freed'];
 const GRACE_HOW = ['goes to the barn full', 'is flushed to slabs', 'was empty'];
+const NO_REFILL_WHY = ['', 'GFP_ATOMIC/GFP_NOWAIT may not block, and 6.18 and 7.0 refill a sheaf only when blocking is allowed', 'kmalloc_nolock may not spin'];
+const BUSY_LOCK = ["the node's list_lock", "the barn's lock", "the CPU slab's local_lock"];
+const BUSY_SITE = ['taking a partial slab', "a new slab's add_partial (the slab is given back)", 'barn_replace_empty_sheaf', 'barn_get_empty_sheaf', 'barn_replace_full_sheaf', '__slab_alloc (-EBUSY)'];
+
+/** The events of a non-blocking context and of kmalloc_nolock/kfree_nolock (events.def 173-176) in words, or null for another kind. */
+function describeNolockEvent(e: SlEvent): string | null {
+  switch (e.kind) {
+    case K.SLUB_SHEAF_NO_REFILL:
+      return `no refill: main #${e.arg0} is empty and the barn has no full sheaf, but ${NO_REFILL_WHY[e.arg1] ?? 'this context may not refill'}: the allocation takes the slab path`;
+    case K.SLUB_TRYLOCK_BUSY:
+      return `trylock of ${BUSY_LOCK[e.arg0] ?? 'a lock'} failed in ${BUSY_SITE[e.arg1] ?? 'the no-lock path'}: the no-lock path backs off instead of waiting`;
+    case K.SLUB_DEFER_FREE:
+      return `defer_free:${where(e)} cannot be freed without a lock: queued for this CPU's irq_work${e.arg0 ? ' (the first: irq_work_queue)' : ''}`;
+    case K.SLUB_IRQ_WORK:
+      return `irq_work (free_deferred_objects): ${e.arg0} deferred object${e.arg0 === 1 ? '' : 's'} freed with __slab_free`;
+  }
+  return null;
+}
 
 /** The sheaves' events (events.def 150-170) in words, or null for another kind. */
 function describeSheafEvent(e: SlEvent): string | null {
@@ -263,7 +283,7 @@ function describeSheafEvent(e: SlEvent): string | null {
 function describeEvent(e: SlEvent, names: OpNames | null): string {
   const common = describeTraceEvent(e, names, SLUB_TRACE_WORDS, EV_NONE);
   if (common !== null) return common;
-  const sheaf = describeSheafEvent(e);
+  const sheaf = describeSheafEvent(e) ?? describeNolockEvent(e);
   if (sheaf !== null) return sheaf;
   switch (e.kind) {
     case K.SLUB_ALLOC_FASTPATH:

@@ -2,7 +2,9 @@
 // for the end of the caption ("Path: slow path, refilled from the CPU
 // partial list."): which of the fast path, the CPU sheaf, the barn, the slow
 // path and its refill source (the CPU slab's freelist, the CPU partial list,
-// the node partial list, a new slab) it went through, in the order it did.
+// the node partial list, a new slab) it went through, in the order it did;
+// for a non-blocking context and the no-lock API, the refill not made, the
+// trylock that failed, the free deferred to the irq_work and its run.
 
 import { EventKind as K } from '../core/events.generated';
 import { eventPath } from '../lab/path';
@@ -34,6 +36,10 @@ const PATH_WORDS: ReadonlyMap<number, string> = new Map([
   [K.SLUB_DISCARD_SLAB, 'an empty slab discarded'],
   [K.SLUB_DETACHED_FREELIST, 'a detached freelist per slab'],
   [K.SLUB_RCU_SHEAF_ADD, 'batched in the rcu_free sheaf'],
+  [K.SLUB_SHEAF_NO_REFILL, 'no sheaf refill in this context: the slab path'],
+  [K.SLUB_TRYLOCK_BUSY, 'a trylock found its lock taken: backed off'],
+  [K.SLUB_DEFER_FREE, "deferred to the CPU's irq_work"],
+  [K.SLUB_IRQ_WORK, 'the deferred objects freed (__slab_free)'],
 ]);
 
 /** The path of one SLUB operation from its events (web/lab/path.ts). */

@@ -116,3 +116,75 @@ describe('detached freelist replay', () => {
     expect(groups).toHaveLength(3);
   });
 });
+
+describe('the allocation context and the no-lock operations', () => {
+  const s: Script = {
+    ops: [
+      { kind: 'allocGfp', cpu: 0, gfp: 'atomic' },
+      { kind: 'allocGfp', cpu: 1, gfp: 'nowait' },
+      { kind: 'kmallocNolock', cpu: 1 },
+      { kind: 'kfreeNolock', cpu: 0, refs: [{ pfn: 12, index: 3 }] },
+      { kind: 'irqWork', cpu: 0 },
+    ],
+    irqs: [
+      { atOp: 0, point: 5, nth: 0, handler: { kind: 'kmallocNolock' } },
+      { atOp: 1, point: 5, nth: 0, handler: { kind: 'allocGfp', gfp: 'nowait' } },
+      { atOp: 2, point: 6, nth: 1, handler: { kind: 'kfreeNolock', refs: [{ pfn: 14, index: 2 }] } },
+      { atOp: 3, point: 6, nth: 0, handler: { kind: 'irqWork' } },
+    ],
+  };
+
+  it('round-trip in the URL form, and are said in words with the path they take', () => {
+    const text = scriptToText(s);
+    expect(text).toBe('A0-1.A1-2.n1.N0-12-3.w0.i0-5-0-n.i1-5-0-A-2.i2-6-1-N-14-2.i3-6-0-w');
+    const back = parseScript(text, 2);
+    expect(back.ok && back.script).toEqual(s);
+    expect(s.ops.map(describeOp)).toEqual([
+      'alloc in GFP_ATOMIC context (may not block: no sheaf refill in 6.18 and 7.0) on CPU 0',
+      'alloc in GFP_NOWAIT context (may not block: no sheaf refill in 6.18 and 7.0) on CPU 1',
+      'kmalloc_nolock on CPU 1 (no lock waited for)',
+      'kfree_nolock of object 12:3 on CPU 0 (deferred to the irq_work if a lock would be needed)',
+      "CPU 0's irq_work frees what kfree_nolock deferred there",
+    ]);
+  });
+
+  it('say what is wrong with a bad one', () => {
+    const err = parseError;
+    expect(err('A0-0')).toBe('"A0-0": the context must be 1 (GFP_ATOMIC) or 2 (GFP_NOWAIT); a GFP_KERNEL alloc is a<cpu>');
+    expect(err('A0-3')).toContain('the context must be 1 (GFP_ATOMIC) or 2 (GFP_NOWAIT)');
+    expect(err('A0')).toContain('"A0" has the wrong numbers for its kind');
+    expect(err('n0-1')).toContain('wrong numbers');
+    expect(err('N0-12')).toContain('wrong numbers');
+    expect(err('w2')).toContain('"w2" names CPU 2, there are 2');
+    expect(err('a0.i0-5-0-A-7')).toBe('interrupt "i0-5-0-A-7": its handler\'s context must be 1 (GFP_ATOMIC) or 2 (GFP_NOWAIT); a GFP_KERNEL alloc is a<cpu>');
+    expect(err('a0.i0-5-0-N-1')).toContain('is not an operation');
+  });
+
+  it('are checked in a request and encoded for the driver with their context and object', () => {
+    const bad = (raw: unknown) => {
+      try {
+        checkScript(raw, 2);
+      } catch (e) {
+        expect(e).toBeInstanceOf(BadRequest);
+        return (e as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(bad({ ops: [{ kind: 'allocGfp', cpu: 0 }], irqs: [] })).toMatch(/^op 1's gfp must be one of atomic, nowait/);
+    expect(bad({ ops: [{ kind: 'allocGfp', cpu: 0, gfp: 'kernel' }], irqs: [] })).toMatch(/^op 1's gfp must be one of/);
+    expect(bad({ ops: [{ kind: 'kfreeNolock', cpu: 0 }], irqs: [] })).toBe('op 1 must name one object in refs');
+    expect(checkScript(s, 2)).toEqual(s);
+    const enc = encodeScript(s, s.ops.length);
+    const ops = new DataView(enc.ops.buffer);
+    // kind, cpu, count (the context's sl_slub_gfp), first (the ref's entry)
+    expect([0, 1, 2, 3, 4].map((i) => [ops.getUint8(8 * i), ops.getUint8(8 * i + 1), ops.getUint16(8 * i + 2, true)])).toEqual([
+      [18, 0, 1],
+      [18, 1, 2],
+      [19, 1, 0],
+      [20, 0, 0],
+      [17, 0, 0],
+    ]);
+    expect(Array.from(new Uint32Array(enc.refs.buffer))).toEqual([12, 3, 14, 2]);
+    expect(new DataView(enc.irqs.buffer).getUint16(16 + 8 + 2, true)).toBe(2);
+  });
+});

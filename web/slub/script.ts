@@ -29,14 +29,28 @@
 //   p<cpu>-<slot>-<n>      prefill n       t<cpu>-<slot>            alloc from the sheaf (take)
 //   r<cpu>-<slot>-<n>      refill to n     u<cpu>-<slot>            return the sheaf (use done)
 //   B                      bootstrap_cache_sheaves (7.0 kmalloc caches created early)
+// and the allocation's context and the no-lock API (kmalloc_nolock and kfree_nolock came with 6.18):
+//   A<cpu>-1 | A<cpu>-2    alloc in GFP_ATOMIC | GFP_NOWAIT context (a0 is GFP_KERNEL: it may block)
+//   n<cpu>                 kmalloc_nolock  N<cpu>-<pfn>-<index>     kfree_nolock
+//   w<cpu>                 the CPU's irq_work frees what kfree_nolock deferred there
+// An interrupt's handler is a, n, w, A-1 | A-2, f-<pfn>-<index> or N-<pfn>-<index> (e.g. i3-5-0-n: a
+// kmalloc_nolock from an NMI inside op 3's sheaf section).
 // (only unreserved URL characters, so it is never percent-encoded).
 
 import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
 
 /** What the driver runs (sl_sched_kind). */
-export type DriverKind = 'alloc' | 'free' | 'allocBulk' | 'freeBulk' | 'flush' | SheafKind;
+export type DriverKind = 'alloc' | 'free' | 'allocBulk' | 'freeBulk' | 'flush' | SheafKind | NolockKind;
 /** The driver's operations on sheaves and RCU (6.18, 7.0): kfree_rcu, the grace period, the prefill API. */
 export type SheafKind = 'kfreeRcu' | 'gracePeriod' | 'prefill' | 'allocFromSheaf' | 'refillSheaf' | 'returnSheaf';
+/** The allocation in a non-blocking context, and the no-lock API with the irq_work that finishes its deferred frees (6.18+). */
+export type NolockKind = 'allocGfp' | 'kmallocNolock' | 'kfreeNolock' | 'irqWork';
+/** A non-blocking allocation context (GFP_KERNEL, which may block, is the plain alloc). */
+export type Gfp = 'atomic' | 'nowait';
+export const GFPS: readonly Gfp[] = ['atomic', 'nowait'];
+/** sl_slub_gfp's codes, which SL_SCHED_ALLOC_GFP carries in its count. */
+export const GFP_CODE: Record<Gfp, number> = { atomic: 1, nowait: 2 };
+export const GFP_NAME: Record<Gfp, string> = { atomic: 'GFP_ATOMIC', nowait: 'GFP_NOWAIT' };
 /** What the model adapter runs between driver calls: sysfs writes, the page allocator running short, bootstrap_cache_sheaves. */
 export type TuneKind = 'minPartial' | 'cpuPartial' | 'shrink' | 'zoneShort' | 'bootstrap';
 export type OpKind = DriverKind | TuneKind;
@@ -44,6 +58,7 @@ export type OpKind = DriverKind | TuneKind;
 export const KIND_CODE: Record<DriverKind, number> = {
   alloc: 1, free: 2, allocBulk: 3, freeBulk: 4, flush: 5,
   kfreeRcu: 6, gracePeriod: 7, prefill: 8, allocFromSheaf: 9, refillSheaf: 10, returnSheaf: 11,
+  irqWork: 17, allocGfp: 18, kmallocNolock: 19, kfreeNolock: 20,
 };
 /** The operations on a prefilled sheaf slot. */
 const SLOT_KINDS: readonly OpKind[] = ['prefill', 'allocFromSheaf', 'refillSheaf', 'returnSheaf'];
@@ -88,7 +103,9 @@ export interface ScriptOp<R extends AnyRef = ObjRef> {
   slot?: number;
   /** minPartial, cpuPartial: the value written; zoneShort: 1 runs the page allocator short, 0 gives its pages back. */
   value?: number;
-  /** free, kfreeRcu: one object; freeBulk: the array p[] in order. */
+  /** allocGfp: the context it allocates in. */
+  gfp?: Gfp;
+  /** free, kfreeRcu, kfreeNolock: one object; freeBulk: the array p[] in order. */
   refs?: R[];
 }
 
@@ -143,7 +160,8 @@ function checkOp(raw: unknown, what: string, cpus: number | null): ScriptOp<AnyR
   if (kind === 'allocBulk') op.count = checkWhole(`${what}'s count`, o.count, 1, MAX_BULK);
   if (kind === 'prefill' || kind === 'refillSheaf') op.count = checkWhole(`${what}'s count`, o.count, 1, 0xffff);
   if (SLOT_KINDS.includes(kind)) op.slot = checkWhole(`${what}'s slot`, o.slot, 0, SHEAF_SLOTS - 1);
-  if (kind === 'free' || kind === 'freeBulk' || kind === 'kfreeRcu') {
+  if (kind === 'allocGfp') op.gfp = checkOneOf(`${what}'s gfp`, o.gfp, GFPS);
+  if (kind === 'free' || kind === 'freeBulk' || kind === 'kfreeRcu' || kind === 'kfreeNolock') {
     const max = kind === 'freeBulk' ? MAX_BULK : 1;
     if (!Array.isArray(o.refs) || o.refs.length < 1 || o.refs.length > max)
       throw new BadRequest(`${what} must name ${max === 1 ? 'one object' : `1 to ${MAX_BULK} objects`} in refs`);
@@ -165,7 +183,7 @@ export function checkScript(raw: unknown, cpus: number): Script<AnyRef> {
   const irqs = s.irqs.map((raw, i): ScriptIrq<AnyRef> => {
     const what = `interrupt ${i + 1}`;
     const q = checkRecord(what, raw);
-    const { kind, count, refs, slot } = checkOp(q.handler, `${what}'s handler`, null);
+    const { kind, count, refs, slot, gfp } = checkOp(q.handler, `${what}'s handler`, null);
     if (slot !== undefined) throw new BadRequest(`${what}'s handler works on sheaf slot ${slot}: a handler may not use the script's prefilled sheaves`);
     const atOp = checkWhole(`${what}'s atOp`, q.atOp, 0, ops.length - 1);
     const target = ops[atOp];
@@ -174,7 +192,7 @@ export function checkScript(raw: unknown, cpus: number): Script<AnyRef> {
       atOp,
       point: checkWhole(`${what}'s point`, q.point, 0, 0xffff),
       nth: checkWhole(`${what}'s nth`, q.nth, 0, 0xffff),
-      handler: { kind, ...(count === undefined ? {} : { count }), ...(refs === undefined ? {} : { refs }) },
+      handler: { kind, ...(count === undefined ? {} : { count }), ...(refs === undefined ? {} : { refs }), ...(gfp === undefined ? {} : { gfp }) },
     };
   });
   return { ops, irqs };
@@ -207,7 +225,7 @@ export function encodeScript(s: Script, nops: number): { ops: Uint8Array; refs: 
     if (isTune(o.kind)) throw new Error(`${o.kind} is not a driver operation: the model adapter runs it`);
     dv.setUint8(at, KIND_CODE[o.kind]);
     dv.setUint8(at + 1, cpu);
-    dv.setUint16(at + 2, o.kind === 'freeBulk' ? (o.refs?.length ?? 0) : (o.count ?? 0), true);
+    dv.setUint16(at + 2, o.kind === 'freeBulk' ? (o.refs?.length ?? 0) : o.kind === 'allocGfp' ? GFP_CODE[o.gfp ?? 'atomic'] : (o.count ?? 0), true);
     dv.setUint32(at + 4, o.slot ?? refs.length / 2, true);
     for (const r of o.refs ?? []) refs.push(r.pfn, r.index);
   };
@@ -266,6 +284,14 @@ export function describeOp(o: ScriptOp<AnyRef>): string {
       return `return the sheaf in slot ${o.slot ?? 0} on CPU ${o.cpu}`;
     case 'bootstrap':
       return 'bootstrap_cache_sheaves: give the cache its real sheaves';
+    case 'allocGfp':
+      return `alloc in ${GFP_NAME[o.gfp ?? 'atomic']} context (may not block: no sheaf refill in 6.18 and 7.0) on CPU ${o.cpu}`;
+    case 'kmallocNolock':
+      return `kmalloc_nolock on CPU ${o.cpu} (no lock waited for)`;
+    case 'kfreeNolock':
+      return `kfree_nolock of ${obj(o.refs?.[0])} on CPU ${o.cpu} (deferred to the irq_work if a lock would be needed)`;
+    case 'irqWork':
+      return `CPU ${o.cpu}'s irq_work frees what kfree_nolock deferred there`;
   }
 }
 
@@ -312,9 +338,43 @@ export function detachedGroups(input: readonly ObjRef[]): DetachedGroup[] {
   return groups;
 }
 
-const OP_RE = /^([abfFxkgptru])(\d)((?:-\d{1,9})*)$/;
+const OP_RE = /^([abfFxkgptruAnNw])(\d)((?:-\d{1,9})*)$/;
 const TUNE_RE = /^(?:([mcz])(\d{1,5})|s|(B))$/;
-const IRQ_RE = /^i(\d{1,6})-(\d)-(\d{1,4})-(a|f-\d{1,9}-\d{1,6})$/;
+const IRQ_RE = /^i(\d{1,6})-(\d)-(\d{1,4})-(a|n|w|A-\d|[fN]-\d{1,9}-\d{1,6})$/;
+const GFP_OF_CODE: Record<string, Gfp> = { 1: 'atomic', 2: 'nowait' };
+const BAD_GFP = 'must be 1 (GFP_ATOMIC) or 2 (GFP_NOWAIT); a GFP_KERNEL alloc is a<cpu>';
+
+/** An interrupt handler from its text (IRQ_RE's last group), or null for a bad context. */
+function parseHandler(h: string): ScriptIrq['handler'] | null {
+  const [k, a, b] = h.split('-');
+  if (k === 'a') return { kind: 'alloc' };
+  if (k === 'n') return { kind: 'kmallocNolock' };
+  if (k === 'w') return { kind: 'irqWork' };
+  if (k === 'A') {
+    const gfp = GFP_OF_CODE[a ?? ''];
+    return gfp ? { kind: 'allocGfp', gfp } : null;
+  }
+  return { kind: k === 'N' ? 'kfreeNolock' : 'free', refs: [{ pfn: Number(a), index: Number(b) }] };
+}
+
+/** The text of an interrupt handler (parseHandler reads it back). */
+function handlerText(h: ScriptIrq['handler']): string {
+  const r = (h.refs ?? []).map((x) => `-${x.pfn}-${x.index}`).join('');
+  switch (h.kind) {
+    case 'kmallocNolock':
+      return 'n';
+    case 'irqWork':
+      return 'w';
+    case 'allocGfp':
+      return `A-${GFP_CODE[h.gfp ?? 'atomic']}`;
+    case 'kfreeNolock':
+      return `N${r}`;
+    case 'free':
+      return `f${r}`;
+    default:
+      return 'a';
+  }
+}
 
 /** Parses script text (the URL's `ops=`); every CPU must be below `cpus`. */
 export function parseScript(text: string, cpus: number): { ok: true; script: Script } | { ok: false; error: string } {
@@ -325,8 +385,8 @@ export function parseScript(text: string, cpus: number): { ok: true; script: Scr
     const irq = IRQ_RE.exec(part);
     if (irq) {
       const [, at, point, nth, h] = irq;
-      const handler: ScriptIrq['handler'] =
-        h === 'a' ? { kind: 'alloc' } : { kind: 'free', refs: [{ pfn: Number(h?.split('-')[1]), index: Number(h?.split('-')[2]) }] };
+      const handler = parseHandler(h ?? '');
+      if (!handler) return { ok: false, error: `interrupt "${part}": its handler's context ${BAD_GFP}` };
       if (Number(at) >= script.ops.length) return { ok: false, error: `interrupt "${part}" names op ${at}, which does not exist yet` };
       if (isTune(script.ops[Number(at)]?.kind ?? 'alloc')) return { ok: false, error: `interrupt "${part}" names op ${at}, a tuning operation, which has no preemption point` };
       if (script.irqs.length >= MAX_IRQS) return { ok: false, error: `at most ${MAX_IRQS} interrupts` };
@@ -363,6 +423,14 @@ export function parseScript(text: string, cpus: number): { ok: true; script: Scr
     else if (k === 'F' && nums.length >= 2 && nums.length % 2 === 0 && nums.length / 2 <= MAX_BULK) op = { kind: 'freeBulk', cpu, refs: refs() };
     else if (k === 'k' && nums.length === 2) op = { kind: 'kfreeRcu', cpu, refs: refs() };
     else if (k === 'g' && nums.length === 0) op = { kind: 'gracePeriod', cpu };
+    else if (k === 'n' && nums.length === 0) op = { kind: 'kmallocNolock', cpu };
+    else if (k === 'N' && nums.length === 2) op = { kind: 'kfreeNolock', cpu, refs: refs() };
+    else if (k === 'w' && nums.length === 0) op = { kind: 'irqWork', cpu };
+    else if (k === 'A' && nums.length === 1) {
+      const gfp = GFP_OF_CODE[String(nums[0])];
+      if (!gfp) return { ok: false, error: `"${part}": the context ${BAD_GFP}` };
+      op = { kind: 'allocGfp', cpu, gfp };
+    }
     else if (k === 't' || k === 'u' || k === 'p' || k === 'r') {
       const [slot = 0, n = 0] = nums;
       const sized = k === 'p' || k === 'r';
@@ -415,8 +483,16 @@ export function scriptToText(s: Script): string {
         return `u${o.cpu}-${o.slot ?? 0}`;
       case 'bootstrap':
         return 'B';
+      case 'allocGfp':
+        return `A${o.cpu}-${GFP_CODE[o.gfp ?? 'atomic']}`;
+      case 'kmallocNolock':
+        return `n${o.cpu}`;
+      case 'kfreeNolock':
+        return `N${o.cpu}${r(o.refs)}`;
+      case 'irqWork':
+        return `w${o.cpu}`;
     }
   });
-  const irqs = s.irqs.map((q) => `i${q.atOp}-${q.point}-${q.nth}-${q.handler.kind === 'alloc' ? 'a' : `f${r(q.handler.refs)}`}`);
+  const irqs = s.irqs.map((q) => `i${q.atOp}-${q.point}-${q.nth}-${handlerText(q.handler)}`);
   return [...ops, ...irqs].join('.');
 }

@@ -33,7 +33,13 @@ static int check_op(const sl_sched_run *r, const sl_sched_op *op, bool handler)
     case SL_SCHED_RCU_GP:
         return SL_OK;
     case SL_SCHED_KFREE_RCU:
+    case SL_SCHED_KFREE_NOLOCK:
         return op->first < r->nrefs ? SL_OK : SL_EINVAL;
+    case SL_SCHED_KMALLOC_NOLOCK:
+    case SL_SCHED_IRQ_WORK:
+        return SL_OK;
+    case SL_SCHED_ALLOC_GFP:
+        return op->count == SL_SLUB_GFP_ATOMIC || op->count == SL_SLUB_GFP_NOWAIT ? SL_OK : SL_EINVAL;
     case SL_SCHED_PREFILL:
     case SL_SCHED_ALLOC_FROM_SHEAF:
     case SL_SCHED_REFILL_SHEAF:
@@ -109,6 +115,21 @@ static int32_t do_op(const sl_sched_run *r, const sl_sched_op *op, unsigned cpu)
     }
     case SL_SCHED_BOOTSTRAP:
         return sl_slub_bootstrap_sheaves(s);
+    case SL_SCHED_ALLOC_GFP: {
+        void *o;
+        return sl_slub_alloc_gfp(s, cpu, (sl_slub_gfp)op->count, &o);
+    }
+    case SL_SCHED_KMALLOC_NOLOCK: {
+        void *o;
+        return sl_slub_kmalloc_nolock(s, cpu, &o);
+    }
+    case SL_SCHED_KFREE_NOLOCK: {
+        const sl_sched_ref *ref = &r->refs[op->first];
+        void *o = sl_slub_object_at(s, ref->pfn, ref->index);
+        return sl_slub_kfree_nolock(s, cpu, o ? o : (void *)(uintptr_t)1);
+    }
+    case SL_SCHED_IRQ_WORK:
+        return sl_slub_irq_work(s, cpu);
     }
     return SL_EINVAL;
 }

@@ -34,6 +34,11 @@ typedef enum sl_sched_kind {
     SL_SCHED_RETURN_SHEAF = 11,    /* sl_slub_return_sheaf of slot `first` (the slot empties) */
     SL_SCHED_SHRINK = 12,    /* sl_slub_shrink (flushes every CPU; not as a handler) */
     SL_SCHED_BOOTSTRAP = 13, /* sl_slub_bootstrap_sheaves (not as a handler) */
+    /* 14-16 are the web adapter's tuning operations (web/slub/script.ts TUNE_OPCODE), never the driver's */
+    SL_SCHED_IRQ_WORK = 17,  /* sl_slub_irq_work: the objects kfree_nolock deferred on cpu are freed */
+    SL_SCHED_ALLOC_GFP = 18, /* sl_slub_alloc_gfp in context count (sl_slub_gfp: 1 GFP_ATOMIC, 2 GFP_NOWAIT) */
+    SL_SCHED_KMALLOC_NOLOCK = 19, /* sl_slub_kmalloc_nolock (6.18+) */
+    SL_SCHED_KFREE_NOLOCK = 20,   /* sl_slub_kfree_nolock of refs[first] (6.18+) */
 } sl_sched_kind;
 #define SL_SCHED_SHEAF_SLOTS 8
 
@@ -41,8 +46,8 @@ typedef enum sl_sched_kind {
 typedef struct sl_sched_op {
     uint8_t kind;   /* sl_sched_kind */
     uint8_t cpu;
-    uint16_t count; /* bulk: objects */
-    uint32_t first; /* free, bulk free: first entry in the run's refs */
+    uint16_t count; /* bulk: objects; prefill, refill: the size; alloc in a context: its sl_slub_gfp */
+    uint32_t first; /* free, bulk free, kfree_rcu, kfree_nolock: first entry in the run's refs; sheaf ops: the slot */
 } sl_sched_op;
 
 /* An object by place; 8 bytes. */

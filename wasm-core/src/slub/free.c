@@ -491,7 +491,7 @@ static SL_NOINLINE int free_op(sl_slub_cache *s, unsigned cpu, void *obj)
 
 /* ---- kfree_nolock (6.18+) --------------------------------------------- */
 
-enum { OPC_IRQ_WORK = 14 }; /* OP_BEGIN/OP_END's code for the irq_work step (past sl_sched_kind's) */
+enum { OPC_IRQ_WORK = 17 }; /* OP_BEGIN/OP_END's code for the irq_work step: SL_SCHED_IRQ_WORK (14-16 are the web's tuning brackets) */
 
 /*
  * defer_free: obj goes on this CPU's llist (through its free pointer slot)
