@@ -4,7 +4,7 @@
 // (npx vite build).  Every server listens on 127.0.0.1 on a free port and stops by itself.
 //
 //   node scripts/live-bench.mjs [--rates 2000,5000,...] [--level-s 8] [--minutes 3] [--caches 6]
-//                               [--record-s 10] [--reps 5] [--save FILE] [--phases 1,2,3,4]
+//                               [--record-s 10] [--reps 5] [--rounds 3] [--save FILE] [--phases 1,2,3,4]
 //   SLABLAB_BIN=wasm-core/build/release/slablab node scripts/live-bench.mjs ...   (the release binary)
 //
 // 1. Throughput and latency: one live page in headless Chromium on an unfiltered serve; at each
@@ -43,6 +43,8 @@ const CACHES = Number(arg('caches', 6));
 const PHASES = String(arg('phases', '1,2,3,4')).split(',').map(Number);
 const RECORD_S = Number(arg('record-s', 10));
 const REPS = Number(arg('reps', 5));
+/** Phase 4: rounds of (native, page) on the same recording, one page/native ratio each. */
+const ROUNDS = Number(arg('rounds', 3));
 /** Phase 4: keep the recorded stream in this file (to profile the replays on the same bytes). */
 const SAVE = arg('save', null);
 const MAX_RECORDING = 48 << 20;
@@ -196,17 +198,19 @@ async function heaps(page) {
 /**
  * 4. The page's replay against the native replay, on the same recorded events: a stream recorded
  * from serve for --record-s seconds under load (two processes opening and closing /dev/null), then
- * counted (at most 48 MiB of it, 2 million events) --reps times by (a) the page's own code (web/live/wire.ts's FrameReader and
- * live-state.ts's LiveState, bundled by Vite) in a dedicated worker in Chromium, fed in 64-KiB
- * chunks as fetch delivers them: the counting is the core's C (src/replay/live_count.c) as
- * WebAssembly (slablab-live.wasm, emcc -O3), and (b) the same C natively
+ * counted (at most 48 MiB of it, 2 million events) --reps times by (a) the page's own code
+ * (web/live/live-state.ts's LiveState.push, bundled by Vite) in a dedicated worker in Chromium,
+ * fed in 64-KiB chunks as fetch delivers them, each copied into the module's memory once: the
+ * frames are cut and the events counted by the core's C (src/replay/live_count.c) as WebAssembly
+ * (slablab-live.wasm, emcc -O3), and (b) the same C natively, fed the same 64-KiB chunks
  * (wasm-core/tests/tools/live_replay_native.c, a driver of live_count.c, gcc -O2).  Best of the
- * reps for each.
+ * reps for each; --rounds rounds of both, one after the other, each printing its page/native
+ * (the machine's load moves between minutes; within a round both sides see about the same).
  */
 async function replayPhase() {
   const tmp = mkdtempSync(join(tmpdir(), 'slablab-live-replay-'));
   try {
-    console.log(`\n# 4. the page's replay against the native replay (the same ${RECORD_S}-s recording, best of ${REPS}); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    console.log(`\n# 4. the page's replay against the native replay (the same ${RECORD_S}-s recording, best of ${REPS}, ${ROUNDS} rounds); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
     const native = join(tmp, 'live_replay_native');
     const cc = spawnSync('cc', ['-O2', '-o', native, join(root, 'wasm-core/tests/tools/live_replay_native.c'), join(root, 'wasm-core/src/replay/live_count.c'), '-lm'], { encoding: 'utf8' });
     if (cc.status !== 0) throw new Error(`cc: ${cc.stderr}`);
@@ -234,45 +238,28 @@ async function replayPhase() {
     const file = join(tmp, 'stream.bin');
     writeFileSync(file, stream);
     if (SAVE) writeFileSync(SAVE, stream);
-    // Native.
-    const nat = spawnSync(native, [file, String(REPS)], { encoding: 'utf8' });
-    const n = /events (\d+) best_s ([\d.]+) events_per_s (\d+) remote (\d+)/.exec(nat.stdout);
-    if (!n) throw new Error(`live_replay_native: ${nat.stdout}${nat.stderr}`);
     // The page's code, bundled for a worker.
     const entry = join(tmp, 'replay-entry.ts');
     writeFileSync(
       entry,
-      `import { FrameReader, F } from ${JSON.stringify(join(root, 'web/live/wire.ts'))};
-import { LiveState } from ${JSON.stringify(join(root, 'web/live/live-state.ts'))};
+      `import { LiveState } from ${JSON.stringify(join(root, 'web/live/live-state.ts'))};
+let all = null;
 self.onmessage = (e) => {
   const { bytes, reps } = e.data;
-  const all = new Uint8Array(bytes);
-  let best = Infinity, events = 0, remote = 0;
+  if (bytes) all = new Uint8Array(bytes);
+  let best = Infinity, events = 0, remote = 0, handedBack = 0;
   for (let r = 0; r < reps; r++) {
     const t0 = performance.now();
-    const reader = new FrameReader();
+    // As the worker reads: each chunk copied into the module once, cut and counted there.
     const state = new LiveState();
-    for (let off = 0; off < all.length; off += 65536) {
-      for (const f of reader.push(all.subarray(off, off + 65536))) {
-        if (f.type === F.CACHE) state.nameCache(f.cache.id, f.cache.name);
-        else if (f.type === F.SITE) state.nameSite(f.site.id, f.site.name);
-        else if (f.type === F.EVENTS) state.add(f.batch);
-      }
-    }
+    handedBack = 0;
+    for (let off = 0; off < all.length; off += 65536) handedBack += state.push(all.subarray(off, off + 65536)).length;
     best = Math.min(best, performance.now() - t0);
     events = state.events;
     remote = state.summary().caches.reduce((a, c) => a + c.remote.reduce((x, y) => x + y, 0), 0);
     state.dispose();
   }
-  // The frames alone (wire.ts, JavaScript), to tell reading from counting.
-  let readBest = Infinity;
-  for (let r = 0; r < reps; r++) {
-    const t0 = performance.now();
-    const reader = new FrameReader();
-    for (let off = 0; off < all.length; off += 65536) reader.push(all.subarray(off, off + 65536));
-    readBest = Math.min(readBest, performance.now() - t0);
-  }
-  self.postMessage({ events, bestMs: best, remote, readBestMs: readBest });
+  self.postMessage({ events, bestMs: best, remote, handedBack });
 };
 `,
     );
@@ -287,27 +274,38 @@ self.onmessage = (e) => {
       return route.fulfill({ body: '<!doctype html><title>replay</title>', contentType: 'text/html' });
     });
     await page.goto('http://replay.bench/');
-    const js = await page.evaluate(async (reps) => {
+    await page.evaluate(async () => {
       const buf = await (await fetch('/stream.bin')).arrayBuffer();
       const src = await (await fetch('/replay.js')).text();
       const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
-      const out = new Promise((resolve) => (w.onmessage = (e) => resolve(e.data)));
-      w.postMessage({ bytes: buf, reps }, [buf]);
-      const r = await out;
-      w.terminate();
-      return r;
-    }, REPS);
-    await page.close();
-    const nativeRate = Number(n[3]);
-    const pageRate = js.events / (js.bestMs / 1000);
+      window.replay = (reps, bytes) =>
+        new Promise((resolve) => {
+          w.onmessage = (e) => resolve(e.data);
+          w.postMessage({ bytes, reps }, bytes ? [bytes] : []);
+        });
+      window.replayBytes = buf;
+    });
     const fmt = (x) => Math.round(x).toLocaleString('en-US');
-    console.log(`recording: ${fmt(Number(n[1]))} events, ${(stream.length / 1048576).toFixed(1)} MiB`);
-    console.log('| replay | events | best time | events/s | remote frees counted |');
-    console.log('|---|---|---|---|---|');
-    console.log(`| native (C, gcc -O2) | ${fmt(Number(n[1]))} | ${(Number(n[2]) * 1000).toFixed(1)} ms | ${fmt(nativeRate)} | ${fmt(Number(n[4]))} |`);
-    console.log(`| page worker (Chromium, the C as wasm) | ${fmt(js.events)} | ${js.bestMs.toFixed(1)} ms | ${fmt(pageRate)} | ${fmt(js.remote)} (the 64 busiest caches) |`);
-    console.log(`of the page's time, reading the frames alone (wire.ts's FrameReader): best ${js.readBestMs.toFixed(1)} ms`);
-    console.log(`page / native: ${(pageRate / nativeRate).toFixed(2)} (goal: at least 0.6); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+    console.log('| round | events | native (C, gcc -O2) | page worker (Chromium, the C as wasm) | page / native | load average |');
+    console.log('|---|---|---|---|---|---|');
+    const ratios = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const nat = spawnSync(native, [file, String(REPS)], { encoding: 'utf8' });
+      const n = /events (\d+) best_s ([\d.]+) events_per_s (\d+) remote (\d+)/.exec(nat.stdout);
+      if (!n) throw new Error(`live_replay_native: ${nat.stdout}${nat.stderr}`);
+      const js = await page.evaluate(async (reps) => {
+        const bytes = window.replayBytes;
+        window.replayBytes = null;
+        return window.replay(reps, bytes);
+      }, REPS);
+      if (js.events !== Number(n[1])) throw new Error(`the page counted ${js.events} events, the native replay ${n[1]}`);
+      const nativeRate = Number(n[3]);
+      const pageRate = js.events / (js.bestMs / 1000);
+      ratios.push(pageRate / nativeRate);
+      console.log(`| ${round} | ${fmt(js.events)} | ${fmt(nativeRate)} events/s (${(Number(n[2]) * 1000).toFixed(1)} ms; remote frees ${fmt(Number(n[4]))}) | ${fmt(pageRate)} events/s (${js.bestMs.toFixed(1)} ms; remote ${fmt(js.remote)} in the 64 busiest caches; ${js.handedBack} frames handed back) | ${(pageRate / nativeRate).toFixed(2)} | ${loadavg().map((x) => x.toFixed(1)).join(' ')} |`);
+    }
+    await page.close();
+    console.log(`recording: ${(stream.length / 1048576).toFixed(1)} MiB; page / native per round ${ratios.map((r) => r.toFixed(2)).join(', ')} (goal: at least 0.6)`);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

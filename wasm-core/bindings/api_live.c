@@ -1,8 +1,9 @@
 /*
  * api_live.c - the live stream's counting (src/replay/live_count.h) for the
  * page's live worker (web/live/live-state.ts).  The worker copies each
- * batch's records into a buffer it malloc'ed here and counts them with one
- * call; the summary it posts twice a second is read back through the other
+ * fetched chunk of the stream into a buffer it malloc'ed here and feeds it
+ * with one call, which cuts the frames, counts the events and hands back the
+ * few other frames; the summary it posts twice a second is read back through the other
  * calls.  Built into every browser flavour and, on its own, into
  * slablab-live.wasm (a standalone module the worker instantiates
  * synchronously: see CMakeLists.txt).
@@ -82,3 +83,45 @@ SL_EXPORT const char *sl_api_live_site(sl_live_count *c, uint32_t id, double *ou
 }
 SL_EXPORT uint32_t sl_api_live_owners(sl_live_count *c) { return c ? sl_live_count_owners(c) : 0; }
 SL_EXPORT uint32_t sl_api_live_cache_ids(sl_live_count *c) { return c ? sl_live_count_cache_ids(c) : 0; }
+
+/*
+ * Reads len bytes of the stream at bytes (any cut; the worker copies each fetched chunk there).
+ * Returns 0, or -1 when the stream is malformed or memory ran out (sl_api_live_error says which)
+ * or the counter is null. The frames handed back are at sl_api_live_out until the next feed.
+ */
+SL_EXPORT int sl_api_live_feed(sl_live_count *c, const unsigned char *bytes, uint32_t len)
+{
+    return c && (bytes || !len) ? sl_live_count_feed(c, bytes, len) : -1;
+}
+/* A new stream: drops a cut frame and the error. */
+SL_EXPORT void sl_api_live_restart(sl_live_count *c)
+{
+    if (c)
+        sl_live_count_restart(c);
+}
+/* Why the last feed failed ("" when it did not), or 0 for a null counter. */
+SL_EXPORT const char *sl_api_live_error(sl_live_count *c) { return c ? sl_live_count_error(c) : 0; }
+/* The frames the last feed handed back (sl_api_live_out_len bytes), or 0. */
+SL_EXPORT const unsigned char *sl_api_live_out(sl_live_count *c)
+{
+    size_t len;
+    return c ? sl_live_count_out(c, &len) : 0;
+}
+SL_EXPORT uint32_t sl_api_live_out_len(sl_live_count *c)
+{
+    size_t len = 0;
+    if (c)
+        sl_live_count_out(c, &len);
+    return (uint32_t)len;
+}
+/* Bytes held of a cut frame, or 0. */
+SL_EXPORT uint32_t sl_api_live_pending(sl_live_count *c) { return c ? (uint32_t)sl_live_count_pending(c) : 0; }
+/* Watches the cache named by len bytes at name (len 0: none). Returns 0, or -1 (null counter, no memory). */
+SL_EXPORT int sl_api_live_watch(sl_live_count *c, const char *name, uint32_t len)
+{
+    return c && (name || !len) ? sl_live_count_watch(c, name, len) : -1;
+}
+/* The last EVENTS frame's kernel losses, or NaN for a null counter. */
+SL_EXPORT double sl_api_live_kernel_lost(sl_live_count *c) { return c ? (double)sl_live_count_kernel_lost(c) : NAN; }
+/* The newest event's time in ns, or NaN for a null counter. */
+SL_EXPORT double sl_api_live_newest_ns(sl_live_count *c) { return c ? sl_live_count_newest_ns(c) : NAN; }

@@ -5,7 +5,9 @@
  * against a plain two-generation reference over random events, percpu and
  * page-sized kmalloc counted apart, decayed call-site counts, names kept
  * across a server restart, caches idle for a window forgotten and every
- * table bounded over a long stream, and bad ids refused.
+ * table bounded over a long stream, and bad ids refused; the stream reader
+ * on a sample stream cut at every byte (the same counts and frames handed
+ * back) and on corrupt frames (a specific error, never a crash).
  */
 #include "check.h"
 
@@ -241,6 +243,246 @@ static void test_remote_against_reference(void)
     sl_live_count_destroy(c);
 }
 
+/* A stream under construction: frames appended to a growing buffer. */
+typedef struct stream {
+    unsigned char b[8192];
+    size_t len;
+} stream;
+
+/* Appends a frame of type `type` with payload p (n bytes). */
+static void frame(stream *s, unsigned type, const void *p, size_t n)
+{
+    SL_REQUIRE(s->len + 8 + n <= sizeof s->b);
+    put32(s->b + s->len, (uint32_t)n);
+    s->b[s->len + 4] = (unsigned char)type;
+    s->b[s->len + 5] = s->b[s->len + 6] = s->b[s->len + 7] = 0;
+    memcpy(s->b + s->len + 8, p, n);
+    s->len += 8 + n;
+}
+
+static void cache_frame(stream *s, unsigned id, const char *name)
+{
+    unsigned char p[64] = {0};
+    p[0] = (unsigned char)id;
+    p[1] = (unsigned char)(id >> 8);
+    memcpy(p + SL_LIVE_CACHE_HDR, name, strlen(name));
+    frame(s, SL_LIVE_F_CACHE, p, SL_LIVE_CACHE_HDR + strlen(name));
+}
+
+/* An EVENTS frame of n events (kind, cache) at second base_s, kernel_lost `lost`; object i + obj0, on CPU i % 2. */
+static void events_frame(stream *s, const unsigned (*kc)[2], uint32_t n, uint32_t base_s, uint32_t lost, uint32_t obj0)
+{
+    unsigned char p[SL_LIVE_EVENTS_HDR + 16 * SL_LIVE_RECORD] = {0};
+    SL_REQUIRE(n <= 16);
+    put32(p, n);
+    uint64_t base = (uint64_t)base_s * 1000000000ull;
+    put32(p + 8, (uint32_t)base);
+    put32(p + 12, (uint32_t)(base >> 32));
+    put32(p + 16, lost);
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned char *r = p + SL_LIVE_EVENTS_HDR + i * SL_LIVE_RECORD;
+        r[0] = (unsigned char)kc[i][0];
+        r[1] = (unsigned char)(i % 2);
+        r[2] = (unsigned char)kc[i][1];
+        put32(r + 8, 1000 * i);
+        put32(r + 16, obj0 + i / 2);
+        put32(r + 20, 0xffff8881u);
+    }
+    frame(s, SL_LIVE_F_EVENTS, p, SL_LIVE_EVENTS_HDR + n * SL_LIVE_RECORD);
+}
+
+/* A stream of every frame type the page decodes, an unknown one, and events of filp (3), dentry (4) and percpu. */
+static void sample_stream(stream *s)
+{
+    s->len = 0;
+    frame(s, SL_LIVE_F_HELLO, "{\"format\":\"slablab-live/1\"}", 27);
+    cache_frame(s, 3, "filp");
+    cache_frame(s, 4, "dentry");
+    static const unsigned a[6][2] = {{ALLOC, 3}, {ALLOC, 3}, {FREE, 3}, {ALLOC, 4}, {PCPU_ALLOC, 3}, {FREE, 3}};
+    events_frame(s, a, 6, 100, 0, 0x1000);
+    frame(s, SL_LIVE_F_SITE, "0123456789abcdefsite", 20);
+    frame(s, SL_LIVE_F_STATUS, "{}", 2);
+    frame(s, 99, "ignored", 7);
+    static const unsigned b[4][2] = {{KFREE, 4}, {ALLOC, 3}, {FREE, 4}, {FREE, 3}};
+    events_frame(s, b, 4, 101, 7, 0x2000);
+    frame(s, SL_LIVE_F_SNAPSHOT, "{\"taken_ns\":[1,2],\"snapshot\":{}}", 33);
+    frame(s, SL_LIVE_F_SLABINFO, "{}", 2);
+    frame(s, SL_LIVE_F_ERROR, "{}", 2);
+}
+
+/* What feeding a stream gave: every frame handed back, in order, and the counts. */
+typedef struct fed {
+    unsigned char out[8192];
+    size_t out_len;
+    uint64_t events, remote, lost;
+    double newest_ns, filp, dentry;
+} fed;
+
+/* Feeds s cut at `cut` (and, when step is non-zero, in pieces of step bytes after it) into c. Returns feed's first failure or 0. */
+static int feed(sl_live_count *c, const stream *s, size_t cut, size_t step, fed *f)
+{
+    memset(f, 0, sizeof *f);
+    size_t off = 0;
+    while (off < s->len) {
+        size_t n = off < cut ? cut - off : (step ? step : s->len - off);
+        if (n > s->len - off)
+            n = s->len - off;
+        /* A copy of exactly the piece, so ASan sees any read past it. */
+        unsigned char *piece = malloc(n ? n : 1);
+        SL_CHECK(piece != NULL);
+        if (!piece)
+            return -2;
+        memcpy(piece, s->b + off, n);
+        int r = sl_live_count_feed(c, piece, n);
+        free(piece);
+        if (r)
+            return r;
+        size_t len;
+        const unsigned char *out = sl_live_count_out(c, &len);
+        SL_CHECK(f->out_len + len <= sizeof f->out);
+        if (f->out_len + len > sizeof f->out)
+            return -2;
+        if (len)
+            memcpy(f->out + f->out_len, out, len);
+        f->out_len += len;
+        off += n;
+    }
+    f->events = sl_live_count_events(c);
+    f->remote = sl_live_count_remote(c);
+    f->lost = sl_live_count_kernel_lost(c);
+    f->newest_ns = sl_live_count_newest_ns(c);
+    f->filp = row_sum(c, "filp", 0) + row_sum(c, "filp", 1);
+    f->dentry = row_sum(c, "dentry", 0) + row_sum(c, "dentry", 1);
+    return 0;
+}
+
+static int same(const fed *a, const fed *b)
+{
+    return a->out_len == b->out_len && !memcmp(a->out, b->out, a->out_len) && a->events == b->events &&
+           a->remote == b->remote && a->lost == b->lost && a->newest_ns == b->newest_ns && a->filp == b->filp &&
+           a->dentry == b->dentry;
+}
+
+/* The frames of out, as types in order (at most 32). Returns how many. */
+static int types(const fed *f, unsigned *t)
+{
+    int n = 0;
+    for (size_t off = 0; off + 8 <= f->out_len && n < 32; n++) {
+        t[n] = f->out[off + 4];
+        off += 8 + (size_t)f->out[off] + ((size_t)f->out[off + 1] << 8) + ((size_t)f->out[off + 2] << 16);
+    }
+    return n;
+}
+
+static void test_feed_every_cut(void)
+{
+    static stream s;
+    sample_stream(&s);
+    static fed whole, cut;
+    sl_live_count *c = sl_live_count_create();
+    SL_REQUIRE(c);
+    SL_REQUIRE(sl_live_count_watch(c, "filp", 4) == 0);
+    SL_CHECK_EQ(feed(c, &s, 0, 0, &whole), 0);
+    SL_CHECK_EQ(whole.events, 10);
+    SL_CHECK_EQ(sl_live_count_pending(c), 0);
+    /* filp: allocs of 0x1000 on CPU 0, freed on CPU 0 (same) ... see sample_stream; dentry apart; percpu apart. */
+    SL_CHECK_EQ(whole.filp, 6);
+    SL_CHECK_EQ(whole.dentry, 3);
+    SL_CHECK_EQ(whole.lost, 7);
+    SL_CHECK(whole.newest_ns == 101e9 + 3e6);
+    /* Handed back: every frame the page decodes but events, and the watched cache's events where they stood. */
+    unsigned t[32];
+    static const unsigned want[] = {SL_LIVE_F_HELLO, SL_LIVE_F_CACHE, SL_LIVE_F_CACHE, SL_LIVE_F_EVENTS, SL_LIVE_F_SITE,
+                                    SL_LIVE_F_STATUS, SL_LIVE_F_EVENTS, SL_LIVE_F_SNAPSHOT, SL_LIVE_F_SLABINFO, SL_LIVE_F_ERROR};
+    SL_REQUIRE(types(&whole, t) == 10);
+    for (int i = 0; i < 10; i++)
+        SL_CHECK_EQ(t[i], want[i]);
+    /* The first batch's watched events: three of filp's four (percpu's record is no slab's), their records intact. */
+    const unsigned char *ev = whole.out + 8 + 27 + 2 * (8 + SL_LIVE_CACHE_HDR) + 10 + 8;
+    SL_CHECK_EQ(ev[-8] + (ev[-7] << 8), SL_LIVE_EVENTS_HDR + 4 * SL_LIVE_RECORD);
+    SL_CHECK_EQ(ev[0], 4);
+    SL_CHECK_EQ(ev[SL_LIVE_EVENTS_HDR], ALLOC);
+    SL_CHECK_EQ(ev[SL_LIVE_EVENTS_HDR + 3 * SL_LIVE_RECORD], FREE);
+    SL_CHECK_EQ(ev[SL_LIVE_EVENTS_HDR + 3 * SL_LIVE_RECORD + 8], (5000 & 0xff));
+    sl_live_count_destroy(c);
+
+    /* Cut at every point (then the rest whole), one byte at a time, and in 7-byte pieces: the same result. */
+    for (size_t at = 0; at <= s.len + 2; at++) {
+        c = sl_live_count_create();
+        SL_REQUIRE(c);
+        SL_REQUIRE(sl_live_count_watch(c, "filp", 4) == 0);
+        int r = at <= s.len ? feed(c, &s, at, 0, &cut) : feed(c, &s, 0, at == s.len + 1 ? 1 : 7, &cut);
+        SL_CHECK_EQ(r, 0);
+        SL_CHECK(same(&whole, &cut));
+        SL_CHECK_EQ(sl_live_count_pending(c), 0);
+        sl_live_count_destroy(c);
+    }
+}
+
+static void test_feed_refuses_corrupt_frames(void)
+{
+    static stream s;
+    static fed f;
+    sl_live_count *c = sl_live_count_create();
+    SL_REQUIRE(c);
+    /* A frame past the limit, whether its header comes whole or cut. */
+    unsigned char big[8] = {0, 0, 0, 0x10, SL_LIVE_F_SNAPSHOT};
+    SL_CHECK_EQ(sl_live_count_feed(c, big, 3), 0);
+    SL_CHECK_EQ(sl_live_count_feed(c, big + 3, 5), -1);
+    SL_CHECK(strstr(sl_live_count_error(c), "a frame of 268435456 bytes (more than 67108864)") != NULL);
+    /* It stays refused until a new stream. */
+    SL_CHECK_EQ(sl_live_count_feed(c, (const unsigned char *)"", 0), -1);
+    sl_live_count_restart(c);
+    SL_CHECK_EQ(sl_live_count_error(c)[0], '\0');
+    SL_CHECK_EQ(sl_live_count_feed(c, big, 8), -1);
+    sl_live_count_restart(c);
+    /* An EVENTS frame whose length and count disagree; one too short; a CACHE frame too short. */
+    s.len = 0;
+    static const unsigned a[2][2] = {{ALLOC, 3}, {FREE, 3}};
+    events_frame(&s, a, 2, 5, 0, 0x10);
+    s.b[0] = (unsigned char)(SL_LIVE_EVENTS_HDR + SL_LIVE_RECORD);
+    SL_CHECK_EQ(feed(c, &s, 0, 0, &f), -1);
+    SL_CHECK(strstr(sl_live_count_error(c), "an EVENTS frame of 48 bytes says 2 events") != NULL);
+    sl_live_count_restart(c);
+    s.len = 0;
+    frame(&s, SL_LIVE_F_EVENTS, "short", 5);
+    SL_CHECK_EQ(feed(c, &s, 2, 1, &f), -1);
+    SL_CHECK(strstr(sl_live_count_error(c), "an EVENTS frame of 5 bytes is too short") != NULL);
+    sl_live_count_restart(c);
+    s.len = 0;
+    frame(&s, SL_LIVE_F_CACHE, "abc", 3);
+    SL_CHECK_EQ(feed(c, &s, 0, 0, &f), -1);
+    SL_CHECK(strstr(sl_live_count_error(c), "a CACHE frame of 3 bytes is too short") != NULL);
+    sl_live_count_restart(c);
+    SL_CHECK_EQ(sl_live_count_events(c), 0);
+    sl_live_count_destroy(c);
+
+    /*
+     * Every byte of the sample stream set to 0x00, 0x7f and 0xff in turn, fed cut at that byte (one
+     * counter, a new stream each time): an error or at most the stream's events, never a read astray (ASan).
+     */
+    sample_stream(&s);
+    static stream bad;
+    int refused = 0;
+    c = sl_live_count_create();
+    SL_REQUIRE(c);
+    SL_REQUIRE(sl_live_count_watch(c, "filp", 4) == 0);
+    for (size_t at = 0; at < s.len; at++)
+        for (int v = 0; v < 3; v++) {
+            bad = s;
+            bad.b[at] = (unsigned char)(v == 0 ? 0x00 : v == 1 ? 0x7f : 0xff);
+            sl_live_count_restart(c);
+            uint64_t before = sl_live_count_events(c);
+            if (feed(c, &bad, at, 0, &f)) {
+                refused++;
+                SL_CHECK(sl_live_count_error(c)[0] != '\0');
+            } else
+                SL_CHECK(sl_live_count_events(c) - before <= 10);
+        }
+    sl_live_count_destroy(c);
+    SL_CHECK(refused > 0);
+}
+
 int main(void)
 {
     SL_RUN(test_bins_remote_sites);
@@ -248,5 +490,7 @@ int main(void)
     SL_RUN(test_names_across_restart_and_bad_ids);
     SL_RUN(test_bounded_over_a_long_stream);
     SL_RUN(test_remote_against_reference);
+    SL_RUN(test_feed_every_cut);
+    SL_RUN(test_feed_refuses_corrupt_frames);
     return sl_check_summary();
 }

@@ -3,9 +3,12 @@
 // percpu and page-sized kmalloc counted apart, busiest call sites, names kept across a restart.
 // The counting is the core's C (wasm-core/src/replay/live_count.c) as WebAssembly: these cases
 // test it through the page's wrapper (wasm-core/tests/test_live_count.c tests the C natively).
+// The worker's path (push: the stream's chunks cut into frames and counted in C) against a stream
+// the real server wrote (fixtures/stream-filp.bin, wire.test.ts says how), read as wire.ts reads it.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LiveState, OWNERS, TABLE_CACHES, WINDOW_S } from './live-state';
-import { EVENT_BYTES, K, type EventBatch } from './wire';
+import { ev, EVENT_BYTES, F, FrameReader, K, WireError, type EventBatch, type Frame } from './wire';
 
 interface E {
   kind: number;
@@ -79,7 +82,7 @@ describe('LiveState', () => {
     s.add(batch([{ kind: K.ALLOC, cpu: 0, cache: 1, tS: 50, obj: 0x10 }], 50));
     s.resetNames();
     s.nameCache(3, 'filp');
-    expect(s.idsNamed('filp')).toEqual([3]);
+    expect(s.cacheName(3)).toBe('filp');
     s.add(batch([{ kind: K.ALLOC, cpu: 0, cache: 3, tS: 51, obj: 0x20 }], 51));
     expect(s.summary().caches.find((x) => x.name === 'filp')?.total).toBe(2);
   });
@@ -178,5 +181,89 @@ describe('LiveState', () => {
     expect(s.sizes().owners).toBe(0);
     s.dispose();
     s.dispose(); // a second dispose does nothing
+  });
+
+  describe('reading the stream in C (push, the worker\'s path)', () => {
+    const stream = new Uint8Array(readFileSync(new URL('./fixtures/stream-filp.bin', import.meta.url)));
+    // The reference: wire.ts's reader in JavaScript, each EVENTS frame counted with add.
+    const ref = new LiveState();
+    const frames: Frame[] = new FrameReader().push(stream);
+    const filpEvents: string[] = [];
+    let newest = 0;
+    for (const f of frames) {
+      if (f.type === F.CACHE) ref.nameCache(f.cache.id, f.cache.name);
+      if (f.type === F.EVENTS) {
+        ref.add(f.batch);
+        const r = f.batch.records;
+        const base = Number(f.batch.baseNs);
+        for (let i = 0; i < f.batch.count; i++) {
+          if (ev.kind(r, i) !== K.PCPU_ALLOC && ev.kind(r, i) !== K.PCPU_FREE) filpEvents.push(`${ev.kind(r, i)}:${ev.cpu(r, i)}:${base + ev.dtUs(r, i) * 1000}:${ev.objLo(r, i)}`);
+          newest = Math.max(newest, base + ev.dtUs(r, i) * 1000);
+        }
+      }
+    }
+    const others = (fs: Frame[]) => fs.filter((f) => f.type !== F.EVENTS).map((f) => f.type);
+
+    it('counts as wire.ts plus add do, hands back the other frames in order, however the bytes are cut', () => {
+      expect(filpEvents.length).toBeGreaterThan(2000);
+      for (const chunk of [65536, 4096, 7]) {
+        const s = new LiveState();
+        const got: Frame[] = [];
+        for (let i = 0; i < stream.length; i += chunk) got.push(...s.push(stream.subarray(i, i + chunk)));
+        expect(s.pending).toBe(0);
+        expect(s.events).toBe(ref.events);
+        expect(s.summary().caches).toEqual(ref.summary().caches);
+        expect(s.kernelLost).toBe(frames.findLast((f) => f.type === F.EVENTS)?.batch.kernelLost);
+        expect(s.newestEventNs).toBe(newest);
+        // No events come back unwatched; every other frame does.
+        expect(got.filter((f) => f.type === F.EVENTS)).toEqual([]);
+        expect(others(got)).toEqual(others(frames));
+        expect(got[0]?.type).toBe(F.HELLO);
+        expect(s.cacheName(frames.find((f) => f.type === F.CACHE)?.cache.id ?? -1)).toBe('filp');
+        s.dispose();
+      }
+    });
+
+    it('hands back the watched cache\'s events, the same records in the same order, and none once unwatched', () => {
+      const s = new LiveState();
+      s.watch('filp');
+      const got: string[] = [];
+      const half = stream.length >> 1;
+      for (let i = 0; i < half; i += 4096)
+        for (const f of s.push(stream.subarray(i, Math.min(i + 4096, half)))) {
+          if (f.type !== F.EVENTS) continue;
+          const r = f.batch.records;
+          const base = Number(f.batch.baseNs);
+          for (let k = 0; k < f.batch.count; k++) got.push(`${ev.kind(r, k)}:${ev.cpu(r, k)}:${base + ev.dtUs(r, k) * 1000}:${ev.objLo(r, k)}`);
+        }
+      expect(got.length).toBeGreaterThan(500);
+      expect(got).toEqual(filpEvents.slice(0, got.length));
+      s.watch(null);
+      expect(s.push(stream.subarray(half)).filter((f) => f.type === F.EVENTS)).toEqual([]);
+      expect(s.events).toBe(ref.events);
+      s.watch('dentry'); // named nowhere in this stream
+      s.restart();
+      expect(s.push(stream).filter((f) => f.type === F.EVENTS)).toEqual([]);
+    });
+
+    it('refuses a malformed stream with what is wrong, until restart', () => {
+      const s = new LiveState();
+      const bad = new Uint8Array(8 + 24 + 10);
+      const v = new DataView(bad.buffer);
+      v.setUint32(0, 24 + 10, true);
+      bad[4] = F.EVENTS;
+      v.setUint32(8, 1, true);
+      expect(() => s.push(bad.subarray(0, 5))).not.toThrow();
+      expect(() => s.push(bad.subarray(5))).toThrow(new WireError('an EVENTS frame of 34 bytes says 1 events'));
+      expect(() => s.push(stream)).toThrow(WireError);
+      const huge = new Uint8Array(8);
+      new DataView(huge.buffer).setUint32(0, 0xffffffff, true);
+      s.restart();
+      expect(() => s.push(huge)).toThrow(/a frame of 4294967295 bytes \(more than 67108864\)/);
+      s.restart();
+      s.push(stream);
+      expect(s.events).toBe(ref.events);
+      s.dispose();
+    });
   });
 });

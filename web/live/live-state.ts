@@ -13,13 +13,16 @@
 // The counting is the core's C (wasm-core/src/replay/live_count.c), the same
 // code the native replay benchmark runs, as a standalone WebAssembly module
 // (slablab-live.wasm, carried as base64 and instantiated synchronously, which
-// a worker may do): each batch's records are copied into its memory and
-// counted with one call.  This class keeps the names (ids the page asks
+// a worker may do).  The stream is read there too (push): each fetched chunk
+// is copied into its memory once and fed with one call, which cuts the
+// frames (keeping a cut frame's bytes), counts the events in place and hands
+// back only the other frames, and the picked cache's events (watch), for
+// wire.ts to decode.  This class keeps the names (ids the page asks
 // about) and the summary's presentation (sorting, the busiest caches and
 // sites); the counts are read back from the module twice a second.
 
 import wasmBase64 from '../core/generated/slablab-live-wasm.mjs';
-import { ev, EVENT_BYTES, isAlloc, type EventBatch, type SlabinfoRow, type Status } from './wire';
+import { ev, EVENT_BYTES, F, FrameReader, isAlloc, WireError, type EventBatch, type Frame, type SlabinfoRow, type Status } from './wire';
 
 export const WINDOW_S = 300;
 export const OWNERS = 200_000;
@@ -88,6 +91,15 @@ interface LiveExports {
   sl_api_live_site(c: number, id: number, out: number): number;
   sl_api_live_owners(c: number): number;
   sl_api_live_cache_ids(c: number): number;
+  sl_api_live_feed(c: number, bytes: number, len: number): number;
+  sl_api_live_restart(c: number): void;
+  sl_api_live_error(c: number): number;
+  sl_api_live_out(c: number): number;
+  sl_api_live_out_len(c: number): number;
+  sl_api_live_pending(c: number): number;
+  sl_api_live_watch(c: number, name: number, len: number): number;
+  sl_api_live_kernel_lost(c: number): number;
+  sl_api_live_newest_ns(c: number): number;
 }
 
 /** The live counting module could not be made (a missing build, or no memory). */
@@ -218,12 +230,57 @@ export class LiveState {
   nameSite(id: number, name: string): void {
     this.siteNames.set(id, name);
   }
-  /** The server's ids of caches named `name` (a name can be reused by a cache created anew). */
-  idsNamed(name: string): number[] {
-    return [...this.cacheNames.entries()].filter(([, n]) => n === name).map(([id]) => id);
-  }
   cacheName(id: number): string {
     return id === 0 ? '' : (this.cacheNames.get(id) ?? `cache ${id}`);
+  }
+  /**
+   * Reads a chunk of the stream (cut anywhere) in the module: events are counted there, caches
+   * named (and all names forgotten at a HELLO).  Returns the other frames it completes, and the
+   * watched cache's events as EVENTS frames of their own, decoded, in stream order (their bytes
+   * are the state's own copy).  Throws a WireError on a malformed stream (then restart() before
+   * the next stream), a LiveCoreError when the module has no memory left for the chunk.
+   */
+  push(chunk: Uint8Array): Frame[] {
+    const ex = this.ex;
+    this.reserve(chunk.length);
+    this.views();
+    this.heap8.set(chunk, this.scratch);
+    if (ex.sl_api_live_feed(this.c, this.scratch, chunk.length) !== 0) throw new WireError(this.string(ex.sl_api_live_error(this.c)));
+    this.kernelLost = ex.sl_api_live_kernel_lost(this.c);
+    const n = ex.sl_api_live_out_len(this.c);
+    if (!n) return [];
+    this.views();
+    const at = ex.sl_api_live_out(this.c);
+    // Whole frames: a reader of its own decodes them, never left holding a cut one.
+    const frames = new FrameReader().push(this.heap8.slice(at, at + n));
+    for (const f of frames) {
+      if (f.type === F.HELLO) {
+        this.cacheNames.clear();
+        this.siteNames.clear();
+      } else if (f.type === F.CACHE) this.cacheNames.set(f.cache.id, f.cache.name);
+      else if (f.type === F.SITE) this.siteNames.set(f.site.id, f.site.name);
+    }
+    return frames;
+  }
+  /** A new stream: a cut frame of the last one and its error are dropped. */
+  restart(): void {
+    this.ex.sl_api_live_restart(this.c);
+  }
+  /** Bytes held of a frame cut at the end of the last chunk. */
+  get pending(): number {
+    return this.ex.sl_api_live_pending(this.c);
+  }
+  /** push hands back the events (percpu's aside) of the caches named `name` from now on; null: none. */
+  watch(name: string | null): void {
+    const bytes = utf8In.encode(name ?? '');
+    this.reserve(bytes.length);
+    this.views();
+    this.heap8.set(bytes, this.scratch);
+    if (this.ex.sl_api_live_watch(this.c, this.scratch, bytes.length) !== 0) throw new LiveCoreError('the live counting module has no memory left');
+  }
+  /** The newest event's time read by push (ns, the events' clock), 0 before any. */
+  get newestEventNs(): number {
+    return this.ex.sl_api_live_newest_ns(this.c);
   }
   /** Events counted, in or out of the window. */
   get events(): number {

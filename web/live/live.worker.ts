@@ -1,6 +1,7 @@
 // live.worker.ts - reads `slablab serve`'s stream (fetch, same origin, the
-// token in the query and in the cookie the page got), decodes it (wire.ts),
-// counts it (live-state.ts), keeps the picked cache in step (pick.ts: the
+// token in the query and in the cookie the page got), has the C core cut its
+// frames and count its events (live-state.ts), decodes the few other frames
+// (wire.ts), keeps the picked cache in step (pick.ts: the
 // C core's SLUB model, loaded here as the single-threaded build), and
 // posts a summary to the page every SUMMARY_MS.  Reading is paced by
 // decoding: nothing is queued here, so a page that cannot keep up slows the
@@ -12,7 +13,7 @@ import type { CheckModule } from './check-api';
 import { LiveState } from './live-state';
 import { Picked } from './pick';
 import type { Connection, FromWorker, ToWorker } from './protocol';
-import { ev, F, FrameReader, isAlloc, K, WireError, type Status } from './wire';
+import { ev, F, isAlloc, WireError, type Status } from './wire';
 
 const SUMMARY_MS = 500;
 
@@ -22,9 +23,7 @@ const state = new LiveState();
 let token = '';
 let client = 0;
 let picked: Picked | null = null;
-let pickedIds = new Set<number>();
 let status: Status | null = null;
-let newestEventNs = 0;
 let closed = false;
 let abort: AbortController | null = null;
 /** The core the agreement runs in (check-api.ts), loaded once, when a cache is first picked. */
@@ -53,38 +52,24 @@ function watch() {
   void fetch(`/api/watch?client=${client}&cache=${encodeURIComponent(picked.name)}&token=${token}`, { credentials: 'same-origin' }).catch(() => undefined);
 }
 
-function onFrames(reader: FrameReader, chunk: Uint8Array) {
+/** Reads a fetched chunk: the C core cuts its frames and counts its events (LiveState.push); the rest is handled here. */
+function onChunk(chunk: Uint8Array) {
   state.bytes += chunk.length;
-  for (const f of reader.push(chunk)) {
+  for (const f of state.push(chunk)) {
     switch (f.type) {
       case F.HELLO:
         client = f.hello.client;
-        state.resetNames();
-        pickedIds = new Set();
         connection({ state: 'live', hello: f.hello });
         watch();
         break;
-      case F.CACHE:
-        state.nameCache(f.cache.id, f.cache.name);
-        if (picked && f.cache.name === picked.name) pickedIds.add(f.cache.id);
-        break;
-      case F.SITE:
-        state.nameSite(f.site.id, f.site.name);
-        break;
       case F.EVENTS: {
+        // Only the picked cache's events come back (state.watch): kmem_cache_alloc, kmalloc,
+        // kmem_cache_free, kfree (not percpu: its objects are no slab's).
         const p = picked;
-        state.add(f.batch);
-        if (p && pickedIds.size) {
-          const rec = f.batch.records;
-          const base = Number(f.batch.baseNs);
-          for (let i = 0; i < f.batch.count; i++) {
-            const k = ev.kind(rec, i);
-            // kmem_cache_alloc, kmalloc, kmem_cache_free, kfree (not percpu: its objects are no slab's).
-            if (k !== K.PCPU_ALLOC && k !== K.PCPU_FREE && pickedIds.has(ev.cache(rec, i))) p.push(base + ev.dtUs(rec, i) * 1000, ev.cpu(rec, i), isAlloc(k), ev.objHi(rec, i), ev.objLo(rec, i));
-          }
-        }
-        const last = f.batch.count ? Number(f.batch.baseNs) + ev.dtUs(f.batch.records, f.batch.count - 1) * 1000 : 0;
-        if (last > newestEventNs) newestEventNs = last;
+        if (!p) break;
+        const rec = f.batch.records;
+        const base = Number(f.batch.baseNs);
+        for (let i = 0; i < f.batch.count; i++) p.push(base + ev.dtUs(rec, i) * 1000, ev.cpu(rec, i), isAlloc(ev.kind(rec, i)), ev.objHi(rec, i), ev.objLo(rec, i));
         break;
       }
       case F.STATUS:
@@ -129,13 +114,13 @@ async function readOnce(): Promise<{ why: string; retry: boolean }> {
   if (!res.ok) return { why: `the server answered ${res.status}`, retry: res.status >= 500 };
   if (!(res.headers.get('content-type') ?? '').startsWith('application/octet-stream') || !res.body)
     return { why: 'this page is not served by slablab serve', retry: false };
-  const reader = new FrameReader();
+  state.restart();
   const body = res.body.getReader();
   try {
     for (;;) {
       const { done, value } = await body.read();
       if (done) return { why: 'the server closed the stream', retry: true };
-      onFrames(reader, value);
+      onChunk(value);
     }
   } catch (e) {
     if (e instanceof WireError) return { why: `the stream is malformed: ${e.message}`, retry: true };
@@ -161,7 +146,7 @@ async function run() {
 }
 
 setInterval(() => {
-  post({ type: 'summary', s: state.summary(), status, sentAtMs: performance.timeOrigin + performance.now(), newestEventNs });
+  post({ type: 'summary', s: state.summary(), status, sentAtMs: performance.timeOrigin + performance.now(), newestEventNs: state.newestEventNs });
 }, SUMMARY_MS);
 
 self.onmessage = (e: MessageEvent<ToWorker>) => {
@@ -177,7 +162,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
     void (cache ? loadCheckCore() : Promise.resolve()).then(() => {
       if (seq !== pickSeq) return; // a later pick came while the core loaded
       picked = cache && core ? new Picked(cache, core) : null;
-      pickedIds = new Set(cache ? state.idsNamed(cache) : []);
+      state.watch(picked ? cache : null);
       post({ type: 'picked', cache, logged: 0, dropped: 0, error: cache && !core ? coreError : null });
       watch();
     });

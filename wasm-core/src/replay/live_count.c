@@ -13,14 +13,22 @@
  * 0-46 plus one (0 marks an empty slot) and the allocating CPU above bit
  * 48, so that a probe reads one word; deletion shifts the probe run back,
  * so no tombstones accumulate.  Sites are arrays indexed by server id.
+ * The stream reader keeps a carry buffer (the bytes of one cut frame, grown
+ * to that frame's size), an output buffer of the frames handed back by the
+ * last feed, and watched[id] for the server ids named like the watched
+ * cache.
  *
  * Invariants: every bin_of_id entry is -1 or a held cache; owners in each
  * table < SL_LIVE_OWNERS after an add; each table at most half full
- * (OWNER_SLOTS >= 2 * SL_LIVE_OWNERS), so probes end.
+ * (OWNER_SLOTS >= 2 * SL_LIVE_OWNERS), so probes end; carry_len <=
+ * SL_LIVE_FRAME_HDR + SL_LIVE_MAX_FRAME; watched[id] is 1 only when
+ * cache_name[id] equals watch_name.
  */
 #include "live_count.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +66,14 @@ struct sl_live_count {
     uint32_t site_ids[SL_LIVE_SITE_IDS];
     uint32_t nsites;
     uint64_t events, remote;
+    /* The stream reader. */
+    unsigned char *carry, *out;
+    size_t carry_len, carry_cap, out_len, out_cap;
+    char error[128];
+    char *watch_name;
+    unsigned char watched[CACHE_IDS];
+    uint64_t kernel_lost;
+    double newest_ns;
 };
 
 static uint32_t rd32(const unsigned char *p)
@@ -150,6 +166,9 @@ void sl_live_count_destroy(sl_live_count *c)
     free(c->bins);
     free(c->cur.slot);
     free(c->old.slot);
+    free(c->carry);
+    free(c->out);
+    free(c->watch_name);
     free(c);
 }
 
@@ -159,6 +178,7 @@ void sl_live_count_reset_names(sl_live_count *c)
         free(c->cache_name[i]);
         c->cache_name[i] = NULL;
         c->bin_of_id[i] = -1;
+        c->watched[i] = 0;
     }
     c->bin_of_id[CACHE_IDS] = -1;
     for (uint32_t k = 0; k < c->nsites; k++) {
@@ -180,6 +200,7 @@ int sl_live_count_name_cache(sl_live_count *c, uint32_t id, const char *name, si
     free(c->cache_name[id]);
     c->cache_name[id] = p;
     c->bin_of_id[id + 1] = -1;
+    c->watched[id] = c->watch_name && !strcmp(c->watch_name, p);
     return 0;
 }
 
@@ -359,6 +380,221 @@ void sl_live_count_add(sl_live_count *c, double base_ns, const unsigned char *re
     }
     c->events += count;
 }
+
+/* Makes *buf hold at least need bytes (*cap grown by doubling). Returns 0, or -1 when memory runs out. */
+static int reserve(unsigned char **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 1 << 16;
+    while (n < need)
+        n *= 2;
+    unsigned char *p = realloc(*buf, n);
+    if (!p)
+        return -1;
+    *buf = p;
+    *cap = n;
+    return 0;
+}
+
+/* Sets the reader's error (it stays until restart). Returns -1. */
+static int fail(sl_live_count *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(sl_live_count *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->error, sizeof c->error, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Appends a frame of type `type` and n payload bytes to out; p may be NULL (the caller fills them). Returns the payload's place, or NULL when memory runs out. */
+static unsigned char *emit(sl_live_count *c, unsigned type, const unsigned char *p, size_t n)
+{
+    if (reserve(&c->out, &c->out_cap, c->out_len + SL_LIVE_FRAME_HDR + n))
+        return NULL;
+    unsigned char *h = c->out + c->out_len;
+    h[0] = (unsigned char)n;
+    h[1] = (unsigned char)(n >> 8);
+    h[2] = (unsigned char)(n >> 16);
+    h[3] = (unsigned char)(n >> 24);
+    h[4] = (unsigned char)type;
+    h[5] = h[6] = h[7] = 0;
+    if (p)
+        memcpy(h + SL_LIVE_FRAME_HDR, p, n);
+    c->out_len += SL_LIVE_FRAME_HDR + n;
+    return h + SL_LIVE_FRAME_HDR;
+}
+
+/* Hands back the watched cache's events of an EVENTS payload p (well-formed) as an EVENTS frame of their own. Returns 0, or -1 when memory runs out. */
+static int emit_watched(sl_live_count *c, const unsigned char *p, uint32_t count)
+{
+    const unsigned char *r = p + SL_LIVE_EVENTS_HDR;
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < count; k++, r += SL_LIVE_RECORD)
+        kept += r[0] != K_PCPU_ALLOC && r[0] != K_PCPU_FREE && c->watched[(unsigned)r[2] | (unsigned)r[3] << 8];
+    if (!kept)
+        return 0;
+    unsigned char *q = emit(c, SL_LIVE_F_EVENTS, NULL, SL_LIVE_EVENTS_HDR + (size_t)kept * SL_LIVE_RECORD);
+    if (!q)
+        return -1;
+    memcpy(q, p, SL_LIVE_EVENTS_HDR);
+    q[0] = (unsigned char)kept;
+    q[1] = (unsigned char)(kept >> 8);
+    q[2] = (unsigned char)(kept >> 16);
+    q[3] = (unsigned char)(kept >> 24);
+    q += SL_LIVE_EVENTS_HDR;
+    r = p + SL_LIVE_EVENTS_HDR;
+    for (uint32_t k = 0; k < count; k++, r += SL_LIVE_RECORD)
+        if (r[0] != K_PCPU_ALLOC && r[0] != K_PCPU_FREE && c->watched[(unsigned)r[2] | (unsigned)r[3] << 8]) {
+            memcpy(q, r, SL_LIVE_RECORD);
+            q += SL_LIVE_RECORD;
+        }
+    return 0;
+}
+
+static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+/* Reads one whole frame (n payload bytes at p). Returns 0, or -1 with the reader's error set. */
+static int frame(sl_live_count *c, unsigned type, const unsigned char *p, uint32_t n)
+{
+    switch (type) {
+    case SL_LIVE_F_EVENTS: {
+        if (n < SL_LIVE_EVENTS_HDR)
+            return fail(c, "an EVENTS frame of %llu bytes is too short", (unsigned long long)n);
+        uint32_t count = rd32(p);
+        if (n != SL_LIVE_EVENTS_HDR + (uint64_t)count * SL_LIVE_RECORD)
+            return fail(c, "an EVENTS frame of %llu bytes says %llu events", (unsigned long long)n, (unsigned long long)count);
+        double base = (double)rd64(p + 8);
+        c->kernel_lost = rd64(p + 16);
+        sl_live_count_add(c, base, p + SL_LIVE_EVENTS_HDR, count);
+        if (count) {
+            double last = base + (double)rd32(p + SL_LIVE_EVENTS_HDR + (size_t)(count - 1) * SL_LIVE_RECORD + 8) * 1000.0;
+            if (last > c->newest_ns)
+                c->newest_ns = last;
+        }
+        if (c->watch_name && emit_watched(c, p, count))
+            return fail(c, "no memory left to hand back %llu events", (unsigned long long)count);
+        return 0;
+    }
+    case SL_LIVE_F_HELLO:
+        sl_live_count_reset_names(c);
+        break;
+    case SL_LIVE_F_CACHE:
+        if (n < SL_LIVE_CACHE_HDR)
+            return fail(c, "a CACHE frame of %llu bytes is too short", (unsigned long long)n);
+        if (sl_live_count_name_cache(c, (unsigned)p[0] | (unsigned)p[1] << 8, (const char *)p + SL_LIVE_CACHE_HDR, n - SL_LIVE_CACHE_HDR))
+            return fail(c, "no memory left for a cache name of %llu bytes", (unsigned long long)(n - SL_LIVE_CACHE_HDR));
+        break;
+    case SL_LIVE_F_SITE:
+    case SL_LIVE_F_STATUS:
+    case SL_LIVE_F_SNAPSHOT:
+    case SL_LIVE_F_ERROR:
+    case SL_LIVE_F_SLABINFO:
+        break;
+    default:
+        return 0; /* a newer server's frame: skipped */
+    }
+    if (!emit(c, type, p, n))
+        return fail(c, "no memory left to hand back a frame of %llu bytes", (unsigned long long)n);
+    return 0;
+}
+
+/* The payload length in the frame header at h. Returns it, or -1 (error set) past SL_LIVE_MAX_FRAME. */
+static int64_t frame_len(sl_live_count *c, const unsigned char *h)
+{
+    uint32_t n = rd32(h);
+    if (n > SL_LIVE_MAX_FRAME)
+        return fail(c, "a frame of %llu bytes (more than %llu)", (unsigned long long)n, (unsigned long long)SL_LIVE_MAX_FRAME);
+    return n;
+}
+
+int sl_live_count_feed(sl_live_count *c, const unsigned char *bytes, size_t len)
+{
+    c->out_len = 0;
+    if (c->error[0])
+        return -1;
+    size_t off = 0;
+    if (c->carry_len) {
+        /* Finish the frame cut at the end of the last feed: its header first, then its payload. */
+        if (c->carry_len < SL_LIVE_FRAME_HDR) {
+            size_t take = SL_LIVE_FRAME_HDR - c->carry_len < len ? SL_LIVE_FRAME_HDR - c->carry_len : len;
+            memcpy(c->carry + c->carry_len, bytes, take);
+            c->carry_len += take;
+            off = take;
+            if (c->carry_len < SL_LIVE_FRAME_HDR)
+                return 0;
+        }
+        int64_t n = frame_len(c, c->carry);
+        if (n < 0)
+            return -1;
+        size_t whole = SL_LIVE_FRAME_HDR + (size_t)n;
+        if (reserve(&c->carry, &c->carry_cap, whole))
+            return fail(c, "no memory left for a frame of %llu bytes", (unsigned long long)n);
+        size_t take = whole - c->carry_len < len - off ? whole - c->carry_len : len - off;
+        memcpy(c->carry + c->carry_len, bytes + off, take);
+        c->carry_len += take;
+        off += take;
+        if (c->carry_len < whole)
+            return 0;
+        c->carry_len = 0;
+        if (frame(c, c->carry[4], c->carry + SL_LIVE_FRAME_HDR, (uint32_t)n))
+            return -1;
+    }
+    while (len - off >= SL_LIVE_FRAME_HDR) {
+        int64_t n = frame_len(c, bytes + off);
+        if (n < 0)
+            return -1;
+        if (len - off - SL_LIVE_FRAME_HDR < (size_t)n)
+            break;
+        if (frame(c, bytes[off + 4], bytes + off + SL_LIVE_FRAME_HDR, (uint32_t)n))
+            return -1;
+        off += SL_LIVE_FRAME_HDR + (size_t)n;
+    }
+    /* The cut frame's bytes so far (at least its header's room, for the next feed to finish it). */
+    size_t rest = len - off;
+    if (reserve(&c->carry, &c->carry_cap, rest > SL_LIVE_FRAME_HDR ? rest : SL_LIVE_FRAME_HDR))
+        return fail(c, "no memory left for %llu bytes of a cut frame", (unsigned long long)rest);
+    if (rest)
+        memcpy(c->carry, bytes + off, rest);
+    c->carry_len = rest;
+    return 0;
+}
+
+void sl_live_count_restart(sl_live_count *c)
+{
+    c->carry_len = 0;
+    c->out_len = 0;
+    c->error[0] = '\0';
+}
+
+const char *sl_live_count_error(const sl_live_count *c) { return c->error; }
+
+const unsigned char *sl_live_count_out(const sl_live_count *c, size_t *len)
+{
+    *len = c->out_len;
+    return c->out;
+}
+
+size_t sl_live_count_pending(const sl_live_count *c) { return c->carry_len; }
+
+int sl_live_count_watch(sl_live_count *c, const char *name, size_t len)
+{
+    free(c->watch_name);
+    c->watch_name = NULL;
+    memset(c->watched, 0, sizeof c->watched);
+    if (!len)
+        return 0;
+    c->watch_name = copy(name, len);
+    if (!c->watch_name)
+        return -1;
+    for (uint32_t i = 0; i < CACHE_IDS; i++)
+        c->watched[i] = c->cache_name[i] && !strcmp(c->cache_name[i], c->watch_name);
+    return 0;
+}
+
+uint64_t sl_live_count_kernel_lost(const sl_live_count *c) { return c->kernel_lost; }
+double sl_live_count_newest_ns(const sl_live_count *c) { return c->newest_ns; }
 
 int64_t sl_live_count_now_s(const sl_live_count *c) { return c->now_s; }
 uint64_t sl_live_count_events(const sl_live_count *c) { return c->events; }

@@ -24,6 +24,17 @@
  * clock: floor((base_ns + dt_us * 1000) / 1e9).  An event older than the
  * window (a late CPU) is counted in the events total only.
  *
+ * The counter also reads the stream itself (sl_live_count_feed): the bytes
+ * as the network delivers them, cut anywhere.  It walks the frames in
+ * place, counts EVENTS frames, names caches from CACHE frames, forgets
+ * names at HELLO, and hands every other frame the page decodes (HELLO,
+ * CACHE, SITE, STATUS, SNAPSHOT, ERROR, SLABINFO) back in an output buffer,
+ * in stream order, as whole frames.  A frame cut across calls is gathered
+ * in a carry buffer of at most one frame (SL_LIVE_MAX_FRAME plus its
+ * header).  Events of the watched cache (by name: the page's picked cache),
+ * other than percpu's, are handed back too, as an EVENTS frame of only
+ * those records, where their frame stood.
+ *
  * Not thread-safe: one counter is used by one thread at a time.
  */
 #ifndef SL_LIVE_COUNT_H
@@ -38,6 +49,15 @@
 #define SL_LIVE_SITE_HALF_LIFE_S 10
 /* Bytes of one record (cli/live_wire.h's LIVE_WIRE_EVENT). */
 #define SL_LIVE_RECORD 24
+/* The wire's frame header (u32 payload length, u8 type, 3 reserved) and payload headers (cli/live_wire.h). */
+#define SL_LIVE_FRAME_HDR 8
+#define SL_LIVE_EVENTS_HDR 24
+#define SL_LIVE_CACHE_HDR 24
+/* A frame whose payload is longer is refused (a whole-machine snapshot is a few MB). */
+#define SL_LIVE_MAX_FRAME (64u << 20)
+/* Frame types (cli/live_wire.h enum live_frame_type). */
+enum { SL_LIVE_F_HELLO = 1, SL_LIVE_F_CACHE, SL_LIVE_F_SITE, SL_LIVE_F_EVENTS, SL_LIVE_F_STATUS,
+       SL_LIVE_F_SNAPSHOT, SL_LIVE_F_ERROR, SL_LIVE_F_SLABINFO };
 
 typedef struct sl_live_count sl_live_count;
 
@@ -89,6 +109,33 @@ uint32_t sl_live_count_sites(const sl_live_count *c, const uint32_t **ids);
  * id has not been seen (out untouched).
  */
 const char *sl_live_count_site(const sl_live_count *c, uint32_t id, double *out);
+
+/*
+ * Reads len bytes of the stream (any cut). Returns 0, or -1 when the stream
+ * is malformed (a frame past SL_LIVE_MAX_FRAME, an EVENTS or CACHE frame of
+ * the wrong length) or memory runs out: sl_live_count_error says which, and
+ * every later feed fails the same way until sl_live_count_restart.  The
+ * frames handed back are at sl_live_count_out until the next feed.
+ */
+int sl_live_count_feed(sl_live_count *c, const unsigned char *bytes, size_t len);
+/* A new stream: drops a cut frame's bytes and the error (names are forgotten at the stream's HELLO). */
+void sl_live_count_restart(sl_live_count *c);
+/* Why the last feed failed (NUL-terminated), or "" when it did not. */
+const char *sl_live_count_error(const sl_live_count *c);
+/* The frames the last feed handed back (whole frames, header included); *len is set to their bytes. */
+const unsigned char *sl_live_count_out(const sl_live_count *c, size_t *len);
+/* Bytes held of a cut frame. */
+size_t sl_live_count_pending(const sl_live_count *c);
+/*
+ * Watches the cache named `name` (len bytes; len 0: none): its events are
+ * handed back by feed. Returns 0, or -1 when memory runs out (nothing is
+ * then watched).
+ */
+int sl_live_count_watch(sl_live_count *c, const char *name, size_t len);
+/* The last EVENTS frame's kernel_lost (the kernel's ring losses so far), 0 before any. */
+uint64_t sl_live_count_kernel_lost(const sl_live_count *c);
+/* The newest event's time (ns, the events' clock) read by feed, 0 before any. */
+double sl_live_count_newest_ns(const sl_live_count *c);
 
 /* Objects in the owner tables (at most 2 * SL_LIVE_OWNERS). */
 uint32_t sl_live_count_owners(const sl_live_count *c);

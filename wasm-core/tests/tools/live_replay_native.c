@@ -1,9 +1,11 @@
 /*
  * live_replay_native.c - the native side of the live replay benchmark
  * (scripts/live-bench.mjs, phase 4): reads a recorded `slablab serve`
- * stream (cli/live_wire.h), cuts it into frames and counts it with the
- * core's live counting (src/replay/live_count.c), the very C the page's
- * worker runs as WebAssembly (web/live/live-state.ts).  The benchmark runs
+ * stream (cli/live_wire.h) and feeds it, in 64-KiB chunks as fetch
+ * delivers the page's, to the core's live reader and counting
+ * (src/replay/live_count.c: it cuts the frames, carries the cut ones, counts
+ * the events, hands the other frames back), the very C the page's worker
+ * runs as WebAssembly (web/live/live-state.ts).  The benchmark runs
  * the page's code on the same bytes in Chromium and prints both rates: the
  * page must reach 0.6 of this one.
  *
@@ -14,7 +16,6 @@
  * of REPS runs; remote, the remote frees counted, is the same every run).
  * Exit status 1 when the file cannot be read or is not a stream.
  */
-#include "../../cli/live_wire.h"
 #include "../../src/replay/live_count.h"
 
 #include <math.h>
@@ -24,42 +25,16 @@
 #include <string.h>
 #include <time.h>
 
-static uint32_t rd32(const unsigned char *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
+/* The page's fetch chunks: the stream is fed in these, as the worker feeds what fetch delivers. */
+#define CHUNK 65536
 
-static uint64_t rd64(const unsigned char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-/* Counts the whole stream into c. Returns 0, or -1 when it is not a well-formed stream. */
+/* Feeds the whole stream into c in CHUNK-byte pieces. Returns 0, or -1 when it is not a well-formed stream. */
 static int replay(sl_live_count *c, const unsigned char *buf, size_t len)
 {
-    size_t off = 0;
-    while (len - off >= LIVE_WIRE_FRAME_HDR) {
-        uint32_t n = rd32(buf + off);
-        unsigned type = buf[off + 4];
-        if (len - off - LIVE_WIRE_FRAME_HDR < n)
-            break; /* a recording cut mid-frame: its end is not counted */
-        const unsigned char *p = buf + off + LIVE_WIRE_FRAME_HDR;
-        if (type == LIVE_F_CACHE && n >= LIVE_WIRE_CACHE_HDR) {
-            unsigned id = (unsigned)p[0] | (unsigned)p[1] << 8;
-            if (sl_live_count_name_cache(c, id, (const char *)p + LIVE_WIRE_CACHE_HDR, n - LIVE_WIRE_CACHE_HDR))
-                return -1;
-        } else if (type == LIVE_F_EVENTS) {
-            if (n < LIVE_WIRE_EVENTS_HDR || n != LIVE_WIRE_EVENTS_HDR + (uint64_t)rd32(p) * LIVE_WIRE_EVENT)
-                return -1;
-            sl_live_count_add(c, (double)rd64(p + 8), p + LIVE_WIRE_EVENTS_HDR, rd32(p));
-        }
-        off += LIVE_WIRE_FRAME_HDR + n;
-    }
-    return 0;
+    for (size_t off = 0; off < len; off += CHUNK)
+        if (sl_live_count_feed(c, buf + off, len - off < CHUNK ? len - off : CHUNK))
+            return -1;
+    return 0; /* a recording cut mid-frame: its end stays pending, not counted */
 }
 
 int main(int argc, char **argv)
@@ -95,7 +70,7 @@ int main(int argc, char **argv)
             return 1;
         }
         if (replay(c, buf, (size_t)len)) {
-            fprintf(stderr, "%s: not a well-formed stream\n", argv[1]);
+            fprintf(stderr, "%s: not a well-formed stream: %s\n", argv[1], sl_live_count_error(c));
             return 1;
         }
         clock_gettime(CLOCK_MONOTONIC, &b);
