@@ -22,9 +22,9 @@ import { SandboxOps, SlubQuickOps, type TuningNow } from './SandboxOps';
 import { comparisonText } from './compare';
 import { misfit } from './scenarios';
 import { eraOf, parseKernelVersion } from './slub-api';
-import { detachedGroups, POINT_TEXT, PreemptPoint, scriptToText, walkSlots, type AnyRef, type ObjRef, type Script, type ScriptOp } from './script';
+import { detachedGroups, KIND_WORD, POINT_TEXT, PreemptPoint, scriptToText, walkSlots, type AnyRef, type ObjRef, type Script, type ScriptOp } from './script';
 import { legendStates, SlubContrast, SlubCounters, SlubLegend, SlubMisfit, SlubPickers } from './SlubControls';
-import { slabIndexOf, stat, type SlubSnapshot } from './snapshot';
+import { Era, slabIndexOf, stat, type SlubSnapshot } from './snapshot';
 import { dupCount, paneHook, type SlubPaneHook, type SlubTestHook } from './test-hook';
 import { scenarioFor, slubStepView } from './view';
 import './slub.css';
@@ -156,7 +156,7 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
             ? {
                 cpu: op.cpu,
                 text: stop?.inHandler
-                  ? `Interrupt on CPU ${op.cpu}: its handler runs ${/^[aeiou]/.test(irq.handler.kind) ? 'an' : 'a'} ${irq.handler.kind}; the interrupted ${op.kind} waits`
+                  ? `Interrupt on CPU ${op.cpu}: its handler runs ${/^[aeiou]/.test(KIND_WORD[irq.handler.kind]) ? 'an' : 'a'} ${KIND_WORD[irq.handler.kind]}; the interrupted ${KIND_WORD[op.kind]} waits`
                   : `Interrupt arriving on CPU ${op.cpu} in ${(POINT_TEXT[stop?.point ?? 0] ?? 'the operation').split(':')[0]}`,
               }
             : null;
@@ -312,6 +312,7 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
           tuning={tuning}
           sheaves={snap0?.kernel.hasSheaves ?? false}
           cpuSlab={!snap0 || eraOf(snap0.kernel) !== 'sheaves'}
+          nolock={!!snap0 && snap0.kernel.era >= Era.OPT_IN_SHEAVES}
           filledSlots={walkSlots(first?.script.ops.slice(0, keep) ?? []).full}
           onAppend={append}
           onBulkFree={(cpu) => {

@@ -60,6 +60,15 @@ export const KIND_CODE: Record<DriverKind, number> = {
   kfreeRcu: 6, gracePeriod: 7, prefill: 8, allocFromSheaf: 9, refillSheaf: 10, returnSheaf: 11,
   irqWork: 17, allocGfp: 18, kmallocNolock: 19, kfreeNolock: 20,
 };
+/** An operation in a word or two, as the kernel names it (the interrupt's overlay: "its handler runs a kmalloc_nolock"). */
+export const KIND_WORD: Record<OpKind, string> = {
+  alloc: 'alloc', free: 'free', allocBulk: 'bulk alloc', freeBulk: 'bulk free', flush: 'flush',
+  kfreeRcu: 'kfree_rcu', gracePeriod: 'grace period', prefill: 'prefill', allocFromSheaf: 'alloc from a sheaf',
+  refillSheaf: 'sheaf refill', returnSheaf: 'sheaf return', irqWork: 'irq_work', allocGfp: 'atomic alloc',
+  kmallocNolock: 'kmalloc_nolock', kfreeNolock: 'kfree_nolock',
+  minPartial: 'min_partial write', cpuPartial: 'cpu_partial write', shrink: 'shrink', zoneShort: 'page shortage',
+  bootstrap: 'bootstrap',
+};
 /** The operations on a prefilled sheaf slot. */
 const SLOT_KINDS: readonly OpKind[] = ['prefill', 'allocFromSheaf', 'refillSheaf', 'returnSheaf'];
 /** Sheaf slots a script holds at once (SL_SCHED_SHEAF_SLOTS). */
