@@ -223,7 +223,8 @@ SL_EXPORT int sl_api_freerun_snapshot(sl_api_slub_world *w, void *buf, uint32_t 
     if (!fr.running || w != fr.w)
         return sl_api_slub_snapshot(w, buf, cap);
     atomic_store(&fr.pause, 1);
-    for (uint64_t t0 = sl_time_ns(); atomic_load(&fr.paused) < atomic_load(&fr.live) && sl_time_ns() - t0 < 1000000000u;)
+    for (uint64_t t0 = sl_time_ns();
+         atomic_load(&fr.paused) < atomic_load(&fr.live) && sl_time_ns() - t0 < 1000000000u;)
         sleep_ns(50000);
     int n = sl_api_slub_snapshot(w, buf, cap);
     atomic_store(&fr.pause, 0);
@@ -334,8 +335,12 @@ static void bench_loop(bench_job *j)
     if (j->rc != SL_OK)
         return;
     sl_page_zone_prefault(&zone);
-    sl_slub_config cfg = {.object_size = 256, .flags = SL_SLUB_HWCACHE_ALIGN, .fastpath = (uint8_t)j->fastpath,
-                          .bulk_free = (uint8_t)j->form, .seed = 1, .id = 1};
+    sl_slub_config cfg = {.object_size = 256,
+                          .flags = SL_SLUB_HWCACHE_ALIGN,
+                          .fastpath = (uint8_t)j->fastpath,
+                          .bulk_free = (uint8_t)j->form,
+                          .seed = 1,
+                          .id = 1};
     sl_slub_cache *s = NULL;
     j->rc = sl_slub_cache_create(&zone, NULL, bulk ? 8 : 1, &cfg, &s);
     if (j->rc == SL_OK) {
@@ -372,8 +377,8 @@ static void bench_kmalloc_loop(bench_job *j)
 {
     void **v = malloc(sizeof *v * BENCH_KMALLOC_ROUND);
     size_t slabs = (size_t)BENCH_KMALLOC_ROUND * j->size * 3 / 2 + ((size_t)8 << 20);
-    sl_slab_config cfg = {.ncpus = 1, .arena_bytes = slabs,
-                          .variant = {.rules = (sl_slab_rules)j->rules, .kernel = j->kernel}};
+    sl_slab_config cfg = {
+        .ncpus = 1, .arena_bytes = slabs, .variant = {.rules = (sl_slab_rules)j->rules, .kernel = j->kernel}};
     sl_slab *sl = NULL;
     j->rc = v ? sl_slab_create(&cfg, &sl) : SL_ENOMEM;
     uint64_t ns = 0, warm = 0;
@@ -452,7 +457,8 @@ SL_EXPORT double sl_api_bench_kmalloc(uint32_t rules, uint32_t kernel, uint32_t 
 {
     if (rules > SL_SLAB_RULES_AFTER || size == 0 || size > 4096 || phase > 1 || loops == 0)
         return SL_EINVAL;
-    bench_job j = {.what = BENCH_KMALLOC, .rules = rules, .kernel = kernel, .size = size, .phase = phase, .loops = loops};
+    bench_job j = {
+        .what = BENCH_KMALLOC, .rules = rules, .kernel = kernel, .size = size, .phase = phase, .loops = loops};
     return bench_run(&j, on_thread);
 }
 

@@ -50,10 +50,9 @@ SL_EXPORT int sl_api_max_cpus(void) { return SL_MAX_CPUS; }
 SL_EXPORT int sl_api_event_layout(uint32_t *out)
 {
     const uint32_t v[] = {
-        sizeof(sl_event),           offsetof(sl_event, op),   offsetof(sl_event, cpu),
-        offsetof(sl_event, kind),   offsetof(sl_event, cache), offsetof(sl_event, flags),
-        offsetof(sl_event, slab),   offsetof(sl_event, obj),  offsetof(sl_event, arg0),
-        offsetof(sl_event, arg1),   offsetof(sl_event, arg2), offsetof(sl_event, seq),
+        sizeof(sl_event),          offsetof(sl_event, op),    offsetof(sl_event, cpu),  offsetof(sl_event, kind),
+        offsetof(sl_event, cache), offsetof(sl_event, flags), offsetof(sl_event, slab), offsetof(sl_event, obj),
+        offsetof(sl_event, arg0),  offsetof(sl_event, arg1),  offsetof(sl_event, arg2), offsetof(sl_event, seq),
     };
     memcpy(out, v, sizeof v);
     return (int)(sizeof v / sizeof v[0]);
@@ -101,8 +100,7 @@ static uint32_t xorshift32(uint32_t *s)
  * worker ran every CPU.  Returns 0 when every increment landed and the two
  * words agree, SL_ECORRUPT if not, SL_EINVAL for bad counts or a null `out`.
  */
-SL_EXPORT int sl_api_selftest_interleaved(unsigned cpus, unsigned iterations, uint32_t seed,
-                                          sl_selftest_result *out)
+SL_EXPORT int sl_api_selftest_interleaved(unsigned cpus, unsigned iterations, uint32_t seed, sl_selftest_result *out)
 {
     if (cpus == 0 || cpus > SL_MAX_CPUS || !out)
         return SL_EINVAL;

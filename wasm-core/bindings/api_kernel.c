@@ -112,12 +112,16 @@ static bool read_desc(const uint32_t *p, uint32_t n, sl_slub_seed_desc *d, sl_sl
             free(s);
             return false;
         }
-        s[i] = (sl_slub_seed_slab){.list = (uint8_t)h[0], .cpu = (uint8_t)h[1], .objects = h[2], .inuse = h[3],
-                                   .nfree = h[4], .ncpu_free = h[5]};
+        s[i] = (sl_slub_seed_slab){.list = (uint8_t)h[0],
+                                   .cpu = (uint8_t)h[1],
+                                   .objects = h[2],
+                                   .inuse = h[3],
+                                   .nfree = h[4],
+                                   .ncpu_free = h[5]};
         at += 6;
         if (h[4] > n - at || h[5] > n - at - h[4]) {
-            snprintf(seed_msg, sizeof seed_msg, "slab %u: its %u + %u free objects run past the description's end",
-                     i, h[4], h[5]);
+            snprintf(seed_msg, sizeof seed_msg, "slab %u: its %u + %u free objects run past the description's end", i,
+                     h[4], h[5]);
             free(s);
             return false;
         }

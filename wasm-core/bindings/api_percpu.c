@@ -41,17 +41,20 @@ SL_EXPORT int sl_api_pcpu_last_error(void) { return last_error; }
  * trace_ring events per CPU (0: no events).  Returns the world, or 0 with
  * sl_api_pcpu_last_error() set.
  */
-SL_EXPORT sl_api_pcpu_world *sl_api_pcpu_create(uint32_t kind, uint32_t units, uint32_t unit_size,
-                                                uint32_t static_size, uint32_t reserved_size, uint32_t dyn_size,
-                                                uint32_t trace_ring)
+SL_EXPORT sl_api_pcpu_world *sl_api_pcpu_create(uint32_t kind, uint32_t units, uint32_t unit_size, uint32_t static_size,
+                                                uint32_t reserved_size, uint32_t dyn_size, uint32_t trace_ring)
 {
     sl_api_pcpu_world *w = calloc(1, sizeof *w);
     if (!w) {
         last_error = SL_ENOMEM;
         return NULL;
     }
-    sl_pcpu_config cfg = {.kind = (sl_pcpu_kind)kind, .nr_units = units, .unit_size = unit_size,
-                          .static_size = static_size, .reserved_size = reserved_size, .dyn_size = dyn_size};
+    sl_pcpu_config cfg = {.kind = (sl_pcpu_kind)kind,
+                          .nr_units = units,
+                          .unit_size = unit_size,
+                          .static_size = static_size,
+                          .reserved_size = reserved_size,
+                          .dyn_size = dyn_size};
     int rc = SL_OK;
     if (trace_ring) {
         rc = units >= 1 && units <= SL_PCPU_MAX_UNITS ? sl_trace_init(&w->trace, units, trace_ring) : SL_EINVAL;
@@ -148,15 +151,15 @@ SL_EXPORT void sl_api_pcpu_step_end(sl_api_pcpu_world *w, uint32_t cpu, uint32_t
                                     uint32_t ns)
 {
     if (step_ok(w, cpu, kind))
-        SL_EVENT(&w->trace, .op = op, .cpu = (uint16_t)cpu, .kind = SL_EV_OP_END, .arg0 = SL_API_PCPU_STEP_OPCODE + kind,
-                 .arg1 = (uint32_t)result, .arg2 = ns);
+        SL_EVENT(&w->trace, .op = op, .cpu = (uint16_t)cpu, .kind = SL_EV_OP_END,
+                 .arg0 = SL_API_PCPU_STEP_OPCODE + kind, .arg1 = (uint32_t)result, .arg2 = ns);
 }
 
 /* A 64-bit counter at (chunk, offset) lies inside its chunk's units: NULL if not. */
 static void *counter(sl_api_pcpu_world *w, uint32_t chunk, uint32_t offset)
 {
     return w && offset % 8 == 0 && offset + 8 <= (uint32_t)w->pc.unit_size ? sl_pcpu_address(&w->pc, chunk, offset)
-                                                                            : NULL;
+                                                                           : NULL;
 }
 
 /* this_cpu_add of delta to the counter at (chunk, offset) as cpu: 0, or SL_EINVAL for no such counter or CPU. */

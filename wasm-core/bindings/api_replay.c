@@ -262,7 +262,10 @@ SL_EXPORT api_perfetto *sl_api_perfetto_begin(unsigned counter_interval_us)
     api_perfetto *e = calloc(1, sizeof *e);
     if (!e)
         return NULL;
-    sl_perfetto_config cfg = {.sink = to_buffer, .user = e, .cache_name = name_of, .names_user = e,
+    sl_perfetto_config cfg = {.sink = to_buffer,
+                              .user = e,
+                              .cache_name = name_of,
+                              .names_user = e,
                               .counter_interval_ns = (uint64_t)counter_interval_us * 1000};
     e->p = sl_perfetto_begin(&cfg);
     if (!e->p) {

@@ -91,9 +91,11 @@ SL_EXPORT sl_api_slab_world *sl_api_slab_create(unsigned ncpus, unsigned arena_m
     }
     int rc = ring_events ? sl_trace_init(&w->trace, ncpus ? ncpus : 1, ring_events) : SL_OK;
     w->trace.enabled = ring_events != 0;
-    sl_slab_config cfg = {.ncpus = ncpus, .arena_bytes = (size_t)arena_mb << 20,
-                          .variant = {.rules = (sl_slab_rules)rules, .kernel = kernel, .init_on_free = init_on_free != 0},
-                          .trace = ring_events ? &w->trace : NULL};
+    sl_slab_config cfg = {
+        .ncpus = ncpus,
+        .arena_bytes = (size_t)arena_mb << 20,
+        .variant = {.rules = (sl_slab_rules)rules, .kernel = kernel, .init_on_free = init_on_free != 0},
+        .trace = ring_events ? &w->trace : NULL};
     if (rc == SL_OK)
         rc = sl_slab_create(&cfg, &w->sl);
     w->ncpus = ncpus;
@@ -246,7 +248,9 @@ static int script_run(sl_api_slab_world *w, unsigned kind, unsigned cpu, uint32_
         if (arg != 0xffffu && !(c = sl_slab_cache_by_id(w->sl, arg)))
             return SL_EINVAL;
         for (; done < count; done++) {
-            int rc = !ptrs[done] ? SL_EFOREIGN : c ? sl_slab_cache_free(c, cpu, ptrs[done]) : sl_slab_kfree(w->sl, cpu, ptrs[done]);
+            int rc = !ptrs[done] ? SL_EFOREIGN
+                     : c         ? sl_slab_cache_free(c, cpu, ptrs[done])
+                                 : sl_slab_kfree(w->sl, cpu, ptrs[done]);
             if (rc != SL_OK)
                 return rc;
         }

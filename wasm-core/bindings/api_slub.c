@@ -150,8 +150,14 @@ SL_EXPORT sl_api_slub_world *sl_api_slub_world_create_version(uint32_t arena_byt
 {
     last_error = SL_EINVAL;
     sl_slub_kernel k;
-    sl_slub_config cfg = {.object_size = object_size, .align = align, .flags = flags, .fastpath = (uint8_t)fastpath,
-                          .bulk_free = (uint8_t)bulk_free, .track = (uint8_t)(track != 0), .seed = seed, .id = 1};
+    sl_slub_config cfg = {.object_size = object_size,
+                          .align = align,
+                          .flags = flags,
+                          .fastpath = (uint8_t)fastpath,
+                          .bulk_free = (uint8_t)bulk_free,
+                          .track = (uint8_t)(track != 0),
+                          .seed = seed,
+                          .id = 1};
     if (ncpus < 1 || ncpus > SL_SLUB_MAX_CPUS || arena_bytes < SL_PAGE_SIZE || fastpath >= SL_SLUB_NR_FASTPATHS ||
         bulk_free > SL_SLUB_BULK_GENERIC || !read_kernel(kernel, &k) || !read_version(version, &cfg))
         return NULL;
@@ -215,8 +221,7 @@ SL_EXPORT int sl_api_slub_cpu_claim(sl_api_slub_world *w, uint32_t cpu)
         return SL_EINVAL;
     uint64_t me = sl_thread_self_id(), none = 0;
     if (atomic_load_explicit(&w->actor[cpu], memory_order_acquire) != me &&
-        !atomic_compare_exchange_strong_explicit(&w->actor[cpu], &none, me, memory_order_acquire,
-                                                 memory_order_relaxed))
+        !atomic_compare_exchange_strong_explicit(&w->actor[cpu], &none, me, memory_order_acquire, memory_order_relaxed))
         return SL_EBUSY;
     w->claims[cpu]++;
     return SL_OK;
@@ -494,8 +499,8 @@ SL_EXPORT int sl_api_slub_geometry_version(uint32_t object_size, uint32_t align,
 }
 
 /* The same under the default version's rules (6.17). */
-SL_EXPORT int sl_api_slub_geometry(uint32_t object_size, uint32_t align, uint32_t flags, uint32_t ncpus,
-                                   uint32_t *out, const uint32_t *kernel)
+SL_EXPORT int sl_api_slub_geometry(uint32_t object_size, uint32_t align, uint32_t flags, uint32_t ncpus, uint32_t *out,
+                                   const uint32_t *kernel)
 {
     return sl_api_slub_geometry_version(object_size, align, flags, ncpus, out, kernel, 0);
 }
@@ -515,10 +520,19 @@ SL_EXPORT int sl_api_slub_run(sl_api_slub_world *w, const sl_sched_op *ops, uint
     int claimed = claim_all(w);
     if (claimed != SL_OK)
         return claimed;
-    sl_sched_run r = {.cache = w->cache, .trace = &w->trace, .ops = ops, .nops = nops, .refs = refs,
-                      .nrefs = nrefs, .irqs = irqs, .nirqs = nirqs,
-                      .stop_at_microstep = stop_at ? stop_at : SL_SCHED_NO_STOP, .snap_buf = snap_buf,
-                      .snap_cap = snap_cap, .results = results, .sheaf_slots = w->sheaf_slots};
+    sl_sched_run r = {.cache = w->cache,
+                      .trace = &w->trace,
+                      .ops = ops,
+                      .nops = nops,
+                      .refs = refs,
+                      .nrefs = nrefs,
+                      .irqs = irqs,
+                      .nirqs = nirqs,
+                      .stop_at_microstep = stop_at ? stop_at : SL_SCHED_NO_STOP,
+                      .snap_buf = snap_buf,
+                      .snap_cap = snap_cap,
+                      .results = results,
+                      .sheaf_slots = w->sheaf_slots};
     int rc = sl_sched_execute(&r);
     release_all(w);
     out[0] = (int32_t)r.ops_done;
@@ -696,8 +710,8 @@ SL_EXPORT int sl_api_slub_sheaves_info(sl_api_slub_world *w, uint32_t *out)
         return rc;
     sl_slub_sheaves_info info;
     sl_slub_sheaves_info_get(w->cache, &info);
-    const uint32_t v[6] = {info.capacity, info.barn_full, info.barn_empty, info.sheaves, info.objects,
-                           info.rcu_waiting};
+    const uint32_t v[6] = {info.capacity, info.barn_full, info.barn_empty,
+                           info.sheaves,  info.objects,   info.rcu_waiting};
     memcpy(out, v, sizeof v);
     release_all(w);
     return SL_OK;
@@ -715,7 +729,8 @@ SL_EXPORT const char *sl_api_slub_kstat_name(uint32_t version, uint32_t i)
     const sl_slub_kstat *t;
     int n = sl_api_slub_kstat_count(version);
     return n > 0 && i < (uint32_t)n && sl_slub_kstats(version ? version_of(version) : SL_SLUB_KVERSION_DEFAULT, &t)
-               ? t[i].name : NULL;
+               ? t[i].name
+               : NULL;
 }
 /* The snapshot counter index (sl_slub_stat) of the version's counter i, or SL_EINVAL. */
 SL_EXPORT int sl_api_slub_kstat_stat(uint32_t version, uint32_t i)

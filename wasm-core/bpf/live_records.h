@@ -24,9 +24,9 @@ typedef __u32 live_u32;
 typedef __u64 live_u64;
 #endif
 
-#define LIVE_NAME_LEN 32      /* cache names kept (the kernel's longest are under 32) */
-#define LIVE_MAX_FILTER 16    /* --caches names the program filters on */
-#define LIVE_MAX_KNOWN 4096   /* cache pointers remembered (named, or filtered out) */
+#define LIVE_NAME_LEN 32    /* cache names kept (the kernel's longest are under 32) */
+#define LIVE_MAX_FILTER 16  /* --caches names the program filters on */
+#define LIVE_MAX_KNOWN 4096 /* cache pointers remembered (named, or filtered out) */
 
 /* live_event.kind: the tracepoint it came from. */
 enum live_kind {
@@ -55,8 +55,8 @@ struct live_cache_rec {
     live_u8 pad[3];
     live_u32 object_size;
     live_u64 cache;
-    live_u32 size;  /* bytes per object with metadata */
-    live_u32 oo;    /* order << 16 | objects per slab */
+    live_u32 size; /* bytes per object with metadata */
+    live_u32 oo;   /* order << 16 | objects per slab */
     char name[LIVE_NAME_LEN];
 };
 

@@ -130,10 +130,7 @@ static __always_inline int cache_wanted(__u64 s)
     return 1;
 }
 
-static __always_inline int from_self(void)
-{
-    return self_tgid && (bpf_get_current_pid_tgid() >> 32) == self_tgid;
-}
+static __always_inline int from_self(void) { return self_tgid && (bpf_get_current_pid_tgid() >> 32) == self_tgid; }
 
 static __always_inline void emit(__u8 kind, __u64 cache, __u64 obj, __u64 call_site, __u64 bytes)
 {

@@ -70,7 +70,7 @@ struct walk {
     __u64 slab_bytes; /* the largest slab's bytes: the freelist walk's outer bound */
     __u32 offset;     /* s->offset: where a free object stores its free pointer */
     __u32 hardened;
-    __u32 dropped;    /* ring buffer outputs that failed */
+    __u32 dropped; /* ring buffer outputs that failed */
     __u32 pad;
 };
 
@@ -135,8 +135,8 @@ int find_percpu_offsets(struct bpf_iter__bpf_map *ctx)
 #define HAS_BARN_NODE bpf_core_field_exists(((struct kmem_cache_node___barn *)0)->barn)
 #define HAS_PER_NODE bpf_core_field_exists(((struct kmem_cache___per_node *)0)->per_node)
 #define HAS_HARDENED bpf_core_field_exists(((struct kmem_cache___hardened *)0)->random)
-#define HAS_CPU_PARTIAL                                                                            \
-    (bpf_core_field_exists(((struct kmem_cache___cpu_partial *)0)->cpu_partial) &&                 \
+#define HAS_CPU_PARTIAL                                                                                                \
+    (bpf_core_field_exists(((struct kmem_cache___cpu_partial *)0)->cpu_partial) &&                                     \
      bpf_core_field_exists(((struct slab___cpu_partial *)0)->next))
 
 static __always_inline struct scratch *scratch(void)

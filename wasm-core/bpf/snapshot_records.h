@@ -29,13 +29,13 @@ typedef __u64 snap_u64;
 #endif
 
 #define SNAP_NAME_LEN 64
-#define SNAP_WORDS_MAX 256  /* words per WORDS record */
-#define SNAP_MAX_CPUS 1024  /* the program's CPU table */
-#define SNAP_MAX_NODES 64   /* nodes read per cache */
+#define SNAP_WORDS_MAX 256   /* words per WORDS record */
+#define SNAP_MAX_CPUS 1024   /* the program's CPU table */
+#define SNAP_MAX_NODES 64    /* nodes read per cache */
 #define SNAP_MAX_CHAIN 32768 /* free pointers followed per chain (slab->objects is 15 bits) */
-#define SNAP_MAX_SHEAF 4096 /* objects read per sheaf */
-#define SNAP_MAX_BARN 64    /* sheaves read per barn list (the kernel keeps at most 10) */
-#define SNAP_RETRIES 3      /* reads of a CPU or slab before it is reported torn */
+#define SNAP_MAX_SHEAF 4096  /* objects read per sheaf */
+#define SNAP_MAX_BARN 64     /* sheaves read per barn list (the kernel keeps at most 10) */
+#define SNAP_RETRIES 3       /* reads of a CPU or slab before it is reported torn */
 
 enum snap_rec_type {
     SNAP_REC_CACHE = 1,
@@ -59,9 +59,9 @@ enum snap_feature {
 
 /* Record flags. */
 enum snap_flag {
-    SNAP_F_TORN = 1u << 0,   /* still inconsistent after SNAP_RETRIES reads */
-    SNAP_F_RETRY = 1u << 1,  /* torn, read again: drop this record and its words */
-    SNAP_F_FAULT = 1u << 2,  /* a read of the record's own fields failed */
+    SNAP_F_TORN = 1u << 0,  /* still inconsistent after SNAP_RETRIES reads */
+    SNAP_F_RETRY = 1u << 1, /* torn, read again: drop this record and its words */
+    SNAP_F_FAULT = 1u << 2, /* a read of the record's own fields failed */
 };
 
 /* How a chain walk (freelist, list) ended. */

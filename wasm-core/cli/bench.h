@@ -64,12 +64,12 @@ typedef struct sl_bench_machine {
     char kernel[160];
     char compiler[64];
     unsigned cores;
-    double tsc_hz;      /* calibrated against CLOCK_MONOTONIC */
-    bool constant_tsc;  /* the TSC ticks at a fixed rate whatever the core clock */
+    double tsc_hz;     /* calibrated against CLOCK_MONOTONIC */
+    bool constant_tsc; /* the TSC ticks at a fixed rate whatever the core clock */
     bool nonstop_tsc;
     bool hypervisor;
-    bool bench_build;   /* built with -DSLABLAB_BENCH (no tracing, no asserts) */
-    int pinned_cpu;     /* -1: not pinned */
+    bool bench_build; /* built with -DSLABLAB_BENCH (no tracing, no asserts) */
+    int pinned_cpu;   /* -1: not pinned */
 } sl_bench_machine;
 
 /* Fills *m: reads /proc/cpuinfo and uname, calibrates the TSC for about
@@ -138,17 +138,17 @@ typedef struct sl_bench_variant {
 
 typedef struct sl_bench_opts {
     sl_cli_format format;
-    unsigned reps;          /* timed repetitions per variant */
-    uint64_t loops;         /* 0: choose so one repetition lasts min_time_us */
-    unsigned min_time_us;   /* target length of one repetition */
-    int cpu;                /* CPU to pin to; -1 none */
-    bool quick;             /* tiny parameters (tests) */
-    const char *out;        /* file for the output, NULL: stdout */
+    unsigned reps;           /* timed repetitions per variant */
+    uint64_t loops;          /* 0: choose so one repetition lasts min_time_us */
+    unsigned min_time_us;    /* target length of one repetition */
+    int cpu;                 /* CPU to pin to; -1 none */
+    bool quick;              /* tiny parameters (tests) */
+    const char *out;         /* file for the output, NULL: stdout */
     sl_slub_kversion kernel; /* the SLUB model caches' kernel version ({0, 0}: the default, 6.17) */
 } sl_bench_opts;
 
-#define SL_BENCH_OPTS_USAGE                                                                        \
-    "[--format table|csv|json|time_bench] [--reps N] [--loops N] [--min-time-us N] [--cpu N|none] "           \
+#define SL_BENCH_OPTS_USAGE                                                                                            \
+    "[--format table|csv|json|time_bench] [--reps N] [--loops N] [--min-time-us N] [--cpu N|none] "                    \
     "[--quick] [--out FILE] [--kernel X.Y (the SLUB model's version)]"
 
 /* Defaults: table, 15 repetitions, automatic loops of 2 ms, pinned to the
@@ -184,8 +184,8 @@ typedef struct sl_bench_defaults {
  * Returns the exit status (0, 1 when run or the writing failed,
  * SL_CLI_USAGE on a bad argument).
  */
-int sl_bench_command(const sl_cli_command *cmd, int argc, char **argv, sl_bench_own_opt own,
-                     sl_bench_runner run, void *ctx, const sl_bench_defaults *defaults);
+int sl_bench_command(const sl_cli_command *cmd, int argc, char **argv, sl_bench_own_opt own, sl_bench_runner run,
+                     void *ctx, const sl_bench_defaults *defaults);
 
 /* ------------------------------------------------------------------ */
 /* Report (bench_report.c)                                             */
@@ -197,14 +197,14 @@ int sl_bench_command(const sl_cli_command *cmd, int argc, char **argv, sl_bench_
 
 typedef struct sl_bench_meas {
     char group[SL_BENCH_NAME], row[SL_BENCH_NAME], variant[SL_BENCH_NAME];
-    char phase[16];            /* "" or the phase name (alloc, free) */
+    char phase[16]; /* "" or the phase name (alloc, free) */
     bool available;
-    char reason[96];           /* why not available / why it failed */
-    uint64_t ops;              /* operations per repetition (the divisor) */
+    char reason[96]; /* why not available / why it failed */
+    uint64_t ops;    /* operations per repetition (the divisor) */
     unsigned reps;
-    sl_bench_stat cycles;      /* TSC cycles per operation */
-    sl_bench_stat ns;          /* wall-clock ns per operation */
-    double period_ms;          /* median wall-clock length of one repetition */
+    sl_bench_stat cycles; /* TSC cycles per operation */
+    sl_bench_stat ns;     /* wall-clock ns per operation */
+    double period_ms;     /* median wall-clock length of one repetition */
     unsigned nextra;
     const char *extra_name[SL_BENCH_MAX_EXTRA];
     double extra[SL_BENCH_MAX_EXTRA];
@@ -213,13 +213,13 @@ typedef struct sl_bench_meas {
 typedef struct sl_bench_ratio {
     char group[SL_BENCH_NAME], row[SL_BENCH_NAME], phase[16];
     char a[SL_BENCH_NAME], b[SL_BENCH_NAME]; /* ratio = cost(a) / cost(b) */
-    sl_bench_stat ratio;       /* over the interleaved repetitions */
-    double improvement_pct;    /* from the median ratio: how much cheaper a is than b */
+    sl_bench_stat ratio;                     /* over the interleaved repetitions */
+    double improvement_pct;                  /* from the median ratio: how much cheaper a is than b */
 } sl_bench_ratio;
 
 typedef struct sl_bench_param {
     const char *name;
-    const char *str;   /* NULL: numeric */
+    const char *str; /* NULL: numeric */
     double num;
 } sl_bench_param;
 
@@ -235,7 +235,7 @@ typedef struct sl_bench_exp {
     size_t nmeas, capmeas;
     sl_bench_ratio *ratios;
     size_t nratios, capratios;
-    char kernel[8];                  /* the "kernel" parameter's text (sl_bench_param_kernel) */
+    char kernel[8]; /* the "kernel" parameter's text (sl_bench_param_kernel) */
 } sl_bench_exp;
 
 struct sl_bench_report {
@@ -247,8 +247,8 @@ struct sl_bench_report {
 typedef struct sl_bench_report sl_bench_report;
 
 /* Adds an experiment to the report; returns it (never NULL: aborts on OOM). */
-sl_bench_exp *sl_bench_exp_new(sl_bench_report *r, const char *name, const char *title,
-                               const char *seed, const char *unit, const char *ratio_style);
+sl_bench_exp *sl_bench_exp_new(sl_bench_report *r, const char *name, const char *title, const char *seed,
+                               const char *unit, const char *ratio_style);
 void sl_bench_param_num(sl_bench_exp *e, const char *name, double v);
 void sl_bench_param_str(sl_bench_exp *e, const char *name, const char *v);
 /* The parameter "kernel": the SLUB model's version (X.Y) and era, as o->kernel gives it. */
@@ -258,8 +258,8 @@ void sl_bench_note(sl_bench_exp *e, const char *note);
 sl_bench_meas *sl_bench_add_meas(sl_bench_exp *e, const sl_bench_meas *m);
 sl_bench_ratio *sl_bench_add_ratio(sl_bench_exp *e, const sl_bench_ratio *q);
 /* The stored measurement for (group, row, variant, phase), or NULL. */
-const sl_bench_meas *sl_bench_find(const sl_bench_exp *e, const char *group, const char *row,
-                                   const char *variant, const char *phase);
+const sl_bench_meas *sl_bench_find(const sl_bench_exp *e, const char *group, const char *row, const char *variant,
+                                   const char *phase);
 void sl_bench_report_free(sl_bench_report *r);
 
 /* Writes the report in opts.format to f.  Returns 0 or -1 on a write error. */
@@ -284,9 +284,8 @@ int sl_bench_report_finish(sl_bench_report *r, const char *cmd);
  * why).
  */
 #define SL_BENCH_BASE_BEST (-1)
-int sl_bench_row(sl_bench_exp *e, const sl_bench_opts *o, const char *group, const char *row,
-                 const sl_bench_variant *v, unsigned nv, const char *const *phase_names,
-                 const char *const *extra_names, int base);
+int sl_bench_row(sl_bench_exp *e, const sl_bench_opts *o, const char *group, const char *row, const sl_bench_variant *v,
+                 unsigned nv, const char *const *phase_names, const char *const *extra_names, int base);
 
 /* The bulk sizes of seed 000 (slab_bulk_test01): 1 2 3 4 8 16 30 32 34 48 64 128 158 250. */
 extern const unsigned sl_bench_bulk_sizes[14];
@@ -300,8 +299,8 @@ int sl_bench_bulk_run(sl_bench_report *r, const sl_bench_opts *o);
 int sl_bench_kmalloc_run(sl_bench_report *r, const sl_bench_opts *o);
 /* objects per run; budget_s bounds one run (a run over it is reported as failed) */
 int sl_bench_percpu_run(sl_bench_report *r, const sl_bench_opts *o, unsigned long objects, unsigned budget_s);
-int sl_bench_compare_run(sl_bench_report *r, const sl_bench_opts *o, unsigned max_size,
-                         bool want_burst, bool want_prodcons);
+int sl_bench_compare_run(sl_bench_report *r, const sl_bench_opts *o, unsigned max_size, bool want_burst,
+                         bool want_prodcons);
 /* 1..max_threads threads; every remote_every-th object is freed by the next CPU */
 int sl_bench_scale_run(sl_bench_report *r, const sl_bench_opts *o, unsigned max_threads, unsigned remote_every);
 /* batch sizes up to max_batch; sheaf_capacity of the sheaves variant */

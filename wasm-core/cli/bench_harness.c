@@ -144,16 +144,15 @@ static int warm_up(const sl_bench_variant *v, const sl_bench_opts *o, uint64_t *
     }
 }
 
-#define S(v, p, r) samples[((size_t)(v) * SL_BENCH_MAX_PHASES + (p)) * reps + (r)]
+#define S(v, p, r) samples[((size_t)(v)*SL_BENCH_MAX_PHASES + (p)) * reps + (r)]
 
-int sl_bench_row(sl_bench_exp *e, const sl_bench_opts *o, const char *group, const char *row,
-                 const sl_bench_variant *v, unsigned nv, const char *const *phase_names,
-                 const char *const *extra_names, int base)
+int sl_bench_row(sl_bench_exp *e, const sl_bench_opts *o, const char *group, const char *row, const sl_bench_variant *v,
+                 unsigned nv, const char *const *phase_names, const char *const *extra_names, int base)
 {
     unsigned reps = o->reps ? o->reps : 1;
     size_t cells = (size_t)nv * SL_BENCH_MAX_PHASES * reps;
-    double *samples = calloc(cells, sizeof *samples);     /* cycles per op */
-    double *nsamples = calloc(cells, sizeof *nsamples);   /* ns per op */
+    double *samples = calloc(cells, sizeof *samples);   /* cycles per op */
+    double *nsamples = calloc(cells, sizeof *nsamples); /* ns per op */
     double *period = calloc((size_t)nv * reps, sizeof *period);
     double *extra = calloc((size_t)nv * SL_BENCH_MAX_EXTRA * reps, sizeof *extra);
     uint64_t *loops = calloc(nv, sizeof *loops), *ops = calloc((size_t)nv * SL_BENCH_MAX_PHASES, sizeof *ops);
@@ -183,8 +182,7 @@ int sl_bench_row(sl_bench_exp *e, const sl_bench_opts *o, const char *group, con
             for (unsigned p = 0; p < rec.nphases; p++) {
                 ops[k * SL_BENCH_MAX_PHASES + p] = rec.ops[p];
                 S(k, p, r) = sl_bench_per_op(rec.tsc[p], rec.ops[p]);
-                nsamples[((size_t)k * SL_BENCH_MAX_PHASES + p) * reps + r] =
-                    sl_bench_per_op(rec.ns[p], rec.ops[p]);
+                nsamples[((size_t)k * SL_BENCH_MAX_PHASES + p) * reps + r] = sl_bench_per_op(rec.ns[p], rec.ops[p]);
             }
             period[(size_t)k * reps + r] = (double)rec_ns(&rec) / 1e6;
             for (unsigned x = 0; x < nextra; x++)

@@ -63,8 +63,7 @@ int sl_bench_opts_parse(const sl_cli_command *cmd, int argc, char **argv, int *i
         else if (sl_cli_parse_ulong(s, 0, sl_host_cpus() - 1, &v))
             o->cpu = (int)v;
         else
-            return sl_cli_usage_error(cmd, "--cpu takes a CPU number from 0 to %u, or none",
-                                      sl_host_cpus() - 1);
+            return sl_cli_usage_error(cmd, "--cpu takes a CPU number from 0 to %u, or none", sl_host_cpus() - 1);
     } else if (!strcmp(a, "--quick")) {
         o->quick = true;
     } else if (!strcmp(a, "--kernel")) {
@@ -90,8 +89,8 @@ void sl_bench_opts_finish(sl_bench_opts *o, unsigned reps, unsigned min_time_us)
         o->min_time_us = o->quick ? QUICK_MIN_TIME_US : min_time_us ? min_time_us : DEFAULT_MIN_TIME_US;
 }
 
-int sl_bench_command(const sl_cli_command *cmd, int argc, char **argv, sl_bench_own_opt own,
-                     sl_bench_runner run, void *ctx, const sl_bench_defaults *defaults)
+int sl_bench_command(const sl_cli_command *cmd, int argc, char **argv, sl_bench_own_opt own, sl_bench_runner run,
+                     void *ctx, const sl_bench_defaults *defaults)
 {
     sl_bench_report r;
     memset(&r, 0, sizeof r);

@@ -48,13 +48,14 @@ static int time_workload(void *arg, uint64_t loops, sl_bench_rec *rec)
 
 int sl_bench_percpu_run(sl_bench_report *r, const sl_bench_opts *o, unsigned long objects, unsigned budget_s)
 {
-    sl_bench_exp *e = sl_bench_exp_new(r, "percpu", "percpu allocators: allocate N objects, then free them",
-                                       "003", "object (alloc or free)", "ratio");
+    sl_bench_exp *e = sl_bench_exp_new(r, "percpu", "percpu allocators: allocate N objects, then free them", "003",
+                                       "object (alloc or free)", "ratio");
     sl_bench_param_num(e, "objects", (double)objects);
     sl_bench_param_num(e, "units", 2);
     sl_bench_param_num(e, "align", 4);
     sl_bench_param_num(e, "budget_s", budget_s);
-    sl_bench_note(e, "the workload times itself with the wall clock; cycles(tsc) here are its ns at the calibrated TSC rate");
+    sl_bench_note(
+        e, "the workload times itself with the wall clock; cycles(tsc) here are its ns at the calibrated TSC rate");
     sl_bench_note(e, "seed 003 used 1048576 objects; `slablab percpu` (the percpu model's command) runs that");
     static const size_t sizes[] = {4, 16, 64, 256, 1024};
     static const char *const phases[] = {"alloc", "free"};
@@ -84,8 +85,11 @@ int sl_bench_percpu_run(sl_bench_report *r, const sl_bench_opts *o, unsigned lon
                 args[k].w.prefill_second_half = groups[g].prefill;
                 args[k].w.budget_ns = (uint64_t)budget_s * 1000000000ull;
                 args[k].tsc_per_ns = r->machine.tsc_hz / 1e9;
-                v[k] = (sl_bench_variant){.name = sl_pcpu_kind_name((sl_pcpu_kind)k), .fn = time_workload,
-                                          .arg = &args[k], .available = true, .fixed_loops = 1};
+                v[k] = (sl_bench_variant){.name = sl_pcpu_kind_name((sl_pcpu_kind)k),
+                                          .fn = time_workload,
+                                          .arg = &args[k],
+                                          .available = true,
+                                          .fixed_loops = 1};
             }
             char row[16];
             snprintf(row, sizeof row, "%zuB", sizes[s]);

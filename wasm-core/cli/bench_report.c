@@ -38,8 +38,8 @@ static void *grow(void *p, size_t *cap, size_t n, size_t elem)
     return q;
 }
 
-sl_bench_exp *sl_bench_exp_new(sl_bench_report *r, const char *name, const char *title,
-                               const char *seed, const char *unit, const char *ratio_style)
+sl_bench_exp *sl_bench_exp_new(sl_bench_report *r, const char *name, const char *title, const char *seed,
+                               const char *unit, const char *ratio_style)
 {
     sl_bench_exp *e = calloc(1, sizeof *e);
     if (!e || r->nexps >= sizeof r->exps / sizeof r->exps[0]) {
@@ -96,8 +96,8 @@ sl_bench_ratio *sl_bench_add_ratio(sl_bench_exp *e, const sl_bench_ratio *q)
     return &e->ratios[e->nratios++];
 }
 
-const sl_bench_meas *sl_bench_find(const sl_bench_exp *e, const char *group, const char *row,
-                                   const char *variant, const char *phase)
+const sl_bench_meas *sl_bench_find(const sl_bench_exp *e, const char *group, const char *row, const char *variant,
+                                   const char *phase)
 {
     for (size_t i = 0; i < e->nmeas; i++) {
         const sl_bench_meas *m = &e->meas[i];
@@ -125,8 +125,8 @@ static void table_machine(const sl_bench_report *r, FILE *f)
 {
     const sl_bench_machine *m = &r->machine;
     fprintf(f, "# CPU: %s, %u cores%s; TSC %.3f MHz (calibrated)%s%s\n", m->cpu_model, m->cores,
-            m->hypervisor ? " (virtual machine)" : "", m->tsc_hz / 1e6,
-            m->constant_tsc ? ", constant_tsc" : "", m->nonstop_tsc ? ", nonstop_tsc" : "");
+            m->hypervisor ? " (virtual machine)" : "", m->tsc_hz / 1e6, m->constant_tsc ? ", constant_tsc" : "",
+            m->nonstop_tsc ? ", nonstop_tsc" : "");
     fprintf(f, "# kernel: %s; compiler: %s; %s; pinned to %s%d\n", m->kernel, m->compiler,
             m->bench_build ? "benchmark build" : "NOT a benchmark build (tracing and asserts on)",
             m->pinned_cpu < 0 ? "no CPU" : "CPU ", m->pinned_cpu < 0 ? 0 : m->pinned_cpu);
@@ -164,8 +164,8 @@ static void table_cell(const sl_bench_exp *e, const sl_bench_meas *m, FILE *f)
         return;
     }
     char cell[160];
-    int n = snprintf(cell, sizeof cell, "%4.0f cycles(tsc) %7.3f ns [%.0f..%.0f]", m->cycles.median,
-                     m->ns.median, m->cycles.min, m->cycles.max);
+    int n = snprintf(cell, sizeof cell, "%4.0f cycles(tsc) %7.3f ns [%.0f..%.0f]", m->cycles.median, m->ns.median,
+                     m->cycles.min, m->cycles.max);
     const sl_bench_ratio *q = find_ratio(e, m);
     if (!strcmp(e->ratio_style, "best"))
         n += snprintf(cell + n, sizeof cell - (size_t)n, " x%.2f", q ? q->ratio.median : 1.0);
@@ -223,8 +223,7 @@ static void table_exp(const sl_bench_exp *e, FILE *f)
         for (unsigned r = 0; r < nrows; r++) {
             fprintf(f, "%*s", w, rows[r]);
             for (unsigned c = 0; c < ncols; c++) {
-                const sl_bench_meas *m =
-                    sl_bench_find(e, groups[g], rows[r], colm[c]->variant, colm[c]->phase);
+                const sl_bench_meas *m = sl_bench_find(e, groups[g], rows[r], colm[c]->variant, colm[c]->phase);
                 fprintf(f, " - ");
                 if (m)
                     table_cell(e, m, f);
@@ -242,8 +241,7 @@ static void table_exp(const sl_bench_exp *e, FILE *f)
                     if (!strcmp(e->ratio_style, "improvement"))
                         fprintf(f, " %s improved %.1f%% over %s", q->a, q->improvement_pct, q->b);
                     else
-                        fprintf(f, " %s/%s %.3f [%.3f..%.3f]", q->a, q->b, q->ratio.median,
-                                q->ratio.min, q->ratio.max);
+                        fprintf(f, " %s/%s %.3f [%.3f..%.3f]", q->a, q->b, q->ratio.median, q->ratio.min, q->ratio.max);
                 }
             }
             fprintf(f, "\n");
@@ -274,8 +272,8 @@ static void csv_field(FILE *f, const char *s)
 static void csv_write(const sl_bench_report *r, FILE *f)
 {
     const sl_bench_machine *m = &r->machine;
-    fprintf(f, "# cpu=%s; cores=%u; tsc_hz=%.0f; constant_tsc=%d; kernel=%s; bench_build=%d\n",
-            m->cpu_model, m->cores, m->tsc_hz, m->constant_tsc, m->kernel, m->bench_build);
+    fprintf(f, "# cpu=%s; cores=%u; tsc_hz=%.0f; constant_tsc=%d; kernel=%s; bench_build=%d\n", m->cpu_model, m->cores,
+            m->tsc_hz, m->constant_tsc, m->kernel, m->bench_build);
     fprintf(f, "kind,experiment,group,row,variant,phase,available,ops,reps,cycles_median,cycles_min,"
                "cycles_max,ns_median,ns_min,ns_max,period_ms,extra,ratio_to,ratio_median,ratio_min,"
                "ratio_max,improvement_pct,reason\n");
@@ -291,9 +289,9 @@ static void csv_write(const sl_bench_report *r, FILE *f)
             csv_field(f, q->variant);
             fprintf(f, ",%s,%d,", q->phase, q->available);
             if (q->available) {
-                fprintf(f, "%llu,%u,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.3f,", (unsigned long long)q->ops,
-                        q->reps, q->cycles.median, q->cycles.min, q->cycles.max, q->ns.median,
-                        q->ns.min, q->ns.max, q->period_ms);
+                fprintf(f, "%llu,%u,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.3f,", (unsigned long long)q->ops, q->reps,
+                        q->cycles.median, q->cycles.min, q->cycles.max, q->ns.median, q->ns.min, q->ns.max,
+                        q->period_ms);
                 for (unsigned k = 0; k < q->nextra; k++)
                     fprintf(f, "%s%s=%.6g", k ? ";" : "", q->extra_name[k], q->extra[k]);
             } else {
@@ -313,8 +311,7 @@ static void csv_write(const sl_bench_report *r, FILE *f)
             csv_field(f, q->a);
             fprintf(f, ",%s,1,,,,,,,,,,,", q->phase);
             csv_field(f, q->b);
-            fprintf(f, ",%.4f,%.4f,%.4f,%.2f,\n", q->ratio.median, q->ratio.min, q->ratio.max,
-                    q->improvement_pct);
+            fprintf(f, ",%.4f,%.4f,%.4f,%.2f,\n", q->ratio.median, q->ratio.min, q->ratio.max, q->improvement_pct);
         }
     }
 }
@@ -444,13 +441,13 @@ static void json_write(const sl_bench_report *r, FILE *f)
     jkey_str(f, "compiler", m->compiler);
     fprintf(f, ", \"cores\": %u, \"tsc_hz\": ", m->cores);
     jnum(f, round(m->tsc_hz));
-    fprintf(f, ", \"constant_tsc\": %s, \"nonstop_tsc\": %s, \"hypervisor\": %s, \"bench_build\": %s, "
-               "\"pinned_cpu\": %d},\n",
-            m->constant_tsc ? "true" : "false", m->nonstop_tsc ? "true" : "false",
-            m->hypervisor ? "true" : "false", m->bench_build ? "true" : "false", m->pinned_cpu);
-    fprintf(f, "  \"options\": {\"reps\": %u, \"loops\": %llu, \"min_time_us\": %u, \"quick\": %s},\n",
-            r->opts.reps, (unsigned long long)r->opts.loops, r->opts.min_time_us,
-            r->opts.quick ? "true" : "false");
+    fprintf(f,
+            ", \"constant_tsc\": %s, \"nonstop_tsc\": %s, \"hypervisor\": %s, \"bench_build\": %s, "
+            "\"pinned_cpu\": %d},\n",
+            m->constant_tsc ? "true" : "false", m->nonstop_tsc ? "true" : "false", m->hypervisor ? "true" : "false",
+            m->bench_build ? "true" : "false", m->pinned_cpu);
+    fprintf(f, "  \"options\": {\"reps\": %u, \"loops\": %llu, \"min_time_us\": %u, \"quick\": %s},\n", r->opts.reps,
+            (unsigned long long)r->opts.loops, r->opts.min_time_us, r->opts.quick ? "true" : "false");
     fprintf(f, "  \"experiments\": [\n");
     for (unsigned i = 0; i < r->nexps; i++) {
         json_exp(r->exps[i], f);
@@ -489,8 +486,9 @@ static void time_bench_line(const sl_bench_exp *e, const sl_bench_meas *m, FILE 
     unsigned long long ops = m->ops ? m->ops : 1;
     unsigned long long time_interval = llround(m->ns.median * (double)ops);
     unsigned long long tsc_interval = llround(m->cycles.median * (double)ops);
-    fprintf(f, " Per elem: %llu cycles(tsc) %llu.%03llu ns (step:%lu) - (measurement period time:%llu.%09llu sec "
-               "time_interval:%llu) - (invoke count:%llu tsc_interval:%llu)\n",
+    fprintf(f,
+            " Per elem: %llu cycles(tsc) %llu.%03llu ns (step:%lu) - (measurement period time:%llu.%09llu sec "
+            "time_interval:%llu) - (invoke count:%llu tsc_interval:%llu)\n",
             tsc_interval / ops, time_interval / ops, time_interval % ops * 1000 / ops, numeric_row ? step : 1,
             time_interval / 1000000000ull, time_interval % 1000000000ull, time_interval, ops, tsc_interval);
 }

@@ -27,9 +27,6 @@ sl_bench_stat sl_bench_stat_of(double *v, size_t n)
 
 double sl_bench_ratio_of(double a, double b) { return b == 0 ? 0 : a / b; }
 
-double sl_bench_improvement_pct(double before, double now)
-{
-    return before == 0 ? 0 : (before - now) / before * 100.0;
-}
+double sl_bench_improvement_pct(double before, double now) { return before == 0 ? 0 : (before - now) / before * 100.0; }
 
 double sl_bench_per_op(uint64_t interval, uint64_t ops) { return ops == 0 ? 0 : (double)interval / (double)ops; }

@@ -25,16 +25,12 @@ typedef struct sl_cli_command {
 
 void sl_cli_register(const sl_cli_command *cmd);
 
-#define SL_CLI_COMMAND(ident, ...)                                                                 \
-    static const sl_cli_command sl_cli_cmd_##ident = {__VA_ARGS__};                                \
-    __attribute__((constructor)) static void sl_cli_register_##ident(void)                         \
-    {                                                                                              \
-        sl_cli_register(&sl_cli_cmd_##ident);                                                      \
-    }
+#define SL_CLI_COMMAND(ident, ...)                                                                                     \
+    static const sl_cli_command sl_cli_cmd_##ident = {__VA_ARGS__};                                                    \
+    __attribute__((constructor)) static void sl_cli_register_##ident(void) { sl_cli_register(&sl_cli_cmd_##ident); }
 
 /* Prints "slablab NAME: message" and the usage to stderr; returns SL_CLI_USAGE. */
-int sl_cli_usage_error(const sl_cli_command *cmd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int sl_cli_usage_error(const sl_cli_command *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* SL_FMT_TIME_BENCH (the experiments' prototype-kernel lines) is parsed by bench_options.c only. */
 typedef enum sl_cli_format { SL_FMT_TABLE, SL_FMT_CSV, SL_FMT_JSON, SL_FMT_TIME_BENCH } sl_cli_format;

@@ -27,8 +27,7 @@ static int run(sl_bench_report *r, const sl_bench_opts *o, void *ctx)
 }
 
 static int run_all(int argc, char **argv);
-SL_CLI_COMMAND(all, .name = "all",
-               .summary = "every experiment with short defaults, as one JSON document",
+SL_CLI_COMMAND(all, .name = "all", .summary = "every experiment with short defaults, as one JSON document",
                .usage = "slablab all " SL_BENCH_OPTS_USAGE " (default --format json --reps 11 --min-time-us 2000)",
                .run = run_all)
 

@@ -98,8 +98,9 @@ static int time_bulk(void *arg, uint64_t loops, sl_bench_rec *rec)
 static int run(sl_bench_report *r, const sl_bench_opts *o, void *ctx)
 {
     (void)ctx;
-    sl_bench_exp *e = sl_bench_exp_new(r, "bulk", "SLUB alloc_bulk + free_bulk: generic loop vs detached freelist vs irq-off section",
-                                       "000, 004", "object (an alloc+free pair)", "improvement");
+    sl_bench_exp *e =
+        sl_bench_exp_new(r, "bulk", "SLUB alloc_bulk + free_bulk: generic loop vs detached freelist vs irq-off section",
+                         "000, 004", "object (an alloc+free pair)", "improvement");
     sl_bench_param_num(e, "object_size", 256);
     sl_bench_param_str(e, "flags", "HWCACHE_ALIGN");
     sl_bench_param_num(e, "cache_cpus", SEED_CPUS);
@@ -124,13 +125,15 @@ static int run(sl_bench_report *r, const sl_bench_opts *o, void *ctx)
     for (; opened < 3; opened++) {
         caches[opened] = (sl_bench_slub){0};
         args[opened] = (bulk_arg){NULL, 1};
-        v[opened] = (sl_bench_variant){.name = kinds[opened].name, .fn = kinds[opened].fn, .arg = &args[opened],
+        v[opened] = (sl_bench_variant){.name = kinds[opened].name,
+                                       .fn = kinds[opened].fn,
+                                       .arg = &args[opened],
                                        .available = sl_bench_slub_has_fastpath(o->kernel, kinds[opened].fp),
                                        .reason = "7.0 has no per-CPU slab to free into with interrupts off"};
         if (!v[opened].available)
             continue;
-        rc = sl_bench_slub_open(&caches[opened], SEED_CPUS, 256, SL_SLUB_HWCACHE_ALIGN, o->kernel, 0,
-                                kinds[opened].fp, kinds[opened].bf, 32);
+        rc = sl_bench_slub_open(&caches[opened], SEED_CPUS, 256, SL_SLUB_HWCACHE_ALIGN, o->kernel, 0, kinds[opened].fp,
+                                kinds[opened].bf, 32);
         if (rc != SL_OK)
             break;
         args[opened].s = caches[opened].cache;

@@ -261,14 +261,14 @@ static int row(sl_bench_exp *e, const sl_bench_opts *o, const char *group, const
     return rc;
 }
 
-int sl_bench_compare_run(sl_bench_report *r, const sl_bench_opts *o, unsigned max_size,
-                         bool want_burst, bool want_prodcons)
+int sl_bench_compare_run(sl_bench_report *r, const sl_bench_opts *o, unsigned max_size, bool want_burst,
+                         bool want_prodcons)
 {
     static sl_bench_allocator al[SL_BENCH_NALLOCATORS];
     sl_bench_allocators_load(al);
-    sl_bench_exp *e = sl_bench_exp_new(r, "compare", "the SLUB model's per-CPU cache against general-purpose mallocs",
-                                       NULL, "operation (an alloc+free pair; per object for burst and prodcons)",
-                                       "best");
+    sl_bench_exp *e =
+        sl_bench_exp_new(r, "compare", "the SLUB model's per-CPU cache against general-purpose mallocs", NULL,
+                         "operation (an alloc+free pair; per object for burst and prodcons)", "best");
     for (unsigned k = 0; k < SL_BENCH_NALLOCATORS; k++)
         sl_bench_param_str(e, al[k].name, al[k].available ? al[k].reason : "unavailable");
     sl_bench_param_num(e, "burst_object_size", 256);
@@ -286,13 +286,17 @@ int sl_bench_compare_run(sl_bench_report *r, const sl_bench_opts *o, unsigned ma
         bool lib = k < SL_BENCH_NALLOCATORS;
         w[k] = (work){.a = lib ? &al[k] : NULL, .size = 256, .burst = 1, .consumer_cpu = consumer};
         bool has = lib || sl_bench_slub_has_fastpath(o->kernel, slub_fp[k - SL_BENCH_NALLOCATORS]);
-        v[k] = (sl_bench_variant){.name = lib ? al[k].name : slub_name[k - SL_BENCH_NALLOCATORS], .arg = &w[k],
+        v[k] = (sl_bench_variant){.name = lib ? al[k].name : slub_name[k - SL_BENCH_NALLOCATORS],
+                                  .arg = &w[k],
                                   .available = lib ? al[k].available : has,
-                                  .reason = lib ? al[k].reason : has ? NULL : "7.0 has no per-CPU slab fast path"};
+                                  .reason = lib   ? al[k].reason
+                                            : has ? NULL
+                                                  : "7.0 has no per-CPU slab fast path"};
     }
     int rc = SL_OK;
     char key[32];
-    for (unsigned s = 0; rc == SL_OK && s < sizeof pair_sizes / sizeof pair_sizes[0] && pair_sizes[s] <= max_size; s++) {
+    for (unsigned s = 0; rc == SL_OK && s < sizeof pair_sizes / sizeof pair_sizes[0] && pair_sizes[s] <= max_size;
+         s++) {
         snprintf(key, sizeof key, "%u", pair_sizes[s]);
         rc = row(e, o, "pair", key, w, v, time_pair, time_slub_pair, pair_sizes[s]);
     }

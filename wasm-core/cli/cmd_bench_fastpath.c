@@ -95,8 +95,8 @@ static int instr_row(sl_bench_exp *e, const sl_bench_opts *o, const char *row, s
 
 int sl_bench_fastpath_run(sl_bench_report *r, const sl_bench_opts *o)
 {
-    sl_bench_exp *e = sl_bench_exp_new(r, "fastpath", "SLUB fast path alloc+free and the instructions it costs",
-                                       "001", "operation (an alloc+free pair, or one instruction)", "ratio");
+    sl_bench_exp *e = sl_bench_exp_new(r, "fastpath", "SLUB fast path alloc+free and the instructions it costs", "001",
+                                       "operation (an alloc+free pair, or one instruction)", "ratio");
     static int one = 1;
     int rc = SL_OK;
     sl_bench_param_num(e, "object_size", 256);
@@ -107,7 +107,8 @@ int sl_bench_fastpath_run(sl_bench_report *r, const sl_bench_opts *o)
     unsigned opened = 0;
     for (; opened < SL_SLUB_NR_FASTPATHS && rc == SL_OK; opened++) {
         sl_slub_fastpath fp = (sl_slub_fastpath)opened;
-        v[opened] = (sl_bench_variant){.name = sl_bench_slub_fastpath_name(o->kernel, fp), .fn = time_slub_pair,
+        v[opened] = (sl_bench_variant){.name = sl_bench_slub_fastpath_name(o->kernel, fp),
+                                       .fn = time_slub_pair,
                                        .available = sl_bench_slub_has_fastpath(o->kernel, fp),
                                        .reason = "7.0 has no per-CPU slab: its caches allocate from sheaves"};
         c[opened] = (sl_bench_slub){0};

@@ -25,10 +25,10 @@
 #define ROUND 10000
 
 typedef struct km_arg {
-    sl_slab *slab;         /* SLAB variants */
-    sl_slub_cache *slub;   /* SLUB variant */
+    sl_slab *slab;       /* SLAB variants */
+    sl_slub_cache *slub; /* SLUB variant */
     size_t size;
-    void **v;              /* ROUND slots */
+    void **v; /* ROUND slots */
 } km_arg;
 
 /* Adds one timed phase of a round to rec's phase `p`. */
@@ -86,8 +86,8 @@ static const unsigned sizes[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
 
 static int kmalloc_run(sl_bench_report *r, const sl_bench_opts *o, unsigned kernel)
 {
-    sl_bench_exp *e = sl_bench_exp_new(r, "kmalloc", "slab_test: 10000 x kmalloc(size) then 10000 x kfree",
-                                       "002", "kmalloc or kfree call", "improvement");
+    sl_bench_exp *e = sl_bench_exp_new(r, "kmalloc", "slab_test: 10000 x kmalloc(size) then 10000 x kfree", "002",
+                                       "kmalloc or kfree call", "improvement");
     sl_bench_param_num(e, "round", ROUND);
     static char version[16]; /* the report keeps the pointer */
     sl_slab_kernel_name(kernel, version, sizeof version);
@@ -97,7 +97,8 @@ static int kmalloc_run(sl_bench_report *r, const sl_bench_opts *o, unsigned kern
     sl_slab *slab[2] = {NULL, NULL};
     int rc = slots ? SL_OK : SL_ENOMEM;
     for (unsigned k = 0; k < 2 && rc == SL_OK; k++) {
-        sl_slab_config cfg = {.ncpus = 1, .arena_bytes = (size_t)128 << 20,
+        sl_slab_config cfg = {.ncpus = 1,
+                              .arena_bytes = (size_t)128 << 20,
                               .variant = {.rules = k ? SL_SLAB_RULES_AFTER : SL_SLAB_RULES_BEFORE, .kernel = kernel},
                               .trace = NULL};
         rc = sl_slab_create(&cfg, &slab[k]);
@@ -114,8 +115,8 @@ static int kmalloc_run(sl_bench_report *r, const sl_bench_opts *o, unsigned kern
                                 SL_SLUB_BULK_DETACHED, 128);
         if (rc != SL_OK)
             break;
-        km_arg a[3] = {{slab[0], NULL, sizes[s], slots}, {slab[1], NULL, sizes[s], slots},
-                       {NULL, c.cache, sizes[s], slots}};
+        km_arg a[3] = {
+            {slab[0], NULL, sizes[s], slots}, {slab[1], NULL, sizes[s], slots}, {NULL, c.cache, sizes[s], slots}};
         sl_bench_variant v[3] = {{.name = "slab-before", .fn = time_slab, .arg = &a[0], .available = true},
                                  {.name = "slab-after", .fn = time_slab, .arg = &a[1], .available = true},
                                  {.name = "slub", .fn = time_slub, .arg = &a[2], .available = true}};
@@ -135,10 +136,7 @@ static int kmalloc_run(sl_bench_report *r, const sl_bench_opts *o, unsigned kern
     return 0;
 }
 
-int sl_bench_kmalloc_run(sl_bench_report *r, const sl_bench_opts *o)
-{
-    return kmalloc_run(r, o, SL_SLAB_KERNEL_LAST);
-}
+int sl_bench_kmalloc_run(sl_bench_report *r, const sl_bench_opts *o) { return kmalloc_run(r, o, SL_SLAB_KERNEL_LAST); }
 
 /* --kernel X.Y: the SLAB kernel version the two SLAB variants follow. */
 static int own_opt(const sl_cli_command *cmd, int argc, char **argv, int *i, void *ctx)

@@ -167,8 +167,8 @@ typedef struct scale_opts {
 
 int sl_bench_scale_run(sl_bench_report *rep, const sl_bench_opts *o, unsigned max_threads, unsigned remote_every)
 {
-    sl_bench_exp *e = sl_bench_exp_new(rep, "scale", "SLUB model: threads as CPUs, local and remote frees",
-                                       NULL, "alloc+free pair, per thread (wall time / that thread's pairs)", "ratio");
+    sl_bench_exp *e = sl_bench_exp_new(rep, "scale", "SLUB model: threads as CPUs, local and remote frees", NULL,
+                                       "alloc+free pair, per thread (wall time / that thread's pairs)", "ratio");
     sl_bench_param_num(e, "object_size", 256);
     sl_bench_param_num(e, "remote_every", remote_every);
     sl_bench_param_num(e, "host_cpus", sl_host_cpus());
@@ -191,7 +191,11 @@ int sl_bench_scale_run(sl_bench_report *rep, const sl_bench_opts *o, unsigned ma
         scale_arg local = {c.cache, n, 0}, remote = {c.cache, n, remote_every};
         sl_bench_variant v[2] = {
             {.name = "local", .fn = time_scale, .arg = &local, .available = true, .min_loops = min_loops},
-            {.name = "remote", .fn = time_scale, .arg = &remote, .available = n > 1, .reason = "needs two threads",
+            {.name = "remote",
+             .fn = time_scale,
+             .arg = &remote,
+             .available = n > 1,
+             .reason = "needs two threads",
              .min_loops = min_loops}};
         char row[16];
         snprintf(row, sizeof row, "%u", n);
@@ -227,10 +231,11 @@ static int run(sl_bench_report *r, const sl_bench_opts *o, void *ctx)
 }
 
 static int run_scale(int argc, char **argv);
-SL_CLI_COMMAND(scale, .name = "scale",
-               .summary = "SLUB model with 1..N CPU threads: throughput, fast-path share, cmpxchg retries",
-               .usage = "slablab scale [--threads N (1-8, default: host CPUs)] [--remote-every K (default 4)] " SL_BENCH_OPTS_USAGE,
-               .run = run_scale)
+SL_CLI_COMMAND(
+    scale, .name = "scale", .summary = "SLUB model with 1..N CPU threads: throughput, fast-path share, cmpxchg retries",
+    .usage =
+        "slablab scale [--threads N (1-8, default: host CPUs)] [--remote-every K (default 4)] " SL_BENCH_OPTS_USAGE,
+    .run = run_scale)
 
 static int run_scale(int argc, char **argv)
 {

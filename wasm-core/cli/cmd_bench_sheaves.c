@@ -73,8 +73,9 @@ int sl_bench_sheaves_run(sl_bench_report *r, const sl_bench_opts *o, unsigned ma
     sl_slub_rules_for(o->kernel.major ? o->kernel : (sl_slub_kversion){6, 18}, &rules);
     bool v70 = rules.era == SL_SLUB_ERA_SHEAVES;
     sl_slub_kversion base = {6, 18}, with_sheaves = v70 ? rules.version : base;
-    sl_bench_exp *e = sl_bench_exp_new(r, "sheaves", "SLUB sheaves against the per-CPU slab: a batch of N allocs, then N frees",
-                                       NULL, "object (an alloc and a free)", "improvement");
+    sl_bench_exp *e =
+        sl_bench_exp_new(r, "sheaves", "SLUB sheaves against the per-CPU slab: a batch of N allocs, then N frees", NULL,
+                         "object (an alloc and a free)", "improvement");
     sl_bench_param_num(e, "object_size", size);
     uint16_t capacity = (uint16_t)(sheaf_capacity ? sheaf_capacity : v70 ? 0 : 32); /* 0: calculate_sheaf_capacity */
     sl_bench_param_num(e, "sheaf_capacity", capacity ? capacity : sl_slub_sheaf_capacity(with_sheaves, size, 0, 0));
@@ -96,8 +97,8 @@ int sl_bench_sheaves_run(sl_bench_report *r, const sl_bench_opts *o, unsigned ma
         rc = sl_bench_slub_open(&c[0], 1, size, 0, base, 0, SL_SLUB_FP_CMPXCHG, SL_SLUB_BULK_DETACHED, 64);
     opened += rc == SL_OK;
     if (rc == SL_OK)
-        rc = sl_bench_slub_open(&c[1], 1, size, 0, with_sheaves, capacity, SL_SLUB_FP_CMPXCHG,
-                                SL_SLUB_BULK_DETACHED, 64);
+        rc = sl_bench_slub_open(&c[1], 1, size, 0, with_sheaves, capacity, SL_SLUB_FP_CMPXCHG, SL_SLUB_BULK_DETACHED,
+                                64);
     opened += rc == SL_OK;
     static const unsigned batches[] = {1, 10, 100, 1000};
     static const char *const groups[] = {"fifo", "shuffled"};
@@ -108,7 +109,8 @@ int sl_bench_sheaves_run(sl_bench_report *r, const sl_bench_opts *o, unsigned ma
                 continue; /* a batch of one has one order */
             if (g == 1)
                 shuffle(order, n, 0x5eed0000ull + n);
-            batch_arg a[2] = {{c[0].cache, n, g ? order : NULL, objs}, {c[1].cache, n, g ? order : NULL, objs + MAX_BATCH}};
+            batch_arg a[2] = {{c[0].cache, n, g ? order : NULL, objs},
+                              {c[1].cache, n, g ? order : NULL, objs + MAX_BATCH}};
             sl_bench_variant v[2] = {{.name = "cpu-slab", .fn = time_batch, .arg = &a[0], .available = true},
                                      {.name = "sheaves", .fn = time_batch, .arg = &a[1], .available = true}};
             char row[16];

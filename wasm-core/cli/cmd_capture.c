@@ -71,8 +71,8 @@ SL_CLI_COMMAND(capture, .name = "capture",
                         "default 16384)]",
                .run = run_capture)
 
-static const char *const kmem_events[] = {"kmem_cache_alloc", "kmem_cache_free", "kmalloc",
-                                          "kfree",            "mm_page_alloc",   "mm_page_free"};
+static const char *const kmem_events[] = {"kmem_cache_alloc", "kmem_cache_free", "kmalloc", "kfree",
+                                          "mm_page_alloc",    "mm_page_free"};
 static const char *const percpu_events[] = {"percpu_alloc_percpu", "percpu_free_percpu", "percpu_create_chunk",
                                             "percpu_destroy_chunk", "percpu_alloc_percpu_fail"};
 
@@ -81,10 +81,10 @@ static void on_signal(int sig) { stop_requested = sig; }
 
 typedef struct capture {
     char tracefs[256];
-    int host_ns;     /* the host's mount namespace (an fd) once the capture left it for its own, else -1 */
+    int host_ns; /* the host's mount namespace (an fd) once the capture left it for its own, else -1 */
     char instance[320];
     bool instance_made;
-    int out;         /* the temporary output's descriptor (sl_outfile's) */
+    int out; /* the temporary output's descriptor (sl_outfile's) */
     uint64_t mtime;
     char events[1024];
 } capture;
@@ -270,8 +270,9 @@ static int setup_instance(capture *c, unsigned long buffer_kb)
     snprintf(path, sizeof path, "%s/set_event_notrace_pid", c->instance);
     snprintf(val, sizeof val, "%d", (int)getpid());
     if (!write_text(path, val))
-        fprintf(stderr, "slablab capture: note: cannot exclude the capture's own events (%s): its writes are "
-                        "recorded too\n",
+        fprintf(stderr,
+                "slablab capture: note: cannot exclude the capture's own events (%s): its writes are "
+                "recorded too\n",
                 strerror(errno));
     snprintf(path, sizeof path, "%s/tracing_on", c->instance);
     if (!write_text(path, "0"))
@@ -283,14 +284,16 @@ static int setup_instance(capture *c, unsigned long buffer_kb)
      */
     snprintf(path, sizeof path, "%s/options/hash-ptr", c->instance);
     if (!write_text(path, "0") && errno != ENOENT)
-        fprintf(stderr, "slablab capture: note: cannot turn hash-ptr off (%s): the trace's pointers are hashed and "
-                        "`replay --check` cannot place them\n",
+        fprintf(stderr,
+                "slablab capture: note: cannot turn hash-ptr off (%s): the trace's pointers are hashed and "
+                "`replay --check` cannot place them\n",
                 strerror(errno));
     snprintf(path, sizeof path, "%s/buffer_size_kb", c->instance);
     snprintf(val, sizeof val, "%lu", buffer_kb);
     if (!write_text(path, val)) {
-        fprintf(stderr, "slablab capture: cannot size the trace buffer to %s KiB per CPU (%s): try a smaller "
-                        "--buffer-kb\n",
+        fprintf(stderr,
+                "slablab capture: cannot size the trace buffer to %s KiB per CPU (%s): try a smaller "
+                "--buffer-kb\n",
                 val, strerror(errno));
         return 1;
     }
@@ -298,8 +301,9 @@ static int setup_instance(capture *c, unsigned long buffer_kb)
     for (unsigned i = 0; i < sizeof kmem_events / sizeof kmem_events[0]; i++) {
         snprintf(path, sizeof path, "%s/events/kmem/%s/enable", c->instance, kmem_events[i]);
         if (!write_text(path, "1")) {
-            fprintf(stderr, "slablab capture: the kernel has no kmem:%s trace event (%s): it needs CONFIG_TRACEPOINTS "
-                            "and the kmem events\n",
+            fprintf(stderr,
+                    "slablab capture: the kernel has no kmem:%s trace event (%s): it needs CONFIG_TRACEPOINTS "
+                    "and the kmem events\n",
                     kmem_events[i], strerror(errno));
             return 1;
         }
@@ -359,12 +363,12 @@ static int write_snapshot(capture *c, const char *command_text, double seconds, 
                      "format=slabcap/1\ntool=slablab capture\nkernel_release=%s\nkernel_version=%s\nmachine=%s\n"
                      "cpus_possible=%u\ncpus_present=%u\ncpus_online=%u\npage_size=%ld\n",
                      u.release, u.version, u.machine, cpu_list_count("/sys/devices/system/cpu/possible"),
-                     cpu_list_count("/sys/devices/system/cpu/present"), cpu_list_count("/sys/devices/system/cpu/online"),
-                     sysconf(_SC_PAGESIZE));
+                     cpu_list_count("/sys/devices/system/cpu/present"),
+                     cpu_list_count("/sys/devices/system/cpu/online"), sysconf(_SC_PAGESIZE));
     if (have_stats && percpu_unit_size(stats.data))
         sl_strbuf_printf(&b, "percpu_unit_size=%llu\n", (unsigned long long)percpu_unit_size(stats.data));
-    sl_strbuf_printf(&b, "started_utc=%s\ntrace_clock=%s\nbuffer_kb_per_cpu=%lu\nevents=%s\n", started, clock, buffer_kb,
-                     c->events);
+    sl_strbuf_printf(&b, "started_utc=%s\ntrace_clock=%s\nbuffer_kb_per_cpu=%lu\nevents=%s\n", started, clock,
+                     buffer_kb, c->events);
     if (command_text)
         sl_strbuf_printf(&b, "command=%s\n", command_text);
     else
@@ -504,8 +508,9 @@ static int run_capture(int argc, char **argv)
 
     struct utsname u;
     if (uname(&u) != 0 || strcmp(u.sysname, "Linux")) {
-        fprintf(stderr, "slablab capture: this is %s, not Linux: the capture records Linux's ftrace events. Record on "
-                        "the Linux machine and copy the .slabcap here for `slablab replay`.\n",
+        fprintf(stderr,
+                "slablab capture: this is %s, not Linux: the capture records Linux's ftrace events. Record on "
+                "the Linux machine and copy the .slabcap here for `slablab replay`.\n",
                 uname(&u) == 0 ? u.sysname : "not Linux");
         return 1;
     }
@@ -555,7 +560,8 @@ static int run_capture(int argc, char **argv)
     /* The trace member: header now, size patched at the end. */
     off_t trace_hdr = status ? 0 : lseek(c.out, 0, SEEK_CUR);
     uint8_t hdr[SL_USTAR_BLOCK];
-    if (!status && (sl_ustar_header(hdr, "trace.txt", '0', 0, NULL, c.mtime) != SL_OK || !write_all(c.out, hdr, sizeof hdr)))
+    if (!status &&
+        (sl_ustar_header(hdr, "trace.txt", '0', 0, NULL, c.mtime) != SL_OK || !write_all(c.out, hdr, sizeof hdr)))
         status = 1;
     char path[512];
     snprintf(path, sizeof path, "%s/trace_pipe", c.instance);

@@ -36,8 +36,10 @@ static int check_slabinfo(const char *path, char *err, size_t errlen)
     bool ok = fgets(head, sizeof head, f) && !strncmp(head, "slabinfo - version: 2.", 22);
     sl_cli_close_input(f);
     if (!ok)
-        snprintf(err, errlen, "%s does not start with \"slabinfo - version: 2.x\": not a /proc/slabinfo of a kernel "
-                              "since 2.6 (only version 2 is read)", path);
+        snprintf(err, errlen,
+                 "%s does not start with \"slabinfo - version: 2.x\": not a /proc/slabinfo of a kernel "
+                 "since 2.6 (only version 2 is read)",
+                 path);
     return ok ? 0 : -1;
 }
 
@@ -45,7 +47,8 @@ static int run_geometry(int argc, char **argv);
 SL_CLI_COMMAND(geometry, .name = "geometry",
                .summary = "compute SLUB cache geometry as a Linux version does and compare it with a kernel's",
                .usage = "slablab geometry (--sysfs DIR | --slabinfo FILE) [--cpus N (default: present CPUs)]\n"
-                        "                 [--kernel X.Y (4.3-7.3; newer: 7.3's rules, with a notice; default 6.17)] [--min-order N] [--max-order N]\n"
+                        "                 [--kernel X.Y (4.3-7.3; newer: 7.3's rules, with a notice; default 6.17)] "
+                        "[--min-order N] [--max-order N]\n"
                         "                 [--min-objects N] [--format table|json]",
                .run = run_geometry)
 
@@ -109,8 +112,8 @@ static void print_table(const sl_slub_kcache *v, int n, unsigned cpus, const sl_
             printf(" slub_max_order=%u", boot->max_order);
         printf(" slub_min_objects=%u\n", boot->min_objects);
     }
-    printf("%-28s %7s | %6s %5s %5s %4s %5s %5s | %6s %5s %5s %4s %5s %5s | %s\n", "cache", "objsize", "size",
-           "order", "objs", "minp", "cpup", "sheaf", "k.size", "order", "objs", "minp", "cpup", "sheaf", "match");
+    printf("%-28s %7s | %6s %5s %5s %4s %5s %5s | %6s %5s %5s %4s %5s %5s | %s\n", "cache", "objsize", "size", "order",
+           "objs", "minp", "cpup", "sheaf", "k.size", "order", "objs", "minp", "cpup", "sheaf", "match");
     static const int width[SL_SLUB_NR_KFIGS] = {6, 5, 5, 4, 5, 5};
     int matched = 0, compared = 0;
     for (int i = 0; i < n; i++) {

@@ -31,9 +31,12 @@ SL_CLI_COMMAND(percpu, .name = "percpu",
 static const char *pretty(sl_pcpu_kind k)
 {
     switch (k) {
-    case SL_PCPU_AREAMAP: return "Area Map Allocator";
-    case SL_PCPU_BITMAP: return "Bitmap Allocator";
-    case SL_PCPU_SCANHINT: return "Bitmap Allocator with scan hints (2019)";
+    case SL_PCPU_AREAMAP:
+        return "Area Map Allocator";
+    case SL_PCPU_BITMAP:
+        return "Bitmap Allocator";
+    case SL_PCPU_SCANHINT:
+        return "Bitmap Allocator with scan hints (2019)";
     }
     return "?";
 }
@@ -86,8 +89,8 @@ static void print_result(sl_cli_format fmt, const sl_pcpu_workload *w, const sl_
     } else if (r->alloc_failed) {
         printf("%zuB | allocation failed after %lu of %lu objects | -\n", w->size, r->allocated, w->objects);
     } else if (r->over_budget && r->allocated < w->objects) {
-        printf("%zuB | over budget (%.0f s): %lu of %lu allocated | not run\n", w->size,
-               (double)w->budget_ns / 1e9, r->allocated, w->objects);
+        printf("%zuB | over budget (%.0f s): %lu of %lu allocated | not run\n", w->size, (double)w->budget_ns / 1e9,
+               r->allocated, w->objects);
     } else if (r->over_budget) {
         printf("%zuB | %.0f | over budget (%.0f s): %lu of %lu freed\n", w->size, ams, (double)w->budget_ns / 1e9,
                r->freed, r->allocated);
@@ -187,8 +190,8 @@ static int run_percpu(int argc, char **argv)
         printf("{\"experiment\": \"percpu\", \"units\": %lu, \"unit_size\": %lu, \"budget_s\": %lu, \"runs\": [", units,
                unit_size, budget);
     else
-        printf("percpu: %lu objects, align %lu, %lu units of %lu bytes, prefill %s, budget %s\n", objects, align,
-               units, unit_size, prefill ? "second-half" : "none", budget ? "on" : "none");
+        printf("percpu: %lu objects, align %lu, %lu units of %lu bytes, prefill %s, budget %s\n", objects, align, units,
+               unit_size, prefill ? "second-half" : "none", budget ? "on" : "none");
 
     bool first = true;
     for (unsigned k = 0; k < nkinds; k++) {

@@ -98,10 +98,11 @@ static void print_caches(sl_replay *r, unsigned kernels, unsigned top)
     unsigned *order = sl_replay_order(r, SL_REPLAY_ORDER_CACHES);
     if (!order)
         return;
-    printf("\nCaches (by allocations%s)\n", kernels > 1 ? "; the model columns are the first kernel's, each kernel's below" : "");
+    printf("\nCaches (by allocations%s)\n",
+           kernels > 1 ? "; the model columns are the first kernel's, each kernel's below" : "");
     printf("%-24s %8s %8s %7s %8s %8s %5s %7s %6s %7s %7s | %5s %6s %6s %4s %5s\n", "cache", "allocs", "frees",
-           "unknown", "req", "alloc", "frag%", "peak", "xcpu", "life50", "life99", "fast%", "slabs+", "slabs-",
-           "part", "geom");
+           "unknown", "req", "alloc", "frag%", "peak", "xcpu", "life50", "life99", "fast%", "slabs+", "slabs-", "part",
+           "geom");
     for (unsigned i = 0; i < n && (!top || i < top); i++) {
         sl_replay_cache_info ci;
         sl_replay_cache_info_get(r, order[i], 0, &ci);
@@ -121,7 +122,10 @@ static void print_caches(sl_replay *r, unsigned kernels, unsigned top)
         uint64_t ops = ci.allocs + ci.frees, slow = ci.alloc_slowpath + ci.free_slowpath;
         printf(" %5.1f %6llu %6llu %4u %5s\n", ops ? 100.0 * (double)(ops - slow) / (double)ops : 0.0,
                (unsigned long long)ci.slabs_allocated, (unsigned long long)ci.slabs_freed, ci.max_partial,
-               ci.geometry_matches == 1 ? "ok" : ci.geometry_matches == 0 ? "DIFF" : ci.geometry_from_sysfs ? "?" : "calc");
+               ci.geometry_matches == 1   ? "ok"
+               : ci.geometry_matches == 0 ? "DIFF"
+               : ci.geometry_from_sysfs   ? "?"
+                                          : "calc");
     }
     if (top && n > top)
         printf("(%u more caches; --top 0 shows all)\n", n - top);
@@ -137,8 +141,9 @@ static void print_sites(sl_replay *r, unsigned top)
     unsigned *order = sl_replay_order(r, SL_REPLAY_ORDER_SITES);
     if (!order)
         return;
-    static const char rule[] = "-----------------------------------------------------------------------------------------"
-                               "----------------";
+    static const char rule[] =
+        "-----------------------------------------------------------------------------------------"
+        "----------------";
     printf("\n%s\n %-34s | Total_alloc/Per | Total_req/Per   | Hit      | Ping-pong | Frag\n%s\n", rule, "Callsite",
            rule);
     for (unsigned i = 0; i < n && (!top || i < top); i++) {
@@ -172,8 +177,8 @@ static void print_chunks(sl_replay *r)
         sl_replay_chunk_info_get(r, i, &c);
         printf("%016llx   %-16s %7llu %7llu %7llu %6u %10u %10u %6u%s\n", (unsigned long long)c.base,
                c.created_in_trace ? "created" : "before the trace", (unsigned long long)c.allocs,
-               (unsigned long long)c.frees, (unsigned long long)c.freed_unknown, c.live, c.free_bytes,
-               c.contig_bytes, c.nr_populated, c.destroyed ? "  destroyed" : "");
+               (unsigned long long)c.frees, (unsigned long long)c.freed_unknown, c.live, c.free_bytes, c.contig_bytes,
+               c.nr_populated, c.destroyed ? "  destroyed" : "");
     }
 }
 
@@ -207,8 +212,8 @@ static void print_models(sl_replay *r, unsigned top, bool rt)
                    (unsigned long long)mi.sheaf_refill, (unsigned long long)mi.sheaf_flush,
                    (unsigned long long)mi.barn_get, (unsigned long long)mi.barn_get_fail,
                    (unsigned long long)mi.barn_put, (unsigned long long)mi.barn_put_fail);
-        printf("  %-24s %6s %7s %7s %7s %5s %6s %7s %7s\n", "cache", "fast%", "slabs+", "slabs-", "slabs", "part", "sheaf",
-               "refills", "flushes");
+        printf("  %-24s %6s %7s %7s %7s %5s %6s %7s %7s\n", "cache", "fast%", "slabs+", "slabs-", "slabs", "part",
+               "sheaf", "refills", "flushes");
         for (unsigned i = 0, shown = 0; i < n && (!top || shown < top); i++) {
             sl_replay_cache_info ci;
             sl_replay_cache_info_get(r, order[i], k, &ci);
@@ -247,21 +252,20 @@ static void print_table(sl_replay *r, const char *file, unsigned top)
     print_models(r, top, s.preempt_rt);
 }
 
-
 /* ---- --check: the model kept in step with the capture's two snapshots (src/replay/check.c) ---- */
 
 enum { CHECK_MAX_CACHES = 256 };
 
 typedef struct check_cache {
     char name[64];
-    sl_check *c;        /* NULL: not checked (why says why) */
+    sl_check *c; /* NULL: not checked (why says why) */
     char why[256];
     uint64_t events;
 } check_cache;
 
 typedef struct check_ctx {
     sl_replay *r;
-    const char *only;   /* --cache */
+    const char *only;    /* --cache */
     sl_strbuf member[2]; /* snapshot-start.json, snapshot-end.json as they stream in */
     bool too_big[2];
     sl_check_snapshot *snap[2];
@@ -365,17 +369,17 @@ static int print_check(check_ctx *x, const char *file, sl_cli_format fmt)
     sl_strbuf_printf(&out, ", \"kernel\": ");
     const char *rel = sl_check_snapshot_release(x->snap[0]);
     sl_strbuf_json_string(&out, rel, strlen(rel));
-    sl_strbuf_printf(&out, ", \"lost_events\": %llu, \"events_before_snapshot\": %llu, \"kfree_unknown_placed\": %llu, "
-                           "\"kfree_unknown_unplaced\": %llu, \"caches\": [",
+    sl_strbuf_printf(&out,
+                     ", \"lost_events\": %llu, \"events_before_snapshot\": %llu, \"kfree_unknown_placed\": %llu, "
+                     "\"kfree_unknown_unplaced\": %llu, \"caches\": [",
                      (unsigned long long)w.lost, (unsigned long long)x->events_before_snapshot,
-                     (unsigned long long)x->unknown_frees_placed,
-                     (unsigned long long)x->unknown_frees_unplaced);
+                     (unsigned long long)x->unknown_frees_placed, (unsigned long long)x->unknown_frees_unplaced);
     if (fmt != SL_FMT_JSON) {
         printf("slablab replay %s --check (kernel %s): each cache's SLUB model seeded from snapshot-start, driven by "
-               "the trace, compared with snapshot-end; %llu events lost by the kernel\n", file, rel,
-               (unsigned long long)w.lost);
-        printf("%-22s %8s %15s %6s %6s %17s %7s %6s %6s %6s %6s\n", "cache", "events", "slabs agree", "list%",
-               "inuse%", "objects agree", "allocs", "hit%", "fast%", "slow%", "sheaf%");
+               "the trace, compared with snapshot-end; %llu events lost by the kernel\n",
+               file, rel, (unsigned long long)w.lost);
+        printf("%-22s %8s %15s %6s %6s %17s %7s %6s %6s %6s %6s\n", "cache", "events", "slabs agree", "list%", "inuse%",
+               "objects agree", "allocs", "hit%", "fast%", "slow%", "sheaf%");
     }
     unsigned shown = 0;
     /* The busiest caches first. */
@@ -465,8 +469,9 @@ static int print_check(check_ctx *x, const char *file, sl_cli_format fmt)
     if (fmt == SL_FMT_JSON && !status)
         fputs(out.failed ? "{}\n" : out.data, stdout);
     else if (fmt != SL_FMT_JSON && !status)
-        printf("(%u caches checked; kfree of objects allocated before the trace: %llu placed by their slab, %llu not)\n",
-               shown, (unsigned long long)x->unknown_frees_placed, (unsigned long long)x->unknown_frees_unplaced);
+        printf(
+            "(%u caches checked; kfree of objects allocated before the trace: %llu placed by their slab, %llu not)\n",
+            shown, (unsigned long long)x->unknown_frees_placed, (unsigned long long)x->unknown_frees_unplaced);
     sl_strbuf_free(&out);
     return status;
 }
@@ -495,8 +500,8 @@ static int run_check(const char *file, const char *cache, sl_cli_format fmt, uns
     }
     x->only = cache;
     /* The replay parses and pairs; its own models are not needed here (a cache name no cache has). */
-    sl_replay_config cfg = {.cache = "\x01 --check", .zone_bytes = zone_mb << 20, .on_op = check_op,
-                            .on_member = check_member, .user = x};
+    sl_replay_config cfg = {
+        .cache = "\x01 --check", .zone_bytes = zone_mb << 20, .on_op = check_op, .on_member = check_member, .user = x};
     int rc = sl_replay_create(&cfg, &x->r);
     if (rc != SL_OK) {
         fprintf(stderr, "slablab replay: %s\n", sl_strerror(rc));
@@ -519,9 +524,12 @@ static int run_check(const char *file, const char *cache, sl_cli_format fmt, uns
     else if (err)
         fprintf(stderr, "slablab replay: %s: %s\n", file, err);
     else if (!x->snap[0] || !x->snap[1])
-        fprintf(stderr, "slablab replay: --check: %s has %s: %s\n", file,
-                x->snap_err[0][0] || x->snap_err[1][0] ? "a snapshot that cannot be read" : "no snapshots",
-                x->snap_err[0][0] ? x->snap_err[0] : x->snap_err[1][0] ? x->snap_err[1]
+        fprintf(
+            stderr, "slablab replay: --check: %s has %s: %s\n", file,
+            x->snap_err[0][0] || x->snap_err[1][0] ? "a snapshot that cannot be read" : "no snapshots",
+            x->snap_err[0][0] ? x->snap_err[0]
+            : x->snap_err[1][0]
+                ? x->snap_err[1]
                 : "record it with `sudo slablab capture`, which takes one before and one after the trace where it can "
                   "(BPF, Linux 6.13+)");
     else if (cache && !snapshot_has(x->snap[0], cache))
@@ -570,7 +578,8 @@ static int run_replay(int argc, char **argv)
                 return sl_cli_usage_error(&sl_cli_cmd_replay, "--zone-mb takes 4 to 65536");
         } else if (!strcmp(a, "--pcpu-unit-size") && has_value) {
             if (!sl_cli_parse_ulong(argv[++i], 4096, 1ul << 28, &unit) || unit % 4096)
-                return sl_cli_usage_error(&sl_cli_cmd_replay, "--pcpu-unit-size takes a multiple of 4096 up to 256 MiB");
+                return sl_cli_usage_error(&sl_cli_cmd_replay,
+                                          "--pcpu-unit-size takes a multiple of 4096 up to 256 MiB");
         } else if (!strcmp(a, "--top") && has_value) {
             if (!sl_cli_parse_ulong(argv[++i], 0, 1000000, &top))
                 return sl_cli_usage_error(&sl_cli_cmd_replay, "--top takes a number (0 = all)");
@@ -600,8 +609,12 @@ static int run_replay(int argc, char **argv)
         return 1;
     }
     export_ctx x = {0};
-    sl_replay_config cfg = {.kernel = kernel, .cache = cache, .cpus = (unsigned)cpus, .zone_bytes = zone_mb << 20,
-                            .pcpu_unit_size = unit, .validate_each = validate_each};
+    sl_replay_config cfg = {.kernel = kernel,
+                            .cache = cache,
+                            .cpus = (unsigned)cpus,
+                            .zone_bytes = zone_mb << 20,
+                            .pcpu_unit_size = unit,
+                            .validate_each = validate_each};
     /* The Perfetto file is written beside its target and renamed only once the replay succeeded (outfile.h). */
     sl_outfile pf_out = {0};
     if (perfetto) {
@@ -623,8 +636,8 @@ static int run_replay(int argc, char **argv)
         return 1;
     }
     if (perfetto) {
-        sl_perfetto_config pc = {.sink = write_file, .user = &x, .cache_name = cache_name, .names_user = &x,
-                                 .counter_interval_ns = 100000};
+        sl_perfetto_config pc = {
+            .sink = write_file, .user = &x, .cache_name = cache_name, .names_user = &x, .counter_interval_ns = 100000};
         x.pf = sl_perfetto_begin(&pc);
     }
     static uint8_t buf[1 << 20];

@@ -8,8 +8,7 @@
 static int run_selftest(int argc, char **argv);
 SL_CLI_COMMAND(selftest, .name = "selftest",
                .summary = "check that CPU threads share memory and the double-word CAS is atomic",
-               .usage = "slablab selftest [--threads N (1-8, default 2)] [--iterations N]",
-               .run = run_selftest)
+               .usage = "slablab selftest [--threads N (1-8, default 2)] [--iterations N]", .run = run_selftest)
 
 static int run_selftest(int argc, char **argv)
 {

@@ -40,24 +40,26 @@
 
 static int run_serve(int argc, char **argv);
 
-SL_CLI_COMMAND(serve, .name = "serve",
-               .summary = "serve the lab with a live stream of the running kernel's allocations (Linux, root)",
-               .usage = "slablab serve [--port N] [--caches NAME[,NAME...]] [--site DIR] [--snapshot-interval S]\n"
-                        "                     [--ring-mb N] [--queue-mb N] [--exit-after S]\n"
-                        "                     [--bind ADDR --i-understand-this-exposes-kernel-addresses]\n"
-                        "  --port N               TCP port (default 7683; 0: any free port)\n"
-                        "  --caches NAMES         stream only these caches (at most 16; default every cache,\n"
-                        "                         kmalloc's and percpu's included)\n"
-                        "  --site DIR             the built lab (default: the one inside a release binary, else\n"
-                        "                         the dist/ of this checkout)\n"
-                        "  --snapshot-interval S  seconds between snapshots of the watched caches (default 5; 0: on request only)\n"
-                        "  --ring-mb N            kernel ring buffer MiB, a power of two (default 8)\n"
-                        "  --queue-mb N           per-page queue MiB before events are dropped (default 16)\n"
-                        "  --exit-after S         stop by itself after S seconds (tests)\n"
-                        "  SLABLAB_SERVE_TOKEN    (environment) the token to use, 32 hex digits, e.g. kept across restarts\n"
-                        "  --bind ADDR            listen on ADDR instead of 127.0.0.1: the stream shows kernel\n"
-                        "                         addresses, so this needs --i-understand-this-exposes-kernel-addresses",
-               .run = run_serve)
+SL_CLI_COMMAND(
+    serve, .name = "serve",
+    .summary = "serve the lab with a live stream of the running kernel's allocations (Linux, root)",
+    .usage =
+        "slablab serve [--port N] [--caches NAME[,NAME...]] [--site DIR] [--snapshot-interval S]\n"
+        "                     [--ring-mb N] [--queue-mb N] [--exit-after S]\n"
+        "                     [--bind ADDR --i-understand-this-exposes-kernel-addresses]\n"
+        "  --port N               TCP port (default 7683; 0: any free port)\n"
+        "  --caches NAMES         stream only these caches (at most 16; default every cache,\n"
+        "                         kmalloc's and percpu's included)\n"
+        "  --site DIR             the built lab (default: the one inside a release binary, else\n"
+        "                         the dist/ of this checkout)\n"
+        "  --snapshot-interval S  seconds between snapshots of the watched caches (default 5; 0: on request only)\n"
+        "  --ring-mb N            kernel ring buffer MiB, a power of two (default 8)\n"
+        "  --queue-mb N           per-page queue MiB before events are dropped (default 16)\n"
+        "  --exit-after S         stop by itself after S seconds (tests)\n"
+        "  SLABLAB_SERVE_TOKEN    (environment) the token to use, 32 hex digits, e.g. kept across restarts\n"
+        "  --bind ADDR            listen on ADDR instead of 127.0.0.1: the stream shows kernel\n"
+        "                         addresses, so this needs --i-understand-this-exposes-kernel-addresses",
+    .run = run_serve)
 
 #define DEFAULT_PORT 7683
 
@@ -90,7 +92,8 @@ char *sl_live_snapshot_json(sl_live_server *srv, const char *names, bool wrap, s
     const char *list[LIVE_HUB_MAX_WATCH];
     size_t n = 0;
     snprintf(copy, sizeof copy, "%s", names);
-    for (char *save = NULL, *t = strtok_r(copy, ",", &save); t && n < LIVE_HUB_MAX_WATCH; t = strtok_r(NULL, ",", &save))
+    for (char *save = NULL, *t = strtok_r(copy, ",", &save); t && n < LIVE_HUB_MAX_WATCH;
+         t = strtok_r(NULL, ",", &save))
         list[n++] = t;
     sl_snap_options opt = {.names = list, .nnames = n, .max_slabs = srv->max_slabs, .objects = true};
     sl_snapshot snap;
@@ -297,10 +300,7 @@ static int load_site(sl_site *site, char *dir, size_t dirlen, char *err, size_t 
 }
 #endif /* SLABLAB_HAVE_MHD */
 
-static bool is_loopback(const char *addr)
-{
-    return !strncmp(addr, "127.", 4) || !strcmp(addr, "::1");
-}
+static bool is_loopback(const char *addr) { return !strncmp(addr, "127.", 4) || !strcmp(addr, "::1"); }
 
 static int run_serve(int argc, char **argv)
 {
@@ -482,8 +482,10 @@ static int run_serve(int argc, char **argv)
     if (threads) {
         const char *host = srv.bind_loopback ? "127.0.0.1" : srv.bind;
         if (!srv.bind_loopback)
-            fprintf(stderr, "slablab serve: WARNING: listening on %s: anyone who can reach it and has the token sees "
-                            "kernel addresses (and the URL below carries the token)\n", srv.bind);
+            fprintf(stderr,
+                    "slablab serve: WARNING: listening on %s: anyone who can reach it and has the token sees "
+                    "kernel addresses (and the URL below carries the token)\n",
+                    srv.bind);
         printf("slablab serve: the lab with Linux %s live, %zu files (%zu KiB) from %s; open\n"
                "  http://%s%s%s:%u/?mode=live&token=%s\n",
                u.release, srv.site.n, srv.site.bytes >> 10, site_dir, strchr(host, ':') ? "[" : "", host,

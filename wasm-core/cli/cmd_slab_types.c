@@ -18,10 +18,11 @@
 static int run_slab_types(int argc, char **argv);
 SL_CLI_COMMAND(slab_types, .name = "slab-types",
                .summary = "SLAB management types of a list of caches, before and after OBJFREELIST_SLAB",
-               .usage = "slablab slab-types [--sysfs DIR | --caches FILE | --slabinfo FILE] [--rules before|after|both]\n"
-                        "                   [--kernel X.Y (4.10 .. 6.7, default 6.7)] [--init-on-free]\n"
-                        "                   [--cpus N (default: present CPUs)] [--format table|csv|json]\n"
-                        "  without --sysfs, --caches or --slabinfo: the kernel's kmalloc caches",
+               .usage =
+                   "slablab slab-types [--sysfs DIR | --caches FILE | --slabinfo FILE] [--rules before|after|both]\n"
+                   "                   [--kernel X.Y (4.10 .. 6.7, default 6.7)] [--init-on-free]\n"
+                   "                   [--cpus N (default: present CPUs)] [--format table|csv|json]\n"
+                   "  without --sysfs, --caches or --slabinfo: the kernel's kmalloc caches",
                .run = run_slab_types)
 
 static const char *const rules_names[2] = {"before", "after"};
@@ -100,7 +101,7 @@ static int read_list(const char *sysfs, const char *caches, const char *slabinfo
 {
     if (sysfs)
         return sl_cli_check_tree(sysfs, err, errlen) == 0 ? sl_slab_caches_read_sysfs(sysfs, list, err, errlen)
-                                                           : SL_EINVAL;
+                                                          : SL_EINVAL;
     if (caches || slabinfo) {
         const char *path = caches ? caches : slabinfo;
         char *text;

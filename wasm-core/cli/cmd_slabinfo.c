@@ -22,10 +22,11 @@
 static int run_slabinfo(int argc, char **argv);
 SL_CLI_COMMAND(slabinfo, .name = "slabinfo",
                .summary = "tools/mm/slabinfo's reports over a .slabcap, a sysfs copy or /proc/slabinfo",
-               .usage = "slablab slabinfo (FILE.slabcap | DIR | /proc/slabinfo) [-aBefilLPrSTUXz1] [-N K] [PATTERN]\n"
-                        "  -a aliases  -B bytes  -e empty only  -f first alias  -i inverted  -l listing (default)\n"
-                        "  -L sort by loss  -N K first K lines  -P sort by partial  -r report  -S sort by size\n"
-                        "  -T totals  -U unreclaimable only  -X extended totals  -z include empty  -1 single-ref aliases",
+               .usage =
+                   "slablab slabinfo (FILE.slabcap | DIR | /proc/slabinfo) [-aBefilLPrSTUXz1] [-N K] [PATTERN]\n"
+                   "  -a aliases  -B bytes  -e empty only  -f first alias  -i inverted  -l listing (default)\n"
+                   "  -L sort by loss  -N K first K lines  -P sort by partial  -r report  -S sort by size\n"
+                   "  -T totals  -U unreclaimable only  -X extended totals  -z include empty  -1 single-ref aliases",
                .run = run_slabinfo)
 
 #define PAGE_SIZE_OFFLINE 4096ul
@@ -165,14 +166,13 @@ static void report(const slab *s)
     printf("SlabObj: %7u  Full   : %7lld   Redzoning     : %s  Used : %7llu\n", c->slab_size,
            (long long)minus(c->slabs, c->partial + c->cpu_slabs), c->red_zone ? "On " : "Off",
            (unsigned long long)(c->objects * c->object_size));
-    printf("SlabSiz: %7lu  Partial: %7llu   Poisoning     : %s  Loss : %7lu\n", slabsz,
-           (unsigned long long)c->partial, c->poison ? "On " : "Off", slab_waste(c));
+    printf("SlabSiz: %7lu  Partial: %7llu   Poisoning     : %s  Loss : %7lu\n", slabsz, (unsigned long long)c->partial,
+           c->poison ? "On " : "Off", slab_waste(c));
     printf("Loss   : %7u  CpuSlab: %7llu   Tracking      : %s  Lalig: %7llu\n", obj_loss(c),
            (unsigned long long)c->cpu_slabs, c->store_user ? "On " : "Off",
            (unsigned long long)obj_loss(c) * c->objects);
     printf("Align  : %7u  Objects: %7u   Tracing       : %s  Lpadd: %7llu\n", c->align, c->objs_per_slab,
-           c->trace ? "On " : "Off",
-           minus(slabsz, (unsigned long long)c->objs_per_slab * c->slab_size) * c->slabs);
+           c->trace ? "On " : "Off", minus(slabsz, (unsigned long long)c->objs_per_slab * c->slab_size) * c->slabs);
     printf("\n(kmem_cache operations, alloc/free tracking, NUMA and SLUB statistics are not part of a capture)\n");
 }
 
@@ -191,8 +191,8 @@ static void slabcache(const slab *s, unsigned *line)
         return;
     char size[20], dist[40], flags[20], *p = flags;
     store_size(size, o.loss ? slab_waste(c) : slab_bytes(c));
-    snprintf(dist, sizeof dist, "%llu/%llu/%llu", minus(c->slabs, c->cpu_slabs),
-             (unsigned long long)c->partial, (unsigned long long)c->cpu_slabs);
+    snprintf(dist, sizeof dist, "%llu/%llu/%llu", minus(c->slabs, c->cpu_slabs), (unsigned long long)c->partial,
+             (unsigned long long)c->cpu_slabs);
     if (!(*line)++)
         first_line();
     if (c->aliases)
@@ -316,7 +316,8 @@ static void totals(void)
     row4("#PartSlab ", partial.total / used_slabs, partial.min, partial.max, partial.total, "");
     row4("%PartSlab", ppart.total / used_slabs, ppart.min, ppart.max, partial.total * 100 / nslab.total, "%");
     row4("PartObjs  ", partobj.total / used_slabs, partobj.min, partobj.max, partobj.total, "");
-    row4("% PartObj", ppartobj.total / used_slabs, ppartobj.min, ppartobj.max, partobj.total * 100 / objects.total, "%");
+    row4("% PartObj", ppartobj.total / used_slabs, ppartobj.min, ppartobj.max, partobj.total * 100 / objects.total,
+         "%");
     row4("Memory    ", size.total / used_slabs, size.min, size.max, size.total, "");
     row4("Used      ", used.total / used_slabs, used.min, used.max, used.total, "");
     row4("Loss      ", waste.total / used_slabs, waste.min, waste.max, waste.total, "");
@@ -382,22 +383,61 @@ static int run_slabinfo(int argc, char **argv)
         } else if (a[0] == '-' && a[1]) {
             for (const char *f = a + 1; *f; f++) {
                 switch (*f) {
-                case 'a': o.aliases = true; break;
-                case 'B': o.bytes = true; break;
-                case 'e': o.empty = true; break;
-                case 'f': o.first_alias = true; break;
-                case 'i': o.inverted = true; break;
-                case 'l': break;
-                case 'L': o.loss = true; break;
-                case 'P': o.partial = true; break;
-                case 'r': o.report = true; break;
-                case 'S': o.size = true; break;
-                case 'T': o.totals = true; break;
-                case 'U': o.unreclaim = true; break;
-                case 'X': o.xtotals = true; o.bytes = true; if (o.lines == -1) o.lines = 1; break;
-                case 'z': o.zero = true; break;
-                case '1': o.single_ref = true; break;
-                case 's': case 'v': case 'd': case 'n': case 't': case 'o': case 'A': case 'D':
+                case 'a':
+                    o.aliases = true;
+                    break;
+                case 'B':
+                    o.bytes = true;
+                    break;
+                case 'e':
+                    o.empty = true;
+                    break;
+                case 'f':
+                    o.first_alias = true;
+                    break;
+                case 'i':
+                    o.inverted = true;
+                    break;
+                case 'l':
+                    break;
+                case 'L':
+                    o.loss = true;
+                    break;
+                case 'P':
+                    o.partial = true;
+                    break;
+                case 'r':
+                    o.report = true;
+                    break;
+                case 'S':
+                    o.size = true;
+                    break;
+                case 'T':
+                    o.totals = true;
+                    break;
+                case 'U':
+                    o.unreclaim = true;
+                    break;
+                case 'X':
+                    o.xtotals = true;
+                    o.bytes = true;
+                    if (o.lines == -1)
+                        o.lines = 1;
+                    break;
+                case 'z':
+                    o.zero = true;
+                    break;
+                case '1':
+                    o.single_ref = true;
+                    break;
+                case 's':
+                case 'v':
+                case 'd':
+                case 'n':
+                case 't':
+                case 'o':
+                case 'A':
+                case 'D':
                     return sl_cli_usage_error(&sl_cli_cmd_slabinfo,
                                               "-%c needs the running kernel (shrink, validate, debug, NUMA, tracking, "
                                               "ops, activity): run the kernel's tools/mm/slabinfo on the machine",
@@ -464,10 +504,10 @@ static int run_slabinfo(int argc, char **argv)
         }
         if (o.xtotals) {
             totals();
-            static const char *const headings[3][2] = {{"\nSlabs sorted by size\n", "--------------------\n"},
-                                                       {"\nSlabs sorted by loss\n", "--------------------\n"},
-                                                       {"\nSlabs sorted by number of partial slabs\n",
-                                                        "---------------------------------------\n"}};
+            static const char *const headings[3][2] = {
+                {"\nSlabs sorted by size\n", "--------------------\n"},
+                {"\nSlabs sorted by loss\n", "--------------------\n"},
+                {"\nSlabs sorted by number of partial slabs\n", "---------------------------------------\n"}};
             for (int k = 0; k < 3; k++) {
                 printf("%s%s", headings[k][0], headings[k][1]);
                 o.size = k == 0;

@@ -33,8 +33,8 @@ SL_CLI_COMMAND(snapshot, .name = "snapshot",
 
 static void write_table(const sl_snapshot *snap, FILE *f)
 {
-    fprintf(f, "# Linux %s, %u CPUs, %u nodes; %zu caches in %.1f ms\n", snap->release, snap->nr_cpus,
-            snap->nr_nodes, snap->ncaches, snap->duration_ns / 1e6);
+    fprintf(f, "# Linux %s, %u CPUs, %u nodes; %zu caches in %.1f ms\n", snap->release, snap->nr_cpus, snap->nr_nodes,
+            snap->ncaches, snap->duration_ns / 1e6);
     fprintf(f, "%-28s %6s %5s %8s %8s %7s %8s %8s %7s %s\n", "cache", "size", "objs", "slabs", "partial", "listed",
             "free", "cpufree", "sheaf", "torn");
     for (size_t i = 0; i < snap->ncaches; i++) {

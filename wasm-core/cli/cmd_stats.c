@@ -33,17 +33,18 @@
 #include <string.h>
 
 static int run_stats(int argc, char **argv);
-SL_CLI_COMMAND(stats, .name = "stats",
-               .summary = "run a workload on a SLUB model cache; print its counters as slabinfo -D / -r does",
-               .usage = "slablab stats [--workload churn|remote|burst|bulk] [--ops N (default 100000)]\n"
-                        "         [--cpus N (1-8, default 2)] [--size BYTES (default 256)] [--seed N]\n"
-                        "         [--variant cmpxchg|locked|plain|rt] [--bulk-free detached|generic]\n"
-                        "         [--debug FZPU (CONSISTENCY_CHECKS, RED_ZONE, POISON, STORE_USER)]\n"
-                        "         [--min-order N] [--max-order N] [--min-objects N] [--nr-cpus N] [--no-preempt]\n"
-                        "         [--min-partial N] [--cpu-partial N] [--shrink] [--zone-mb N (default 64)]\n"
-                        "         [--fragment] [--report] [--format table|json]\n"
-                        "         [--kernel X.Y (4.3-7.3; newer: 7.3's rules, with a notice; default 6.17)] [--sheaf-capacity N]",
-               .run = run_stats)
+SL_CLI_COMMAND(
+    stats, .name = "stats",
+    .summary = "run a workload on a SLUB model cache; print its counters as slabinfo -D / -r does",
+    .usage = "slablab stats [--workload churn|remote|burst|bulk] [--ops N (default 100000)]\n"
+             "         [--cpus N (1-8, default 2)] [--size BYTES (default 256)] [--seed N]\n"
+             "         [--variant cmpxchg|locked|plain|rt] [--bulk-free detached|generic]\n"
+             "         [--debug FZPU (CONSISTENCY_CHECKS, RED_ZONE, POISON, STORE_USER)]\n"
+             "         [--min-order N] [--max-order N] [--min-objects N] [--nr-cpus N] [--no-preempt]\n"
+             "         [--min-partial N] [--cpu-partial N] [--shrink] [--zone-mb N (default 64)]\n"
+             "         [--fragment] [--report] [--format table|json]\n"
+             "         [--kernel X.Y (4.3-7.3; newer: 7.3's rules, with a notice; default 6.17)] [--sheaf-capacity N]",
+    .run = run_stats)
 
 enum workload { WL_CHURN, WL_REMOTE, WL_BURST, WL_BULK };
 static const char *const workload_names[] = {"churn", "remote", "burst", "bulk"};
@@ -171,7 +172,7 @@ typedef struct cache_figures {
     uint64_t k[SL_SLUB_NR_STATS]; /* counters, all CPUs */
     /* sysfs alloc_fastpath, alloc_slowpath, free_fastpath, free_slowpath of the cache's version */
     uint64_t alloc_fast, alloc_slow, free_fast, free_slow;
-    unsigned long objects;       /* sysfs objects: allocated, CPU freelists counted in */
+    unsigned long objects; /* sysfs objects: allocated, CPU freelists counted in */
 } cache_figures;
 
 /* The counter the cache's version shows under sysfs `name`, 0 if it has none (as a missing file reads). */
@@ -207,10 +208,10 @@ static void print_activity(const char *name, const cache_figures *f)
     uint64_t total_free = f->free_fast + f->free_slow;
     printf("Name                   Objects      Alloc       Free   %%Fast Fallb O CmpX   UL\n");
     printf("%-21s %8lu %10llu %10llu %3lu %3lu %5llu %1u %4llu %4llu\n", name, f->objects,
-           (unsigned long long)total_alloc, (unsigned long long)total_free,
-           pct(f->alloc_fast, total_alloc), pct(f->free_fast, total_free),
-           (unsigned long long)f->k[SL_SLUB_ORDER_FALLBACK], f->g->order,
-           (unsigned long long)f->k[SL_SLUB_CMPXCHG_DOUBLE_FAIL], (unsigned long long)f->k[SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL]);
+           (unsigned long long)total_alloc, (unsigned long long)total_free, pct(f->alloc_fast, total_alloc),
+           pct(f->free_fast, total_free), (unsigned long long)f->k[SL_SLUB_ORDER_FALLBACK], f->g->order,
+           (unsigned long long)f->k[SL_SLUB_CMPXCHG_DOUBLE_FAIL],
+           (unsigned long long)f->k[SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL]);
 }
 
 static const char *onoff(uint32_t flags, uint32_t flag) { return flags & flag ? "On " : "Off"; }
@@ -233,8 +234,8 @@ static void print_report(const char *name, const cache_figures *f)
            slabs - f->ni.nr_partial - f->ni.cpu_slabs, onoff(g->flags, SL_SLUB_RED_ZONE), f->objects * g->object_size);
     printf("SlabSiz: %7lu  Partial: %7u   Poisoning     : %s  Loss : %7lu\n", slab_bytes, f->ni.nr_partial,
            onoff(g->flags, SL_SLUB_POISON), slabs * slab_bytes - f->objects * g->object_size);
-    printf("Loss   : %7u  CpuSlab: %7u   Tracking      : %s  Lalig: %7lu\n", g->size - g->object_size,
-           f->ni.cpu_slabs, onoff(g->flags, SL_SLUB_STORE_USER), (g->size - g->object_size) * f->objects);
+    printf("Loss   : %7u  CpuSlab: %7u   Tracking      : %s  Lalig: %7lu\n", g->size - g->object_size, f->ni.cpu_slabs,
+           onoff(g->flags, SL_SLUB_STORE_USER), (g->size - g->object_size) * f->objects);
     printf("Align  : %7u  Objects: %7u   Tracing       : Off  Lpadd: %7lu\n", g->align, g->objects,
            (slab_bytes - g->objects * g->size) * slabs);
 
@@ -243,8 +244,8 @@ static void print_report(const char *name, const cache_figures *f)
     uint64_t total_free = f->free_fast + f->free_slow;
     if (!k[SL_SLUB_ALLOC_SLAB] || !total_alloc)
         return; /* slab_stats() prints nothing then */
-#define ROW(label, a, fr)                                                                          \
-    printf("%-20s %8llu %8llu %3lu %3lu\n", label, (unsigned long long)(a), (unsigned long long)(fr),         \
+#define ROW(label, a, fr)                                                                                              \
+    printf("%-20s %8llu %8llu %3lu %3lu\n", label, (unsigned long long)(a), (unsigned long long)(fr),                  \
            pct(a, total_alloc), pct(fr, total_free))
     printf("\nSlab Perf Counter       Alloc     Free %%Al %%Fr\n");
     printf("--------------------------------------------------\n");
@@ -327,27 +328,28 @@ static void print_json(const stats_opts *o, const char *name, sl_slub_cache *s, 
     uint64_t total_free = f->free_fast + f->free_slow;
     const sl_slub_rules *r = sl_slub_cache_rules(s);
     char ver[8];
-    printf("{\n  \"name\": \"%s\", \"workload\": \"%s\", \"ops\": %lu, \"failed\": %lu, \"cpus\": %lu, \"seed\": %lu,\n",
-           name, workload_names[o->workload], o->ops, failed, o->cpus, o->seed);
+    printf(
+        "{\n  \"name\": \"%s\", \"workload\": \"%s\", \"ops\": %lu, \"failed\": %lu, \"cpus\": %lu, \"seed\": %lu,\n",
+        name, workload_names[o->workload], o->ops, failed, o->cpus, o->seed);
     char rules[8], notice[160];
     printf("  \"kernel\": \"%s\", \"rules\": \"%s\", \"era\": \"%s\", \"sheaf_capacity\": %u,\n",
-           sl_slub_kversion_format(r->version, ver, sizeof ver), sl_slub_kversion_format(r->follows, rules, sizeof rules),
-           sl_slub_era_name(r->era), sl_slub_cache_sheaf_capacity(s));
+           sl_slub_kversion_format(r->version, ver, sizeof ver),
+           sl_slub_kversion_format(r->follows, rules, sizeof rules), sl_slub_era_name(r->era),
+           sl_slub_cache_sheaf_capacity(s));
     if (sl_slub_kversion_notice(r->version, notice, sizeof notice))
         printf("  \"notice\": \"%s\",\n", notice);
     printf("  \"variant\": \"%s\", \"bulk_free\": \"%s\", \"tid_step\": %lu,\n", variant_names[o->cfg.fastpath],
            bulk_names[o->cfg.bulk_free], sl_slub_cache_tid_step(s));
     printf("  \"cache\": {\"object_size\": %u, \"slab_size\": %u, \"align\": %u, \"order\": %u, \"objs_per_slab\": %u, "
            "\"min_partial\": %u, \"cpu_partial\": %u, \"fallback_order\": %u, \"flags\": %u},\n",
-           g->object_size, g->size, g->align, g->order, g->objects, g->min_partial, g->cpu_partial,
-           g->fallback_order, g->flags);
+           g->object_size, g->size, g->align, g->order, g->objects, g->min_partial, g->cpu_partial, g->fallback_order,
+           g->flags);
     printf("  \"slabinfo\": {\"objects\": %lu, \"slabs\": %u, \"partial\": %u, \"cpu_slabs\": %u, \"alloc\": %llu, "
            "\"free\": %llu, \"fast_alloc_pct\": %lu, \"fast_free_pct\": %lu, \"order_fallback\": %llu, \"cmpx\": %llu, "
            "\"ul\": %llu},\n",
            f->objects, f->ni.nr_slabs, f->ni.nr_partial, f->ni.cpu_slabs, (unsigned long long)total_alloc,
-           (unsigned long long)total_free, pct(f->alloc_fast, total_alloc),
-           pct(f->free_fast, total_free), (unsigned long long)f->k[SL_SLUB_ORDER_FALLBACK],
-           (unsigned long long)f->k[SL_SLUB_CMPXCHG_DOUBLE_FAIL],
+           (unsigned long long)total_free, pct(f->alloc_fast, total_alloc), pct(f->free_fast, total_free),
+           (unsigned long long)f->k[SL_SLUB_ORDER_FALLBACK], (unsigned long long)f->k[SL_SLUB_CMPXCHG_DOUBLE_FAIL],
            (unsigned long long)f->k[SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL]);
     const sl_slub_kstat *t;
     unsigned n = sl_slub_kstats(r->version, &t);
@@ -380,21 +382,28 @@ static int index_of(const char *const *names, unsigned n, const char *s)
 
 static int parse(int argc, char **argv, stats_opts *o)
 {
-    *o = (stats_opts){.workload = WL_CHURN, .ops = 100000, .cpus = 2, .size = 256, .seed = 1, .zone_mb = 64,
-                      .min_partial = -1, .cpu_partial = -1, .fmt = SL_FMT_TABLE};
+    *o = (stats_opts){.workload = WL_CHURN,
+                      .ops = 100000,
+                      .cpus = 2,
+                      .size = 256,
+                      .seed = 1,
+                      .zone_mb = 64,
+                      .min_partial = -1,
+                      .cpu_partial = -1,
+                      .fmt = SL_FMT_TABLE};
     const sl_cli_command *cmd = &sl_cli_cmd_stats;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         unsigned long v;
         bool has_value = i + 1 < argc;
         const char *val = has_value ? argv[i + 1] : NULL;
-#define NUMBER(flag, lo, hi, dst)                                                                  \
-    if (!strcmp(a, flag)) {                                                                        \
-        if (!has_value || !sl_cli_parse_ulong(val, lo, hi, &v))                                    \
-            return sl_cli_usage_error(cmd, "%s takes %lu to %lu", flag, (unsigned long)(lo), (unsigned long)(hi)); \
-        dst;                                                                                       \
-        i++;                                                                                       \
-        continue;                                                                                  \
+#define NUMBER(flag, lo, hi, dst)                                                                                      \
+    if (!strcmp(a, flag)) {                                                                                            \
+        if (!has_value || !sl_cli_parse_ulong(val, lo, hi, &v))                                                        \
+            return sl_cli_usage_error(cmd, "%s takes %lu to %lu", flag, (unsigned long)(lo), (unsigned long)(hi));     \
+        dst;                                                                                                           \
+        i++;                                                                                                           \
+        continue;                                                                                                      \
     }
         if (!strcmp(a, "--help")) {
             printf("usage: %s\n", cmd->usage);

@@ -25,17 +25,18 @@
 #include <string.h>
 
 static int run_tracegen(int argc, char **argv);
-SL_CLI_COMMAND(tracegen, .name = "trace-gen",
-               .summary = "a long trace for the replay benchmark: a real trace's text repeated, pointers shifted",
-               .usage = "slablab trace-gen (TRACE.txt | -) [--bytes N[K|M|G] (default 1G, at most 1P)]   (writes to standard "
-                        "output; the base trace is held in memory, at most 256 MiB of it)",
-               .run = run_tracegen)
+SL_CLI_COMMAND(
+    tracegen, .name = "trace-gen",
+    .summary = "a long trace for the replay benchmark: a real trace's text repeated, pointers shifted",
+    .usage = "slablab trace-gen (TRACE.txt | -) [--bytes N[K|M|G] (default 1G, at most 1P)]   (writes to standard "
+             "output; the base trace is held in memory, at most 256 MiB of it)",
+    .run = run_tracegen)
 
 typedef struct line {
     const char *text;
     size_t len;
-    size_t ts_at, ts_len;       /* the timestamp's digits ("12.345678") */
-    size_t ptr_at, ptr_len;     /* the ptr= value, or ptr_len 0 */
+    size_t ts_at, ts_len;   /* the timestamp's digits ("12.345678") */
+    size_t ptr_at, ptr_len; /* the ptr= value, or ptr_len 0 */
     uint64_t ts_ns;
 } line;
 
@@ -264,7 +265,9 @@ static int run_tracegen(int argc, char **argv)
             const char *b = pcpu_alloc ? field(l.text, len, "base_addr=", &blen) : NULL;
             const char *o = pcpu_alloc ? field(l.text, len, "off=", &olen) : NULL;
             const char *c = memchr(l.text, '[', len);
-            x.what = (live){.ptr = x.ptr, .percpu = pcpu_alloc, .base = b ? strtoull(b, NULL, 16) : 0,
+            x.what = (live){.ptr = x.ptr,
+                            .percpu = pcpu_alloc,
+                            .base = b ? strtoull(b, NULL, 16) : 0,
                             .off = o ? (unsigned)strtoul(o, NULL, 10) : 0,
                             .cpu = c ? (unsigned)strtoul(c + 1, NULL, 10) % 100000 : 0};
         }

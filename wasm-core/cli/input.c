@@ -149,8 +149,7 @@ int sl_cli_check_tree(const char *dir, char *err, size_t errlen)
         struct dirent *a;
         while (rc == 0 && sub && (a = readdir(sub))) {
             char apath[8192];
-            if (a->d_name[0] == '.' ||
-                (size_t)snprintf(apath, sizeof apath, "%s/%s", path, a->d_name) >= sizeof apath)
+            if (a->d_name[0] == '.' || (size_t)snprintf(apath, sizeof apath, "%s/%s", path, a->d_name) >= sizeof apath)
                 continue;
             struct stat ast;
             rc = check_entry(apath, &ast, err, errlen);

@@ -53,8 +53,8 @@ static void common_headers(struct MHD_Response *r, bool api)
 static enum MHD_Result answer(struct MHD_Connection *conn, unsigned status, const char *type, const void *body,
                               size_t len, bool copy, const char *cookie)
 {
-    struct MHD_Response *r = MHD_create_response_from_buffer(
-        len, (void *)body, copy ? MHD_RESPMEM_MUST_COPY : MHD_RESPMEM_PERSISTENT);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(len, (void *)body, copy ? MHD_RESPMEM_MUST_COPY : MHD_RESPMEM_PERSISTENT);
     if (!r)
         return MHD_NO;
     common_headers(r, strncmp(type, "text/html", 9) && strncmp(type, "text/javascript", 15));
@@ -172,7 +172,8 @@ static enum MHD_Result serve_stream(sl_live_server *srv, struct MHD_Connection *
         sl_live_hub_watch(hub, c->id, watch);
         sl_live_wake_snapshots(srv);
     }
-    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_read, s, stream_done);
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_read, s, stream_done);
     if (!r) {
         stream_done(s);
         return MHD_NO;
@@ -184,8 +185,7 @@ static enum MHD_Result serve_stream(sl_live_server *srv, struct MHD_Connection *
     return ok;
 }
 
-static enum MHD_Result serve_api(sl_live_server *srv, struct MHD_Connection *conn, const char *url,
-                                 const char *cookie)
+static enum MHD_Result serve_api(sl_live_server *srv, struct MHD_Connection *conn, const char *url, const char *cookie)
 {
     if (!strcmp(url, "/api/live"))
         return serve_stream(srv, conn);
@@ -224,11 +224,10 @@ static enum MHD_Result serve_api(sl_live_server *srv, struct MHD_Connection *con
         sl_live_hub *hub = srv->hub;
         char json[512];
         pthread_mutex_lock(&hub->mu);
-        int n = snprintf(json, sizeof json,
-                         "{\"format\":\"%s\",\"pages\":%u,\"attached\":%s,\"events_in\":%" PRIu64
-                         ",\"kernel_lost\":%" PRIu64 "}",
-                         LIVE_WIRE_FORMAT, hub->nclients, hub->attached ? "true" : "false", hub->events_in,
-                         hub->kernel_lost);
+        int n = snprintf(
+            json, sizeof json,
+            "{\"format\":\"%s\",\"pages\":%u,\"attached\":%s,\"events_in\":%" PRIu64 ",\"kernel_lost\":%" PRIu64 "}",
+            LIVE_WIRE_FORMAT, hub->nclients, hub->attached ? "true" : "false", hub->events_in, hub->kernel_lost);
         pthread_mutex_unlock(&hub->mu);
         return answer(conn, MHD_HTTP_OK, "application/json", json, (size_t)n, true, cookie);
     }
@@ -309,14 +308,14 @@ struct MHD_Daemon *sl_live_http_start(sl_live_server *srv, char *err, size_t err
             return NULL;
         }
     }
-    struct MHD_Daemon *d = MHD_start_daemon(
-        flags, (uint16_t)srv->port, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)32,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
-        MHD_OPTION_END);
+    struct MHD_Daemon *d =
+        MHD_start_daemon(flags, (uint16_t)srv->port, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR,
+                         (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
+                         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)32, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+                         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
     if (!d) {
-        snprintf(err, errlen, "could not listen on %s port %u (in use, or not an address of this machine?)",
-                 srv->bind, srv->port);
+        snprintf(err, errlen, "could not listen on %s port %u (in use, or not an address of this machine?)", srv->bind,
+                 srv->port);
         return NULL;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);

@@ -38,10 +38,10 @@ typedef struct sl_live_client {
     struct sl_live_client *next;
     unsigned id;
     sl_live_qnode *head, *tail;
-    size_t bytes;     /* queued, all frames */
-    size_t head_off;  /* bytes of the head frame already read */
+    size_t bytes;    /* queued, all frames */
+    size_t head_off; /* bytes of the head frame already read */
     uint64_t sent_events, dropped_events, dropped_snapshots;
-    bool closed;      /* cut off, or left */
+    bool closed; /* cut off, or left */
     char watch[LIVE_HUB_MAX_WATCH][32];
     unsigned nwatch;
 } sl_live_client;

@@ -14,30 +14,30 @@
 #include "live_hub.h"
 #include "live_site.h"
 
-#define LIVE_TOKEN_HEX 32    /* 128 random bits */
-#define LIVE_MAX_STREAMS 8   /* pages streaming at once */
+#define LIVE_TOKEN_HEX 32  /* 128 random bits */
+#define LIVE_MAX_STREAMS 8 /* pages streaming at once */
 
 typedef struct sl_live_server {
     /* Options. */
     char bind[64];
-    unsigned port;        /* as bound (0 asked for: the kernel's pick) */
+    unsigned port; /* as bound (0 asked for: the kernel's pick) */
     bool bind_loopback;
     char token[LIVE_TOKEN_HEX + 1];
-    char cookie[48];      /* slablab_token_<port> */
+    char cookie[48]; /* slablab_token_<port> */
     const char *filter[LIVE_MAX_FILTER];
     unsigned nfilter;
     unsigned ring_mb;
-    unsigned snapshot_s;  /* 0: no periodic snapshots */
+    unsigned snapshot_s; /* 0: no periodic snapshots */
     unsigned max_slabs;
     /* State. */
     sl_site site;
     sl_live_hub *hub;
     pthread_mutex_t snap_mu; /* one snapshot at a time (libbpf's print hook is global) */
     pthread_mutex_t wake_mu;
-    pthread_cond_t wake;     /* a page asked for a snapshot, or stopping */
+    pthread_cond_t wake; /* a page asked for a snapshot, or stopping */
     bool snapshot_wanted;
     volatile bool stop;
-    unsigned streams;        /* under hub->mu */
+    unsigned streams; /* under hub->mu */
 } sl_live_server;
 
 /* Starts answering HTTP on srv->bind:srv->port (sets srv->port). Returns the daemon, or NULL with err. */

@@ -20,11 +20,18 @@ static const char *type_of(const char *path)
     static const struct {
         const char *ext, *type;
     } types[] = {
-        {".html", "text/html; charset=utf-8"}, {".js", "text/javascript; charset=utf-8"},
-        {".mjs", "text/javascript; charset=utf-8"}, {".css", "text/css; charset=utf-8"},
-        {".wasm", "application/wasm"}, {".json", "application/json"}, {".svg", "image/svg+xml"},
-        {".png", "image/png"}, {".ico", "image/x-icon"}, {".txt", "text/plain; charset=utf-8"},
-        {".map", "application/json"}, {".woff2", "font/woff2"},
+        {".html", "text/html; charset=utf-8"},
+        {".js", "text/javascript; charset=utf-8"},
+        {".mjs", "text/javascript; charset=utf-8"},
+        {".css", "text/css; charset=utf-8"},
+        {".wasm", "application/wasm"},
+        {".json", "application/json"},
+        {".svg", "image/svg+xml"},
+        {".png", "image/png"},
+        {".ico", "image/x-icon"},
+        {".txt", "text/plain; charset=utf-8"},
+        {".map", "application/json"},
+        {".woff2", "font/woff2"},
     };
     size_t len = strlen(path);
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {

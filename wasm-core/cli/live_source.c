@@ -21,8 +21,9 @@ int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t 
 {
     (void)filter, (void)nfilter, (void)ring_mb, (void)fn, (void)ctx;
     *out = NULL;
-    snprintf(err, errlen, "this slablab was built without BPF support: install libbpf-dev, bpftool and clang "
-                          "(apt-get install libbpf-dev bpftool clang-14), then rebuild");
+    snprintf(err, errlen,
+             "this slablab was built without BPF support: install libbpf-dev, bpftool and clang "
+             "(apt-get install libbpf-dev bpftool clang-14), then rebuild");
     return SL_SNAP_UNAVAILABLE;
 }
 
@@ -38,10 +39,7 @@ uint64_t sl_live_source_lost(sl_live_source *src)
     return 0;
 }
 
-void sl_live_source_close(sl_live_source *src)
-{
-    (void)src;
-}
+void sl_live_source_close(sl_live_source *src) { (void)src; }
 
 #else
 
@@ -70,8 +68,9 @@ int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t 
 {
     *out = NULL;
     if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
-        snprintf(err, errlen, "this kernel has no BTF (/sys/kernel/btf/vmlinux): the live stream needs "
-                              "CONFIG_DEBUG_INFO_BTF (tp_btf programs)");
+        snprintf(err, errlen,
+                 "this kernel has no BTF (/sys/kernel/btf/vmlinux): the live stream needs "
+                 "CONFIG_DEBUG_INFO_BTF (tp_btf programs)");
         return SL_SNAP_UNAVAILABLE;
     }
     if (nfilter > LIVE_MAX_FILTER) {

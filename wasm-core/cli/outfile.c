@@ -60,8 +60,7 @@ int sl_outfile_open(sl_outfile *o, const char *path, const char *input, char *er
         }
         struct stat in;
         if (input && strcmp(input, "-") && stat(input, &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino) {
-            snprintf(err, errlen, "refusing to write %s: it is the input file %s, which it would replace", path,
-                     input);
+            snprintf(err, errlen, "refusing to write %s: it is the input file %s, which it would replace", path, input);
             return -1;
         }
         if (!realpath(path, resolved)) {
@@ -92,8 +91,7 @@ int sl_outfile_open(sl_outfile *o, const char *path, const char *input, char *er
     snprintf(o->temp, tlen, "%.*s.%s.tmp-XXXXXX", (int)dirlen, target, base);
     int fd = mkostemp(o->temp, O_CLOEXEC);
     if (fd < 0) {
-        snprintf(err, errlen, "cannot write %s: creating a temporary file beside it failed: %s", path,
-                 strerror(errno));
+        snprintf(err, errlen, "cannot write %s: creating a temporary file beside it failed: %s", path, strerror(errno));
         free(o->target);
         free(o->temp);
         *o = (sl_outfile){0};

@@ -30,9 +30,9 @@
 #include <stdio.h>
 
 typedef struct sl_outfile {
-    FILE *f;          /* write here */
-    char *target;     /* the file to replace on commit (a link resolved); NULL for stdout */
-    char *temp;       /* the temporary beside it; NULL for stdout or once renamed/removed */
+    FILE *f;      /* write here */
+    char *target; /* the file to replace on commit (a link resolved); NULL for stdout */
+    char *temp;   /* the temporary beside it; NULL for stdout or once renamed/removed */
     bool is_stdout;
 } sl_outfile;
 

@@ -40,9 +40,9 @@ typedef struct sl_snap_words {
 /* A freelist as read: the unencoded head, the stored words, and what decoding made of them. */
 typedef struct sl_snap_freelist {
     uint64_t head;
-    sl_snap_words stored;  /* encoded free pointers, chain order */
-    sl_snap_words objects; /* decoded free objects, head first */
-    uint32_t end;          /* enum snap_end: how the program's walk ended */
+    sl_snap_words stored;        /* encoded free pointers, chain order */
+    sl_snap_words objects;       /* decoded free objects, head first */
+    uint32_t end;                /* enum snap_end: how the program's walk ended */
     char error[SL_SNAP_ERR_LEN]; /* "" or what is wrong (cycle, outside the slab, ...) */
 } sl_snap_freelist;
 
@@ -134,13 +134,7 @@ int sl_snapshot_write_json(const sl_snapshot *snap, FILE *f);
 void sl_snapshot_free(sl_snapshot *snap);
 
 /* The order and objects per slab packed in a kmem_cache_order_objects (OO_SHIFT 16). */
-static inline unsigned sl_snap_oo_order(uint32_t oo)
-{
-    return oo >> 16;
-}
-static inline unsigned sl_snap_oo_objects(uint32_t oo)
-{
-    return oo & 0xffff;
-}
+static inline unsigned sl_snap_oo_order(uint32_t oo) { return oo >> 16; }
+static inline unsigned sl_snap_oo_objects(uint32_t oo) { return oo & 0xffff; }
 
 #endif /* SL_SNAPSHOT_H */

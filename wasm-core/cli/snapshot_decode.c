@@ -206,10 +206,7 @@ int sl_snapshot_add_record(sl_snapshot *snap, const void *data, size_t size)
 
 /* ---- decoding -------------------------------------------------------------------------- */
 
-static uint64_t swab64(uint64_t x)
-{
-    return __builtin_bswap64(x);
-}
+static uint64_t swab64(uint64_t x) { return __builtin_bswap64(x); }
 
 /* The order of a slab with `objects` objects: the cache's oo or min order, else the larger. */
 static unsigned slab_order(const sl_snap_cache *c, unsigned objects)

@@ -10,10 +10,7 @@
 
 #include <inttypes.h>
 
-static void hex(FILE *f, uint64_t v)
-{
-    fprintf(f, "\"0x%" PRIx64 "\"", v);
-}
+static void hex(FILE *f, uint64_t v) { fprintf(f, "\"0x%" PRIx64 "\"", v); }
 
 static void hex_or_null(FILE *f, uint64_t v)
 {
@@ -113,8 +110,9 @@ static void write_cpu(FILE *f, const sl_snapshot *snap, const sl_snap_cache *c, 
         hex_list(f, &k->fl.objects);
         fputs(",\"freelist_error\":", f);
         error_or_null(f, k->fl.error);
-        fprintf(f, ",\"torn\":%s,\"reads\":%u,\"slab\":",
-                (k->rec.flags & (SNAP_F_TORN | SNAP_F_FAULT)) ? "true" : "false", k->rec.attempts);
+        fprintf(f,
+                ",\"torn\":%s,\"reads\":%u,\"slab\":", (k->rec.flags & (SNAP_F_TORN | SNAP_F_FAULT)) ? "true" : "false",
+                k->rec.attempts);
         const sl_snap_slab *slab = NULL;
         for (size_t i = 0; i < c->nslabs; i++)
             if (c->slabs[i].rec.where == SNAP_AT_CPU_SLAB && c->slabs[i].rec.owner == cpu)
@@ -158,8 +156,10 @@ static void write_node(FILE *f, const sl_snapshot *snap, const sl_snap_cache *c,
             r->nr_partial, r->nr_slabs, r->total_objects);
     size_t listed = write_slabs(f, c, SNAP_AT_NODE_PARTIAL, r->node, snap->opt.objects);
     uint64_t left = r->list_end == SNAP_END_BOUND && r->nr_partial_again > listed ? r->nr_partial_again - listed : 0;
-    fprintf(f, ",\"partial_listed\":%zu,\"partial_left_out\":%" PRIu64 ",\"list_end\":\"%s\",\"torn\":%s", listed,
-            left, r->list_end == SNAP_END_NULL ? "head" : r->list_end == SNAP_END_BOUND ? "max_slabs" : "fault",
+    fprintf(f, ",\"partial_listed\":%zu,\"partial_left_out\":%" PRIu64 ",\"list_end\":\"%s\",\"torn\":%s", listed, left,
+            r->list_end == SNAP_END_NULL    ? "head"
+            : r->list_end == SNAP_END_BOUND ? "max_slabs"
+                                            : "fault",
             (r->flags & (SNAP_F_TORN | SNAP_F_FAULT)) ? "true" : "false");
     fputs(",\"barn\":", f);
     if (r->barn) {
@@ -205,8 +205,8 @@ static void write_cache(FILE *f, const sl_snapshot *snap, const sl_snap_cache *c
             "\"refcount\":%d,\"min_partial\":%" PRIu64 ",\"cpu_partial\":%u,\"cpu_partial_slabs\":%u,"
             "\"sheaf_capacity\":%u",
             r->object_size, r->size, r->offset, r->align, r->inuse, r->red_left_pad, sl_snap_oo_order(r->oo),
-            sl_snap_oo_objects(r->oo), sl_snap_oo_order(r->min), sl_snap_oo_objects(r->min), r->flags,
-            (int)r->refcount, r->min_partial, r->cpu_partial, r->cpu_partial_slabs, r->sheaf_capacity);
+            sl_snap_oo_objects(r->oo), sl_snap_oo_order(r->min), sl_snap_oo_objects(r->min), r->flags, (int)r->refcount,
+            r->min_partial, r->cpu_partial, r->cpu_partial_slabs, r->sheaf_capacity);
     /* s->random (the freelist key) is used to decode and not written: the file need not carry a kernel secret. */
     fputs(",\"cpus\":[", f);
     for (unsigned cpu = 0; cpu < snap->nr_cpus; cpu++) {
@@ -273,13 +273,15 @@ int sl_snapshot_write_json(const sl_snapshot *snap, FILE *f)
             snap->nr_cpus, snap->nr_nodes, snap->page_size, snap->page_struct_size,
             ft & SNAP_FEAT_CPU_SLAB ? "true" : "false", ft & SNAP_FEAT_CPU_PARTIAL ? "true" : "false",
             ft & SNAP_FEAT_SHEAVES ? "true" : "false",
-            ft & SNAP_FEAT_PER_NODE ? "\"per_node\"" : ft & SNAP_FEAT_BARN_NODE ? "\"node\"" : "null",
+            ft & SNAP_FEAT_PER_NODE    ? "\"per_node\""
+            : ft & SNAP_FEAT_BARN_NODE ? "\"node\""
+                                       : "null",
             ft & SNAP_FEAT_HARDENED ? "true" : "false", snap->map_ratio);
     hex(f, snap->map_offset);
-    fprintf(f, ",\"samples\":%u,\"agreeing\":%u}},\"taken_at\":\"%s\",\"duration_ns\":%" PRIu64,
-            snap->map_samples, snap->map_agreeing, snap->taken_at, snap->duration_ns);
-    fprintf(f, ",\"timing\":{\"load_ns\":%" PRIu64 ",\"percpu_ns\":%" PRIu64 ",\"iterate_ns\":%" PRIu64,
-            snap->load_ns, snap->percpu_ns, snap->iterate_ns);
+    fprintf(f, ",\"samples\":%u,\"agreeing\":%u}},\"taken_at\":\"%s\",\"duration_ns\":%" PRIu64, snap->map_samples,
+            snap->map_agreeing, snap->taken_at, snap->duration_ns);
+    fprintf(f, ",\"timing\":{\"load_ns\":%" PRIu64 ",\"percpu_ns\":%" PRIu64 ",\"iterate_ns\":%" PRIu64, snap->load_ns,
+            snap->percpu_ns, snap->iterate_ns);
     /* The kernel counts a program's run time only with kernel.bpf_stats_enabled=1. */
     if (snap->prog_runs)
         fprintf(f, ",\"kernel_run_ns\":%" PRIu64 ",\"kernel_runs\":%" PRIu64 "}", snap->prog_run_ns, snap->prog_runs);

@@ -84,7 +84,8 @@ static int unavailable(char *err, size_t errlen, const char *fmt, ...)
     return SL_SNAP_UNAVAILABLE;
 }
 
-#define STILL_WORKS "(without BPF, `slablab slabinfo` and `slablab capture` still read /proc/slabinfo, /sys/kernel/slab and ftrace)"
+#define STILL_WORKS                                                                                                    \
+    "(without BPF, `slablab slabinfo` and `slablab capture` still read /proc/slabinfo, /sys/kernel/slab and ftrace)"
 
 #if !SLABLAB_HAVE_LIBBPF
 
@@ -95,8 +96,8 @@ int sl_snapshot_take(sl_snapshot *snap, const sl_snap_options *opt, char *err, s
     return unavailable(err, errlen,
                        "this slablab was built without BPF support: install libbpf-dev, bpftool, pkg-config and clang "
                        "(apt-get install libbpf-dev bpftool pkg-config clang-14), then configure the build again "
-                       "(cmake -S wasm-core -B BUILD_DIR, or remove the build directory and run node scripts/setup.mjs bench) "
-                       STILL_WORKS);
+                       "(cmake -S wasm-core -B BUILD_DIR, or remove the build directory and run node scripts/setup.mjs "
+                       "bench) " STILL_WORKS);
 }
 
 #else
@@ -153,13 +154,15 @@ static int preflight(const sl_snapshot *snap, char *err, size_t errlen)
 {
     unsigned major = 0, minor = 0;
     if (sscanf(snap->release, "%u.%u", &major, &minor) == 2 && (major < 6 || (major == 6 && minor < 13)))
-        return unavailable(err, errlen,
-                           "Linux %s has no kmem_cache BPF iterator (it came in 6.13); a snapshot needs 6.13 or later "
-                           STILL_WORKS, snap->release);
+        return unavailable(
+            err, errlen,
+            "Linux %s has no kmem_cache BPF iterator (it came in 6.13); a snapshot needs 6.13 or later " STILL_WORKS,
+            snap->release);
     if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
-        return unavailable(err, errlen,
-                           "the kernel has no BTF (/sys/kernel/btf/vmlinux: %s); it needs CONFIG_DEBUG_INFO_BTF=y "
-                           STILL_WORKS, strerror(errno));
+        return unavailable(
+            err, errlen,
+            "the kernel has no BTF (/sys/kernel/btf/vmlinux: %s); it needs CONFIG_DEBUG_INFO_BTF=y " STILL_WORKS,
+            strerror(errno));
     FILE *f = fopen("/sys/kernel/security/lockdown", "r");
     if (f) {
         char mode[128] = "";
@@ -330,8 +333,9 @@ int sl_snapshot_take(sl_snapshot *snap, const sl_snap_options *opt, char *err, s
     }
     link = bpf_program__attach_iter(skel->progs.snapshot_caches, NULL);
     if (!link) {
-        rc = unavailable(err, errlen, "attaching the kmem_cache iterator failed (%s): it needs Linux 6.13+ [libbpf: %s]",
-                         strerror(errno), libbpf_last_line());
+        rc =
+            unavailable(err, errlen, "attaching the kmem_cache iterator failed (%s): it needs Linux 6.13+ [libbpf: %s]",
+                        strerror(errno), libbpf_last_line());
         goto out;
     }
     e = run_iterator(link, rb);

@@ -42,7 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     sl_pcpu pc;
     size_t unit = (size_t)(1 + (data[0] >> 2) % 8) * SL_PAGE_SIZE;
-    sl_pcpu_config cfg = {.kind = (sl_pcpu_kind)(data[0] % 3), .nr_units = UNITS, .unit_size = unit,
+    sl_pcpu_config cfg = {.kind = (sl_pcpu_kind)(data[0] % 3),
+                          .nr_units = UNITS,
+                          .unit_size = unit,
                           .static_size = (data[1] & 7) * unit / 16 / 4 * 4,
                           .reserved_size = ((data[1] >> 3) & 3) * unit / 16 / 4 * 4};
     check(sl_pcpu_init(&pc, &cfg) == SL_OK);

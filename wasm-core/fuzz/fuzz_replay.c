@@ -61,9 +61,15 @@ static void wrap_tar(sl_strbuf *o, const uint8_t *d, size_t n)
 /* Each input line becomes the fields of an event line, its kind chosen by the line's first byte. */
 static void wrap_lines(sl_strbuf *o, const uint8_t *d, size_t n)
 {
-    static const char *const kinds[] = {"kmalloc",           "kmem_cache_alloc",   "kfree",
-                                        "kmem_cache_free",   "percpu_alloc_percpu", "percpu_free_percpu",
-                                        "percpu_create_chunk", "percpu_destroy_chunk", "mm_page_alloc"};
+    static const char *const kinds[] = {"kmalloc",
+                                        "kmem_cache_alloc",
+                                        "kfree",
+                                        "kmem_cache_free",
+                                        "percpu_alloc_percpu",
+                                        "percpu_free_percpu",
+                                        "percpu_create_chunk",
+                                        "percpu_destroy_chunk",
+                                        "mm_page_alloc"};
     size_t i = 0;
     unsigned t = 0;
     while (i < n) {
@@ -106,8 +112,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ctx c;
     sl_perfetto_config pc = {.sink = sink, .user = &out_bytes};
     c.pf = sl_perfetto_begin(&pc);
-    sl_replay_config cfg = {.kernel = data[1] & 0x80 ? "4.19,6.18" : NULL, .zone_bytes = 4 << 20,
-                            .pcpu_unit_size = 1 << 16, .on_op = on_op, .user = &c, .validate_each = data[1] & 0x40};
+    sl_replay_config cfg = {.kernel = data[1] & 0x80 ? "4.19,6.18" : NULL,
+                            .zone_bytes = 4 << 20,
+                            .pcpu_unit_size = 1 << 16,
+                            .on_op = on_op,
+                            .user = &c,
+                            .validate_each = data[1] & 0x40};
     sl_replay *r;
     check(sl_replay_create(&cfg, &r) == SL_OK);
     size_t chunk = 1 + (data[1] & 0x3f) * 37;

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        if (!(x))                                                                                  \
-            __builtin_trap();                                                                      \
+#define CHECK(x)                                                                                                       \
+    do {                                                                                                               \
+        if (!(x))                                                                                                      \
+            __builtin_trap();                                                                                          \
     } while (0)
 
 enum { NCPU = 3, MAXH = 512, MAXC = 3 };
@@ -110,8 +110,8 @@ static void fuzz_ops(const sl_slab_variant *v, const uint8_t *data, size_t size)
             if (!nh)
                 break;
             unsigned k = arg % nh;
-            int rc = h[k].cache < 0 ? sl_slab_kfree(sl, cpu, h[k].p)
-                                    : sl_slab_cache_free(caches[h[k].cache], cpu, h[k].p);
+            int rc =
+                h[k].cache < 0 ? sl_slab_kfree(sl, cpu, h[k].p) : sl_slab_cache_free(caches[h[k].cache], cpu, h[k].p);
             CHECK(rc == SL_OK);
             if (arg & 0x8000) { /* then again: a kmalloc_large block's pages are free, so a foreign pointer */
                 bool large = h[k].cache < 0 && !sl_slab_kmalloc_cache(sl, h[k].size);
@@ -137,7 +137,8 @@ static void fuzz_ops(const sl_slab_variant *v, const uint8_t *data, size_t size)
         }
         case 4: /* create a cache */
             if (nc < MAXC) {
-                sl_slab_spec spec = {.object_size = 1 + arg % 5000, .align = (arg >> 13) ? 1u << (arg >> 13) : 0,
+                sl_slab_spec spec = {.object_size = 1 + arg % 5000,
+                                     .align = (arg >> 13) ? 1u << (arg >> 13) : 0,
                                      .flags = data[i - 3] & SL_SLAB_FLAGS_ALL};
                 snprintf(spec.name, sizeof spec.name, "fuzz-%u", nc);
                 CHECK(sl_slab_cache_create(sl, &spec, &caches[nc]) == SL_OK);
@@ -196,7 +197,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     static const unsigned kernels[6] = {SL_SLAB_KERNEL(4, 10), SL_SLAB_KERNEL(5, 3), SL_SLAB_KERNEL(5, 4),
-                                        SL_SLAB_KERNEL(6, 0), SL_SLAB_KERNEL(6, 1), SL_SLAB_KERNEL(6, 7)};
+                                        SL_SLAB_KERNEL(6, 0),  SL_SLAB_KERNEL(6, 1), SL_SLAB_KERNEL(6, 7)};
     sl_slab_variant v = {.rules = data[0] & 4 ? SL_SLAB_RULES_BEFORE : SL_SLAB_RULES_AFTER,
                          .kernel = kernels[(data[0] >> 3) % 6]};
     v.init_on_free = (data[0] & 0x80) && v.kernel >= SL_SLAB_KERNEL_INIT_ON_FREE;

@@ -81,8 +81,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (sl_page_zone_init(&zone, ZONE_PAGES * SL_PAGE_SIZE, NULL) != SL_OK)
         return 0;
     f->zone = &zone;
-    sl_slub_config cfg = {.object_size = f->osize, .flags = flags, .track = 1,
-                          .fastpath = (uint8_t)((data[1] >> 3) & 3), .bulk_free = (uint8_t)((data[1] >> 5) & 1),
+    sl_slub_config cfg = {.object_size = f->osize,
+                          .flags = flags,
+                          .track = 1,
+                          .fastpath = (uint8_t)((data[1] >> 3) & 3),
+                          .bulk_free = (uint8_t)((data[1] >> 5) & 1),
                           .seed = data[1]};
     cfg.kernel.boot.min_order = (uint8_t)((data[2] >> 2) % 3);
     fz_require(f, sl_slub_cache_create(&zone, NULL, ncpus, &cfg, &f->s) == SL_OK, "create", 0);

@@ -29,8 +29,8 @@ static const struct {
     sl_slub_kversion v;
     bool early, rt;
 } eras[] = {{{4, 3}, false, false},  {{4, 4}, false, false}, {{5, 15}, false, false}, {{6, 17}, false, false},
-            {{6, 18}, false, false}, {{7, 0}, false, false}, {{7, 0}, true, false},  {{6, 7}, false, false},
-            {{7, 1}, false, false},  {{7, 2}, false, false}, {{7, 3}, false, false}, {{7, 3}, false, true},
+            {{6, 18}, false, false}, {{7, 0}, false, false}, {{7, 0}, true, false},   {{6, 7}, false, false},
+            {{7, 1}, false, false},  {{7, 2}, false, false}, {{7, 3}, false, false},  {{7, 3}, false, true},
             {{7, 3}, true, false},   {{8, 1}, false, false}};
 #define NR_ERAS (sizeof eras / sizeof eras[0])
 
@@ -48,9 +48,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (sl_page_zone_init(&zone, ZONE_PAGES * SL_PAGE_SIZE, NULL) != SL_OK)
         return 0;
     f->zone = &zone;
-    sl_slub_config cfg = {.object_size = f->osize, .track = 1, .seed = data[1],
-                          .sheaf_capacity = (uint16_t)(1 + (data[2] >> 2) % 16), .sheaf_capacity_exact = 1,
-                          .max_sheaves = (uint16_t)(data[1] & 8 ? 3 * ncpus : 0), .early_boot = eras[era].early,
+    sl_slub_config cfg = {.object_size = f->osize,
+                          .track = 1,
+                          .seed = data[1],
+                          .sheaf_capacity = (uint16_t)(1 + (data[2] >> 2) % 16),
+                          .sheaf_capacity_exact = 1,
+                          .max_sheaves = (uint16_t)(data[1] & 8 ? 3 * ncpus : 0),
+                          .early_boot = eras[era].early,
                           .bulk_free = (uint8_t)((data[1] >> 4) & 1)};
     if (data[1] & 1)
         cfg.flags |= SL_SLUB_FREELIST_HARDENED;
@@ -174,7 +178,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             break;
         }
-        case 12: { /* a stranger as a sheaf handle */
+        case 12: {                                                      /* a stranger as a sheaf handle */
             sl_slub_sheaf *stranger = (sl_slub_sheaf *)(void *)f->held; /* never a sheaf */
             void *p;
             fz_require(f, sl_slub_return_sheaf(f->s, cpu, stranger) == SL_EINVAL, "return a stranger", 0);

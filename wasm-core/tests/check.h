@@ -19,39 +19,39 @@
 static int sl_check_failures_in_test;
 static int sl_check_passed, sl_check_failed, sl_check_skipped;
 
-#define SL_CHECK(cond)                                                                             \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "  %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);             \
-            sl_check_failures_in_test++;                                                           \
-        }                                                                                          \
+#define SL_CHECK(cond)                                                                                                 \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "  %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                                 \
+            sl_check_failures_in_test++;                                                                               \
+        }                                                                                                              \
     } while (0)
 
-#define SL_CHECK_EQ(a, b)                                                                          \
-    do {                                                                                           \
-        long long sl_a_ = (long long)(a), sl_b_ = (long long)(b);                                  \
-        if (sl_a_ != sl_b_) {                                                                      \
-            fprintf(stderr, "  %s:%d: check failed: %s == %s (%lld != %lld)\n", __FILE__, __LINE__, \
-                    #a, #b, sl_a_, sl_b_);                                                         \
-            sl_check_failures_in_test++;                                                           \
-        }                                                                                          \
+#define SL_CHECK_EQ(a, b)                                                                                              \
+    do {                                                                                                               \
+        long long sl_a_ = (long long)(a), sl_b_ = (long long)(b);                                                      \
+        if (sl_a_ != sl_b_) {                                                                                          \
+            fprintf(stderr, "  %s:%d: check failed: %s == %s (%lld != %lld)\n", __FILE__, __LINE__, #a, #b, sl_a_,     \
+                    sl_b_);                                                                                            \
+            sl_check_failures_in_test++;                                                                               \
+        }                                                                                                              \
     } while (0)
 
 /* Stops the current test (a later step would crash on the broken state). */
-#define SL_REQUIRE(cond)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "  %s:%d: requirement failed: %s\n", __FILE__, __LINE__, #cond);       \
-            sl_check_failures_in_test++;                                                           \
-            return;                                                                                \
-        }                                                                                          \
+#define SL_REQUIRE(cond)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "  %s:%d: requirement failed: %s\n", __FILE__, __LINE__, #cond);                           \
+            sl_check_failures_in_test++;                                                                               \
+            return;                                                                                                    \
+        }                                                                                                              \
     } while (0)
 
-#define SL_SKIP(why)                                                                               \
-    do {                                                                                           \
-        printf("  skipped: %s\n", why);                                                            \
-        sl_check_failures_in_test = -1;                                                            \
-        return;                                                                                    \
+#define SL_SKIP(why)                                                                                                   \
+    do {                                                                                                               \
+        printf("  skipped: %s\n", why);                                                                                \
+        sl_check_failures_in_test = -1;                                                                                \
+        return;                                                                                                        \
     } while (0)
 
 #if SL_HAVE_THREADS
@@ -60,20 +60,20 @@ static int sl_check_passed, sl_check_failed, sl_check_skipped;
 #define SL_SKIP_WITHOUT_THREADS() SL_SKIP("this build has no threads")
 #endif
 
-#define SL_RUN(fn)                                                                                 \
-    do {                                                                                           \
-        sl_check_failures_in_test = 0;                                                             \
-        printf("test %s\n", #fn);                                                                  \
-        fflush(stdout);                                                                            \
-        fn();                                                                                      \
-        if (sl_check_failures_in_test < 0) {                                                       \
-            sl_check_skipped++;                                                                    \
-        } else if (sl_check_failures_in_test) {                                                    \
-            printf("FAIL %s\n", #fn);                                                              \
-            sl_check_failed++;                                                                     \
-        } else {                                                                                   \
-            sl_check_passed++;                                                                     \
-        }                                                                                          \
+#define SL_RUN(fn)                                                                                                     \
+    do {                                                                                                               \
+        sl_check_failures_in_test = 0;                                                                                 \
+        printf("test %s\n", #fn);                                                                                      \
+        fflush(stdout);                                                                                                \
+        fn();                                                                                                          \
+        if (sl_check_failures_in_test < 0) {                                                                           \
+            sl_check_skipped++;                                                                                        \
+        } else if (sl_check_failures_in_test) {                                                                        \
+            printf("FAIL %s\n", #fn);                                                                                  \
+            sl_check_failed++;                                                                                         \
+        } else {                                                                                                       \
+            sl_check_passed++;                                                                                         \
+        }                                                                                                              \
     } while (0)
 
 static inline int sl_check_summary(void)

@@ -78,7 +78,8 @@ static inline int sl_cli_script(const char *source_file, const char *script, con
  * the script's exit status (77: it cannot run here), with its last output
  * line in why (the reason of a skip).
  */
-static inline int sl_cli_script_group(const char *source_file, const char *script, const char *group, char *why, size_t n)
+static inline int sl_cli_script_group(const char *source_file, const char *script, const char *group, char *why,
+                                      size_t n)
 {
     char bin[PATH_MAX + 16], srcdir[PATH_MAX], cmd[4 * PATH_MAX];
     why[0] = '\0';
@@ -107,17 +108,17 @@ static inline int sl_cli_script_group(const char *source_file, const char *scrip
 
 /* A test named test_PREFIX_GROUP that runs GROUP of tests/cli/SCRIPT (skipped where it says it cannot run, and in WebAssembly). */
 #if SL_WASM
-#define SL_CLI_SCRIPT_GROUP(prefix, script, group) \
+#define SL_CLI_SCRIPT_GROUP(prefix, script, group)                                                                     \
     static void test_##prefix##_##group(void) { SL_SKIP(SL_CLI_NATIVE_ONLY); }
 #else
-#define SL_CLI_SCRIPT_GROUP(prefix, script, group)                                                 \
-    static void test_##prefix##_##group(void)                                                      \
-    {                                                                                              \
-        char why[1024];                                                                            \
-        int rc = sl_cli_script_group(__FILE__, script, #group, why, sizeof why);                   \
-        if (rc == 77)                                                                              \
-            SL_SKIP(why);                                                                          \
-        SL_CHECK_EQ(rc, 0);                                                                        \
+#define SL_CLI_SCRIPT_GROUP(prefix, script, group)                                                                     \
+    static void test_##prefix##_##group(void)                                                                          \
+    {                                                                                                                  \
+        char why[1024];                                                                                                \
+        int rc = sl_cli_script_group(__FILE__, script, #group, why, sizeof why);                                       \
+        if (rc == 77)                                                                                                  \
+            SL_SKIP(why);                                                                                              \
+        SL_CHECK_EQ(rc, 0);                                                                                            \
     }
 #endif
 

@@ -15,9 +15,9 @@ typedef enum { JL_NULL, JL_BOOL, JL_NUM, JL_STR, JL_ARR, JL_OBJ } jl_type;
 
 typedef struct jl {
     jl_type type;
-    char *key;      /* member name inside an object */
-    char *str;      /* JL_STR */
-    double num;     /* JL_NUM, JL_BOOL */
+    char *key;  /* member name inside an object */
+    char *str;  /* JL_STR */
+    double num; /* JL_NUM, JL_BOOL */
     struct jl **kids;
     size_t n, cap;
 } jl;
@@ -74,18 +74,34 @@ static inline char *jl_string(jl_parser *ps)
                 break;
             char e = *ps->p++;
             switch (e) {
-            case 'n': c = '\n'; break;
-            case 't': c = '\t'; break;
-            case 'r': c = '\r'; break;
-            case 'b': c = '\b'; break;
-            case 'f': c = '\f'; break;
-            case '"': case '\\': case '/': c = e; break;
+            case 'n':
+                c = '\n';
+                break;
+            case 't':
+                c = '\t';
+                break;
+            case 'r':
+                c = '\r';
+                break;
+            case 'b':
+                c = '\b';
+                break;
+            case 'f':
+                c = '\f';
+                break;
+            case '"':
+            case '\\':
+            case '/':
+                c = e;
+                break;
             case 'u': {
                 unsigned v = 0;
                 for (int k = 0; k < 4; k++) {
                     char h = ps->p < ps->end ? *ps->p++ : 0;
-                    v = v * 16 + (unsigned)(h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                                                : h >= 'A' && h <= 'F' ? h - 'A' + 10 : 99);
+                    v = v * 16 + (unsigned)(h >= '0' && h <= '9'   ? h - '0'
+                                            : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                                            : h >= 'A' && h <= 'F' ? h - 'A' + 10
+                                                                   : 99);
                 }
                 if (v > 0x7f) {
                     free(s);

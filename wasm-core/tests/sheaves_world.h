@@ -31,8 +31,12 @@ static int world_open_version(world *w, unsigned ncpus, sl_slub_kversion v, uint
     int rc = sl_page_zone_init(&w->zone, (size_t)zone_mb << 20, NULL);
     if (rc)
         return rc;
-    sl_slub_config cfg = {.object_size = 64, .track = 1, .seed = 7, .sheaf_capacity = (uint16_t)capacity,
-                          .sheaf_capacity_exact = 1, .max_sheaves = (uint16_t)max_sheaves,
+    sl_slub_config cfg = {.object_size = 64,
+                          .track = 1,
+                          .seed = 7,
+                          .sheaf_capacity = (uint16_t)capacity,
+                          .sheaf_capacity_exact = 1,
+                          .max_sheaves = (uint16_t)max_sheaves,
                           .early_boot = v.major >= 7 && !capacity};
     cfg.kernel.version = v;
     rc = sl_slub_cache_create(&w->zone, tr, ncpus, &cfg, &w->s);
@@ -43,7 +47,7 @@ static int world_open_version(world *w, unsigned ncpus, sl_slub_kversion v, uint
 
 /* The same in 6.18 or (v70) 7.0, where the cache must have sheaves. */
 static inline int world_open(world *w, unsigned ncpus, uint32_t capacity, uint32_t max_sheaves, bool v70, sl_trace *tr,
-                      unsigned zone_mb)
+                             unsigned zone_mb)
 {
     sl_slub_kversion v = v70 ? (sl_slub_kversion){7, 0} : (sl_slub_kversion){6, 18};
     int rc = world_open_version(w, ncpus, v, capacity, max_sheaves, tr, zone_mb);

@@ -29,7 +29,7 @@ typedef struct fake {
     double cost_per_loop;
     unsigned per_loop;
     unsigned phases;
-    int fail_on_call;   /* 0: never; n: return SL_ECORRUPT on the n-th call */
+    int fail_on_call; /* 0: never; n: return SL_ECORRUPT on the n-th call */
     unsigned calls;
     uint64_t last_loops;
     char id;
@@ -107,11 +107,11 @@ static void test_ratio_to_best_and_per_object(void)
     sl_bench_exp *e = sl_bench_exp_new(&r, "compare", "t", NULL, "op", "best");
     /* b does 8 objects per loop at 40 per loop: 5 per object, the cheapest */
     fake a = {30, 1, 1, 0, 0, 0, 'A'}, b = {40, 8, 1, 0, 0, 0, 'B'}, c = {10, 1, 1, 0, 0, 0, 'C'};
-    sl_bench_variant v[4] = {{.name = "a", .fn = fake_fn, .arg = &a, .available = true},
-                             {.name = "b", .fn = fake_fn, .arg = &b, .available = true},
-                             {.name = "c", .fn = fake_fn, .arg = &c, .available = true},
-                             {.name = "gone", .fn = fake_fn, .arg = NULL, .available = false,
-                              .reason = "not installed (libgone.so)"}};
+    sl_bench_variant v[4] = {
+        {.name = "a", .fn = fake_fn, .arg = &a, .available = true},
+        {.name = "b", .fn = fake_fn, .arg = &b, .available = true},
+        {.name = "c", .fn = fake_fn, .arg = &c, .available = true},
+        {.name = "gone", .fn = fake_fn, .arg = NULL, .available = false, .reason = "not installed (libgone.so)"}};
     sl_bench_opts o = opts(3, 100);
     SL_CHECK_EQ(sl_bench_row(e, &o, "pair", "16", v, 4, NULL, NULL, SL_BENCH_BASE_BEST), SL_OK);
     const sl_bench_meas *mb = sl_bench_find(e, "pair", "16", "b", "");

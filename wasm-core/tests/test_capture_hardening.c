@@ -34,10 +34,10 @@ static void run_case(const char *name)
         SL_SKIP(skip);
     SL_CHECK_EQ(rc, 0);
 }
-#define CASE(name)                                                                                 \
+#define CASE(name)                                                                                                     \
     static void test_capture_##name(void) { run_case(#name); }
 #else
-#define CASE(name)                                                                                 \
+#define CASE(name)                                                                                                     \
     static void test_capture_##name(void) { SL_SKIP(SL_CLI_NATIVE_ONLY); }
 #endif
 

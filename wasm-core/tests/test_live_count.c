@@ -392,8 +392,9 @@ static void test_feed_every_cut(void)
     SL_CHECK(whole.newest_ns == 101e9 + 3e6);
     /* Handed back: every frame the page decodes but events, and the watched cache's events where they stood. */
     unsigned t[32];
-    static const unsigned want[] = {SL_LIVE_F_HELLO, SL_LIVE_F_CACHE, SL_LIVE_F_CACHE, SL_LIVE_F_EVENTS, SL_LIVE_F_SITE,
-                                    SL_LIVE_F_STATUS, SL_LIVE_F_EVENTS, SL_LIVE_F_SNAPSHOT, SL_LIVE_F_SLABINFO, SL_LIVE_F_ERROR};
+    static const unsigned want[] = {SL_LIVE_F_HELLO,    SL_LIVE_F_CACHE,  SL_LIVE_F_CACHE,  SL_LIVE_F_EVENTS,
+                                    SL_LIVE_F_SITE,     SL_LIVE_F_STATUS, SL_LIVE_F_EVENTS, SL_LIVE_F_SNAPSHOT,
+                                    SL_LIVE_F_SLABINFO, SL_LIVE_F_ERROR};
     SL_REQUIRE(types(&whole, t) == 10);
     for (int i = 0; i < 10; i++)
         SL_CHECK_EQ(t[i], want[i]);

@@ -18,10 +18,7 @@
 static char dir[] = "/tmp/slablab-outfile-XXXXXX";
 static char err[512];
 
-static void path_in(char *out, size_t n, const char *name)
-{
-    snprintf(out, n, "%s/%s", dir, name);
-}
+static void path_in(char *out, size_t n, const char *name) { snprintf(out, n, "%s/%s", dir, name); }
 
 static bool file_is(const char *path, const char *text)
 {

@@ -293,8 +293,12 @@ static void test_randomized_against_reference(void)
         sl_pcpu pc;
         static sl_trace tr;
         SL_REQUIRE(sl_trace_init(&tr, 3, 4096) == SL_OK);
-        sl_pcpu_config cfg = {.kind = kinds[ki], .nr_units = 3, .unit_size = 4 * SL_PAGE_SIZE,
-                              .static_size = SL_PAGE_SIZE + 300 * 4, .reserved_size = SL_PAGE_SIZE, .trace = &tr};
+        sl_pcpu_config cfg = {.kind = kinds[ki],
+                              .nr_units = 3,
+                              .unit_size = 4 * SL_PAGE_SIZE,
+                              .static_size = SL_PAGE_SIZE + 300 * 4,
+                              .reserved_size = SL_PAGE_SIZE,
+                              .trace = &tr};
         SL_REQUIRE(sl_pcpu_init(&pc, &cfg) == SL_OK);
         unsigned balances = 0, relegations = 0;
         static ref r;
@@ -320,8 +324,9 @@ static void test_randomized_against_reference(void)
                 bool reserved = (x & 7) == 0;
                 /* Large areas; counters of 4 or 8 bytes, aligned to 4 or 8 (seed 003's corner case); small areas. */
                 bool counter = (x & 0x38) && (x & 0x40);
-                size_t size = (x & 0x38) == 0 ? 4 + (x >> 8) % 9000 : counter ? 4 + 4 * ((x >> 8) % 2)
-                                                                               : 4 + 4 * ((x >> 8) % 32);
+                size_t size = (x & 0x38) == 0 ? 4 + (x >> 8) % 9000
+                              : counter       ? 4 + 4 * ((x >> 8) % 2)
+                                              : 4 + 4 * ((x >> 8) % 32);
                 size_t align = counter ? (size_t)4 << ((x >> 32) % 2) : (size_t)4 << ((x >> 32) % 11);
                 void *p;
                 int rc = (reserved ? sl_pcpu_alloc_reserved : sl_pcpu_alloc)(&pc, slot % 3, size, align, &p);
@@ -504,8 +509,8 @@ static void test_workload_and_budget(void)
         }
     }
     /* A budget that cannot be met is reported with how far the run got. */
-    sl_pcpu_workload w = {.cfg = {.kind = SL_PCPU_AREAMAP, .nr_units = 1},
-                          .size = 4, .align = 8, .objects = 200000, .budget_ns = 1};
+    sl_pcpu_workload w = {
+        .cfg = {.kind = SL_PCPU_AREAMAP, .nr_units = 1}, .size = 4, .align = 8, .objects = 200000, .budget_ns = 1};
     sl_pcpu_workload_result r;
     SL_REQUIRE(sl_pcpu_run_workload(&w, &r) == SL_OK);
     SL_CHECK(r.over_budget);

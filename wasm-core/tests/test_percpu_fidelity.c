@@ -105,8 +105,8 @@ static void test_first_chunk(void)
     enum { STATIC = 183296, RESERVED = 8192, DYN = 28672 };
     for (unsigned ki = 0; ki < 3; ki++) {
         sl_pcpu pc;
-        sl_pcpu_config cfg = {.kind = kinds[ki], .nr_units = 2, .static_size = STATIC, .reserved_size = RESERVED,
-                              .dyn_size = DYN};
+        sl_pcpu_config cfg = {
+            .kind = kinds[ki], .nr_units = 2, .static_size = STATIC, .reserved_size = RESERVED, .dyn_size = DYN};
         SL_REQUIRE(sl_pcpu_init(&pc, &cfg) == SL_OK);
         SL_CHECK_EQ(pc.nr_chunks, 1);
         SL_CHECK_EQ(pc.first_chunk->id, 0);
@@ -177,7 +177,8 @@ static void test_first_chunk(void)
         /* The first chunk (never in the empty slot: its static region is never free) and one empty chunk. */
         SL_CHECK_EQ(pc.nr_chunks, 2);
         SL_CHECK(pc.first_chunk->nr_alloc == 0 && slot_holding(&pc, 0) >= 0);
-        SL_CHECK_EQ(pc.nr_empty_pop_pages - (pc.chunks[0] == pc.first_chunk ? pc.chunks[1] : pc.chunks[0])->nr_empty_pop_pages,
+        SL_CHECK_EQ(pc.nr_empty_pop_pages -
+                        (pc.chunks[0] == pc.first_chunk ? pc.chunks[1] : pc.chunks[0])->nr_empty_pop_pages,
                     6);
         sl_pcpu_destroy(&pc);
     }
@@ -664,7 +665,7 @@ static void test_placement(void)
         SL_CHECK_EQ(sl_pcpu_alloc_at(&t.pc, 0, a, 2, 4), SL_EINVAL);
         SL_CHECK_EQ(sl_pcpu_alloc_at(&t.pc, 0, a, UNIT_SMALL - 4, 8), SL_EINVAL);
         SL_CHECK_EQ(sl_pcpu_alloc_at(&t.pc, 0, 7, 0, 4), SL_EINVAL);
-        SL_CHECK_EQ(sl_pcpu_alloc_at(&t.pc, 0, 0, 0, 4), SL_EINVAL); /* the first chunk's static region */
+        SL_CHECK_EQ(sl_pcpu_alloc_at(&t.pc, 0, 0, 0, 4), SL_EINVAL);  /* the first chunk's static region */
         SL_CHECK_EQ(sl_pcpu_alloc_at(&t.pc, 1, a, 64, 4), SL_EINVAL); /* one unit */
         drain(&t);
         SL_CHECK_EQ(count(&t, SL_EV_ERROR, SL_NONE32, 0), 6); /* the CPU that does not exist reports nothing */

@@ -50,8 +50,8 @@ static void cap_op(void *user, const sl_replay_op *op)
         c->cap = c->cap ? 2 * c->cap : 4096;
         c->ev = realloc(c->ev, c->cap * sizeof *c->ev);
     }
-    c->ev[c->nev++] = (cap_event){.t = op->ts_ns, .ptr = op->ptr, .cpu = op->cpu,
-                                  .alloc = op->kind == SL_REPLAY_OP_ALLOC, .named = true};
+    c->ev[c->nev++] = (cap_event){
+        .t = op->ts_ns, .ptr = op->ptr, .cpu = op->cpu, .alloc = op->kind == SL_REPLAY_OP_ALLOC, .named = true};
 }
 
 /* Reads the fixture's two snapshots and filp's events. */
@@ -168,14 +168,14 @@ static void test_capture_filp(void)
 /* ---- hand-built snapshots ----------------------------------------------------- */
 
 enum { PER = 16, SIZE = 256 };
-#define BASE(i) (0xffff888100000000ull + (uint64_t)(i) * 4096)
-#define OBJ(slab, i) (BASE(slab) + (uint64_t)(i) * SIZE)
+#define BASE(i) (0xffff888100000000ull + (uint64_t)(i)*4096)
+#define OBJ(slab, i) (BASE(slab) + (uint64_t)(i)*SIZE)
 
 typedef struct hslab {
     int slab;
     const char *state; /* 16 chars: 'a' allocated, 'f' free (in freelist order left to right) */
     bool torn;
-    int cpu_slab;      /* 1 + the CPU whose CPU slab it is (its free objects on the CPU freelist); 0: node partial */
+    int cpu_slab; /* 1 + the CPU whose CPU slab it is (its free objects on the CPU freelist); 0: node partial */
 } hslab;
 
 static void slab_json(sl_strbuf *b, const hslab *x, bool cpu)
@@ -197,10 +197,11 @@ static void slab_json(sl_strbuf *b, const hslab *x, bool cpu)
 static char *snapshot_json(const hslab *s, unsigned n, unsigned full)
 {
     sl_strbuf b = {0};
-    sl_strbuf_printf(&b, "{\"format\": \"slablab-snapshot/1\", \"kernel\": {\"release\": \"6.18.0-test\", "
-                         "\"nr_cpus\": 2, \"page_size\": 4096}, \"caches\": [{\"name\": \"test\", \"object_size\": 256, "
-                         "\"size\": 256, \"inuse\": 256, \"red_left_pad\": 0, \"order\": 0, \"objects_per_slab\": 16, "
-                         "\"min_partial\": 5, \"cpu_partial\": 52, \"sheaf_capacity\": 0, \"cpus\": [");
+    sl_strbuf_printf(&b,
+                     "{\"format\": \"slablab-snapshot/1\", \"kernel\": {\"release\": \"6.18.0-test\", "
+                     "\"nr_cpus\": 2, \"page_size\": 4096}, \"caches\": [{\"name\": \"test\", \"object_size\": 256, "
+                     "\"size\": 256, \"inuse\": 256, \"red_left_pad\": 0, \"order\": 0, \"objects_per_slab\": 16, "
+                     "\"min_partial\": 5, \"cpu_partial\": 52, \"sheaf_capacity\": 0, \"cpus\": [");
     for (unsigned k = 0; k < 2; k++) {
         const hslab *cs = NULL;
         for (unsigned i = 0; i < n; i++)
@@ -219,8 +220,10 @@ static char *snapshot_json(const hslab *s, unsigned n, unsigned full)
             sl_strbuf_printf(&b, "null");
         sl_strbuf_printf(&b, "}");
     }
-    sl_strbuf_printf(&b, "], \"nodes\": [{\"node\": 0, \"nr_slabs\": %u, \"partial_left_out\": 0, \"barn\": null, "
-                         "\"partial\": [", n + full);
+    sl_strbuf_printf(&b,
+                     "], \"nodes\": [{\"node\": 0, \"nr_slabs\": %u, \"partial_left_out\": 0, \"barn\": null, "
+                     "\"partial\": [",
+                     n + full);
     for (unsigned i = 0, first = 1; i < n; i++) {
         if (s[i].cpu_slab)
             continue;
@@ -289,8 +292,8 @@ static void test_events_explain_every_change(void)
      */
     hslab before[] = {{0, F16, false, 0}};
     hslab after[] = {{0, "aaffffffffffffff", false, 1}};
-    hev ev[] = {{100, 0, true, OBJ(0, 0)}, {110, 0, true, OBJ(0, 1)}, {120, 0, false, OBJ(0, 1)},
-                {130, 0, true, OBJ(0, 1)}};
+    hev ev[] = {
+        {100, 0, true, OBJ(0, 0)}, {110, 0, true, OBJ(0, 1)}, {120, 0, false, OBJ(0, 1)}, {130, 0, true, OBJ(0, 1)}};
     sl_check_result r;
     SL_REQUIRE(run(before, 1, after, 1, ev, 4, &UNTIMED, &r));
     SL_CHECK_EQ(r.allocs, 3);
@@ -332,8 +335,10 @@ static void test_untraced_free_and_allocation(void)
 
 static void test_torn_during_read_lost(void)
 {
-    hslab before[] = {{0, "aaaaaaaaaaaaaaaf", false, 0}, {1, "aaaaaaaaaaaaaaaf", false, 0}, {2, "aaaaaaaaaaaaaaaf", false, 0}};
-    hslab after[] = {{0, "faaaaaaaaaaaaaaf", true, 0}, {1, "afaaaaaaaaaaaaaf", false, 0}, {2, "aafaaaaaaaaaaaaf", false, 0}};
+    hslab before[] = {
+        {0, "aaaaaaaaaaaaaaaf", false, 0}, {1, "aaaaaaaaaaaaaaaf", false, 0}, {2, "aaaaaaaaaaaaaaaf", false, 0}};
+    hslab after[] = {
+        {0, "faaaaaaaaaaaaaaf", true, 0}, {1, "afaaaaaaaaaaaaaf", false, 0}, {2, "aafaaaaaaaaaaaaf", false, 0}};
     /* An allocation and a free of slab 1's object 1 during the later read. */
     hev ev[] = {{1005, 0, false, OBJ(1, 1)}, {1006, 0, true, OBJ(1, 1)}};
     sl_check_window w = {.timed = true, .before = {0, 10}, .after = {1000, 1010}};
@@ -457,23 +462,29 @@ static void sheaf_json(sl_strbuf *b, int from, int n)
 static sl_check_snapshot *sheaf_snap(const int main_n[2], const int spare_n[2], bool barn)
 {
     sl_strbuf b = {0};
-    sl_strbuf_printf(&b, "{\"format\": \"slablab-snapshot/1\", \"kernel\": {\"release\": \"6.18.0-test\", "
-                         "\"nr_cpus\": 2, \"page_size\": 4096}, \"caches\": [{\"name\": \"test\", \"object_size\": 256, "
-                         "\"size\": 256, \"inuse\": 256, \"red_left_pad\": 0, \"order\": 0, \"objects_per_slab\": 16, "
-                         "\"min_partial\": 5, \"cpu_partial\": 0, \"sheaf_capacity\": 4, \"cpus\": [");
+    sl_strbuf_printf(&b,
+                     "{\"format\": \"slablab-snapshot/1\", \"kernel\": {\"release\": \"6.18.0-test\", "
+                     "\"nr_cpus\": 2, \"page_size\": 4096}, \"caches\": [{\"name\": \"test\", \"object_size\": 256, "
+                     "\"size\": 256, \"inuse\": 256, \"red_left_pad\": 0, \"order\": 0, \"objects_per_slab\": 16, "
+                     "\"min_partial\": 5, \"cpu_partial\": 0, \"sheaf_capacity\": 4, \"cpus\": [");
     for (int k = 0; k < 2; k++) {
-        sl_strbuf_printf(&b, "%s{\"cpu\": %d, \"partial\": [], \"freelist\": [], \"slab\": null, \"sheaves\": "
-                             "{\"main\": ", k ? ", " : "", k);
+        sl_strbuf_printf(&b,
+                         "%s{\"cpu\": %d, \"partial\": [], \"freelist\": [], \"slab\": null, \"sheaves\": "
+                         "{\"main\": ",
+                         k ? ", " : "", k);
         sheaf_json(&b, 2 * k, main_n[k]);
         sl_strbuf_printf(&b, ", \"spare\": ");
         sheaf_json(&b, 4 + 2 * k, spare_n[k]);
         sl_strbuf_printf(&b, ", \"rcu_free\": null}}");
     }
-    sl_strbuf_printf(&b, "], \"nodes\": [{\"node\": 0, \"nr_slabs\": 1, \"partial_left_out\": 0, \"barn\": {\"full\": [");
+    sl_strbuf_printf(&b,
+                     "], \"nodes\": [{\"node\": 0, \"nr_slabs\": 1, \"partial_left_out\": 0, \"barn\": {\"full\": [");
     if (barn)
         sheaf_json(&b, 8, 4);
-    sl_strbuf_printf(&b, "], \"empty\": 0}, \"partial\": [{\"base\": \"0x%llx\", \"objects\": 16, \"inuse\": 12, "
-                         "\"torn\": false, \"freelist\": [", (unsigned long long)BASE(0));
+    sl_strbuf_printf(&b,
+                     "], \"empty\": 0}, \"partial\": [{\"base\": \"0x%llx\", \"objects\": 16, \"inuse\": 12, "
+                     "\"torn\": false, \"freelist\": [",
+                     (unsigned long long)BASE(0));
     for (int i = 12; i < 16; i++)
         sl_strbuf_printf(&b, "%s\"0x%llx\"", i > 12 ? ", " : "", (unsigned long long)OBJ(0, i));
     sl_strbuf_printf(&b, "]}]}]}]}");
@@ -580,7 +591,8 @@ static void test_bad_snapshots(void)
     j = NULL;
     sl_strbuf b = {0};
     sl_strbuf_append(&b, dup, (size_t)(fl - dup) + 13);
-    sl_strbuf_printf(&b, "\"0x%llx\", \"0x%llx\"]}]}]}]}", (unsigned long long)OBJ(0, 15), (unsigned long long)OBJ(0, 15));
+    sl_strbuf_printf(&b, "\"0x%llx\", \"0x%llx\"]}]}]}]}", (unsigned long long)OBJ(0, 15),
+                     (unsigned long long)OBJ(0, 15));
     s = sl_check_snapshot_parse(b.data, b.len, err, sizeof err);
     SL_REQUIRE(s);
     SL_CHECK(sl_check_create(s, "test", &c, err, sizeof err) == SL_OK);

@@ -210,7 +210,8 @@ static void check_consistent(const jl *j, const char *what)
             SL_CHECK(share >= 0 && share <= 1);
         }
     }
-    SL_CHECK_EQ(allocs, jl_num(j, "pairs.matched") + jl_num(j, "pairs.live_at_end") + jl_num(j, "pairs.untraced_frees"));
+    SL_CHECK_EQ(allocs,
+                jl_num(j, "pairs.matched") + jl_num(j, "pairs.live_at_end") + jl_num(j, "pairs.untraced_frees"));
     SL_CHECK_EQ(caches_untraced, jl_num(j, "pairs.untraced_frees"));
     SL_CHECK_EQ(kind(j, "kfree") + kind(j, "kmem_cache_free"),
                 jl_num(j, "pairs.matched") + jl_num(j, "pairs.freed_unknown") + jl_num(j, "pairs.null_frees"));
@@ -310,7 +311,7 @@ static void test_trace_cmd_formats_agree(void)
         check_oracle(j[i], &o);
     oracle_free(&o);
     free(text);
-    static const char *const same[] = {"events.lines", "events.parsed", "pairs.matched", "pairs.freed_unknown",
+    static const char *const same[] = {"events.lines",     "events.parsed",     "pairs.matched", "pairs.freed_unknown",
                                        "pairs.null_frees", "pairs.live_at_end", "percpu.allocs", "model.errors"};
     for (int i = 1; i < 3; i++)
         for (unsigned k = 0; k < sizeof same / sizeof same[0]; k++)
@@ -330,8 +331,8 @@ static void test_validate_after_every_event(void)
     /* The default version (the trace names none: 6.17), and 7.0's sheaves and barn. */
     static const char *const versions[] = {NULL, "7.0"};
     for (int v = 0; v < 2; v++) {
-        sl_replay_config cfg = {.validate_each = true, .zone_bytes = 16 << 20, .pcpu_unit_size = 1 << 20,
-                                .kernel = versions[v]};
+        sl_replay_config cfg = {
+            .validate_each = true, .zone_bytes = 16 << 20, .pcpu_unit_size = 1 << 20, .kernel = versions[v]};
         jl *j = replay_fixture("trace-cmd-report-6.18.txt.gz", &cfg);
         SL_REQUIRE(j);
         check_consistent(j, "validate_each");
@@ -480,8 +481,9 @@ static void test_default_and_clamped_versions(void)
         SL_CHECK(str_is(j, "model.kernel", asked[i][0]) && str_is(j, "model.slub_kernel", asked[i][1]));
         /* a kernel newer than the newest modelled is said so, never mapped silently */
         const char *notice = jl_str(j, "model.notice");
-        SL_CHECK(i == 0 ? notice == NULL
-                        : notice && strstr(notice, "Linux 8.1 is newer than the newest kernel the model follows (7.3)"));
+        SL_CHECK(i == 0
+                     ? notice == NULL
+                     : notice && strstr(notice, "Linux 8.1 is newer than the newest kernel the model follows (7.3)"));
         SL_CHECK_EQ(jl_num(j, "model.errors"), 0);
         jl_free(j);
     }
@@ -499,10 +501,11 @@ static void test_cache_filter_and_lookup(void)
     jl_free(j);
 
     /* A live pointer maps to the model object the replay allocated for it. */
-    const char *t = "a-1 [000] ..... 1.0: kmem_cache_alloc: call_site=g ptr=abc name=filp bytes_req=184 bytes_alloc=192 "
-                    "gfp_flags=GFP_KERNEL\n"
-                    "a-1 [000] ..... 1.1: kmem_cache_alloc: call_site=g ptr=abd name=filp bytes_req=184 bytes_alloc=192 "
-                    "gfp_flags=GFP_KERNEL\n";
+    const char *t =
+        "a-1 [000] ..... 1.0: kmem_cache_alloc: call_site=g ptr=abc name=filp bytes_req=184 bytes_alloc=192 "
+        "gfp_flags=GFP_KERNEL\n"
+        "a-1 [000] ..... 1.1: kmem_cache_alloc: call_site=g ptr=abd name=filp bytes_req=184 bytes_alloc=192 "
+        "gfp_flags=GFP_KERNEL\n";
     sl_replay_config plain = {.cpus = 2};
     int rc;
     sl_replay *r = replay_text(t, &plain, &rc);
@@ -573,7 +576,8 @@ static void test_kmalloc_cache_names(void)
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char t[512];
-        snprintf(t, sizeof t, "a-1 [000] ..... 1.0: kmalloc: call_site=f ptr=10 bytes_req=1 bytes_alloc=%u gfp_flags=%s%s\n",
+        snprintf(t, sizeof t,
+                 "a-1 [000] ..... 1.0: kmalloc: call_site=f ptr=10 bytes_req=1 bytes_alloc=%u gfp_flags=%s%s\n",
                  cases[i].bytes, cases[i].gfp, cases[i].extra);
         sl_replay_config cfg = {.kernel = cases[i].kernel, .cpus = 1};
         int rc;

@@ -47,11 +47,10 @@ static void test_replay_percpu_free_base_zero(void)
 static void test_replay_percpu_alloc_and_destroy_base_zero(void)
 {
     const char *t = LINE("percpu_alloc_percpu", "call_site=f+0x1/0x2 reserved=0 is_atomic=0 size=16 align=8 "
-                                                 "base_addr=0 off=40 ptr=0 bytes_alloc=64 gfp_flags=GFP_KERNEL")
+                                                "base_addr=0 off=40 ptr=0 bytes_alloc=64 gfp_flags=GFP_KERNEL")
         LINE("percpu_alloc_percpu", "call_site=f+0x1/0x2 reserved=0 is_atomic=0 size=16 align=8 base_addr=0 off=88 "
                                     "ptr=00000000000000a8 bytes_alloc=64 gfp_flags=GFP_KERNEL")
-        LINE("percpu_destroy_chunk", "base_addr=0")
-        LINE("percpu_destroy_chunk", "base_addr=0");
+            LINE("percpu_destroy_chunk", "base_addr=0") LINE("percpu_destroy_chunk", "base_addr=0");
     sl_replay_config cfg = {0};
     int rc;
     sl_replay *r = replay_text(t, &cfg, &rc);
@@ -69,10 +68,10 @@ static void test_replay_percpu_alloc_and_destroy_base_zero(void)
 static void test_replay_percpu_free_ptr_zero_after_real_chunk(void)
 {
     const char *t = LINE("percpu_alloc_percpu", "call_site=f+0x1/0x2 reserved=0 is_atomic=0 size=16 align=8 "
-                                                 "base_addr=00000000dbbbee13 off=40 ptr=00000000ce33218c "
-                                                 "bytes_alloc=64 gfp_flags=GFP_KERNEL")
+                                                "base_addr=00000000dbbbee13 off=40 ptr=00000000ce33218c "
+                                                "bytes_alloc=64 gfp_flags=GFP_KERNEL")
         LINE("percpu_free_percpu", "base_addr=00000000dbbbee13 off=40 ptr=0")
-        LINE("percpu_free_percpu", "base_addr=00000000dbbbee13 off=40 ptr=00000000ce33218c");
+            LINE("percpu_free_percpu", "base_addr=00000000dbbbee13 off=40 ptr=00000000ce33218c");
     sl_replay_config cfg = {0};
     int rc;
     sl_replay *r = replay_text(t, &cfg, &rc);
@@ -156,8 +155,9 @@ static void test_replay_high_bit_pointers(void)
     sl_strbuf allocs = {0}, frees = {0};
     const unsigned n = 20000;
     for (unsigned i = 1; i <= n; i++) {
-        sl_strbuf_printf(&allocs, "bash-1 [000] ..... 1.%06u: kmalloc: call_site=f+0x1/0x2 ptr=%016llx bytes_req=24 "
-                                  "bytes_alloc=32 gfp_flags=GFP_KERNEL node=-1 accounted=false\n",
+        sl_strbuf_printf(&allocs,
+                         "bash-1 [000] ..... 1.%06u: kmalloc: call_site=f+0x1/0x2 ptr=%016llx bytes_req=24 "
+                         "bytes_alloc=32 gfp_flags=GFP_KERNEL node=-1 accounted=false\n",
                          i, (unsigned long long)i << 48);
         sl_strbuf_printf(&frees, "bash-1 [000] ..... 2.%06u: kfree: call_site=g+0x1/0x2 ptr=%016llx\n", i,
                          (unsigned long long)i << 48);
@@ -211,12 +211,14 @@ static void test_json_string_utf8(void)
     } cases[] = {
 #define FFFD "\xef\xbf\xbd"
         {"plain", "\"plain\""},
-        {"caf\xc3\xa9", "\"caf\xc3\xa9\""},                 /* valid 2-byte: kept */
-        {"\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\""},       /* valid 4-byte: kept */
-        {"a\xff" "b", "\"a" FFFD "b\""},                 /* invalid byte */
-        {"\xc0\xaf", "\"" FFFD FFFD "\""},                 /* overlong '/' */
+        {"caf\xc3\xa9", "\"caf\xc3\xa9\""},           /* valid 2-byte: kept */
+        {"\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\""}, /* valid 4-byte: kept */
+        {"a\xff"
+         "b",
+         "\"a" FFFD "b\""},                                  /* invalid byte */
+        {"\xc0\xaf", "\"" FFFD FFFD "\""},                   /* overlong '/' */
         {"\xed\xa0\x80", "\"" FFFD FFFD FFFD "\""},          /* a surrogate */
-        {"\xe9", "\"" FFFD "\""},                          /* truncated sequence at the end */
+        {"\xe9", "\"" FFFD "\""},                            /* truncated sequence at the end */
         {"\xf4\x90\x80\x80", "\"" FFFD FFFD FFFD FFFD "\""}, /* past U+10FFFF */
         {"q\"\\\x01", "\"q\\\"\\\\\\u0001\""},
 #undef FFFD

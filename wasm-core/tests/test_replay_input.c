@@ -292,7 +292,7 @@ static void build_capture(sl_strbuf *o, const char *uname_v, const char *trace, 
              uname_v ? "kernel_version=" : "", uname_v ? uname_v : "", uname_v ? "\n" : "");
     tar_file(o, "slabcap.meta", meta);
     tar_link(o, "sys/kernel/slab/my_alias", ":0000192");
-    static const char *const attrs[][2] = {{"object_size", "192\n"}, {"align", "8\n"},        {"slab_size", "192\n"},
+    static const char *const attrs[][2] = {{"object_size", "192\n"}, {"align", "8\n"},          {"slab_size", "192\n"},
                                            {"order", "0\n"},         {"objs_per_slab", "21\n"}, {"min_partial", "5\n"},
                                            {"cpu_partial", "120\n"}, {"objects", "42 N0=42\n"}};
     for (unsigned i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
@@ -427,7 +427,9 @@ static void test_refusals(void)
     sl_strbuf_free(&gz);
     free(dat);
     expect_refusal("\x28\xb5\x2f\xfd\x00\x01", 6, "zstd-compressed data: decompress it first (zstd -d FILE)");
-    expect_refusal("\xfd" "7zXZ\0\0\0", 8, "xz-compressed data");
+    expect_refusal("\xfd"
+                   "7zXZ\0\0\0",
+                   8, "xz-compressed data");
     expect_refusal("BZh91AY&SY", 10, "bzip2-compressed data");
     expect_refusal("PK\x03\x04\x14\0", 6, "a zip archive");
     uint8_t noise[1024];

@@ -47,9 +47,9 @@ static void test_flags_four_or_absent_and_no_task(void)
     SL_CHECK_EQ(ev.ptr, 0xffff888127e90b40ull);
     SL_CHECK_EQ(ev.accounted, 0);
     /* trace_pipe lines without a task. */
-    SL_CHECK_EQ(parse("[002] ....   808.188898: kfree: call_site=security_cred_free+0x42/0x50 ptr=0000000062400820",
-                      &ev),
-                SLI_LINE_EVENT);
+    SL_CHECK_EQ(
+        parse("[002] ....   808.188898: kfree: call_site=security_cred_free+0x42/0x50 ptr=0000000062400820", &ev),
+        SLI_LINE_EVENT);
     SL_CHECK_EQ(ev.cpu, 2);
     SL_CHECK_EQ(ev.ts_ns, 808188898000ull);
     /* trace-cmd report -l: CPU and flags in one token; -t: nanoseconds. */
@@ -206,19 +206,20 @@ static void test_session_accounting(void)
     memset(longline, 'x', sizeof longline - 1);
     longline[sizeof longline - 1] = 0;
     sl_strbuf t = {0};
-    sl_strbuf_printf(&t, "# tracer: nop\n"                                                               /* 1 header */
-                         "# entries-in-buffer/entries-written: 9/9   #P:2\n"                              /* 2 header */
-                         "a-1 [000] ..... 1.000001: kmalloc: call_site=f+0x1/0x2 ptr=100 bytes_req=60 "
-                         "bytes_alloc=64 gfp_flags=GFP_KERNEL\n"                                          /* 3 */
-                         "garbage line\n"                                                                 /* 4 bad */
-                         "a-1 [001] ..... 1.000002: kfree: call_site=g ptr=100\r\n"                       /* 5 */
-                         "%s\n"                                                                           /* 6 long */
-                         "CPU:0 [LOST 7 EVENTS]\n"                                                        /* 7 lost */
-                         "a-1 [000] ..... 1.000003: sched_switch: prev_comm=a\n"                          /* 8 other */
-                         "a-1 [000] ..... 1.000004: kfree: call_site=g ptr=deadbeef\n"                    /* 9 */
-                         "a-1 [000] ..... 1.000005: kfree: call_site=g ptr=0000000000000000\n"            /* 10 */
-                         "a-1 [000] ..... 1.000006: kfree: call_site=g\n"                                 /* 11 bad */
-                         "a-1 [000] ..... 1.0000",                                                        /* 12 cut */
+    sl_strbuf_printf(&t,
+                     "# tracer: nop\n"                                   /* 1 header */
+                     "# entries-in-buffer/entries-written: 9/9   #P:2\n" /* 2 header */
+                     "a-1 [000] ..... 1.000001: kmalloc: call_site=f+0x1/0x2 ptr=100 bytes_req=60 "
+                     "bytes_alloc=64 gfp_flags=GFP_KERNEL\n"                               /* 3 */
+                     "garbage line\n"                                                      /* 4 bad */
+                     "a-1 [001] ..... 1.000002: kfree: call_site=g ptr=100\r\n"            /* 5 */
+                     "%s\n"                                                                /* 6 long */
+                     "CPU:0 [LOST 7 EVENTS]\n"                                             /* 7 lost */
+                     "a-1 [000] ..... 1.000003: sched_switch: prev_comm=a\n"               /* 8 other */
+                     "a-1 [000] ..... 1.000004: kfree: call_site=g ptr=deadbeef\n"         /* 9 */
+                     "a-1 [000] ..... 1.000005: kfree: call_site=g ptr=0000000000000000\n" /* 10 */
+                     "a-1 [000] ..... 1.000006: kfree: call_site=g\n"                      /* 11 bad */
+                     "a-1 [000] ..... 1.0000",                                             /* 12 cut */
                      longline);
     sl_replay_config cfg = {0};
     int rc;
@@ -283,14 +284,17 @@ static void test_timeline_bins(void)
     sl_strbuf t = {0};
     sl_strbuf_printf(&t, "a-1 [000] ..... 10.000000: kmalloc: call_site=f ptr=1 bytes_req=8 bytes_alloc=8\n"
                          "a-1 [000] ..... 10.000500: kmalloc: call_site=f ptr=2 bytes_req=8 bytes_alloc=8\n"
-                         "a-1 [001] ..... 9.999000: kfree: call_site=f ptr=1\n"         /* before the first: bin 0 */
-                         "a-1 [000] ..... 10.001000: kfree: call_site=f ptr=2\n"        /* bin 1 (1 ms) */
-                         "a-1 [000] ..... 10.001000: kfree: call_site=f ptr=77\n");     /* allocated before: no cache */
+                         "a-1 [001] ..... 9.999000: kfree: call_site=f ptr=1\n"     /* before the first: bin 0 */
+                         "a-1 [000] ..... 10.001000: kfree: call_site=f ptr=2\n"    /* bin 1 (1 ms) */
+                         "a-1 [000] ..... 10.001000: kfree: call_site=f ptr=77\n"); /* allocated before: no cache */
     /* Ten more caches, one allocation each, at 3 s: bin 3000 of 1 ms, so the width doubles twice (4 ms). */
     for (int c = 0; c < 10; c++)
-        sl_strbuf_printf(&t, "a-1 [000] ..... 13.000000: kmem_cache_alloc: call_site=f ptr=%x name=c%d bytes_req=%d bytes_alloc=%d\n",
-                         0x100 + c, c, 32 + c, 32 + c);
-    sl_strbuf_printf(&t, "a-1 [000] ..... 13.000000: kmem_cache_alloc: call_site=f ptr=300 name=c0 bytes_req=32 bytes_alloc=32\n");
+        sl_strbuf_printf(
+            &t,
+            "a-1 [000] ..... 13.000000: kmem_cache_alloc: call_site=f ptr=%x name=c%d bytes_req=%d bytes_alloc=%d\n",
+            0x100 + c, c, 32 + c, 32 + c);
+    sl_strbuf_printf(
+        &t, "a-1 [000] ..... 13.000000: kmem_cache_alloc: call_site=f ptr=300 name=c0 bytes_req=32 bytes_alloc=32\n");
     sl_replay_config cfg = {0};
     int rc;
     sl_replay *r = replay_text(t.data, &cfg, &rc);

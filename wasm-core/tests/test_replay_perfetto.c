@@ -49,8 +49,8 @@ static int export_fixture(collect *c, uint64_t interval)
     sl_replay_config cfg = {.on_op = on_op, .user = c};
     if (sl_replay_create(&cfg, &c->r) != SL_OK)
         return SL_ENOMEM;
-    sl_perfetto_config pc = {.sink = sink, .user = c, .cache_name = names, .names_user = c,
-                             .counter_interval_ns = interval};
+    sl_perfetto_config pc = {
+        .sink = sink, .user = c, .cache_name = names, .names_user = c, .counter_interval_ns = interval};
     c->pf = sl_perfetto_begin(&pc);
     int rc = sl_replay_feed(c->r, data, len, NULL);
     if (rc == SL_OK)

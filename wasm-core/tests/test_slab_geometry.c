@@ -185,8 +185,8 @@ static void test_kernel_versions(void)
     SL_CHECK_EQ(sl_slab_kernel_parse("4.10", &v), SL_OK);
     SL_CHECK_EQ(v, 410);
     SL_CHECK_EQ(sl_slab_kernel_parse("5.19", &v), SL_OK);
-    static const char *const bad[] = {"4.9", "6.8", "5.20", "4.21", "7.0", "", "5", "5.", ".4", "5.4.1", "x.y", "5.4x",
-                                      "123.4", "5.123"};
+    static const char *const bad[] = {"4.9", "6.8", "5.20",  "4.21", "7.0",  "",      "5",
+                                      "5.",  ".4",  "5.4.1", "x.y",  "5.4x", "123.4", "5.123"};
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++)
         SL_CHECK_EQ(sl_slab_kernel_parse(bad[i], &v), SL_EINVAL);
     char name[16];
@@ -240,9 +240,9 @@ static void test_tunables(void)
         uint32_t size;
         unsigned cpus;
         sl_slab_tunables want;
-    } cases[] = {{32, 2, {120, 60, 8}},   {256, 2, {120, 60, 8}}, {257, 2, {54, 27, 8}}, {1024, 4, {54, 27, 8}},
-                 {1025, 2, {24, 12, 8}},  {4096, 2, {24, 12, 8}}, {4097, 2, {8, 4, 0}},  {131072, 2, {8, 4, 0}},
-                 {131073, 2, {1, 1, 0}},  {64, 1, {120, 60, 0}}};
+    } cases[] = {{32, 2, {120, 60, 8}},  {256, 2, {120, 60, 8}}, {257, 2, {54, 27, 8}}, {1024, 4, {54, 27, 8}},
+                 {1025, 2, {24, 12, 8}}, {4096, 2, {24, 12, 8}}, {4097, 2, {8, 4, 0}},  {131072, 2, {8, 4, 0}},
+                 {131073, 2, {1, 1, 0}}, {64, 1, {120, 60, 0}}};
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sl_slab_tunables t = sl_slab_tunables_for(cases[i].size, cases[i].cpus);
         SL_CHECK_EQ(t.limit, cases[i].want.limit);
@@ -362,7 +362,8 @@ static void test_caches_parse(void)
 {
     sl_slab_spec_list l = {0};
     char err[128];
-    const char *ok = "# comment\n\n  inode 600 align=64 ctor reclaim  # trailing\r\nsock 1024 rcu hwcache\nx 8 noleaktrace";
+    const char *ok =
+        "# comment\n\n  inode 600 align=64 ctor reclaim  # trailing\r\nsock 1024 rcu hwcache\nx 8 noleaktrace";
     SL_REQUIRE(sl_slab_caches_parse(ok, strlen(ok), &l, err, sizeof err) == SL_OK);
     SL_REQUIRE(l.n == 3);
     SL_CHECK(!strcmp(l.v[0].name, "inode"));
@@ -534,7 +535,8 @@ static void test_slabinfo_slab_kernel(void)
 static void test_slabinfo_errors(void)
 {
 #define HDR "slabinfo - version: 2.1\n# name <active_objs> ...\n"
-#define LINE(name, size, per, pages, limit) name " 1 2 " size " " per " " pages " : tunables " limit " 60 8 : slabdata 1 1 0\n"
+#define LINE(name, size, per, pages, limit)                                                                            \
+    name " 1 2 " size " " per " " pages " : tunables " limit " 60 8 : slabdata 1 1 0\n"
     static const struct {
         const char *text;
         const char *msg;

@@ -88,8 +88,8 @@ static void test_array_sizes(void)
     static const struct {
         size_t size;
         unsigned limit, batch;
-    } want[] = {{32, 120, 60}, {256, 120, 60}, {512, 54, 27}, {1024, 54, 27}, {2048, 24, 12},
-                {4096, 24, 12}, {8192, 8, 4}, {131072, 8, 4}, {262144, 1, 1}, {4 * MiB, 1, 1}};
+    } want[] = {{32, 120, 60},  {256, 120, 60}, {512, 54, 27},  {1024, 54, 27}, {2048, 24, 12},
+                {4096, 24, 12}, {8192, 8, 4},   {131072, 8, 4}, {262144, 1, 1}, {4 * MiB, 1, 1}};
     for (unsigned i = 0; i < sizeof want / sizeof want[0]; i++) {
         sl_slab_cache_info a = info(sl_slab_kmalloc_cache(one, want[i].size));
         sl_slab_cache_info b = info(sl_slab_kmalloc_cache(two, want[i].size));
@@ -210,7 +210,7 @@ static void test_reap_node_tick(void)
         uint64_t now;
         int ran; /* cache id whose node part ran, -1 none */
     } steps[] = {
-        {0, 0, -1},    {1, 2000, -1}, {0, 3999, -1}, {0, 4000, 20}, {1, 4001, -1}, {1, 5000, 21},
+        {0, 0, -1},    {1, 2000, -1}, {0, 3999, -1}, {0, 4000, 20}, {1, 4001, -1},  {1, 5000, 21},
         {0, 7999, -1}, {1, 8000, 20}, {0, 8001, -1}, {0, 9000, 21}, {1, 12000, 20},
     };
     static sl_event ev[4096];
@@ -386,8 +386,8 @@ static void test_bad_frees(void)
 
 static void test_exhaustion(void)
 {
-    sl_slab *sl = world_v(1, 8 * MiB, (sl_slab_variant){.rules = SL_SLAB_RULES_BEFORE, .kernel = SL_SLAB_KERNEL(6, 0)},
-                          NULL);
+    sl_slab *sl =
+        world_v(1, 8 * MiB, (sl_slab_variant){.rules = SL_SLAB_RULES_BEFORE, .kernel = SL_SLAB_KERNEL(6, 0)}, NULL);
     SL_REQUIRE(sl);
     void *big[4];
     unsigned nbig = 0;
@@ -951,7 +951,8 @@ static void test_randomized_before(void)
 static void test_randomized_410(void) { randomized(v410_after, 13, (unsigned)sl_test_scale(3000)); }
 static void test_randomized_init_on_free(void)
 {
-    randomized((sl_slab_variant){.rules = SL_SLAB_RULES_AFTER, .init_on_free = true}, 17, (unsigned)sl_test_scale(3000));
+    randomized((sl_slab_variant){.rules = SL_SLAB_RULES_AFTER, .init_on_free = true}, 17,
+               (unsigned)sl_test_scale(3000));
 }
 
 int main(void)

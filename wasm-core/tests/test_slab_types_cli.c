@@ -64,8 +64,9 @@ static void test_slab_types_cli(void)
     unlink(bad);
 
     /* Bad arguments: usage errors. */
-    static const char *const usage[] = {"--kernel 6.8", "--kernel 4.9", "--cpus 0", "--rules sideways",
-                                        "--init-on-free --kernel 5.2", "--slabinfo a --sysfs b", "--kernel"};
+    static const char *const usage[] = {
+        "--kernel 6.8",           "--kernel 4.9", "--cpus 0", "--rules sideways", "--init-on-free --kernel 5.2",
+        "--slabinfo a --sysfs b", "--kernel"};
     for (unsigned i = 0; i < sizeof usage / sizeof usage[0]; i++) {
         SL_CHECK_EQ(slab_types(usage[i]), USAGE_STATUS);
         SL_CHECK(strstr(out, "usage: slablab slab-types") != NULL);

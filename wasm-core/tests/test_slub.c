@@ -117,7 +117,7 @@ static void test_refill_sources(void)
     SL_REQUIRE(world_init(&w, 2, 4u << 20, k256));
     void *o[64];
     /* New slab, then the slab's own freelist after a remote free into the frozen CPU slab. */
-    alloc_n(&w, 0, 16, o); /* slab A full on CPU 0 */
+    alloc_n(&w, 0, 16, o);                          /* slab A full on CPU 0 */
     SL_CHECK_EQ(sl_slub_free(w.s, 1, o[3]), SL_OK); /* remote free: A is frozen */
     SL_CHECK_EQ(st(&w, 1, SL_SLUB_FREE_FROZEN), 1);
     SL_CHECK_EQ(valid(&w), SL_OK);
@@ -264,8 +264,8 @@ static void test_bulk_alloc_out_of_memory(void)
 static void test_debug_detections(void)
 {
     world w;
-    sl_slub_config cfg = {.object_size = 64, .flags = SL_SLUB_CONSISTENCY_CHECKS | SL_SLUB_POISON | SL_SLUB_RED_ZONE,
-                          .track = 1};
+    sl_slub_config cfg = {
+        .object_size = 64, .flags = SL_SLUB_CONSISTENCY_CHECKS | SL_SLUB_POISON | SL_SLUB_RED_ZONE, .track = 1};
     SL_REQUIRE(world_init(&w, 2, 4u << 20, cfg));
     void *a, *b;
     SL_CHECK_EQ(sl_slub_alloc(w.s, 0, &a), SL_OK);
@@ -378,8 +378,8 @@ static void test_debug_cache_paths(void)
 static void test_hardening(void)
 {
     world w;
-    sl_slub_config cfg = {.object_size = 128, .flags = SL_SLUB_FREELIST_HARDENED | SL_SLUB_FREELIST_RANDOM,
-                          .track = 1, .seed = 7};
+    sl_slub_config cfg = {
+        .object_size = 128, .flags = SL_SLUB_FREELIST_HARDENED | SL_SLUB_FREELIST_RANDOM, .track = 1, .seed = 7};
     SL_REQUIRE(world_init(&w, 1, 4u << 20, cfg));
     void *p[32];
     SL_CHECK_EQ(sl_slub_alloc_bulk(w.s, 0, 32, p), 32);
@@ -442,7 +442,7 @@ static void test_snapshot_layout(void)
     uint32_t h[18];
     memcpy(h, buf, sizeof h);
     SL_CHECK_EQ(h[0], 0x42554c53);
-    SL_CHECK_EQ(h[1], 2); /* version */
+    SL_CHECK_EQ(h[1], 2);  /* version */
     SL_CHECK_EQ(h[3], 2);  /* cpus */
     SL_CHECK_EQ(h[4], 2);  /* slabs */
     SL_CHECK_EQ(h[5], 32); /* objects */
@@ -457,10 +457,10 @@ static void test_snapshot_layout(void)
     memcpy(&head, s0 + 12, 4);
     SL_CHECK_EQ(head, 2);
     unsigned char *objs = buf + h[12];
-    SL_CHECK_EQ(objs[16 * 2], 0);         /* on the slab freelist */
-    SL_CHECK_EQ(objs[16 * 3], 2);         /* allocated */
-    SL_CHECK_EQ(objs[16 * (16 + 1)], 1);  /* p[17] on CPU 0's freelist */
-#if !defined(SLABLAB_BENCH) /* no operation numbers there */
+    SL_CHECK_EQ(objs[16 * 2], 0);            /* on the slab freelist */
+    SL_CHECK_EQ(objs[16 * 3], 2);            /* allocated */
+    SL_CHECK_EQ(objs[16 * (16 + 1)], 1);     /* p[17] on CPU 0's freelist */
+#if !defined(SLABLAB_BENCH)                  /* no operation numbers there */
     SL_CHECK_EQ(objs[16 * (16 + 1) + 2], 0); /* freed by CPU 0 */
 #endif
     uint32_t nxt;
@@ -483,8 +483,11 @@ static void test_random_against_reference(void)
 {
     for (int variant = 0; variant < SL_SLUB_NR_FASTPATHS; variant++) {
         world w;
-        sl_slub_config cfg = {.object_size = 48 + 40 * variant, .track = 1, .fastpath = (uint8_t)variant,
-                              .bulk_free = (uint8_t)(variant & 1), .seed = 3,
+        sl_slub_config cfg = {.object_size = 48 + 40 * variant,
+                              .track = 1,
+                              .fastpath = (uint8_t)variant,
+                              .bulk_free = (uint8_t)(variant & 1),
+                              .seed = 3,
                               .flags = variant == 2 ? SL_SLUB_FREELIST_RANDOM | SL_SLUB_FREELIST_HARDENED : 0};
         SL_REQUIRE(world_init(&w, 4, 2u << 20, cfg));
         enum { MAXH = 600 };

@@ -195,7 +195,7 @@ static void test_versions_and_sheaves(void)
     SL_CHECK_EQ(info[0], 4);
     SL_CHECK_EQ(info[5], 1);
     SL_CHECK_EQ(sl_api_slub_rcu_grace_period(w, 0), 0); /* the rcu_free sheaf is not full yet */
-    SL_CHECK_EQ(sl_api_slub_flush(w, 0), SL_OK);         /* ... a flush hands it to RCU */
+    SL_CHECK_EQ(sl_api_slub_flush(w, 0), SL_OK);        /* ... a flush hands it to RCU */
     SL_CHECK_EQ(sl_api_slub_rcu_grace_period(w, 0), 1);
     SL_CHECK_EQ(sl_api_slub_prefill_sheaf(w, 1, 0, 3), SL_OK);
     SL_CHECK_EQ(sl_api_slub_prefill_sheaf(w, 1, 0, 3), SL_EBUSY); /* the slot is taken */
@@ -203,15 +203,18 @@ static void test_versions_and_sheaves(void)
     SL_CHECK_EQ(sl_api_slub_alloc_from_sheaf(w, 1, 0), SL_OK);
     SL_CHECK(sl_api_slub_scratch(w, 1)[0] != SL_NONE32);
     SL_CHECK_EQ(sl_api_slub_alloc_from_sheaf(w, 1, 1), SL_EINVAL); /* an empty slot */
-    SL_CHECK_EQ(sl_api_slub_refill_sheaf(w, 1, 0, 9), SL_OK);       /* oversize */
+    SL_CHECK_EQ(sl_api_slub_refill_sheaf(w, 1, 0, 9), SL_OK);      /* oversize */
     SL_CHECK_EQ(sl_api_slub_sheaf_size(w, 0), 9);
     SL_CHECK_EQ(sl_api_slub_return_sheaf(w, 1, 0), SL_OK);
     SL_CHECK_EQ(sl_api_slub_sheaf_size(w, 0), -1);
     /* A script: kfree_rcu, a grace period, a prefill and an allocation from it, an interrupt in the sheaf section. */
     SL_CHECK_EQ(sl_api_slub_alloc(w, 0), SL_OK);
     sl_sched_ref ref = {sc[0], sc[1]};
-    sl_sched_op ops[5] = {{SL_SCHED_KFREE_RCU, 0, 0, 0}, {SL_SCHED_RCU_GP, 0, 0, 0}, {SL_SCHED_PREFILL, 1, 2, 3},
-                          {SL_SCHED_ALLOC_FROM_SHEAF, 1, 0, 3}, {SL_SCHED_ALLOC, 0, 0, 0}};
+    sl_sched_op ops[5] = {{SL_SCHED_KFREE_RCU, 0, 0, 0},
+                          {SL_SCHED_RCU_GP, 0, 0, 0},
+                          {SL_SCHED_PREFILL, 1, 2, 3},
+                          {SL_SCHED_ALLOC_FROM_SHEAF, 1, 0, 3},
+                          {SL_SCHED_ALLOC, 0, 0, 0}};
     sl_sched_irq irq = {.at_op = 1, .point = SL_SLUB_PP_SHEAF_ALLOC, .handler = {SL_SCHED_ALLOC, 0, 0, 0}};
     int32_t res[5], out[8];
     SL_CHECK_EQ(sl_api_slub_run(w, ops, 3, &ref, 1, NULL, 0, 0, NULL, 0, res, out), SL_OK);
@@ -220,8 +223,8 @@ static void test_versions_and_sheaves(void)
     SL_CHECK(prefilled >= 2);
     SL_CHECK_EQ(sl_api_slub_run(w, ops + 3, 2, &ref, 1, &irq, 1, 0, NULL, 0, res, out), SL_OK);
     SL_CHECK_EQ(out[0], 2);
-    SL_CHECK_EQ(out[4], 1);          /* the interrupt fired inside alloc_from_pcs */
-    SL_CHECK_EQ(out[5], SL_OK);      /* ... and its allocation took the slab path */
+    SL_CHECK_EQ(out[4], 1);     /* the interrupt fired inside alloc_from_pcs */
+    SL_CHECK_EQ(out[5], SL_OK); /* ... and its allocation took the slab path */
     SL_CHECK_EQ(res[0], SL_OK);
     SL_CHECK_EQ(sl_api_slub_sheaf_size(w, 3), prefilled - 1); /* the slot survives between runs */
     sl_sched_op shrink_irq = {SL_SCHED_SHRINK, 0, 0, 0};

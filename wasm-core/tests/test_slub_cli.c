@@ -81,8 +81,8 @@ static void test_stats_activity_line_and_counters(void)
 
 static void test_stats_report_and_fallback(void)
 {
-    SL_CHECK_EQ(run("stats --workload churn --ops 20000 --min-order 1 --fragment --variant rt --report", out,
-                    sizeof out), 0);
+    SL_CHECK_EQ(
+        run("stats --workload churn --ops 20000 --min-order 1 --fragment --variant rt --report", out, sizeof out), 0);
     SL_CHECK(strstr(out, "Slabcache: cache-256        Aliases:  0 Order :  1") != NULL);
     SL_CHECK(strstr(out, "\nSlab Perf Counter       Alloc     Free %Al %Fr\n") != NULL);
     SL_CHECK(strstr(out, "\nSlab Deactivation             Occurrences %\n") != NULL);
@@ -174,8 +174,10 @@ static void test_geometry_kernel_versions(void)
     snprintf(args, sizeof args, "geometry --sysfs '%s' --cpus 2 --kernel 6.18 --format json", fixture);
     SL_CHECK_EQ(run(args, big, sizeof big), 0);
     SL_CHECK(strstr(big, "\"sheaf_capacity\": 32}, \"kernel\"") != NULL);
-    snprintf(args, sizeof args, "geometry --slabinfo '%.*s/slabinfo/rhcos-4.18.0-80.11.2.el8_0-2cpus.slabinfo' "
-             "--cpus 2 --kernel 4.18", (int)(strlen(fixture) - 6), fixture);
+    snprintf(args, sizeof args,
+             "geometry --slabinfo '%.*s/slabinfo/rhcos-4.18.0-80.11.2.el8_0-2cpus.slabinfo' "
+             "--cpus 2 --kernel 4.18",
+             (int)(strlen(fixture) - 6), fixture);
     SL_CHECK_EQ(run(args, big, sizeof big), 0);
     SL_CHECK(strstr(big, "142 caches, 142 compared with the kernel: 142 match, 0 differ") != NULL);
     snprintf(args, sizeof args, "geometry --sysfs '%s' --kernel 4.2", fixture);

@@ -276,15 +276,27 @@ static void test_random_every_era(void)
         unsigned major, minor;
         uint32_t flags;
         uint16_t sheaf_capacity;
-    } eras[] = {{4, 3, 0, 0},  {4, 4, 0, 0},  {5, 11, 0, 0}, {5, 15, 0, 0}, {6, 7, 0, 0},
-                {6, 17, 0, 0}, {6, 18, 0, 0}, {6, 18, 0, 6}, {7, 0, 0, 0},  {7, 0, SL_SLUB_CONSISTENCY_CHECKS, 0},
-                {4, 4, SL_SLUB_FREELIST_HARDENED, 0}, {7, 0, SL_SLUB_FREELIST_RANDOM, 5}};
+    } eras[] = {{4, 3, 0, 0},
+                {4, 4, 0, 0},
+                {5, 11, 0, 0},
+                {5, 15, 0, 0},
+                {6, 7, 0, 0},
+                {6, 17, 0, 0},
+                {6, 18, 0, 0},
+                {6, 18, 0, 6},
+                {7, 0, 0, 0},
+                {7, 0, SL_SLUB_CONSISTENCY_CHECKS, 0},
+                {4, 4, SL_SLUB_FREELIST_HARDENED, 0},
+                {7, 0, SL_SLUB_FREELIST_RANDOM, 5}};
     for (size_t e = 0; e < sizeof eras / sizeof eras[0]; e++) {
         unsigned ncpus = 1 + e % 3;
         sl_page_zone z;
         SL_REQUIRE(sl_page_zone_init(&z, 8u << 20, NULL) == SL_OK);
-        sl_slub_config cfg = {.object_size = 96 + 32 * (uint32_t)(e % 4), .flags = eras[e].flags, .track = 1,
-                              .seed = (uint32_t)e, .sheaf_capacity = eras[e].sheaf_capacity,
+        sl_slub_config cfg = {.object_size = 96 + 32 * (uint32_t)(e % 4),
+                              .flags = eras[e].flags,
+                              .track = 1,
+                              .seed = (uint32_t)e,
+                              .sheaf_capacity = eras[e].sheaf_capacity,
                               .sheaf_capacity_exact = 1};
         cfg.kernel.version = (sl_slub_kversion){(uint8_t)eras[e].major, (uint8_t)eras[e].minor};
         sl_slub_cache *s;

@@ -569,7 +569,7 @@ static void test_kmalloc_nolock_list_lock_busy(void)
     SL_CHECK(o == NULL);
     sl_spin_unlock(&w.s->node.list_lock);
     SL_CHECK_EQ(ST(&w, ALLOC_SLAB), slabs_had + 1); /* a slab was had ... */
-    SL_CHECK_EQ(sl_slub_nr_slabs(w.s), slabs);            /* ... and given back */
+    SL_CHECK_EQ(sl_slub_nr_slabs(w.s), slabs);      /* ... and given back */
     check_valid(&w);
     uint64_t new_slabs = ST(&w, ALLOC_SLAB);
     SL_CHECK_EQ(sl_slub_kmalloc_nolock(w.s, 0, &o), SL_OK);

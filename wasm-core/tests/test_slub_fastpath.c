@@ -210,10 +210,10 @@ static void test_bad_pointers_through_the_leaf_path(void)
             {&local, SL_EFOREIGN},
             {zbase - 1, SL_EFOREIGN},
             {zend, SL_EFOREIGN},
-            {zend - 64, SL_EFOREIGN},                   /* a free page at the arena's end */
-            {o, SL_EFOREIGN},                           /* an object of another cache */
-            {(char *)o + SL_PAGE_SIZE, SL_EFOREIGN},    /* a tail page of its slab */
-            {(char *)b + g->size / 2, SL_EMISALIGNED},  /* the CPU slab, not an object start */
+            {zend - 64, SL_EFOREIGN},                  /* a free page at the arena's end */
+            {o, SL_EFOREIGN},                          /* an object of another cache */
+            {(char *)o + SL_PAGE_SIZE, SL_EFOREIGN},   /* a tail page of its slab */
+            {(char *)b + g->size / 2, SL_EMISALIGNED}, /* the CPU slab, not an object start */
             {(char *)a + 1, SL_EMISALIGNED},
             {(char *)a - (uintptr_t)a % SL_PAGE_SIZE + g->objects * g->size, SL_EMISALIGNED}, /* past the last */
         };
@@ -250,7 +250,8 @@ static void test_bad_pointers_through_the_leaf_path(void)
         p[3] = &local;
         unsigned cas;
         SL_CHECK_EQ(sl_slub_free_bulk(w.s, 0, 8, p, &cas), SL_EFOREIGN);
-        SL_CHECK_EQ(cas, fp == SL_SLUB_FP_CMPXCHG ? 1u : 0u); /* the seven share a slab: one group; plain and rt write */
+        SL_CHECK_EQ(cas,
+                    fp == SL_SLUB_FP_CMPXCHG ? 1u : 0u); /* the seven share a slab: one group; plain and rt write */
         SL_CHECK(valid(&w));
         SL_CHECK_EQ(sl_slub_free(w.s, 0, kept), SL_OK);
         SL_CHECK_EQ(sl_slub_free(big, 0, o), SL_OK);

@@ -76,11 +76,11 @@ static void test_poison_and_red_zone_without_checks(void)
     SL_REQUIRE(world_init(&w, 1, 1u << 20, cfg));
     const sl_slub_geometry *g = sl_slub_cache_geometry(w.s);
     SL_CHECK_EQ(sl_slub_alloc(w.s, 0, &a), SL_OK);
-    SL_CHECK(all_bytes((char *)a + 64, 0xcc, g->inuse - 64));       /* SLUB_RED_ACTIVE */
+    SL_CHECK(all_bytes((char *)a + 64, 0xcc, g->inuse - 64)); /* SLUB_RED_ACTIVE */
     SL_CHECK(all_bytes((char *)a - g->red_left_pad, 0xcc, g->red_left_pad));
     ((unsigned char *)a)[64] = 0;
     SL_CHECK_EQ(sl_slub_free(w.s, 0, a), SL_OK);
-    SL_CHECK(all_bytes((char *)a + 64, 0xbb, g->inuse - 64));       /* SLUB_RED_INACTIVE again */
+    SL_CHECK(all_bytes((char *)a + 64, 0xbb, g->inuse - 64)); /* SLUB_RED_INACTIVE again */
     SL_CHECK_EQ(st(&w, -1, SL_SLUB_ERRORS), 0);
     SL_CHECK_EQ(valid(&w), SL_OK);
     world_fini(&w);
@@ -249,8 +249,8 @@ static void test_no_poison_for_rcu_and_ctor(void)
     static const uint32_t kinds[2] = {SL_SLUB_TYPESAFE_BY_RCU, SL_SLUB_CTOR};
     for (unsigned k = 0; k < 2; k++) {
         world w;
-        sl_slub_config cfg = {.object_size = 64, .flags = SL_SLUB_POISON | SL_SLUB_CONSISTENCY_CHECKS | kinds[k],
-                              .track = 1};
+        sl_slub_config cfg = {
+            .object_size = 64, .flags = SL_SLUB_POISON | SL_SLUB_CONSISTENCY_CHECKS | kinds[k], .track = 1};
         SL_REQUIRE(world_init(&w, 1, 1u << 20, cfg));
         SL_CHECK_EQ(sl_slub_cache_geometry(w.s)->offset, 64); /* POISON still moves the free pointer out */
         void *a, *b;
@@ -399,7 +399,7 @@ static void test_shrink_tunable(void)
     SL_CHECK_EQ(sl_slub_shrink(w.s, &remaining), SL_OK);
     SL_CHECK_EQ(remaining, 1);
     sl_slub_node_info_get(w.s, &ni);
-    SL_CHECK_EQ(ni.nr_slabs, 6);  /* both empty slabs discarded although min_partial is 10 */
+    SL_CHECK_EQ(ni.nr_slabs, 6); /* both empty slabs discarded although min_partial is 10 */
     SL_CHECK_EQ(ni.nr_partial, 5);
     SL_CHECK_EQ(valid(&w), SL_OK);
     /* The list now runs from the fullest (fewest free objects) to the emptiest. */
@@ -556,8 +556,8 @@ static void test_order_fallback(void)
 #endif
         if (leaf_checks)
             SL_CHECK_EQ(sl_slub_free(w.s, 0, base + 21 * 192), SL_EMISALIGNED); /* the CPU slab (the leaf's check) */
-        SL_CHECK_EQ(sl_slub_free(w.s, 1, base + 21 * 192), SL_EMISALIGNED); /* not CPU 1's slab */
-        base = (unsigned char *)sl_slub_object_at(w.s, pfn_of(&w, o[0]), 0);  /* the first slab, full */
+        SL_CHECK_EQ(sl_slub_free(w.s, 1, base + 21 * 192), SL_EMISALIGNED);     /* not CPU 1's slab */
+        base = (unsigned char *)sl_slub_object_at(w.s, pfn_of(&w, o[0]), 0);    /* the first slab, full */
         SL_CHECK_EQ(sl_slub_free(w.s, 0, base + 21 * 192), SL_EMISALIGNED);
         SL_CHECK_EQ(valid(&w), SL_OK);
         /* Once order-1 blocks are free again, new slabs get the cache's order. */
@@ -642,8 +642,7 @@ static void test_rt_counts_every_alloc_as_slow_path(void)
         world w;
         sl_slub_config cfg = k256;
         cfg.fastpath = SL_SLUB_FP_RT;
-        SL_REQUIRE(sl_trace_init(&w.tr, 2, 1 << 16) == SL_OK &&
-                   sl_page_zone_init(&w.zone, 1u << 20, &w.tr) == SL_OK &&
+        SL_REQUIRE(sl_trace_init(&w.tr, 2, 1 << 16) == SL_OK && sl_page_zone_init(&w.zone, 1u << 20, &w.tr) == SL_OK &&
                    sl_slub_cache_create(&w.zone, traced ? &w.tr : NULL, 2, &cfg, &w.s) == SL_OK);
         void *o[20];
         for (unsigned i = 0; i < 20; i++)
@@ -693,8 +692,8 @@ static void test_deactivation_counters(void)
     void *o[16], *x;
     for (unsigned i = 0; i < 16; i++)
         SL_CHECK_EQ(sl_slub_alloc(w.s, 0, &o[i]), SL_OK);
-    SL_CHECK_EQ(sl_slub_free(w.s, 0, o[0]), SL_OK);  /* onto CPU 0's freelist */
-    SL_CHECK_EQ(sl_slub_free(w.s, 1, o[1]), SL_OK);  /* remote: onto the frozen slab's own freelist */
+    SL_CHECK_EQ(sl_slub_free(w.s, 0, o[0]), SL_OK); /* onto CPU 0's freelist */
+    SL_CHECK_EQ(sl_slub_free(w.s, 1, o[1]), SL_OK); /* remote: onto the frozen slab's own freelist */
     SL_CHECK_EQ(sl_slub_flush_cpu(w.s, 0), SL_OK);
     /* The slab had remote frees: DEACTIVATE_REMOTE_FREES, and it goes to the list's tail. */
     SL_CHECK_EQ(st(&w, 0, SL_SLUB_CPUSLAB_FLUSH), 1);

@@ -17,10 +17,7 @@ static void fixture_path(char *buf, size_t len, const char *name)
     snprintf(buf, len, "%.*s/fixtures/%s", slash ? (int)(slash - f) : 1, slash ? f : ".", name);
 }
 
-static void fixture_dir(char *buf, size_t len)
-{
-    fixture_path(buf, len, "sysfs");
-}
+static void fixture_dir(char *buf, size_t len) { fixture_path(buf, len, "sysfs"); }
 
 static void test_every_fixture_cache_matches(void)
 {

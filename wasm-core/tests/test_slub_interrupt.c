@@ -35,8 +35,7 @@ static void world_fini(world *w)
 #define SKIP_IN_BENCH() ((void)0)
 #endif
 
-static const sl_sched_op warmup[] = {
-    {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 0, 0, 0}};
+static const sl_sched_op warmup[] = {{SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 0, 0, 0}};
 
 /* Runs warmup + one alloc on CPU 0 interrupted before its CAS by an alloc. */
 static void run_alloc_interrupted(world *w, int32_t results[4], sl_sched_run *r)
@@ -46,8 +45,14 @@ static void run_alloc_interrupted(world *w, int32_t results[4], sl_sched_run *r)
     ops[3] = (sl_sched_op){SL_SCHED_ALLOC, 0, 0, 0};
     static sl_sched_irq irq;
     irq = (sl_sched_irq){.at_op = 3, .point = SL_SLUB_PP_ALLOC_BEFORE_CAS, .handler = {SL_SCHED_ALLOC, 0, 0, 0}};
-    *r = (sl_sched_run){.cache = w->s, .trace = &w->tr, .ops = ops, .nops = 4, .irqs = &irq, .nirqs = 1,
-                        .stop_at_microstep = SL_SCHED_NO_STOP, .results = results};
+    *r = (sl_sched_run){.cache = w->s,
+                        .trace = &w->tr,
+                        .ops = ops,
+                        .nops = 4,
+                        .irqs = &irq,
+                        .nirqs = 1,
+                        .stop_at_microstep = SL_SCHED_NO_STOP,
+                        .results = results};
     SL_CHECK_EQ(sl_sched_execute(r), SL_OK);
 }
 
@@ -127,8 +132,16 @@ static void run_free_interrupted(world *w, uint8_t handler, int32_t *res, sl_sch
     static const sl_sched_op op = {SL_SCHED_FREE, 0, 0, 0};
     static sl_sched_irq irq;
     irq = (sl_sched_irq){.at_op = 0, .point = SL_SLUB_PP_FREE_BEFORE_CAS, .handler = {handler, 0, 0, 0}};
-    *r = (sl_sched_run){.cache = w->s, .trace = &w->tr, .ops = &op, .nops = 1, .refs = &ref, .nrefs = 1,
-                        .irqs = &irq, .nirqs = 1, .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
+    *r = (sl_sched_run){.cache = w->s,
+                        .trace = &w->tr,
+                        .ops = &op,
+                        .nops = 1,
+                        .refs = &ref,
+                        .nrefs = 1,
+                        .irqs = &irq,
+                        .nirqs = 1,
+                        .stop_at_microstep = SL_SCHED_NO_STOP,
+                        .results = res};
     SL_CHECK_EQ(sl_sched_execute(r), SL_OK);
 }
 
@@ -182,9 +195,9 @@ static void test_free_interrupted(void)
 static void test_microstep_stop_and_determinism(void)
 {
     SKIP_IN_BENCH();
-    sl_sched_op ops[8] = {{SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 1, 0, 0},
+    sl_sched_op ops[8] = {{SL_SCHED_ALLOC, 0, 0, 0},       {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC, 1, 0, 0},
                           {SL_SCHED_ALLOC_BULK, 1, 20, 0}, {SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_FREE, 1, 0, 0},
-                          {SL_SCHED_FREE_BULK, 0, 3, 1}, {SL_SCHED_FLUSH, 1, 0, 0}};
+                          {SL_SCHED_FREE_BULK, 0, 3, 1},   {SL_SCHED_FLUSH, 1, 0, 0}};
     sl_sched_irq irq = {.at_op = 4, .point = SL_SLUB_PP_ALLOC_BEFORE_CAS, .handler = {SL_SCHED_ALLOC, 0, 0, 0}};
     static unsigned char snaps[3][16384], stop[16384];
     sl_event evs[2][512];
@@ -198,9 +211,17 @@ static void test_microstep_stop_and_determinism(void)
         sl_sched_ref refs[4];
         for (unsigned i = 0; i < 4; i++)
             refs[i] = (sl_sched_ref){0, i};
-        sl_sched_run r = {.cache = w.s, .trace = &w.tr, .ops = ops, .nops = 8, .refs = refs, .nrefs = 4,
-                          .irqs = &irq, .nirqs = 1, .stop_at_microstep = round == 2 ? 3 : SL_SCHED_NO_STOP,
-                          .snap_buf = stop, .snap_cap = sizeof stop};
+        sl_sched_run r = {.cache = w.s,
+                          .trace = &w.tr,
+                          .ops = ops,
+                          .nops = 8,
+                          .refs = refs,
+                          .nrefs = 4,
+                          .irqs = &irq,
+                          .nirqs = 1,
+                          .stop_at_microstep = round == 2 ? 3 : SL_SCHED_NO_STOP,
+                          .snap_buf = stop,
+                          .snap_cap = sizeof stop};
         SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
         lens[round] = sl_slub_snapshot(w.s, snaps[round], sizeof snaps[round]);
         SL_REQUIRE(lens[round] > 0);
@@ -234,8 +255,15 @@ static void test_detached_freelist_in_flight(void)
         refs[i] = (sl_sched_ref){0, i}; /* the first slab, full, not CPU 0's slab any more */
     sl_sched_op ops[2] = {{SL_SCHED_ALLOC_BULK, 0, 32, 0}, {SL_SCHED_FREE_BULK, 0, 16, 0}};
     static unsigned char snap[16384];
-    sl_sched_run r = {.cache = w.s, .trace = &w.tr, .ops = ops, .nops = 2, .refs = refs, .nrefs = 16,
-                      .stop_at_microstep = 1, .snap_buf = snap, .snap_cap = sizeof snap};
+    sl_sched_run r = {.cache = w.s,
+                      .trace = &w.tr,
+                      .ops = ops,
+                      .nops = 2,
+                      .refs = refs,
+                      .nrefs = 16,
+                      .stop_at_microstep = 1,
+                      .snap_buf = snap,
+                      .snap_cap = sizeof snap};
     SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
     SL_REQUIRE(r.snap_len > 0);
     SL_CHECK_EQ(r.stop_op, 1);
@@ -273,8 +301,14 @@ static void test_bad_scripts_are_refused(void)
     sl_sched_ref nowhere = {12345, 0};
     sl_sched_op fr = {SL_SCHED_FREE, 0, 0, 0};
     int32_t res;
-    r = (sl_sched_run){.cache = w.s, .trace = &w.tr, .ops = &fr, .nops = 1, .refs = &nowhere, .nrefs = 1,
-                       .stop_at_microstep = SL_SCHED_NO_STOP, .results = &res};
+    r = (sl_sched_run){.cache = w.s,
+                       .trace = &w.tr,
+                       .ops = &fr,
+                       .nops = 1,
+                       .refs = &nowhere,
+                       .nrefs = 1,
+                       .stop_at_microstep = SL_SCHED_NO_STOP,
+                       .results = &res};
     SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
     SL_CHECK_EQ(res, SL_EFOREIGN);
     world_fini(&w);
@@ -292,15 +326,15 @@ static void test_context_and_nolock_ops(void)
 {
     SKIP_IN_BENCH();
     world w;
-    sl_slub_config cfg = {.object_size = 256, .flags = SL_SLUB_HWCACHE_ALIGN, .track = 1,
-                          .kernel = {.version = {7, 0}}};
+    sl_slub_config cfg = {
+        .object_size = 256, .flags = SL_SLUB_HWCACHE_ALIGN, .track = 1, .kernel = {.version = {7, 0}}};
     SL_REQUIRE(sl_trace_init(&w.tr, 2, 1 << 14) == SL_OK && sl_page_zone_init(&w.zone, 1u << 20, &w.tr) == SL_OK &&
                sl_slub_cache_create(&w.zone, &w.tr, 2, &cfg, &w.s) == SL_OK);
 #define STAT(item) sl_slub_stat_get(w.s, -1, SL_SLUB_##item)
     const sl_sched_op first[2] = {{SL_SCHED_ALLOC_GFP, 0, SL_SLUB_GFP_ATOMIC, 0}, {SL_SCHED_ALLOC, 1, 0, 0}};
     int32_t res[3] = {-1, -1, -1};
-    sl_sched_run r = {.cache = w.s, .trace = &w.tr, .ops = first, .nops = 1, .stop_at_microstep = SL_SCHED_NO_STOP,
-                      .results = res};
+    sl_sched_run r = {
+        .cache = w.s, .trace = &w.tr, .ops = first, .nops = 1, .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
     SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
     SL_CHECK_EQ(res[0], SL_OK);
     SL_CHECK_EQ(STAT(SHEAF_REFILL), 0u);
@@ -312,8 +346,14 @@ static void test_context_and_nolock_ops(void)
     /* CPU 1 now has a filled main sheaf: interrupt an alloc and a free inside it. */
     const sl_sched_op ops[3] = {{SL_SCHED_ALLOC, 1, 0, 0}, {SL_SCHED_ALLOC, 1, 0, 0}, {SL_SCHED_IRQ_WORK, 1, 0, 0}};
     sl_sched_irq irq = {.at_op = 0, .point = SL_SLUB_PP_SHEAF_ALLOC, .handler = {SL_SCHED_KMALLOC_NOLOCK, 0, 0, 0}};
-    r = (sl_sched_run){.cache = w.s, .trace = &w.tr, .ops = ops, .nops = 1, .irqs = &irq, .nirqs = 1,
-                       .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
+    r = (sl_sched_run){.cache = w.s,
+                       .trace = &w.tr,
+                       .ops = ops,
+                       .nops = 1,
+                       .irqs = &irq,
+                       .nirqs = 1,
+                       .stop_at_microstep = SL_SCHED_NO_STOP,
+                       .results = res};
     uint64_t slow = STAT(ALLOC_SLOWPATH);
     SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
     SL_CHECK_EQ(r.irqs_fired, 1u);
@@ -331,11 +371,20 @@ static void test_context_and_nolock_ops(void)
             if (o && (o == a || o == b))
                 refs[o == a ? 0 : 1] = (sl_sched_ref){pfn, i};
         }
-    SL_REQUIRE(sl_slub_object_at(w.s, refs[0].pfn, refs[0].index) == a && sl_slub_object_at(w.s, refs[1].pfn, refs[1].index) == b);
+    SL_REQUIRE(sl_slub_object_at(w.s, refs[0].pfn, refs[0].index) == a &&
+               sl_slub_object_at(w.s, refs[1].pfn, refs[1].index) == b);
     const sl_sched_op fr[3] = {{SL_SCHED_FREE, 1, 0, 0}, {SL_SCHED_IRQ_WORK, 1, 0, 0}, {SL_SCHED_IRQ_WORK, 1, 0, 0}};
     irq = (sl_sched_irq){.at_op = 0, .point = SL_SLUB_PP_SHEAF_FREE, .handler = {SL_SCHED_KFREE_NOLOCK, 0, 0, 1}};
-    r = (sl_sched_run){.cache = w.s, .trace = &w.tr, .ops = fr, .nops = 3, .refs = refs, .nrefs = 2, .irqs = &irq,
-                       .nirqs = 1, .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
+    r = (sl_sched_run){.cache = w.s,
+                       .trace = &w.tr,
+                       .ops = fr,
+                       .nops = 3,
+                       .refs = refs,
+                       .nrefs = 2,
+                       .irqs = &irq,
+                       .nirqs = 1,
+                       .stop_at_microstep = SL_SCHED_NO_STOP,
+                       .results = res};
     SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
     SL_CHECK_EQ(r.irqs_fired, 1u);
     SL_CHECK_EQ(r.irq_results[0], SL_OK);
@@ -347,8 +396,14 @@ static void test_context_and_nolock_ops(void)
     /* A context other than GFP_ATOMIC (1) or GFP_NOWAIT (2) is refused before anything runs. */
     const sl_sched_op bad[2] = {{SL_SCHED_ALLOC, 0, 0, 0}, {SL_SCHED_ALLOC_GFP, 0, 3, 0}};
     const sl_sched_op bad_ref = {SL_SCHED_KFREE_NOLOCK, 0, 0, 5};
-    r = (sl_sched_run){.cache = w.s, .trace = &w.tr, .ops = bad, .nops = 2, .refs = refs, .nrefs = 2,
-                       .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
+    r = (sl_sched_run){.cache = w.s,
+                       .trace = &w.tr,
+                       .ops = bad,
+                       .nops = 2,
+                       .refs = refs,
+                       .nrefs = 2,
+                       .stop_at_microstep = SL_SCHED_NO_STOP,
+                       .results = res};
     SL_CHECK_EQ(sl_sched_execute(&r), SL_EINVAL);
     SL_CHECK_EQ(r.ops_done, 0u);
     r.ops = &bad_ref;
@@ -357,8 +412,14 @@ static void test_context_and_nolock_ops(void)
     /* A kfree_nolock of a place holding no object runs, and reports a foreign pointer. */
     const sl_sched_ref nowhere = {12345, 0};
     const sl_sched_op kfn = {SL_SCHED_KFREE_NOLOCK, 0, 0, 0};
-    r = (sl_sched_run){.cache = w.s, .trace = &w.tr, .ops = &kfn, .nops = 1, .refs = &nowhere, .nrefs = 1,
-                       .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
+    r = (sl_sched_run){.cache = w.s,
+                       .trace = &w.tr,
+                       .ops = &kfn,
+                       .nops = 1,
+                       .refs = &nowhere,
+                       .nrefs = 1,
+                       .stop_at_microstep = SL_SCHED_NO_STOP,
+                       .results = res};
     SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
     SL_CHECK_EQ(res[0], SL_EFOREIGN);
     SL_CHECK_EQ(sl_slub_validate(w.s, NULL, 0), SL_OK);

@@ -60,8 +60,14 @@ static const uint32_t cpu0_slab_free[] = {5, 3}, cpu0_cpu_free[] = {7, 1, 9};
 static const uint32_t p1a[] = {0, 15, 2}, p1b[] = {8};
 static const uint32_t n0[] = {4, 6}, n1[] = {11, 10, 12, 13}, n2[] = {14};
 static sl_slub_seed_slab slabs[] = {
-    {.list = SL_SLUB_SEED_CPU_SLAB, .cpu = 0, .objects = 16, .inuse = 14, .nfree = 2, .free = cpu0_slab_free,
-     .ncpu_free = 3, .cpu_free = cpu0_cpu_free},
+    {.list = SL_SLUB_SEED_CPU_SLAB,
+     .cpu = 0,
+     .objects = 16,
+     .inuse = 14,
+     .nfree = 2,
+     .free = cpu0_slab_free,
+     .ncpu_free = 3,
+     .cpu_free = cpu0_cpu_free},
     {.list = SL_SLUB_SEED_NODE_PARTIAL, .objects = 16, .inuse = 14, .nfree = 2, .free = n0},
     {.list = SL_SLUB_SEED_CPU_PARTIAL, .cpu = 1, .objects = 16, .inuse = 13, .nfree = 3, .free = p1a},
     {.list = SL_SLUB_SEED_NODE_PARTIAL, .objects = 16, .inuse = 12, .nfree = 4, .free = n1},
@@ -261,8 +267,12 @@ static void test_busy_and_no_room(void)
 static bool world_open_sheaves(world *w, unsigned major, unsigned minor)
 {
     memset(w, 0, sizeof *w);
-    sl_slub_config cfg = {.object_size = 256, .flags = SL_SLUB_HWCACHE_ALIGN, .track = 1, .seed = 1,
-                          .sheaf_capacity = 4, .sheaf_capacity_exact = 1};
+    sl_slub_config cfg = {.object_size = 256,
+                          .flags = SL_SLUB_HWCACHE_ALIGN,
+                          .track = 1,
+                          .seed = 1,
+                          .sheaf_capacity = 4,
+                          .sheaf_capacity_exact = 1};
     cfg.kernel.version = (sl_slub_kversion){(uint8_t)major, (uint8_t)minor};
     return sl_page_zone_init(&w->zone, 4u << 20, NULL) == SL_OK &&
            sl_slub_cache_create(&w->zone, NULL, 2, &cfg, &w->s) == SL_OK;
@@ -275,9 +285,8 @@ static const sl_slub_seed_slab sheaf_slabs[] = {
     {.list = SL_SLUB_SEED_FULL, .objects = 16, .inuse = 16},
 };
 /* (slab, object) pairs, bottom first. */
-static const uint32_t main0[] = {0, 0, 0, 1, 1, 5}, spare0[] = {1, 0, 1, 1, 1, 2, 1, 3},
-                      rcu1[] = {1, 6, 1, 7}, barn_a[] = {2, 0, 2, 1, 2, 2, 2, 3},
-                      barn_b[] = {2, 4, 2, 5, 2, 6, 2, 7};
+static const uint32_t main0[] = {0, 0, 0, 1, 1, 5}, spare0[] = {1, 0, 1, 1, 1, 2, 1, 3}, rcu1[] = {1, 6, 1, 7},
+                      barn_a[] = {2, 0, 2, 1, 2, 2, 2, 3}, barn_b[] = {2, 4, 2, 5, 2, 6, 2, 7};
 static const sl_slub_seed_sheaf sheaves_desc[] = {
     {.place = SL_SLUB_SEED_MAIN, .cpu = 0, .size = 3, .objects = main0},
     {.place = SL_SLUB_SEED_SPARE, .cpu = 0, .size = 4, .objects = spare0},
@@ -308,8 +317,12 @@ static void test_seed_sheaves(void)
     for (size_t e = 0; e < 2; e++) {
         world w;
         SL_REQUIRE(world_open_sheaves(&w, eras[e][0], eras[e][1]));
-        sl_slub_seed_desc d = {.nslabs = 3, .slabs = sheaf_slabs, .full_slabs = 1, .max_full = 1,
-                               .nsheaves = NSHEAVES, .sheaves = sheaves_desc};
+        sl_slub_seed_desc d = {.nslabs = 3,
+                               .slabs = sheaf_slabs,
+                               .full_slabs = 1,
+                               .max_full = 1,
+                               .nsheaves = NSHEAVES,
+                               .sheaves = sheaves_desc};
         SL_CHECK_EQ(sl_slub_seed(w.s, &d, msg, sizeof msg), 1);
         SL_CHECK_EQ(valid(&w), SL_OK);
         const sli_sheaves *sh = w.s->sheaves;

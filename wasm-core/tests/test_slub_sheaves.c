@@ -200,7 +200,8 @@ static void test_kfree_rcu_alone(void)
         sl_slub_sheaves_info_get(s, &info);
         SL_CHECK_EQ(info.rcu_waiting, 5);
         SL_CHECK_EQ(sl_slub_validate(s, NULL, 0), SL_OK);
-        uint64_t frees = sl_slub_stat_get(s, -1, SL_SLUB_FREE_FASTPATH) + sl_slub_stat_get(s, -1, SL_SLUB_FREE_SLOWPATH);
+        uint64_t frees =
+            sl_slub_stat_get(s, -1, SL_SLUB_FREE_FASTPATH) + sl_slub_stat_get(s, -1, SL_SLUB_FREE_SLOWPATH);
         SL_CHECK_EQ(sl_slub_rcu_grace_period(s, 0), 3);
         SL_CHECK_EQ(sl_slub_rcu_grace_period(s, 1), 2);
         /* kfree_bulk: one detached freelist per slab, each one do_slab_free (FREE_FASTPATH counts its objects). */
@@ -577,8 +578,8 @@ static void test_kernel_versions(void)
     const char *why;
     SL_CHECK_EQ(sl_slub_kversion_parse("6.18", &v, &why), SL_OK);
     SL_CHECK(v.major == 6 && v.minor == 18);
-    const char *bad[] = {"", "6", "6.", ".18", "6.18.", "6.18-rc", "6.18-foo", "6.18.1.2x", "6,18", " 6.18", "+6.18",
-                         "4.2", "3.19", "6.1000", "0.5", NULL};
+    const char *bad[] = {"",     "6",     "6.",    ".18", "6.18.", "6.18-rc", "6.18-foo", "6.18.1.2x",
+                         "6,18", " 6.18", "+6.18", "4.2", "3.19",  "6.1000",  "0.5",      NULL};
     for (int i = 0; bad[i]; i++) {
         why = NULL;
         SL_CHECK_EQ(sl_slub_kversion_parse(bad[i], &v, &why), SL_EINVAL);
@@ -586,8 +587,11 @@ static void test_kernel_versions(void)
     }
     SL_CHECK_EQ(sl_slub_kversion_parse(NULL, &v, NULL), SL_EINVAL);
     /* One reader for the core (platform/kversion.h): a stable release, an -rc, a tag are their X.Y. */
-    const struct { const char *text; uint8_t major, minor; } good[] = {
-        {"6.18.1", 6, 18}, {"7.3-rc2", 7, 3}, {"v7.1", 7, 1}, {"6.8.12-rc1", 6, 8}, {"7.00", 7, 0}, {"8.0", 8, 0}};
+    const struct {
+        const char *text;
+        uint8_t major, minor;
+    } good[] = {{"6.18.1", 6, 18},    {"7.3-rc2", 7, 3}, {"v7.1", 7, 1},
+                {"6.8.12-rc1", 6, 8}, {"7.00", 7, 0},    {"8.0", 8, 0}};
     for (unsigned i = 0; i < sizeof good / sizeof good[0]; i++) {
         SL_CHECK_EQ(sl_slub_kversion_parse(good[i].text, &v, NULL), SL_OK);
         SL_CHECK(v.major == good[i].major && v.minor == good[i].minor);
@@ -628,8 +632,9 @@ static void test_kernel_versions(void)
         SL_CHECK_EQ(r.deactivate_per_object, table[i].per_object);
         SL_CHECK_EQ(r.detached_marks_null, table[i].nulls);
         SL_CHECK_EQ(r.track_size, table[i].track);
-        SL_CHECK_EQ(r.sheaves, r.era == SL_SLUB_ERA_SHEAVES ? SL_SLUB_SHEAVES_ALL
-                              : r.era == SL_SLUB_ERA_OPT_IN_SHEAVES ? SL_SLUB_SHEAVES_OPT_IN : SL_SLUB_SHEAVES_NONE);
+        SL_CHECK_EQ(r.sheaves, r.era == SL_SLUB_ERA_SHEAVES          ? SL_SLUB_SHEAVES_ALL
+                               : r.era == SL_SLUB_ERA_OPT_IN_SHEAVES ? SL_SLUB_SHEAVES_OPT_IN
+                                                                     : SL_SLUB_SHEAVES_NONE);
         SL_CHECK(sl_slub_era_name(r.era) != NULL);
     }
     SL_CHECK(sl_slub_era_name(9) == NULL);
@@ -682,8 +687,9 @@ static void test_sheaf_capacity(void)
         uint32_t flags;
         uint32_t capacity;
         bool sheaves;
-    } c[] = {{v617, 32, 0, 0, false},  {v618, 0, 0, 0, false},    {v618, 32, 0, 32, true},
-             {v618, 32, SL_SLUB_STORE_USER, 0, false}, {v70, 0, 0, 60, true}, {v70, 0, SL_SLUB_STORE_USER, 0, true}};
+    } c[] = {{v617, 32, 0, 0, false}, {v618, 0, 0, 0, false},
+             {v618, 32, 0, 32, true}, {v618, 32, SL_SLUB_STORE_USER, 0, false},
+             {v70, 0, 0, 60, true},   {v70, 0, SL_SLUB_STORE_USER, 0, true}};
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         sl_slub_config cfg = {.object_size = 200, .flags = c[i].flags, .sheaf_capacity = c[i].request};
         cfg.kernel.version = c[i].v;

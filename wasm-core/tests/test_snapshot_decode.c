@@ -19,19 +19,10 @@
 #define OFFSET 32u
 #define PER_SLAB 64u
 
-static uint64_t slab_of_pfn(uint64_t pfn)
-{
-    return VMEMMAP + pfn * 64;
-}
-static uint64_t obj(uint64_t pfn, unsigned i)
-{
-    return DIRECT + pfn * PAGE + (uint64_t)i * SIZE;
-}
+static uint64_t slab_of_pfn(uint64_t pfn) { return VMEMMAP + pfn * 64; }
+static uint64_t obj(uint64_t pfn, unsigned i) { return DIRECT + pfn * PAGE + (uint64_t)i * SIZE; }
 /* The stored form of `next` in the object at `at` (freelist_ptr_encode). */
-static uint64_t encode(uint64_t at, uint64_t next)
-{
-    return next ^ RANDOM ^ __builtin_bswap64(at + OFFSET);
-}
+static uint64_t encode(uint64_t at, uint64_t next) { return next ^ RANDOM ^ __builtin_bswap64(at + OFFSET); }
 
 static sl_snapshot new_snapshot(bool objects)
 {
@@ -61,8 +52,8 @@ static sl_snapshot new_snapshot(bool objects)
 }
 
 /* Sends the chain head -> objs[0..n) (each stored in the one before) as WORDS, then the SLAB record. */
-static void add_slab(sl_snapshot *s, uint64_t pfn, const unsigned *chain, size_t n, uint64_t last_next,
-                     unsigned inuse, uint32_t where, uint32_t flags, uint32_t end)
+static void add_slab(sl_snapshot *s, uint64_t pfn, const unsigned *chain, size_t n, uint64_t last_next, unsigned inuse,
+                     uint32_t where, uint32_t flags, uint32_t end)
 {
     struct snap_words w;
     memset(&w, 0, sizeof w);

@@ -96,8 +96,11 @@ static void stress(sl_pcpu_kind kind)
 {
     static shared sh;
     memset(&sh, 0, sizeof sh);
-    sl_pcpu_config cfg = {.kind = kind, .nr_units = NTHREADS, .unit_size = 8 * SL_PAGE_SIZE,
-                          .static_size = 2 * SL_PAGE_SIZE + 64, .reserved_size = SL_PAGE_SIZE};
+    sl_pcpu_config cfg = {.kind = kind,
+                          .nr_units = NTHREADS,
+                          .unit_size = 8 * SL_PAGE_SIZE,
+                          .static_size = 2 * SL_PAGE_SIZE + 64,
+                          .reserved_size = SL_PAGE_SIZE};
     SL_REQUIRE(sl_pcpu_init(&sh.pc, &cfg) == SL_OK);
     SL_REQUIRE(sl_pcpu_alloc(&sh.pc, 0, 8, 8, &sh.counter) == SL_OK);
     sh.ops = (unsigned)sl_test_scale(20000);

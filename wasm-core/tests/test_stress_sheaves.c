@@ -19,12 +19,11 @@
 #define MAXCPU 4
 #define HELD 256
 
-
 typedef struct shared {
     world w;
     unsigned ncpus;
     unsigned long ops;
-    bool nolock; /* the version has kmalloc_nolock / kfree_nolock (6.18+) */
+    bool nolock;                /* the version has kmalloc_nolock / kfree_nolock (6.18+) */
     ring rings[MAXCPU][MAXCPU]; /* rings[from][to]: one producer, one consumer each */
 } shared;
 
@@ -77,9 +76,10 @@ static void *run(void *arg)
         if (r < 45 && wk->nheld < HELD) {
             /* 6.18+: some allocations in GFP_ATOMIC / GFP_NOWAIT context, some by kmalloc_nolock */
             unsigned how = sh->nolock ? (unsigned)(sl_test_rand(&rng) % 8) : 0;
-            int rc = how == 7   ? sl_slub_kmalloc_nolock(w->s, wk->cpu, &p)
-                     : how >= 5 ? sl_slub_alloc_gfp(w->s, wk->cpu, how == 5 ? SL_SLUB_GFP_ATOMIC : SL_SLUB_GFP_NOWAIT, &p)
-                                : ((p = world_alloc(w, wk->cpu)) ? SL_OK : SL_ENOMEM);
+            int rc = how == 7 ? sl_slub_kmalloc_nolock(w->s, wk->cpu, &p)
+                     : how >= 5
+                         ? sl_slub_alloc_gfp(w->s, wk->cpu, how == 5 ? SL_SLUB_GFP_ATOMIC : SL_SLUB_GFP_NOWAIT, &p)
+                         : ((p = world_alloc(w, wk->cpu)) ? SL_OK : SL_ENOMEM);
             if (rc == SL_OK) {
                 stamp(wk, p);
                 wk->held[wk->nheld++] = p;

@@ -185,7 +185,8 @@ static void test_stress_after(void) { stress_variant((sl_slab_variant){.rules = 
 static void test_stress_before(void) { stress_variant((sl_slab_variant){.rules = SL_SLAB_RULES_BEFORE}); }
 static void test_stress_init_on_free(void)
 {
-    stress_variant((sl_slab_variant){.rules = SL_SLAB_RULES_AFTER, .kernel = SL_SLAB_KERNEL(5, 3), .init_on_free = true});
+    stress_variant(
+        (sl_slab_variant){.rules = SL_SLAB_RULES_AFTER, .kernel = SL_SLAB_KERNEL(5, 3), .init_on_free = true});
 }
 
 /*

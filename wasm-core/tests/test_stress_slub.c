@@ -12,12 +12,11 @@
 
 #define MAXCPU 4
 
-
 typedef struct shared {
     sl_slub_cache *s;
     unsigned ncpus;
     unsigned long ops_per_cpu;
-    ring rings[MAXCPU];   /* rings[k]: objects for CPU k to free */
+    ring rings[MAXCPU];    /* rings[k]: objects for CPU k to free */
     atomic_uint producing; /* CPUs still producing */
 } shared;
 
@@ -157,8 +156,11 @@ static void stress_in(sl_slub_fastpath fp, uint32_t flags, const sl_slub_boot *b
     double secs = (double)(sl_time_ns() - t0) / 1e9;
     printf("  %s%s, %u CPUs: %lu ops (%lu allocs, %lu frees, %.0f%% of frees remote) in %.2f s; "
            "fast-path allocs %.1f%%, CPU CAS failures %llu, slab CAS failures %llu\n",
-           fastpath_names[fp], flags ? " (debug cache)" : fragmented ? " (fragmented zone)" : "", ncpus,
-           allocs + frees, allocs, frees, 100.0 * (double)remote / (double)(frees ? frees : 1), secs,
+           fastpath_names[fp],
+           flags        ? " (debug cache)"
+           : fragmented ? " (fragmented zone)"
+                        : "",
+           ncpus, allocs + frees, allocs, frees, 100.0 * (double)remote / (double)(frees ? frees : 1), secs,
            100.0 * (double)sl_slub_stat_get(sh.s, -1, SL_SLUB_ALLOC_FASTPATH) / (double)(allocs ? allocs : 1),
            (unsigned long long)sl_slub_stat_get(sh.s, -1, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL),
            (unsigned long long)sl_slub_stat_get(sh.s, -1, SL_SLUB_CMPXCHG_DOUBLE_FAIL));

@@ -30,8 +30,13 @@ static void page_event(sl_page_zone *z, unsigned cpu, unsigned kind, uint32_t pf
     (void)z, (void)cpu, (void)kind, (void)pfn, (void)order;
 #else
     if (z->trace && z->trace->enabled && cpu < z->trace->ncpus) {
-        sl_event ev = {.op = 0, .cpu = (uint16_t)cpu, .kind = (uint16_t)kind, .cache = 0xffff,
-                       .slab = pfn, .obj = SL_NONE32, .arg0 = order};
+        sl_event ev = {.op = 0,
+                       .cpu = (uint16_t)cpu,
+                       .kind = (uint16_t)kind,
+                       .cache = 0xffff,
+                       .slab = pfn,
+                       .obj = SL_NONE32,
+                       .arg0 = order};
         sl_trace_emit(z->trace, &ev);
     }
 #endif
@@ -204,9 +209,8 @@ int sl_page_validate(sl_page_zone *z)
     for (unsigned o = 0; o < SL_PAGE_NR_ORDERS && rc == SL_OK; o++) {
         uint32_t prev = SL_PFN_NONE, steps = 0;
         for (uint32_t p = z->free_head[o]; p != SL_PFN_NONE; p = z->pages[p].buddy_next) {
-            if (p >= z->npages || ++steps > z->npages || (p & ((1u << o) - 1)) ||
-                p + (1u << o) > z->npages || z->pages[p].buddy_prev != prev ||
-                load32(&z->pages[p].flags) != SL_PG_FREE || z->pages[p].order != o) {
+            if (p >= z->npages || ++steps > z->npages || (p & ((1u << o) - 1)) || p + (1u << o) > z->npages ||
+                z->pages[p].buddy_prev != prev || load32(&z->pages[p].flags) != SL_PG_FREE || z->pages[p].order != o) {
                 rc = SL_ECORRUPT;
                 break;
             }

@@ -47,36 +47,36 @@ enum {
 
 typedef struct sl_page {
     _Alignas(16) unsigned char priv[SL_PAGE_PRIV_SIZE]; /* the model's struct slab */
-    uint32_t flags;      /* SL_PG_*, relaxed atomic */
-    uint32_t head;       /* pfn of the head page (tails and heads), relaxed atomic */
-    uint32_t buddy_next; /* free list links (free block heads only), zone lock */
+    uint32_t flags;                                     /* SL_PG_*, relaxed atomic */
+    uint32_t head;                                      /* pfn of the head page (tails and heads), relaxed atomic */
+    uint32_t buddy_next;                                /* free list links (free block heads only), zone lock */
     uint32_t buddy_prev;
-    uint8_t order;       /* block order (free and head pages) */
+    uint8_t order; /* block order (free and head pages) */
     uint8_t pad_[15];
 } sl_page;
 
-#define SL_PAGE_PRIV_CHECK(type)                                                                   \
-    _Static_assert(sizeof(type) <= SL_PAGE_PRIV_SIZE && _Alignof(type) <= 16,                      \
+#define SL_PAGE_PRIV_CHECK(type)                                                                                       \
+    _Static_assert(sizeof(type) <= SL_PAGE_PRIV_SIZE && _Alignof(type) <= 16,                                          \
                    #type " must fit the page's model-private area")
 #define SL_PAGE_PRIV(pg, type) ((type *)(void *)(pg)->priv)
 
 typedef struct sl_page_stats {
-    uint64_t pages_total;   /* pages in the arena */
-    uint64_t pages_free;    /* pages on the free lists */
-    uint64_t alloc_calls;   /* successful sl_page_alloc calls */
-    uint64_t free_calls;    /* sl_page_free calls */
-    uint64_t alloc_failed;  /* sl_page_alloc calls that found no block */
+    uint64_t pages_total;                    /* pages in the arena */
+    uint64_t pages_free;                     /* pages on the free lists */
+    uint64_t alloc_calls;                    /* successful sl_page_alloc calls */
+    uint64_t free_calls;                     /* sl_page_free calls */
+    uint64_t alloc_failed;                   /* sl_page_alloc calls that found no block */
     uint64_t free_blocks[SL_PAGE_NR_ORDERS]; /* free blocks per order */
 } sl_page_stats;
 
 typedef struct sl_page_zone {
     sl_spinlock lock;
-    unsigned char *base;   /* arena start */
-    uint32_t npages;       /* pages in the arena */
-    sl_page *pages;        /* npages descriptors */
+    unsigned char *base;                   /* arena start */
+    uint32_t npages;                       /* pages in the arena */
+    sl_page *pages;                        /* npages descriptors */
     uint32_t free_head[SL_PAGE_NR_ORDERS]; /* first free block of each order, or SL_PFN_NONE */
-    sl_page_stats stats;   /* zone lock */
-    sl_trace *trace;       /* may be NULL */
+    sl_page_stats stats;                   /* zone lock */
+    sl_trace *trace;                       /* may be NULL */
 } sl_page_zone;
 
 /*
@@ -119,7 +119,7 @@ int sl_page_free(sl_page_zone *z, sl_page *head, unsigned cpu);
 #define SLI_PAGE_ODD ((uint32_t)(sizeof(sl_page) >> SLI_PAGE_TZ))
 #define SLI_PAGE_NEWTON(x) ((x) * (2u - SLI_PAGE_ODD * (x)))
 #define SLI_PAGE_ODD_INVERSE SLI_PAGE_NEWTON(SLI_PAGE_NEWTON(SLI_PAGE_NEWTON(SLI_PAGE_NEWTON(SLI_PAGE_ODD))))
-_Static_assert(SLI_PAGE_ODD * SLI_PAGE_ODD_INVERSE == 1u, "the inverse of sizeof(sl_page)'s odd factor");
+_Static_assert(SLI_PAGE_ODD *SLI_PAGE_ODD_INVERSE == 1u, "the inverse of sizeof(sl_page)'s odd factor");
 SL_INLINE uint32_t sl_page_pfn(const sl_page_zone *z, const sl_page *pg)
 {
     return (uint32_t)(((uintptr_t)pg - (uintptr_t)z->pages) >> SLI_PAGE_TZ) * SLI_PAGE_ODD_INVERSE;

@@ -124,8 +124,7 @@ int sli_pcpu_next_hint(const sli_pcpu_block_md *block, int alloc_bits)
     return block->first_free;
 }
 
-void sli_pcpu_next_fit_region(sl_pcpu *pc, const sl_pcpu_chunk *c, int alloc_bits, int align, int *bit_off,
-                              int *bits)
+void sli_pcpu_next_fit_region(sl_pcpu *pc, const sl_pcpu_chunk *c, int alloc_bits, int align, int *bit_off, int *bits)
 {
     int i = sli_pcpu_off_to_block_index(*bit_off);
     int block_off = sli_pcpu_off_to_block_off(*bit_off);
@@ -142,8 +141,7 @@ void sli_pcpu_next_fit_region(sl_pcpu *pc, const sl_pcpu_chunk *c, int alloc_bit
                 continue;
         }
         *bits = sli_align_up(block->contig_hint_start, align) - block->contig_hint_start;
-        if (block->contig_hint && block->contig_hint_start >= block_off &&
-            block->contig_hint >= *bits + alloc_bits) {
+        if (block->contig_hint && block->contig_hint_start >= block_off && block->contig_hint >= *bits + alloc_bits) {
             int start = sli_pcpu_next_hint(block, alloc_bits);
             *bits += alloc_bits + block->contig_hint_start - start;
             *bit_off = sli_pcpu_block_off_to_off(i, start);
@@ -470,17 +468,18 @@ static int bm_validate(sl_pcpu *pc, const sl_pcpu_chunk *c)
         int left, right, largest, first;
         sli_pcpu_block_truth(c, i, &left, &right, &largest, &first);
         if (b->left_free != left || b->right_free != right)
-            return sli_pcpu_corrupt(pc, "bitmap %u block %d: left/right_free %d/%d, map says %d/%d", c->id, i, b->left_free,
-                                    b->right_free, left, right);
+            return sli_pcpu_corrupt(pc, "bitmap %u block %d: left/right_free %d/%d, map says %d/%d", c->id, i,
+                                    b->left_free, b->right_free, left, right);
         if (b->contig_hint != largest)
-            return sli_pcpu_corrupt(pc, "bitmap %u block %d: contig_hint %d, largest run %d", c->id, i, b->contig_hint, largest);
+            return sli_pcpu_corrupt(pc, "bitmap %u block %d: contig_hint %d, largest run %d", c->id, i, b->contig_hint,
+                                    largest);
         if (!run_is_free(c, sli_pcpu_block_off_to_off(i, b->contig_hint_start), b->contig_hint) ||
             b->contig_hint_start + b->contig_hint > BB)
             return sli_pcpu_corrupt(pc, "bitmap %u block %d: contig_hint_start %d is not a free run of %d", c->id, i,
                                     b->contig_hint_start, b->contig_hint);
         if (b->first_free > first)
-            return sli_pcpu_corrupt(pc, "bitmap %u block %d: first_free %d after the first free bit %d", c->id, i, b->first_free,
-                                    first);
+            return sli_pcpu_corrupt(pc, "bitmap %u block %d: first_free %d after the first free bit %d", c->id, i,
+                                    b->first_free, first);
     }
     /*
      * No bound on contig_bits but the map's size: v4.14 rescans the chunk

@@ -29,10 +29,7 @@ static int find_next(const uint64_t *map, int size, int start, uint64_t invert)
 
 int sli_find_next_bit(const uint64_t *map, int size, int start) { return find_next(map, size, start, 0); }
 
-int sli_find_next_zero_bit(const uint64_t *map, int size, int start)
-{
-    return find_next(map, size, start, ~0ull);
-}
+int sli_find_next_zero_bit(const uint64_t *map, int size, int start) { return find_next(map, size, start, ~0ull); }
 
 int sli_find_last_bit(const uint64_t *map, int size)
 {

@@ -75,10 +75,7 @@ static const sli_pcpu_ops *const kind_ops[SL_PCPU_NKINDS] = {
 enum { OP_ALLOC = 1, OP_FREE = 2 };
 enum { OP_PLACED = 2 };
 
-const char *sl_pcpu_kind_name(sl_pcpu_kind k)
-{
-    return (unsigned)k < SL_PCPU_NKINDS ? kind_ops[k]->name : "?";
-}
+const char *sl_pcpu_kind_name(sl_pcpu_kind k) { return (unsigned)k < SL_PCPU_NKINDS ? kind_ops[k]->name : "?"; }
 
 bool sl_pcpu_parse_kind(const char *s, sl_pcpu_kind *out)
 {
@@ -129,10 +126,7 @@ static void list_add_between(sl_pcpu_list *e, sl_pcpu_list *prev, sl_pcpu_list *
     prev->next = e;
     next->prev = e;
 }
-static sl_pcpu_chunk *chunk_of(sl_pcpu_list *l)
-{
-    return (sl_pcpu_chunk *)((char *)l - offsetof(sl_pcpu_chunk, list));
-}
+static sl_pcpu_chunk *chunk_of(sl_pcpu_list *l) { return (sl_pcpu_chunk *)((char *)l - offsetof(sl_pcpu_chunk, list)); }
 
 static int fls_int(int x) { return x ? 32 - __builtin_clz((unsigned)x) : 0; }
 
@@ -544,8 +538,8 @@ static int pcpu_alloc(sl_pcpu *pc, unsigned cpu, size_t size, size_t align, bool
         return SL_EINVAL; /* no CPU to report it on */
     uint32_t op = SL_OP_BEGIN(pc->cfg.trace);
     (void)op;
-    SL_EVENT(pc->cfg.trace, .op = op, .cpu = (uint16_t)cpu, .kind = SL_EV_OP_BEGIN, .flags = reserved,
-             .arg0 = OP_ALLOC, .arg1 = (uint32_t)size, .arg2 = (uint32_t)align);
+    SL_EVENT(pc->cfg.trace, .op = op, .cpu = (uint16_t)cpu, .kind = SL_EV_OP_BEGIN, .flags = reserved, .arg0 = OP_ALLOC,
+             .arg1 = (uint32_t)size, .arg2 = (uint32_t)align);
     /* The area map wants bit 0 of offsets free (align >= 2, even sizes); the bitmaps work in 4-byte bits. */
     size_t min = pc->cfg.kind == SL_PCPU_AREAMAP ? 2 : SL_PCPU_MIN_ALLOC_SIZE;
     if (align < min)
@@ -567,8 +561,8 @@ static int pcpu_alloc(sl_pcpu *pc, unsigned cpu, size_t size, size_t align, bool
         } else {
             rc = off = alloc_dynamic(pc, isize, ialign, op, cpu, &c);
         }
-        SL_EVENT(pc->cfg.trace, .op = op, .cpu = (uint16_t)cpu, .kind = SL_EV_PCPU_ALLOC_SCAN,
-                 .arg0 = pc->scan.chunks, .arg1 = pc->scan.blocks, .arg2 = pc->scan.bits);
+        SL_EVENT(pc->cfg.trace, .op = op, .cpu = (uint16_t)cpu, .kind = SL_EV_PCPU_ALLOC_SCAN, .arg0 = pc->scan.chunks,
+                 .arg1 = pc->scan.blocks, .arg2 = pc->scan.bits);
         pc->work.chunks += pc->scan.chunks;
         pc->work.blocks += pc->scan.blocks;
         pc->work.bits += pc->scan.bits;
@@ -661,8 +655,8 @@ static void balance(sl_pcpu *pc, uint32_t op, unsigned cpu)
     /* Keep PCPU_EMPTY_POP_PAGES_HIGH empty pages populated, filling the most packed chunks first. */
     lock_as(pc, op, cpu);
     for (;;) {
-        int nr_to_pop = sli_max(0, sli_min(SL_PCPU_EMPTY_POP_PAGES_HIGH - pc->nr_empty_pop_pages,
-                                           SL_PCPU_EMPTY_POP_PAGES_HIGH));
+        int nr_to_pop =
+            sli_max(0, sli_min(SL_PCPU_EMPTY_POP_PAGES_HIGH - pc->nr_empty_pop_pages, SL_PCPU_EMPTY_POP_PAGES_HIGH));
         for (int slot = sli_pcpu_size_to_slot(pc, (int)SL_PAGE_SIZE); slot < pc->nr_slots && nr_to_pop; slot++) {
             for (sl_pcpu_list *l = pc->slots[slot].next; l != &pc->slots[slot]; l = l->next) {
                 if (chunk_of(l)->nr_populated < chunk_of(l)->nr_pages) {
@@ -833,8 +827,8 @@ int sl_pcpu_chunk_remove(sl_pcpu *pc, uint32_t chunk_id)
     lock_as(pc, 0, 0);
     sl_pcpu_chunk *c = chunk_by_id(pc, chunk_id);
     int rc = !c || (c->flags & (SLI_PCPU_CHUNK_FIRST | SLI_PCPU_CHUNK_RESERVED)) ? SL_EINVAL
-             : c->nr_alloc                                                      ? SL_EBUSY
-                                                                                : SL_OK;
+             : c->nr_alloc                                                       ? SL_EBUSY
+                                                                                 : SL_OK;
     if (rc == SL_OK)
         chunk_unlink(pc, c);
     sl_spin_unlock(&pc->lock);
@@ -916,8 +910,8 @@ static int validate_chunk(sl_pcpu *pc, const sl_pcpu_chunk *c, int slot)
         return sli_pcpu_corrupt(pc, "chunk %u: nr_populated %d, bitmap says %d", c->id, c->nr_populated,
                                 sli_bitmap_weight(c->populated, c->nr_pages));
     if ((c->flags & (SLI_PCPU_CHUNK_FIRST | SLI_PCPU_CHUNK_RESERVED)) && c->nr_populated != c->nr_pages)
-        return sli_pcpu_corrupt(pc, "chunk %u: the first chunks stay fully populated, %d of %d pages are",
-                                c->id, c->nr_populated, c->nr_pages);
+        return sli_pcpu_corrupt(pc, "chunk %u: the first chunks stay fully populated, %d of %d pages are", c->id,
+                                c->nr_populated, c->nr_pages);
     return validate_granules(pc, c);
 }
 
@@ -963,9 +957,8 @@ int sl_pcpu_validate(sl_pcpu *pc)
     if (rc == SL_OK && empty_pop != pc->nr_empty_pop_pages)
         rc = sli_pcpu_corrupt(pc, "pcpu_nr_empty_pop_pages %d, chunks hold %d", pc->nr_empty_pop_pages, empty_pop);
     if (rc == SL_OK && live != pc->nr_allocs - pc->nr_frees)
-        rc = sli_pcpu_corrupt(pc, "%llu live allocations in chunks, %llu allocs - %llu frees",
-                              (unsigned long long)live, (unsigned long long)pc->nr_allocs,
-                              (unsigned long long)pc->nr_frees);
+        rc = sli_pcpu_corrupt(pc, "%llu live allocations in chunks, %llu allocs - %llu frees", (unsigned long long)live,
+                              (unsigned long long)pc->nr_allocs, (unsigned long long)pc->nr_frees);
     sl_spin_unlock(&pc->lock);
     return rc;
 }

@@ -45,8 +45,12 @@
 /* How a PCPU_SLOT_MOVE event moved a chunk (its arg2). */
 enum { SLI_PCPU_MOVE_HEAD = 0, SLI_PCPU_MOVE_TAIL = 1, SLI_PCPU_MOVE_RELEGATE = 2 };
 /* Which hint a PCPU_HINT_REFRESH event rebuilt (its arg0). */
-enum { SLI_PCPU_REFRESH_BLOCK = 0, SLI_PCPU_REFRESH_BLOCK_FORWARD = 1, SLI_PCPU_REFRESH_CHUNK = 2,
-       SLI_PCPU_REFRESH_CHUNK_FORWARD = 3 };
+enum {
+    SLI_PCPU_REFRESH_BLOCK = 0,
+    SLI_PCPU_REFRESH_BLOCK_FORWARD = 1,
+    SLI_PCPU_REFRESH_CHUNK = 2,
+    SLI_PCPU_REFRESH_CHUNK_FORWARD = 3
+};
 /* Who created a chunk or populated pages (arg1 of PCPU_CHUNK_CREATE, arg2 of PCPU_POPULATE). */
 enum { SLI_PCPU_BY_BOOT = 0, SLI_PCPU_BY_ALLOC = 1, SLI_PCPU_BY_BALANCE = 2, SLI_PCPU_BY_TRACE = 3 };
 
@@ -63,31 +67,31 @@ typedef struct sli_pcpu_block_md {
 } sli_pcpu_block_md;
 
 typedef struct sl_pcpu_chunk {
-    sl_pcpu_list list;       /* in pc->slots[slot]; the reserved chunk is on none */
-    uint32_t id;             /* never changes, never reused */
-    uint32_t flags;          /* SLI_PCPU_CHUNK_* */
-    char *base;              /* unit 0; unit u at base + u * unit_size */
-    int start_offset;        /* bytes hidden at the start of the unit (first and reserved chunk) */
-    int end_offset;          /* bytes hidden at its end */
-    int free_bytes;          /* area map: free_size */
-    int nr_alloc;            /* live allocations */
+    sl_pcpu_list list; /* in pc->slots[slot]; the reserved chunk is on none */
+    uint32_t id;       /* never changes, never reused */
+    uint32_t flags;    /* SLI_PCPU_CHUNK_* */
+    char *base;        /* unit 0; unit u at base + u * unit_size */
+    int start_offset;  /* bytes hidden at the start of the unit (first and reserved chunk) */
+    int end_offset;    /* bytes hidden at its end */
+    int free_bytes;    /* area map: free_size */
+    int nr_alloc;      /* live allocations */
     int nr_pages;
-    uint64_t *populated;     /* one bit per page of a unit */
+    uint64_t *populated; /* one bit per page of a unit */
     int nr_populated;
-    int nr_empty_pop_pages;  /* populated pages wholly free (v4.14: as of the last chunk hint refresh) */
+    int nr_empty_pop_pages; /* populated pages wholly free (v4.14: as of the last chunk hint refresh) */
 
     /* area map (before 2017) */
     int contig_hint;         /* bytes; an upper bound of the largest free area */
     int map_used, map_alloc; /* entries in use (sentinel excluded), entries allocated */
     int *map;
-    int first_free;          /* map index: no free area before it */
+    int first_free; /* map index: no free area before it */
 
     /* bitmaps (2017 and 2019) */
-    uint64_t *alloc_map;     /* nr_bits bits */
-    uint64_t *bound_map;     /* nr_bits + 1 bits */
+    uint64_t *alloc_map; /* nr_bits bits */
+    uint64_t *bound_map; /* nr_bits + 1 bits */
     sli_pcpu_block_md *md_blocks;
     int contig_bits, contig_bits_start, first_bit; /* 2017 chunk hints */
-    sli_pcpu_block_md chunk_md;                     /* 2019 chunk hints */
+    sli_pcpu_block_md chunk_md;                    /* 2019 chunk hints */
 } sl_pcpu_chunk;
 
 /*
@@ -166,13 +170,13 @@ int sli_pcpu_corrupt(sl_pcpu *pc, const char *fmt, ...) __attribute__((format(pr
  * variables and parameters that serve events alone stay used.
  */
 #if defined(SLABLAB_BENCH)
-#define SLI_PCPU_EVENT(pc, c, KIND, ...)                                                            \
-    ((void)sizeof((sl_event){.op = (pc)->ev_op, .cpu = (pc)->ev_cpu, .kind = SL_EV_##KIND,         \
-                             .slab = (c)->id, __VA_ARGS__}))
+#define SLI_PCPU_EVENT(pc, c, KIND, ...)                                                                               \
+    ((void)sizeof(                                                                                                     \
+        (sl_event){.op = (pc)->ev_op, .cpu = (pc)->ev_cpu, .kind = SL_EV_##KIND, .slab = (c)->id, __VA_ARGS__}))
 #else
-#define SLI_PCPU_EVENT(pc, c, KIND, ...)                                                            \
-    SL_EVENT((pc)->cfg.trace, .op = (pc)->ev_op, .cpu = (pc)->ev_cpu, .kind = SL_EV_##KIND,         \
-             .slab = (c)->id, __VA_ARGS__)
+#define SLI_PCPU_EVENT(pc, c, KIND, ...)                                                                               \
+    SL_EVENT((pc)->cfg.trace, .op = (pc)->ev_op, .cpu = (pc)->ev_cpu, .kind = SL_EV_##KIND, .slab = (c)->id,           \
+             __VA_ARGS__)
 #endif
 /*
  * Counts scan work for the PCPU_ALLOC_SCAN event and for sl_pcpu_work (the
@@ -211,8 +215,7 @@ int sli_pcpu_next_hint(const sli_pcpu_block_md *block, int alloc_bits);
  * where the block hints promise alloc_bits aligned bits (*bits of them from
  * there); *bit_off = map bits when none.  Tallies the blocks it visits.
  */
-void sli_pcpu_next_fit_region(sl_pcpu *pc, const sl_pcpu_chunk *c, int alloc_bits, int align, int *bit_off,
-                              int *bits);
+void sli_pcpu_next_fit_region(sl_pcpu *pc, const sl_pcpu_chunk *c, int alloc_bits, int align, int *bit_off, int *bits);
 /* The alloc_map bits pcpu_alloc_area searched from start for a fit that ended at found (or failed at end). */
 SL_INLINE int sli_pcpu_bits_searched(int start, int found, int alloc_bits, int end)
 {

@@ -175,8 +175,8 @@ static void chunk_refresh_hint(sl_pcpu *pc, sl_pcpu_chunk *c, bool full_scan)
         bit_off = chunk_md->first_free;
         chunk_md->contig_hint = 0;
     }
-    SLI_PCPU_EVENT(pc, c, PCPU_HINT_REFRESH,
-                   .arg0 = forward ? SLI_PCPU_REFRESH_CHUNK_FORWARD : SLI_PCPU_REFRESH_CHUNK, .arg1 = (uint32_t)bit_off,
+    SLI_PCPU_EVENT(pc, c, PCPU_HINT_REFRESH, .arg0 = forward ? SLI_PCPU_REFRESH_CHUNK_FORWARD : SLI_PCPU_REFRESH_CHUNK,
+                   .arg1 = (uint32_t)bit_off,
                    .arg2 = (uint32_t)(sli_pcpu_nr_blocks(c) - sli_pcpu_off_to_block_index(bit_off)));
     for (sli_pcpu_next_md_free_region(c, &bit_off, &bits); bit_off < sli_pcpu_map_bits(c);
          bit_off += bits + 1, sli_pcpu_next_md_free_region(c, &bit_off, &bits))
@@ -200,9 +200,8 @@ static void block_refresh_hint(sl_pcpu *pc, sl_pcpu_chunk *c, int index)
         start = block->first_free;
         block->contig_hint = 0;
     }
-    SLI_PCPU_EVENT(pc, c, PCPU_HINT_REFRESH,
-                   .arg0 = forward ? SLI_PCPU_REFRESH_BLOCK_FORWARD : SLI_PCPU_REFRESH_BLOCK, .arg1 = (uint32_t)index,
-                   .arg2 = (uint32_t)(BB - start));
+    SLI_PCPU_EVENT(pc, c, PCPU_HINT_REFRESH, .arg0 = forward ? SLI_PCPU_REFRESH_BLOCK_FORWARD : SLI_PCPU_REFRESH_BLOCK,
+                   .arg1 = (uint32_t)index, .arg2 = (uint32_t)(BB - start));
     block->right_free = 0;
     for (int rs = sli_find_next_zero_bit(map, BB, start), re; rs < BB; rs = sli_find_next_zero_bit(map, BB, re + 1)) {
         re = sli_find_next_bit(map, BB, rs + 1);
@@ -365,9 +364,8 @@ static int find_zero_area(const uint64_t *map, int size, int start, int nr, int 
         if (i >= end)
             return index;
         int area_bits = i - area_off;
-        if (area_bits > *largest_bits ||
-            (area_bits == *largest_bits && *largest_off &&
-             (!area_off || sli_ffs0(area_off) > sli_ffs0(*largest_off)))) {
+        if (area_bits > *largest_bits || (area_bits == *largest_bits && *largest_off &&
+                                          (!area_off || sli_ffs0(area_off) > sli_ffs0(*largest_off)))) {
             *largest_off = area_off;
             *largest_bits = area_bits;
         }
@@ -437,8 +435,7 @@ static int check_md(sl_pcpu *pc, const sl_pcpu_chunk *c, const char *what, int i
     if (b->scan_hint && (b->scan_hint > b->contig_hint || !run_is_free(c, base + b->scan_hint_start, b->scan_hint) ||
                          (b->scan_hint < b->contig_hint && b->scan_hint_start > b->contig_hint_start)))
         return sli_pcpu_corrupt(pc, "scanhint %u %s %d: scan_hint %d at %d vs contig_hint %d at %d", c->id, what, idx,
-                                b->scan_hint,
-                                b->scan_hint_start, b->contig_hint, b->contig_hint_start);
+                                b->scan_hint, b->scan_hint_start, b->contig_hint, b->contig_hint_start);
     if (b->first_free > first)
         return sli_pcpu_corrupt(pc, "scanhint %u %s %d: first_free %d after the first free bit %d", c->id, what, idx,
                                 b->first_free, first);
@@ -455,13 +452,11 @@ static int sh_validate(sl_pcpu *pc, const sl_pcpu_chunk *c)
         /* Promoting a scan hint that touches the block's end leaves right_free 0 (v5.4 and later). */
         if (b->left_free != left || b->right_free > right)
             return sli_pcpu_corrupt(pc, "scanhint %u block %d: left/right_free %d/%d, map says %d/%d", c->id, i,
-                                    b->left_free,
-                                    b->right_free, left, right);
+                                    b->left_free, b->right_free, left, right);
         /* A wholly free block is an empty page: its contig hint must say so (nr_empty_pop_pages counts on it). */
         if ((largest == BB) != (b->contig_hint == BB))
             return sli_pcpu_corrupt(pc, "scanhint %u block %d: contig_hint %d, largest free run %d", c->id, i,
-                                    b->contig_hint,
-                                    largest);
+                                    b->contig_hint, largest);
         rc = check_md(pc, c, "block", i, b, i * BB, largest, first);
     }
     if (rc != SL_OK)

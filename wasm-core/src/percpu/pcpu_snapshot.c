@@ -50,7 +50,7 @@ static size_t put_bitmap(unsigned char *p, const uint64_t *map, int bits)
 
 static void put_md(unsigned char *p, const sli_pcpu_block_md *b)
 {
-    const int v[8] = {b->scan_hint,  b->scan_hint_start, b->contig_hint, b->contig_hint_start,
+    const int v[8] = {b->scan_hint, b->scan_hint_start, b->contig_hint, b->contig_hint_start,
                       b->left_free, b->right_free,      b->first_free,  b->nr_bits};
     for (unsigned i = 0; i < 8; i++)
         put32(p + 4 * i, (uint32_t)v[i]);
@@ -94,11 +94,15 @@ static void put_chunk(const sl_pcpu *pc, const sl_pcpu_chunk *c, unsigned char *
         (uint32_t)c->nr_alloc,
         (uint32_t)c->start_offset,
         (uint32_t)c->end_offset,
-        (uint32_t)(areamap ? c->contig_hint : bitmap ? c->contig_bits : md->contig_hint),
+        (uint32_t)(areamap  ? c->contig_hint
+                   : bitmap ? c->contig_bits
+                            : md->contig_hint),
         areamap ? NONE32 : (uint32_t)(bitmap ? c->contig_bits_start : md->contig_hint_start),
         (uint32_t)md->scan_hint,
         (uint32_t)md->scan_hint_start,
-        (uint32_t)(areamap ? c->first_free : bitmap ? c->first_bit : md->first_free),
+        (uint32_t)(areamap  ? c->first_free
+                   : bitmap ? c->first_bit
+                            : md->first_free),
         (uint32_t)md->left_free,
         (uint32_t)md->right_free,
         areamap ? 0 : (uint32_t)sli_pcpu_map_bits(c),

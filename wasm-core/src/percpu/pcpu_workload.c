@@ -32,9 +32,12 @@
 const char *sl_pcpu_order_name(sl_pcpu_order o)
 {
     switch (o) {
-    case SL_PCPU_FREE_INORDER: return "inorder";
-    case SL_PCPU_FREE_ALTERNATE: return "alternate";
-    case SL_PCPU_FREE_REVERSE: return "reverse";
+    case SL_PCPU_FREE_INORDER:
+        return "inorder";
+    case SL_PCPU_FREE_ALTERNATE:
+        return "alternate";
+    case SL_PCPU_FREE_REVERSE:
+        return "reverse";
     }
     return "?";
 }

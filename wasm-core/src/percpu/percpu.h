@@ -81,8 +81,8 @@ bool sl_pcpu_parse_kind(const char *s, sl_pcpu_kind *out);
 
 typedef struct sl_pcpu_config {
     sl_pcpu_kind kind;
-    unsigned nr_units;  /* 1..SL_PCPU_MAX_UNITS, one per CPU */
-    size_t unit_size;   /* a multiple of the page size; 0 = SL_PCPU_DEFAULT_UNIT_SIZE */
+    unsigned nr_units; /* 1..SL_PCPU_MAX_UNITS, one per CPU */
+    size_t unit_size;  /* a multiple of the page size; 0 = SL_PCPU_DEFAULT_UNIT_SIZE */
     /*
      * The first chunk's unit (pcpu_alloc_info): static_size bytes of static
      * variables, then reserved_size bytes for the reserved chunk (0: none),
@@ -91,8 +91,8 @@ typedef struct sl_pcpu_config {
      * x86-64 boot: "Embedded 54 pages/cpu s183296 r8192 d28672 u262144".
      */
     size_t static_size, reserved_size, dyn_size;
-    sl_trace *trace;    /* optional event rings (ncpus >= nr_units) */
-    bool placed;        /* areas and chunks only as a replayed trace places them (sl_pcpu_alloc_at) */
+    sl_trace *trace; /* optional event rings (ncpus >= nr_units) */
+    bool placed;     /* areas and chunks only as a replayed trace places them (sl_pcpu_alloc_at) */
 } sl_pcpu_config;
 
 typedef struct sl_pcpu_list {
@@ -104,9 +104,9 @@ struct sl_pcpu_chunk;
 
 /* What the current allocation scanned (for the PCPU_ALLOC_SCAN event); under `lock` and `alloc_mutex`. */
 typedef struct sl_pcpu_scan {
-    uint32_t chunks;  /* chunks tried (pcpu_find_block_fit, or the area map's contig_hint test) */
-    uint32_t blocks;  /* metadata blocks visited by pcpu_next_fit_region; area map: map entries visited */
-    uint32_t bits;    /* alloc_map bits searched by pcpu_alloc_area (bitmaps) */
+    uint32_t chunks; /* chunks tried (pcpu_find_block_fit, or the area map's contig_hint test) */
+    uint32_t blocks; /* metadata blocks visited by pcpu_next_fit_region; area map: map entries visited */
+    uint32_t bits;   /* alloc_map bits searched by pcpu_alloc_area (bitmaps) */
 } sl_pcpu_scan;
 
 /*
@@ -130,24 +130,24 @@ typedef struct sl_pcpu {
     sl_spinlock lock;        /* pcpu_lock */
     sl_spinlock alloc_mutex; /* pcpu_alloc_mutex */
     int nr_slots;
-    sl_pcpu_list *slots;     /* pcpu_slot[]: chunks by free size / contig hint */
+    sl_pcpu_list *slots; /* pcpu_slot[]: chunks by free size / contig hint */
     /* Chunk index sorted by base address, under `lock`: the model's page->index. */
     struct sl_pcpu_chunk **chunks;
     unsigned nr_chunks, chunks_cap;
     struct sl_pcpu_chunk *first_chunk;    /* pcpu_first_chunk: in the index and on a slot */
     struct sl_pcpu_chunk *reserved_chunk; /* pcpu_reserved_chunk, or NULL: on no slot, not in the index */
-    uint32_t next_chunk_id;  /* written under alloc_mutex; read by snapshots without it (relaxed atomics) */
+    uint32_t next_chunk_id; /* written under alloc_mutex; read by snapshots without it (relaxed atomics) */
     /* Statistics, under `lock`. */
     uint64_t nr_allocs, nr_frees;
     uint64_t chunks_created, chunks_destroyed, map_extends;
-    int nr_populated;        /* pcpu_nr_populated: populated pages, counted once per unit */
-    int nr_empty_pop_pages;  /* pcpu_nr_empty_pop_pages: the reserved chunk's do not count */
+    int nr_populated;       /* pcpu_nr_populated: populated pages, counted once per unit */
+    int nr_empty_pop_pages; /* pcpu_nr_empty_pop_pages: the reserved chunk's do not count */
     /* The operation and CPU the events emitted under `lock` belong to (set with the lock taken). */
     uint32_t ev_op;
     uint16_t ev_cpu;
     sl_pcpu_scan scan;
     sl_pcpu_work work;
-    char validate_msg[256];  /* the last problem validate() found */
+    char validate_msg[256]; /* the last problem validate() found */
 } sl_pcpu;
 
 /* Returns SL_OK, SL_EINVAL for a bad config, or SL_ENOMEM. */
@@ -229,7 +229,7 @@ typedef struct sl_pcpu_stats {
     uint32_t nr_chunks;
     uint32_t nr_empty_chunks;
     uint64_t nr_allocs, nr_frees, live_allocs;
-    uint64_t free_bytes;         /* summed over chunks, one unit's worth */
+    uint64_t free_bytes; /* summed over chunks, one unit's worth */
     uint64_t chunks_created, chunks_destroyed, map_extends;
     uint32_t nr_populated;
     int32_t nr_empty_pop_pages;
@@ -240,12 +240,12 @@ void sl_pcpu_get_stats(sl_pcpu *pc, sl_pcpu_stats *out);
 typedef struct sl_pcpu_chunk_info {
     uint32_t unit_size;
     uint32_t free_bytes;
-    uint32_t contig_bytes;   /* the chunk's contig hint, in bytes */
+    uint32_t contig_bytes; /* the chunk's contig hint, in bytes */
     uint32_t nr_alloc;
     uint32_t slot;
-    uint32_t map_used;       /* area map entries (areamap), else 0 */
+    uint32_t map_used; /* area map entries (areamap), else 0 */
     uint32_t nr_populated;
-    uint32_t first_free;     /* areamap: map index; bitmap: bit */
+    uint32_t first_free; /* areamap: map index; bitmap: bit */
     int32_t nr_empty_pop_pages;
 } sl_pcpu_chunk_info;
 /* Returns SL_OK, or SL_EINVAL when there is no chunk with that id. */
@@ -306,17 +306,17 @@ typedef struct sl_pcpu_workload {
     size_t size, align;
     unsigned long objects;
     sl_pcpu_order order;
-    bool prefill_second_half;   /* fill the second half of every chunk first (see pcpu_workload.c) */
-    uint64_t budget_ns;         /* 0 = no budget */
+    bool prefill_second_half; /* fill the second half of every chunk first (see pcpu_workload.c) */
+    uint64_t budget_ns;       /* 0 = no budget */
 } sl_pcpu_workload;
 
 typedef struct sl_pcpu_workload_result {
     uint64_t alloc_ns, free_ns;
-    unsigned long allocated;    /* objects allocated before the end or the budget */
+    unsigned long allocated; /* objects allocated before the end or the budget */
     unsigned long freed;
     bool over_budget;
-    bool alloc_failed;          /* an allocation returned an error (reported, not hidden) */
-    uint32_t chunks;            /* chunks when all objects were live */
+    bool alloc_failed; /* an allocation returned an error (reported, not hidden) */
+    uint32_t chunks;   /* chunks when all objects were live */
     /* The timed phases' work (alloc and free; the prefill's is not counted): deterministic. */
     sl_pcpu_work work;
 } sl_pcpu_workload_result;

@@ -100,18 +100,18 @@ void sl_assert_fail(const char *expr, const char *file, int line);
  */
 typedef enum sl_err {
     SL_OK = 0,
-    SL_ENOMEM = -1,        /* the arena (or an OS allocation) is exhausted */
-    SL_EINVAL = -2,        /* an argument is out of range */
-    SL_ENOTHREADS = -3,    /* this build has no threads */
-    SL_EDOUBLEFREE = -4,   /* the object is already free */
-    SL_EFOREIGN = -5,      /* the pointer is not an object of this cache */
-    SL_EMISALIGNED = -6,   /* inside a slab of this cache, but not at an object start */
-    SL_EPOISON = -7,       /* poison bytes were overwritten while the object was free */
-    SL_EREDZONE = -8,      /* a red zone around the object was overwritten */
-    SL_EFREELIST = -9,     /* a freelist is corrupt (cycle, or a pointer out of its slab) */
-    SL_ECORRUPT = -10,     /* validate() found an inconsistency */
-    SL_EBUSY = -11,        /* the object or resource is in use */
-    SL_EBUDGET = -12,      /* a run exceeded its time budget */
+    SL_ENOMEM = -1,      /* the arena (or an OS allocation) is exhausted */
+    SL_EINVAL = -2,      /* an argument is out of range */
+    SL_ENOTHREADS = -3,  /* this build has no threads */
+    SL_EDOUBLEFREE = -4, /* the object is already free */
+    SL_EFOREIGN = -5,    /* the pointer is not an object of this cache */
+    SL_EMISALIGNED = -6, /* inside a slab of this cache, but not at an object start */
+    SL_EPOISON = -7,     /* poison bytes were overwritten while the object was free */
+    SL_EREDZONE = -8,    /* a red zone around the object was overwritten */
+    SL_EFREELIST = -9,   /* a freelist is corrupt (cycle, or a pointer out of its slab) */
+    SL_ECORRUPT = -10,   /* validate() found an inconsistency */
+    SL_EBUSY = -11,      /* the object or resource is in use */
+    SL_EBUDGET = -12,    /* a run exceeded its time budget */
 } sl_err;
 const char *sl_strerror(int err);
 
@@ -201,21 +201,12 @@ SL_INLINE sl_dword sl_dw_unpack(sl_dw_bits b)
 SL_INLINE bool sl_dw_cas(sl_dword *p, sl_dword old, sl_dword new_)
 {
     sl_dw_bits expected = sl_dw_pack(old);
-    return __atomic_compare_exchange_n((sl_dw_bits *)p, &expected, sl_dw_pack(new_), false,
-                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    return __atomic_compare_exchange_n((sl_dw_bits *)p, &expected, sl_dw_pack(new_), false, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_SEQ_CST);
 }
-SL_INLINE bool sl_dw_cas_local(sl_dword *p, sl_dword old, sl_dword new_)
-{
-    return sl_dw_cas(p, old, new_);
-}
-SL_INLINE sl_dword sl_dw_read(const sl_dword *p)
-{
-    return sl_dw_unpack(sl_load_relaxed((const sl_dw_bits *)p));
-}
-SL_INLINE void sl_dw_write_plain(sl_dword *p, sl_dword v)
-{
-    sl_store_relaxed((sl_dw_bits *)p, sl_dw_pack(v));
-}
+SL_INLINE bool sl_dw_cas_local(sl_dword *p, sl_dword old, sl_dword new_) { return sl_dw_cas(p, old, new_); }
+SL_INLINE sl_dword sl_dw_read(const sl_dword *p) { return sl_dw_unpack(sl_load_relaxed((const sl_dw_bits *)p)); }
+SL_INLINE void sl_dw_write_plain(sl_dword *p, sl_dword v) { sl_store_relaxed((sl_dw_bits *)p, sl_dw_pack(v)); }
 #endif
 
 /* ------------------------------------------------------------------ */
@@ -272,7 +263,10 @@ unsigned sl_host_cpus(void);
 typedef struct sl_spinlock {
     atomic_uint locked;
 } sl_spinlock;
-#define SL_SPINLOCK_INIT {0}
+#define SL_SPINLOCK_INIT                                                                                               \
+    {                                                                                                                  \
+        0                                                                                                              \
+    }
 void sl_spin_lock_slow(sl_spinlock *l);
 SL_INLINE void sl_spin_lock(sl_spinlock *l)
 {

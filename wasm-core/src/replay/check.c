@@ -72,7 +72,7 @@ typedef struct pairing {
 } pairing;
 
 struct sl_check {
-    sli_check_cache a;      /* the earlier snapshot's cache (geometry, and what was seeded) */
+    sli_check_cache a; /* the earlier snapshot's cache (geometry, and what was seeded) */
     sl_page_zone zone;
     bool zone_made;
     sl_slub_cache *s;
@@ -81,25 +81,24 @@ struct sl_check {
     sl_slub_kversion version;
     pairing *pairs;
     uint32_t npairs, cap_pairs;
-    uint32_t *hash;         /* open addressing: pair index + 1, 0 empty */
-    uint32_t hash_cap;      /* a power of two */
-    uint32_t *by_pfn;       /* model pfn -> pair index + 1 */
+    uint32_t *hash;    /* open addressing: pair index + 1, 0 empty */
+    uint32_t hash_cap; /* a power of two */
+    uint32_t *by_pfn;  /* model pfn -> pair index + 1 */
     obj_mark *marks;
     uint32_t nmarks, cap_marks;
-    uint8_t *free_map;      /* scratch: one slab's model free objects */
-    uint64_t slab_frees;    /* the model's FREE_SLAB counter last seen */
+    uint8_t *free_map;   /* scratch: one slab's model free objects */
+    uint64_t slab_frees; /* the model's FREE_SLAB counter last seen */
     bool seen_event;
-    bool cpu_slabs;         /* allocations come from a per-CPU slab (no sheaves, before 7.0) */
+    bool cpu_slabs; /* allocations come from a per-CPU slab (no sheaves, before 7.0) */
     uint64_t first_ns;
-    bool earlier_read;      /* sl_check_set_earlier_read was called */
+    bool earlier_read; /* sl_check_set_earlier_read was called */
     uint64_t earlier_end;
     uint64_t event_misses[2][2]; /* [allocation][during the earlier read] */
-    sl_check_result r;      /* the event counters; sl_check_compare adds the comparison */
+    sl_check_result r;           /* the event counters; sl_check_compare adds the comparison */
 };
 
-static const char *const cause_names[SL_CHECK_NR_CAUSES] = {"torn", "during_read", "lost", "unlisted",
-                                                             "untraced_free", "untraced_alloc", "list", "place",
-                                                             "other"};
+static const char *const cause_names[SL_CHECK_NR_CAUSES] = {
+    "torn", "during_read", "lost", "unlisted", "untraced_free", "untraced_alloc", "list", "place", "other"};
 static const char *const cause_words[SL_CHECK_NR_CAUSES] = {
     "torn snapshot (read while it changed)",
     "moved while a snapshot was being read",
@@ -276,8 +275,8 @@ static int describe(sl_check *c, sl_slub_seed_desc *d, sl_slub_seed_slab **slabs
         const sli_check_slab *x = &a->slabs[i];
         uint32_t nfree = x->nfree;
         bool partial = x->list != SLI_CHECK_CPU_SLAB;
-        take[i] = !x->torn && x->objects == a->objects && nfree <= a->objects && (!partial || nfree) &&
-                  distinct(a, x, seen);
+        take[i] =
+            !x->torn && x->objects == a->objects && nfree <= a->objects && (!partial || nfree) && distinct(a, x, seen);
         if (take[i] && pair_of(c, x->base)) {
             take[i] = 0;
             twice++;
@@ -291,9 +290,14 @@ static int describe(sl_check *c, sl_slub_seed_desc *d, sl_slub_seed_slab **slabs
             free(seen);
             return SL_ENOMEM;
         }
-        (*slabs)[n++] = (sl_slub_seed_slab){.list = x->list, .cpu = x->cpu, .objects = a->objects,
-                                            .inuse = a->objects - nfree, .nfree = nfree, .free = a->idx + x->free_at,
-                                            .ncpu_free = x->ncpu_free, .cpu_free = a->idx + x->cpu_free_at};
+        (*slabs)[n++] = (sl_slub_seed_slab){.list = x->list,
+                                            .cpu = x->cpu,
+                                            .objects = a->objects,
+                                            .inuse = a->objects - nfree,
+                                            .nfree = nfree,
+                                            .free = a->idx + x->free_at,
+                                            .ncpu_free = x->ncpu_free,
+                                            .cpu_free = a->idx + x->cpu_free_at};
     }
     free(seen);
     if (skipped)
@@ -313,8 +317,8 @@ static int describe(sl_check *c, sl_slub_seed_desc *d, sl_slub_seed_slab **slabs
  * object is not an object slot, is on a listed slab's freelist, or is held
  * twice: the snapshot changed while read.  SL_OK or SL_ENOMEM.
  */
-static int describe_sheaves(sl_check *c, sl_slub_seed_desc *d, sl_slub_seed_slab *dslabs,
-                            sl_slub_seed_sheaf **out, uint32_t **words)
+static int describe_sheaves(sl_check *c, sl_slub_seed_desc *d, sl_slub_seed_slab *dslabs, sl_slub_seed_sheaf **out,
+                            uint32_t **words)
 {
     sli_check_cache *a = &c->a;
     if (!a->nsheaves || !a->nsheaf_objs || !a->sheaf_capacity)
@@ -354,8 +358,8 @@ static int describe_sheaves(sl_check *c, sl_slub_seed_desc *d, sl_slub_seed_slab
                     free(held);
                     return SL_ENOMEM;
                 }
-                dslabs[nslabs++] = (sl_slub_seed_slab){.list = SL_SLUB_SEED_FULL, .objects = a->objects,
-                                                       .inuse = a->objects};
+                dslabs[nslabs++] =
+                    (sl_slub_seed_slab){.list = SL_SLUB_SEED_FULL, .objects = a->objects, .inuse = a->objects};
             }
             uint32_t si = (uint32_t)(p - c->pairs), idx = (uint32_t)(off / a->size);
             if (si >= nslabs || held[(size_t)si * a->objects + idx]++) {
@@ -365,8 +369,8 @@ static int describe_sheaves(sl_check *c, sl_slub_seed_desc *d, sl_slub_seed_slab
             (*words)[2 * (x->at + k)] = si;
             (*words)[2 * (x->at + k) + 1] = idx;
         }
-        (*out)[ns++] = (sl_slub_seed_sheaf){.place = x->place, .cpu = x->cpu, .size = x->size,
-                                            .objects = *words + 2 * x->at};
+        (*out)[ns++] =
+            (sl_slub_seed_sheaf){.place = x->place, .cpu = x->cpu, .size = x->size, .objects = *words + 2 * x->at};
     }
     free(held);
     if (why) {
@@ -421,7 +425,7 @@ int sl_check_create(const sl_check_snapshot *snap, const char *name, sl_check **
         return fail(err, errlen, SL_EINVAL, "no snapshot or no cache name");
     if (snap->page_size != SL_PAGE_SIZE)
         return fail(err, errlen, SL_EINVAL, "pages of %u bytes: the model's are %u", snap->page_size,
-                     (unsigned)SL_PAGE_SIZE);
+                    (unsigned)SL_PAGE_SIZE);
     sl_check *c = calloc(1, sizeof *c);
     if (!c)
         return fail(err, errlen, SL_ENOMEM, "no memory for the check");
@@ -439,8 +443,10 @@ int sl_check_create(const sl_check_snapshot *snap, const char *name, sl_check **
     }
     snprintf(c->r.kernel, sizeof c->r.kernel, "%u.%u", c->version.major, c->version.minor);
     if (a->red_left_pad || a->inuse_bytes > (a->object_size + 7) / 8 * 8) {
-        int failed = fail(err, errlen, SL_EINVAL, "%s is a debug cache (red zones, poison, user tracking): the model does "
-                    "not seed one", name);
+        int failed = fail(err, errlen, SL_EINVAL,
+                          "%s is a debug cache (red zones, poison, user tracking): the model does "
+                          "not seed one",
+                          name);
         sl_check_destroy(c);
         return failed;
     }
@@ -464,10 +470,12 @@ int sl_check_create(const sl_check_snapshot *snap, const char *name, sl_check **
     }
     c->zone_made = true;
     bool sheaves = c->version.major >= 7 || (c->version.major == 6 && c->version.minor >= 18);
-    sl_slub_config cfg = {.object_size = a->size, .track = 1, .seed = 1,
-                          .kernel = {.boot = {.min_order = (uint8_t)a->order, .max_order = (uint8_t)a->order,
-                                              .max_order_set = 1},
-                                     .version = c->version}};
+    sl_slub_config cfg = {
+        .object_size = a->size,
+        .track = 1,
+        .seed = 1,
+        .kernel = {.boot = {.min_order = (uint8_t)a->order, .max_order = (uint8_t)a->order, .max_order_set = 1},
+                   .version = c->version}};
     if (sheaves && a->sheaf_capacity) {
         cfg.sheaf_capacity = (uint16_t)(a->sheaf_capacity < 0xffff ? a->sheaf_capacity : 0xffff);
         cfg.sheaf_capacity_exact = c->version.major >= 7;
@@ -475,15 +483,16 @@ int sl_check_create(const sl_check_snapshot *snap, const char *name, sl_check **
     rc = sl_slub_cache_create(&c->zone, NULL, c->ncpus, &cfg, &c->s);
     if (rc != SL_OK) {
         int failed = fail(err, errlen, rc, "the model has no cache for %s under Linux %u.%u's rules (%s)", name,
-                    c->version.major, c->version.minor, sl_strerror(rc));
+                          c->version.major, c->version.minor, sl_strerror(rc));
         sl_check_destroy(c);
         return failed;
     }
     const sl_slub_geometry *g = sl_slub_cache_geometry(c->s);
     if (g->objects != a->objects || g->size != a->size || g->order != a->order) {
-        int failed = fail(err, errlen, SL_EINVAL, "%s: the model's slabs (%u objects of %u bytes, order %u) are not the "
-                    "kernel's (%u of %u, order %u)", name, g->objects, g->size, g->order, a->objects, a->size,
-                    a->order);
+        int failed = fail(err, errlen, SL_EINVAL,
+                          "%s: the model's slabs (%u objects of %u bytes, order %u) are not the "
+                          "kernel's (%u of %u, order %u)",
+                          name, g->objects, g->size, g->order, a->objects, a->size, a->order);
         sl_check_destroy(c);
         return failed;
     }
@@ -582,10 +591,7 @@ void sl_check_set_earlier_read(sl_check *c, uint64_t start_ns, uint64_t end_ns)
         c->earlier_read = true, c->earlier_end = end_ns;
 }
 
-int sl_check_validate(sl_check *c, char *msg, size_t len)
-{
-    return c ? sl_slub_validate(c->s, msg, len) : SL_EINVAL;
-}
+int sl_check_validate(sl_check *c, char *msg, size_t len) { return c ? sl_slub_validate(c->s, msg, len) : SL_EINVAL; }
 
 bool sl_check_knows(const sl_check *c, uint64_t address)
 {
@@ -768,8 +774,10 @@ static void list_moves_note(sl_check_result *r)
                 at += (size_t)snprintf(buf + at, sizeof buf - at, "%s%u %s/%s", at ? ", " : "", r->list_moves[k][m],
                                        list_names[k], list_names[m]);
     if (at)
-        note(r, "lists that disagree (kernel/model): %s; %u of them with no event on any object (moved by a "
-             "drain of a CPU partial list, a bulk operation, or before the tracing started)", buf, r->list_untouched);
+        note(r,
+             "lists that disagree (kernel/model): %s; %u of them with no event on any object (moved by a "
+             "drain of a CPU partial list, a bulk operation, or before the tracing started)",
+             buf, r->list_untouched);
 }
 
 static bool in_read(const sl_check_window *w, uint64_t first, uint64_t last)
@@ -865,9 +873,9 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
             sl_check_cause why = real[i] == 2 || x->torn ? SL_CHECK_TORN
                                  : (touched && in_read(w, m->first_ns, m->last_ns)) || (slab_in_read && !touched)
                                      ? SL_CHECK_DURING_READ
-                                 : w->lost ? SL_CHECK_LOST
-                                 : guessed && !touched ? SL_CHECK_UNLISTED
-                                 : real[i] == 1 && !(touched && (m->touched & T_LAST_FREE)) ? SL_CHECK_UNTRACED_FREE
+                                 : w->lost                                                   ? SL_CHECK_LOST
+                                 : guessed && !touched                                       ? SL_CHECK_UNLISTED
+                                 : real[i] == 1 && !(touched && (m->touched & T_LAST_FREE))  ? SL_CHECK_UNTRACED_FREE
                                  : real[i] == 0 && !(touched && !(m->touched & T_LAST_FREE)) ? SL_CHECK_UNTRACED_ALLOC
                                                                                              : SL_CHECK_OTHER;
             r->causes[why]++;
@@ -886,18 +894,24 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
                     top = k;
         } else {
             /* Every object agrees: nothing was guessed wrong, the slab sits elsewhere (its list, or inuse alone). */
-            top = x->torn ? SL_CHECK_TORN : any_in_read ? SL_CHECK_DURING_READ : w->lost ? SL_CHECK_LOST
-                  : !list_ok ? SL_CHECK_LIST : SL_CHECK_PLACE;
+            top = x->torn       ? SL_CHECK_TORN
+                  : any_in_read ? SL_CHECK_DURING_READ
+                  : w->lost     ? SL_CHECK_LOST
+                  : !list_ok    ? SL_CHECK_LIST
+                                : SL_CHECK_PLACE;
         }
         r->slab_causes[top]++;
         if (r->nexamples < SL_CHECK_EXAMPLES)
-            r->examples[r->nexamples++] = (sl_check_example){.base = x->base, .objects = bad, .cause = (uint8_t)top,
-                                                             .list_agrees = list_ok, .inuse_agrees = inuse_ok};
+            r->examples[r->nexamples++] = (sl_check_example){.base = x->base,
+                                                             .objects = bad,
+                                                             .cause = (uint8_t)top,
+                                                             .list_agrees = list_ok,
+                                                             .inuse_agrees = inuse_ok};
     }
     for (uint32_t i = 0; i < c->npairs; i++) {
         sl_slub_steer_slab_info info;
-        if (!listed[i] && c->pairs[i].pfn != NONE32 && sl_slub_steer_slab(c->s, c->pairs[i].pfn, &info, NULL) == SL_OK &&
-            info.list != SL_SLUB_STEER_NONE)
+        if (!listed[i] && c->pairs[i].pfn != NONE32 &&
+            sl_slub_steer_slab(c->s, c->pairs[i].pfn, &info, NULL) == SL_OK && info.list != SL_SLUB_STEER_NONE)
             r->model_only_listed++;
     }
     if (b.no_base)
@@ -921,9 +935,10 @@ bool sl_check_result_json(const sl_check_result *r, sl_strbuf *o)
 {
     static const char *const paths[SL_CHECK_NR_PATHS] = {"fast", "slow", "sheaf"};
     bool ok = sl_strbuf_printf(o, "{\"cache\": ") && sl_strbuf_json_string(o, r->cache, strlen(r->cache)) &&
-              sl_strbuf_printf(o, ", \"kernel_rules\": \"%s\", \"slabs_compared\": %u, \"slabs_agreeing\": %u, "
-                                  "\"slabs_list_agreeing\": %u, \"slabs_inuse_agreeing\": %u, \"model_only_listed\": %u, "
-                                  "\"objects_compared\": %llu, \"objects_agreeing\": %llu, ",
+              sl_strbuf_printf(o,
+                               ", \"kernel_rules\": \"%s\", \"slabs_compared\": %u, \"slabs_agreeing\": %u, "
+                               "\"slabs_list_agreeing\": %u, \"slabs_inuse_agreeing\": %u, \"model_only_listed\": %u, "
+                               "\"objects_compared\": %llu, \"objects_agreeing\": %llu, ",
                                r->kernel, r->slabs_compared, r->slabs_agreeing, r->slabs_list_agreeing,
                                r->slabs_inuse_agreeing, r->model_only_listed, (unsigned long long)r->objects_compared,
                                (unsigned long long)r->objects_agreeing) &&
@@ -937,15 +952,17 @@ bool sl_check_result_json(const sl_check_result *r, sl_strbuf *o)
     ok = ok && sl_strbuf_printf(o, "}, \"frees\": %llu, ", (unsigned long long)r->frees) &&
          json_causes(o, "free_misses", r->free_misses) && sl_strbuf_printf(o, ", ") &&
          json_causes(o, "alloc_of_allocated", r->alloc_of_allocated) &&
-         sl_strbuf_printf(o, ", \"events_applied\": %llu, \"events_outside\": %llu, \"events_unapplied\": %llu, "
-                             "\"model_errors\": %llu, \"corrections\": %llu, \"cpu_slab_corrections\": %llu, \"corrections_failed\": %llu, "
-                             "\"slabs_seeded\": %u, \"slabs_adopted_full\": %u, \"slabs_adopted_new\": %u, "
-                             "\"slabs_bound_new\": %u, ",
+         sl_strbuf_printf(o,
+                          ", \"events_applied\": %llu, \"events_outside\": %llu, \"events_unapplied\": %llu, "
+                          "\"model_errors\": %llu, \"corrections\": %llu, \"cpu_slab_corrections\": %llu, "
+                          "\"corrections_failed\": %llu, "
+                          "\"slabs_seeded\": %u, \"slabs_adopted_full\": %u, \"slabs_adopted_new\": %u, "
+                          "\"slabs_bound_new\": %u, ",
                           (unsigned long long)r->events_applied, (unsigned long long)r->events_outside,
                           (unsigned long long)r->events_unapplied, (unsigned long long)r->model_errors,
                           (unsigned long long)r->corrections, (unsigned long long)r->cpu_slab_corrections,
-                          (unsigned long long)r->corrections_failed,
-                          r->slabs_seeded, r->slabs_adopted_full, r->slabs_adopted_new, r->slabs_bound_new);
+                          (unsigned long long)r->corrections_failed, r->slabs_seeded, r->slabs_adopted_full,
+                          r->slabs_adopted_new, r->slabs_bound_new);
     static const char *const lists[3] = {"cpu_slab", "cpu_partial", "node_partial"};
     static const char *const model_lists[5] = {"cpu_slab", "cpu_partial", "node_partial", "none", "other_cpu"};
     ok = ok && sl_strbuf_printf(o, "\"list_untouched\": %u, \"list_moves\": {", r->list_untouched);
@@ -958,8 +975,9 @@ bool sl_check_result_json(const sl_check_result *r, sl_strbuf *o)
     ok = ok && sl_strbuf_printf(o, "}, \"examples\": [");
     for (uint32_t i = 0; i < r->nexamples; i++) {
         const sl_check_example *e = &r->examples[i];
-        ok = ok && sl_strbuf_printf(o, "%s{\"base\": \"0x%llx\", \"objects\": %u, \"cause\": \"%s\", \"list_agrees\": "
-                                       "%s, \"inuse_agrees\": %s}",
+        ok = ok && sl_strbuf_printf(o,
+                                    "%s{\"base\": \"0x%llx\", \"objects\": %u, \"cause\": \"%s\", \"list_agrees\": "
+                                    "%s, \"inuse_agrees\": %s}",
                                     i ? ", " : "", (unsigned long long)e->base, e->objects, cause_names[e->cause],
                                     e->list_agrees ? "true" : "false", e->inuse_agrees ? "true" : "false");
     }

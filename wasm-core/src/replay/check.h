@@ -47,8 +47,9 @@ typedef enum sl_check_cause {
     SL_CHECK_UNTRACED_FREE = 4,  /* really free, no free event (bulk frees, RCU batches, sheaf flushes) */
     SL_CHECK_UNTRACED_ALLOC = 5, /* really allocated, no allocation event (bulk allocations, sheaf refills) */
     SL_CHECK_LIST = 6,           /* a slab only: its objects agree, its list does not (the model moved it otherwise) */
-    SL_CHECK_PLACE = 7,          /* a slab only: objects and list agree, inuse not (free in a sheaf or CPU freelist vs the slab's) */
-    SL_CHECK_OTHER = 8,          /* the model's state against the kind of the last event on the object */
+    SL_CHECK_PLACE =
+        7, /* a slab only: objects and list agree, inuse not (free in a sheaf or CPU freelist vs the slab's) */
+    SL_CHECK_OTHER = 8, /* the model's state against the kind of the last event on the object */
     SL_CHECK_NR_CAUSES = 9,
 } sl_check_cause;
 
@@ -83,21 +84,21 @@ typedef struct sl_check_window {
 } sl_check_window;
 
 typedef struct sl_check_example {
-    uint64_t base;      /* the real slab's first byte */
-    uint32_t objects;   /* objects disagreeing */
-    uint8_t cause;      /* sl_check_cause */
+    uint64_t base;    /* the real slab's first byte */
+    uint32_t objects; /* objects disagreeing */
+    uint8_t cause;    /* sl_check_cause */
     uint8_t list_agrees, inuse_agrees;
 } sl_check_example;
 
 typedef struct sl_check_result {
     char cache[64];
-    char kernel[16];    /* whose SLUB rules the model followed ("6.18") */
+    char kernel[16]; /* whose SLUB rules the model followed ("6.18") */
     /* The later snapshot's listed slabs (with a first byte), compared with the model's. */
     uint32_t slabs_compared;
-    uint32_t slabs_agreeing;     /* list and inuse both match */
+    uint32_t slabs_agreeing; /* list and inuse both match */
     uint32_t slabs_list_agreeing;
     uint32_t slabs_inuse_agreeing;
-    uint32_t model_only_listed;  /* slabs the model lists and the later snapshot does not */
+    uint32_t model_only_listed; /* slabs the model lists and the later snapshot does not */
     uint64_t objects_compared, objects_agreeing;
     uint64_t causes[SL_CHECK_NR_CAUSES];      /* disagreeing objects; they add up to compared - agreeing */
     uint64_t slab_causes[SL_CHECK_NR_CAUSES]; /* disagreeing slabs, by the cause of most of their objects */
@@ -109,21 +110,22 @@ typedef struct sl_check_result {
     uint64_t free_misses[SL_CHECK_NR_CAUSES];
     uint64_t alloc_of_allocated[SL_CHECK_NR_CAUSES];
     uint64_t events_applied;
-    uint64_t events_outside;     /* not an object slot of this cache's geometry, or a CPU the model lacks */
-    uint64_t events_unapplied;   /* past a bound, or refused by the model (model_errors) */
+    uint64_t events_outside;   /* not an object slot of this cache's geometry, or a CPU the model lacks */
+    uint64_t events_unapplied; /* past a bound, or refused by the model (model_errors) */
     uint64_t model_errors;
-    uint64_t corrections;        /* objects taken out of the model's free places (sl_slub_steer_take) */
+    uint64_t corrections;          /* objects taken out of the model's free places (sl_slub_steer_take) */
     uint64_t cpu_slab_corrections; /* CPU slabs changed to the kernel's (sl_slub_steer_cpu_slab) */
-    uint64_t corrections_failed; /* ... that could not be (a full sheaf with an empty main sheaf) */
-    uint32_t slabs_seeded;       /* listed slabs of the earlier snapshot seeded */
-    uint32_t slabs_adopted_full; /* slabs first met in a free: full at the earlier snapshot */
-    uint32_t slabs_adopted_new;  /* slabs first met in an allocation the model did not make on a new slab */
-    uint32_t slabs_bound_new;    /* a new model slab paired with a new kernel slab */
+    uint64_t corrections_failed;   /* ... that could not be (a full sheaf with an empty main sheaf) */
+    uint32_t slabs_seeded;         /* listed slabs of the earlier snapshot seeded */
+    uint32_t slabs_adopted_full;   /* slabs first met in a free: full at the earlier snapshot */
+    uint32_t slabs_adopted_new;    /* slabs first met in an allocation the model did not make on a new slab */
+    uint32_t slabs_bound_new;      /* a new model slab paired with a new kernel slab */
     uint32_t nexamples;
     sl_check_example examples[SL_CHECK_EXAMPLES];
-    uint32_t list_moves[3][5];   /* slabs whose list disagrees: [kernel's list][model's: its list, 4 = same list of another CPU] */
-    uint32_t list_untouched;     /* of those, slabs no event touched */
-    char notes[512];             /* what the seed left out, in words */
+    uint32_t list_moves
+        [3][5]; /* slabs whose list disagrees: [kernel's list][model's: its list, 4 = same list of another CPU] */
+    uint32_t list_untouched; /* of those, slabs no event touched */
+    char notes[512];         /* what the seed left out, in words */
 } sl_check_result;
 
 typedef struct sl_check sl_check;
@@ -156,8 +158,8 @@ bool sl_check_knows(const sl_check *c, uint64_t address);
  * when the cache is absent from b: then no slab is compared and err says
  * so).  Returns SL_OK or SL_EINVAL.  May be called again after more events.
  */
-int sl_check_compare(sl_check *c, const sl_check_snapshot *b, const sl_check_window *w, sl_check_result *r,
-                     char *err, size_t errlen);
+int sl_check_compare(sl_check *c, const sl_check_snapshot *b, const sl_check_window *w, sl_check_result *r, char *err,
+                     size_t errlen);
 /* Appends r as a JSON object to out. */
 bool sl_check_result_json(const sl_check_result *r, sl_strbuf *out);
 

@@ -50,8 +50,8 @@ typedef struct sli_check_cache {
     uint32_t min_partial, cpu_partial; /* the sysfs tunables as the kernel had them */
     bool has_tunables;
     uint32_t cpus_seen, nnodes, nr_slabs, left_out;
-    uint32_t no_base, odd;           /* listed slabs without a first byte; with other counts than the cache's */
-    sli_check_slab *slabs;           /* CPU slab and CPU partial slabs per CPU, then node partial slabs */
+    uint32_t no_base, odd; /* listed slabs without a first byte; with other counts than the cache's */
+    sli_check_slab *slabs; /* CPU slab and CPU partial slabs per CPU, then node partial slabs */
     size_t nslabs, cap_slabs;
     uint32_t *idx;
     size_t nidx, cap_idx;

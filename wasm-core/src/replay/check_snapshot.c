@@ -108,7 +108,8 @@ static bool tokenize(sl_check_snapshot *snap, char *err, size_t errlen)
         t->next = (uint32_t)++ntok;
     }
     if (depth || !ntok || tok[0].type != TOK_OBJECT) {
-        say(err, errlen, depth ? "not JSON: the document ends inside an object or array" : "not a snapshot: no JSON object");
+        say(err, errlen,
+            depth ? "not JSON: the document ends inside an object or array" : "not a snapshot: no JSON object");
         goto fail;
     }
     snap->tok = tok, snap->ntok = (uint32_t)ntok;
@@ -121,7 +122,8 @@ fail:
 static bool tok_is(const sl_check_snapshot *s, uint32_t t, const char *str)
 {
     size_t l = strlen(str);
-    return s->tok[t].type == TOK_STRING && s->tok[t].end - s->tok[t].start == l && !memcmp(s->json + s->tok[t].start, str, l);
+    return s->tok[t].type == TOK_STRING && s->tok[t].end - s->tok[t].start == l &&
+           !memcmp(s->json + s->tok[t].start, str, l);
 }
 
 /* The value of key in object t, or 0 (token 0 is the root object: never a value). */
@@ -156,8 +158,10 @@ static bool tok_u64(const sl_check_snapshot *s, uint32_t t, uint64_t *v)
     uint64_t x = 0;
     if (k->type == TOK_STRING && e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
         for (p += 2; p < e; p++) {
-            int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
-                                                        : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10 : -1;
+            int d = *p >= '0' && *p <= '9'   ? *p - '0'
+                    : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
+                    : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10
+                                             : -1;
             if (d < 0 || x >> 60)
                 return false;
             x = x << 4 | (uint64_t)d;

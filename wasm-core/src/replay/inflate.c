@@ -34,14 +34,14 @@
 #include <string.h>
 
 enum {
-    ST_HEAD,          /* gzip magic, method, flags, mtime, xfl, os: 10 bytes */
-    ST_HEAD_XLEN,     /* FEXTRA: 2-byte length */
-    ST_HEAD_SKIP,     /* skipping hdr_need bytes (FEXTRA data, FHCRC) */
-    ST_HEAD_NAME,     /* FNAME: up to a NUL */
-    ST_HEAD_COMMENT,  /* FCOMMENT: up to a NUL */
+    ST_HEAD,         /* gzip magic, method, flags, mtime, xfl, os: 10 bytes */
+    ST_HEAD_XLEN,    /* FEXTRA: 2-byte length */
+    ST_HEAD_SKIP,    /* skipping hdr_need bytes (FEXTRA data, FHCRC) */
+    ST_HEAD_NAME,    /* FNAME: up to a NUL */
+    ST_HEAD_COMMENT, /* FCOMMENT: up to a NUL */
     ST_HEAD_HCRC,
-    ST_BLOCK,         /* BFINAL, BTYPE */
-    ST_STORED_LEN,    /* LEN, NLEN after byte alignment */
+    ST_BLOCK,      /* BFINAL, BTYPE */
+    ST_STORED_LEN, /* LEN, NLEN after byte alignment */
     ST_STORED,
     ST_DYN_HEADER,    /* HLIT, HDIST, HCLEN */
     ST_DYN_CLENS,     /* code length code lengths */
@@ -57,7 +57,7 @@ enum { GZ_FHCRC = 2, GZ_FEXTRA = 4, GZ_FNAME = 8, GZ_FCOMMENT = 16 };
 /* Table entries: symbol or subtable offset << 16 | flags | bits. */
 #define E_LINK 0x8000u
 #define E_INVALID 0x4000u
-#define E_BITS(e) ((e) & 31u)
+#define E_BITS(e) ((e)&31u)
 #define E_SUBBITS(e) (((e) >> 8) & 15u)
 #define LENS_ROOT 10
 #define DISTS_ROOT 8
@@ -66,10 +66,10 @@ static const uint16_t len_base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  
                                       31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
 static const uint8_t len_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
                                       2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-static const uint16_t dist_base[30] = {1,    2,    3,    4,    5,    7,     9,     13,    17,  25,
-                                       33,   49,   65,   97,   129,  193,   257,   385,   513, 769,
+static const uint16_t dist_base[30] = {1,    2,    3,    4,    5,    7,    9,    13,    17,    25,
+                                       33,   49,   65,   97,   129,  193,  257,  385,   513,   769,
                                        1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
-static const uint8_t dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6,
+static const uint8_t dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
                                        6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
 static const uint8_t clen_order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
 
@@ -94,8 +94,8 @@ uint32_t sli_crc32(const uint32_t t[8][256], uint32_t crc, const uint8_t *p, siz
         uint32_t lo = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
         uint32_t hi = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 | (uint32_t)p[7] << 24;
         lo ^= crc;
-        crc = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^ t[5][(lo >> 16) & 0xff] ^ t[4][lo >> 24] ^
-              t[3][hi & 0xff] ^ t[2][(hi >> 8) & 0xff] ^ t[1][(hi >> 16) & 0xff] ^ t[0][hi >> 24];
+        crc = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^ t[5][(lo >> 16) & 0xff] ^ t[4][lo >> 24] ^ t[3][hi & 0xff] ^
+              t[2][(hi >> 8) & 0xff] ^ t[1][(hi >> 16) & 0xff] ^ t[0][hi >> 24];
         p += 8;
         n -= 8;
     }
@@ -491,7 +491,7 @@ int sli_gunzip_run(sli_gunzip *z, const uint8_t *data, size_t len, size_t *used)
             z->flags = (uint8_t)take(z, 8);
             if (id != 0x8b1f)
                 return fail(z, z->members ? "data after the end of the gzip stream that is not another gzip member"
-                                               : "not gzip data");
+                                          : "not gzip data");
             if (cm != 8)
                 return fail(z, "a gzip compression method other than deflate");
             if (z->flags & 0xe0)
@@ -539,7 +539,7 @@ int sli_gunzip_run(sli_gunzip *z, const uint8_t *data, size_t len, size_t *used)
                 if (take(z, 8) == 0)
                     break;
             }
-            z->flags &= (uint8_t)~(z->state == ST_HEAD_NAME ? GZ_FNAME : GZ_FCOMMENT);
+            z->flags &= (uint8_t) ~(z->state == ST_HEAD_NAME ? GZ_FNAME : GZ_FCOMMENT);
             z->state = ST_HEAD_SKIP;
             continue;
         case ST_BLOCK:

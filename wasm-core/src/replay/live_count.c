@@ -464,12 +464,14 @@ static int frame(sl_live_count *c, unsigned type, const unsigned char *p, uint32
             return fail(c, "an EVENTS frame of %llu bytes is too short", (unsigned long long)n);
         uint32_t count = rd32(p);
         if (n != SL_LIVE_EVENTS_HDR + (uint64_t)count * SL_LIVE_RECORD)
-            return fail(c, "an EVENTS frame of %llu bytes says %llu events", (unsigned long long)n, (unsigned long long)count);
+            return fail(c, "an EVENTS frame of %llu bytes says %llu events", (unsigned long long)n,
+                        (unsigned long long)count);
         double base = (double)rd64(p + 8);
         c->kernel_lost = rd64(p + 16);
         sl_live_count_add(c, base, p + SL_LIVE_EVENTS_HDR, count);
         if (count) {
-            double last = base + (double)rd32(p + SL_LIVE_EVENTS_HDR + (size_t)(count - 1) * SL_LIVE_RECORD + 8) * 1000.0;
+            double last =
+                base + (double)rd32(p + SL_LIVE_EVENTS_HDR + (size_t)(count - 1) * SL_LIVE_RECORD + 8) * 1000.0;
             if (last > c->newest_ns)
                 c->newest_ns = last;
         }
@@ -483,8 +485,10 @@ static int frame(sl_live_count *c, unsigned type, const unsigned char *p, uint32
     case SL_LIVE_F_CACHE:
         if (n < SL_LIVE_CACHE_HDR)
             return fail(c, "a CACHE frame of %llu bytes is too short", (unsigned long long)n);
-        if (sl_live_count_name_cache(c, (unsigned)p[0] | (unsigned)p[1] << 8, (const char *)p + SL_LIVE_CACHE_HDR, n - SL_LIVE_CACHE_HDR))
-            return fail(c, "no memory left for a cache name of %llu bytes", (unsigned long long)(n - SL_LIVE_CACHE_HDR));
+        if (sl_live_count_name_cache(c, (unsigned)p[0] | (unsigned)p[1] << 8, (const char *)p + SL_LIVE_CACHE_HDR,
+                                     n - SL_LIVE_CACHE_HDR))
+            return fail(c, "no memory left for a cache name of %llu bytes",
+                        (unsigned long long)(n - SL_LIVE_CACHE_HDR));
         break;
     case SL_LIVE_F_SITE:
     case SL_LIVE_F_STATUS:
@@ -505,7 +509,8 @@ static int64_t frame_len(sl_live_count *c, const unsigned char *h)
 {
     uint32_t n = rd32(h);
     if (n > SL_LIVE_MAX_FRAME)
-        return fail(c, "a frame of %llu bytes (more than %llu)", (unsigned long long)n, (unsigned long long)SL_LIVE_MAX_FRAME);
+        return fail(c, "a frame of %llu bytes (more than %llu)", (unsigned long long)n,
+                    (unsigned long long)SL_LIVE_MAX_FRAME);
     return n;
 }
 

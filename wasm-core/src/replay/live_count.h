@@ -56,8 +56,16 @@
 /* A frame whose payload is longer is refused (a whole-machine snapshot is a few MB). */
 #define SL_LIVE_MAX_FRAME (64u << 20)
 /* Frame types (cli/live_wire.h enum live_frame_type). */
-enum { SL_LIVE_F_HELLO = 1, SL_LIVE_F_CACHE, SL_LIVE_F_SITE, SL_LIVE_F_EVENTS, SL_LIVE_F_STATUS,
-       SL_LIVE_F_SNAPSHOT, SL_LIVE_F_ERROR, SL_LIVE_F_SLABINFO };
+enum {
+    SL_LIVE_F_HELLO = 1,
+    SL_LIVE_F_CACHE,
+    SL_LIVE_F_SITE,
+    SL_LIVE_F_EVENTS,
+    SL_LIVE_F_STATUS,
+    SL_LIVE_F_SNAPSHOT,
+    SL_LIVE_F_ERROR,
+    SL_LIVE_F_SLABINFO
+};
 
 typedef struct sl_live_count sl_live_count;
 

@@ -29,7 +29,10 @@
 
 #include <string.h>
 
-#define EVENT_NAME(n, k) {n, sizeof n - 1, k}
+#define EVENT_NAME(n, k)                                                                                               \
+    {                                                                                                                  \
+        n, sizeof n - 1, k                                                                                             \
+    }
 static const struct {
     const char *name;
     uint8_t len, kind;
@@ -94,14 +97,11 @@ const char *sli_event_kind_name(unsigned kind)
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static bool is_space(char c) { return c == ' ' || c == '\t'; }
-static bool is_name_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_';
-}
+static bool is_name_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_'; }
 /* Each byte's hex digit value, or -1 (a table: a pointer is 16 digits, on most lines twice). */
 static const int8_t hex_vals[256] = {
-    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
-    ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
     ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 static int hex_val(char c) { return hex_vals[(uint8_t)c] - 1; }
@@ -148,7 +148,7 @@ static bool parse_num(const char *s, size_t n, uint64_t *out, bool sign)
             return false;
         v = v * 10 + d;
     }
-    *out = neg ? (uint64_t)-(int64_t)v : v;
+    *out = neg ? (uint64_t) - (int64_t)v : v;
     return true;
 }
 
@@ -173,7 +173,8 @@ static unsigned gfp_bits(const char *s, size_t n)
 {
     uint64_t v;
     if (n > 2 && s[0] == '0' && s[1] == 'x' && parse_hex(s, n, &v))
-        return (v & 0x1 ? SLI_GFP_DMA : 0) | (v & 0x10 ? SLI_GFP_RECLAIMABLE : 0) | (v & 0x400000 ? SLI_GFP_ACCOUNT : 0);
+        return (v & 0x1 ? SLI_GFP_DMA : 0) | (v & 0x10 ? SLI_GFP_RECLAIMABLE : 0) |
+               (v & 0x400000 ? SLI_GFP_ACCOUNT : 0);
     unsigned bits = 0;
     size_t i = 0;
     while (i < n) {
@@ -358,7 +359,8 @@ int sli_parse_line(const char *line, size_t len, sli_event *ev)
     bool any_ts = false;
     sli_event first = {0};
     size_t first_fields = 0;
-    for (const char *c = sli_find_byte(line, len, ':'); c; c = sli_find_byte(c + 1, len - (size_t)(c + 1 - line), ':')) {
+    for (const char *c = sli_find_byte(line, len, ':'); c;
+         c = sli_find_byte(c + 1, len - (size_t)(c + 1 - line), ':')) {
         size_t colon = (size_t)(c - line);
         if (anchor_at(line, len, colon, ev, &fields)) {
             ev->kind = event_kind(ev->name, ev->name_len);
@@ -476,7 +478,7 @@ int sli_parse_line(const char *line, size_t len, sli_event *ev)
             ev->reason = klen == 3 && STARTS(key, "ptr")         ? "a ptr= value that is not a hex pointer"
                          : klen == 9 && STARTS(key, "base_addr") ? "a base_addr= value that is not a hex pointer"
                          : klen == 4 && STARTS(key, "name")      ? "an empty or over-long cache name="
-                                                                     : "a field value that is not a number";
+                                                                 : "a field value that is not a number";
             return SLI_LINE_BAD;
         }
     }

@@ -80,7 +80,8 @@ static bool ensure_pcpu(sl_replay *r, unsigned k)
     if (m->pcpu_failed)
         return false;
     size_t unit = pcpu_unit(r);
-    sl_pcpu_config cfg = {.kind = sli_pcpu_kind_for(m->kv), .nr_units = pcpu_units(r), .unit_size = unit, .placed = true};
+    sl_pcpu_config cfg = {
+        .kind = sli_pcpu_kind_for(m->kv), .nr_units = pcpu_units(r), .unit_size = unit, .placed = true};
     int rc = sl_pcpu_init(&m->pcpu, &cfg);
     if (rc != SL_OK) {
         m->pcpu_failed = true;
@@ -102,8 +103,9 @@ static uint32_t chunk_for(sl_replay *r, uint64_t base, bool created)
     if (r->nchunks >= sli_pcpu_max_chunks(r)) {
         if (!r->chunks_capped)
             for (unsigned k = 0; k < r->nkernels; k++)
-                sli_model_error(r, k, "percpu: more than %u chunks of %zu KiB units (base_addr %016llx is one more): "
-                                      "the events of further chunks are counted, not modelled",
+                sli_model_error(r, k,
+                                "percpu: more than %u chunks of %zu KiB units (base_addr %016llx is one more): "
+                                "the events of further chunks are counted, not modelled",
                                 sli_pcpu_max_chunks(r), pcpu_unit(r) >> 10, (unsigned long long)base);
         r->chunks_capped = true;
         return UINT32_MAX;
@@ -138,11 +140,19 @@ static void emit(sl_replay *r, const sli_event *ev, uint8_t kind, uint32_t chunk
 {
     if (!r->cfg.on_op)
         return;
-    sl_replay_op op = {.ts_ns = ev->ts_ns, .ptr = kind >= SL_REPLAY_OP_CHUNK_CREATE ? ev->base : ev->ptr,
-                       .alloc_ts_ns = a ? a->ts_ns : 0, .line = (uint32_t)r->lines, .bytes = size,
-                       .live = chunk != UINT32_MAX ? r->chunks[chunk].live : 0, .obj_pfn = SL_NONE32,
-                       .obj_index = off, .cpu = (uint16_t)ev->cpu, .alloc_cpu = a ? a->cpu : SLI_NONE16,
-                       .cache = chunk != UINT32_MAX ? (uint16_t)chunk : SLI_NONE16, .kind = kind, .flags = flags};
+    sl_replay_op op = {.ts_ns = ev->ts_ns,
+                       .ptr = kind >= SL_REPLAY_OP_CHUNK_CREATE ? ev->base : ev->ptr,
+                       .alloc_ts_ns = a ? a->ts_ns : 0,
+                       .line = (uint32_t)r->lines,
+                       .bytes = size,
+                       .live = chunk != UINT32_MAX ? r->chunks[chunk].live : 0,
+                       .obj_pfn = SL_NONE32,
+                       .obj_index = off,
+                       .cpu = (uint16_t)ev->cpu,
+                       .alloc_cpu = a ? a->cpu : SLI_NONE16,
+                       .cache = chunk != UINT32_MAX ? (uint16_t)chunk : SLI_NONE16,
+                       .kind = kind,
+                       .flags = flags};
     if (a && a->cpu != ev->cpu)
         op.flags |= SL_REPLAY_F_CROSS_CPU;
     r->cfg.on_op(r->cfg.user, &op);
@@ -199,12 +209,14 @@ static void pcpu_alloc(sl_replay *r, const sli_event *ev)
             continue;
         flags |= SL_REPLAY_F_MODEL_ERROR;
         if (rc == SL_EBUSY)
-            sli_model_error(r, k, "percpu: the area at off %u (%u bytes) of chunk %016llx overlaps an area the model "
-                                  "holds live (a free is missing from the trace)",
+            sli_model_error(r, k,
+                            "percpu: the area at off %u (%u bytes) of chunk %016llx overlaps an area the model "
+                            "holds live (a free is missing from the trace)",
                             ev->off, ev->size, (unsigned long long)c->base);
         else
-            sli_model_error(r, k, "percpu: the area at off %u (%u bytes) does not fit the model's unit of %d bytes "
-                                  "(pass --pcpu-unit-size)",
+            sli_model_error(r, k,
+                            "percpu: the area at off %u (%u bytes) does not fit the model's unit of %d bytes "
+                            "(pass --pcpu-unit-size)",
                             ev->off, ev->size, pc->unit_size);
     }
     emit(r, ev, SL_REPLAY_OP_PCPU_ALLOC, ci, ev->off, ev->size, NULL, flags);

@@ -31,13 +31,13 @@
 #include <string.h>
 
 typedef struct pf_live {
-    uint64_t ts;     /* adjusted time of the allocation slice */
+    uint64_t ts; /* adjusted time of the allocation slice */
     uint16_t cpu;
 } pf_live;
 
 typedef struct pf_counter {
-    bool written;         /* a sample was written, at last_ts */
-    bool pending;         /* a change not written yet, from pending_ts */
+    bool written; /* a sample was written, at last_ts */
+    bool pending; /* a change not written yet, from pending_ts */
     uint64_t last_ts, pending_ts;
     uint32_t live, slabs, partial;
 } pf_counter;
@@ -46,13 +46,13 @@ struct sl_perfetto {
     sl_perfetto_config cfg;
     sl_strbuf out;
     bool sink_failed, first_event;
-    uint64_t *cpu_last;   /* last slice time per CPU (+1: 0 = none) */
+    uint64_t *cpu_last; /* last slice time per CPU (+1: 0 = none) */
     unsigned ncpu;
     pf_counter *counters; /* [cache] */
     unsigned ncounters;
     pf_counter *chunk_counters;
     unsigned nchunk_counters;
-    sli_map live;         /* ptr -> pf_live */
+    sli_map live; /* ptr -> pf_live */
     uint64_t next_flow;
 };
 
@@ -99,9 +99,11 @@ sl_perfetto *sl_perfetto_begin(const sl_perfetto_config *cfg)
     sl_strbuf_printf(&p->out, "{\"displayTimeUnit\": \"ns\", \"otherData\": {\"generator\": \"slablab replay\"}, "
                               "\"traceEvents\": [");
     sep(p);
-    sl_strbuf_printf(&p->out, "{\"ph\": \"M\", \"pid\": 1, \"name\": \"process_name\", \"args\": {\"name\": \"CPUs\"}}");
+    sl_strbuf_printf(&p->out,
+                     "{\"ph\": \"M\", \"pid\": 1, \"name\": \"process_name\", \"args\": {\"name\": \"CPUs\"}}");
     sep(p);
-    sl_strbuf_printf(&p->out, "{\"ph\": \"M\", \"pid\": 2, \"name\": \"process_name\", \"args\": {\"name\": \"caches\"}}");
+    sl_strbuf_printf(&p->out,
+                     "{\"ph\": \"M\", \"pid\": 2, \"name\": \"process_name\", \"args\": {\"name\": \"caches\"}}");
     return p;
 }
 
@@ -186,10 +188,14 @@ static void sample(sl_perfetto *p, const sl_replay_op *op, bool percpu)
 void sl_perfetto_op(sl_perfetto *p, const sl_replay_op *op)
 {
     static const char *const cats[] = {
-        [SL_REPLAY_OP_ALLOC] = "alloc",         [SL_REPLAY_OP_FREE] = "free",
-        [SL_REPLAY_OP_FREE_UNKNOWN] = "free_unknown", [SL_REPLAY_OP_PCPU_ALLOC] = "percpu_alloc",
-        [SL_REPLAY_OP_PCPU_FREE] = "percpu_free",   [SL_REPLAY_OP_PCPU_FREE_UNKNOWN] = "percpu_free_unknown",
-        [SL_REPLAY_OP_CHUNK_CREATE] = "chunk_create", [SL_REPLAY_OP_CHUNK_DESTROY] = "chunk_destroy",
+        [SL_REPLAY_OP_ALLOC] = "alloc",
+        [SL_REPLAY_OP_FREE] = "free",
+        [SL_REPLAY_OP_FREE_UNKNOWN] = "free_unknown",
+        [SL_REPLAY_OP_PCPU_ALLOC] = "percpu_alloc",
+        [SL_REPLAY_OP_PCPU_FREE] = "percpu_free",
+        [SL_REPLAY_OP_PCPU_FREE_UNKNOWN] = "percpu_free_unknown",
+        [SL_REPLAY_OP_CHUNK_CREATE] = "chunk_create",
+        [SL_REPLAY_OP_CHUNK_DESTROY] = "chunk_destroy",
     };
     if (op->kind < SL_REPLAY_OP_ALLOC || op->kind > SL_REPLAY_OP_CHUNK_DESTROY)
         return;

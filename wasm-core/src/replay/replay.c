@@ -253,8 +253,10 @@ int sl_kernel_versions_parse(const char *s, sl_kernel_version v[SL_REPLAY_MAX_KE
     for (;;) {
         const char *e = parse_one_version(p, SL_KVERSION_STRICT, &v[n]);
         if (!e || (*e && *e != ',')) {
-            snprintf(err, errlen, "--kernel takes one version or two separated by a comma (" SL_KVERSION_FORMS
-                     "; e.g. 4.4,6.18); got '%s'", s ? s : "");
+            snprintf(err, errlen,
+                     "--kernel takes one version or two separated by a comma (" SL_KVERSION_FORMS
+                     "; e.g. 4.4,6.18); got '%s'",
+                     s ? s : "");
             return SL_EINVAL;
         }
         n++;
@@ -421,8 +423,9 @@ static void decide_models(sl_replay *r)
     unsigned cpus = r->cfg.cpus ? r->cfg.cpus : r->cpus_possible ? r->cpus_possible : r->cpus_hint;
     if (!cpus) {
         cpus = SL_SLUB_MAX_CPUS;
-        sli_warn(r, "the trace does not say how many CPUs the machine had (no capture metadata, no #P: or cpus= "
-                    "header): the model runs %u; pass --cpus N",
+        sli_warn(r,
+                 "the trace does not say how many CPUs the machine had (no capture metadata, no #P: or cpus= "
+                 "header): the model runs %u; pass --cpus N",
                  cpus);
     }
     if (cpus > SL_SLUB_MAX_CPUS) {
@@ -448,8 +451,9 @@ static void meta_line(sl_replay *r, const char *key, const char *val)
     if (!strcmp(key, "kernel_release"))
         snprintf(r->release, sizeof r->release, "%s", val);
     else if (!strcmp(key, "kernel_version"))
-        r->preemption = strstr(val, "PREEMPT_RT") ? SLI_PREEMPT_RT : strstr(val, "PREEMPT") ? SLI_PREEMPT_FULL
-                                                                                           : SLI_PREEMPT_NONE;
+        r->preemption = strstr(val, "PREEMPT_RT") ? SLI_PREEMPT_RT
+                        : strstr(val, "PREEMPT")  ? SLI_PREEMPT_FULL
+                                                  : SLI_PREEMPT_NONE;
     else if (!strcmp(key, "cpus_possible"))
         r->cpus_possible = v <= SLI_MAX_TRACE_CPUS ? (unsigned)v : 0;
     else if (!strcmp(key, "cpus_present"))
@@ -575,8 +579,9 @@ static int member_begin(sl_replay *r)
         r->member = r->cfg.metadata_only ? SLI_MEMBER_SKIP : SLI_MEMBER_TRACE;
         r->saw_trace_member = true;
     } else if (!strcmp(base, "trace.dat")) {
-        return refuse(r, "the archive holds a binary trace-cmd %s: run `trace-cmd report` on it first and replay "
-                         "the text",
+        return refuse(r,
+                      "the archive holds a binary trace-cmd %s: run `trace-cmd report` on it first and replay "
+                      "the text",
                       name);
     } else {
         r->members_skipped++;
@@ -888,11 +893,15 @@ static int check_magic(sl_replay *r, const uint8_t *p, size_t n, bool inside_gzi
         {"\x17\x08\x44tracing", 10,
          "a binary trace-cmd trace.dat file: run `trace-cmd report -i FILE > trace.txt` first and replay the text"},
         {"\x28\xb5\x2f\xfd", 4, "zstd-compressed data: decompress it first (zstd -d FILE)"},
-        {"\xfd" "7zXZ\0", 6, "xz-compressed data: decompress it first (xz -d FILE)"},
+        {"\xfd"
+         "7zXZ\0",
+         6, "xz-compressed data: decompress it first (xz -d FILE)"},
         {"BZh", 3, "bzip2-compressed data: decompress it first (bunzip2 FILE)"},
         {"PK\x03\x04", 4, "a zip archive: unpack it and replay the trace inside"},
         {"PERFILE2", 8, "a perf.data file: slablab reads ftrace text (record with `slablab capture`)"},
-        {"\x7f" "ELF", 4, "an executable (ELF), not a trace"},
+        {"\x7f"
+         "ELF",
+         4, "an executable (ELF), not a trace"},
     };
     for (unsigned i = 0; i < sizeof formats / sizeof formats[0]; i++)
         if (n >= formats[i].len && !memcmp(p, formats[i].magic, formats[i].len))
@@ -917,8 +926,8 @@ static int text_decide(sl_replay *r)
         return SL_OK;
     }
     if (looks_binary(p, n))
-        return refuse(r, "not a trace: binary data (it starts %02x %02x %02x %02x)", n > 0 ? p[0] : 0,
-                      n > 1 ? p[1] : 0, n > 2 ? p[2] : 0, n > 3 ? p[3] : 0);
+        return refuse(r, "not a trace: binary data (it starts %02x %02x %02x %02x)", n > 0 ? p[0] : 0, n > 1 ? p[1] : 0,
+                      n > 2 ? p[2] : 0, n > 3 ? p[3] : 0);
     r->text = SLI_TEXT_LINES;
     return SL_OK;
 }
@@ -1065,8 +1074,9 @@ int sl_replay_finish(sl_replay *r)
     if (rc == SL_OK && r->input == SLI_IN_GZIP) {
         rc = drain_gzip(r);
         if (rc == SL_OK && !sli_gunzip_at_member_end(r->gz))
-            rc = refuse(r, "truncated gzip: the compressed stream ends before its end marker (after %llu bytes of "
-                           "output)",
+            rc = refuse(r,
+                        "truncated gzip: the compressed stream ends before its end marker (after %llu bytes of "
+                        "output)",
                         (unsigned long long)r->gz->total_out);
     }
     if (rc == SL_OK && r->text == SLI_TEXT_SNIFF) {
@@ -1111,8 +1121,9 @@ int sl_replay_finish(sl_replay *r)
         t0 = sl_time_ns();
         if (rc == SL_OK) {
             if (r->lost_events)
-                sli_warn(r, "the kernel lost %llu events while tracing (a bigger buffer helps): some allocations "
-                            "and frees are missing",
+                sli_warn(r,
+                         "the kernel lost %llu events while tracing (a bigger buffer helps): some allocations "
+                         "and frees are missing",
                          (unsigned long long)r->lost_events);
             validate_models(r);
         }

@@ -65,7 +65,7 @@
 /* Growable byte buffers (JSON results, exports)                       */
 
 typedef struct sl_strbuf {
-    char *data;  /* NUL-terminated while !failed */
+    char *data; /* NUL-terminated while !failed */
     size_t len, cap;
     bool failed; /* an allocation failed: the content is incomplete */
 } sl_strbuf;
@@ -90,7 +90,10 @@ enum { SL_USTAR_BLOCK = 512 };
 int sl_ustar_header(uint8_t hdr[SL_USTAR_BLOCK], const char *name, char type, uint64_t size, const char *link,
                     uint64_t mtime);
 /* Zero bytes that follow a member of `size` bytes up to the next block. */
-SL_INLINE size_t sl_ustar_padding(uint64_t size) { return (size_t)((SL_USTAR_BLOCK - size % SL_USTAR_BLOCK) % SL_USTAR_BLOCK); }
+SL_INLINE size_t sl_ustar_padding(uint64_t size)
+{
+    return (size_t)((SL_USTAR_BLOCK - size % SL_USTAR_BLOCK) % SL_USTAR_BLOCK);
+}
 
 /* ------------------------------------------------------------------ */
 /* Kernel versions                                                     */
@@ -152,7 +155,7 @@ typedef struct sl_replay_op {
     uint16_t cache;       /* cache index (percpu: chunk index), 0xffff for none */
     uint8_t kind;         /* enum sl_replay_op_kind */
     uint8_t flags;        /* SL_REPLAY_F_* */
-    uint32_t event;       /* the event's ordinal (1-based, as sl_replay_set_limit counts): the bindings fill it, else 0 */
+    uint32_t event; /* the event's ordinal (1-based, as sl_replay_set_limit counts): the bindings fill it, else 0 */
 } sl_replay_op;
 _Static_assert(sizeof(sl_replay_op) == 64, "sl_replay_op is 64 bytes");
 
@@ -163,7 +166,7 @@ enum {
     SL_REPLAY_MAX_LINE = 4096, /* longer lines are bad lines */
     SL_REPLAY_BAD_LINES = 20,  /* bad lines kept with their reason */
     SL_REPLAY_MODEL_ERRORS = 20,
-    SL_REPLAY_PAUSED = 1,      /* sl_replay_feed: the event limit was reached */
+    SL_REPLAY_PAUSED = 1, /* sl_replay_feed: the event limit was reached */
 };
 #if SL_WASM
 #define SL_REPLAY_DEFAULT_ZONE ((size_t)96 << 20)
@@ -174,14 +177,14 @@ enum {
 #define SL_REPLAY_DEFAULT_PCPU_UNIT ((size_t)2 << 20)
 
 typedef struct sl_replay_config {
-    const char *kernel;     /* "X.Y" or "X.Y,X.Y"; NULL: the capture's release, else unknown */
-    const char *cache;      /* only this cache goes through a model (all are still counted); NULL: all */
-    unsigned cpus;          /* model CPUs; 0: the capture's, else the trace header's, else 8 */
-    size_t zone_bytes;      /* page zone per kernel model; 0: SL_REPLAY_DEFAULT_ZONE */
-    size_t pcpu_unit_size;  /* 0: the capture's percpu_stats, else SL_REPLAY_DEFAULT_PCPU_UNIT */
-    bool track;             /* model caches keep per-object state (snapshots name owners; slower) */
-    bool validate_each;     /* validate the models after every event (tests: slow) */
-    bool metadata_only;     /* read a .slabcap's metadata and sysfs, skip its trace (slablab slabinfo) */
+    const char *kernel;    /* "X.Y" or "X.Y,X.Y"; NULL: the capture's release, else unknown */
+    const char *cache;     /* only this cache goes through a model (all are still counted); NULL: all */
+    unsigned cpus;         /* model CPUs; 0: the capture's, else the trace header's, else 8 */
+    size_t zone_bytes;     /* page zone per kernel model; 0: SL_REPLAY_DEFAULT_ZONE */
+    size_t pcpu_unit_size; /* 0: the capture's percpu_stats, else SL_REPLAY_DEFAULT_PCPU_UNIT */
+    bool track;            /* model caches keep per-object state (snapshots name owners; slower) */
+    bool validate_each;    /* validate the models after every event (tests: slow) */
+    bool metadata_only;    /* read a .slabcap's metadata and sysfs, skip its trace (slablab slabinfo) */
     /* Called once per applied event (may be NULL). */
     void (*on_op)(void *user, const sl_replay_op *op);
     /* Called with the bytes of each archive member the replay does not read itself (the snapshots), then
@@ -221,14 +224,14 @@ const char *sl_replay_error(const sl_replay *r);
 uint64_t sl_replay_current(const sl_replay *r, const char **line, size_t *len);
 
 typedef struct sl_replay_progress {
-    uint64_t bytes_in;     /* file bytes consumed */
-    uint64_t text_bytes;   /* trace text bytes (after gunzip and untar) */
+    uint64_t bytes_in;   /* file bytes consumed */
+    uint64_t text_bytes; /* trace text bytes (after gunzip and untar) */
     uint64_t lines;
-    uint64_t events;       /* events applied */
+    uint64_t events; /* events applied */
     uint64_t model_errors;
-    double elapsed_s;      /* time spent in feed/finish: parse, pair, model (not the final validation) */
-    double validate_s;     /* the final validate() of every model */
-    double cpu_s;          /* CPU time over the same spans as elapsed_s (what the replay's core did) */
+    double elapsed_s;  /* time spent in feed/finish: parse, pair, model (not the final validation) */
+    double validate_s; /* the final validate() of every model */
+    double cpu_s;      /* CPU time over the same spans as elapsed_s (what the replay's core did) */
     double events_per_cpu_s;
     double events_per_s;
     bool finished;
@@ -241,7 +244,7 @@ typedef struct sl_replay_summary {
     uint64_t matched, live_at_end, freed_unknown, null_frees, untraced_frees;
     uint64_t model_errors[SL_REPLAY_MAX_KERNELS];
     unsigned nkernels, model_cpus, nwarnings;
-    bool preempt_rt;           /* the capture's kernel is PREEMPT_RT: SLUB replays on its rt paths */
+    bool preempt_rt; /* the capture's kernel is PREEMPT_RT: SLUB replays on its rt paths */
     const char *warnings[4];
     char kernel[SL_REPLAY_MAX_KERNELS][8]; /* "6.18", or "" when unknown */
 } sl_replay_summary;
@@ -263,14 +266,14 @@ typedef struct sl_replay_cache_info {
     int geometry_matches;     /* 1 model = kernel's sysfs figures, 0 differs, -1 unknown */
     uint32_t object_size, size, order, objs_per_slab; /* the model's geometry (0 when not modelled) */
     uint64_t allocs, frees, freed_unknown;
-    uint64_t untraced_frees;          /* allocated again while live: the free had no event */
-    uint64_t bytes_req, bytes_alloc;  /* over the allocations */
-    uint64_t live, peak_live;         /* objects the trace allocated and did not free (yet) */
+    uint64_t untraced_frees;         /* allocated again while live: the free had no event */
+    uint64_t bytes_req, bytes_alloc; /* over the allocations */
+    uint64_t live, peak_live;        /* objects the trace allocated and did not free (yet) */
     uint64_t cross_cpu_frees;
     uint64_t lifetime_p50_ns, lifetime_p99_ns; /* of paired objects (log buckets, <= 1/16 error) */
     uint64_t lifetimes;                        /* paired objects measured */
     /* The model (kernel index k), zero when not modelled. */
-    uint32_t sheaf_capacity;  /* the model cache's per-CPU sheaves (0: none; 6.18 opt-in, 7.0 all) */
+    uint32_t sheaf_capacity;               /* the model cache's per-CPU sheaves (0: none; 6.18 opt-in, 7.0 all) */
     uint64_t sheaf_refills, sheaf_flushes; /* sheaves refilled from slabs, flushed to them */
     uint64_t alloc_slowpath, free_slowpath;
     uint64_t slabs_allocated, slabs_freed;
@@ -287,8 +290,8 @@ unsigned sl_replay_cache_count(const sl_replay *r);
  * caches (zero before 6.18).
  */
 typedef struct sl_replay_model_info {
-    char kernel[8];      /* "6.18", or "" when unknown */
-    char slub_kernel[8]; /* "6.18" */
+    char kernel[8];       /* "6.18", or "" when unknown */
+    char slub_kernel[8];  /* "6.18" */
     const char *slub_era; /* sl_slub_era_name of slub_kernel's era */
     char notice[160];     /* sl_slub_kversion_notice for a kernel newer than the newest modelled, else "" */
     uint64_t errors;
@@ -317,7 +320,7 @@ sl_slub_cache *sl_replay_model_cache(sl_replay *r, unsigned cache, unsigned kern
 int sl_replay_lookup(const sl_replay *r, uint64_t ptr, unsigned kernel, unsigned *cache, void **obj);
 
 typedef struct sl_replay_site_info {
-    const char *site;   /* "func+0xoff" (the /len dropped) or the raw address */
+    const char *site; /* "func+0xoff" (the /len dropped) or the raw address */
     uint64_t allocs, frees, bytes_req, bytes_alloc;
     uint64_t cross_cpu; /* its objects freed on another CPU (perf kmem's ping-pong) */
 } sl_replay_site_info;
@@ -325,11 +328,11 @@ unsigned sl_replay_site_count(const sl_replay *r);
 int sl_replay_site_info_get(const sl_replay *r, unsigned site, sl_replay_site_info *out);
 
 typedef struct sl_replay_chunk_info {
-    uint64_t base;          /* the trace's base_addr */
-    bool created_in_trace;  /* a percpu_create_chunk was seen (else it existed before) */
+    uint64_t base;         /* the trace's base_addr */
+    bool created_in_trace; /* a percpu_create_chunk was seen (else it existed before) */
     bool destroyed;
     uint64_t allocs, frees, freed_unknown;
-    uint32_t live;          /* areas the trace allocated, live */
+    uint32_t live; /* areas the trace allocated, live */
     /* The model (kernel 0): what the trace's areas leave of the chunk. */
     uint32_t free_bytes, contig_bytes, nr_populated;
 } sl_replay_chunk_info;
@@ -349,7 +352,7 @@ uint32_t sl_replay_chunk_model_id(const sl_replay *r, unsigned chunk, unsigned k
  */
 typedef struct sl_slabinfo_cache {
     char name[64];
-    bool has_sysfs;           /* false: from /proc/slabinfo (partial, cpu_slabs unknown) */
+    bool has_sysfs; /* false: from /proc/slabinfo (partial, cpu_slabs unknown) */
     uint32_t aliases, align, object_size, slab_size, objs_per_slab, order;
     uint32_t cache_dma, destroy_by_rcu, hwcache_align, poison, reclaim_account, red_zone;
     uint32_t sanity_checks, store_user, trace;
@@ -365,7 +368,7 @@ typedef struct sl_slabinfo_set {
     unsigned ncaches;
     sl_slabinfo_alias *aliases;
     unsigned naliases;
-    char source[32];          /* "sysfs" or "/proc/slabinfo" */
+    char source[32]; /* "sysfs" or "/proc/slabinfo" */
 } sl_slabinfo_set;
 
 /*

@@ -24,18 +24,18 @@
 #define SLI_GZ_DISTS_TABLE 1024 /* root 8 bits + subtables (enough: 402) */
 
 typedef struct sli_gunzip {
-    int state;            /* where the decoder stands (inflate.c) */
-    uint64_t bitbuf;      /* input bits not yet used, LSB first */
+    int state;       /* where the decoder stands (inflate.c) */
+    uint64_t bitbuf; /* input bits not yet used, LSB first */
     unsigned bitcnt;
     /* The block being decoded. */
     bool last_block;
-    uint32_t stored_left; /* bytes left in a stored block */
+    uint32_t stored_left;                /* bytes left in a stored block */
     unsigned hlit, hdist, hclen, ncodes; /* dynamic header progress */
     uint8_t lens[320];
     uint32_t copy_len, copy_dist; /* a match interrupted by a full window */
     /* gzip member header / trailer */
     uint8_t flags;
-    unsigned hdr_need;    /* bytes of the current header field still to skip */
+    unsigned hdr_need; /* bytes of the current header field still to skip */
     uint32_t crc, member_len;
     uint64_t members, total_out;
     /* Output window: [rd, wr) not yet read; [0, wr) history. */
@@ -48,8 +48,8 @@ typedef struct sli_gunzip {
 } sli_gunzip;
 
 enum {
-    SLI_GZ_NEED_INPUT = 0,  /* all input consumed (or the window is full: read some output) */
-    SLI_GZ_ERROR = -1,      /* corrupt: z->error says how */
+    SLI_GZ_NEED_INPUT = 0, /* all input consumed (or the window is full: read some output) */
+    SLI_GZ_ERROR = -1,     /* corrupt: z->error says how */
 };
 
 int sli_gunzip_init(sli_gunzip *z);
@@ -93,8 +93,8 @@ typedef struct sli_tar {
     size_t hdr_have;
     unsigned zero_blocks;
     char name[260], link[101];
-    char type;            /* '0' file, '2' symlink, '5' directory, ... */
-    uint64_t size, left;  /* the member's size and the data bytes not yet taken */
+    char type;           /* '0' file, '2' symlink, '5' directory, ... */
+    uint64_t size, left; /* the member's size and the data bytes not yet taken */
     size_t pad;
     uint64_t members;
     const char *error;
@@ -142,27 +142,35 @@ SL_INLINE const char *sli_find_byte(const char *p, size_t n, char c)
 
 enum sli_event_kind {
     SLI_EV_NONE = 0,
-    SLI_EV_KMALLOC,      /* kmalloc, kmalloc_node (before 6.1) */
-    SLI_EV_CACHE_ALLOC,  /* kmem_cache_alloc, kmem_cache_alloc_node */
+    SLI_EV_KMALLOC,     /* kmalloc, kmalloc_node (before 6.1) */
+    SLI_EV_CACHE_ALLOC, /* kmem_cache_alloc, kmem_cache_alloc_node */
     SLI_EV_KFREE,
     SLI_EV_CACHE_FREE,
-    SLI_EV_PAGE_ALLOC,   /* mm_page_alloc */
-    SLI_EV_PAGE_FREE,    /* mm_page_free, mm_page_free_batched */
+    SLI_EV_PAGE_ALLOC, /* mm_page_alloc */
+    SLI_EV_PAGE_FREE,  /* mm_page_free, mm_page_free_batched */
     SLI_EV_PCPU_ALLOC,
     SLI_EV_PCPU_FREE,
     SLI_EV_PCPU_CREATE,
     SLI_EV_PCPU_DESTROY,
     SLI_EV_PCPU_FAIL,
-    SLI_EV_OTHER,        /* an event the replay does not use */
+    SLI_EV_OTHER, /* an event the replay does not use */
     SLI_EV_COUNT
 };
 const char *sli_event_kind_name(unsigned kind);
 
 /* Fields present (sli_event.have). */
 enum {
-    SLI_F_PTR = 1u << 0, SLI_F_NAME = 1u << 1, SLI_F_BYTES_REQ = 1u << 2, SLI_F_BYTES_ALLOC = 1u << 3,
-    SLI_F_BASE = 1u << 4, SLI_F_OFF = 1u << 5, SLI_F_SIZE = 1u << 6, SLI_F_PFN = 1u << 7,
-    SLI_F_PAGE = 1u << 8, SLI_F_ORDER = 1u << 9, SLI_F_ACCOUNTED = 1u << 10,
+    SLI_F_PTR = 1u << 0,
+    SLI_F_NAME = 1u << 1,
+    SLI_F_BYTES_REQ = 1u << 2,
+    SLI_F_BYTES_ALLOC = 1u << 3,
+    SLI_F_BASE = 1u << 4,
+    SLI_F_OFF = 1u << 5,
+    SLI_F_SIZE = 1u << 6,
+    SLI_F_PFN = 1u << 7,
+    SLI_F_PAGE = 1u << 8,
+    SLI_F_ORDER = 1u << 9,
+    SLI_F_ACCOUNTED = 1u << 10,
 };
 /* The gfp flags that choose a kmalloc cache. */
 enum { SLI_GFP_DMA = 1u << 0, SLI_GFP_RECLAIMABLE = 1u << 1, SLI_GFP_ACCOUNT = 1u << 2 };
@@ -170,24 +178,24 @@ enum { SLI_GFP_DMA = 1u << 0, SLI_GFP_RECLAIMABLE = 1u << 1, SLI_GFP_ACCOUNT = 1
 #define SLI_MAX_TRACE_CPUS 4096
 
 typedef struct sli_event {
-    uint8_t kind;           /* enum sli_event_kind */
+    uint8_t kind; /* enum sli_event_kind */
     uint32_t cpu;
     uint64_t ts_ns;
-    const char *name;       /* the event name as written */
+    const char *name; /* the event name as written */
     uint32_t name_len;
-    uint32_t have;          /* SLI_F_* */
+    uint32_t have; /* SLI_F_* */
     uint64_t ptr, base, page, pfn, bytes_req, bytes_alloc;
     uint32_t off, size, align, order;
-    const char *cache;      /* name= (kmem_cache_*), or NULL */
+    const char *cache; /* name= (kmem_cache_*), or NULL */
     uint32_t cache_len;
-    const char *site;       /* call_site=, or NULL */
+    const char *site; /* call_site=, or NULL */
     uint32_t site_len;
-    unsigned gfp;           /* SLI_GFP_* */
-    int accounted;          /* accounted= (6.0+): 1 true, 0 false */
+    unsigned gfp;  /* SLI_GFP_* */
+    int accounted; /* accounted= (6.0+): 1 true, 0 false */
     /* Not events: */
-    uint32_t cpus_hint;     /* header lines: "#P:N", "cpus=N" */
-    uint64_t lost;          /* "[LOST N EVENTS]" */
-    const char *reason;     /* SLI_LINE_BAD: why */
+    uint32_t cpus_hint; /* header lines: "#P:N", "cpus=N" */
+    uint64_t lost;      /* "[LOST N EVENTS]" */
+    const char *reason; /* SLI_LINE_BAD: why */
 } sli_event;
 
 enum {
@@ -225,10 +233,10 @@ size_t sli_site_key(const char *site, size_t len);
  */
 typedef struct sli_map {
     uint64_t *keys;
-    uint8_t *vals;  /* capacity + 1 records: the last is key 0's */
+    uint8_t *vals; /* capacity + 1 records: the last is key 0's */
     size_t esize;
-    size_t mask;    /* capacity - 1 */
-    size_t count;   /* keys stored, key 0 included */
+    size_t mask;  /* capacity - 1 */
+    size_t count; /* keys stored, key 0 included */
     uint64_t seed;
     bool has_zero;
 } sli_map;
@@ -253,7 +261,7 @@ uint64_t sli_hash_str(const char *s, size_t n);
 /* The session                                                         */
 
 #define SLI_NONE16 0xffffu
-#define SLI_HIST_SUB 16                 /* sub-buckets per power of two */
+#define SLI_HIST_SUB 16 /* sub-buckets per power of two */
 #define SLI_HIST_BUCKETS (64 * SLI_HIST_SUB)
 #define SLI_MAX_CACHES 4096
 #define SLI_MAX_SITES 65536
@@ -291,21 +299,21 @@ enum sli_cache_type {
 };
 
 typedef struct sli_cache_model {
-    sl_slub_cache *s;   /* NULL: not created (filtered, failed, not modelled) */
-    bool failed;        /* creation failed: counted once as a model error */
+    sl_slub_cache *s; /* NULL: not created (filtered, failed, not modelled) */
+    bool failed;      /* creation failed: counted once as a model error */
     uint32_t max_partial;
 } sli_cache_model;
 
 typedef struct sli_cache {
     char name[64];
-    uint8_t type;               /* enum sli_cache_type */
-    bool wanted;                /* passes the --cache filter */
+    uint8_t type; /* enum sli_cache_type */
+    bool wanted;  /* passes the --cache filter */
     bool geometry_from_sysfs;
-    int geometry_matches;       /* 1, 0, -1 unknown */
-    uint32_t kmalloc_size;      /* kmalloc caches: N */
+    int geometry_matches;  /* 1, 0, -1 unknown */
+    uint32_t kmalloc_size; /* kmalloc caches: N */
     uint64_t allocs, frees, freed_unknown, untraced_frees, bytes_req, bytes_alloc, live, peak_live, cross_cpu;
-    sli_hist *life;             /* allocated on the first paired free */
-    uint32_t *timeline;         /* per time bin: allocations, then frees (2 x SLI_TIMELINE_BINS); NULL until its first */
+    sli_hist *life;     /* allocated on the first paired free */
+    uint32_t *timeline; /* per time bin: allocations, then frees (2 x SLI_TIMELINE_BINS); NULL until its first */
     sli_cache_model m[SL_REPLAY_MAX_KERNELS];
 } sli_cache;
 
@@ -320,14 +328,14 @@ typedef struct sli_cache {
 typedef struct sli_timeline {
     bool started;
     uint64_t t0_ns, width_ns;
-    uint32_t bins;              /* in use: the last event's bin + 1 */
+    uint32_t bins; /* in use: the last event's bin + 1 */
     /* The bin of the last event, [cur_start, cur_end): most events land in it (no division). */
     uint32_t cur;
     uint64_t cur_start, cur_end;
 } sli_timeline;
 
 typedef struct sli_site {
-    uint32_t name_off;          /* into the session's string arena */
+    uint32_t name_off; /* into the session's string arena */
     uint64_t allocs, frees, bytes_req, bytes_alloc, cross_cpu;
 } sli_site;
 
@@ -335,7 +343,7 @@ typedef struct sli_site {
 typedef struct sli_obj {
     uint64_t ts_ns;
     void *model[SL_REPLAY_MAX_KERNELS];
-    uint32_t site;              /* UINT32_MAX: none */
+    uint32_t site; /* UINT32_MAX: none */
     uint32_t line;
     uint16_t cache;
     uint16_t cpu;
@@ -358,7 +366,7 @@ typedef struct sli_chunk {
 
 typedef struct sli_model {
     sl_kernel_version kv;
-    bool ready;                 /* zone set up */
+    bool ready; /* zone set up */
     sl_page_zone zone;
     bool pcpu_ready, pcpu_failed;
     sl_pcpu pcpu;
@@ -374,26 +382,31 @@ typedef struct sli_model {
 /* The capture's /sys/kernel/slab: geometry inputs by cache name, aliases resolved. */
 typedef struct sli_sysfs {
     sl_slub_kcache *caches;
-    sl_slabinfo_cache *info;    /* beside caches[]: what tools/mm/slabinfo reads */
+    sl_slabinfo_cache *info; /* beside caches[]: what tools/mm/slabinfo reads */
     unsigned ncaches, cap;
-    sli_map folders;            /* folder name hash -> uint64 index into caches */
-    sli_map aliases;            /* alias link name hash -> its target's name hash */
-    sl_slabinfo_alias *links;   /* the alias links as names */
+    sli_map folders;          /* folder name hash -> uint64 index into caches */
+    sli_map aliases;          /* alias link name hash -> its target's name hash */
+    sl_slabinfo_alias *links; /* the alias links as names */
     unsigned nlinks, links_cap;
-    sl_strbuf proc_slabinfo;    /* the archive's proc/slabinfo */
+    sl_strbuf proc_slabinfo; /* the archive's proc/slabinfo */
 } sli_sysfs;
 
 enum sli_input { SLI_IN_SNIFF, SLI_IN_GZIP, SLI_IN_PLAIN };
 enum sli_text { SLI_TEXT_SNIFF, SLI_TEXT_TAR, SLI_TEXT_LINES };
 enum sli_member {
-    SLI_MEMBER_SKIP, SLI_MEMBER_META, SLI_MEMBER_SYSFS, SLI_MEMBER_PCPU_STATS, SLI_MEMBER_SLABINFO, SLI_MEMBER_TRACE
+    SLI_MEMBER_SKIP,
+    SLI_MEMBER_META,
+    SLI_MEMBER_SYSFS,
+    SLI_MEMBER_PCPU_STATS,
+    SLI_MEMBER_SLABINFO,
+    SLI_MEMBER_TRACE
 };
 
 struct sl_replay {
     sl_replay_config cfg;
     char cache_filter[64];
     unsigned nkernels;
-    int kernel_source;          /* 0 unknown, 1 capture, 2 option */
+    int kernel_source; /* 0 unknown, 1 capture, 2 option */
     char kernel_option[32];
     sli_model models[SL_REPLAY_MAX_KERNELS];
 
@@ -407,7 +420,7 @@ struct sl_replay {
     sli_tar tar;
     int member;
     char member_name[260];
-    sl_strbuf member_buf;       /* small members, whole */
+    sl_strbuf member_buf; /* small members, whole */
     bool saw_trace_member, saw_meta;
     uint64_t members_skipped;
     char line[SL_REPLAY_MAX_LINE + 1];
@@ -420,16 +433,16 @@ struct sl_replay {
     bool refused, cancelled, finished, paused;
     char error[320];
     uint64_t limit;
-    uint64_t elapsed_ns;        /* in feed and finish, but for the final validation */
-    uint64_t cpu_us;            /* this process's CPU time over the same spans (clock()) */
-    uint64_t validate_ns;       /* the final validation */
+    uint64_t elapsed_ns;  /* in feed and finish, but for the final validation */
+    uint64_t cpu_us;      /* this process's CPU time over the same spans (clock()) */
+    uint64_t validate_ns; /* the final validation */
     uint64_t bytes_in, text_bytes;
     char warnings[4][200];
     unsigned nwarnings;
 
     /* The capture's metadata. */
     char release[128];
-    uint8_t preemption;         /* SLI_PREEMPT_*, from kernel_version (uname -v) */
+    uint8_t preemption; /* SLI_PREEMPT_*, from kernel_version (uname -v) */
     unsigned cpus_possible, cpus_present, cpus_hint;
     uint64_t pcpu_unit_size;
     sli_sysfs sysfs;
@@ -450,33 +463,33 @@ struct sl_replay {
     unsigned nbad_lines;
     uint64_t first_ts, last_ts;
     bool have_ts;
-    uint64_t ts_backwards;      /* events older than the one before (trace_pipe merges CPUs loosely) */
+    uint64_t ts_backwards; /* events older than the one before (trace_pipe merges CPUs loosely) */
 
     /* Pairing. */
-    unsigned model_cpus;        /* decided at the first event */
-    uint64_t cpus_folded;       /* events on a CPU >= model_cpus */
+    unsigned model_cpus;  /* decided at the first event */
+    uint64_t cpus_folded; /* events on a CPU >= model_cpus */
     uint32_t max_cpu_seen;
-    sli_map objs;               /* ptr -> sli_obj */
+    sli_map objs; /* ptr -> sli_obj */
     uint64_t matched, freed_unknown, null_frees, zero_size, alloc_failed, untraced_frees, cache_mismatch;
     sli_cache *caches;
     unsigned ncaches, caches_cap;
-    sli_map cache_by_name;      /* name hash -> uint32 cache index */
+    sli_map cache_by_name;       /* name hash -> uint32 cache index */
     uint16_t kmalloc_idx[4][16]; /* [type][size class] -> cache index (SLI_NONE16: not yet) */
     uint16_t large_cache;
-    uint16_t touched[2];        /* the caches the current event changed (validate_each) */
+    uint16_t touched[2]; /* the caches the current event changed (validate_each) */
     sli_site *sites;
     unsigned nsites, sites_cap;
     uint64_t sites_overflow;
     sli_map site_by_name;
-    sl_strbuf strings;          /* site names, NUL-separated */
+    sl_strbuf strings; /* site names, NUL-separated */
     sli_timeline timeline;
 
     /* percpu */
-    sli_map areas;              /* percpu ptr -> sli_area */
+    sli_map areas; /* percpu ptr -> sli_area */
     sli_chunk *chunks;
     unsigned nchunks, chunks_cap;
-    bool chunks_capped;         /* a base past SLI_MAX_CHUNKS was seen (reported once) */
-    sli_map chunk_by_base;      /* base_addr -> uint32 chunk index + 1 */
+    bool chunks_capped;    /* a base past SLI_MAX_CHUNKS was seen (reported once) */
+    sli_map chunk_by_base; /* base_addr -> uint32 chunk index + 1 */
     uint64_t pcpu_allocs, pcpu_frees, pcpu_freed_unknown, pcpu_fails, pcpu_untraced_frees;
 
     /* Page allocator events (counted, not replayed). */

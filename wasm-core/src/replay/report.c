@@ -239,8 +239,12 @@ int sl_replay_site_info_get(const sl_replay *r, unsigned site, sl_replay_site_in
     if (site >= r->nsites)
         return SL_EINVAL;
     const sli_site *s = &r->sites[site];
-    *out = (sl_replay_site_info){.site = r->strings.data + s->name_off, .allocs = s->allocs, .frees = s->frees,
-                                 .bytes_req = s->bytes_req, .bytes_alloc = s->bytes_alloc, .cross_cpu = s->cross_cpu};
+    *out = (sl_replay_site_info){.site = r->strings.data + s->name_off,
+                                 .allocs = s->allocs,
+                                 .frees = s->frees,
+                                 .bytes_req = s->bytes_req,
+                                 .bytes_alloc = s->bytes_alloc,
+                                 .cross_cpu = s->cross_cpu};
     return SL_OK;
 }
 
@@ -251,8 +255,12 @@ int sl_replay_chunk_info_get(const sl_replay *r, unsigned chunk, sl_replay_chunk
     if (chunk >= r->nchunks)
         return SL_EINVAL;
     const sli_chunk *c = &r->chunks[chunk];
-    *out = (sl_replay_chunk_info){.base = c->base, .created_in_trace = c->created_in_trace, .destroyed = c->destroyed,
-                                  .allocs = c->allocs, .frees = c->frees, .freed_unknown = c->freed_unknown,
+    *out = (sl_replay_chunk_info){.base = c->base,
+                                  .created_in_trace = c->created_in_trace,
+                                  .destroyed = c->destroyed,
+                                  .allocs = c->allocs,
+                                  .frees = c->frees,
+                                  .freed_unknown = c->freed_unknown,
                                   .live = c->live};
     sl_pcpu_chunk_info ci;
     if (r->models[0].pcpu_ready && c->model_id[0] != SL_NONE32 &&
@@ -370,9 +378,9 @@ static void slub_rules(const sl_replay *r, const sl_replay_model_info *mi, char 
                            : "lockless fast paths";
     snprintf(out, n, "Linux %s SLUB (%s): %s%s.", mi->slub_kernel, mi->slub_era, fast,
              rules.sheaves == SL_SLUB_SHEAVES_OPT_IN ? "; sheaves for the caches created with a sheaf_capacity "
-                                                      "(vm_area_struct, maple_node: 32)"
-             : rules.sheaves == SL_SLUB_SHEAVES_ALL ? "; sheaves for every cache"
-                                                    : "; no sheaves");
+                                                       "(vm_area_struct, maple_node: 32)"
+             : rules.sheaves == SL_SLUB_SHEAVES_ALL  ? "; sheaves for every cache"
+                                                     : "; no sheaves");
 }
 
 const char *sli_pcpu_rules(sl_kernel_version v)
@@ -393,7 +401,9 @@ static void json_model(sl_strbuf *b, const sl_replay *r, unsigned k)
     else
         sl_strbuf_printf(b, "\"kernel\": null, ");
     sl_strbuf_printf(b, "\"kernel_source\": \"%s\", ",
-                     r->kernel_source == 2 ? "option" : r->kernel_source == 1 ? "capture" : "unknown");
+                     r->kernel_source == 2   ? "option"
+                     : r->kernel_source == 1 ? "capture"
+                                             : "unknown");
     sl_replay_model_info mi;
     sl_replay_model_info_get(r, k, &mi);
     if (mi.notice[0]) {
@@ -431,15 +441,14 @@ static void json_model(sl_strbuf *b, const sl_replay *r, unsigned k)
         sl_strbuf_json_string(b, m->error_msgs[i].msg, strlen(m->error_msgs[i].msg));
         sl_strbuf_printf(b, "}");
     }
-    sl_strbuf_printf(b,
-                     "], \"sheaves\": {\"caches\": %u, \"alloc_cpu_sheaf\": %llu, \"free_cpu_sheaf\": %llu, "
-                     "\"sheaf_refill\": %llu, \"sheaf_flush\": %llu, \"barn_get\": %llu, \"barn_get_fail\": %llu, "
-                     "\"barn_put\": %llu, \"barn_put_fail\": %llu}}",
-                     mi.caches_with_sheaves, (unsigned long long)mi.alloc_cpu_sheaf,
-                     (unsigned long long)mi.free_cpu_sheaf, (unsigned long long)mi.sheaf_refill,
-                     (unsigned long long)mi.sheaf_flush, (unsigned long long)mi.barn_get,
-                     (unsigned long long)mi.barn_get_fail, (unsigned long long)mi.barn_put,
-                     (unsigned long long)mi.barn_put_fail);
+    sl_strbuf_printf(
+        b,
+        "], \"sheaves\": {\"caches\": %u, \"alloc_cpu_sheaf\": %llu, \"free_cpu_sheaf\": %llu, "
+        "\"sheaf_refill\": %llu, \"sheaf_flush\": %llu, \"barn_get\": %llu, \"barn_get_fail\": %llu, "
+        "\"barn_put\": %llu, \"barn_put_fail\": %llu}}",
+        mi.caches_with_sheaves, (unsigned long long)mi.alloc_cpu_sheaf, (unsigned long long)mi.free_cpu_sheaf,
+        (unsigned long long)mi.sheaf_refill, (unsigned long long)mi.sheaf_flush, (unsigned long long)mi.barn_get,
+        (unsigned long long)mi.barn_get_fail, (unsigned long long)mi.barn_put, (unsigned long long)mi.barn_put_fail);
 }
 
 static void json_cache_model(sl_strbuf *b, const sl_replay_cache_info *ci)
@@ -451,7 +460,8 @@ static void json_cache_model(sl_strbuf *b, const sl_replay_cache_info *ci)
                      "\"slabs_allocated\": %llu, \"slabs_freed\": %llu, \"slabs_at_end\": %u, "
                      "\"partial_at_end\": %u, \"max_partial\": %u, \"sheaf_capacity\": %u, \"sheaf_refills\": %llu, "
                      "\"sheaf_flushes\": %llu",
-                     ci->modelled ? 1.0 - frac(slow, ops) : 0, ci->modelled ? 1.0 - frac(ci->alloc_slowpath, ci->allocs) : 0,
+                     ci->modelled ? 1.0 - frac(slow, ops) : 0,
+                     ci->modelled ? 1.0 - frac(ci->alloc_slowpath, ci->allocs) : 0,
                      ci->modelled && ci->frees ? 1.0 - frac(ci->free_slowpath, ci->frees) : 0,
                      (unsigned long long)ci->slabs_allocated, (unsigned long long)ci->slabs_freed, ci->slabs,
                      ci->partial, ci->max_partial, ci->sheaf_capacity, (unsigned long long)ci->sheaf_refills,
@@ -474,20 +484,23 @@ static void json_cache(sl_strbuf *b, const sl_replay *r, unsigned idx)
                          "\"objs_per_slab\": %u, \"matches_kernel\": %s}",
                          c->geometry_from_sysfs ? "sysfs" : "computed", ci.object_size, ci.size, ci.order,
                          ci.objs_per_slab,
-                         c->geometry_matches == 1 ? "true" : c->geometry_matches == 0 ? "false" : "null");
+                         c->geometry_matches == 1   ? "true"
+                         : c->geometry_matches == 0 ? "false"
+                                                    : "null");
     else
         sl_strbuf_printf(b, "null");
     sl_strbuf_printf(b,
                      ", \"allocs\": %llu, \"frees\": %llu, \"freed_unknown\": %llu, \"untraced_frees\": %llu, "
-                     "\"bytes_req\": %llu, \"bytes_alloc\": %llu, \"internal_frag\": %.4f, \"live_at_end\": %llu, \"peak_live\": %llu, "
+                     "\"bytes_req\": %llu, \"bytes_alloc\": %llu, \"internal_frag\": %.4f, \"live_at_end\": %llu, "
+                     "\"peak_live\": %llu, "
                      "\"cross_cpu_frees\": %llu, \"lifetimes\": %llu, \"lifetime_p50_us\": %.3f, "
                      "\"lifetime_p99_us\": %.3f, ",
                      (unsigned long long)ci.allocs, (unsigned long long)ci.frees, (unsigned long long)ci.freed_unknown,
-                     (unsigned long long)ci.untraced_frees, (unsigned long long)ci.bytes_req, (unsigned long long)ci.bytes_alloc,
-                     1.0 - frac(ci.bytes_req, ci.bytes_alloc), (unsigned long long)ci.live,
-                     (unsigned long long)ci.peak_live, (unsigned long long)ci.cross_cpu_frees,
-                     (unsigned long long)ci.lifetimes, (double)ci.lifetime_p50_ns / 1e3,
-                     (double)ci.lifetime_p99_ns / 1e3);
+                     (unsigned long long)ci.untraced_frees, (unsigned long long)ci.bytes_req,
+                     (unsigned long long)ci.bytes_alloc, 1.0 - frac(ci.bytes_req, ci.bytes_alloc),
+                     (unsigned long long)ci.live, (unsigned long long)ci.peak_live,
+                     (unsigned long long)ci.cross_cpu_frees, (unsigned long long)ci.lifetimes,
+                     (double)ci.lifetime_p50_ns / 1e3, (double)ci.lifetime_p99_ns / 1e3);
     json_cache_model(b, &ci);
     if (r->nkernels > 1) {
         sl_strbuf_printf(b, ", \"by_kernel\": [");
@@ -561,14 +574,14 @@ static void json_percpu(sl_strbuf *b, const sl_replay *r)
     for (unsigned i = 0; i < r->nchunks; i++) {
         sl_replay_chunk_info ci;
         sl_replay_chunk_info_get(r, i, &ci);
-        sl_strbuf_printf(b,
-                         "%s{\"base\": \"%016llx\", \"seen\": \"%s\", \"destroyed\": %s, \"allocs\": %llu, "
-                         "\"frees\": %llu, \"freed_unknown\": %llu, \"live\": %u, \"model_free_bytes\": %u, "
-                         "\"model_contig_bytes\": %u, \"model_populated_pages\": %u}",
-                         i ? ", " : "", (unsigned long long)ci.base, ci.created_in_trace ? "created" : "before the trace",
-                         ci.destroyed ? "true" : "false", (unsigned long long)ci.allocs, (unsigned long long)ci.frees,
-                         (unsigned long long)ci.freed_unknown, ci.live, ci.free_bytes, ci.contig_bytes,
-                         ci.nr_populated);
+        sl_strbuf_printf(
+            b,
+            "%s{\"base\": \"%016llx\", \"seen\": \"%s\", \"destroyed\": %s, \"allocs\": %llu, "
+            "\"frees\": %llu, \"freed_unknown\": %llu, \"live\": %u, \"model_free_bytes\": %u, "
+            "\"model_contig_bytes\": %u, \"model_populated_pages\": %u}",
+            i ? ", " : "", (unsigned long long)ci.base, ci.created_in_trace ? "created" : "before the trace",
+            ci.destroyed ? "true" : "false", (unsigned long long)ci.allocs, (unsigned long long)ci.frees,
+            (unsigned long long)ci.freed_unknown, ci.live, ci.free_bytes, ci.contig_bytes, ci.nr_populated);
     }
     sl_strbuf_printf(b, "]}");
 }
@@ -661,7 +674,9 @@ int sl_replay_json(sl_replay *r, sl_strbuf *out, const char *extra)
 {
     sl_strbuf *b = out;
     sl_strbuf_printf(b, "{\"format\": \"slablab-replay/1\", \"status\": \"%s\", ",
-                     r->refused ? "refused" : r->finished ? "ok" : "in progress");
+                     r->refused    ? "refused"
+                     : r->finished ? "ok"
+                                   : "in progress");
     json_key_str(b, "error", r->refused ? r->error : NULL);
     sl_strbuf_printf(b, ", \"warnings\": [");
     for (unsigned i = 0; i < r->nwarnings; i++) {
@@ -680,8 +695,9 @@ int sl_replay_json(sl_replay *r, sl_strbuf *out, const char *extra)
         static const char *const preemption[] = {NULL, "none", "preempt", "rt"};
         sl_strbuf_printf(b, ", ");
         json_key_str(b, "preemption", preemption[r->preemption]);
-        sl_strbuf_printf(b, ", \"cpus_possible\": %u, \"cpus_present\": %u, \"percpu_unit_size\": %llu, "
-                            "\"sysfs_caches\": %u}",
+        sl_strbuf_printf(b,
+                         ", \"cpus_possible\": %u, \"cpus_present\": %u, \"percpu_unit_size\": %llu, "
+                         "\"sysfs_caches\": %u}",
                          r->cpus_possible, r->cpus_present, (unsigned long long)r->pcpu_unit_size, r->sysfs.ncaches);
     } else {
         sl_strbuf_printf(b, "null");

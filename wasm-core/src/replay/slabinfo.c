@@ -26,11 +26,14 @@ void sli_slabinfo_attr(sl_slabinfo_cache *c, const char *attr, const char *value
         bool wide;
     } fields[] = {
 #define U32(f) {#f, offsetof(sl_slabinfo_cache, f), false}
-#define U64(f) {#f, offsetof(sl_slabinfo_cache, f), true}
-        U32(aliases),       U32(align),       U32(object_size),     U32(slab_size),      U32(objs_per_slab),
-        U32(order),         U32(cache_dma),   U32(destroy_by_rcu),  U32(hwcache_align),  U32(poison),
-        U32(reclaim_account), U32(red_zone),  U32(sanity_checks),   U32(store_user),     U32(trace),
-        U64(objects),       U64(objects_partial), U64(slabs),       U64(partial),        U64(cpu_slabs),
+#define U64(f)                                                                                                         \
+    {                                                                                                                  \
+#f, offsetof(sl_slabinfo_cache, f), true                                                                       \
+    }
+        U32(aliases),         U32(align),           U32(object_size),    U32(slab_size),     U32(objs_per_slab),
+        U32(order),           U32(cache_dma),       U32(destroy_by_rcu), U32(hwcache_align), U32(poison),
+        U32(reclaim_account), U32(red_zone),        U32(sanity_checks),  U32(store_user),    U32(trace),
+        U64(objects),         U64(objects_partial), U64(slabs),          U64(partial),       U64(cpu_slabs),
 #undef U32
 #undef U64
     };
@@ -198,7 +201,8 @@ static int read_directory(const char *dir, sl_slabinfo_set *set, char *err, size
                 break;
             }
             snprintf(set->aliases[set->naliases].name, sizeof set->aliases->name, "%.63s", e->d_name);
-            snprintf(set->aliases[set->naliases++].target, sizeof set->aliases->target, "%.63s", target ? target + 1 : buf);
+            snprintf(set->aliases[set->naliases++].target, sizeof set->aliases->target, "%.63s",
+                     target ? target + 1 : buf);
             continue;
         }
         if (!S_ISDIR(st.st_mode))
@@ -269,8 +273,9 @@ static int read_capture(FILE *f, sl_slabinfo_set *set, char *err, size_t errlen)
     } else if (sf->proc_slabinfo.len) {
         rc = parse_proc_slabinfo(sf->proc_slabinfo.data, sf->proc_slabinfo.len, set, err, errlen);
     } else {
-        snprintf(err, errlen, "it holds neither sys/kernel/slab nor proc/slabinfo (a plain trace has no cache "
-                              "state: use a .slabcap from `slablab capture`)");
+        snprintf(err, errlen,
+                 "it holds neither sys/kernel/slab nor proc/slabinfo (a plain trace has no cache "
+                 "state: use a .slabcap from `slablab capture`)");
         rc = SL_EINVAL;
     }
     sl_replay_destroy(r);

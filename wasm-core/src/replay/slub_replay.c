@@ -77,7 +77,8 @@ static uint16_t new_cache(sl_replay *r, const char *name, size_t len, uint8_t ty
     c->name[len] = 0;
     c->type = type;
     c->geometry_matches = -1;
-    c->wanted = (!r->cfg.cache || !strcmp(r->cfg.cache, c->name)) && (type == SLI_CACHE_NAMED || type == SLI_CACHE_KMALLOC);
+    c->wanted =
+        (!r->cfg.cache || !strcmp(r->cfg.cache, c->name)) && (type == SLI_CACHE_NAMED || type == SLI_CACHE_KMALLOC);
     return (uint16_t)r->ncaches++;
 }
 
@@ -95,10 +96,10 @@ static uint16_t kmalloc_cache(sl_replay *r, const sli_event *ev)
         return r->large_cache;
     }
     bool account = ev->have & SLI_F_ACCOUNTED ? ev->accounted : (ev->gfp & SLI_GFP_ACCOUNT) != 0;
-    unsigned type = ev->gfp & SLI_GFP_DMA                                              ? KM_DMA
+    unsigned type = ev->gfp & SLI_GFP_DMA                                           ? KM_DMA
                     : (ev->gfp & SLI_GFP_RECLAIMABLE) && version_at_least(r, 4, 20) ? KM_RECLAIM
-                    : account && version_at_least(r, 5, 14)                            ? KM_CGROUP
-                                                                                       : KM_NORMAL;
+                    : account && version_at_least(r, 5, 14)                         ? KM_CGROUP
+                                                                                    : KM_NORMAL;
     unsigned cls = 0;
     while (cls < NKMALLOC && kmalloc_sizes[cls] != ev->bytes_alloc)
         cls++;
@@ -187,8 +188,10 @@ static bool ensure_model(sl_replay *r, sli_cache *c, uint16_t ci, unsigned k, co
         sl_slub_geometry g;
         uint32_t req = (uint32_t)(ev->have & SLI_F_BYTES_REQ ? ev->bytes_req : ev->bytes_alloc);
         kc.object_size = req ? req : (uint32_t)ev->bytes_alloc;
-        if (sl_slub_calculate_geometry(kc.object_size, 8, 0, r->model_cpus, NULL, &g) != SL_OK || g.size != ev->bytes_alloc) {
-            if (sl_slub_calculate_geometry(kc.object_size, 8, SL_SLUB_HWCACHE_ALIGN, r->model_cpus, NULL, &g) == SL_OK &&
+        if (sl_slub_calculate_geometry(kc.object_size, 8, 0, r->model_cpus, NULL, &g) != SL_OK ||
+            g.size != ev->bytes_alloc) {
+            if (sl_slub_calculate_geometry(kc.object_size, 8, SL_SLUB_HWCACHE_ALIGN, r->model_cpus, NULL, &g) ==
+                    SL_OK &&
                 g.size == ev->bytes_alloc)
                 kc.flags |= SL_SLUB_HWCACHE_ALIGN;
             else
@@ -329,8 +332,12 @@ static void timeline_add(sl_replay *r, uint16_t ci, uint64_t ts_ns, bool alloc)
     if (!c->timeline && !(c->timeline = calloc(2 * SLI_TIMELINE_BINS, sizeof *c->timeline)))
         return; /* no memory: the chart lacks this cache, the counts are still right */
     if (!t->started) {
-        *t = (sli_timeline){.started = true, .t0_ns = ts_ns, .width_ns = SLI_TIMELINE_FIRST_NS, .bins = 1,
-                            .cur_start = ts_ns, .cur_end = ts_ns + SLI_TIMELINE_FIRST_NS};
+        *t = (sli_timeline){.started = true,
+                            .t0_ns = ts_ns,
+                            .width_ns = SLI_TIMELINE_FIRST_NS,
+                            .bins = 1,
+                            .cur_start = ts_ns,
+                            .cur_end = ts_ns + SLI_TIMELINE_FIRST_NS};
     }
     if (ts_ns < t->cur_start || ts_ns >= t->cur_end) {
         /* Events a little out of order (CPU buffers merged) before the first land in bin 0. */
@@ -419,9 +426,16 @@ static void slub_alloc(sl_replay *r, const sli_event *ev)
         }
     }
     if (r->cfg.on_op) {
-        sl_replay_op op = {.ts_ns = ev->ts_ns, .ptr = ev->ptr, .line = (uint32_t)r->lines,
-                           .bytes = (uint32_t)ev->bytes_alloc, .live = (uint32_t)c->live, .cpu = (uint16_t)ev->cpu,
-                           .alloc_cpu = SLI_NONE16, .cache = ci, .kind = SL_REPLAY_OP_ALLOC, .flags = flags};
+        sl_replay_op op = {.ts_ns = ev->ts_ns,
+                           .ptr = ev->ptr,
+                           .line = (uint32_t)r->lines,
+                           .bytes = (uint32_t)ev->bytes_alloc,
+                           .live = (uint32_t)c->live,
+                           .cpu = (uint16_t)ev->cpu,
+                           .alloc_cpu = SLI_NONE16,
+                           .cache = ci,
+                           .kind = SL_REPLAY_OP_ALLOC,
+                           .flags = flags};
         model_fields(c, o->model[0], &op);
         r->cfg.on_op(r->cfg.user, &op);
     }
@@ -442,9 +456,15 @@ static void slub_free(sl_replay *r, const sli_event *ev)
             timeline_add(r, ci, ev->ts_ns, false);
         }
         if (r->cfg.on_op) {
-            sl_replay_op op = {.ts_ns = ev->ts_ns, .ptr = ev->ptr, .line = (uint32_t)r->lines, .cpu = (uint16_t)ev->cpu,
-                               .alloc_cpu = SLI_NONE16, .cache = ci, .kind = SL_REPLAY_OP_FREE_UNKNOWN,
-                               .obj_pfn = SL_NONE32, .obj_index = SL_NONE32};
+            sl_replay_op op = {.ts_ns = ev->ts_ns,
+                               .ptr = ev->ptr,
+                               .line = (uint32_t)r->lines,
+                               .cpu = (uint16_t)ev->cpu,
+                               .alloc_cpu = SLI_NONE16,
+                               .cache = ci,
+                               .kind = SL_REPLAY_OP_FREE_UNKNOWN,
+                               .obj_pfn = SL_NONE32,
+                               .obj_index = SL_NONE32};
             r->cfg.on_op(r->cfg.user, &op);
         }
         return;
@@ -479,9 +499,16 @@ static void slub_free(sl_replay *r, const sli_event *ev)
     model_free(r, c, &o, sli_model_cpu(r, ev->cpu), &flags);
     if (r->cfg.on_op) {
         uint32_t pfn = op.obj_pfn, idx = op.obj_index;
-        op = (sl_replay_op){.ts_ns = ev->ts_ns, .ptr = ev->ptr, .alloc_ts_ns = o.ts_ns, .line = (uint32_t)r->lines,
-                            .live = (uint32_t)c->live, .cpu = (uint16_t)ev->cpu, .alloc_cpu = o.cpu, .cache = o.cache,
-                            .kind = SL_REPLAY_OP_FREE, .flags = flags};
+        op = (sl_replay_op){.ts_ns = ev->ts_ns,
+                            .ptr = ev->ptr,
+                            .alloc_ts_ns = o.ts_ns,
+                            .line = (uint32_t)r->lines,
+                            .live = (uint32_t)c->live,
+                            .cpu = (uint16_t)ev->cpu,
+                            .alloc_cpu = o.cpu,
+                            .cache = o.cache,
+                            .kind = SL_REPLAY_OP_FREE,
+                            .flags = flags};
         model_fields(c, NULL, &op);
         op.obj_pfn = pfn;
         op.obj_index = idx;

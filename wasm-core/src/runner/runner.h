@@ -16,11 +16,11 @@
 
 /* What sl_runner_selftest measured; laid out for the bridge (web/core/bridge-protocol.ts). */
 typedef struct sl_selftest_result {
-    uint32_t threads;                  /* CPU threads that ran */
-    uint32_t iterations;               /* per thread */
-    uint64_t counter;                  /* final value of the shared counter */
-    uint64_t cas_failures;             /* double-word CAS attempts that lost a race */
-    uint64_t thread_ids[SL_MAX_CPUS];  /* OS thread / worker id of each CPU thread */
+    uint32_t threads;                 /* CPU threads that ran */
+    uint32_t iterations;              /* per thread */
+    uint64_t counter;                 /* final value of the shared counter */
+    uint64_t cas_failures;            /* double-word CAS attempts that lost a race */
+    uint64_t thread_ids[SL_MAX_CPUS]; /* OS thread / worker id of each CPU thread */
     uint64_t per_cpu_done[SL_MAX_CPUS];
 } sl_selftest_result;
 

@@ -57,8 +57,8 @@ int sl_runner_selftest(unsigned threads, unsigned iterations, sl_selftest_result
     shared = (sl_dword){0, 0};
     atomic_init(&gate, 0);
     for (unsigned i = 0; i < threads; i++) {
-        cpus[i] = (selftest_cpu){.cpu = i, .iterations = iterations, .shared = &shared,
-                                 .start_gate = &gate, .nthreads = threads};
+        cpus[i] = (selftest_cpu){
+            .cpu = i, .iterations = iterations, .shared = &shared, .start_gate = &gate, .nthreads = threads};
     }
     for (; started < threads; started++) {
         rc = sl_thread_start(&th[started], selftest_cpu_main, &cpus[started]);

@@ -16,8 +16,8 @@
 
 typedef struct run_state {
     sl_sched_run *r;
-    uint32_t cur_op;   /* index of the outer op running */
-    unsigned depth;    /* 1 in an outer op, 2 in a handler */
+    uint32_t cur_op;         /* index of the outer op running */
+    unsigned depth;          /* 1 in an outer op, 2 in a handler */
     uint16_t arrivals[8][8]; /* per irq: arrivals of cur_op at each point id 0..7 */
     bool stopped;
 } run_state;
@@ -138,8 +138,15 @@ static void emit(sl_trace *tr, unsigned cpu, unsigned kind, uint32_t arg0, uint3
 {
 #if !defined(SLABLAB_BENCH)
     if (tr && tr->enabled && cpu < tr->ncpus) {
-        sl_event ev = {.op = 0, .cpu = (uint16_t)cpu, .kind = (uint16_t)kind, .cache = 0xffff,
-                       .slab = SL_NONE32, .obj = SL_NONE32, .arg0 = arg0, .arg1 = arg1, .arg2 = arg2};
+        sl_event ev = {.op = 0,
+                       .cpu = (uint16_t)cpu,
+                       .kind = (uint16_t)kind,
+                       .cache = 0xffff,
+                       .slab = SL_NONE32,
+                       .obj = SL_NONE32,
+                       .arg0 = arg0,
+                       .arg1 = arg1,
+                       .arg2 = arg2};
         sl_trace_emit(tr, &ev);
     }
 #else
@@ -155,8 +162,8 @@ static void hook(sl_trace *tr, unsigned cpu, unsigned point, unsigned line, cons
     r->microsteps++;
     emit(tr, cpu, SL_EV_PREEMPT_POINT, point, pc ? pc->op : 0, line);
     if (r->microsteps == r->stop_at_microstep) {
-        bool freeing = point == SL_SLUB_PP_FREE_BEFORE_CAS || point == SL_SLUB_PP_SLAB_FREE ||
-                       point == SL_SLUB_PP_BULK_GROUP;
+        bool freeing =
+            point == SL_SLUB_PP_FREE_BEFORE_CAS || point == SL_SLUB_PP_SLAB_FREE || point == SL_SLUB_PP_BULK_GROUP;
         r->snap_len = sl_slub_snapshot_inflight(r->cache, r->snap_buf, r->snap_cap, freeing ? pc : NULL);
         r->stop_op = st->cur_op;
         st->stopped = true;

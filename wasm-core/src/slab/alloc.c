@@ -269,10 +269,10 @@ void *sl_slab_cache_alloc(sl_slab_cache *c, unsigned cpu)
 
 /* kmalloc_slab's size_index[] for sizes 1..192 in 8-byte steps, SLAB's KMALLOC_MIN_SIZE 32. */
 static const uint8_t size_index[24] = {
-    0, 0, 0, 0,       /* 8 16 24 32 -> kmalloc-32 */
-    1, 1, 1, 1,       /* 40 .. 64 -> kmalloc-64 */
-    2, 2, 2, 2,       /* 72 .. 96 -> kmalloc-96 */
-    3, 3, 3, 3,       /* 104 .. 128 -> kmalloc-128 */
+    0, 0, 0, 0,             /* 8 16 24 32 -> kmalloc-32 */
+    1, 1, 1, 1,             /* 40 .. 64 -> kmalloc-64 */
+    2, 2, 2, 2,             /* 72 .. 96 -> kmalloc-96 */
+    3, 3, 3, 3,             /* 104 .. 128 -> kmalloc-128 */
     4, 4, 4, 4, 4, 4, 4, 4, /* 136 .. 192 -> kmalloc-192 */
 };
 

@@ -20,8 +20,16 @@ void sli_slab_event(const sl_slab *sl, unsigned cache, unsigned cpu, unsigned ki
     sl_trace *tr = sl->trace;
     if (!tr || !tr->enabled || cpu >= tr->ncpus)
         return;
-    sl_event ev = {.op = sl->cur_op[cpu], .cpu = (uint16_t)cpu, .kind = (uint16_t)kind, .cache = (uint16_t)cache,
-                   .flags = 0, .slab = slab, .obj = obj, .arg0 = a0, .arg1 = a1, .arg2 = a2};
+    sl_event ev = {.op = sl->cur_op[cpu],
+                   .cpu = (uint16_t)cpu,
+                   .kind = (uint16_t)kind,
+                   .cache = (uint16_t)cache,
+                   .flags = 0,
+                   .slab = slab,
+                   .obj = obj,
+                   .arg0 = a0,
+                   .arg1 = a1,
+                   .arg2 = a2};
     sl_trace_emit(tr, &ev);
 }
 #endif
@@ -177,8 +185,7 @@ static int cache_new(sl_slab *sl, const sl_slab_spec *spec, const sl_slab_geomet
     int rc;
     if (id >= SL_SLAB_MAX_CACHES)
         return SL_EINVAL;
-    sl_slab_cache *c = sl_os_alloc_aligned((sizeof *c + SL_CACHELINE - 1) / SL_CACHELINE * SL_CACHELINE,
-                                           SL_CACHELINE);
+    sl_slab_cache *c = sl_os_alloc_aligned((sizeof *c + SL_CACHELINE - 1) / SL_CACHELINE * SL_CACHELINE, SL_CACHELINE);
     if (!c)
         return SL_ENOMEM;
     memset(c, 0, sizeof *c);

@@ -195,8 +195,8 @@ uint32_t sl_slab_known_flags(const char *name)
 
 /* The column names of a slabinfo 2.1 cache line, by word position (NULL: a literal). */
 static const char *const slabinfo_columns[16] = {
-    "name", "active_objs", "num_objs", "objsize", "objperslab", "pagesperslab", NULL, NULL,
-    "limit", "batchcount", "sharedfactor", NULL, NULL, "active_slabs", "num_slabs", "sharedavail",
+    "name",  "active_objs", "num_objs",     "objsize", "objperslab", "pagesperslab", NULL,        NULL,
+    "limit", "batchcount",  "sharedfactor", NULL,      NULL,         "active_slabs", "num_slabs", "sharedavail",
 };
 
 static int slabinfo_line(const char *p, const char *end, unsigned lineno, sl_slab_spec *spec, sl_slab_reported *rep,
@@ -212,8 +212,7 @@ static int slabinfo_line(const char *p, const char *end, unsigned lineno, sl_sla
             shape = false;
     if (!shape) {
         set_err(err, errlen,
-                "line %u: expected NAME and 5 numbers, ': tunables' and 3 numbers, ': slabdata' and 3 numbers",
-                lineno);
+                "line %u: expected NAME and 5 numbers, ': tunables' and 3 numbers, ': slabdata' and 3 numbers", lineno);
         return SL_EINVAL;
     }
     uint32_t num[16] = {0};
@@ -239,8 +238,11 @@ static int slabinfo_line(const char *p, const char *end, unsigned lineno, sl_sla
     size_t nlen = len[0] < SL_SLAB_NAME_MAX - 1 ? len[0] : SL_SLAB_NAME_MAX - 1;
     memcpy(spec->name, w[0], nlen);
     spec->flags = sl_slab_known_flags(spec->name); /* what slabinfo does not show, known by name */
-    *rep = (sl_slab_reported){.order = (uint32_t)__builtin_ctz(num[5]), .num = num[4], .limit = num[8],
-                              .batchcount = num[9], .shared = num[10]};
+    *rep = (sl_slab_reported){.order = (uint32_t)__builtin_ctz(num[5]),
+                              .num = num[4],
+                              .limit = num[8],
+                              .batchcount = num[9],
+                              .shared = num[10]};
     return SL_OK;
 }
 
@@ -368,8 +370,8 @@ int sl_slab_caches_read_sysfs(const char *dir, sl_slab_spec_list *out, char *err
             continue;
         char path[4096];
         struct stat st;
-        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path ||
-            lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path || lstat(path, &st) != 0 ||
+            !S_ISDIR(st.st_mode))
             continue; /* symlinks are SLUB's aliases of merged caches */
         sl_slab_spec spec = {0};
         size_t nlen = strnlen(e->d_name, SL_SLAB_NAME_MAX - 1);
@@ -377,8 +379,7 @@ int sl_slab_caches_read_sysfs(const char *dir, sl_slab_spec_list *out, char *err
         char buf[256];
         if (!read_attr(dir, e->d_name, "object_size", buf, sizeof buf) ||
             !parse_u32(buf, strlen(buf), 1, (uint32_t)SL_SLAB_KMALLOC_MAX, &spec.object_size)) {
-            set_err(err, errlen, "%s/object_size: missing or not a size of 1 to %zu", e->d_name,
-                    SL_SLAB_KMALLOC_MAX);
+            set_err(err, errlen, "%s/object_size: missing or not a size of 1 to %zu", e->d_name, SL_SLAB_KMALLOC_MAX);
             rc = SL_EINVAL;
             break;
         }

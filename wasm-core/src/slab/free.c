@@ -148,8 +148,8 @@ static SL_NOINLINE void cache_flusharray(sl_slab_cache *c, sl_slab_array *ac, un
             batchcount = max;
         SLI_EV(c, cpu, SL_EV_SLAB_FLUSH, SL_NONE32, SL_NONE32, batchcount, 1, 0);
         for (unsigned i = 0; i < batchcount; i++)
-            SLI_EV(c, cpu, SL_EV_SLAB_ARRAY_MOVE, sli_slab_obj_pfn(c, ac->entry[i]), sli_slab_obj_index(c, ac->entry[i]),
-                   cpu, 0xffffu, shared->avail + i);
+            SLI_EV(c, cpu, SL_EV_SLAB_ARRAY_MOVE, sli_slab_obj_pfn(c, ac->entry[i]),
+                   sli_slab_obj_index(c, ac->entry[i]), cpu, 0xffffu, shared->avail + i);
         memcpy(&shared->entry[shared->avail], ac->entry, sizeof(void *) * batchcount);
         WR(shared->avail, shared->avail + batchcount);
     } else {

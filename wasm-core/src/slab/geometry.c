@@ -35,14 +35,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#define ALIGN_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+#define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
 
 static const char *const mgmt_names[SL_SLAB_NMGMT] = {"OBJFREELIST", "NORMAL(leftover)", "NORMAL", "OFF"};
 
-const char *sl_slab_mgmt_name(sl_slab_mgmt m)
-{
-    return (unsigned)m < SL_SLAB_NMGMT ? mgmt_names[m] : "?";
-}
+const char *sl_slab_mgmt_name(sl_slab_mgmt m) { return (unsigned)m < SL_SLAB_NMGMT ? mgmt_names[m] : "?"; }
 
 bool sl_slab_kernel_valid(unsigned v)
 {
@@ -271,7 +268,8 @@ sl_slab_spec sl_slab_kmalloc_spec(const sl_slab_kmalloc_table *t, unsigned i)
 {
     uint32_t size = sl_slab_kmalloc_size(i);
     /* ARCH_KMALLOC_MINALIGN (8, the minimum anyway), or from 5.4 the size of a power of two. */
-    sl_slab_spec spec = {.object_size = size, .flags = SL_SLAB_HWCACHE_ALIGN,
+    sl_slab_spec spec = {.object_size = size,
+                         .flags = SL_SLAB_HWCACHE_ALIGN,
                          .align = t->variant.kernel >= SL_SLAB_KERNEL_POW2_ALIGN && !(size & (size - 1)) ? size : 0};
     sl_slab_kmalloc_name(i, spec.name, sizeof spec.name);
     return spec;
@@ -300,6 +298,6 @@ size_t sl_slab_kmalloc_max_cache(const sl_slab_kmalloc_table *t) { return sl_sla
 sl_slab_tunables sl_slab_tunables_for(uint32_t size, unsigned ncpus)
 {
     uint32_t limit = size > 131072 ? 1 : size > SL_PAGE_SIZE ? 8 : size > 1024 ? 24 : size > 256 ? 54 : 120;
-    return (sl_slab_tunables){.limit = limit, .batchcount = (limit + 1) / 2,
-                              .shared = size <= SL_PAGE_SIZE && ncpus > 1 ? 8 : 0};
+    return (sl_slab_tunables){
+        .limit = limit, .batchcount = (limit + 1) / 2, .shared = size <= SL_PAGE_SIZE && ncpus > 1 ? 8 : 0};
 }

@@ -31,7 +31,7 @@
 /* Kernel versions and the model variant                               */
 
 /* A kernel version as a number: SL_SLAB_KERNEL(6, 7) == 607. */
-#define SL_SLAB_KERNEL(major, minor) ((major) * 100u + (minor))
+#define SL_SLAB_KERNEL(major, minor) ((major)*100u + (minor))
 #define SL_SLAB_KERNEL_FIRST SL_SLAB_KERNEL(4, 10) /* grow_begin/grow_end, total/free slab counters */
 #define SL_SLAB_KERNEL_LAST SL_SLAB_KERNEL(6, 7)   /* SLAB was removed in 6.8 */
 /* The version rules (docs/slab.md, "Kernel versions"). */
@@ -79,11 +79,11 @@ typedef enum sl_slab_mgmt {
 const char *sl_slab_mgmt_name(sl_slab_mgmt m);
 
 /* Cache flags the geometry depends on (the kernel's SLAB_* of the same meaning). */
-#define SL_SLAB_HWCACHE_ALIGN 0x1u  /* SLAB_HWCACHE_ALIGN */
-#define SL_SLAB_TYPESAFE_RCU 0x2u   /* SLAB_TYPESAFE_BY_RCU (DESTROY_BY_RCU before 4.12) */
-#define SL_SLAB_CTOR 0x4u           /* the cache has a constructor */
-#define SL_SLAB_RECLAIM 0x8u        /* SLAB_RECLAIM_ACCOUNT */
-#define SL_SLAB_NOLEAKTRACE 0x10u   /* SLAB_NOLEAKTRACE */
+#define SL_SLAB_HWCACHE_ALIGN 0x1u /* SLAB_HWCACHE_ALIGN */
+#define SL_SLAB_TYPESAFE_RCU 0x2u  /* SLAB_TYPESAFE_BY_RCU (DESTROY_BY_RCU before 4.12) */
+#define SL_SLAB_CTOR 0x4u          /* the cache has a constructor */
+#define SL_SLAB_RECLAIM 0x8u       /* SLAB_RECLAIM_ACCOUNT */
+#define SL_SLAB_NOLEAKTRACE 0x10u  /* SLAB_NOLEAKTRACE */
 #define SL_SLAB_FLAGS_ALL 0x1fu
 
 /* A cache as kmem_cache_create() receives it. */
@@ -98,23 +98,23 @@ typedef struct sl_slab_spec {
 /* What __kmem_cache_create() decided. */
 typedef struct sl_slab_geometry {
     sl_slab_mgmt mgmt;
-    uint32_t size;          /* buffer size: object_size aligned, at least 16 */
-    uint32_t align;         /* final alignment */
-    uint32_t order;         /* a slab is PAGE_SIZE << order bytes */
-    uint32_t num;           /* objects per slab */
-    uint32_t left;          /* bytes neither objects nor on-slab freelist (colour space) */
-    uint32_t freelist_size; /* num * sizeof(freelist_idx_t) */
-    uint32_t off_cache_size;/* OFF: buffer size of the kmalloc cache holding the array, else 0 */
-    uint32_t colour_off;    /* max(cache_line_size, align) */
-    uint32_t colour;        /* left / colour_off: number of distinct colours */
-    uint32_t waste;         /* per slab: bytes not holding objects, plus off_cache_size */
+    uint32_t size;           /* buffer size: object_size aligned, at least 16 */
+    uint32_t align;          /* final alignment */
+    uint32_t order;          /* a slab is PAGE_SIZE << order bytes */
+    uint32_t num;            /* objects per slab */
+    uint32_t left;           /* bytes neither objects nor on-slab freelist (colour space) */
+    uint32_t freelist_size;  /* num * sizeof(freelist_idx_t) */
+    uint32_t off_cache_size; /* OFF: buffer size of the kmalloc cache holding the array, else 0 */
+    uint32_t colour_off;     /* max(cache_line_size, align) */
+    uint32_t colour;         /* left / colour_off: number of distinct colours */
+    uint32_t waste;          /* per slab: bytes not holding objects, plus off_cache_size */
 } sl_slab_geometry;
 
 /* The kernel's constants on x86-64 with 4 KiB pages. */
-#define SL_SLAB_IDX_SIZE 1u          /* sizeof(freelist_idx_t): (PAGE_SIZE >> 8) <= 16 */
-#define SL_SLAB_OBJ_MAX_NUM 255u     /* (1 << 8*sizeof(freelist_idx_t)) - 1 */
+#define SL_SLAB_IDX_SIZE 1u      /* sizeof(freelist_idx_t): (PAGE_SIZE >> 8) <= 16 */
+#define SL_SLAB_OBJ_MAX_NUM 255u /* (1 << 8*sizeof(freelist_idx_t)) - 1 */
 #define SL_SLAB_OBJ_MIN_SIZE 16u
-#define SL_SLAB_MAX_ORDER 1u         /* slab_max_order on machines with > 32 MB */
+#define SL_SLAB_MAX_ORDER 1u /* slab_max_order on machines with > 32 MB */
 #define SL_SLAB_KMALLOC_MAX_ORDER 10u
 #define SL_SLAB_CACHE_LINE 64u
 #define SL_SLAB_KMALLOC_MIN 32u
@@ -163,8 +163,7 @@ int sl_slab_kmalloc_index(size_t size);
  * SL_EINVAL for a size of 0 or above 4 MiB, a bad alignment or unknown flags,
  * or SL_ENOMEM when no order fits (the kernel's -E2BIG).
  */
-int sl_slab_geometry_compute(const sl_slab_spec *spec, const sl_slab_kmalloc_table *kt,
-                             sl_slab_geometry *out);
+int sl_slab_geometry_compute(const sl_slab_spec *spec, const sl_slab_kmalloc_table *kt, sl_slab_geometry *out);
 
 /* cache_estimate(): objects in PAGE_SIZE << order bytes; *left gets the remainder. */
 unsigned sl_slab_cache_estimate(unsigned order, size_t size, bool array_outside, size_t *left);
@@ -182,8 +181,8 @@ sl_slab_tunables sl_slab_tunables_for(uint32_t size, unsigned ncpus);
 
 /* What a SLAB kernel's /proc/slabinfo says about a cache. */
 typedef struct sl_slab_reported {
-    uint32_t order;      /* log2 of <pagesperslab> */
-    uint32_t num;        /* <objperslab> */
+    uint32_t order; /* log2 of <pagesperslab> */
+    uint32_t num;   /* <objperslab> */
     uint32_t limit, batchcount, shared;
 } sl_slab_reported;
 
@@ -255,13 +254,13 @@ int sl_slab_caches_read_sysfs(const char *dir, sl_slab_spec_list *out, char *err
  * from 4.10 has).
  */
 typedef struct sl_slab_types {
-    unsigned kernel;       /* resolved */
+    unsigned kernel; /* resolved */
     bool init_on_free;
     unsigned ncpus;
     unsigned n;
-    sl_slab_geometry *g[2];   /* [rules][cache] */
-    sl_slab_tunables *tun;    /* [cache] */
-    signed char *match;       /* [cache]: 1 agrees, 0 differs, -1 nothing reported */
+    sl_slab_geometry *g[2]; /* [rules][cache] */
+    sl_slab_tunables *tun;  /* [cache] */
+    signed char *match;     /* [cache]: 1 agrees, 0 differs, -1 nothing reported */
     unsigned totals[2][SL_SLAB_NMGMT];
     unsigned compared, matched;
 } sl_slab_types;
@@ -400,11 +399,11 @@ typedef struct sl_slab_cache_info {
     unsigned id;
     uint32_t object_size;
     sl_slab_geometry g;
-    unsigned limit, batchcount, shared_limit; /* shared_limit 0: no shared array */
+    unsigned limit, batchcount, shared_limit;            /* shared_limit 0: no shared array */
     unsigned long total_slabs, free_slabs, free_objects; /* node counters */
-    unsigned long active_objs; /* total_slabs * num - free_objects (includes array caches) */
-    unsigned long cpu_avail;   /* objects in all CPU arrays */
-    unsigned long shared_avail;/* objects in the shared array */
+    unsigned long active_objs;                           /* total_slabs * num - free_objects (includes array caches) */
+    unsigned long cpu_avail;                             /* objects in all CPU arrays */
+    unsigned long shared_avail;                          /* objects in the shared array */
     unsigned long grown, destroyed, alloc_hit, alloc_miss, free_hit, free_miss;
 } sl_slab_cache_info;
 void sl_slab_cache_info_get(const sl_slab_cache *c, sl_slab_cache_info *out);

@@ -77,12 +77,12 @@ typedef struct sl_slab_array {
 
 /* The SLAB fields of struct page (head page's priv area). */
 typedef struct slab_page {
-    sl_slab_cache *cache;   /* page->slab_cache */
-    unsigned char *s_mem;   /* first object: page address + colour offset */
-    void *freelist;         /* freelist_idx_t array; OBJFREELIST: inside a free object, NULL when full */
-    uint32_t active;        /* objects taken from the freelist */
-    uint32_t list;          /* SLAB_LIST_* the slab is on (what the kernel infers from lru) */
-    sl_page *next, *prev;   /* lru: node list links */
+    sl_slab_cache *cache; /* page->slab_cache */
+    unsigned char *s_mem; /* first object: page address + colour offset */
+    void *freelist;       /* freelist_idx_t array; OBJFREELIST: inside a free object, NULL when full */
+    uint32_t active;      /* objects taken from the freelist */
+    uint32_t list;        /* SLAB_LIST_* the slab is on (what the kernel infers from lru) */
+    sl_page *next, *prev; /* lru: node list links */
 } slab_page;
 SL_PAGE_PRIV_CHECK(slab_page);
 #define SLAB_OF(pg) SL_PAGE_PRIV(pg, slab_page)
@@ -113,19 +113,19 @@ struct sl_slab_cache {
     unsigned id;
     char name[SL_SLAB_NAME_MAX];
     uint32_t object_size;
-    uint32_t size;             /* buffer size */
+    uint32_t size; /* buffer size */
     uint32_t num;
     uint32_t order;
     uint32_t colour, colour_off;
     uint32_t freelist_size;
-    uint32_t reciprocal_m;     /* reciprocal_value(size) */
+    uint32_t reciprocal_m; /* reciprocal_value(size) */
     uint8_t reciprocal_sh1, reciprocal_sh2;
     sl_slab_mgmt mgmt;
-    bool init_on_free;         /* slab_want_init_on_free: the boot option, and no ctor or RCU */
+    bool init_on_free; /* slab_want_init_on_free: the boot option, and no ctor or RCU */
     sl_slab_geometry g;
     sl_slab_cache *freelist_cache; /* OFF: the kmalloc cache holding freelist arrays */
     unsigned limit, batchcount, shared_limit;
-    sl_slab_array **cpu;       /* ncpus arrays, each cache-line aligned */
+    sl_slab_array **cpu; /* ncpus arrays, each cache-line aligned */
     sl_slab_node node;
     struct {
         unsigned long grown, destroyed;
@@ -136,9 +136,9 @@ struct sl_slab {
     sl_page_zone zone;
     unsigned ncpus;
     sl_trace *trace;
-    sl_slab_kmalloc_table kt;  /* kt.variant: the resolved variant */
-    size_t kmalloc_max_cache;  /* KMALLOC_MAX_CACHE_SIZE: above it kmalloc_large */
-    uint64_t reap_clock;       /* latest now_ms passed to sl_slab_reap */
+    sl_slab_kmalloc_table kt; /* kt.variant: the resolved variant */
+    size_t kmalloc_max_cache; /* KMALLOC_MAX_CACHE_SIZE: above it kmalloc_large */
+    uint64_t reap_clock;      /* latest now_ms passed to sl_slab_reap */
     unsigned ncaches;
     sl_slab_cache *caches[SL_SLAB_MAX_CACHES]; /* by id; ids 0..19 are the kmalloc indexes */
 #if SL_DEBUG
@@ -166,17 +166,18 @@ SL_INLINE void *sli_slab_index_to_obj(const sl_slab_cache *c, const slab_page *s
  */
 #if defined(SLABLAB_BENCH)
 /* Unevaluated: nothing is computed, but the arguments count as used. */
-#define SLI_EV(c, cpu, kind, slabpfn, objidx, a0, a1, a2)                                         \
-    ((void)sizeof(c), (void)sizeof(cpu), (void)sizeof(slabpfn), (void)sizeof(objidx), (void)sizeof(a0), \
+#define SLI_EV(c, cpu, kind, slabpfn, objidx, a0, a1, a2)                                                              \
+    ((void)sizeof(c), (void)sizeof(cpu), (void)sizeof(slabpfn), (void)sizeof(objidx), (void)sizeof(a0),                \
      (void)sizeof(a1), (void)sizeof(a2))
-#define SLI_WEV(sl, cpu, kind, a0, a1, a2)                                                       \
+#define SLI_WEV(sl, cpu, kind, a0, a1, a2)                                                                             \
     ((void)sizeof(sl), (void)sizeof(cpu), (void)sizeof(a0), (void)sizeof(a1), (void)sizeof(a2))
 #else
 void sli_slab_event(const sl_slab *sl, unsigned cache, unsigned cpu, unsigned kind, uint32_t slab, uint32_t obj,
                     uint32_t a0, uint32_t a1, uint32_t a2);
-#define SLI_EV(c, cpu, kind, slabpfn, objidx, a0, a1, a2)                                         \
+#define SLI_EV(c, cpu, kind, slabpfn, objidx, a0, a1, a2)                                                              \
     sli_slab_event((c)->sl, (c)->id, (cpu), (kind), (slabpfn), (objidx), (a0), (a1), (a2))
-#define SLI_WEV(sl, cpu, kind, a0, a1, a2) sli_slab_event((sl), 0xffff, (cpu), (kind), SL_NONE32, SL_NONE32, (a0), (a1), (a2))
+#define SLI_WEV(sl, cpu, kind, a0, a1, a2)                                                                             \
+    sli_slab_event((sl), 0xffff, (cpu), (kind), SL_NONE32, SL_NONE32, (a0), (a1), (a2))
 #endif
 
 /*

@@ -193,9 +193,14 @@ static void put_list(snap_ctx *x, const sl_slab_cache *c, const slab_list *l, un
         const slab_page *s = SLAB_OF(pg);
         const unsigned char *addr = sl_page_address(&x->sl->zone, pg);
         uint32_t off = (uint32_t)(s->s_mem - addr);
-        snap_slab r = {.pfn = sl_page_pfn(&x->sl->zone, pg), .cache = (uint16_t)c->id, .list = (uint8_t)which,
-                       .active = (uint16_t)s->active, .position = (uint16_t)pos, .s_mem_offset = off,
-                       .colour = (uint16_t)(off / c->colour_off), .order = (uint8_t)c->order,
+        snap_slab r = {.pfn = sl_page_pfn(&x->sl->zone, pg),
+                       .cache = (uint16_t)c->id,
+                       .list = (uint8_t)which,
+                       .active = (uint16_t)s->active,
+                       .position = (uint16_t)pos,
+                       .s_mem_offset = off,
+                       .colour = (uint16_t)(off / c->colour_off),
+                       .order = (uint8_t)c->order,
                        .first_freelist_byte = x->freelist_byte};
         unsigned char *bytes = x->b + x->h.off_freelists + x->freelist_byte;
         if (locate_freelist(x, c, s, addr, &r))
@@ -211,14 +216,31 @@ static void put_cache(snap_ctx *x, uint32_t rec, const sl_slab_cache *c)
 {
     const sl_slab_node *n = &c->node;
     snap_cache r = {
-        .id = c->id, .object_size = c->object_size, .size = c->size, .align = c->g.align, .order = c->order,
-        .num = c->num, .mgmt = (uint32_t)c->mgmt, .colour = c->colour, .colour_off = c->colour_off,
-        .freelist_size = c->freelist_size, .freelist_cache = c->freelist_cache ? c->freelist_cache->id : SL_NONE32,
-        .limit = c->limit, .batchcount = c->batchcount, .shared_limit = c->shared_limit,
-        .free_limit = (uint32_t)n->free_limit, .colour_next = n->colour_next, .free_touched = n->free_touched,
-        .total_slabs = (uint32_t)n->total_slabs, .free_slabs = (uint32_t)n->free_slabs,
-        .free_objects = (uint32_t)n->free_objects, .next_reap = (uint32_t)n->next_reap, .first_slab = x->slab,
-        .first_array = x->array, .grown = (uint32_t)c->stats.grown, .destroyed = (uint32_t)c->stats.destroyed,
+        .id = c->id,
+        .object_size = c->object_size,
+        .size = c->size,
+        .align = c->g.align,
+        .order = c->order,
+        .num = c->num,
+        .mgmt = (uint32_t)c->mgmt,
+        .colour = c->colour,
+        .colour_off = c->colour_off,
+        .freelist_size = c->freelist_size,
+        .freelist_cache = c->freelist_cache ? c->freelist_cache->id : SL_NONE32,
+        .limit = c->limit,
+        .batchcount = c->batchcount,
+        .shared_limit = c->shared_limit,
+        .free_limit = (uint32_t)n->free_limit,
+        .colour_next = n->colour_next,
+        .free_touched = n->free_touched,
+        .total_slabs = (uint32_t)n->total_slabs,
+        .free_slabs = (uint32_t)n->free_slabs,
+        .free_objects = (uint32_t)n->free_objects,
+        .next_reap = (uint32_t)n->next_reap,
+        .first_slab = x->slab,
+        .first_array = x->array,
+        .grown = (uint32_t)c->stats.grown,
+        .destroyed = (uint32_t)c->stats.destroyed,
         .flags = c->init_on_free ? 1u : 0u,
     };
     memcpy(r.name, c->name, sizeof r.name);
@@ -247,8 +269,8 @@ long sl_slab_snapshot(sl_slab *sl, void *buf, size_t cap)
         if (!c)
             continue;
         h->ncaches++;
-        uint32_t slabs = list_len(sl, c, &c->node.partial) + list_len(sl, c, &c->node.full) +
-                         list_len(sl, c, &c->node.free);
+        uint32_t slabs =
+            list_len(sl, c, &c->node.partial) + list_len(sl, c, &c->node.full) + list_len(sl, c, &c->node.free);
         h->nslabs += slabs;
         h->freelist_bytes += slabs * c->num;
         for (unsigned cpu = 0; cpu < sl->ncpus; cpu++)

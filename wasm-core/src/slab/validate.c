@@ -60,9 +60,9 @@ static int check_slab(vctx *v, sl_slab_cache *c, sl_page *pg, unsigned which)
     if (!(pg->flags & SL_PG_HEAD) || pg->order != c->order)
         return fail(v, "%s: slab %u is not a head page of order %u", c->name, pfn, c->order);
     if (s->cache != c || s->list != which)
-        return fail(v, "%s: slab %u has cache/list %p/%u, expected list %u", c->name, pfn, (void *)s->cache,
-                    s->list, which);
-    bool ok = which == SLAB_LIST_FREE ? s->active == 0
+        return fail(v, "%s: slab %u has cache/list %p/%u, expected list %u", c->name, pfn, (void *)s->cache, s->list,
+                    which);
+    bool ok = which == SLAB_LIST_FREE   ? s->active == 0
               : which == SLAB_LIST_FULL ? s->active == c->num
                                         : s->active > 0 && s->active < c->num;
     if (!ok)
@@ -84,8 +84,8 @@ static int check_slab(vctx *v, sl_slab_cache *c, sl_page *pg, unsigned which)
         } else {
             unsigned home = ((freelist_idx_t *)s->freelist)[c->num - 1];
             if (!s->freelist || s->freelist != sli_slab_index_to_obj(c, s, home))
-                return fail(v, "%s: OBJFREELIST slab %u array is not in the free object at its last position",
-                            c->name, pfn);
+                return fail(v, "%s: OBJFREELIST slab %u array is not in the free object at its last position", c->name,
+                            pfn);
         }
         break;
     case SL_SLAB_NORMAL:
@@ -111,8 +111,8 @@ static int check_slab(vctx *v, sl_slab_cache *c, sl_page *pg, unsigned which)
         for (unsigned pos = s->active; pos < c->num; pos++) {
             unsigned idx = ((freelist_idx_t *)s->freelist)[pos];
             if (idx >= c->num || bit(m->free, idx))
-                return fail(v, "%s: slab %u freelist position %u holds bad or repeated index %u", c->name, pfn,
-                            pos, idx);
+                return fail(v, "%s: slab %u freelist position %u holds bad or repeated index %u", c->name, pfn, pos,
+                            idx);
             set(m->free, idx);
         }
     return SL_OK;

@@ -72,8 +72,8 @@ static void *take_one_locked(sli_act *a, sli_slub_slab *slab, uint32_t *inuse)
     void *object = (void *)old.lo;
     *inuse = sli_inuse(old.hi) + 1;
     a->cas++;
-    bool ok = sl_dw_cas(&slab->fc, old, (sl_dword){(uintptr_t)sli_get_fp(a->s, object),
-                                                    sli_counters(*inuse, sli_objects(old.hi), 0)});
+    bool ok = sl_dw_cas(&slab->fc, old,
+                        (sl_dword){(uintptr_t)sli_get_fp(a->s, object), sli_counters(*inuse, sli_objects(old.hi), 0)});
     sl_assert(ok);
     (void)ok;
     return object;
@@ -205,7 +205,8 @@ static bool acquire_slab(sli_act *a, sli_slub_slab *slab, bool take, void **free
 {
     sl_dword old = sl_dw_read(&slab->fc);
     uint32_t n = sli_objects(old.hi);
-    sl_dword new_ = take ? (sl_dword){0, sli_counters(n, n, 1)} : (sl_dword){old.lo, sli_counters(sli_inuse(old.hi), n, 1)};
+    sl_dword new_ =
+        take ? (sl_dword){0, sli_counters(n, n, 1)} : (sl_dword){old.lo, sli_counters(sli_inuse(old.hi), n, 1)};
     a->cas++;
     if (!sl_dw_cas(&slab->fc, old, new_)) {
         sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_FAIL, 1);
@@ -390,8 +391,7 @@ SL_INLINE void *slab_alloc(sli_act *a)
             return sli_slub_slab_alloc_slow(a);
         void *next = sli_get_fp(s, object);
 #if !defined(SLABLAB_BENCH)
-        sl_slub_pp_ctx ctx = {.cache = s, .op = a->op, .cpu = a->cpu, .tid = tid, .freelist = object,
-                              .next = next};
+        sl_slub_pp_ctx ctx = {.cache = s, .op = a->op, .cpu = a->cpu, .tid = tid, .freelist = object, .next = next};
         SL_PREEMPT_POINT(s->trace, a->cpu, SL_SLUB_PP_ALLOC_BEFORE_CAS, &ctx);
 #endif
         if (SL_LIKELY(sli_update_cpu_freelist(a, object, tid, next))) {
@@ -400,8 +400,7 @@ SL_INLINE void *slab_alloc(sli_act *a)
             return object;
         }
         sli_stat(a, SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL, 1);
-        SLI_EV(a, SLUB_CPU_CAS_FAIL, c->slab, object, 0, (uint32_t)tid,
-               (uint32_t)sl_dw_read(&c->fl_tid).hi);
+        SLI_EV(a, SLUB_CPU_CAS_FAIL, c->slab, object, 0, (uint32_t)tid, (uint32_t)sl_dw_read(&c->fl_tid).hi);
     }
 }
 
@@ -466,8 +465,7 @@ int sl_slub_kmalloc_nolock(sl_slub_cache *s, unsigned cpu, void **obj)
         p = s->sheaves ? sli_alloc_from_pcs(s->sheaves, &a) : NULL;
         if (!p)
             p = sli_slub_slab_alloc_slow(&a);
-    } else if (s->fastpath == SL_SLUB_FP_RT &&
-               atomic_load_explicit(&a.c->lock.locked, memory_order_relaxed)) {
+    } else if (s->fastpath == SL_SLUB_FP_RT && atomic_load_explicit(&a.c->lock.locked, memory_order_relaxed)) {
         /* local_lock_is_locked(&s->cpu_slab->lock): -EBUSY, the kernel tries the next kmalloc bucket */
         SLI_EV(&a, SLUB_TRYLOCK_BUSY, NULL, NULL, 2, 5, 0);
         rc = SL_EBUSY;

@@ -48,23 +48,27 @@ static const sl_slub_kstat kstats_cpu_slab[] = {SL_SLUB_KERNEL_STATS(K)}; /* 4.3
 #define K(n, name) {#name, SL_SLUB_##n},
 static const sl_slub_kstat kstats_sheaves_opt_in[] = {
     K(ALLOC_PCS, alloc_cpu_sheaf) K(ALLOC_FASTPATH, alloc_fastpath) K(ALLOC_SLOWPATH, alloc_slowpath)
-    K(FREE_PCS, free_cpu_sheaf) K(FREE_RCU_SHEAF, free_rcu_sheaf) K(FREE_RCU_SHEAF_FAIL, free_rcu_sheaf_fail)
-    K(FREE_FASTPATH, free_fastpath) K(FREE_SLOWPATH, free_slowpath) K(FREE_FROZEN, free_frozen)
-    K(FREE_ADD_PARTIAL, free_add_partial) K(FREE_REMOVE_PARTIAL, free_remove_partial)
-    K(ALLOC_FROM_PARTIAL, alloc_from_partial) K(ALLOC_SLAB, alloc_slab) K(ALLOC_REFILL, alloc_refill)
-    K(ALLOC_NODE_MISMATCH, alloc_node_mismatch) K(FREE_SLAB, free_slab) K(CPUSLAB_FLUSH, cpuslab_flush)
-    K(DEACTIVATE_FULL, deactivate_full) K(DEACTIVATE_EMPTY, deactivate_empty)
-    K(DEACTIVATE_TO_HEAD, deactivate_to_head) K(DEACTIVATE_TO_TAIL, deactivate_to_tail)
-    K(DEACTIVATE_REMOTE_FREES, deactivate_remote_frees) K(DEACTIVATE_BYPASS, deactivate_bypass)
-    K(ORDER_FALLBACK, order_fallback) K(CMPXCHG_DOUBLE_CPU_FAIL, cmpxchg_double_cpu_fail)
-    K(CMPXCHG_DOUBLE_FAIL, cmpxchg_double_fail) K(CPU_PARTIAL_ALLOC, cpu_partial_alloc)
-    K(CPU_PARTIAL_FREE, cpu_partial_free) K(CPU_PARTIAL_NODE, cpu_partial_node)
-    K(CPU_PARTIAL_DRAIN, cpu_partial_drain) K(SHEAF_FLUSH, sheaf_flush) K(SHEAF_REFILL, sheaf_refill)
-    K(SHEAF_ALLOC, sheaf_alloc) K(SHEAF_FREE, sheaf_free) K(BARN_GET, barn_get) K(BARN_GET_FAIL, barn_get_fail)
-    K(BARN_PUT, barn_put) K(BARN_PUT_FAIL, barn_put_fail) K(SHEAF_PREFILL_FAST, sheaf_prefill_fast)
-    K(SHEAF_PREFILL_SLOW, sheaf_prefill_slow) K(SHEAF_PREFILL_OVERSIZE, sheaf_prefill_oversize)
-    K(SHEAF_RETURN_FAST, sheaf_return_fast) K(SHEAF_RETURN_SLOW, sheaf_return_slow)
-};
+        K(FREE_PCS, free_cpu_sheaf) K(FREE_RCU_SHEAF, free_rcu_sheaf) K(FREE_RCU_SHEAF_FAIL, free_rcu_sheaf_fail)
+            K(FREE_FASTPATH, free_fastpath) K(FREE_SLOWPATH, free_slowpath) K(FREE_FROZEN, free_frozen)
+                K(FREE_ADD_PARTIAL, free_add_partial) K(FREE_REMOVE_PARTIAL, free_remove_partial) K(
+                    ALLOC_FROM_PARTIAL, alloc_from_partial) K(ALLOC_SLAB, alloc_slab) K(ALLOC_REFILL, alloc_refill)
+                    K(ALLOC_NODE_MISMATCH, alloc_node_mismatch) K(FREE_SLAB, free_slab) K(CPUSLAB_FLUSH, cpuslab_flush)
+                        K(DEACTIVATE_FULL, deactivate_full) K(DEACTIVATE_EMPTY, deactivate_empty) K(
+                            DEACTIVATE_TO_HEAD, deactivate_to_head) K(DEACTIVATE_TO_TAIL, deactivate_to_tail)
+                            K(DEACTIVATE_REMOTE_FREES, deactivate_remote_frees) K(DEACTIVATE_BYPASS, deactivate_bypass)
+                                K(ORDER_FALLBACK, order_fallback) K(CMPXCHG_DOUBLE_CPU_FAIL, cmpxchg_double_cpu_fail)
+                                    K(CMPXCHG_DOUBLE_FAIL, cmpxchg_double_fail) K(CPU_PARTIAL_ALLOC, cpu_partial_alloc)
+                                        K(CPU_PARTIAL_FREE, cpu_partial_free) K(CPU_PARTIAL_NODE, cpu_partial_node)
+                                            K(CPU_PARTIAL_DRAIN, cpu_partial_drain) K(SHEAF_FLUSH, sheaf_flush)
+                                                K(SHEAF_REFILL, sheaf_refill) K(SHEAF_ALLOC, sheaf_alloc)
+                                                    K(SHEAF_FREE, sheaf_free) K(BARN_GET, barn_get)
+                                                        K(BARN_GET_FAIL, barn_get_fail) K(BARN_PUT, barn_put)
+                                                            K(BARN_PUT_FAIL, barn_put_fail) K(SHEAF_PREFILL_FAST,
+                                                                                              sheaf_prefill_fast)
+                                                                K(SHEAF_PREFILL_SLOW, sheaf_prefill_slow)
+                                                                    K(SHEAF_PREFILL_OVERSIZE, sheaf_prefill_oversize)
+                                                                        K(SHEAF_RETURN_FAST, sheaf_return_fast)
+                                                                            K(SHEAF_RETURN_SLOW, sheaf_return_slow)};
 #undef K
 /*
  * 7.0 ("slab: remove the do_slab_free() fastpath" and the rest of
@@ -72,19 +76,32 @@ static const sl_slub_kstat kstats_sheaves_opt_in[] = {
  * free_fastpath counting the sheaves.
  */
 static const sl_slub_kstat kstats_sheaves[] = {
-    {"alloc_fastpath", SL_SLUB_ALLOC_PCS}, {"alloc_slowpath", SL_SLUB_ALLOC_SLOWPATH},
-    {"free_rcu_sheaf", SL_SLUB_FREE_RCU_SHEAF}, {"free_rcu_sheaf_fail", SL_SLUB_FREE_RCU_SHEAF_FAIL},
-    {"free_fastpath", SL_SLUB_FREE_PCS}, {"free_slowpath", SL_SLUB_FREE_SLOWPATH},
-    {"free_add_partial", SL_SLUB_FREE_ADD_PARTIAL}, {"free_remove_partial", SL_SLUB_FREE_REMOVE_PARTIAL},
-    {"alloc_slab", SL_SLUB_ALLOC_SLAB}, {"alloc_node_mismatch", SL_SLUB_ALLOC_NODE_MISMATCH},
-    {"free_slab", SL_SLUB_FREE_SLAB}, {"order_fallback", SL_SLUB_ORDER_FALLBACK},
-    {"cmpxchg_double_fail", SL_SLUB_CMPXCHG_DOUBLE_FAIL}, {"sheaf_flush", SL_SLUB_SHEAF_FLUSH},
-    {"sheaf_refill", SL_SLUB_SHEAF_REFILL}, {"sheaf_alloc", SL_SLUB_SHEAF_ALLOC},
-    {"sheaf_free", SL_SLUB_SHEAF_FREE}, {"barn_get", SL_SLUB_BARN_GET}, {"barn_get_fail", SL_SLUB_BARN_GET_FAIL},
-    {"barn_put", SL_SLUB_BARN_PUT}, {"barn_put_fail", SL_SLUB_BARN_PUT_FAIL},
-    {"sheaf_prefill_fast", SL_SLUB_SHEAF_PREFILL_FAST}, {"sheaf_prefill_slow", SL_SLUB_SHEAF_PREFILL_SLOW},
+    {"alloc_fastpath", SL_SLUB_ALLOC_PCS},
+    {"alloc_slowpath", SL_SLUB_ALLOC_SLOWPATH},
+    {"free_rcu_sheaf", SL_SLUB_FREE_RCU_SHEAF},
+    {"free_rcu_sheaf_fail", SL_SLUB_FREE_RCU_SHEAF_FAIL},
+    {"free_fastpath", SL_SLUB_FREE_PCS},
+    {"free_slowpath", SL_SLUB_FREE_SLOWPATH},
+    {"free_add_partial", SL_SLUB_FREE_ADD_PARTIAL},
+    {"free_remove_partial", SL_SLUB_FREE_REMOVE_PARTIAL},
+    {"alloc_slab", SL_SLUB_ALLOC_SLAB},
+    {"alloc_node_mismatch", SL_SLUB_ALLOC_NODE_MISMATCH},
+    {"free_slab", SL_SLUB_FREE_SLAB},
+    {"order_fallback", SL_SLUB_ORDER_FALLBACK},
+    {"cmpxchg_double_fail", SL_SLUB_CMPXCHG_DOUBLE_FAIL},
+    {"sheaf_flush", SL_SLUB_SHEAF_FLUSH},
+    {"sheaf_refill", SL_SLUB_SHEAF_REFILL},
+    {"sheaf_alloc", SL_SLUB_SHEAF_ALLOC},
+    {"sheaf_free", SL_SLUB_SHEAF_FREE},
+    {"barn_get", SL_SLUB_BARN_GET},
+    {"barn_get_fail", SL_SLUB_BARN_GET_FAIL},
+    {"barn_put", SL_SLUB_BARN_PUT},
+    {"barn_put_fail", SL_SLUB_BARN_PUT_FAIL},
+    {"sheaf_prefill_fast", SL_SLUB_SHEAF_PREFILL_FAST},
+    {"sheaf_prefill_slow", SL_SLUB_SHEAF_PREFILL_SLOW},
     {"sheaf_prefill_oversize", SL_SLUB_SHEAF_PREFILL_OVERSIZE},
-    {"sheaf_return_fast", SL_SLUB_SHEAF_RETURN_FAST}, {"sheaf_return_slow", SL_SLUB_SHEAF_RETURN_SLOW},
+    {"sheaf_return_fast", SL_SLUB_SHEAF_RETURN_FAST},
+    {"sheaf_return_slow", SL_SLUB_SHEAF_RETURN_SLOW},
 };
 
 unsigned sl_slub_kstats(sl_slub_kversion v, const sl_slub_kstat **table)
@@ -111,10 +128,16 @@ void sli_slub_event(const sli_act *a, unsigned kind, const sli_slub_slab *slab, 
     sl_trace *tr = a->s->trace;
     if (!tr || !tr->enabled)
         return;
-    sl_event ev = {.op = a->op, .cpu = a->cpu, .kind = (uint16_t)kind, .cache = a->s->id, .flags = 0,
+    sl_event ev = {.op = a->op,
+                   .cpu = a->cpu,
+                   .kind = (uint16_t)kind,
+                   .cache = a->s->id,
+                   .flags = 0,
                    .slab = slab ? sli_slab_pfn(a->s, slab) : SL_NONE32,
                    .obj = slab && obj ? sli_obj_index(a->s, slab, obj) : SL_NONE32,
-                   .arg0 = a0, .arg1 = a1, .arg2 = a2};
+                   .arg0 = a0,
+                   .arg1 = a1,
+                   .arg2 = a2};
     sl_trace_emit(tr, &ev);
 }
 #endif
@@ -127,8 +150,14 @@ void sli_slub_op_event(const sli_act *a, unsigned kind, unsigned opcode, int32_t
         uint32_t pfn = SL_NONE32, idx = SL_NONE32;
         if (obj && !sl_slub_object_index(a->s, obj, &pfn, &idx))
             pfn = idx = SL_NONE32;
-        sl_event ev = {.op = a->op, .cpu = a->cpu, .kind = (uint16_t)kind, .cache = a->s->id,
-                       .slab = pfn, .obj = idx, .arg0 = opcode, .arg1 = (uint32_t)arg1};
+        sl_event ev = {.op = a->op,
+                       .cpu = a->cpu,
+                       .kind = (uint16_t)kind,
+                       .cache = a->s->id,
+                       .slab = pfn,
+                       .obj = idx,
+                       .arg0 = opcode,
+                       .arg1 = (uint32_t)arg1};
         sl_trace_emit(tr, &ev);
     }
 }
@@ -140,7 +169,10 @@ void sli_slub_error(sli_act *a, int err, const sli_slub_slab *slab, const void *
 #if !defined(SLABLAB_BENCH)
     sl_trace *tr = a->s->trace;
     if (tr && tr->enabled) {
-        sl_event ev = {.op = a->op, .cpu = a->cpu, .kind = SL_EV_ERROR, .cache = a->s->id,
+        sl_event ev = {.op = a->op,
+                       .cpu = a->cpu,
+                       .kind = SL_EV_ERROR,
+                       .cache = a->s->id,
                        .slab = slab ? sli_slab_pfn(a->s, slab) : SL_NONE32,
                        .obj = slab && obj ? sli_obj_index(a->s, slab, obj) : SL_NONE32,
                        .arg0 = (uint32_t)err};
@@ -309,10 +341,7 @@ uint64_t sl_slub_stat_get(const sl_slub_cache *s, int cpu, unsigned stat)
     return sum;
 }
 
-uint32_t sl_slub_nr_partial(const sl_slub_cache *s)
-{
-    return __atomic_load_n(&s->node.nr_partial, __ATOMIC_RELAXED);
-}
+uint32_t sl_slub_nr_partial(const sl_slub_cache *s) { return __atomic_load_n(&s->node.nr_partial, __ATOMIC_RELAXED); }
 
 uint32_t sl_slub_nr_slabs(const sl_slub_cache *s)
 {
@@ -627,8 +656,8 @@ int sli_slub_free_hook(sli_act *a, sli_slub_slab *slab, void *obj)
             int rc = check_object(s, obj, RED_ACTIVE);
             if (rc != SL_OK) {
                 uint8_t expect = SLI_OBJ_ALLOCATED;
-                if (__atomic_compare_exchange_n(&oi->state, &expect, SLI_OBJ_REDZONE_BAD, false,
-                                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                if (__atomic_compare_exchange_n(&oi->state, &expect, SLI_OBJ_REDZONE_BAD, false, __ATOMIC_ACQ_REL,
+                                                __ATOMIC_ACQUIRE))
                     quarantine(a, slab, obj, rc, SLI_OBJ_REDZONE_BAD);
                 else
                     sli_slub_error(a, rc = SL_EDOUBLEFREE, slab, obj);

@@ -70,34 +70,37 @@ void sl_slub_rules_for(sl_slub_kversion v, sl_slub_rules *r)
     if (sl_slub_kversion_cmp(v, SL_SLUB_KVERSION_NEWEST) > 0)
         r->follows = v = SL_SLUB_KVERSION_NEWEST; /* announced by sl_slub_kversion_notice */
     if (since(v, 7, 0))
-        r->era = SL_SLUB_ERA_SHEAVES;             /* "slab-for-7.0": sheaves replace the CPU slab */
+        r->era = SL_SLUB_ERA_SHEAVES; /* "slab-for-7.0": sheaves replace the CPU slab */
     else if (since(v, 6, 18))
-        r->era = SL_SLUB_ERA_OPT_IN_SHEAVES;      /* "slab: add opt-in caching layer of percpu sheaves" */
+        r->era = SL_SLUB_ERA_OPT_IN_SHEAVES; /* "slab: add opt-in caching layer of percpu sheaves" */
     else if (since(v, 6, 8))
-        r->era = SL_SLUB_ERA_CPU_SLAB;            /* "slub: Delay freezing of partial slabs" */
+        r->era = SL_SLUB_ERA_CPU_SLAB; /* "slub: Delay freezing of partial slabs" */
     else
         r->era = SL_SLUB_ERA_FROZEN_PARTIAL;
-    r->sheaves = r->era == SL_SLUB_ERA_SHEAVES ? SL_SLUB_SHEAVES_ALL
-               : r->era == SL_SLUB_ERA_OPT_IN_SHEAVES ? SL_SLUB_SHEAVES_OPT_IN : SL_SLUB_SHEAVES_NONE;
+    r->sheaves = r->era == SL_SLUB_ERA_SHEAVES          ? SL_SLUB_SHEAVES_ALL
+                 : r->era == SL_SLUB_ERA_OPT_IN_SHEAVES ? SL_SLUB_SHEAVES_OPT_IN
+                                                        : SL_SLUB_SHEAVES_NONE;
     r->cpu_slab = r->era != SL_SLUB_ERA_SHEAVES;
     r->frozen_cpu_partial = r->era == SL_SLUB_ERA_FROZEN_PARTIAL;
-    r->bulk_free_irq_off = !since(v, 4, 4);       /* 4.4: "slub: optimize bulk slowpath free by detached freelist" */
-    r->cpu_partial_by_objects = !since(v, 5, 16); /* 5.16: "mm, slub: change percpu partial accounting from objects to pages" */
-    r->deactivate_per_object = !since(v, 5, 12);  /* 5.12: "mm, slub: splice cpu and page freelists in deactivate_slab()" */
+    r->bulk_free_irq_off = !since(v, 4, 4); /* 4.4: "slub: optimize bulk slowpath free by detached freelist" */
+    r->cpu_partial_by_objects =
+        !since(v, 5, 16); /* 5.16: "mm, slub: change percpu partial accounting from objects to pages" */
+    r->deactivate_per_object =
+        !since(v, 5, 12); /* 5.12: "mm, slub: splice cpu and page freelists in deactivate_slab()" */
     r->detached_marks_null = since(v, 4, 4) && !since(v, 5, 19); /* 5.19: "mm: slab: optimize memcg_slab_free_hook()" */
     r->order_lowers_min_objects = !since(v, 6, 8); /* 6.8: "mm/slub: remove min_objects loop from calculate_order()" */
-    r->freeptr_at_zero = !since(v, 5, 7);         /* 5.7: "slub: relocate freelist pointer to middle of object" */
-    r->red_left_pad = since(v, 4, 6);             /* 4.6: "mm/slub: support left redzone" */
+    r->freeptr_at_zero = !since(v, 5, 7);          /* 5.7: "slub: relocate freelist pointer to middle of object" */
+    r->red_left_pad = since(v, 4, 6);              /* 4.6: "mm/slub: support left redzone" */
     r->track_size = since(v, 5, 17) ? TRACK_SIZE_STACKDEPOT : TRACK_SIZE_STACKTRACE; /* 5.17: stack depot */
     /* 7.0's calculate_sheaf_capacity: no sheaves for SLAB_NO_OBJ_EXT (boot) and SLAB_NOLEAKTRACE caches */
     r->sheaf_exemptions = since(v, 7, 0);
-    r->relock_trylock = since(v, 7, 1);         /* __pcs_replace_empty_main: local_trylock, else barn_put_full_sheaf */
+    r->relock_trylock = since(v, 7, 1); /* __pcs_replace_empty_main: local_trylock, else barn_put_full_sheaf */
     /* "slab-for-7.2": "mm, slab: simplify returning slab in __refill_objects_node()", "mm, slab: add an
      * optimistic __slab_try_return_freelist()", "mm/slub: use empty sheaf helpers for oversized sheaves" */
     r->refill_return_tail = since(v, 7, 2);
     r->oversize_counted = since(v, 7, 2);
-    r->try_return_locked = since(v, 7, 3);      /* 7.3-rc: "take n->list_lock in __slab_try_return_freelist()" */
-    r->nolock = since(v, 6, 18);                /* 6.18: "slab: Introduce kmalloc_nolock() and kfree_nolock()." */
+    r->try_return_locked = since(v, 7, 3); /* 7.3-rc: "take n->list_lock in __slab_try_return_freelist()" */
+    r->nolock = since(v, 6, 18);           /* 6.18: "slab: Introduce kmalloc_nolock() and kfree_nolock()." */
     /* 6.18 and 7.0: can_alloc = gfpflags_allow_blocking(gfp); the 7.1 tree read: allow_spin (docs/slub.md) */
     r->refill_nonblocking = since(v, 7, 1);
 }

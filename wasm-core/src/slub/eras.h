@@ -84,33 +84,33 @@ typedef enum sl_slub_era {
 
 /* How the caches of an era get sheaves. */
 typedef enum sl_slub_sheaves_mode {
-    SL_SLUB_SHEAVES_NONE = 0,    /* before 6.18 */
-    SL_SLUB_SHEAVES_OPT_IN = 1,  /* 6.18: only caches created with a sheaf_capacity */
-    SL_SLUB_SHEAVES_ALL = 2,     /* 7.0: every cache without debug flags */
+    SL_SLUB_SHEAVES_NONE = 0,   /* before 6.18 */
+    SL_SLUB_SHEAVES_OPT_IN = 1, /* 6.18: only caches created with a sheaf_capacity */
+    SL_SLUB_SHEAVES_ALL = 2,    /* 7.0: every cache without debug flags */
 } sl_slub_sheaves_mode;
 
 typedef struct sl_slub_rules {
-    sl_slub_kversion version;     /* as asked */
-    sl_slub_kversion follows;     /* whose rules: version, or SL_SLUB_KVERSION_NEWEST for a newer one */
-    uint8_t era;                  /* sl_slub_era */
-    uint8_t sheaves;              /* sl_slub_sheaves_mode */
-    bool cpu_slab;                /* kmem_cache_cpu exists: freelist + tid, CPU slab, CPU partial list */
-    bool frozen_cpu_partial;      /* CPU partial slabs are frozen (before 6.8) */
-    bool bulk_free_irq_off;       /* 4.3's kmem_cache_free_bulk: object by object, interrupts off */
-    bool cpu_partial_by_objects;  /* the CPU partial list is limited by free objects (before 5.16) */
+    sl_slub_kversion version;      /* as asked */
+    sl_slub_kversion follows;      /* whose rules: version, or SL_SLUB_KVERSION_NEWEST for a newer one */
+    uint8_t era;                   /* sl_slub_era */
+    uint8_t sheaves;               /* sl_slub_sheaves_mode */
+    bool cpu_slab;                 /* kmem_cache_cpu exists: freelist + tid, CPU slab, CPU partial list */
+    bool frozen_cpu_partial;       /* CPU partial slabs are frozen (before 6.8) */
+    bool bulk_free_irq_off;        /* 4.3's kmem_cache_free_bulk: object by object, interrupts off */
+    bool cpu_partial_by_objects;   /* the CPU partial list is limited by free objects (before 5.16) */
     bool order_lowers_min_objects; /* calculate_order's min_objects loop (before 6.8) */
-    bool deactivate_per_object;   /* deactivate_slab returns the CPU freelist one CAS per object (before 5.12) */
-    bool detached_marks_null;     /* build_detached_freelist NULLs the entries it took (4.4 to 5.18) */
-    bool freeptr_at_zero;         /* the free pointer at offset 0 (before 5.7) */
-    bool red_left_pad;            /* a left red zone (from 4.6) */
-    uint8_t track_size;           /* sizeof(struct track) on x86-64 */
-    bool sheaf_exemptions;        /* calculate_sheaf_capacity's 0 for the boot caches and kmemleak's (7.0) */
-    bool relock_trylock;          /* __pcs_replace_empty_main relocks with local_trylock (7.1) */
-    bool refill_return_tail;      /* __refill_objects_node: __slab_try_return_freelist, kept slabs to the tail (7.2) */
-    bool oversize_counted;        /* oversize prefill sheaves count SHEAF_ALLOC and SHEAF_FREE (7.2) */
-    bool try_return_locked;       /* __slab_try_return_freelist under n->list_lock (7.3) */
-    bool nolock;                  /* kmalloc_nolock / kfree_nolock exist (6.18) */
-    bool refill_nonblocking;      /* __pcs_replace_empty_main refills a sheaf whenever spinning is
+    bool deactivate_per_object;    /* deactivate_slab returns the CPU freelist one CAS per object (before 5.12) */
+    bool detached_marks_null;      /* build_detached_freelist NULLs the entries it took (4.4 to 5.18) */
+    bool freeptr_at_zero;          /* the free pointer at offset 0 (before 5.7) */
+    bool red_left_pad;             /* a left red zone (from 4.6) */
+    uint8_t track_size;            /* sizeof(struct track) on x86-64 */
+    bool sheaf_exemptions;         /* calculate_sheaf_capacity's 0 for the boot caches and kmemleak's (7.0) */
+    bool relock_trylock;           /* __pcs_replace_empty_main relocks with local_trylock (7.1) */
+    bool refill_return_tail;       /* __refill_objects_node: __slab_try_return_freelist, kept slabs to the tail (7.2) */
+    bool oversize_counted;         /* oversize prefill sheaves count SHEAF_ALLOC and SHEAF_FREE (7.2) */
+    bool try_return_locked;        /* __slab_try_return_freelist under n->list_lock (7.3) */
+    bool nolock;                   /* kmalloc_nolock / kfree_nolock exist (6.18) */
+    bool refill_nonblocking;       /* __pcs_replace_empty_main refills a sheaf whenever spinning is
                                    * allowed (7.1); before, only when blocking is (GFP_KERNEL) */
 } sl_slub_rules;
 

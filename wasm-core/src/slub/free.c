@@ -305,8 +305,13 @@ static SLI_SLOW int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, 
             locked = false;
         }
 #if !defined(SLABLAB_BENCH)
-        sl_slub_pp_ctx ctx = {.cache = s, .op = a->op, .cpu = a->cpu, .freelist = (void *)sl_dw_read(&slab->fc).lo,
-                              .next = head, .tail = tail, .cnt = cnt};
+        sl_slub_pp_ctx ctx = {.cache = s,
+                              .op = a->op,
+                              .cpu = a->cpu,
+                              .freelist = (void *)sl_dw_read(&slab->fc).lo,
+                              .next = head,
+                              .tail = tail,
+                              .cnt = cnt};
         SL_PREEMPT_POINT(s->trace, a->cpu, SL_SLUB_PP_SLAB_FREE, &ctx);
 #endif
         old = sl_dw_read(&slab->fc);
@@ -433,8 +438,14 @@ SL_INLINE int do_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *ta
             return slab_free_slow(a, slab, head, tail, cnt);
         if (SL_UNLIKELY(s->fastpath == SL_SLUB_FP_RT)) {
 #if !defined(SLABLAB_BENCH)
-            sl_slub_pp_ctx ctx = {.cache = s, .op = a->op, .cpu = a->cpu, .tid = tid, .freelist = (void *)cur.lo,
-                                  .next = head, .tail = tail, .cnt = cnt};
+            sl_slub_pp_ctx ctx = {.cache = s,
+                                  .op = a->op,
+                                  .cpu = a->cpu,
+                                  .tid = tid,
+                                  .freelist = (void *)cur.lo,
+                                  .next = head,
+                                  .tail = tail,
+                                  .cnt = cnt};
             SL_PREEMPT_POINT(s->trace, a->cpu, SL_SLUB_PP_FREE_BEFORE_CAS, &ctx);
 #endif
             int rc = slab_free_rt(a, slab, head, tail, cnt);
@@ -447,8 +458,14 @@ SL_INLINE int do_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *ta
             return SL_EDOUBLEFREE;
         sli_set_fp(s, tail, freelist);
 #if !defined(SLABLAB_BENCH)
-        sl_slub_pp_ctx ctx = {.cache = s, .op = a->op, .cpu = a->cpu, .tid = tid, .freelist = freelist,
-                              .next = head, .tail = tail, .cnt = cnt};
+        sl_slub_pp_ctx ctx = {.cache = s,
+                              .op = a->op,
+                              .cpu = a->cpu,
+                              .tid = tid,
+                              .freelist = freelist,
+                              .next = head,
+                              .tail = tail,
+                              .cnt = cnt};
         SL_PREEMPT_POINT(s->trace, a->cpu, SL_SLUB_PP_FREE_BEFORE_CAS, &ctx);
 #endif
         if (SL_LIKELY(sli_update_cpu_freelist(a, freelist, tid, head))) {
@@ -491,7 +508,9 @@ static SL_NOINLINE int free_op(sl_slub_cache *s, unsigned cpu, void *obj)
 
 /* ---- kfree_nolock (6.18+) --------------------------------------------- */
 
-enum { OPC_IRQ_WORK = 17 }; /* OP_BEGIN/OP_END's code for the irq_work step: SL_SCHED_IRQ_WORK (14-16 are the web's tuning brackets) */
+enum {
+    OPC_IRQ_WORK = 17
+}; /* OP_BEGIN/OP_END's code for the irq_work step: SL_SCHED_IRQ_WORK (14-16 are the web's tuning brackets) */
 
 /*
  * defer_free: obj goes on this CPU's llist (through its free pointer slot)
@@ -503,7 +522,8 @@ static void defer_free(sli_act *a, sli_slub_slab *slab, void *obj)
     sli_set_fp(a->s, obj, a->c->defer_free);
     a->c->defer_free = obj;
     SLI_EV(a, SLUB_DEFER_FREE, slab, obj, first, 0, 0);
-    (void)first; (void)slab; /* benchmark builds have no events */
+    (void)first;
+    (void)slab; /* benchmark builds have no events */
 }
 
 int sl_slub_kfree_nolock(sl_slub_cache *s, unsigned cpu, void *obj)
@@ -848,8 +868,7 @@ static SL_NOINLINE int free_bulk_generic(sli_act *a, size_t n, void **p)
  * starts over after the first object of another slab it skipped.  Returns
  * where the next scan starts (0: done).
  */
-static size_t build_detached_freelist_nulls(sli_act *a, size_t size, void **p, detached_freelist *df,
-                                            int *first_err)
+static size_t build_detached_freelist_nulls(sli_act *a, size_t size, void **p, detached_freelist *df, int *first_err)
 {
     size_t first_skipped_index = 0;
     int lookahead = 3;
@@ -984,8 +1003,13 @@ int sl_slub_free_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p, unsign
                 continue;
             SLI_EV(&a, SLUB_DETACHED_FREELIST, df.slab, df.freelist, df.cnt, (uint32_t)size, 0);
 #if !defined(SLABLAB_BENCH)
-            sl_slub_pp_ctx ctx = {.cache = s, .op = a.op, .cpu = a.cpu, .freelist = df.freelist,
-                                  .next = df.freelist, .tail = df.tail, .cnt = df.cnt};
+            sl_slub_pp_ctx ctx = {.cache = s,
+                                  .op = a.op,
+                                  .cpu = a.cpu,
+                                  .freelist = df.freelist,
+                                  .next = df.freelist,
+                                  .tail = df.tail,
+                                  .cnt = df.cnt};
             SL_PREEMPT_POINT(s->trace, a.cpu, SL_SLUB_PP_BULK_GROUP, &ctx);
 #endif
             sli_stat(&a, SL_SLUB_BULK_FREE_GROUPS, 1);

@@ -214,8 +214,8 @@ int sl_slub_calculate_geometry(uint32_t object_size, uint32_t align, uint32_t fl
 {
     boot_params b;
     sl_slub_rules r;
-    if (object_size == 0 || object_size > (8u << 20) || (align & (align - 1)) || align > (1u << 22) ||
-        nr_cpus == 0 || !resolve_boot(k ? &k->boot : NULL, &b) || !sli_slub_kernel_rules(k, &r))
+    if (object_size == 0 || object_size > (8u << 20) || (align & (align - 1)) || align > (1u << 22) || nr_cpus == 0 ||
+        !resolve_boot(k ? &k->boot : NULL, &b) || !sli_slub_kernel_rules(k, &r))
         return SL_EINVAL;
     *g = (sl_slub_geometry){.object_size = object_size, .flags = flags};
     g->align = calculate_alignment(flags, align, object_size);

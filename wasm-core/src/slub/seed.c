@@ -97,8 +97,8 @@ static int check_indices(const sl_slub_seed_slab *d, uint32_t i, const uint32_t 
 {
     for (uint32_t k = 0; k < n; k++) {
         if (idx[k] >= d->objects)
-            return refuse(msg, len, SL_EINVAL, "slab %u (%s): %s[%u] is object %u, outside the slab's %u objects",
-                          i, list_name(d->list), what, k, idx[k], d->objects);
+            return refuse(msg, len, SL_EINVAL, "slab %u (%s): %s[%u] is object %u, outside the slab's %u objects", i,
+                          list_name(d->list), what, k, idx[k], d->objects);
         if (seen[idx[k]])
             return refuse(msg, len, SL_EINVAL, "slab %u (%s): object %u is on its freelists twice (%s[%u])", i,
                           list_name(d->list), idx[k], what, k);
@@ -127,7 +127,8 @@ static int check_sheaves(const sl_slub_cache *s, const sl_slub_seed_desc *d, cha
     if (!sh || !sli_sheaves_active(sh))
         return refuse(msg, len, SL_EINVAL,
                       "the description has %u sheaves, but this cache has none (a kernel before 6.18, or 6.18 "
-                      "without a sheaf_capacity)", d->nsheaves);
+                      "without a sheaf_capacity)",
+                      d->nsheaves);
     uint32_t cap = sh->capacity, fresh = 0;
     uint8_t taken[SL_SLUB_MAX_CPUS][3] = {{0}};
     for (uint32_t i = 0; i < d->nsheaves; i++) {
@@ -137,8 +138,8 @@ static int check_sheaves(const sl_slub_cache *s, const sl_slub_seed_desc *d, cha
             return refuse(msg, len, SL_EINVAL, "sheaf %u: place %u is none of main, spare, rcu_free, barn full", i,
                           x->place);
         if (x->place != SL_SLUB_SEED_BARN_FULL && x->cpu >= s->ncpus)
-            return refuse(msg, len, SL_EINVAL, "sheaf %u: a %s of CPU %u, but the cache has %u CPUs", i, what,
-                          x->cpu, s->ncpus);
+            return refuse(msg, len, SL_EINVAL, "sheaf %u: a %s of CPU %u, but the cache has %u CPUs", i, what, x->cpu,
+                          s->ncpus);
         if (x->place != SL_SLUB_SEED_BARN_FULL && taken[x->cpu][x->place]++)
             return refuse(msg, len, SL_EINVAL, "sheaf %u: a second %s for CPU %u", i, what, x->cpu);
         if (x->size && !x->objects)
@@ -174,8 +175,10 @@ static int check_sheaves(const sl_slub_cache *s, const sl_slub_seed_desc *d, cha
         for (uint32_t k = 0; k < x->size && rc == SL_OK; k++) {
             uint32_t slab = x->objects[2 * k], idx = x->objects[2 * k + 1];
             if (slab >= d->nslabs || idx >= per) {
-                rc = refuse(msg, len, SL_EINVAL, "sheaf %u (%s): object %u is (slab %u, object %u), outside the %u "
-                            "described slabs of %u objects", j, sheaf_name(x->place), k, slab, idx, d->nslabs, per);
+                rc = refuse(msg, len, SL_EINVAL,
+                            "sheaf %u (%s): object %u is (slab %u, object %u), outside the %u "
+                            "described slabs of %u objects",
+                            j, sheaf_name(x->place), k, slab, idx, d->nslabs, per);
                 break;
             }
             uint32_t *o = &owner[(size_t)slab * per + idx];
@@ -183,8 +186,10 @@ static int check_sheaves(const sl_slub_cache *s, const sl_slub_seed_desc *d, cha
                 rc = refuse(msg, len, SL_EINVAL, "sheaf %u (%s): object %u of slab %u is also on the slab's freelist",
                             j, sheaf_name(x->place), idx, slab);
             else if (*o)
-                rc = refuse(msg, len, SL_EINVAL, "sheaf %u (%s): object %u of slab %u is in two places (also sheaf "
-                            "%u)", j, sheaf_name(x->place), idx, slab, *o - 2);
+                rc = refuse(msg, len, SL_EINVAL,
+                            "sheaf %u (%s): object %u of slab %u is in two places (also sheaf "
+                            "%u)",
+                            j, sheaf_name(x->place), idx, slab, *o - 2);
             *o = 2 + j;
         }
     }
@@ -205,11 +210,11 @@ static int check_desc(const sl_slub_cache *s, const sl_slub_seed_desc *d, char *
         const sl_slub_seed_slab *x = &d->slabs[i];
         bool on_cpu = x->list == SL_SLUB_SEED_CPU_SLAB || x->list == SL_SLUB_SEED_CPU_PARTIAL;
         if (x->list > SL_SLUB_SEED_FULL)
-            rc = refuse(msg, len, SL_EINVAL, "slab %u: list %u is none of CPU slab, CPU partial, node partial, full",
-                        i, x->list);
+            rc = refuse(msg, len, SL_EINVAL, "slab %u: list %u is none of CPU slab, CPU partial, node partial, full", i,
+                        x->list);
         else if (on_cpu && !s->rules.cpu_slab)
-            rc = refuse(msg, len, SL_EINVAL, "slab %u: a %s, but this kernel version's cache has no per-CPU slabs",
-                        i, list_name(x->list));
+            rc = refuse(msg, len, SL_EINVAL, "slab %u: a %s, but this kernel version's cache has no per-CPU slabs", i,
+                        list_name(x->list));
         else if (on_cpu && x->cpu >= s->ncpus)
             rc = refuse(msg, len, SL_EINVAL, "slab %u: a %s of CPU %u, but the cache has %u CPUs", i,
                         list_name(x->list), x->cpu, s->ncpus);
@@ -331,8 +336,8 @@ int sl_slub_seed(sl_slub_cache *s, const sl_slub_seed_desc *d, char *msg, size_t
         return refuse(msg, msg_len, SL_ENOMEM, "no memory to seed");
     for (uint32_t i = 0; i < d->nslabs; i++) {
         const sl_slub_seed_slab *x = &d->slabs[i];
-        uint8_t frozen = x->list == SL_SLUB_SEED_CPU_SLAB ||
-                         (x->list == SL_SLUB_SEED_CPU_PARTIAL && s->rules.frozen_cpu_partial);
+        uint8_t frozen =
+            x->list == SL_SLUB_SEED_CPU_SLAB || (x->list == SL_SLUB_SEED_CPU_PARTIAL && s->rules.frozen_cpu_partial);
         made[i] = build_slab(&a, x, frozen);
         if (!made[i]) {
             for (uint32_t k = 0; k < i; k++)
@@ -357,8 +362,8 @@ int sl_slub_seed(sl_slub_cache *s, const sl_slub_seed_desc *d, char *msg, size_t
             slab->cpu = x->cpu;
             c->slab = slab;
             sl_dword ft = sl_dw_read(&c->fl_tid);
-            sl_dw_write_plain(&c->fl_tid, (sl_dword){(uintptr_t)link_objects(s, slab, x->cpu_free, x->ncpu_free),
-                                                     ft.hi});
+            sl_dw_write_plain(&c->fl_tid,
+                              (sl_dword){(uintptr_t)link_objects(s, slab, x->cpu_free, x->ncpu_free), ft.hi});
         } else if (x->list == SL_SLUB_SEED_NODE_PARTIAL) {
             sli_slub_add_partial(&a, slab, true);
         }

@@ -69,8 +69,8 @@ int sli_slub_sheaves_create(sl_slub_cache *s, const sl_slub_config *cfg)
     if (!sh)
         return SL_ENOMEM;
     sli_act a = quiet_act(s, 0);
-    int rc = sli_sheaves_init(sh, &a, s->ncpus, capacity, cfg->max_sheaves,
-                              s->rules.cpu_slab ? &opt_in_ops : &nocpu_ops);
+    int rc =
+        sli_sheaves_init(sh, &a, s->ncpus, capacity, cfg->max_sheaves, s->rules.cpu_slab ? &opt_in_ops : &nocpu_ops);
     if (rc != SL_OK) {
         sl_os_free(sh);
         return rc;
@@ -109,8 +109,14 @@ int sl_slub_bootstrap_sheaves(sl_slub_cache *s)
 /* ---- kfree_rcu ---------------------------------------------------------- */
 
 /* OP_BEGIN/OP_END's operation codes: the driver's (sl_sched_kind), as SLI_OPC_* are. */
-enum { OPC_KFREE_RCU = 6, OPC_RCU_GP = 7, OPC_PREFILL = 8, OPC_ALLOC_FROM_SHEAF = 9, OPC_REFILL_SHEAF = 10,
-       OPC_RETURN_SHEAF = 11 };
+enum {
+    OPC_KFREE_RCU = 6,
+    OPC_RCU_GP = 7,
+    OPC_PREFILL = 8,
+    OPC_ALLOC_FROM_SHEAF = 9,
+    OPC_REFILL_SHEAF = 10,
+    OPC_RETURN_SHEAF = 11
+};
 
 int sl_slub_kfree_rcu(sl_slub_cache *s, unsigned cpu, void *obj)
 {

@@ -77,10 +77,10 @@ sli_sheaf sli_bootstrap_sheaf;
 /* An event naming obj (may be NULL) by its slab and index. */
 #if defined(SLABLAB_BENCH)
 /* Compiled under sizeof, never evaluated, so that what only events read still counts as used. */
-#define SH_EV(a, kind, obj, a0, a1, a2)                                                            \
+#define SH_EV(a, kind, obj, a0, a1, a2)                                                                                \
     ((void)sizeof((uintptr_t[]){(uintptr_t)(a), (uintptr_t)(obj), (a0), (a1), (a2)}))
 #else
-#define SH_EV(a, kind, obj, a0, a1, a2)                                                            \
+#define SH_EV(a, kind, obj, a0, a1, a2)                                                                                \
     SLI_EV((a), kind, (obj) ? sli_slab_of((a)->s, (obj)) : NULL, (obj), (a0), (a1), (a2))
 #endif
 
@@ -269,7 +269,10 @@ static sli_sheaf *barn_replace_empty_sheaf(sli_act *a, sli_barn *barn, sli_sheaf
 
 /* barn_replace_full_sheaf's outcomes: an empty sheaf, or why not. */
 typedef enum {
-    REPLACED = 0, BARN_TOO_FULL = 1 /* -E2BIG */, BARN_NO_EMPTY = 2 /* -ENOMEM */, BARN_BUSY = 3 /* -EBUSY: trylock */
+    REPLACED = 0,
+    BARN_TOO_FULL = 1 /* -E2BIG */,
+    BARN_NO_EMPTY = 2 /* -ENOMEM */,
+    BARN_BUSY = 3 /* -EBUSY: trylock */
 } replace_full;
 
 static replace_full barn_replace_full_sheaf(sli_act *a, sli_barn *barn, sli_sheaf *full, sli_sheaf **empty,

@@ -60,9 +60,9 @@ SL_INLINE void sli_pcs_unlock(sli_pcs *pcs)
 /* struct node_barn: the node's stock of full and empty sheaves (one node in the model). */
 typedef struct sli_barn {
     sl_spinlock lock;
-    sli_sheaf *full;        /* sheaves_full, newest first (list_add / list_first_entry) */
-    sli_sheaf *empty;       /* sheaves_empty, newest first */
-    uint32_t nr_full;       /* written under lock, read without it as the kernel's data_race() */
+    sli_sheaf *full;  /* sheaves_full, newest first (list_add / list_first_entry) */
+    sli_sheaf *empty; /* sheaves_empty, newest first */
+    uint32_t nr_full; /* written under lock, read without it as the kernel's data_race() */
     uint32_t nr_empty;
 } sli_barn;
 
@@ -83,21 +83,21 @@ typedef struct sli_slab_ops {
 } sli_slab_ops;
 
 typedef struct sli_sheaves {
-    uint32_t capacity;        /* s->sheaf_capacity; 0 until bootstrap_cache_sheaves */
-    uint32_t boot_capacity;   /* the capacity bootstrap_cache_sheaves will give (7.0 early_boot) */
+    uint32_t capacity;      /* s->sheaf_capacity; 0 until bootstrap_cache_sheaves */
+    uint32_t boot_capacity; /* the capacity bootstrap_cache_sheaves will give (7.0 early_boot) */
     unsigned ncpus;
-    bool main_to_spare;       /* 7.0: a refill that finds main empty keeps it as the spare */
-    bool relock_trylock;      /* 7.1: after a refill, local_trylock; if it fails the full sheaf goes to the barn */
-    bool oversize_counted;    /* 7.2: oversize prefill sheaves count SHEAF_ALLOC / SHEAF_FREE */
-    bool refill_nonblocking;  /* 7.1: an empty main is refilled whenever spinning is allowed (GFP_ATOMIC
+    bool main_to_spare;      /* 7.0: a refill that finds main empty keeps it as the spare */
+    bool relock_trylock;     /* 7.1: after a refill, local_trylock; if it fails the full sheaf goes to the barn */
+    bool oversize_counted;   /* 7.2: oversize prefill sheaves count SHEAF_ALLOC / SHEAF_FREE */
+    bool refill_nonblocking; /* 7.1: an empty main is refilled whenever spinning is allowed (GFP_ATOMIC
                                * too); 6.18 and 7.0 refill only when blocking is (GFP_KERNEL) */
-    uint32_t max_sheaves;     /* model: sheaves that may exist at once (0: no limit); past it a
+    uint32_t max_sheaves;    /* model: sheaves that may exist at once (0: no limit); past it a
                                * sheaf allocation fails, as a GFP_NOWAIT kmalloc can */
-    atomic_uint nr_sheaves;   /* sheaves allocated and not yet freed (bootstrap not counted) */
+    atomic_uint nr_sheaves;  /* sheaves allocated and not yet freed (bootstrap not counted) */
     atomic_uint next_id;
     const sli_slab_ops *ops;
     sl_spinlock prefilled_lock;
-    sli_sheaf *prefilled;     /* model: sheaves kmem_cache_prefill_sheaf handed out, not yet returned */
+    sli_sheaf *prefilled; /* model: sheaves kmem_cache_prefill_sheaf handed out, not yet returned */
     sli_barn barn;
     sli_pcs pcs[SL_SLUB_MAX_CPUS];
 } sli_sheaves;
@@ -190,8 +190,13 @@ int sli_sheaves_seed(sli_sheaves *sh, sli_act *a, unsigned n, const uint8_t *pla
 
 /* Where a sheaf sits, for validate() and snapshots. */
 typedef enum sli_sheaf_place {
-    SLI_SHEAF_MAIN = 0, SLI_SHEAF_SPARE = 1, SLI_SHEAF_RCU_FREE = 2, SLI_SHEAF_RCU_PENDING = 3,
-    SLI_SHEAF_BARN_FULL = 4, SLI_SHEAF_BARN_EMPTY = 5, SLI_SHEAF_PREFILLED = 6,
+    SLI_SHEAF_MAIN = 0,
+    SLI_SHEAF_SPARE = 1,
+    SLI_SHEAF_RCU_FREE = 2,
+    SLI_SHEAF_RCU_PENDING = 3,
+    SLI_SHEAF_BARN_FULL = 4,
+    SLI_SHEAF_BARN_EMPTY = 5,
+    SLI_SHEAF_PREFILLED = 6,
 } sli_sheaf_place;
 /* Called for every sheaf (cpu is 0xffff for barn and prefilled sheaves); a non-zero return stops the walk. */
 typedef int (*sli_sheaf_visit)(void *ctx, const sli_sheaf *sheaf, unsigned place, unsigned cpu);

@@ -47,45 +47,46 @@
 
 /* Cache flags: the kernel's SLAB_* values where it has one. */
 enum {
-    SL_SLUB_CONSISTENCY_CHECKS = 0x00000100u, /* "F": run the checks (double free, poison, red zones; forces tracking) */
-    SL_SLUB_RED_ZONE = 0x00000400u,           /* red zones around each object (checked only with F) */
-    SL_SLUB_POISON = 0x00000800u,             /* poison free objects (checked only with F; not RCU or ctor caches) */
-    SL_SLUB_KMALLOC = 0x00001000u,            /* a kmalloc cache (orig_size with STORE_USER/RED_ZONE) */
-    SL_SLUB_HWCACHE_ALIGN = 0x00002000u,      /* align objects to the cache line */
-    SL_SLUB_CACHE_DMA = 0x00004000u,          /* geometry only */
-    SL_SLUB_STORE_USER = 0x00010000u,         /* room for two struct track after the object */
-    SL_SLUB_RECLAIM_ACCOUNT = 0x00020000u,    /* geometry only */
-    SL_SLUB_TYPESAFE_BY_RCU = 0x00080000u,    /* free pointer after the object */
-    SL_SLUB_CTOR = 0x40000000u,               /* the cache has a constructor (free pointer after) */
-    SL_SLUB_NO_SHEAVES = 0x00800000u,         /* no sheaves from 7.0 (calculate_sheaf_capacity): the boot caches
+    SL_SLUB_CONSISTENCY_CHECKS =
+        0x00000100u,                       /* "F": run the checks (double free, poison, red zones; forces tracking) */
+    SL_SLUB_RED_ZONE = 0x00000400u,        /* red zones around each object (checked only with F) */
+    SL_SLUB_POISON = 0x00000800u,          /* poison free objects (checked only with F; not RCU or ctor caches) */
+    SL_SLUB_KMALLOC = 0x00001000u,         /* a kmalloc cache (orig_size with STORE_USER/RED_ZONE) */
+    SL_SLUB_HWCACHE_ALIGN = 0x00002000u,   /* align objects to the cache line */
+    SL_SLUB_CACHE_DMA = 0x00004000u,       /* geometry only */
+    SL_SLUB_STORE_USER = 0x00010000u,      /* room for two struct track after the object */
+    SL_SLUB_RECLAIM_ACCOUNT = 0x00020000u, /* geometry only */
+    SL_SLUB_TYPESAFE_BY_RCU = 0x00080000u, /* free pointer after the object */
+    SL_SLUB_CTOR = 0x40000000u,            /* the cache has a constructor (free pointer after) */
+    SL_SLUB_NO_SHEAVES = 0x00800000u,      /* no sheaves from 7.0 (calculate_sheaf_capacity): the boot caches
                                                * (SLAB_NO_OBJ_EXT, later SLAB_NO_SHEAVES) and kmemleak's
                                                * (SLAB_NOLEAKTRACE, the kernel's bit); geometry unchanged */
     /* Model-only hardening (the kernel's are config options, per cache here). */
-    SL_SLUB_FREELIST_HARDENED = 0x01000000u,  /* free pointers stored as ptr ^ random ^ swab(&ptr) */
-    SL_SLUB_FREELIST_RANDOM = 0x02000000u,    /* new slabs' freelists in a shuffled order */
+    SL_SLUB_FREELIST_HARDENED = 0x01000000u, /* free pointers stored as ptr ^ random ^ swab(&ptr) */
+    SL_SLUB_FREELIST_RANDOM = 0x02000000u,   /* new slabs' freelists in a shuffled order */
 };
 /* Flags that make kmem_cache_debug() true in the kernel (no CPU partial lists then). */
 #define SL_SLUB_DEBUG_FLAGS (SL_SLUB_CONSISTENCY_CHECKS | SL_SLUB_RED_ZONE | SL_SLUB_POISON | SL_SLUB_STORE_USER)
 
-#define SL_SLUB_CACHE_LINE 64      /* cache_line_size() on x86-64 */
-#define SL_SLUB_MAX_ORDER 3        /* slub_max_order's default, PAGE_ALLOC_COSTLY_ORDER */
-#define SL_SLUB_WORD 8             /* sizeof(void *) of the modelled kernel (x86-64) */
+#define SL_SLUB_CACHE_LINE 64 /* cache_line_size() on x86-64 */
+#define SL_SLUB_MAX_ORDER 3   /* slub_max_order's default, PAGE_ALLOC_COSTLY_ORDER */
+#define SL_SLUB_WORD 8        /* sizeof(void *) of the modelled kernel (x86-64) */
 
 typedef struct sl_slub_geometry {
-    uint32_t object_size;   /* what the user asked for */
-    uint32_t align;         /* calculate_alignment() */
-    uint32_t inuse;         /* bytes used by the object and its right red zone */
-    uint32_t offset;        /* free pointer offset within the object slot */
-    uint32_t red_left_pad;  /* left red zone; user pointer = slot + red_left_pad */
-    uint32_t size;          /* slot size (sysfs slab_size) */
-    uint32_t order;         /* slab order (sysfs order) */
-    uint32_t objects;       /* objects per slab (sysfs objs_per_slab) */
-    uint32_t min_partial;   /* sysfs min_partial */
-    uint32_t cpu_partial;   /* sysfs cpu_partial (objects) */
+    uint32_t object_size;       /* what the user asked for */
+    uint32_t align;             /* calculate_alignment() */
+    uint32_t inuse;             /* bytes used by the object and its right red zone */
+    uint32_t offset;            /* free pointer offset within the object slot */
+    uint32_t red_left_pad;      /* left red zone; user pointer = slot + red_left_pad */
+    uint32_t size;              /* slot size (sysfs slab_size) */
+    uint32_t order;             /* slab order (sysfs order) */
+    uint32_t objects;           /* objects per slab (sysfs objs_per_slab) */
+    uint32_t min_partial;       /* sysfs min_partial */
+    uint32_t cpu_partial;       /* sysfs cpu_partial (objects) */
     uint32_t cpu_partial_slabs; /* slabs a CPU partial list holds */
-    uint32_t flags;         /* flags as given */
-    uint32_t fallback_order;   /* s->min: allocate_slab's order when `order` cannot be had, get_order(size) */
-    uint32_t fallback_objects; /* objects in a slab of fallback_order */
+    uint32_t flags;             /* flags as given */
+    uint32_t fallback_order;    /* s->min: allocate_slab's order when `order` cannot be had, get_order(size) */
+    uint32_t fallback_objects;  /* objects in a slab of fallback_order */
 } sl_slub_geometry;
 
 /*
@@ -96,11 +97,11 @@ typedef struct sl_slub_geometry {
  * max_order below min_order lowers min_order.
  */
 typedef struct sl_slub_boot {
-    uint8_t min_order;     /* slub_min_order= (default 0) */
-    uint8_t max_order;     /* slub_max_order=, when max_order_set (default PAGE_ALLOC_COSTLY_ORDER, 3) */
+    uint8_t min_order; /* slub_min_order= (default 0) */
+    uint8_t max_order; /* slub_max_order=, when max_order_set (default PAGE_ALLOC_COSTLY_ORDER, 3) */
     uint8_t max_order_set;
     uint8_t pad_;
-    uint32_t min_objects;  /* slub_min_objects= (0: 4 * (fls(CPUs) + 1)) */
+    uint32_t min_objects; /* slub_min_objects= (0: 4 * (fls(CPUs) + 1)) */
 } sl_slub_boot;
 
 /*
@@ -109,9 +110,9 @@ typedef struct sl_slub_boot {
  */
 typedef struct sl_slub_kernel {
     sl_slub_boot boot;
-    uint16_t nr_cpus;    /* CONFIG_NR_CPUS, at least the cache's CPUs, at most 8192 (0: the cache's
+    uint16_t nr_cpus;   /* CONFIG_NR_CPUS, at least the cache's CPUs, at most 8192 (0: the cache's
                           * CPU count); TID_STEP = roundup_pow_of_two(nr_cpus) */
-    uint8_t no_preempt;  /* 1: a kernel without CONFIG_PREEMPTION, where TID_STEP is 1 */
+    uint8_t no_preempt; /* 1: a kernel without CONFIG_PREEMPTION, where TID_STEP is 1 */
     uint8_t pad_;
     sl_slub_kversion version; /* {0, 0}: SL_SLUB_KVERSION_DEFAULT; the rules of eras.h */
     uint16_t pad2_;
@@ -141,17 +142,24 @@ int sl_slub_calculate_geometry(uint32_t object_size, uint32_t align, uint32_t fl
 uint32_t sl_slub_sheaf_capacity(sl_slub_kversion v, uint32_t size, uint32_t flags, uint32_t requested);
 
 /* The figures a kernel shows for a cache, in the order of sl_slub_kcache.kernel[]. */
-enum { SL_SLUB_KFIG_SLAB_SIZE, SL_SLUB_KFIG_ORDER, SL_SLUB_KFIG_OBJS_PER_SLAB, SL_SLUB_KFIG_MIN_PARTIAL,
-       SL_SLUB_KFIG_CPU_PARTIAL, SL_SLUB_KFIG_SHEAF_CAPACITY, SL_SLUB_NR_KFIGS };
+enum {
+    SL_SLUB_KFIG_SLAB_SIZE,
+    SL_SLUB_KFIG_ORDER,
+    SL_SLUB_KFIG_OBJS_PER_SLAB,
+    SL_SLUB_KFIG_MIN_PARTIAL,
+    SL_SLUB_KFIG_CPU_PARTIAL,
+    SL_SLUB_KFIG_SHEAF_CAPACITY,
+    SL_SLUB_NR_KFIGS
+};
 
 /* A cache as a kernel describes it (sysfs or slabinfo), for checking the geometry. */
 typedef struct sl_slub_kcache {
     char name[64];
     uint32_t object_size, align, flags; /* model inputs */
-    uint32_t sheaf_request; /* model input: the sheaf_capacity its creator asks for (known by name) */
-    uint32_t kernel[SL_SLUB_NR_KFIGS]; /* the kernel's slab_size, order, objs_per_slab, min_partial,
+    uint32_t sheaf_request;             /* model input: the sheaf_capacity its creator asks for (known by name) */
+    uint32_t kernel[SL_SLUB_NR_KFIGS];  /* the kernel's slab_size, order, objs_per_slab, min_partial,
                                         * cpu_partial, sheaf_capacity */
-    bool has[SL_SLUB_NR_KFIGS];        /* which of them the source gave */
+    bool has[SL_SLUB_NR_KFIGS];         /* which of them the source gave */
 } sl_slub_kcache;
 
 /*
@@ -191,8 +199,8 @@ uint32_t sl_slub_known_flags(const char *name);
  * sheaf_capacity is not compared).  Returns 1 if every figure the kernel gave
  * matches, 0 if one differs, 2 if the kernel gave none, or a negative error.
  */
-int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, const sl_slub_kernel *kern,
-                           sl_slub_geometry *g, uint32_t model[SL_SLUB_NR_KFIGS]);
+int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, const sl_slub_kernel *kern, sl_slub_geometry *g,
+                           uint32_t model[SL_SLUB_NR_KFIGS]);
 
 /* ------------------------------------------------------------------ */
 /* Caches                                                              */
@@ -216,20 +224,20 @@ typedef enum sl_slub_bulk_free {
 
 typedef struct sl_slub_config {
     uint32_t object_size;
-    uint32_t align;      /* 0 for the default (word) alignment */
-    uint32_t flags;      /* SL_SLUB_* cache flags */
-    uint8_t fastpath;    /* sl_slub_fastpath */
-    uint8_t bulk_free;   /* sl_slub_bulk_free */
-    uint8_t track;       /* 1: keep per-object state and last alloc/free (snapshots, validate) */
+    uint32_t align;    /* 0 for the default (word) alignment */
+    uint32_t flags;    /* SL_SLUB_* cache flags */
+    uint8_t fastpath;  /* sl_slub_fastpath */
+    uint8_t bulk_free; /* sl_slub_bulk_free */
+    uint8_t track;     /* 1: keep per-object state and last alloc/free (snapshots, validate) */
     uint8_t pad_;
-    uint32_t seed;       /* seeds s->random and the freelist shuffles (deterministic) */
-    uint16_t id;         /* cache id in events */
+    uint32_t seed; /* seeds s->random and the freelist shuffles (deterministic) */
+    uint16_t id;   /* cache id in events */
     sl_slub_kernel kernel;
-    uint16_t sheaf_capacity; /* kmem_cache_args.sheaf_capacity: 6.18's opt-in to sheaves; in 7.0 a
+    uint16_t sheaf_capacity;      /* kmem_cache_args.sheaf_capacity: 6.18's opt-in to sheaves; in 7.0 a
                               * floor over calculate_sheaf_capacity; ignored before 6.18 */
-    uint16_t max_sheaves;    /* model: sheaves that may exist at once (0: no limit); past it a sheaf
+    uint16_t max_sheaves;         /* model: sheaves that may exist at once (0: no limit); past it a sheaf
                               * allocation fails, as the kernel's GFP_NOWAIT kmalloc may */
-    uint8_t early_boot;      /* 7.0: created before bootstrap_cache_sheaves, as the kmalloc caches
+    uint8_t early_boot;           /* 7.0: created before bootstrap_cache_sheaves, as the kmalloc caches
                               * are: the zero-capacity bootstrap sheaf until sl_slub_bootstrap_sheaves */
     uint8_t sheaf_capacity_exact; /* model: in 7.0 too the sheaves get sheaf_capacity as given, not
                                    * calculate_sheaf_capacity's (small sheaves, to watch them fill) */
@@ -477,12 +485,12 @@ uint32_t sl_slub_sheaf_size(const sl_slub_sheaf *sheaf);
 
 /* The sheaves' figures (exact with no operation running). */
 typedef struct sl_slub_sheaves_info {
-    uint32_t capacity;      /* s->sheaf_capacity (0: none, or the bootstrap sheaf) */
-    uint32_t barn_full;     /* full sheaves in the barn */
-    uint32_t barn_empty;    /* empty sheaves in the barn */
-    uint32_t sheaves;       /* sheaves allocated */
-    uint32_t objects;       /* objects held by every sheaf (CPU, barn, RCU, prefilled) */
-    uint32_t rcu_waiting;   /* objects waiting for a grace period (rcu sheaves and single objects) */
+    uint32_t capacity;    /* s->sheaf_capacity (0: none, or the bootstrap sheaf) */
+    uint32_t barn_full;   /* full sheaves in the barn */
+    uint32_t barn_empty;  /* empty sheaves in the barn */
+    uint32_t sheaves;     /* sheaves allocated */
+    uint32_t objects;     /* objects held by every sheaf (CPU, barn, RCU, prefilled) */
+    uint32_t rcu_waiting; /* objects waiting for a grace period (rcu sheaves and single objects) */
 } sl_slub_sheaves_info;
 void sl_slub_sheaves_info_get(sl_slub_cache *s, sl_slub_sheaves_info *out);
 
@@ -511,14 +519,14 @@ enum {
 /* What a preemption point passes as `ctx`.  Pointers are objects (user addresses). */
 typedef struct sl_slub_pp_ctx {
     const sl_slub_cache *cache;
-    uint32_t op;        /* operation number */
+    uint32_t op; /* operation number */
     uint32_t cpu;
-    uintptr_t tid;      /* the tid read (points 1, 2) */
-    void *freelist;     /* the CPU freelist head read (1, 2); slab freelist (3); group head (4);
+    uintptr_t tid;  /* the tid read (points 1, 2) */
+    void *freelist; /* the CPU freelist head read (1, 2); slab freelist (3); group head (4);
                          * the object (5, 6) */
-    void *next;         /* 1: the next object the CAS installs (NULL with rt); 2: the new head (the object freed) */
-    void *tail;         /* 2, 3, 4: the last object of the chain being freed */
-    uint32_t cnt;       /* 2, 3, 4: objects in the chain; 5: main's size; 6: main's size; 7: the sheaf's */
+    void *next;     /* 1: the next object the CAS installs (NULL with rt); 2: the new head (the object freed) */
+    void *tail;     /* 2, 3, 4: the last object of the chain being freed */
+    uint32_t cnt;   /* 2, 3, 4: objects in the chain; 5: main's size; 6: main's size; 7: the sheaf's */
 } sl_slub_pp_ctx;
 
 /* ------------------------------------------------------------------ */
@@ -533,6 +541,8 @@ typedef struct sl_slub_pp_ctx {
  * allocation from a sheaf is ALLOC_PCS, which 6.18 shows as
  * alloc_cpu_sheaf and 7.0 as alloc_fastpath.
  */
+/* The counter lists keep their hand-made lines (clang-format would fold them into a staircase). */
+/* clang-format off */
 #define SL_SLUB_KERNEL_STATS(X)                                                                    \
     X(ALLOC_FASTPATH, alloc_fastpath) X(ALLOC_SLOWPATH, alloc_slowpath)                             \
     X(FREE_FASTPATH, free_fastpath) X(FREE_SLOWPATH, free_slowpath) X(FREE_FROZEN, free_frozen)      \
@@ -565,12 +575,13 @@ typedef struct sl_slub_pp_ctx {
     X(MODEL_LIST_LOCK, model_list_lock)
 /* X(ENUM, sysfs_name), as the kernel's STAT_ATTR(ALLOC_FASTPATH, alloc_fastpath). */
 #define SL_SLUB_STATS(X) SL_SLUB_KERNEL_STATS(X) SL_SLUB_SHEAF_STATS(X) SL_SLUB_MODEL_STATS(X)
+/* clang-format on */
 
 typedef enum sl_slub_stat {
 #define SL_SLUB_STAT_ENUM(n, name) SL_SLUB_##n,
     SL_SLUB_STATS(SL_SLUB_STAT_ENUM)
 #undef SL_SLUB_STAT_ENUM
-    SL_SLUB_NR_STATS
+        SL_SLUB_NR_STATS
 } sl_slub_stat;
 /* Counters below this index are the kernel's; from it on, the model's. */
 #define SL_SLUB_NR_KERNEL_STATS SL_SLUB_BULK_ALLOC_CALLS
@@ -595,11 +606,11 @@ unsigned sl_slub_kstats(sl_slub_kversion v, const sl_slub_kstat **table);
 
 /* The cache's figures as sysfs shows them (cpu_slabs exact only with no operation running). */
 typedef struct sl_slub_node_info {
-    uint32_t nr_partial;   /* slabs on the node partial list (sysfs partial) */
-    uint32_t nr_slabs;     /* slabs of this cache (slabs) */
+    uint32_t nr_partial;    /* slabs on the node partial list (sysfs partial) */
+    uint32_t nr_slabs;      /* slabs of this cache (slabs) */
     uint32_t total_objects; /* (total_objects) */
-    uint32_t partial_free; /* free objects on node partial slabs: objects = total_objects - partial_free */
-    uint32_t cpu_slabs;    /* CPU slabs plus the slabs on CPU partial lists (cpu_slabs) */
+    uint32_t partial_free;  /* free objects on node partial slabs: objects = total_objects - partial_free */
+    uint32_t cpu_slabs;     /* CPU slabs plus the slabs on CPU partial lists (cpu_slabs) */
 } sl_slub_node_info;
 void sl_slub_node_info_get(sl_slub_cache *s, sl_slub_node_info *out);
 /* Two of those alone, without the lock or a walk of the lists: nr_partial, nr_slabs. */
@@ -651,19 +662,18 @@ void *sl_slub_object_at(const sl_slub_cache *s, uint32_t pfn, uint32_t index);
 /* Seeding from a real cache (seed.c)                                  */
 
 /* Where a described slab is (sl_slub_seed_slab.list). */
-enum { SL_SLUB_SEED_CPU_SLAB = 0, SL_SLUB_SEED_CPU_PARTIAL = 1, SL_SLUB_SEED_NODE_PARTIAL = 2,
-       SL_SLUB_SEED_FULL = 3 };
+enum { SL_SLUB_SEED_CPU_SLAB = 0, SL_SLUB_SEED_CPU_PARTIAL = 1, SL_SLUB_SEED_NODE_PARTIAL = 2, SL_SLUB_SEED_FULL = 3 };
 
 /* One slab as a snapshot describes it; objects by index in the slab. */
 typedef struct sl_slub_seed_slab {
-    uint8_t list;            /* SL_SLUB_SEED_* */
-    uint8_t cpu;             /* the CPU of a CPU slab or CPU partial slab */
+    uint8_t list; /* SL_SLUB_SEED_* */
+    uint8_t cpu;  /* the CPU of a CPU slab or CPU partial slab */
     uint16_t pad_;
-    uint32_t objects;        /* objects in the slab: must be the cache's objects per slab */
-    uint32_t inuse;          /* the slab's counter: objects - nfree */
-    uint32_t nfree;          /* the slab's own freelist, in order */
+    uint32_t objects; /* objects in the slab: must be the cache's objects per slab */
+    uint32_t inuse;   /* the slab's counter: objects - nfree */
+    uint32_t nfree;   /* the slab's own freelist, in order */
     const uint32_t *free;
-    uint32_t ncpu_free;      /* a CPU slab's CPU freelist (c->freelist), in order */
+    uint32_t ncpu_free; /* a CPU slab's CPU freelist (c->freelist), in order */
     const uint32_t *cpu_free;
 } sl_slub_seed_slab;
 
@@ -677,8 +687,8 @@ enum { SL_SLUB_SEED_MAIN = 0, SL_SLUB_SEED_SPARE = 1, SL_SLUB_SEED_RCU_FREE = 2,
  * objects[2k + 1] the object's index in that slab.
  */
 typedef struct sl_slub_seed_sheaf {
-    uint8_t place;           /* SL_SLUB_SEED_MAIN .. SL_SLUB_SEED_BARN_FULL */
-    uint8_t cpu;             /* the CPU of a main, spare or rcu_free sheaf */
+    uint8_t place; /* SL_SLUB_SEED_MAIN .. SL_SLUB_SEED_BARN_FULL */
+    uint8_t cpu;   /* the CPU of a main, spare or rcu_free sheaf */
     uint16_t pad_;
     uint32_t size;
     const uint32_t *objects; /* 2 * size words */
@@ -688,9 +698,9 @@ typedef struct sl_slub_seed_sheaf {
 typedef struct sl_slub_seed_desc {
     uint32_t nslabs;
     const sl_slub_seed_slab *slabs;
-    uint32_t full_slabs;     /* full slabs the kernel had (listed nowhere) */
-    uint32_t max_full;       /* at most this many of them are made */
-    uint32_t nsheaves;       /* sheaves to fill (a cache with sheaves only); the barn's full ones head first */
+    uint32_t full_slabs; /* full slabs the kernel had (listed nowhere) */
+    uint32_t max_full;   /* at most this many of them are made */
+    uint32_t nsheaves;   /* sheaves to fill (a cache with sheaves only); the barn's full ones head first */
     const sl_slub_seed_sheaf *sheaves;
 } sl_slub_seed_desc;
 
@@ -716,16 +726,20 @@ int sl_slub_seed(sl_slub_cache *s, const sl_slub_seed_desc *d, char *msg, size_t
  */
 
 /* Where a slab is (sl_slub_steer_slab_info.list). */
-enum { SL_SLUB_STEER_CPU_SLAB = 0, SL_SLUB_STEER_CPU_PARTIAL = 1, SL_SLUB_STEER_NODE_PARTIAL = 2,
-       SL_SLUB_STEER_NONE = 3 };
+enum {
+    SL_SLUB_STEER_CPU_SLAB = 0,
+    SL_SLUB_STEER_CPU_PARTIAL = 1,
+    SL_SLUB_STEER_NODE_PARTIAL = 2,
+    SL_SLUB_STEER_NONE = 3
+};
 
 typedef struct sl_slub_steer_slab_info {
-    uint8_t list;     /* SL_SLUB_STEER_* */
-    uint8_t cpu;      /* the CPU of a CPU slab or CPU partial slab */
+    uint8_t list; /* SL_SLUB_STEER_* */
+    uint8_t cpu;  /* the CPU of a CPU slab or CPU partial slab */
     uint8_t frozen;
     uint8_t pad_;
     uint32_t objects;
-    uint32_t inuse;   /* the slab's counter (a CPU freelist's objects count as in use) */
+    uint32_t inuse; /* the slab's counter (a CPU freelist's objects count as in use) */
 } sl_slub_steer_slab_info;
 
 /* 1 if obj is free in the model (any freelist or sheaf), 0 if allocated; SL_EFOREIGN, SL_EMISALIGNED, or SL_EINVAL (no tracking). */

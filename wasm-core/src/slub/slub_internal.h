@@ -100,7 +100,7 @@ typedef struct sli_slub_slab {
     uint32_t slabs;
     uint16_t cpu;
     uint8_t on_node_partial;
-    uint32_t limit; /* objects * size, relaxed atomic */
+    uint32_t limit;    /* objects * size, relaxed atomic */
     uint32_t pobjects; /* before 5.16: free objects on the CPU partial chain from here (page->pobjects) */
 } sli_slub_slab;
 SL_PAGE_PRIV_CHECK(sli_slub_slab);
@@ -139,24 +139,24 @@ _Static_assert(sizeof(sli_slub_cpu) == 512, "sli_slub_cpu outgrew its 512-byte s
 
 typedef struct sli_slub_node {
     sl_spinlock list_lock;
-    uint32_t nr_partial;           /* list_lock */
-    sli_slub_slab *partial_head;   /* list_lock */
+    uint32_t nr_partial;         /* list_lock */
+    sli_slub_slab *partial_head; /* list_lock */
     sli_slub_slab *partial_tail;
-    atomic_uint nr_slabs;          /* inc_slabs_node / dec_slabs_node */
+    atomic_uint nr_slabs; /* inc_slabs_node / dec_slabs_node */
     atomic_uint total_objects;
 } __attribute__((aligned(SL_CACHELINE))) sli_slub_node;
 
 /* Object states in the tracking table (also the snapshot's object states). */
 enum {
-    SLI_OBJ_FREE = 0,      /* on a freelist (never allocated counts as free; also leaked in a disabled slab) */
+    SLI_OBJ_FREE = 0, /* on a freelist (never allocated counts as free; also leaked in a disabled slab) */
     SLI_OBJ_ALLOCATED = 1,
-    SLI_OBJ_POISON_BAD = 2, /* quarantined: poison found overwritten */
+    SLI_OBJ_POISON_BAD = 2,  /* quarantined: poison found overwritten */
     SLI_OBJ_REDZONE_BAD = 3, /* quarantined: red zone found overwritten */
-    SLI_OBJ_DUP = 4,        /* handed out twice (a corrupt CPU freelist) */
+    SLI_OBJ_DUP = 4,         /* handed out twice (a corrupt CPU freelist) */
 };
 
 typedef struct sli_slub_objinfo {
-    uint8_t state;     /* SLI_OBJ_*, atomic */
+    uint8_t state; /* SLI_OBJ_*, atomic */
     uint8_t alloc_cpu;
     uint8_t free_cpu;
     uint8_t pad_;
@@ -193,23 +193,23 @@ struct sl_slub_cache {
     uint8_t bulk_free;
     uint32_t flags;
     unsigned ncpus;
-    uint8_t debug_hooks;       /* tracking, POISON or RED_ZONE: run the alloc/free hooks */
-    uint8_t object_poison;     /* __OBJECT_POISON: POISON without TYPESAFE_BY_RCU or a constructor */
-    uint8_t leaf;              /* SLI_LEAF_*: which leaf fast path sl_slub_alloc/free take */
+    uint8_t debug_hooks;   /* tracking, POISON or RED_ZONE: run the alloc/free hooks */
+    uint8_t object_poison; /* __OBJECT_POISON: POISON without TYPESAFE_BY_RCU or a constructor */
+    uint8_t leaf;          /* SLI_LEAF_*: which leaf fast path sl_slub_alloc/free take */
     /* The leaf fast paths for `leaf` (alloc.c, free.c), or the complete operations. */
     int (*alloc_fn)(sl_slub_cache *s, unsigned cpu, void **obj);
     int (*free_fn)(sl_slub_cache *s, unsigned cpu, void *obj);
-    sli_recip recip;           /* s->reciprocal_size = reciprocal_value(size) */
-    uint32_t info_stride;      /* info entries per page: DIV_ROUND_UP(PAGE_SIZE, size) */
-    uint64_t size_divc;        /* c = 2^64 / size rounded up (divisibility test) */
-    uintptr_t tid_step;        /* TID_STEP: roundup_pow_of_two(CONFIG_NR_CPUS), 1 without CONFIG_PREEMPTION */
-    uintptr_t random;          /* s->random for FREELIST_HARDENED */
-    uint32_t *random_seq;      /* FREELIST_RANDOM: a shuffled 0..objects-1 */
+    sli_recip recip;      /* s->reciprocal_size = reciprocal_value(size) */
+    uint32_t info_stride; /* info entries per page: DIV_ROUND_UP(PAGE_SIZE, size) */
+    uint64_t size_divc;   /* c = 2^64 / size rounded up (divisibility test) */
+    uintptr_t tid_step;   /* TID_STEP: roundup_pow_of_two(CONFIG_NR_CPUS), 1 without CONFIG_PREEMPTION */
+    uintptr_t random;     /* s->random for FREELIST_HARDENED */
+    uint32_t *random_seq; /* FREELIST_RANDOM: a shuffled 0..objects-1 */
     sl_page_zone *zone;
     sl_trace *trace;
-    sli_slub_objinfo *info;    /* NULL without tracking */
+    sli_slub_objinfo *info; /* NULL without tracking */
     size_t info_len;
-    sl_slub_rules rules;       /* the kernel version's (eras.h); constant */
+    sl_slub_rules rules;         /* the kernel version's (eras.h); constant */
     struct sli_sheaves *sheaves; /* s->cpu_sheaves and the barn (sheaves.h), NULL without */
     sli_slub_node node;
 };
@@ -221,8 +221,8 @@ typedef struct sli_act {
     sli_slub_cpu *c;
     uint32_t op;
     uint16_t cpu;
-    uint8_t ctx;    /* sli_ctx: what the operation's caller allows (its GFP context) */
-    unsigned cas;   /* double-word CASes executed (bulk free reports it) */
+    uint8_t ctx;  /* sli_ctx: what the operation's caller allows (its GFP context) */
+    unsigned cas; /* double-word CASes executed (bulk free reports it) */
 } sli_act;
 
 /*
@@ -460,8 +460,14 @@ SL_INLINE bool sli_cpu_freelist_update(const sl_slub_cache *s, sli_slub_cpu *c, 
  * s->leaf: which leaf fast path sl_slub_alloc / sl_slub_free take (none: the
  * complete operation; sheaf: a pop from or push onto the CPU's main sheaf).
  */
-enum { SLI_LEAF_NONE = 0, SLI_LEAF_CMPXCHG = 1 + SL_SLUB_FP_CMPXCHG, SLI_LEAF_LOCKED = 1 + SL_SLUB_FP_LOCKED,
-       SLI_LEAF_PLAIN = 1 + SL_SLUB_FP_PLAIN, SLI_LEAF_RT = 1 + SL_SLUB_FP_RT, SLI_LEAF_SHEAF = 5 };
+enum {
+    SLI_LEAF_NONE = 0,
+    SLI_LEAF_CMPXCHG = 1 + SL_SLUB_FP_CMPXCHG,
+    SLI_LEAF_LOCKED = 1 + SL_SLUB_FP_LOCKED,
+    SLI_LEAF_PLAIN = 1 + SL_SLUB_FP_PLAIN,
+    SLI_LEAF_RT = 1 + SL_SLUB_FP_RT,
+    SLI_LEAF_SHEAF = 5
+};
 typedef int (*sli_alloc_fn)(sl_slub_cache *s, unsigned cpu, void **obj);
 typedef int (*sli_free_fn)(sl_slub_cache *s, unsigned cpu, void *obj);
 /* Sets s->leaf, s->alloc_fn and s->free_fn for the cache as it is now (cache.c). */
@@ -570,8 +576,13 @@ SL_INLINE bool sli_slab_disabled(const sl_slub_cache *s, const sli_slub_slab *sl
 }
 void sli_slub_error(sli_act *a, int err, const sli_slub_slab *slab, const void *obj);
 /* Where sli_fp_self_link caught a self link (event SLUB_HARDENED_DOUBLE_FREE arg0). */
-enum { SLI_LINK_DO_SLAB_FREE = 0, SLI_LINK_SLAB_FREE = 1, SLI_LINK_DEACTIVATE = 2, SLI_LINK_DETACHED = 3,
-       SLI_LINK_FREE_TO_PARTIAL = 4 };
+enum {
+    SLI_LINK_DO_SLAB_FREE = 0,
+    SLI_LINK_SLAB_FREE = 1,
+    SLI_LINK_DEACTIVATE = 2,
+    SLI_LINK_DETACHED = 3,
+    SLI_LINK_FREE_TO_PARTIAL = 4
+};
 /* Reports what sli_fp_self_link found. */
 void sli_slub_hardened_bug(sli_act *a, unsigned site, const sli_slub_slab *slab, const void *obj);
 /*
@@ -581,8 +592,7 @@ void sli_slub_hardened_bug(sli_act *a, unsigned site, const sli_slub_slab *slab,
  * would make it point to itself.  The kernel BUG()s there; the model
  * refuses the link and stays consistent.
  */
-SL_INLINE bool sli_fp_self_link(sli_act *a, unsigned site, const sli_slub_slab *slab, const void *obj,
-                                const void *fp)
+SL_INLINE bool sli_fp_self_link(sli_act *a, unsigned site, const sli_slub_slab *slab, const void *obj, const void *fp)
 {
     if (SL_LIKELY(obj != fp || !(a->s->flags & SL_SLUB_FREELIST_HARDENED)))
         return false;

@@ -20,12 +20,34 @@
 #define NONE32 0xffffffffu
 #define NEXT_CORRUPT 0xfffffffeu
 
-enum { HDR_SIZE = 104, GEOM_SIZE = 64, NODE_SIZE = 16, CPU_SIZE = 32, SLAB_SIZE = 32, OBJ_SIZE = 16,
-       SH_HDR_SIZE = 32, PCS_SIZE = 16, SHEAF_SIZE = 24, ENTRY_SIZE = 8 };
+enum {
+    HDR_SIZE = 104,
+    GEOM_SIZE = 64,
+    NODE_SIZE = 16,
+    CPU_SIZE = 32,
+    SLAB_SIZE = 32,
+    OBJ_SIZE = 16,
+    SH_HDR_SIZE = 32,
+    PCS_SIZE = 16,
+    SHEAF_SIZE = 24,
+    ENTRY_SIZE = 8
+};
 enum { LIST_NONE = 0, LIST_CPU_SLAB = 1, LIST_CPU_PARTIAL = 2, LIST_NODE_PARTIAL = 3 };
 /* ST_NONE: a record past the objects of a slab of the fallback order (records have the cache's stride). */
-enum { ST_SLAB_FREE = 0, ST_CPU_FREE = 1, ST_ALLOCATED = 2, ST_POISON_BAD = 3, ST_REDZONE_BAD = 4, ST_DUP = 5,
-       ST_INFLIGHT = 6, ST_NONE = 7, ST_CPU_SHEAF = 8, ST_BARN = 9, ST_RCU = 10, ST_PREFILLED = 11 };
+enum {
+    ST_SLAB_FREE = 0,
+    ST_CPU_FREE = 1,
+    ST_ALLOCATED = 2,
+    ST_POISON_BAD = 3,
+    ST_REDZONE_BAD = 4,
+    ST_DUP = 5,
+    ST_INFLIGHT = 6,
+    ST_NONE = 7,
+    ST_CPU_SHEAF = 8,
+    ST_BARN = 9,
+    ST_RCU = 10,
+    ST_PREFILLED = 11
+};
 /* Header word 23 (byte 92) flags. */
 enum { SNAP_HAS_SHEAVES = 1, SNAP_SHEAVES_OMITTED = 2, SNAP_CPU_SLAB = 4 };
 /* Sheaf record places: sli_sheaf_place, then the objects that wait for RCU alone. */
@@ -69,10 +91,10 @@ long sl_slub_snapshot_running(sl_slub_cache *s, void *buf, size_t cap) { return 
 /* Counts (pass 1) or writes (pass 2) the sheaf records and their object entries. */
 typedef struct sheaf_writer {
     sl_slub_cache *s;
-    unsigned char *b;          /* NULL in the counting pass */
+    unsigned char *b; /* NULL in the counting pass */
     size_t off_pcs, off_sheaf, off_entry, off_obj, off_slab;
     uint32_t nsheaves, nentries, nslabs;
-    uint32_t pos[8];           /* position in its list, per place (barn, prefilled: one list each) */
+    uint32_t pos[8]; /* position in its list, per place (barn, prefilled: one list each) */
     int last_cpu;
 } sheaf_writer;
 
@@ -264,9 +286,22 @@ static long snapshot(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_c
     put32(b + 64, s->info != NULL);
     put32(b + 68, z->npages);
 
-    const uint32_t g[16] = {s->g.object_size, s->g.align, s->g.inuse, s->g.offset, s->g.red_left_pad, s->g.size,
-                            s->g.order, s->g.objects, s->g.min_partial, s->g.cpu_partial, s->g.cpu_partial_slabs,
-                            s->flags, s->fastpath, s->bulk_free, (uint32_t)s->tid_step, s->id};
+    const uint32_t g[16] = {s->g.object_size,
+                            s->g.align,
+                            s->g.inuse,
+                            s->g.offset,
+                            s->g.red_left_pad,
+                            s->g.size,
+                            s->g.order,
+                            s->g.objects,
+                            s->g.min_partial,
+                            s->g.cpu_partial,
+                            s->g.cpu_partial_slabs,
+                            s->flags,
+                            s->fastpath,
+                            s->bulk_free,
+                            (uint32_t)s->tid_step,
+                            s->id};
     for (unsigned i = 0; i < 16; i++)
         put32(b + off_geom + 4 * i, g[i]);
     put32(b + off_node, __atomic_load_n(&s->node.nr_partial, __ATOMIC_RELAXED));
@@ -302,9 +337,10 @@ static long snapshot(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_c
             if (s->info && i < sli_objects(fc.hi)) {
                 sli_slub_objinfo *oi = sli_info(s, slab, i);
                 uint8_t st = __atomic_load_n(&oi->state, __ATOMIC_RELAXED);
-                o[0] = st == SLI_OBJ_POISON_BAD ? ST_POISON_BAD
-                     : st == SLI_OBJ_REDZONE_BAD ? ST_REDZONE_BAD
-                     : st == SLI_OBJ_DUP ? ST_DUP : ST_ALLOCATED;
+                o[0] = st == SLI_OBJ_POISON_BAD    ? ST_POISON_BAD
+                       : st == SLI_OBJ_REDZONE_BAD ? ST_REDZONE_BAD
+                       : st == SLI_OBJ_DUP         ? ST_DUP
+                                                   : ST_ALLOCATED;
                 o[3] = 1;
                 if (oi->alloc_op)
                     o[1] = oi->alloc_cpu, put32(o + 8, oi->alloc_op);

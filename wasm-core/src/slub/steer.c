@@ -325,8 +325,10 @@ int sl_slub_steer_slab(const sl_slub_cache *s, uint32_t pfn, sl_slub_steer_slab_
     if (!slab)
         return SL_EFOREIGN;
     sl_dword fc = sl_dw_read(&slab->fc);
-    *out = (sl_slub_steer_slab_info){.list = SL_SLUB_STEER_NONE, .objects = sli_objects(fc.hi),
-                                     .inuse = sli_inuse(fc.hi), .frozen = (uint8_t)sli_frozen(fc.hi)};
+    *out = (sl_slub_steer_slab_info){.list = SL_SLUB_STEER_NONE,
+                                     .objects = sli_objects(fc.hi),
+                                     .inuse = sli_inuse(fc.hi),
+                                     .frozen = (uint8_t)sli_frozen(fc.hi)};
     int k = cpu_slab_of(s, slab);
     if (k >= 0) {
         out->list = SL_SLUB_STEER_CPU_SLAB, out->cpu = (uint8_t)k;
@@ -347,11 +349,11 @@ int sl_slub_steer_slab(const sl_slub_cache *s, uint32_t pfn, sl_slub_steer_slab_
 uint32_t sl_slub_steer_listed(const sl_slub_cache *s, uint32_t *pfns, uint32_t cap)
 {
     uint32_t n = 0;
-#define PUT(slab)                                                                                                  \
-    do {                                                                                                           \
-        if (n < cap)                                                                                               \
-            pfns[n] = sli_slab_pfn(s, (slab));                                                                     \
-        n++;                                                                                                       \
+#define PUT(slab)                                                                                                      \
+    do {                                                                                                               \
+        if (n < cap)                                                                                                   \
+            pfns[n] = sli_slab_pfn(s, (slab));                                                                         \
+        n++;                                                                                                           \
     } while (0)
     for (unsigned k = 0; k < s->ncpus; k++) {
         if (s->cpu[k].slab)

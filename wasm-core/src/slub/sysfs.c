@@ -83,10 +83,14 @@ bool sl_slub_kcache_attr(sl_slub_kcache *k, const char *attr, const char *value)
         const char *attr;
         uint32_t flag;
     } flags[] = {
-        {"hwcache_align", SL_SLUB_HWCACHE_ALIGN},    {"destroy_by_rcu", SL_SLUB_TYPESAFE_BY_RCU},
-        {"poison", SL_SLUB_POISON},                  {"red_zone", SL_SLUB_RED_ZONE},
-        {"store_user", SL_SLUB_STORE_USER},          {"sanity_checks", SL_SLUB_CONSISTENCY_CHECKS},
-        {"reclaim_account", SL_SLUB_RECLAIM_ACCOUNT}, {"cache_dma", SL_SLUB_CACHE_DMA},
+        {"hwcache_align", SL_SLUB_HWCACHE_ALIGN},
+        {"destroy_by_rcu", SL_SLUB_TYPESAFE_BY_RCU},
+        {"poison", SL_SLUB_POISON},
+        {"red_zone", SL_SLUB_RED_ZONE},
+        {"store_user", SL_SLUB_STORE_USER},
+        {"sanity_checks", SL_SLUB_CONSISTENCY_CHECKS},
+        {"reclaim_account", SL_SLUB_RECLAIM_ACCOUNT},
+        {"cache_dma", SL_SLUB_CACHE_DMA},
     };
     uint32_t v;
     if (!strcmp(attr, "object_size"))
@@ -124,11 +128,10 @@ void sl_slub_kcache_init(sl_slub_kcache *k, const char *name)
 
 int sl_slub_sysfs_read(const char *dir, sl_slub_kcache **out)
 {
-    static const char *const attrs[] = {"object_size",   "align",           "hwcache_align", "ctor",
-                                        "destroy_by_rcu", "poison",          "red_zone",      "store_user",
-                                        "sanity_checks", "reclaim_account", "cache_dma",     "slab_size",
-                                        "order",         "objs_per_slab",   "min_partial",   "cpu_partial",
-                                        "sheaf_capacity"};
+    static const char *const attrs[] = {
+        "object_size", "align",         "hwcache_align",   "ctor",      "destroy_by_rcu", "poison", "red_zone",
+        "store_user",  "sanity_checks", "reclaim_account", "cache_dma", "slab_size",      "order",  "objs_per_slab",
+        "min_partial", "cpu_partial",   "sheaf_capacity"};
     *out = NULL;
     DIR *d = opendir(dir);
     if (!d)
@@ -209,16 +212,15 @@ uint32_t sl_slub_sheaf_request(const char *name)
 
 uint32_t sl_slub_known_flags(const char *name)
 {
-    static const char *const no_sheaves[] = {"kmem_cache", "kmem_cache_node", "kmemleak_object",
-                                             "kmemleak_scan_area"};
+    static const char *const no_sheaves[] = {"kmem_cache", "kmem_cache_node", "kmemleak_object", "kmemleak_scan_area"};
     for (unsigned i = 0; i < sizeof no_sheaves / sizeof no_sheaves[0]; i++)
         if (!strcmp(name, no_sheaves[i]))
             return SL_SLUB_NO_SHEAVES;
     return 0;
 }
 
-int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, const sl_slub_kernel *kern,
-                           sl_slub_geometry *g, uint32_t model[SL_SLUB_NR_KFIGS])
+int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, const sl_slub_kernel *kern, sl_slub_geometry *g,
+                           uint32_t model[SL_SLUB_NR_KFIGS])
 {
     int rc = sl_slub_calculate_geometry(k->object_size, k->align, k->flags, nr_cpus, kern, g);
     if (rc != SL_OK)

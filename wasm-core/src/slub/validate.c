@@ -44,7 +44,7 @@ typedef struct vstate {
     int rc;
     uint8_t *place; /* per pfn of a slab's head page */
     uint8_t *owner;
-    void **held;    /* objects sheaves hold or that wait alone for RCU, sorted by address */
+    void **held; /* objects sheaves hold or that wait alone for RCU, sorted by address */
     size_t nheld, held_cap;
 } vstate;
 
@@ -110,8 +110,7 @@ static void check_cpus(vstate *v)
             mark_place(v, p, PLACE_CPU_PARTIAL, (uint8_t)k, "a CPU partial list");
         }
         if (c->partial && c->partial->slabs != len)
-            fail(v, SL_ECORRUPT, "CPU %u: partial list head says %u slabs, the list has %u", k, c->partial->slabs,
-                 len);
+            fail(v, SL_ECORRUPT, "CPU %u: partial list head says %u slabs, the list has %u", k, c->partial->slabs, len);
         if (!s->rules.cpu_slab && (c->slab || c->partial || ft.lo))
             fail(v, SL_ECORRUPT, "CPU %u: a 7.0 cache has no CPU slab, freelist or partial list", k);
     }
@@ -183,8 +182,8 @@ static void check_held(vstate *v)
         if (!sl_slub_object_index(s, v->held[i], &pfn, &idx))
             fail(v, SL_ECORRUPT, "a sheaf (or the RCU wait) holds %p, not an object of this cache", v->held[i]);
         else if (i && v->held[i] == v->held[i - 1])
-            fail(v, SL_EFREELIST, "slab %u: object %u is held twice by sheaves or the RCU wait (a double free)",
-                 pfn, idx);
+            fail(v, SL_EFREELIST, "slab %u: object %u is held twice by sheaves or the RCU wait (a double free)", pfn,
+                 idx);
     }
 }
 
@@ -241,9 +240,10 @@ static void check_slab(vstate *v, sli_slub_slab *slab, uint8_t *mark)
     sl_dword fc = sl_dw_read(&slab->fc);
     uint32_t objects = sli_objects(fc.hi), inuse = sli_inuse(fc.hi);
     uint32_t expect = order == s->g.order ? s->g.objects : order == s->g.fallback_order ? s->g.fallback_objects : 0;
-    if (objects != expect || inuse > objects || __atomic_load_n(&slab->limit, __ATOMIC_RELAXED) != objects * s->g.size) {
-        fail(v, SL_ECORRUPT, "slab %u (order %u): counters say %u objects, %u in use (bound %u)", pfn, order,
-             objects, inuse, slab->limit);
+    if (objects != expect || inuse > objects ||
+        __atomic_load_n(&slab->limit, __ATOMIC_RELAXED) != objects * s->g.size) {
+        fail(v, SL_ECORRUPT, "slab %u (order %u): counters say %u objects, %u in use (bound %u)", pfn, order, objects,
+             inuse, slab->limit);
         return;
     }
     bool frozen = sli_frozen(fc.hi);
@@ -286,8 +286,8 @@ static void check_slab(vstate *v, sli_slub_slab *slab, uint8_t *mark)
     if (v->rc != SL_OK)
         return;
     if (inuse != objects - slab_free)
-        fail(v, SL_ECORRUPT, "slab %u: inuse is %u but %u of %u objects are on its freelist", pfn, inuse,
-             slab_free, objects);
+        fail(v, SL_ECORRUPT, "slab %u: inuse is %u but %u of %u objects are on its freelist", pfn, inuse, slab_free,
+             objects);
     if (s->info) {
         for (uint32_t i = 0; i < objects && v->rc == SL_OK; i++) {
             uint8_t st = __atomic_load_n(&sli_info(s, slab, i)->state, __ATOMIC_RELAXED);

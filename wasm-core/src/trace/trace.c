@@ -76,7 +76,4 @@ void sl_trace_set_preempt_hook(sl_trace *tr, sl_preempt_hook_fn fn, void *user)
     tr->preempt_user = user;
 }
 
-uint32_t sl_trace_op_begin(sl_trace *tr)
-{
-    return atomic_fetch_add_explicit(&tr->next_op, 1, memory_order_relaxed);
-}
+uint32_t sl_trace_op_begin(sl_trace *tr) { return atomic_fetch_add_explicit(&tr->next_op, 1, memory_order_relaxed); }

@@ -43,7 +43,7 @@ enum sl_event_kind {
 
 /* The record layout is part of the bridge protocol (web/core/events.ts). */
 typedef struct sl_event {
-    uint32_t op;    /* operation number, or 0 outside an operation */
+    uint32_t op; /* operation number, or 0 outside an operation */
     uint16_t cpu;
     uint16_t kind;  /* enum sl_event_kind */
     uint16_t cache; /* cache id, or 0xffff */
@@ -53,15 +53,15 @@ typedef struct sl_event {
     uint32_t arg0;
     uint32_t arg1;
     uint32_t arg2;
-    uint32_t seq;   /* global emission order (see above) */
+    uint32_t seq; /* global emission order (see above) */
 } sl_event;
 _Static_assert(sizeof(sl_event) == 36, "sl_event is 36 bytes");
 
 typedef struct sl_ring {
     _Alignas(SL_CACHELINE) atomic_uint head; /* next slot to write: writer only */
     _Alignas(SL_CACHELINE) atomic_uint tail; /* next slot to read: reader only */
-    atomic_uint dropped;                      /* events lost to a full ring */
-    uint32_t mask;                            /* capacity - 1, capacity a power of two */
+    atomic_uint dropped;                     /* events lost to a full ring */
+    uint32_t mask;                           /* capacity - 1, capacity a power of two */
     sl_event *slots;
 } sl_ring;
 
@@ -74,8 +74,8 @@ struct sl_trace;
  * it), `ctx` the model's view of the in-flight operation (documented beside
  * the point ids).
  */
-typedef void (*sl_preempt_hook_fn)(struct sl_trace *tr, unsigned cpu, unsigned point, unsigned line,
-                                   const void *ctx, void *user);
+typedef void (*sl_preempt_hook_fn)(struct sl_trace *tr, unsigned cpu, unsigned point, unsigned line, const void *ctx,
+                                   void *user);
 
 typedef struct sl_trace {
     unsigned ncpus;
@@ -109,23 +109,20 @@ uint32_t sl_trace_op_begin(sl_trace *tr);
  * defaults are designated first and overridden by the caller's, which the
  * override-init warning would flag; that is the intent here.
  */
-#define SL_EVENT(tr, ...)                                                                          \
-    do {                                                                                           \
-        sl_trace *sl_ev_tr_ = (tr);                                                                \
-        if (sl_ev_tr_ && sl_ev_tr_->enabled) {                                                     \
-            _Pragma("GCC diagnostic push")                                                         \
-            _Pragma("GCC diagnostic ignored \"-Woverride-init\"")                                  \
-            sl_event sl_ev_ = {.cache = 0xffff, .slab = SL_NONE32, .obj = SL_NONE32, __VA_ARGS__};   \
-            _Pragma("GCC diagnostic pop")                                                          \
-            sl_trace_emit(sl_ev_tr_, &sl_ev_);                                                     \
-        }                                                                                          \
+#define SL_EVENT(tr, ...)                                                                                              \
+    do {                                                                                                               \
+        sl_trace *sl_ev_tr_ = (tr);                                                                                    \
+        if (sl_ev_tr_ && sl_ev_tr_->enabled) {                                                                         \
+            _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Woverride-init\"")                       \
+                sl_event sl_ev_ = {.cache = 0xffff, .slab = SL_NONE32, .obj = SL_NONE32, __VA_ARGS__};                 \
+            _Pragma("GCC diagnostic pop") sl_trace_emit(sl_ev_tr_, &sl_ev_);                                           \
+        }                                                                                                              \
     } while (0)
-#define SL_PREEMPT_POINT(tr, cpu, point, ctx)                                                      \
-    do {                                                                                           \
-        sl_trace *sl_pp_tr_ = (tr);                                                                \
-        if (sl_pp_tr_ && sl_pp_tr_->preempt_hook)                                                  \
-            sl_pp_tr_->preempt_hook(sl_pp_tr_, (cpu), (point), __LINE__, (ctx),                    \
-                                    sl_pp_tr_->preempt_user);                                      \
+#define SL_PREEMPT_POINT(tr, cpu, point, ctx)                                                                          \
+    do {                                                                                                               \
+        sl_trace *sl_pp_tr_ = (tr);                                                                                    \
+        if (sl_pp_tr_ && sl_pp_tr_->preempt_hook)                                                                      \
+            sl_pp_tr_->preempt_hook(sl_pp_tr_, (cpu), (point), __LINE__, (ctx), sl_pp_tr_->preempt_user);              \
     } while (0)
 #define SL_OP_BEGIN(tr) ((tr) ? sl_trace_op_begin(tr) : 0u)
 #endif
