@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 // clang-format-check.mjs - runs clang-format (.clang-format, the C core's style)
 // in --dry-run mode over the C sources under wasm-core/ and reports which files
-// it would change.  Report-only for now: it exits 0 whatever it finds (the C
-// files have not been reformatted yet; the core is being edited in parallel).
-// `--strict` makes a file that would change fail (exit 1), for when they have.
+// it would change.  `--strict` (the lint suite) exits 1 when one would change,
+// or when clang-format is not installed; without it, it only reports.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';

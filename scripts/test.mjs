@@ -11,7 +11,7 @@
 //   typecheck  tsc over the web code (tsconfig.json) and its tests and configs (tsconfig.node.json)
 //   vitest     the TypeScript unit tests (web/**/*.test.ts)
 //   lint       ESLint over the web code, tests and scripts (eslint.config.mjs); and
-//              clang-format --dry-run over the C (.clang-format), report-only for now
+//              clang-format --dry-run over the C (.clang-format): a C file it would change fails
 //   e2e        Playwright in headless system Chromium against the built site,
 //              served with (vite preview) and without (python http.server) COOP/COEP
 //   release    the one-file slablab (scripts/build-release.mjs, after vite build) copied alone
@@ -161,11 +161,18 @@ const SUITES = {
     for (const f of failed)
       for (const m of f.messages) console.log(`${f.filePath}:${m.line}:${m.column}: ${m.message} (${m.ruleId ?? 'parse'})`);
     console.log(`eslint: ${files.length} files, ${failed.length} with findings`);
-    // The C formatter: report-only while the C core is being edited in parallel (it does not fail the suite).
-    const c = await exec('node', ['scripts/clang-format-check.mjs'], { quiet: true });
-    console.log(c.out.trim().split('\n').at(-1));
+    // The C formatter: every C file as .clang-format writes it (one test for the whole C core).
+    const c = await exec('node', ['scripts/clang-format-check.mjs', '--strict'], { quiet: true });
+    const cLines = c.out.trim().split('\n');
+    for (const l of cLines.filter((x) => x.startsWith('clang-format would change'))) console.log(l);
+    console.log(cLines.at(-1));
+    const cOk = c.status === 0;
     if (files.length === 0) return { ok: false, passed: 0, failed: 1, note: 'eslint checked no file' };
-    return { ok: r.status === 0 && failed.length === 0, passed: files.length - failed.length, failed: failed.length };
+    return {
+      ok: r.status === 0 && failed.length === 0 && cOk,
+      passed: files.length - failed.length + (cOk ? 1 : 0),
+      failed: failed.length + (cOk ? 0 : 1),
+    };
   },
   async e2e() {
     const build = await exec('npx', ['vite', 'build']);
