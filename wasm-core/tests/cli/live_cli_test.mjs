@@ -19,11 +19,12 @@
 // Every server listens on 127.0.0.1, on a port the kernel picks, and stops by itself (--exit-after)
 // should the test die.  Exit status 0 when every check passed, 77 (the reason on the last line)
 // when this machine cannot run the group.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startServe } from './serve_child.mjs';
 
 const [bin, group] = process.argv.slice(2);
 if (!bin || !group) {
@@ -62,30 +63,8 @@ const ourPrograms = () => {
 };
 
 /** Starts serve; resolves with { child, base, token, port, stderr() } once it printed its URL. */
-function startServer(extra = [], exitAfter = 60) {
-  const child = spawn(bin, ['serve', '--port', '0', '--site', site, '--exit-after', String(exitAfter), ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve printed no URL in 10 s: ${err}`)), 10000);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /http:\/\/127\.0\.0\.1:(\d+)\/\?mode=live&token=([0-9a-f]+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, port: Number(m[1]), token: m[2], base: `http://127.0.0.1:${m[1]}`, stderr: () => err });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited with ${code}: ${err}`));
-    });
-  });
-}
+const startServer = (extra = [], exitAfter = 60) =>
+  startServe(bin, ['--port', '0', '--site', site, '--exit-after', String(exitAfter), ...extra], children);
 
 /** One raw request (path sent as given); resolves with { status, headers, body }. */
 function request(port, path, { method = 'GET', headers = {} } = {}) {

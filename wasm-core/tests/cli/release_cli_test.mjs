@@ -15,11 +15,12 @@
 // One line per check group: "ok GROUP", "FAIL GROUP: why" or "skip GROUP: why"; exit status 1 if
 // any failed.  Every server listens on 127.0.0.1 on a port the kernel picks and stops by itself
 // (--exit-after) should the test die.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { startServe } from './serve_child.mjs';
 
 const [src, site] = process.argv.slice(2);
 if (!src || !site) {
@@ -52,28 +53,8 @@ async function group(name, fn) {
 }
 
 /** Starts the copied binary's serve in its own directory; resolves once it printed its URL. */
-function serve(exitAfter = 60) {
-  const child = spawn(bin, ['serve', '--port', '0', '--snapshot-interval', '0', '--exit-after', String(exitAfter)], {
-    cwd: dir,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve printed no URL in 10 s: ${err}`)), 10000);
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /http:\/\/127\.0\.0\.1:(\d+)\/\?mode=live&token=([0-9a-f]+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, port: Number(m[1]), token: m[2], banner: out, stderr: () => err });
-      }
-    });
-  });
-}
+const serve = (exitAfter = 60) =>
+  startServe(bin, ['--port', '0', '--snapshot-interval', '0', '--exit-after', String(exitAfter)], children, dir);
 
 /** GET path; resolves { status, type, body (Buffer) }; stops after maxMs (a stream) if given. */
 function get(port, path, maxMs = 0) {
