@@ -139,13 +139,13 @@ test.describe('keyboard and screen reader', () => {
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => window.__slablabSlub?.ready === true && window.__slablabSlub.stop > 0);
     await expect(caption).not.toHaveText(first ?? '');
-    await expect(page.getByTestId('slub-position')).toContainText('Step 1 of 6');
+    await expect(page.getByTestId('slub-position')).toContainText('Step 1 of 5');
     expect(await caption.evaluate((el) => (el as HTMLElement & { __walk?: boolean }).__walk)).toBe(true);
     // The rest of the story by keys: → to the end, then ← back, r to the start.
     const stops = await page.evaluate(() => window.__slablabSlub?.stops ?? 0);
     for (let i = 0; i < 12; i++) await page.keyboard.press('ArrowRight');
     await page.waitForFunction((n) => window.__slablabSlub?.ready === true && window.__slablabSlub.stop === n - 1, stops);
-    await expect(page.getByTestId('slub-position')).toContainText('Step 6 of 6');
+    await expect(page.getByTestId('slub-position')).toContainText('Step 5 of 5');
     await page.keyboard.press('ArrowLeft');
     await page.waitForFunction((n) => window.__slablabSlub?.ready === true && window.__slablabSlub.stop < n - 1, stops);
     // The canvas is reachable too (Tab, past the legend), and the arrows there select what the inspector then says.
@@ -180,7 +180,7 @@ test.describe('375 px wide', () => {
   test.use({ viewport: { width: 375, height: 812 } });
 
   for (const [name, path] of [
-    ['lab-375', '?scenario=why-tid&cpus=2&step=5'],
+    ['lab-375', '?scenario=why-tid&cpus=2&step=4'],
     ['lab-375-sheaves', '?scenario=barn-exchange&kernel=7.0&cpus=2&step=7'],
     ['docs-375', 'docs.html'],
   ] as const)

@@ -30,7 +30,7 @@ test('every figure of the stories page renders and steps, on a plain static serv
   }
   // What sheaves changed in 7.0: two 7.0 figures and 6.17 beside 7.0.
   for (const id of ['fig-sheaf-hit', 'fig-barn', 'fig-sheaves-compare']) expect(ids).toContain(id);
-  await expect(page.locator('#fig-sheaf-hit').getByTestId('slub-caption')).toContainText('main sheaf is empty');
+  await expect(page.locator('#fig-sheaf-hit').getByTestId('slub-caption')).toContainText('A sheaf hit'); // one micro-step past the set-up's refill
   await expect(page.locator('#fig-sheaves-compare').getByTestId('slub-compare-1')).toContainText('Per-CPU layer (sheaves)');
   await expect(page.locator('#fig-sheaves-compare').getByTestId('slub-compare-0')).toContainText('Per-CPU layer (tid fast path)');
   expect(errors).toEqual([]);

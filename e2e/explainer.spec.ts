@@ -46,11 +46,11 @@ test.describe('the code panel', () => {
     });
 
   test('a compact embed leaves the panel out; controls=full brings it, on the current line', async ({ page }) => {
-    await page.goto(`${PLAIN_URL}embed.html?view=slub&scenario=fast-path&cpus=2&step=3`);
-    await ready(page, 3);
+    await page.goto(`${PLAIN_URL}embed.html?view=slub&scenario=fast-path&cpus=2&step=2`);
+    await ready(page, 2);
     await expect(page.getByTestId('slub-code')).toHaveCount(0);
-    await page.goto(`${PLAIN_URL}embed.html?view=slub&scenario=fast-path&cpus=2&step=3&controls=full`);
-    await ready(page, 3);
+    await page.goto(`${PLAIN_URL}embed.html?view=slub&scenario=fast-path&cpus=2&step=2&controls=full`);
+    await ready(page, 2);
     const panel = page.getByTestId('slub-code');
     await expect(panel).toHaveAttribute('open', '');
     await expect(panel.locator('[aria-current="step"]')).toHaveCount(1);
@@ -102,11 +102,11 @@ test.describe('addresses', () => {
   test.use({ viewport: { width: 1280, height: 900 } });
 
   test('a hardened cache: the inspector shows the address and the stored free pointer decoded; find address names the object', async ({ page }) => {
-    await page.goto(`${PLAIN_URL}?scenario=fast-path&cpus=2&hardened=on&step=5`);
-    await ready(page, 5);
+    await page.goto(`${PLAIN_URL}?scenario=fast-path&cpus=2&hardened=on&step=4`);
+    await ready(page, 4);
     await page.getByTestId('slub-canvas').focus();
     await page.keyboard.press('ArrowDown');
-    // Object 5: on CPU 0's freelist after the story's first five steps.
+    // Object 5: on CPU 0's freelist after the set-up alloc and the story's first two steps.
     for (let i = 0; i < 6; i++) await page.keyboard.press('ArrowRight');
     const inspector = page.getByTestId('inspector');
     await expect(inspector).toContainText('Object 5 of slab pfn');

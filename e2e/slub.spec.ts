@@ -20,7 +20,9 @@ test.describe('SLUB scenarios', () => {
   test('1. the fast path: tid advances by TID_STEP on every fast-path operation', async ({ page }) => {
     await open(page, 'scenario=fast-path&cpus=2');
     const start = await ready(page, 0);
-    expect(start.cpus.map((c) => c.tid)).toEqual([0, 1]);
+    // The set-up's first alloc (the slow path) has moved CPU 0's tid on by TID_STEP (2 for two CPUs).
+    expect(start.cpus.map((c) => c.tid)).toEqual([2, 1]);
+    expect(start.slabs).toHaveLength(1);
     await expect(page.getByTestId('slub-caption')).toContainText('One CPU allocating');
     const end = await playToEnd(page);
     // 1 slow alloc, 3 fast allocs and 2 fast frees; TID_STEP is 2 for two CPUs.
@@ -28,7 +30,7 @@ test.describe('SLUB scenarios', () => {
     expect(end.stats.FREE_FASTPATH).toBe(2);
     expect(end.cpus[0]?.tid).toBe(0 + 2 * 6);
     expect(end.check).toBe('');
-    await expect(page.getByTestId('slub-position')).toContainText('Step 6 of 6');
+    await expect(page.getByTestId('slub-position')).toContainText('Step 5 of 5');
     // The inspector describes the CPU freelist's head object.
     await page.getByTestId('slub-canvas').focus();
     await page.keyboard.press('ArrowDown');
@@ -78,10 +80,11 @@ test.describe('SLUB scenarios', () => {
   test('4. remote frees: the slab moves from CPU 0 to CPU 1 via the node', async ({ page }) => {
     await open(page, 'scenario=remote-frees&cpus=2');
     const h0 = await ready(page, 0);
-    expect(h0.slabs.length).toBe(0);
-    // Jump to the op boundary after step 9 (CPU 1's free into the full slab).
+    // The set-up (CPU 0's slab A, four objects allocated) is on screen at the start.
+    expect(h0.slabs.map((s) => [s.list, s.cpu])).toEqual([[LIST.CPU_SLAB, 0]]);
+    // Jump to the op boundary after step 7 (CPU 1's free into the full slab).
     let h = await ready(page);
-    for (let i = 0; i < 9; i++) h = await stepOnce(page, h);
+    for (let i = 0; i < 7; i++) h = await stepOnce(page, h);
     const moved = h.slabs.find((s) => s.list === LIST.CPU_PARTIAL);
     expect(moved?.cpu).toBe(1);
     expect(h.stats.FREE_FROZEN).toBe(2);
@@ -95,9 +98,8 @@ test.describe('SLUB scenarios', () => {
 
   test('5. bulk free: the detached freelist takes one cmpxchg per group, the generic loop one per object', async ({ page }) => {
     await open(page, 'scenario=bulk-free&cpus=2');
-    // Micro-step into the bulk free until a detached group is on screen.
-    await ready(page, 0);
-    await page.getByRole('button', { name: 'Step', exact: true }).click();
+    // The two slabs are allocated at the start (set-up); micro-step into the bulk free until a detached group is on screen.
+    expect((await ready(page, 0)).slabs.length).toBe(2);
     await page.getByRole('button', { name: 'Micro-step', exact: true }).click();
     await expect(page.getByTestId('slub-caption')).toContainText('a detached freelist is built');
     await shot(page, 'scenario-5-bulk-free-group');
@@ -225,7 +227,8 @@ test.describe('SLUB view driving', () => {
   test('the kernel\'s boot parameters in the URL shape the geometry shown; the Kernel picker writes them', async ({ page }) => {
     await open(page, 'scenario=fast-path&cpus=2&slub_min_order=2&nr_cpus=8192');
     const h = await ready(page, 0);
-    expect(h.cpus.map((c) => c.tid)).toEqual([0, 1]);
+    // After the set-up's alloc: one TID_STEP (8192 for nr_cpus=8192) on CPU 0.
+    expect(h.cpus.map((c) => c.tid)).toEqual([8192, 1]);
     await expect(page.getByText(/^Cache: 512-byte objects in 512-byte slots, 32 per order-2 slab; .*TID_STEP 8192;/)).toBeVisible();
     const end = await playToEnd(page);
     expect(end.slabs.map((x) => [x.order, x.objects])).toEqual([[2, 32]]);
@@ -277,26 +280,26 @@ test.describe('SLUB view driving', () => {
 
 test.describe('SLUB embed', () => {
   test('embed.html?view=slub works in a non-isolated page with the single-threaded build', async ({ page }) => {
-    await page.goto(`${PLAIN_URL}embed.html?view=slub&scenario=why-tid&step=3&cpus=2`);
+    await page.goto(`${PLAIN_URL}embed.html?view=slub&scenario=why-tid&step=2&cpus=2`);
     await expect(page.getByTestId('core-mode')).toHaveText('single-threaded');
-    const h = await ready(page, 3);
-    expect(h.stops).toBeGreaterThan(3);
+    const h = await ready(page, 2);
+    expect(h.stops).toBeGreaterThan(2);
     await expect(page.getByRole('button', { name: 'Micro-step', exact: true })).toBeVisible();
     await expect(page.getByLabel('Scenario')).toHaveCount(0); // minimal controls: no pickers
     const link = page.getByRole('link', { name: 'Open in slablab' });
     await expect(link).toHaveAttribute('href', /scenario=why-tid/);
-    await expect(link).toHaveAttribute('href', /step=3/);
+    await expect(link).toHaveAttribute('href', /step=2/);
     await shot(page, 'embed-why-tid');
   });
 
   test('the embed inside an iframe of a plain page', async ({ page }) => {
     await page.goto(`${PLAIN_URL}`);
     await page.setContent(
-      `<h1>docs</h1><iframe title="slablab" src="${PLAIN_URL}embed.html?view=slub&scenario=fast-path&step=3&cpus=2" width="1000" height="700"></iframe>`,
+      `<h1>docs</h1><iframe title="slablab" src="${PLAIN_URL}embed.html?view=slub&scenario=fast-path&step=2&cpus=2" width="1000" height="700"></iframe>`,
     );
     const frame = page.frameLocator('iframe[title=slablab]');
     await expect(frame.getByTestId('core-mode')).toHaveText('single-threaded');
-    await expect(frame.getByTestId('slub-position')).toContainText('Step 2 of 6');
+    await expect(frame.getByTestId('slub-position')).toContainText('Step 1 of 5');
   });
 });
 
@@ -324,9 +327,9 @@ test.describe('SLUB side by side', () => {
     await expect(page.getByTestId('slub-pane-1')).toContainText('cmpxchg retries 0');
     await expect(page.getByTestId('slub-pane-0')).toContainText('cmpxchg retries 1');
     await shot(page, 'side-by-side-why-tid');
-    // Back replays both worlds to the end of step 3: both have done the same operations again.
+    // Back replays both worlds to the end of step 2 (the interrupted alloc): both have done the same operations again.
     await page.keyboard.press('ArrowLeft');
-    await atPosition(page, 'Step 3 of 4');
+    await atPosition(page, 'Step 2 of 3');
     const back = await hook(page);
     expect(back.panes.map((p) => (p.stats.ALLOC_FASTPATH ?? 0) + (p.stats.ALLOC_SLOWPATH ?? 0))).toEqual([4, 4]);
     // One world again.

@@ -138,9 +138,9 @@ const refillFlush: SlabScenario = {
   build({ size, cpus, info }) {
     const f = kmallocOf(info, size);
     const b = new StoryBuilder();
-    const first = b.op(
+    const first = b.setup(
       { kind: 'kmalloc', cpu: 0, size, count: 1 },
-      `kmalloc(${size}) on CPU 0 goes to ${f.name}. CPU 0's array_cache is empty and untouched: cache_alloc_refill asks for min(batchcount ${f.batchcount}, 16) objects; the node has none, so it grows one slab and takes ${firstRefill(f)} of its ${f.num} objects, then pops the top one.`,
+      `kmalloc(${size}) on CPU 0 went to ${f.name}. CPU 0's array_cache was empty and untouched: cache_alloc_refill asked for min(batchcount ${f.batchcount}, 16) objects; the node had none, so it grew one slab and took ${firstRefill(f)} of its ${f.num} objects, then popped the top one.`,
     );
     const many = b.op(
       { kind: 'kmalloc', cpu: 0, size, count: f.limit },
@@ -172,7 +172,7 @@ const shared: SlabScenario = {
     const f = kmallocOf(info, size);
     const other = cpus > 1 ? 1 : 0;
     const b = new StoryBuilder();
-    const many = b.op({ kind: 'kmalloc', cpu: 0, size, count: f.limit }, `CPU 0 allocates ${f.limit} objects of ${f.name} (refilling from new slabs).`);
+    const many = b.setup({ kind: 'kmalloc', cpu: 0, size, count: f.limit }, `CPU 0 allocated ${f.limit} objects of ${f.name} (refilling from new slabs).`);
     b.op(
       { kind: 'free', cpu: 0, refs: [{ op: many, first: 0, count: f.limit }] },
       `CPU 0 frees them: its array fills up, and the flush moves the bottom ${f.batchcount} ${sharedWords(f, cpus)}.`,
@@ -206,8 +206,8 @@ const reap: SlabScenario = {
     const n = Math.min(40, f.limit);
     const drained = Math.floor((f.limit + 4) / 5);
     const b = new StoryBuilder();
-    const made = b.op({ kind: 'kmalloc', cpu: 0, size, count: n }, `CPU 0 allocates ${n} objects of ${f.name}.`);
-    b.op({ kind: 'free', cpu: 0, refs: [{ op: made, first: 0, count: n }] }, 'And frees them: they sit in CPU 0\'s array, which is touched.');
+    const made = b.setup({ kind: 'kmalloc', cpu: 0, size, count: n }, `CPU 0 allocated ${n} objects of ${f.name}`);
+    b.setup({ kind: 'free', cpu: 0, refs: [{ op: made, first: 0, count: n }] }, 'and freed them: they sit in CPU 0\'s array, which is touched.');
     b.op({ kind: 'reap', cpu: 0, ms: 0 }, 'cache_reap on CPU 0 (the kernel runs it every 2 s per CPU). The array was used since the last run (touched): this run only clears touched.');
     b.op({ kind: 'reap', cpu: 0, ms: 2000 }, `2 s later: untouched since, so drain_array sends (limit + 4) / 5 = ${drained} objects from the bottom back to their slabs (at most half of what is there).`);
     b.op({ kind: 'reap', cpu: 0, ms: 4000 }, `4 s: another ${drained} (or half of what is left). The node part of this cache is first due at ${f.nextReap} ms (4 s after its creation, staggered by the cache's id).`);
@@ -235,9 +235,9 @@ const kmallocTest: SlabScenario = {
     const f = kmallocOf(info, size);
     const before = kmallocFacts(info.before, size);
     const b = new StoryBuilder();
-    const all = b.op(
+    const all = b.setup(
       { kind: 'kmalloc', cpu: 0, size, count: SEED_ROUND },
-      `${SEED_ROUND.toLocaleString('en')} × kmalloc(${size}) on CPU 0, as seed 002's slab_test does (one step; its calls record no events of their own). Most calls pop the array (alloc hits); each miss refills up to ${f.batchcount}, growing slabs of ${f.num}. ${before?.mgmt === 'OFF' ? `Before OBJFREELIST every new slab also kmallocs its freelist array from ${before.freelistCache}: look for that cache's section in the left pane.` : ''}`,
+      `${SEED_ROUND.toLocaleString('en')} × kmalloc(${size}) on CPU 0, as seed 002's slab_test does (its calls record no events of their own; the figures above each pane count them). Most calls pop the array (alloc hits); each miss refills up to ${f.batchcount}, growing slabs of ${f.num}. ${before?.mgmt === 'OFF' ? `Before OBJFREELIST every new slab also kmallocs its freelist array from ${before.freelistCache}: look for that cache's section in the left pane.` : ''}`,
     );
     b.op(
       { kind: 'free', cpu: 0, refs: [{ op: all, first: 0, count: SEED_ROUND }] },

@@ -93,7 +93,7 @@ const fastPath: Scenario = {
   notFor: 'Linux 7.0 removed struct kmem_cache_cpu, its tid and the cmpxchg fast path this story steps through: an allocation pops the CPU\'s main sheaf under a local trylock (see "A sheaf hit")',
   build() {
     const b = new StoryBuilder();
-    const first = b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocates. Its freelist is empty, so this first alloc takes the slow path: a new slab from the page allocator becomes the CPU slab and its freelist moves to the CPU.');
+    const first = b.setup({ kind: 'alloc', cpu: 0 }, 'CPU 0 has allocated once. Its freelist was empty, so that first alloc took the slow path: a new slab from the page allocator became the CPU slab and its freelist moved to the CPU.');
     const a = b.op({ kind: 'alloc', cpu: 0 }, 'The fast path: read tid and the freelist head, then one this_cpu_cmpxchg_double swaps (head, tid) for (next, tid + TID_STEP). No lock, no interrupt disabling.');
     b.op({ kind: 'alloc', cpu: 0 }, 'Again: the head object leaves the CPU freelist and tid advances by one TID_STEP (a power of two at least the CPU count, so tid % TID_STEP is always the CPU).');
     b.op({ kind: 'free', cpu: 0, refs: [sym(a)] }, 'CPU 0 frees an object of its own CPU slab: the fast-path free pushes it on the CPU freelist with the same double-word cmpxchg, and tid advances again.');
@@ -119,7 +119,7 @@ const whyTid: Scenario = {
   objectNames: 'interrupt',
   build() {
     const b = new StoryBuilder();
-    b.op({ kind: 'alloc', cpu: 0 }, 'Set-up: CPU 0 gets a CPU slab (slow path).');
+    b.setup({ kind: 'alloc', cpu: 0 }, 'Set-up: CPU 0 got a CPU slab (slow path).');
     b.op({ kind: 'alloc', cpu: 0 }, 'A plain fast-path alloc, for reference.');
     const hit = b.op(
       { kind: 'alloc', cpu: 0 },
@@ -149,8 +149,8 @@ const slowPath: Scenario = {
   notFor: 'Linux 7.0 has no CPU slab and no CPU partial list: an empty sheaf is refilled from node partial slabs under list_lock (see "A refill from slabs")',
   build({ objects: n, cpus }) {
     const b = new StoryBuilder();
-    const a0 = b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocates: no CPU slab yet, so ___slab_alloc takes a new slab (A) and freezes it.');
-    b.op({ kind: 'allocBulk', cpu: 0, count: n - 1 }, `CPU 0 takes the remaining ${n - 1} objects of A: its freelist is now empty.`);
+    const a0 = b.setup({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocated with no CPU slab yet, so ___slab_alloc took a new slab (A) and froze it.');
+    b.setup({ kind: 'allocBulk', cpu: 0, count: n - 1 }, `CPU 0 then took the remaining ${n - 1} objects of A: its freelist is empty.`);
     b.op({ kind: 'alloc', cpu: 0 }, 'Freelist exhausted. A has no free object left, no CPU partial slab, no node partial slab: refill from a new slab (B). A is now full and on no list at all (the kernel does not track full slabs).');
     b.op({ kind: 'free', cpu: 0, refs: [sym(a0)] }, 'CPU 0 frees an object of full slab A. A is not its CPU slab, so this is __slab_free; A was full, so it goes onto CPU 0\'s per-CPU partial list (put_cpu_partial).');
     b.op({ kind: 'free', cpu: 0, refs: [sym(1, 0)] }, 'A second free into A: A stays on the CPU partial list, its slab freelist grows.');
@@ -180,8 +180,8 @@ const remoteFrees: Scenario = {
   build({ objects: n, cpus }) {
     const b = new StoryBuilder();
     const r = cpus > 1 ? 1 : 0;
-    b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 gets a CPU slab A.');
-    const bulk = b.op({ kind: 'allocBulk', cpu: 0, count: 3 }, 'CPU 0 allocates three more objects.');
+    b.setup({ kind: 'alloc', cpu: 0 }, 'CPU 0 got a CPU slab A');
+    const bulk = b.setup({ kind: 'allocBulk', cpu: 0, count: 3 }, 'and allocated three more objects of it.');
     b.op({ kind: 'free', cpu: r, refs: [sym(bulk, 0)] }, `CPU ${r} frees one of them: a remote free. A is CPU 0's frozen CPU slab, so the object goes onto A's own slab freelist (orange) with a cmpxchg on the slab, not onto CPU 0's freelist.`);
     b.op({ kind: 'free', cpu: r, refs: [sym(bulk, 1)] }, `Another remote free from CPU ${r}: A's slab freelist now has two objects; CPU 0's freelist is untouched.`);
     b.op({ kind: 'allocBulk', cpu: 0, count: n - 4 }, 'CPU 0 empties its CPU freelist.');
@@ -210,7 +210,7 @@ const bulkFree: Scenario = {
   contrast: { bulkFree: 'generic', label: 'Replay with the generic loop (one free per object)' },
   build({ objects: n }) {
     const b = new StoryBuilder();
-    const all = b.op({ kind: 'allocBulk', cpu: 0, count: 2 * n }, `CPU 0 bulk-allocates ${2 * n} objects: two whole slabs.`);
+    const all = b.setup({ kind: 'allocBulk', cpu: 0, count: 2 * n }, `CPU 0 bulk-allocated ${2 * n} objects: two whole slabs.`);
     // Objects of the two slabs, interleaved as callers free them: runs of the same slab broken up.
     const lo = (k: number) => sym(all, k);
     const hi = (k: number) => sym(all, n + k);
@@ -238,7 +238,7 @@ const sheafHit: Scenario = {
   notFor: 'before 6.18 there are no sheaves: an allocation comes from the CPU freelist (see "The fast path")',
   build() {
     const b = new StoryBuilder();
-    b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocates. Its main sheaf is empty and the barn has no full one (barn_get_fail), so __pcs_replace_empty_main refills a sheaf from slabs in bulk (refill_sheaf: sheaf_refill counts it) and alloc_from_pcs pops one object.');
+    b.setup({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocated once. Its main sheaf was empty and the barn had no full one (barn_get_fail), so __pcs_replace_empty_main refilled a sheaf from slabs in bulk (refill_sheaf: sheaf_refill counts it) and alloc_from_pcs popped one object.');
     const hit = b.op({ kind: 'alloc', cpu: 0 }, 'A sheaf hit: alloc_from_pcs takes the local trylock, pops the top object of main and drops the lock (alloc_cpu_sheaf in 6.18; 7.0 counts it as alloc_fastpath). No cmpxchg, no tid.');
     b.op({ kind: 'free', cpu: 0, refs: [sym(hit)] }, 'CPU 0 frees it: free_to_pcs pushes the object back on main (free_cpu_sheaf in 6.18, free_fastpath in 7.0). The slab still counts it in use: objects in sheaves are allocated as far as their slab knows.');
     b.op({ kind: 'alloc', cpu: 0 }, 'A sheaf is a stack: the object just freed comes straight back, still hot in the cache.');
@@ -394,7 +394,8 @@ const bootstrap: Scenario = {
   notFor: 'only 7.0 gives every cache sheaves, kmalloc caches too; they start with the bootstrap sheaf',
   build() {
     const b = new StoryBuilder();
-    b.op({ kind: 'alloc', cpu: 0 }, 'A kmalloc cache made before bootstrap_cache_sheaves has the zero-capacity bootstrap sheaf as every CPU\'s main: nothing fits, so the allocation takes the slab path.');
+    b.setup({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocated once from a kmalloc cache made before bootstrap_cache_sheaves: the object came from a slab.');
+    b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0 allocates again. The cache still has the zero-capacity bootstrap sheaf as every CPU\'s main: nothing fits, so the allocation takes the slab path again.');
     b.op({ kind: 'bootstrap', cpu: 0 }, 'bootstrap_cache_sheaves: once slab allocations work, every CPU gets a real main sheaf.');
     b.op({ kind: 'alloc', cpu: 0 }, 'Now the allocation goes through sheaves: main is refilled from slabs and popped.');
     return b.story(`Sheaves are allocated from kmalloc caches, which need sheaves themselves: 7.0 breaks the circle with a bootstrap sheaf. ${SMALL}`, 'After bootstrap the kmalloc caches behave as every other cache.');
@@ -412,7 +413,7 @@ const refillPartial: Scenario = {
   notFor: 'it compares 7.0 with 7.2 and later, which refill sheaves from node partial slabs without a CPU slab (see "A refill from slabs")',
   build({ objects }) {
     const b = new StoryBuilder();
-    const all = b.op({ kind: 'allocBulk', cpu: 0, count: 2 * objects }, `Set-up, in both kernels: CPU 0 bulk-allocates ${2 * objects} objects, two slabs' worth (A and B, full and on no list).`);
+    const all = b.setup({ kind: 'allocBulk', cpu: 0, count: 2 * objects }, `In both kernels CPU 0 bulk-allocated ${2 * objects} objects, two slabs' worth (A and B, full and on no list).`);
     b.op({ kind: 'freeBulk', cpu: 0, refs: [0, 1, 2, objects].map((k) => sym(all, k)) }, 'It frees 3 objects of A and 1 of B in bulk: they fill CPU 0\'s main sheaf (4 of 4).');
     b.op({ kind: 'free', cpu: 0, refs: [sym(all, objects + 1)] }, 'Another of B: main is full, so it becomes the spare and a new empty sheaf becomes main.');
     b.op({ kind: 'free', cpu: 0, refs: [sym(all, objects + 2)] }, 'A third of B, onto main.');
@@ -439,7 +440,7 @@ const oversizeCounted: Scenario = {
   notFor: 'it compares how 7.0 and 7.2 and later count the prefill API\'s oversize sheaves (see "The prefill API")',
   build() {
     const b = new StoryBuilder();
-    b.op({ kind: 'alloc', cpu: 0 }, 'Set-up: CPU 0 allocates, so its main sheaf exists (sheaf_alloc counts the one refilled).');
+    b.setup({ kind: 'alloc', cpu: 0 }, 'Set-up: CPU 0 allocated, so its main sheaf exists (sheaf_alloc counts the one refilled).');
     b.op({ kind: 'prefill', cpu: 0, slot: 0, count: 9 }, 'kmem_cache_prefill_sheaf for 9 objects, more than the cache\'s sheaves hold (4): an oversize sheaf made for the request, filled by __kmem_cache_alloc_bulk (sheaf_prefill_oversize). Linux 7.0 kzallocs it without a counter; 7.3 (as 7.2, "mm/slub: use empty sheaf helpers for oversized sheaves") counts it in sheaf_alloc.');
     b.op({ kind: 'allocFromSheaf', cpu: 0, slot: 0 }, 'An allocation from the caller\'s sheaf: it cannot fail.');
     b.op({ kind: 'returnSheaf', cpu: 0, slot: 0 }, 'Returned, an oversize sheaf is flushed to slabs (sheaf_flush counts its 8 objects) and freed: 7.3 counts that in sheaf_free, 7.0 does not.');
