@@ -159,8 +159,10 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
     ctx.font = l.compact ? 'bold 12px system-ui, sans-serif' : `bold ${FONT.title}px system-ui, sans-serif`;
     ctx.fillText(sec.title, 8, sec.y + (sec.cpuToggle ? 8 : 4));
     if (sec.cpuToggle) {
+      // Measured in the title's own (bold) font: the note starts after it, whatever its length.
+      const titleW = ctx.measureText(sec.title).width;
       ctx.font = `${FONT.text}px system-ui, sans-serif`;
-      ctx.fillText(sec.lines[0] ?? '', 8 + ctx.measureText(sec.title).width + 24, sec.y + 9);
+      ctx.fillText(sec.lines[0] ?? '', 8 + titleW + 24, sec.y + 9);
       return;
     }
     ctx.font = mono(FONT.text);
