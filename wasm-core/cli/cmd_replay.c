@@ -246,6 +246,10 @@ static void print_table(sl_replay *r, const char *file, unsigned top)
            "%llu frees without an event (allocated again while live)\n",
            (unsigned long long)s.matched, (unsigned long long)s.live_at_end, (unsigned long long)s.freed_unknown,
            (unsigned long long)s.null_frees, (unsigned long long)s.untraced_frees);
+    printf("allocation contexts (gfp_flags): %llu may block, %llu may not (modelled as GFP_ATOMIC), %llu with no "
+           "reclaim bit (as GFP_ATOMIC), %llu unknown (as GFP_KERNEL)\n",
+           (unsigned long long)s.alloc_contexts[0], (unsigned long long)s.alloc_contexts[1],
+           (unsigned long long)s.alloc_contexts[2], (unsigned long long)s.alloc_contexts[3]);
     print_caches(r, s.nkernels, top);
     print_sites(r, top);
     print_chunks(r);

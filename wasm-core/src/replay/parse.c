@@ -163,19 +163,34 @@ static bool parse_ptr(const char *s, size_t n, uint64_t *out)
 }
 
 /*
- * The gfp flags that pick a kmalloc cache (include/linux/slab.h
- * kmalloc_type): __GFP_DMA, __GFP_RECLAIMABLE, __GFP_ACCOUNT.  Named flags
- * are matched as whole '|'-separated tokens (GFP_DMA32 is not GFP_DMA); a
- * hex value uses the bits of Linux 4.10 to 6.x, where __GFP_DMA is bit 0,
+ * gfp_flags= into ev: the flags that pick a kmalloc cache (include/linux/slab.h
+ * kmalloc_type): __GFP_DMA, __GFP_RECLAIMABLE, __GFP_ACCOUNT (ev->gfp); and
+ * the reclaim bits that give the allocation's context (ev->gfp_reclaim).
+ * Named flags are matched as whole '|'-separated tokens (GFP_DMA32 is not
+ * GFP_DMA), as show_gfp_flags prints them (include/trace/events/mmflags.h:
+ * the combined names first, "none" for 0).  The combinations' reclaim bits
+ * are include/linux/gfp_types.h's: GFP_KERNEL, GFP_KERNEL_ACCOUNT, GFP_NOFS,
+ * GFP_NOIO, GFP_USER, GFP_HIGHUSER(_MOVABLE) and __GFP_RECLAIM have both,
+ * GFP_TRANSHUGE only __GFP_DIRECT_RECLAIM, GFP_ATOMIC and GFP_NOWAIT only
+ * __GFP_KSWAPD_RECLAIM, GFP_TRANSHUGE_LIGHT neither; before 4.4 blocking was
+ * __GFP_WAIT (counted as direct reclaim).  A hex value is kept as it is
+ * (ev->gfp_hex): its reclaim bits moved between kernel versions, so the
+ * replay reads them knowing the capture's (slub_replay.c); its kmalloc type
+ * uses the bits of Linux 4.10 to 6.x, where __GFP_DMA is bit 0,
  * __GFP_RECLAIMABLE bit 4 and __GFP_ACCOUNT bit 22.
  */
-static unsigned gfp_bits(const char *s, size_t n)
+static void gfp_flags(const char *s, size_t n, sli_event *ev)
 {
     uint64_t v;
-    if (n > 2 && s[0] == '0' && s[1] == 'x' && parse_hex(s, n, &v))
-        return (v & 0x1 ? SLI_GFP_DMA : 0) | (v & 0x10 ? SLI_GFP_RECLAIMABLE : 0) |
-               (v & 0x400000 ? SLI_GFP_ACCOUNT : 0);
-    unsigned bits = 0;
+    ev->have |= SLI_F_GFP;
+    if (n > 2 && s[0] == '0' && s[1] == 'x' && parse_hex(s, n, &v)) {
+        ev->gfp =
+            (v & 0x1 ? SLI_GFP_DMA : 0) | (v & 0x10 ? SLI_GFP_RECLAIMABLE : 0) | (v & 0x400000 ? SLI_GFP_ACCOUNT : 0);
+        ev->gfp_hex = v;
+        ev->have |= SLI_F_GFP_HEX;
+        return;
+    }
+    unsigned bits = 0, reclaim = 0;
     size_t i = 0;
     while (i < n) {
         size_t j = i;
@@ -187,11 +202,22 @@ static unsigned gfp_bits(const char *s, size_t n)
             bits |= SLI_GFP_DMA;
         else if (IS(t, l, "__GFP_RECLAIMABLE"))
             bits |= SLI_GFP_RECLAIMABLE;
-        else if (IS(t, l, "__GFP_ACCOUNT") || IS(t, l, "GFP_KERNEL_ACCOUNT"))
+        else if (IS(t, l, "__GFP_ACCOUNT"))
             bits |= SLI_GFP_ACCOUNT;
+        else if (IS(t, l, "GFP_KERNEL_ACCOUNT")) {
+            bits |= SLI_GFP_ACCOUNT;
+            reclaim |= SLI_RECLAIM_DIRECT | SLI_RECLAIM_KSWAPD;
+        } else if (IS(t, l, "GFP_KERNEL") || IS(t, l, "GFP_NOFS") || IS(t, l, "GFP_NOIO") || IS(t, l, "GFP_USER") ||
+                   IS(t, l, "GFP_HIGHUSER") || IS(t, l, "GFP_HIGHUSER_MOVABLE") || IS(t, l, "__GFP_RECLAIM"))
+            reclaim |= SLI_RECLAIM_DIRECT | SLI_RECLAIM_KSWAPD;
+        else if (IS(t, l, "GFP_TRANSHUGE") || IS(t, l, "__GFP_DIRECT_RECLAIM") || IS(t, l, "__GFP_WAIT"))
+            reclaim |= SLI_RECLAIM_DIRECT;
+        else if (IS(t, l, "GFP_ATOMIC") || IS(t, l, "GFP_NOWAIT") || IS(t, l, "__GFP_KSWAPD_RECLAIM"))
+            reclaim |= SLI_RECLAIM_KSWAPD;
         i = j + 1;
     }
-    return bits;
+    ev->gfp = bits;
+    ev->gfp_reclaim = reclaim;
 }
 
 /*
@@ -462,7 +488,7 @@ int sli_parse_line(const char *line, size_t len, sli_event *ev)
                 ev->accounted = IS(val, vlen, "true") ? 1 : 0;
                 ev->have |= SLI_F_ACCOUNTED;
             } else if (STARTS(key, "gfp_flags")) {
-                ev->gfp = gfp_bits(val, vlen);
+                gfp_flags(val, vlen, ev);
             }
             break;
         case 11:

@@ -242,6 +242,14 @@ void sl_replay_progress_get(const sl_replay *r, sl_replay_progress *p);
 typedef struct sl_replay_summary {
     uint64_t lines, parsed, skipped, header_lines, other_events, bad_lines, lost_events;
     uint64_t matched, live_at_end, freed_unknown, null_frees, untraced_frees;
+    /*
+     * SLUB allocations by the context their gfp_flags give: [0] may block
+     * (__GFP_DIRECT_RECLAIM, e.g. GFP_KERNEL), [1] may not (only
+     * __GFP_KSWAPD_RECLAIM: GFP_ATOMIC, GFP_NOWAIT), [2] neither reclaim bit,
+     * [3] unknown (no gfp_flags=, or a number from a kernel before 6.0).
+     * The models run [1] and [2] as GFP_ATOMIC, [0] and [3] as GFP_KERNEL.
+     */
+    uint64_t alloc_contexts[4];
     uint64_t model_errors[SL_REPLAY_MAX_KERNELS];
     unsigned nkernels, model_cpus, nwarnings;
     bool preempt_rt; /* the capture's kernel is PREEMPT_RT: SLUB replays on its rt paths */

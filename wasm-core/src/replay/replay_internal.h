@@ -171,9 +171,23 @@ enum {
     SLI_F_PAGE = 1u << 8,
     SLI_F_ORDER = 1u << 9,
     SLI_F_ACCOUNTED = 1u << 10,
+    SLI_F_GFP = 1u << 11,     /* gfp_flags= present */
+    SLI_F_GFP_HEX = 1u << 12, /* ... as a number (gfp_hex): its bits are the capture kernel's */
 };
 /* The gfp flags that choose a kmalloc cache. */
 enum { SLI_GFP_DMA = 1u << 0, SLI_GFP_RECLAIMABLE = 1u << 1, SLI_GFP_ACCOUNT = 1u << 2 };
+/* The reclaim bits named in gfp_flags (sli_event.gfp_reclaim): what decide the allocation's context. */
+enum { SLI_RECLAIM_DIRECT = 1u << 0, SLI_RECLAIM_KSWAPD = 1u << 1 };
+/*
+ * An allocation's context as its gfp flags give it (the replay's count and
+ * the model's sl_slub_gfp): __GFP_DIRECT_RECLAIM may block (GFP_KERNEL);
+ * __GFP_KSWAPD_RECLAIM alone may spin but not block (GFP_ATOMIC,
+ * GFP_NOWAIT); neither bit: may not even spin (gfpflags_allow_spinning
+ * false); unknown: no gfp_flags=, or a number whose bits the capture's
+ * kernel version does not let the replay read.
+ */
+enum { SLI_CTX_GFP_BLOCK = 0, SLI_CTX_GFP_NONBLOCK = 1, SLI_CTX_GFP_NORECLAIM = 2, SLI_CTX_GFP_UNKNOWN = 3 };
+#define SLI_CTX_GFP_N 4
 
 #define SLI_MAX_TRACE_CPUS 4096
 
@@ -190,8 +204,10 @@ typedef struct sli_event {
     uint32_t cache_len;
     const char *site; /* call_site=, or NULL */
     uint32_t site_len;
-    unsigned gfp;  /* SLI_GFP_* */
-    int accounted; /* accounted= (6.0+): 1 true, 0 false */
+    unsigned gfp;         /* SLI_GFP_* */
+    unsigned gfp_reclaim; /* SLI_RECLAIM_* named in gfp_flags= (not set for a number) */
+    uint64_t gfp_hex;     /* gfp_flags= as a number (SLI_F_GFP_HEX) */
+    int accounted;        /* accounted= (6.0+): 1 true, 0 false */
     /* Not events: */
     uint32_t cpus_hint; /* header lines: "#P:N", "cpus=N" */
     uint64_t lost;      /* "[LOST N EVENTS]" */
@@ -471,6 +487,9 @@ struct sl_replay {
     uint32_t max_cpu_seen;
     sli_map objs; /* ptr -> sli_obj */
     uint64_t matched, freed_unknown, null_frees, zero_size, alloc_failed, untraced_frees, cache_mismatch;
+    uint64_t alloc_ctx[SLI_CTX_GFP_N]; /* SLUB allocations by their context (SLI_CTX_GFP_*) */
+    sl_kernel_version gfp_kv;          /* whose gfp bit values a numeric gfp_flags= has (slub_replay.c) */
+    bool gfp_kv_set;
     sli_cache *caches;
     unsigned ncaches, caches_cap;
     sli_map cache_by_name;       /* name hash -> uint32 cache index */

@@ -298,6 +298,8 @@ void sl_replay_summary_get(const sl_replay *r, sl_replay_summary *s)
     s->freed_unknown = r->freed_unknown;
     s->null_frees = r->null_frees;
     s->untraced_frees = r->untraced_frees;
+    for (unsigned i = 0; i < SLI_CTX_GFP_N; i++)
+        s->alloc_contexts[i] = r->alloc_ctx[i];
     s->nkernels = r->nkernels;
     s->model_cpus = r->model_cpus;
     for (unsigned k = 0; k < r->nkernels; k++) {
@@ -704,14 +706,17 @@ int sl_replay_json(sl_replay *r, sl_strbuf *out, const char *extra)
     }
     sl_strbuf_printf(b, ",\n");
     json_events(b, r);
-    sl_strbuf_printf(b,
-                     ",\n\"pairs\": {\"matched\": %llu, \"live_at_end\": %llu, \"freed_unknown\": %llu, "
-                     "\"null_frees\": %llu, \"alloc_failed\": %llu, \"zero_size\": %llu, \"untraced_frees\": %llu, "
-                     "\"cache_mismatch\": %llu},\n\"caches\": [",
-                     (unsigned long long)r->matched, (unsigned long long)r->objs.count,
-                     (unsigned long long)r->freed_unknown, (unsigned long long)r->null_frees,
-                     (unsigned long long)r->alloc_failed, (unsigned long long)r->zero_size,
-                     (unsigned long long)r->untraced_frees, (unsigned long long)r->cache_mismatch);
+    sl_strbuf_printf(
+        b,
+        ",\n\"pairs\": {\"matched\": %llu, \"live_at_end\": %llu, \"freed_unknown\": %llu, "
+        "\"null_frees\": %llu, \"alloc_failed\": %llu, \"zero_size\": %llu, \"untraced_frees\": %llu, "
+        "\"cache_mismatch\": %llu},\n\"alloc_contexts\": {\"blocking\": %llu, \"nonblocking\": %llu, "
+        "\"no_reclaim\": %llu, \"unknown\": %llu},\n\"caches\": [",
+        (unsigned long long)r->matched, (unsigned long long)r->objs.count, (unsigned long long)r->freed_unknown,
+        (unsigned long long)r->null_frees, (unsigned long long)r->alloc_failed, (unsigned long long)r->zero_size,
+        (unsigned long long)r->untraced_frees, (unsigned long long)r->cache_mismatch,
+        (unsigned long long)r->alloc_ctx[SLI_CTX_GFP_BLOCK], (unsigned long long)r->alloc_ctx[SLI_CTX_GFP_NONBLOCK],
+        (unsigned long long)r->alloc_ctx[SLI_CTX_GFP_NORECLAIM], (unsigned long long)r->alloc_ctx[SLI_CTX_GFP_UNKNOWN]);
     unsigned *order = sl_replay_order(r, SL_REPLAY_ORDER_CACHES);
     for (unsigned i = 0; order && i < r->ncaches; i++) {
         sl_strbuf_printf(b, "%s\n  ", i ? "," : "");

@@ -39,6 +39,17 @@
  * full ring buffer loses events.  It is counted in untraced_frees (per
  * cache too) and the old object is freed in the models first, on the
  * allocating CPU.
+ *
+ * Context.  Each allocation runs in the model in the context its gfp flags
+ * give (alloc_context): GFP_KERNEL-like flags (__GFP_DIRECT_RECLAIM) as
+ * GFP_KERNEL, GFP_ATOMIC / GFP_NOWAIT-like ones (__GFP_KSWAPD_RECLAIM
+ * alone) as GFP_ATOMIC, so that where the era says so (6.18, 7.0) an
+ * atomic allocation that finds no object in the CPU's sheaves takes the
+ * slab path instead of refilling a sheaf.  Flags with neither reclaim bit
+ * run as GFP_ATOMIC too (the model's kmalloc in such a context: see
+ * docs/replay.md); an event without gfp_flags= (or with a number whose
+ * bits the capture's version does not let the replay read) as GFP_KERNEL.
+ * Each is counted (alloc_ctx, the JSON's "alloc_contexts").
  */
 #include "replay_internal.h"
 
@@ -56,6 +67,37 @@ static bool version_at_least(const sl_replay *r, unsigned major, unsigned minor)
     if (v.major == 0) /* unknown: assume a current kernel */
         return true;
     return v.major > major || (v.major == major && v.minor >= minor);
+}
+
+/*
+ * The context of an allocation event (SLI_CTX_GFP_*).  Named flags say it
+ * (parse.c).  A number carries the raw bits of the capture's kernel: Linux
+ * 6.0 to 7.x (include/linux/gfp_types.h, read at 6.4: ___GFP_DIRECT_RECLAIM
+ * 0x400, ___GFP_KSWAPD_RECLAIM 0x800; unchanged when 6.3 freed 0x200 and
+ * when the bits became an enum) have these; older kernels had them
+ * elsewhere (4.4 to 4.x: 0x400000 and 0x2000000, then 0x1000000), so a
+ * number from a capture older than 6.0 leaves the context unknown.  The
+ * capture's version is its kernel_release, else the first --kernel; with
+ * neither it is taken to be a current kernel, as kmalloc_cache does.
+ */
+static unsigned alloc_context(sl_replay *r, const sli_event *ev)
+{
+    if (!(ev->have & SLI_F_GFP))
+        return SLI_CTX_GFP_UNKNOWN;
+    unsigned reclaim = ev->gfp_reclaim;
+    if (ev->have & SLI_F_GFP_HEX) {
+        if (!r->gfp_kv_set) {
+            if (!r->release[0] || !sl_kernel_version_from_release(r->release, &r->gfp_kv))
+                r->gfp_kv = r->models[0].kv;
+            r->gfp_kv_set = true;
+        }
+        if (r->gfp_kv.major && r->gfp_kv.major < 6)
+            return SLI_CTX_GFP_UNKNOWN;
+        reclaim = (ev->gfp_hex & 0x400 ? SLI_RECLAIM_DIRECT : 0) | (ev->gfp_hex & 0x800 ? SLI_RECLAIM_KSWAPD : 0);
+    }
+    return reclaim & SLI_RECLAIM_DIRECT   ? SLI_CTX_GFP_BLOCK
+           : reclaim & SLI_RECLAIM_KSWAPD ? SLI_CTX_GFP_NONBLOCK
+                                          : SLI_CTX_GFP_NORECLAIM;
 }
 
 static uint16_t new_cache(sl_replay *r, const char *name, size_t len, uint8_t type)
@@ -370,6 +412,10 @@ static void slub_alloc(sl_replay *r, const sli_event *ev)
         sli_model_error(r, 0, "more than %d caches, or no memory: the allocation is not counted", SLI_MAX_CACHES);
         return;
     }
+    unsigned ctx = alloc_context(r, ev);
+    r->alloc_ctx[ctx]++;
+    sl_slub_gfp gfp =
+        ctx == SLI_CTX_GFP_NONBLOCK || ctx == SLI_CTX_GFP_NORECLAIM ? SL_SLUB_GFP_ATOMIC : SL_SLUB_GFP_KERNEL;
     unsigned mcpu = sli_model_cpu(r, ev->cpu);
     bool existed;
     sli_obj *o = sli_map_put(&r->objs, ev->ptr, &existed);
@@ -408,7 +454,7 @@ static void slub_alloc(sl_replay *r, const sli_event *ev)
         sl_slub_cache *s = c->m[k].s;
         uint64_t slow = sl_slub_stat_get(s, (int)mcpu, SL_SLUB_ALLOC_SLOWPATH);
         uint64_t slabs = k == 0 && r->cfg.on_op ? sl_slub_stat_get(s, -1, SL_SLUB_ALLOC_SLAB) : 0;
-        int rc = sl_slub_alloc(s, mcpu, &o->model[k]);
+        int rc = sl_slub_alloc_gfp(s, mcpu, gfp, &o->model[k]);
         if (rc != SL_OK) {
             o->model[k] = NULL;
             flags |= SL_REPLAY_F_MODEL_ERROR;
