@@ -501,6 +501,133 @@ static void test_gfp_atomic_takes_barn_sheaf(void)
 }
 
 /*
+ * What kmem_cache_alloc_bulk, kmem_cache_prefill_sheaf and
+ * kmem_cache_refill_sheaf do, recorded step by step: every counter and
+ * every object handed out (as slab pfn and index), so that two runs in
+ * different contexts can be compared.
+ */
+typedef struct bulk_run {
+    uint64_t stats[6][SL_SLUB_NR_STATS];
+    uint32_t objs[40][2];
+    unsigned nobjs;
+    int rc[6];
+} bulk_run;
+
+static void record_objs(world *w, bulk_run *r, void **p, unsigned n)
+{
+    for (unsigned i = 0; i < n && r->nobjs < 40; i++, r->nobjs++)
+        SL_CHECK(sl_slub_object_index(w->s, p[i], &r->objs[r->nobjs][0], &r->objs[r->nobjs][1]));
+}
+
+static void record_stats(world *w, bulk_run *r, unsigned step)
+{
+    for (unsigned i = 0; i < SL_SLUB_NR_STATS; i++)
+        r->stats[step][i] = sl_slub_stat_get(w->s, -1, i);
+}
+
+/*
+ * On kernel v, every call in context gfp: a bulk allocation of 20 on an
+ * empty main sheaf, 20 frees, a bulk allocation of 12 from the sheaves and
+ * the barn, a prefill of 6 refilled to 8 (2 taken from it, then returned),
+ * an oversize prefill of 12 returned.
+ */
+static bool bulk_prefill_run(sl_slub_kversion v, sl_slub_gfp gfp, bulk_run *r)
+{
+    memset(r, 0, sizeof *r);
+    world w;
+    if (world_open_version(&w, 1, v, 8, 0, NULL, 4) != SL_OK)
+        return false;
+    void *p[20];
+    r->rc[0] = sl_slub_alloc_bulk_gfp(w.s, 0, gfp, 20, p);
+    record_objs(&w, r, p, 20);
+    record_stats(&w, r, 0);
+    for (unsigned i = 0; i < 20; i++)
+        SL_CHECK_EQ(world_free(&w, 0, p[i]), SL_OK);
+    record_stats(&w, r, 1);
+    r->rc[2] = sl_slub_alloc_bulk_gfp(w.s, 0, gfp, 12, p);
+    record_objs(&w, r, p, 12);
+    record_stats(&w, r, 2);
+    sl_slub_sheaf *sheaf = NULL;
+    r->rc[3] = sl_slub_prefill_sheaf_gfp(w.s, 0, gfp, 6, &sheaf);
+    if (sheaf) {
+        r->rc[3] |= sl_slub_refill_sheaf_gfp(w.s, 0, gfp, &sheaf, 8) << 8;
+        void *o[2];
+        for (unsigned i = 0; i < 2; i++)
+            SL_CHECK_EQ(sl_slub_alloc_from_sheaf(w.s, 0, sheaf, &o[i]), SL_OK);
+        record_objs(&w, r, o, 2);
+        SL_CHECK_EQ(sl_slub_return_sheaf(w.s, 0, sheaf), SL_OK);
+    }
+    record_stats(&w, r, 3);
+    sheaf = NULL;
+    r->rc[4] = sl_slub_prefill_sheaf_gfp(w.s, 0, gfp, 12, &sheaf);
+    if (sheaf)
+        SL_CHECK_EQ(sl_slub_return_sheaf(w.s, 0, sheaf), SL_OK);
+    record_stats(&w, r, 4);
+    check_valid(&w);
+    world_drain(&w);
+    world_close(&w);
+    return true;
+}
+
+/*
+ * kmem_cache_alloc_bulk, kmem_cache_prefill_sheaf and kmem_cache_refill_sheaf
+ * in GFP_ATOMIC and GFP_NOWAIT context take exactly the GFP_KERNEL path in
+ * 6.18, 7.0, 7.1 and 7.3: their gfp only reaches the allocations beneath
+ * them (alloc_from_pcs_bulk never refills a sheaf; its barn trylock of 7.0
+ * to 7.2 is for flags that may not spin), which the model's page allocator
+ * makes alike.  An allocation of one object in the same context does take
+ * another path on 6.18 and 7.0 (test_gfp_context_per_era).  An unknown
+ * context is refused before anything is done.
+ */
+static void test_bulk_and_prefill_context_per_era(void)
+{
+    const sl_slub_kversion vs[] = {V618, V70, V71, V73};
+    for (unsigned i = 0; i < 4; i++) {
+        bulk_run *k = malloc(sizeof *k), *nb = malloc(sizeof *nb);
+        SL_REQUIRE(k && nb && bulk_prefill_run(vs[i], SL_SLUB_GFP_KERNEL, k));
+        SL_CHECK_EQ(k->rc[0], 20);
+        SL_CHECK_EQ(k->rc[2], 12);
+        SL_CHECK_EQ(k->rc[3], SL_OK);
+        SL_CHECK_EQ(k->rc[4], SL_OK);
+        SL_CHECK_EQ(k->nobjs, 34);
+        /* The first bulk allocation found main empty and refilled nothing, in any context. */
+        SL_CHECK_EQ(k->stats[0][SL_SLUB_SHEAF_REFILL], 0);
+        SL_CHECK(k->stats[4][SL_SLUB_SHEAF_PREFILL_OVERSIZE] == 1);
+        for (sl_slub_gfp g = SL_SLUB_GFP_ATOMIC; g <= SL_SLUB_GFP_NOWAIT; g++) {
+            SL_REQUIRE(bulk_prefill_run(vs[i], g, nb));
+            SL_CHECK(!memcmp(k->rc, nb->rc, sizeof k->rc));
+            SL_CHECK_EQ(nb->nobjs, k->nobjs);
+            SL_CHECK(!memcmp(k->objs, nb->objs, sizeof k->objs));
+            for (unsigned step = 0; step < 5; step++)
+                for (unsigned st = 0; st < SL_SLUB_NR_STATS; st++)
+                    if (k->stats[step][st] != nb->stats[step][st]) {
+                        fprintf(stderr, "  %u.%u gfp %d step %u: %s %llu != %llu\n", vs[i].major, vs[i].minor, g, step,
+                                sl_slub_stat_name(st), (unsigned long long)nb->stats[step][st],
+                                (unsigned long long)k->stats[step][st]);
+                        SL_CHECK(false);
+                    }
+        }
+        free(k);
+        free(nb);
+    }
+    world w;
+    SL_REQUIRE(world_open_version(&w, 1, V73, 8, 0, NULL, 4) == SL_OK);
+    void *p[2];
+    sl_slub_sheaf *sheaf = (sl_slub_sheaf *)&w;
+    SL_CHECK_EQ(sl_slub_alloc_bulk_gfp(w.s, 0, (sl_slub_gfp)3, 2, p), SL_EINVAL);
+    SL_CHECK_EQ(sl_slub_prefill_sheaf_gfp(w.s, 0, (sl_slub_gfp)9, 4, &sheaf), SL_EINVAL);
+    SL_CHECK(sheaf == NULL);
+    SL_CHECK_EQ(ST(&w, BULK_ALLOC_CALLS), 0);
+    SL_CHECK_EQ(ST(&w, SHEAF_PREFILL_SLOW) + ST(&w, SHEAF_PREFILL_FAST), 0);
+    SL_REQUIRE(sl_slub_prefill_sheaf_gfp(w.s, 0, SL_SLUB_GFP_NOWAIT, 4, &sheaf) == SL_OK);
+    SL_CHECK_EQ(sl_slub_refill_sheaf_gfp(w.s, 0, (sl_slub_gfp)-1, &sheaf, 8), SL_EINVAL);
+    SL_CHECK_EQ(sl_slub_sheaf_size(sheaf), 8); /* prefilled to the capacity, as the kernel does */
+    SL_CHECK_EQ(sl_slub_return_sheaf(w.s, 0, sheaf), SL_OK);
+    check_valid(&w);
+    world_close(&w);
+}
+
+/*
  * kmalloc_nolock: none before 6.18; 6.18 never uses the sheaves; 7.x tries
  * them (BARN_GET_FAIL) but never refills, then ___slab_alloc.
  */
@@ -762,6 +889,7 @@ int main(void)
     SL_RUN(test_cpu_dead_and_rcu_barrier);
     SL_RUN(test_gfp_context_per_era);
     SL_RUN(test_gfp_atomic_takes_barn_sheaf);
+    SL_RUN(test_bulk_and_prefill_context_per_era);
     SL_RUN(test_kmalloc_nolock_per_era);
     SL_RUN(test_kmalloc_nolock_list_lock_busy);
     SL_RUN(test_kfree_nolock_defers_7x);

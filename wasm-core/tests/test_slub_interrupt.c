@@ -427,6 +427,66 @@ static void test_context_and_nolock_ops(void)
 #undef STAT
 }
 
+/*
+ * Bulk allocations, prefills and refills carry a context through the driver
+ * (a bulk op's `first`; a sheaf op's bits 8-15 beside its slot): the ops
+ * run (the context changes no path of theirs: test_slub_eras7), scripts
+ * written before contexts (0: GFP_KERNEL) run as before, and a context the
+ * driver does not know, or stray bits, are refused before anything runs.
+ */
+static void test_bulk_and_prefill_ops_take_a_context(void)
+{
+    SKIP_IN_BENCH();
+    world w;
+    sl_slub_config cfg = {.object_size = 64, .track = 1, .kernel = {.version = {7, 0}}};
+    SL_REQUIRE(sl_trace_init(&w.tr, 2, 1 << 14) == SL_OK && sl_page_zone_init(&w.zone, 1u << 20, &w.tr) == SL_OK &&
+               sl_slub_cache_create(&w.zone, &w.tr, 2, &cfg, &w.s) == SL_OK);
+    sl_slub_sheaf *slots[SL_SCHED_SHEAF_SLOTS] = {0};
+    const sl_sched_op ops[5] = {
+        {SL_SCHED_ALLOC_BULK, 0, 5, SL_SLUB_GFP_ATOMIC},
+        {SL_SCHED_PREFILL, 0, 3, 2 | SL_SLUB_GFP_NOWAIT << 8},
+        {SL_SCHED_REFILL_SHEAF, 0, 6, 2 | SL_SLUB_GFP_ATOMIC << 8},
+        {SL_SCHED_PREFILL, 1, 2, 4}, /* GFP_KERNEL, as every script before contexts */
+        {SL_SCHED_ALLOC_BULK, 1, 3, 0},
+    };
+    int32_t res[5] = {-1, -1, -1, -1, -1};
+    sl_sched_run r = {.cache = w.s,
+                      .trace = &w.tr,
+                      .ops = ops,
+                      .nops = 5,
+                      .sheaf_slots = slots,
+                      .stop_at_microstep = SL_SCHED_NO_STOP,
+                      .results = res};
+    SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
+    SL_CHECK_EQ(res[0], 5);
+    SL_CHECK_EQ(res[1], SL_OK);
+    SL_CHECK_EQ(res[2], SL_OK);
+    SL_CHECK_EQ(res[3], SL_OK);
+    SL_CHECK_EQ(res[4], 3);
+    SL_CHECK(slots[2] && sl_slub_sheaf_size(slots[2]) >= 6);
+    SL_CHECK(slots[4] && sl_slub_sheaf_size(slots[4]) >= 2);
+    const sl_sched_op bad[3] = {{SL_SCHED_ALLOC_BULK, 0, 2, 3},
+                                {SL_SCHED_PREFILL, 0, 2, 1 | 3u << 8},
+                                {SL_SCHED_REFILL_SHEAF, 0, 2, 2 | 1u << 16}};
+    uint64_t bulk_calls = sl_slub_stat_get(w.s, -1, SL_SLUB_BULK_ALLOC_CALLS);
+    uint64_t prefills =
+        sl_slub_stat_get(w.s, -1, SL_SLUB_SHEAF_PREFILL_FAST) + sl_slub_stat_get(w.s, -1, SL_SLUB_SHEAF_PREFILL_SLOW);
+    for (unsigned i = 0; i < 3; i++) {
+        r.ops = &bad[i];
+        r.nops = 1;
+        SL_CHECK_EQ(sl_sched_execute(&r), SL_EINVAL);
+    }
+    SL_CHECK_EQ(sl_slub_stat_get(w.s, -1, SL_SLUB_BULK_ALLOC_CALLS), bulk_calls);
+    SL_CHECK_EQ(sl_slub_stat_get(w.s, -1, SL_SLUB_SHEAF_PREFILL_FAST) +
+                    sl_slub_stat_get(w.s, -1, SL_SLUB_SHEAF_PREFILL_SLOW),
+                prefills);
+    for (unsigned i = 0; i < SL_SCHED_SHEAF_SLOTS; i++)
+        if (slots[i])
+            SL_CHECK_EQ(sl_slub_return_sheaf(w.s, 0, slots[i]), SL_OK);
+    SL_CHECK_EQ(sl_slub_validate(w.s, NULL, 0), SL_OK);
+    world_fini(&w);
+}
+
 int main(void)
 {
     SL_RUN(test_alloc_interrupted);
@@ -436,5 +496,6 @@ int main(void)
     SL_RUN(test_detached_freelist_in_flight);
     SL_RUN(test_bad_scripts_are_refused);
     SL_RUN(test_context_and_nolock_ops);
+    SL_RUN(test_bulk_and_prefill_ops_take_a_context);
     return sl_check_summary();
 }

@@ -11,9 +11,9 @@ import { loadNodeCore } from '../test/node-core';
 import { SLUB_EVENT_WORDS } from './describe';
 import { slubPath } from './path';
 import { scenarioConfig } from './scenarios';
-import { parseScript, type AnyRef, type Script } from './script';
+import { describeOp, encodeScript, parseScript, scriptToText, type AnyRef, type Script, type ScriptOp } from './script';
 import { parseKernelVersion, SlubApi, type SlubModule } from './slub-api';
-import { decodeSnapshot, ObjState, stat, type SlubSnapshot } from './snapshot';
+import { decodeSnapshot, ObjState, stat, type SlubSnapshot, type StatName } from './snapshot';
 import { slubSessions } from './worker';
 
 let open: (world: unknown, script: unknown) => Session;
@@ -90,6 +90,38 @@ describe('the allocation context', () => {
     expect(t.results).toEqual([0]);
     expect(kinds(t.of(0), EventKind.SLUB_SHEAF_NO_REFILL).map((e) => e.arg1)).toEqual([2]);
     expect(inSheaves(t.after(0))).toBe(0);
+  });
+});
+
+describe('bulk alloc, prefill and refill in a context', () => {
+  it('reads, writes and encodes the context (GFP_KERNEL without one), and refuses another number', () => {
+    const p = parseScript('b0-4-1.p1-2-3-2.r1-2-6-1.b0-2.p0-3-2.r0-3-4', 2);
+    if (!p.ok) throw new Error(p.error);
+    expect(p.script.ops.map((o) => o.gfp)).toEqual(['atomic', 'nowait', 'atomic', undefined, undefined, undefined]);
+    expect(scriptToText(p.script)).toBe('b0-4-1.p1-2-3-2.r1-2-6-1.b0-2.p0-3-2.r0-3-4');
+    const dv = new DataView(encodeScript(p.script, 6).ops.buffer);
+    // A bulk alloc's context is its whole `first`; a prefill's or refill's sits in bits 8-15 beside the slot.
+    expect([0, 1, 2, 3, 4, 5].map((i) => dv.getUint32(8 * i + 4, true))).toEqual([1, 2 | (2 << 8), 2 | (1 << 8), 0, 3, 3]);
+    expect(describeOp(p.script.ops[0] as ScriptOp)).toMatch(/in GFP_ATOMIC context \(the same path as GFP_KERNEL/);
+    for (const bad of ['b0-4-3', 'p0-1-3-0', 'r0-1-3-9'].map((t) => `${t.startsWith('r') ? 'p0-1-2.' : ''}${t}`)) {
+      const q = parseScript(bad, 2);
+      expect(q.ok).toBe(false);
+      if (!q.ok) expect(q.error).toMatch(/must be 1 \(GFP_ATOMIC\) or 2 \(GFP_NOWAIT\); without it the operation is GFP_KERNEL/);
+    }
+  });
+
+  it('takes the GFP_KERNEL path in every sheaf era: same results, objects and counters', () => {
+    for (const version of ['6.18', '7.0', '7.1', '7.3']) {
+      const kernel = run(version, 'b0-12.p0-0-3.r0-0-6.t0-0.u0-0.b1-5');
+      const atomic = run(version, 'b0-12-1.p0-0-3-2.r0-0-6-1.t0-0.u0-0.b1-5-2');
+      expect(atomic.results).toEqual(kernel.results);
+      expect(kernel.results[0]).toBe(12);
+      const last = kernel.results.length - 1;
+      const k = kernel.after(last), a = atomic.after(last);
+      expect(Array.from(a.obj.state)).toEqual(Array.from(k.obj.state));
+      const names: StatName[] = ['SHEAF_REFILL', 'SHEAF_PREFILL_FAST', 'SHEAF_PREFILL_SLOW', 'BARN_GET', 'BARN_GET_FAIL', 'ALLOC_SLOWPATH'];
+      for (const name of names) expect(stat(a, name)).toBe(stat(k, name));
+    }
   });
 });
 

@@ -31,6 +31,8 @@
 //   B                      bootstrap_cache_sheaves (7.0 kmalloc caches created early)
 // and the allocation's context and the no-lock API (kmalloc_nolock and kfree_nolock came with 6.18):
 //   A<cpu>-1 | A<cpu>-2    alloc in GFP_ATOMIC | GFP_NOWAIT context (a0 is GFP_KERNEL: it may block)
+//   b<cpu>-<n>-<g>, p<cpu>-<slot>-<n>-<g>, r<cpu>-<slot>-<n>-<g>   bulk alloc, prefill, refill in context g
+//                          (1 GFP_ATOMIC, 2 GFP_NOWAIT; without -<g>: GFP_KERNEL)
 //   n<cpu>                 kmalloc_nolock  N<cpu>-<pfn>-<index>     kfree_nolock
 //   w<cpu>                 the CPU's irq_work frees what kfree_nolock deferred there
 // An interrupt's handler is a, n, w, A-1 | A-2, f-<pfn>-<index> or N-<pfn>-<index> (e.g. i3-5-0-n: a
@@ -48,7 +50,11 @@ export type NolockKind = 'allocGfp' | 'kmallocNolock' | 'kfreeNolock' | 'irqWork
 /** A non-blocking allocation context (GFP_KERNEL, which may block, is the plain alloc). */
 export type Gfp = 'atomic' | 'nowait';
 export const GFPS: readonly Gfp[] = ['atomic', 'nowait'];
-/** sl_slub_gfp's codes, which SL_SCHED_ALLOC_GFP carries in its count. */
+/**
+ * sl_slub_gfp's codes, which SL_SCHED_ALLOC_GFP carries in its count, a bulk
+ * alloc in its `first`, a prefill or refill in bits 8-15 of its `first`
+ * (SL_SCHED_SLOT / SL_SCHED_GFP in sched.h); GFP_KERNEL is 0.
+ */
 export const GFP_CODE: Record<Gfp, number> = { atomic: 1, nowait: 2 };
 export const GFP_NAME: Record<Gfp, string> = { atomic: 'GFP_ATOMIC', nowait: 'GFP_NOWAIT' };
 /** What the model adapter runs between driver calls: sysfs writes, the page allocator running short, bootstrap_cache_sheaves. */
@@ -112,7 +118,7 @@ export interface ScriptOp<R extends AnyRef = ObjRef> {
   slot?: number;
   /** minPartial, cpuPartial: the value written; zoneShort: 1 runs the page allocator short, 0 gives its pages back. */
   value?: number;
-  /** allocGfp: the context it allocates in. */
+  /** allocGfp: the context it allocates in; allocBulk, prefill, refillSheaf: the same, absent for GFP_KERNEL. */
   gfp?: Gfp;
   /** free, kfreeRcu, kfreeNolock: one object; freeBulk: the array p[] in order. */
   refs?: R[];
@@ -170,6 +176,7 @@ function checkOp(raw: unknown, what: string, cpus: number | null): ScriptOp<AnyR
   if (kind === 'prefill' || kind === 'refillSheaf') op.count = checkWhole(`${what}'s count`, o.count, 1, 0xffff);
   if (SLOT_KINDS.includes(kind)) op.slot = checkWhole(`${what}'s slot`, o.slot, 0, SHEAF_SLOTS - 1);
   if (kind === 'allocGfp') op.gfp = checkOneOf(`${what}'s gfp`, o.gfp, GFPS);
+  if ((kind === 'allocBulk' || kind === 'prefill' || kind === 'refillSheaf') && o.gfp !== undefined) op.gfp = checkOneOf(`${what}'s gfp`, o.gfp, GFPS);
   if (kind === 'free' || kind === 'freeBulk' || kind === 'kfreeRcu' || kind === 'kfreeNolock') {
     const max = kind === 'freeBulk' ? MAX_BULK : 1;
     if (!Array.isArray(o.refs) || o.refs.length < 1 || o.refs.length > max)
@@ -235,7 +242,8 @@ export function encodeScript(s: Script, nops: number): { ops: Uint8Array; refs: 
     dv.setUint8(at, KIND_CODE[o.kind]);
     dv.setUint8(at + 1, cpu);
     dv.setUint16(at + 2, o.kind === 'freeBulk' ? (o.refs?.length ?? 0) : o.kind === 'allocGfp' ? GFP_CODE[o.gfp ?? 'atomic'] : (o.count ?? 0), true);
-    dv.setUint32(at + 4, o.slot ?? refs.length / 2, true);
+    const gfp = o.gfp ? GFP_CODE[o.gfp] : 0;
+    dv.setUint32(at + 4, o.kind === 'allocBulk' ? gfp : o.slot !== undefined ? o.slot | (o.kind === 'allocFromSheaf' || o.kind === 'returnSheaf' ? 0 : gfp << 8) : refs.length / 2, true);
     for (const r of o.refs ?? []) refs.push(r.pfn, r.index);
   };
   const ops = new Uint8Array(8 * nops);
@@ -256,6 +264,11 @@ export function encodeScript(s: Script, nops: number): { ops: Uint8Array; refs: 
   return { ops, refs: new Uint8Array(new Uint32Array(refs).buffer), irqs };
 }
 
+/** ", in GFP_ATOMIC context (the same path as GFP_KERNEL)" for a bulk alloc, prefill or refill given a context. */
+function inContext(o: ScriptOp<AnyRef>): string {
+  return o.gfp ? `, in ${GFP_NAME[o.gfp]} context (the same path as GFP_KERNEL: only the page allocator, which the model's cannot, reclaims or not)` : '';
+}
+
 /** The words a person would use for an op. */
 export function describeOp(o: ScriptOp<AnyRef>): string {
   const obj = (r: AnyRef | undefined) =>
@@ -266,7 +279,7 @@ export function describeOp(o: ScriptOp<AnyRef>): string {
     case 'free':
       return `free ${obj(o.refs?.[0])} on CPU ${o.cpu}`;
     case 'allocBulk':
-      return `bulk alloc of ${o.count ?? 0} on CPU ${o.cpu}`;
+      return `bulk alloc of ${o.count ?? 0} on CPU ${o.cpu}${inContext(o)}`;
     case 'freeBulk':
       return `bulk free of ${o.refs?.length ?? 0} on CPU ${o.cpu}`;
     case 'flush':
@@ -284,11 +297,11 @@ export function describeOp(o: ScriptOp<AnyRef>): string {
     case 'gracePeriod':
       return `an RCU grace period ends for CPU ${o.cpu}`;
     case 'prefill':
-      return `prefill a sheaf of ${o.count ?? 0} into slot ${o.slot ?? 0} on CPU ${o.cpu}`;
+      return `prefill a sheaf of ${o.count ?? 0} into slot ${o.slot ?? 0} on CPU ${o.cpu}${inContext(o)}`;
     case 'allocFromSheaf':
       return `alloc from the sheaf in slot ${o.slot ?? 0} on CPU ${o.cpu}`;
     case 'refillSheaf':
-      return `refill the sheaf in slot ${o.slot ?? 0} to ${o.count ?? 0} on CPU ${o.cpu}`;
+      return `refill the sheaf in slot ${o.slot ?? 0} to ${o.count ?? 0} on CPU ${o.cpu}${inContext(o)}`;
     case 'returnSheaf':
       return `return the sheaf in slot ${o.slot ?? 0} on CPU ${o.cpu}`;
     case 'bootstrap':
@@ -352,6 +365,7 @@ const TUNE_RE = /^(?:([mcz])(\d{1,5})|s|(B))$/;
 const IRQ_RE = /^i(\d{1,6})-(\d)-(\d{1,4})-(a|n|w|A-\d|[fN]-\d{1,9}-\d{1,6})$/;
 const GFP_OF_CODE: Record<string, Gfp> = { 1: 'atomic', 2: 'nowait' };
 const BAD_GFP = 'must be 1 (GFP_ATOMIC) or 2 (GFP_NOWAIT); a GFP_KERNEL alloc is a<cpu>';
+const BAD_CTX = 'must be 1 (GFP_ATOMIC) or 2 (GFP_NOWAIT); without it the operation is GFP_KERNEL';
 
 /** An interrupt handler from its text (IRQ_RE's last group), or null for a bad context. */
 function parseHandler(h: string): ScriptIrq['handler'] | null {
@@ -427,7 +441,11 @@ export function parseScript(text: string, cpus: number): { ok: true; script: Scr
     let op: ScriptOp | null = null;
     if (k === 'a' && nums.length === 0) op = { kind: 'alloc', cpu };
     else if (k === 'x' && nums.length === 0) op = { kind: 'flush', cpu };
-    else if (k === 'b' && nums.length === 1 && (nums[0] ?? 0) >= 1 && (nums[0] ?? 0) <= MAX_BULK) op = { kind: 'allocBulk', cpu, count: nums[0] ?? 1 };
+    else if (k === 'b' && (nums.length === 1 || nums.length === 2) && (nums[0] ?? 0) >= 1 && (nums[0] ?? 0) <= MAX_BULK) {
+      const gfp = nums.length === 2 ? GFP_OF_CODE[String(nums[1])] : undefined;
+      if (nums.length === 2 && !gfp) return { ok: false, error: `"${part}": the context ${BAD_CTX}` };
+      op = { kind: 'allocBulk', cpu, count: nums[0] ?? 1, ...(gfp ? { gfp } : {}) };
+    }
     else if (k === 'f' && nums.length === 2) op = { kind: 'free', cpu, refs: refs() };
     else if (k === 'F' && nums.length >= 2 && nums.length % 2 === 0 && nums.length / 2 <= MAX_BULK) op = { kind: 'freeBulk', cpu, refs: refs() };
     else if (k === 'k' && nums.length === 2) op = { kind: 'kfreeRcu', cpu, refs: refs() };
@@ -441,11 +459,13 @@ export function parseScript(text: string, cpus: number): { ok: true; script: Scr
       op = { kind: 'allocGfp', cpu, gfp };
     }
     else if (k === 't' || k === 'u' || k === 'p' || k === 'r') {
-      const [slot = 0, n = 0] = nums;
+      const [slot = 0, n = 0, g] = nums;
       const sized = k === 'p' || k === 'r';
       if (slot >= SHEAF_SLOTS) return { ok: false, error: `"${part}" names sheaf slot ${slot}, there are ${SHEAF_SLOTS} (0 to ${SHEAF_SLOTS - 1})` };
-      if (nums.length === (sized ? 2 : 1) && (!sized || (n >= 1 && n <= 0xffff)))
-        op = sized ? { kind: k === 'p' ? 'prefill' : 'refillSheaf', cpu, slot, count: n } : { kind: k === 't' ? 'allocFromSheaf' : 'returnSheaf', cpu, slot };
+      const gfp = sized && nums.length === 3 ? GFP_OF_CODE[String(g)] : undefined;
+      if (sized && nums.length === 3 && !gfp) return { ok: false, error: `"${part}": the context ${BAD_CTX}` };
+      if ((sized ? nums.length === 2 || nums.length === 3 : nums.length === 1) && (!sized || (n >= 1 && n <= 0xffff)))
+        op = sized ? { kind: k === 'p' ? 'prefill' : 'refillSheaf', cpu, slot, count: n, ...(gfp ? { gfp } : {}) } : { kind: k === 't' ? 'allocFromSheaf' : 'returnSheaf', cpu, slot };
     }
     if (!op) return { ok: false, error: `"${part}" has the wrong numbers for its kind` };
     script.ops.push(op);
@@ -453,6 +473,11 @@ export function parseScript(text: string, cpus: number): { ok: true; script: Scr
   const slots = walkSlots(script.ops).problem;
   if (slots) return { ok: false, error: slots };
   return { ok: true, script };
+}
+
+/** "-<g>" for a bulk alloc, prefill or refill given a context, "" for GFP_KERNEL. */
+function ctxText(o: ScriptOp): string {
+  return o.gfp ? `-${GFP_CODE[o.gfp]}` : '';
 }
 
 /** The text form of a script (parseScript reads it back). */
@@ -465,7 +490,7 @@ export function scriptToText(s: Script): string {
       case 'flush':
         return `x${o.cpu}`;
       case 'allocBulk':
-        return `b${o.cpu}-${o.count ?? 1}`;
+        return `b${o.cpu}-${o.count ?? 1}${ctxText(o)}`;
       case 'free':
         return `f${o.cpu}${r(o.refs)}`;
       case 'freeBulk':
@@ -483,11 +508,11 @@ export function scriptToText(s: Script): string {
       case 'gracePeriod':
         return `g${o.cpu}`;
       case 'prefill':
-        return `p${o.cpu}-${o.slot ?? 0}-${o.count ?? 1}`;
+        return `p${o.cpu}-${o.slot ?? 0}-${o.count ?? 1}${ctxText(o)}`;
       case 'allocFromSheaf':
         return `t${o.cpu}-${o.slot ?? 0}`;
       case 'refillSheaf':
-        return `r${o.cpu}-${o.slot ?? 0}-${o.count ?? 1}`;
+        return `r${o.cpu}-${o.slot ?? 0}-${o.count ?? 1}${ctxText(o)}`;
       case 'returnSheaf':
         return `u${o.cpu}-${o.slot ?? 0}`;
       case 'bootstrap':

@@ -41,15 +41,19 @@ static int check_op(const sl_sched_run *r, const sl_sched_op *op, bool handler)
     case SL_SCHED_ALLOC_GFP:
         return op->count == SL_SLUB_GFP_ATOMIC || op->count == SL_SLUB_GFP_NOWAIT ? SL_OK : SL_EINVAL;
     case SL_SCHED_PREFILL:
-    case SL_SCHED_ALLOC_FROM_SHEAF:
     case SL_SCHED_REFILL_SHEAF:
+        return r->sheaf_slots && SL_SCHED_SLOT(op) < SL_SCHED_SHEAF_SLOTS && SL_SCHED_GFP(op) <= SL_SLUB_GFP_NOWAIT &&
+                       op->first >> 16 == 0
+                   ? SL_OK
+                   : SL_EINVAL;
+    case SL_SCHED_ALLOC_FROM_SHEAF:
     case SL_SCHED_RETURN_SHEAF:
         return r->sheaf_slots && op->first < SL_SCHED_SHEAF_SLOTS ? SL_OK : SL_EINVAL;
     case SL_SCHED_SHRINK:
     case SL_SCHED_BOOTSTRAP:
         return handler ? SL_EINVAL : SL_OK; /* process context, every CPU */
     case SL_SCHED_ALLOC_BULK:
-        return op->count <= MAX_BULK ? SL_OK : SL_EINVAL;
+        return op->count <= MAX_BULK && op->first <= SL_SLUB_GFP_NOWAIT ? SL_OK : SL_EINVAL;
     case SL_SCHED_FREE:
         return op->first < r->nrefs ? SL_OK : SL_EINVAL;
     case SL_SCHED_FREE_BULK:
@@ -75,7 +79,7 @@ static int32_t do_op(const sl_sched_run *r, const sl_sched_op *op, unsigned cpu)
         return sl_slub_free(s, cpu, o ? o : (void *)(uintptr_t)1);
     }
     case SL_SCHED_ALLOC_BULK:
-        return sl_slub_alloc_bulk(s, cpu, op->count, objs);
+        return sl_slub_alloc_bulk_gfp(s, cpu, (sl_slub_gfp)op->first, op->count, objs);
     case SL_SCHED_FREE_BULK:
         for (unsigned i = 0; i < op->count; i++) {
             const sl_sched_ref *ref = &r->refs[op->first + i];
@@ -93,15 +97,16 @@ static int32_t do_op(const sl_sched_run *r, const sl_sched_op *op, unsigned cpu)
     case SL_SCHED_RCU_GP:
         return sl_slub_rcu_grace_period(s, cpu);
     case SL_SCHED_PREFILL: {
-        sl_slub_sheaf **slot = &r->sheaf_slots[op->first];
-        return *slot ? SL_EBUSY : sl_slub_prefill_sheaf(s, cpu, op->count, slot);
+        sl_slub_sheaf **slot = &r->sheaf_slots[SL_SCHED_SLOT(op)];
+        return *slot ? SL_EBUSY : sl_slub_prefill_sheaf_gfp(s, cpu, (sl_slub_gfp)SL_SCHED_GFP(op), op->count, slot);
     }
     case SL_SCHED_ALLOC_FROM_SHEAF: {
         void *o;
         return sl_slub_alloc_from_sheaf(s, cpu, r->sheaf_slots[op->first], &o);
     }
     case SL_SCHED_REFILL_SHEAF:
-        return sl_slub_refill_sheaf(s, cpu, &r->sheaf_slots[op->first], op->count);
+        return sl_slub_refill_sheaf_gfp(s, cpu, (sl_slub_gfp)SL_SCHED_GFP(op), &r->sheaf_slots[SL_SCHED_SLOT(op)],
+                                        op->count);
     case SL_SCHED_RETURN_SHEAF: {
         int rc = sl_slub_return_sheaf(s, cpu, r->sheaf_slots[op->first]);
         if (rc == SL_OK)

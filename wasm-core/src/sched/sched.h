@@ -23,14 +23,14 @@
 typedef enum sl_sched_kind {
     SL_SCHED_ALLOC = 1,            /* sl_slub_alloc on cpu */
     SL_SCHED_FREE = 2,             /* sl_slub_free of refs[first] */
-    SL_SCHED_ALLOC_BULK = 3,       /* sl_slub_alloc_bulk of count objects */
+    SL_SCHED_ALLOC_BULK = 3,       /* sl_slub_alloc_bulk_gfp of count objects in context `first` (sl_slub_gfp) */
     SL_SCHED_FREE_BULK = 4,        /* sl_slub_free_bulk of refs[first .. first+count-1] */
     SL_SCHED_FLUSH = 5,            /* sl_slub_flush_cpu (sheaves included) */
     SL_SCHED_KFREE_RCU = 6,        /* sl_slub_kfree_rcu of refs[first] */
     SL_SCHED_RCU_GP = 7,           /* sl_slub_rcu_grace_period: the grace period ends for what cpu queued */
-    SL_SCHED_PREFILL = 8,          /* sl_slub_prefill_sheaf of count objects into sheaf slot `first` */
+    SL_SCHED_PREFILL = 8,          /* sl_slub_prefill_sheaf_gfp of count objects into a slot (SL_SCHED_SLOT, _GFP) */
     SL_SCHED_ALLOC_FROM_SHEAF = 9, /* sl_slub_alloc_from_sheaf of slot `first` */
-    SL_SCHED_REFILL_SHEAF = 10,    /* sl_slub_refill_sheaf of slot `first` to count objects */
+    SL_SCHED_REFILL_SHEAF = 10,    /* sl_slub_refill_sheaf_gfp of a slot to count objects (SL_SCHED_SLOT, _GFP) */
     SL_SCHED_RETURN_SHEAF = 11,    /* sl_slub_return_sheaf of slot `first` (the slot empties) */
     SL_SCHED_SHRINK = 12,          /* sl_slub_shrink (flushes every CPU; not as a handler) */
     SL_SCHED_BOOTSTRAP = 13,       /* sl_slub_bootstrap_sheaves (not as a handler) */
@@ -41,13 +41,21 @@ typedef enum sl_sched_kind {
     SL_SCHED_KFREE_NOLOCK = 20,   /* sl_slub_kfree_nolock of refs[first] (6.18+) */
 } sl_sched_kind;
 #define SL_SCHED_SHEAF_SLOTS 8
+/*
+ * A prefill's or refill's `first`: the sheaf slot in bits 0-7, its context
+ * (sl_slub_gfp; 0, GFP_KERNEL, in scripts written before contexts) in bits
+ * 8-15.  A bulk allocation's context is its whole `first`.
+ */
+#define SL_SCHED_SLOT(op) ((op)->first & 0xffu)
+#define SL_SCHED_GFP(op) (((op)->first >> 8) & 0xffu)
 
 /* 8 bytes; the bridge writes arrays of these. */
 typedef struct sl_sched_op {
     uint8_t kind; /* sl_sched_kind */
     uint8_t cpu;
     uint16_t count; /* bulk: objects; prefill, refill: the size; alloc in a context: its sl_slub_gfp */
-    uint32_t first; /* free, bulk free, kfree_rcu, kfree_nolock: first entry in the run's refs; sheaf ops: the slot */
+    uint32_t first; /* free, bulk free, kfree_rcu, kfree_nolock: first entry in the run's refs; sheaf ops: the slot
+                     * (prefill, refill: and the context, SL_SCHED_SLOT/_GFP); bulk alloc: the context */
 } sl_sched_op;
 
 /* An object by place; 8 bytes. */

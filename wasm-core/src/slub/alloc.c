@@ -669,9 +669,16 @@ unsigned sli_slub_alloc_bulk_slabs(sli_act *a, unsigned n, void **p)
  */
 int sl_slub_alloc_bulk(sl_slub_cache *s, unsigned cpu, size_t n, void **p)
 {
+    return sl_slub_alloc_bulk_gfp(s, cpu, SL_SLUB_GFP_KERNEL, n, p);
+}
+
+int sl_slub_alloc_bulk_gfp(sl_slub_cache *s, unsigned cpu, sl_slub_gfp gfp, size_t n, void **p)
+{
     sli_act a;
-    if ((!p && n) || n > (1u << 20) || !sli_slub_begin(s, cpu, &a))
+    int ctx = sli_ctx_of_gfp(gfp);
+    if (ctx < 0 || (!p && n) || n > (1u << 20) || !sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
+    a.ctx = (uint8_t)ctx; /* no path below asks it: see sl_slub_alloc_bulk_gfp in slub.h */
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, SLI_OPC_ALLOC_BULK, (int32_t)n, NULL);
     sli_stat(&a, SL_SLUB_BULK_ALLOC_CALLS, 1);
     unsigned got = s->sheaves ? sli_alloc_from_pcs_bulk(s->sheaves, &a, (unsigned)n, p) : 0;

@@ -227,9 +227,18 @@ static sli_sheaf *own_sheaf(sl_slub_cache *s, const sl_slub_sheaf *handle)
 
 int sl_slub_prefill_sheaf(sl_slub_cache *s, unsigned cpu, uint32_t size, sl_slub_sheaf **out)
 {
+    return sl_slub_prefill_sheaf_gfp(s, cpu, SL_SLUB_GFP_KERNEL, size, out);
+}
+
+int sl_slub_prefill_sheaf_gfp(sl_slub_cache *s, unsigned cpu, sl_slub_gfp gfp, uint32_t size, sl_slub_sheaf **out)
+{
     sli_act a;
-    if (!out || !sli_slub_begin(s, cpu, &a))
+    int ctx = sli_ctx_of_gfp(gfp);
+    if (out)
+        *out = NULL;
+    if (ctx < 0 || !out || !sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
+    a.ctx = (uint8_t)ctx;
     *out = NULL;
     /* Every operation that began is bracketed, refused or not: a stepping view counts operations by them. */
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_PREFILL, (int32_t)size, NULL);
@@ -243,9 +252,16 @@ int sl_slub_prefill_sheaf(sl_slub_cache *s, unsigned cpu, uint32_t size, sl_slub
 
 int sl_slub_refill_sheaf(sl_slub_cache *s, unsigned cpu, sl_slub_sheaf **handle, uint32_t size)
 {
+    return sl_slub_refill_sheaf_gfp(s, cpu, SL_SLUB_GFP_KERNEL, handle, size);
+}
+
+int sl_slub_refill_sheaf_gfp(sl_slub_cache *s, unsigned cpu, sl_slub_gfp gfp, sl_slub_sheaf **handle, uint32_t size)
+{
     sli_act a;
-    if (!handle || !sli_slub_begin(s, cpu, &a))
+    int ctx = sli_ctx_of_gfp(gfp);
+    if (ctx < 0 || !handle || !sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
+    a.ctx = (uint8_t)ctx;
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_REFILL_SHEAF, (int32_t)size, NULL);
     sli_sheaf *sheaf = own_sheaf(s, *handle);
     int rc = sheaf ? sli_refill_sheaf(s->sheaves, &a, &sheaf, size) : SL_EINVAL;

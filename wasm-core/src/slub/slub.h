@@ -390,6 +390,17 @@ typedef enum sl_slub_gfp {
 /* kmem_cache_alloc(s, gfp): as sl_slub_alloc, in context gfp.  SL_EINVAL also for an unknown gfp. */
 int sl_slub_alloc_gfp(sl_slub_cache *s, unsigned cpu, sl_slub_gfp gfp, void **obj);
 /*
+ * kmem_cache_alloc_bulk(s, gfp, n, p): as sl_slub_alloc_bulk (which is
+ * GFP_KERNEL), in context gfp; SL_EINVAL also for an unknown gfp.  No era
+ * takes another path for GFP_ATOMIC or GFP_NOWAIT (docs/slub.md, "The
+ * allocation's context"): 6.18's alloc_from_pcs_bulk takes no gfp, 7.0 to
+ * 7.2 trylock the barn only for flags that may not spin (which these may),
+ * 7.3 never; alloc_from_pcs_bulk never refills a sheaf in any context;
+ * the rest comes from slabs, where the context decides only whether the
+ * page allocator may reclaim, which the model's cannot.
+ */
+int sl_slub_alloc_bulk_gfp(sl_slub_cache *s, unsigned cpu, sl_slub_gfp gfp, size_t n, void **p);
+/*
  * kmalloc_nolock (6.18+) on this cache, as the kmalloc bucket its size
  * picks: no lock is waited for.  6.18: the CPU-slab paths without the
  * sheaves, list_lock trylocked; SL_EBUSY when the CPU slab's local_lock is
@@ -473,6 +484,17 @@ typedef struct sl_slub_sheaf sl_slub_sheaf;
 int sl_slub_prefill_sheaf(sl_slub_cache *s, unsigned cpu, uint32_t size, sl_slub_sheaf **out);
 /* kmem_cache_refill_sheaf: at least `size` objects in *sheaf (it may be replaced by a larger one). */
 int sl_slub_refill_sheaf(sl_slub_cache *s, unsigned cpu, sl_slub_sheaf **sheaf, uint32_t size);
+/*
+ * kmem_cache_prefill_sheaf(s, gfp, size) and kmem_cache_refill_sheaf(s,
+ * gfp, ...) in context gfp (the functions above are GFP_KERNEL); SL_EINVAL
+ * also for an unknown gfp.  In 6.18 to 7.3 the gfp of both goes only to the
+ * allocations beneath them (the sheaf's kzalloc / alloc_empty_sheaf,
+ * refill_sheaf's and __kmem_cache_alloc_bulk's new slabs): no branch on it,
+ * so the model, whose page allocator neither reclaims nor keeps reserves,
+ * takes the same path in every context.
+ */
+int sl_slub_prefill_sheaf_gfp(sl_slub_cache *s, unsigned cpu, sl_slub_gfp gfp, uint32_t size, sl_slub_sheaf **out);
+int sl_slub_refill_sheaf_gfp(sl_slub_cache *s, unsigned cpu, sl_slub_gfp gfp, sl_slub_sheaf **sheaf, uint32_t size);
 /*
  * kmem_cache_alloc_from_sheaf: an object from the sheaf, never from slabs.
  * SL_ENOMEM once it is empty, SL_EINVAL for a sheaf not out from this cache.

@@ -236,6 +236,13 @@ typedef struct sli_act {
 enum { SLI_CTX_BLOCK = 0, SLI_CTX_NONBLOCK = 1, SLI_CTX_NOLOCK = 2 };
 SL_INLINE bool sli_allow_blocking(const sli_act *a) { return a->ctx == SLI_CTX_BLOCK; }
 SL_INLINE bool sli_allow_spin(const sli_act *a) { return a->ctx != SLI_CTX_NOLOCK; }
+/* The sli_ctx of a caller's sl_slub_gfp: SLI_CTX_BLOCK or SLI_CTX_NONBLOCK, or -1 for no such gfp. */
+SL_INLINE int sli_ctx_of_gfp(sl_slub_gfp gfp)
+{
+    return gfp == SL_SLUB_GFP_KERNEL                                ? SLI_CTX_BLOCK
+           : gfp == SL_SLUB_GFP_ATOMIC || gfp == SL_SLUB_GFP_NOWAIT ? SLI_CTX_NONBLOCK
+                                                                    : -1;
+}
 
 /* ---- events ------------------------------------------------------ */
 #if defined(SLABLAB_BENCH)
