@@ -300,18 +300,28 @@ SL_EXPORT int sl_api_slub_free(sl_api_slub_world *w, uint32_t cpu, uint32_t pfn,
     return rc;
 }
 
-SL_EXPORT int sl_api_slub_alloc_bulk(sl_api_slub_world *w, uint32_t cpu, uint32_t n)
+/*
+ * kmem_cache_alloc_bulk in context gfp (sl_slub_gfp: 0 GFP_KERNEL, 1
+ * GFP_ATOMIC, 2 GFP_NOWAIT; another is SL_EINVAL); the pairs go to the
+ * CPU's scratch.  Returns n, 0 (no memory) or an error.
+ */
+SL_EXPORT int sl_api_slub_alloc_bulk_gfp(sl_api_slub_world *w, uint32_t cpu, uint32_t gfp, uint32_t n)
 {
     if (n > SCRATCH_PAIRS)
         return SL_EINVAL;
     int rc = sl_api_slub_cpu_claim(w, cpu);
     if (rc != SL_OK)
         return rc;
-    int got = sl_slub_alloc_bulk(w->cache, cpu, n, w->ptrs[cpu]);
+    int got = sl_slub_alloc_bulk_gfp(w->cache, cpu, (sl_slub_gfp)gfp, n, w->ptrs[cpu]);
     for (int i = 0; i < got; i++)
         put_ref(w, &w->scratch[cpu][2 * i], w->ptrs[cpu][i]);
     sl_api_slub_cpu_release(w, cpu);
     return got;
+}
+
+SL_EXPORT int sl_api_slub_alloc_bulk(sl_api_slub_world *w, uint32_t cpu, uint32_t n)
+{
+    return sl_api_slub_alloc_bulk_gfp(w, cpu, SL_SLUB_GFP_KERNEL, n);
 }
 
 /* Frees the n pairs in CPU cpu's scratch; returns the CAS count or the first error. */
@@ -649,7 +659,7 @@ SL_EXPORT int sl_api_slub_bootstrap_sheaves(sl_api_slub_world *w)
  * used from any CPU): SL_EBUSY otherwise.  prefill fills an empty slot
  * (SL_EBUSY if it holds a sheaf); return empties it.
  */
-static int slot_op(sl_api_slub_world *w, uint32_t cpu, uint32_t slot, int kind, uint32_t size)
+static int slot_op(sl_api_slub_world *w, uint32_t cpu, uint32_t slot, int kind, uint32_t size, sl_slub_gfp gfp)
 {
     if (!w || slot >= SL_SCHED_SHEAF_SLOTS || cpu >= w->ncpus)
         return SL_EINVAL;
@@ -660,10 +670,10 @@ static int slot_op(sl_api_slub_world *w, uint32_t cpu, uint32_t slot, int kind, 
     void *o = NULL;
     switch (kind) {
     case SL_SCHED_PREFILL:
-        rc = *s ? SL_EBUSY : sl_slub_prefill_sheaf(w->cache, cpu, size, s);
+        rc = *s ? SL_EBUSY : sl_slub_prefill_sheaf_gfp(w->cache, cpu, gfp, size, s);
         break;
     case SL_SCHED_REFILL_SHEAF:
-        rc = sl_slub_refill_sheaf(w->cache, cpu, s, size);
+        rc = sl_slub_refill_sheaf_gfp(w->cache, cpu, gfp, s, size);
         break;
     case SL_SCHED_ALLOC_FROM_SHEAF:
         rc = sl_slub_alloc_from_sheaf(w->cache, cpu, *s, &o);
@@ -679,20 +689,31 @@ static int slot_op(sl_api_slub_world *w, uint32_t cpu, uint32_t slot, int kind, 
 
 SL_EXPORT int sl_api_slub_prefill_sheaf(sl_api_slub_world *w, uint32_t cpu, uint32_t slot, uint32_t size)
 {
-    return slot_op(w, cpu, slot, SL_SCHED_PREFILL, size);
+    return slot_op(w, cpu, slot, SL_SCHED_PREFILL, size, SL_SLUB_GFP_KERNEL);
 }
 SL_EXPORT int sl_api_slub_refill_sheaf(sl_api_slub_world *w, uint32_t cpu, uint32_t slot, uint32_t size)
 {
-    return slot_op(w, cpu, slot, SL_SCHED_REFILL_SHEAF, size);
+    return slot_op(w, cpu, slot, SL_SCHED_REFILL_SHEAF, size, SL_SLUB_GFP_KERNEL);
+}
+/* The same in context gfp (sl_slub_gfp: 0 GFP_KERNEL, 1 GFP_ATOMIC, 2 GFP_NOWAIT; another is SL_EINVAL). */
+SL_EXPORT int sl_api_slub_prefill_sheaf_gfp(sl_api_slub_world *w, uint32_t cpu, uint32_t slot, uint32_t gfp,
+                                            uint32_t size)
+{
+    return slot_op(w, cpu, slot, SL_SCHED_PREFILL, size, (sl_slub_gfp)gfp);
+}
+SL_EXPORT int sl_api_slub_refill_sheaf_gfp(sl_api_slub_world *w, uint32_t cpu, uint32_t slot, uint32_t gfp,
+                                           uint32_t size)
+{
+    return slot_op(w, cpu, slot, SL_SCHED_REFILL_SHEAF, size, (sl_slub_gfp)gfp);
 }
 /* The object's pair goes to the CPU's scratch[0..1] (NONE, NONE when the sheaf is empty). */
 SL_EXPORT int sl_api_slub_alloc_from_sheaf(sl_api_slub_world *w, uint32_t cpu, uint32_t slot)
 {
-    return slot_op(w, cpu, slot, SL_SCHED_ALLOC_FROM_SHEAF, 0);
+    return slot_op(w, cpu, slot, SL_SCHED_ALLOC_FROM_SHEAF, 0, SL_SLUB_GFP_KERNEL);
 }
 SL_EXPORT int sl_api_slub_return_sheaf(sl_api_slub_world *w, uint32_t cpu, uint32_t slot)
 {
-    return slot_op(w, cpu, slot, SL_SCHED_RETURN_SHEAF, 0);
+    return slot_op(w, cpu, slot, SL_SCHED_RETURN_SHEAF, 0, SL_SLUB_GFP_KERNEL);
 }
 /* Objects in the sheaf of `slot`, or -1 for an empty slot. */
 SL_EXPORT int sl_api_slub_sheaf_size(sl_api_slub_world *w, uint32_t slot)

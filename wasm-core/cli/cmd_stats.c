@@ -11,6 +11,9 @@
  * 7.0's 26, where alloc_fastpath counts the sheaves); slabinfo's Alloc,
  * Free and %Fast read alloc_fastpath & co by name, as the tool reads sysfs.
  * --sheaf-capacity N is kmem_cache_args.sheaf_capacity (6.18's opt-in).
+ * --gfp kernel|atomic|nowait is the context of every allocation, single
+ * and bulk (sl_slub_gfp: on 6.18 and 7.0 a non-blocking allocation that
+ * finds the CPU's sheaves empty takes the slab path instead of refilling).
  *
  * The workload runs its CPUs interleaved on this one thread, from a seed,
  * so a run repeats exactly; it stops after --ops operations with whatever
@@ -43,13 +46,15 @@ SL_CLI_COMMAND(
              "         [--min-order N] [--max-order N] [--min-objects N] [--nr-cpus N] [--no-preempt]\n"
              "         [--min-partial N] [--cpu-partial N] [--shrink] [--zone-mb N (default 64)]\n"
              "         [--fragment] [--report] [--format table|json]\n"
-             "         [--kernel X.Y (4.3-7.3; newer: 7.3's rules, with a notice; default 6.17)] [--sheaf-capacity N]",
+             "         [--kernel X.Y (4.3-7.3; newer: 7.3's rules, with a notice; default 6.17)] [--sheaf-capacity N]\n"
+             "         [--gfp kernel|atomic|nowait (the allocations' context, default kernel)]",
     .run = run_stats)
 
 enum workload { WL_CHURN, WL_REMOTE, WL_BURST, WL_BULK };
 static const char *const workload_names[] = {"churn", "remote", "burst", "bulk"};
 static const char *const variant_names[SL_SLUB_NR_FASTPATHS] = {"cmpxchg", "locked", "plain", "rt"};
 static const char *const bulk_names[] = {"detached", "generic"};
+static const char *const gfp_names[] = {"kernel", "atomic", "nowait"}; /* sl_slub_gfp */
 
 #define HELD_MAX 256 /* objects a CPU holds at most */
 
@@ -59,6 +64,7 @@ typedef struct stats_opts {
     sl_slub_config cfg;
     long min_partial, cpu_partial; /* -1: not written */
     bool shrink, fragment, report;
+    sl_slub_gfp gfp; /* every allocation's context */
     sl_cli_format fmt;
 } stats_opts;
 
@@ -68,6 +74,7 @@ typedef struct run_state {
     void *held[SL_SLUB_MAX_CPUS][HELD_MAX];
     unsigned nheld[SL_SLUB_MAX_CPUS];
     uint64_t rng;
+    sl_slub_gfp gfp;
     unsigned long failed; /* operations that returned an error (out of memory) */
 } run_state;
 
@@ -80,7 +87,7 @@ static unsigned rnd(run_state *r, unsigned n)
 static void take(run_state *r, unsigned cpu)
 {
     void *p;
-    if (r->nheld[cpu] < HELD_MAX && sl_slub_alloc(r->s, cpu, &p) == SL_OK)
+    if (r->nheld[cpu] < HELD_MAX && sl_slub_alloc_gfp(r->s, cpu, r->gfp, &p) == SL_OK)
         r->held[cpu][r->nheld[cpu]++] = p;
     else
         r->failed++;
@@ -119,7 +126,7 @@ static void run_workload(run_state *r, const stats_opts *o)
                 give(r, cpu, cpu);
             } else {
                 void *p;
-                if (r->nheld[peer] < HELD_MAX && sl_slub_alloc(r->s, cpu, &p) == SL_OK)
+                if (r->nheld[peer] < HELD_MAX && sl_slub_alloc_gfp(r->s, cpu, r->gfp, &p) == SL_OK)
                     r->held[peer][r->nheld[peer]++] = p;
                 else
                     r->failed++;
@@ -151,7 +158,7 @@ static void run_workload(run_state *r, const stats_opts *o)
                     r->failed++;
                 r->nheld[cpu] -= n;
             } else if (r->nheld[cpu] + n <= HELD_MAX) {
-                if (sl_slub_alloc_bulk(r->s, cpu, n, &r->held[cpu][r->nheld[cpu]]) == (int)n)
+                if (sl_slub_alloc_bulk_gfp(r->s, cpu, r->gfp, n, &r->held[cpu][r->nheld[cpu]]) == (int)n)
                     r->nheld[cpu] += n;
                 else
                     r->failed++;
@@ -329,8 +336,9 @@ static void print_json(const stats_opts *o, const char *name, sl_slub_cache *s, 
     const sl_slub_rules *r = sl_slub_cache_rules(s);
     char ver[8];
     printf(
-        "{\n  \"name\": \"%s\", \"workload\": \"%s\", \"ops\": %lu, \"failed\": %lu, \"cpus\": %lu, \"seed\": %lu,\n",
-        name, workload_names[o->workload], o->ops, failed, o->cpus, o->seed);
+        "{\n  \"name\": \"%s\", \"workload\": \"%s\", \"gfp\": \"%s\", \"ops\": %lu, \"failed\": %lu, \"cpus\": %lu, "
+        "\"seed\": %lu,\n",
+        name, workload_names[o->workload], gfp_names[o->gfp], o->ops, failed, o->cpus, o->seed);
     char rules[8], notice[160];
     printf("  \"kernel\": \"%s\", \"rules\": \"%s\", \"era\": \"%s\", \"sheaf_capacity\": %u,\n",
            sl_slub_kversion_format(r->version, ver, sizeof ver),
@@ -444,6 +452,11 @@ static int parse(int argc, char **argv, stats_opts *o)
             if (k < 0)
                 return sl_cli_usage_error(cmd, "--variant takes cmpxchg, locked, plain or rt");
             o->cfg.fastpath = (uint8_t)k;
+        } else if (!strcmp(a, "--gfp") && has_value) {
+            int k = index_of(gfp_names, 3, argv[++i]);
+            if (k < 0)
+                return sl_cli_usage_error(cmd, "--gfp takes kernel, atomic or nowait");
+            o->gfp = (sl_slub_gfp)k;
         } else if (!strcmp(a, "--bulk-free") && has_value) {
             int k = index_of(bulk_names, 2, argv[++i]);
             if (k < 0)
@@ -464,7 +477,7 @@ static int parse(int argc, char **argv, stats_opts *o)
                 return sl_cli_usage_error(cmd, "--format takes table or json");
         } else if (!has_value && a[0] == '-' && a[1] == '-' &&
                    (!strcmp(a, "--workload") || !strcmp(a, "--variant") || !strcmp(a, "--bulk-free") ||
-                    !strcmp(a, "--debug") || !strcmp(a, "--format") || !strcmp(a, "--kernel"))) {
+                    !strcmp(a, "--gfp") || !strcmp(a, "--debug") || !strcmp(a, "--format") || !strcmp(a, "--kernel"))) {
             return sl_cli_usage_error(cmd, "%s needs a value", a);
         } else {
             return sl_cli_usage_error(cmd, "unknown argument '%s'", a);
@@ -498,6 +511,7 @@ static int run_stats(int argc, char **argv)
     memset(&r, 0, sizeof r);
     r.ncpus = (unsigned)o.cpus;
     r.rng = 0x9E3779B97F4A7C15ull ^ o.seed;
+    r.gfp = o.gfp;
     rc = sl_slub_cache_create(&zone, NULL, r.ncpus, &o.cfg, &r.s);
     if (rc != SL_OK) {
         fprintf(stderr, "slablab stats: no such cache: %s\n", sl_strerror(rc));
@@ -522,10 +536,14 @@ static int run_stats(int argc, char **argv)
     if (o.fmt == SL_FMT_JSON) {
         print_json(&o, name, r.s, &f, r.failed);
     } else {
-        printf("slablab stats: workload %s, %lu operations (%lu failed), %lu CPUs, seed %lu; %s fast path, "
-               "%s bulk free, TID_STEP %lu\n",
-               workload_names[o.workload], o.ops, r.failed, o.cpus, o.seed, variant_names[o.cfg.fastpath],
-               bulk_names[o.cfg.bulk_free], sl_slub_cache_tid_step(r.s));
+        printf("slablab stats: workload %s in GFP_%s context, %lu operations (%lu failed), %lu CPUs, seed %lu; %s fast "
+               "path, %s bulk free, TID_STEP %lu\n",
+               workload_names[o.workload],
+               o.gfp == SL_SLUB_GFP_KERNEL   ? "KERNEL"
+               : o.gfp == SL_SLUB_GFP_ATOMIC ? "ATOMIC"
+                                             : "NOWAIT",
+               o.ops, r.failed, o.cpus, o.seed, variant_names[o.cfg.fastpath], bulk_names[o.cfg.bulk_free],
+               sl_slub_cache_tid_step(r.s));
         char notice[160];
         if (sl_slub_kversion_notice(sl_slub_cache_rules(r.s)->version, notice, sizeof notice))
             printf("notice: %s\n", notice);

@@ -296,6 +296,40 @@ static void test_gfp_and_nolock(void)
     SL_CHECK_EQ(sl_api_slub_kmalloc_nolock(w, 0), SL_EINVAL); /* came with 6.18 */
     sl_api_slub_world_destroy(w);
 }
+
+/*
+ * Bulk allocation, prefill and refill in a context through the bridge: each
+ * takes GFP_KERNEL's path (the same objects and counters in a second world),
+ * and an unknown context is refused with nothing done.
+ */
+static void test_bulk_and_prefill_gfp(void)
+{
+    const uint32_t v70[5] = {0x0700, 4, 1, 0, 0};
+    uint64_t refill[2], slow[2];
+    uint32_t first[2][2];
+    for (unsigned g = 0; g < 2; g++) {
+        sl_api_slub_world *w = sl_api_slub_world_create_version(4u << 20, 1, 256, 0, 0, 0, 0, 1, 1, NULL, v70);
+        SL_REQUIRE(w != NULL);
+        uint32_t *sc = sl_api_slub_scratch(w, 0);
+        SL_CHECK_EQ(sl_api_slub_alloc_bulk_gfp(w, 0, g ? SL_SLUB_GFP_ATOMIC : SL_SLUB_GFP_KERNEL, 6), 6);
+        first[g][0] = sc[0];
+        first[g][1] = sc[1];
+        SL_CHECK_EQ(sl_api_slub_prefill_sheaf_gfp(w, 0, 1, g ? SL_SLUB_GFP_NOWAIT : SL_SLUB_GFP_KERNEL, 2), SL_OK);
+        SL_CHECK_EQ(sl_api_slub_refill_sheaf_gfp(w, 0, 1, g ? SL_SLUB_GFP_ATOMIC : SL_SLUB_GFP_KERNEL, 4), SL_OK);
+        SL_CHECK(sl_api_slub_sheaf_size(w, 1) >= 4);
+        SL_CHECK_EQ(sl_api_slub_alloc_bulk_gfp(w, 0, 3, 2), SL_EINVAL);
+        SL_CHECK_EQ(sl_api_slub_prefill_sheaf_gfp(w, 0, 2, 7, 2), SL_EINVAL);
+        SL_CHECK_EQ(sl_api_slub_sheaf_size(w, 2), -1); /* nothing prefilled */
+        SL_CHECK_EQ(sl_api_slub_return_sheaf(w, 0, 1), SL_OK);
+        refill[g] = sl_api_slub_stat(w, -1, SL_SLUB_SHEAF_REFILL);
+        slow[g] = sl_api_slub_stat(w, -1, SL_SLUB_ALLOC_SLOWPATH);
+        SL_CHECK_EQ(sl_api_slub_validate(w), SL_OK);
+        sl_api_slub_world_destroy(w);
+    }
+    SL_CHECK_EQ(refill[1], refill[0]);
+    SL_CHECK_EQ(slow[1], slow[0]);
+    SL_CHECK(first[1][0] == first[0][0] && first[1][1] == first[0][1]);
+}
 #else
 
 static void test_bindings_need_webassembly(void) { SL_SKIP("the bindings are built for WebAssembly only"); }
@@ -310,6 +344,7 @@ int main(void)
     SL_RUN(test_cpu_claims);
     SL_RUN(test_versions_and_sheaves);
     SL_RUN(test_gfp_and_nolock);
+    SL_RUN(test_bulk_and_prefill_gfp);
 #else
     SL_RUN(test_bindings_need_webassembly);
 #endif

@@ -162,6 +162,36 @@ static void test_stats_kernel_versions(void)
     SL_CHECK_EQ(run("stats --kernel 7.0 --variant rt --ops 2000", out, sizeof out), 0); /* but PREEMPT_RT kernels */
 }
 
+/*
+ * stats --gfp: every allocation in that context.  On 7.0 a GFP_ATOMIC
+ * workload never refills a sheaf (its allocations take the slab path when
+ * main, spare and barn are empty), 7.1 refills as GFP_KERNEL does; the bulk
+ * workload takes the same path in every context.
+ */
+static void test_stats_gfp(void)
+{
+    SL_CHECK_EQ(run("stats --kernel 7.0 --workload burst --ops 4000", out, sizeof out), 0);
+    SL_CHECK(strstr(out, "workload burst in GFP_KERNEL context") != NULL);
+    long long kernel70 = counter(out, "sheaf_refill");
+    SL_CHECK(kernel70 > 0);
+    SL_CHECK_EQ(run("stats --kernel 7.0 --workload burst --ops 4000 --gfp atomic", out, sizeof out), 0);
+    SL_CHECK(strstr(out, "workload burst in GFP_ATOMIC context") != NULL);
+    SL_CHECK_EQ(counter(out, "sheaf_refill"), 0);
+    SL_CHECK(counter(out, "alloc_slab") > 0);
+    SL_CHECK_EQ(run("stats --kernel 7.1 --workload burst --ops 4000 --gfp nowait --format json", out, sizeof out), 0);
+    SL_CHECK(strstr(out, "\"gfp\": \"nowait\"") != NULL);
+    SL_CHECK(strstr(out, "\"sheaf_refill\": {\"total\": 0") == NULL);
+    static char bulk[1 << 16];
+    SL_CHECK_EQ(run("stats --kernel 7.0 --workload bulk --ops 3000", bulk, sizeof bulk), 0);
+    SL_CHECK_EQ(run("stats --kernel 7.0 --workload bulk --ops 3000 --gfp atomic", out, sizeof out), 0);
+    const char *names[] = {"alloc_fastpath", "alloc_slowpath", "sheaf_refill",
+                           "barn_get",       "barn_get_fail",  "alloc_slab"};
+    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+        SL_CHECK_EQ(counter(out, names[i]), counter(bulk, names[i]));
+    SL_CHECK_EQ(run("stats --gfp sometimes", out, sizeof out), 2);
+    SL_CHECK_EQ(run("stats --gfp", out, sizeof out), 2);
+}
+
 /* --kernel: 6.18's rules add sheaf_capacity, 4.18's reproduce a 4.18 kernel's /proc/slabinfo. */
 static void test_geometry_kernel_versions(void)
 {
@@ -218,6 +248,7 @@ int main(void)
     SL_RUN(test_geometry_boot_parameters);
     SL_RUN(test_geometry_kernel_versions);
     SL_RUN(test_stats_kernel_versions);
+    SL_RUN(test_stats_gfp);
 #endif
     return sl_check_summary();
 }
