@@ -9,7 +9,7 @@
  * GFP_NOWAIT context, and kmalloc_nolock), frees from any CPU (kfree_nolock
  * too, and the irq_work that frees what it deferred), bulk
  * operations, kfree_rcu and grace periods, flushes, shrinks, the prefill
- * API (an oversize sheaf where the sheaves are off), bootstrap, CPU
+ * API in each context (an oversize sheaf where the sheaves are off), bootstrap, CPU
  * hotplug (slub_cpu_dead), kvfree_rcu_barrier, a sheaf budget and
  * page-allocator pressure; plus the bad
  * inputs every free checks (foreign and misaligned pointers, strangers as
@@ -156,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 fz_require(f, rc == SL_OK, "return sheaf", rc);
                 *slot = NULL;
             } else {
-                rc = sl_slub_prefill_sheaf(f->s, cpu, 1 + arg % 40, slot);
+                rc = sl_slub_prefill_sheaf_gfp(f->s, cpu, (sl_slub_gfp)(idx / SLOTS % 3), 1 + arg % 40, slot);
                 fz_require(f, sheaf_api ? rc == SL_OK || rc == SL_ENOMEM : rc == SL_EINVAL, "prefill", rc);
             }
             break;
@@ -166,7 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (!*slot || f->nheld == FZ_MAXH)
                 break;
             if (arg & 1) {
-                rc = sl_slub_refill_sheaf(f->s, cpu, slot, 1 + arg % 40);
+                rc = sl_slub_refill_sheaf_gfp(f->s, cpu, (sl_slub_gfp)(idx / SLOTS % 3), slot, 1 + arg % 40);
                 fz_require(f, rc == SL_OK || rc == SL_ENOMEM, "refill sheaf", rc);
             } else {
                 void *p;
