@@ -375,6 +375,13 @@ function ParseAccounting({ report }: { report: TraceReport }) {
         Pairs: {fmt(pairs.matched)} matched, {fmt(pairs.freed_unknown)} frees of objects allocated before the trace, {fmt(pairs.live_at_end)} live at the end,{' '}
         {fmt(pairs.untraced_frees)} untraced frees.
       </p>
+      {report.result.alloc_contexts ? (
+        <p>
+          Allocation contexts (gfp_flags): {fmt(report.result.alloc_contexts.blocking)} may block, {fmt(report.result.alloc_contexts.nonblocking)} may
+          not (replayed as GFP_ATOMIC: no sheaf refill on 6.18 and 7.0), {fmt(report.result.alloc_contexts.no_reclaim)} with no reclaim bit,{' '}
+          {fmt(report.result.alloc_contexts.unknown)} unknown (replayed as GFP_KERNEL).
+        </p>
+      ) : null}
       <p className="lab-figures">
         By kind:{' '}
         {Object.entries(e.by_kind)

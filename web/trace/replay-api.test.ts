@@ -80,6 +80,11 @@ describe('replay bindings', () => {
     expect(count(OpKind.alloc)).toBe((kinds.kmalloc ?? 0) + (kinds.kmem_cache_alloc ?? 0) - r.pairs.alloc_failed - r.pairs.zero_size);
     expect(count(OpKind.free)).toBe(r.pairs.matched);
     expect(count(OpKind.freeUnknown)).toBe(r.pairs.freed_unknown);
+    // Every such allocation has its gfp context (the capture prints gfp_flags= by name): GFP_ATOMIC ones among them.
+    const ctx = r.alloc_contexts;
+    expect(ctx.blocking + ctx.nonblocking + ctx.no_reclaim + ctx.unknown).toBe(count(OpKind.alloc));
+    expect(ctx.unknown).toBe(0);
+    expect(ctx.nonblocking).toBeGreaterThan(0);
     expect(count(OpKind.pcpuAlloc)).toBe(r.percpu.allocs);
     const remote = ops.filter((o) => o.kind === OpKind.free && o.flags & OpFlag.crossCpu);
     expect(remote.length).toBe(r.caches.reduce((n, c) => n + c.cross_cpu_frees, 0));

@@ -237,6 +237,8 @@ export interface ReplayResult {
     untraced_frees: number;
     cache_mismatch: number;
   };
+  /** SLUB allocations by the context their gfp_flags give (docs/replay.md, "The allocation's context"). */
+  alloc_contexts: { blocking: number; nonblocking: number; no_reclaim: number; unknown: number };
   caches: ReplayCache[];
   callsites: { site: string; allocs: number; frees: number; bytes_req: number; bytes_alloc: number; cross_cpu: number; frag: number }[];
   /** Allocations and frees per time bin (bins double in width to stay under 1024): the busiest caches, then "other". */
