@@ -239,7 +239,6 @@ int sl_slub_prefill_sheaf_gfp(sl_slub_cache *s, unsigned cpu, sl_slub_gfp gfp, u
     if (ctx < 0 || !out || !sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
     a.ctx = (uint8_t)ctx;
-    *out = NULL;
     /* Every operation that began is bracketed, refused or not: a stepping view counts operations by them. */
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_PREFILL, (int32_t)size, NULL);
     int err = SL_EINVAL;
