@@ -392,8 +392,9 @@ int sl_slub_alloc_gfp(sl_slub_cache *s, unsigned cpu, sl_slub_gfp gfp, void **ob
 /*
  * kmem_cache_alloc_bulk(s, gfp, n, p): as sl_slub_alloc_bulk (which is
  * GFP_KERNEL), in context gfp; SL_EINVAL also for an unknown gfp.  No era
- * takes another path for GFP_ATOMIC or GFP_NOWAIT (docs/slub.md, "The
- * allocation's context"): 6.18's alloc_from_pcs_bulk takes no gfp, 7.0 to
+ * takes another path for GFP_ATOMIC or GFP_NOWAIT (docs/slub.md, the eras
+ * table's "bulk, prefill and refill in a context"): 6.18's
+ * alloc_from_pcs_bulk takes no gfp, 7.0 to
  * 7.2 trylock the barn only for flags that may not spin (which these may),
  * 7.3 never; alloc_from_pcs_bulk never refills a sheaf in any context;
  * the rest comes from slabs, where the context decides only whether the
