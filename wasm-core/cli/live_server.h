@@ -13,6 +13,7 @@
 #include "../bpf/live_records.h"
 #include "live_hub.h"
 #include "live_site.h"
+#include "live_source.h"
 
 #define LIVE_TOKEN_HEX 32  /* 128 random bits */
 #define LIVE_MAX_STREAMS 8 /* pages streaming at once */
@@ -29,6 +30,9 @@ typedef struct sl_live_server {
     unsigned ring_mb;
     unsigned snapshot_s; /* 0: no periodic snapshots */
     unsigned max_slabs;
+    /* --from: the recording played instead of the kernel's events (NULL: the kernel), and how. */
+    sl_live_capture *recording;
+    sl_live_playback playback;
     /* State. */
     sl_site site;
     sl_live_hub *hub;
