@@ -85,7 +85,7 @@ function onChunk(chunk: Uint8Array) {
         let point = null;
         let error: string | null = null;
         try {
-          point = p.snapshot(f.snapshot, f.takenNs, state.kernelLost + (status?.server_dropped ?? 0));
+          point = p.snapshot(f.snapshot, f.takenNs, state.kernelLost + (status?.server_dropped ?? 0), f.restart);
         } catch (e) {
           error = `the model could not follow this snapshot: ${(e as Error).message}`;
         }

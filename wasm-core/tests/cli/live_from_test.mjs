@@ -13,7 +13,7 @@
 //            exit 1 with the reason, nothing served; --rate/--loop without --from, --from with
 //            --caches, a bad --rate: exit 2; /api/snapshot on a recording: 503 saying why
 //   rate     --rate R --loop: passes follow each other in the capture's order, a start snapshot
-//            before each pass; never more events than R a second allow (plus one bucket) in the
+//            before each pass (marked "restart" after the first, so the page seeds from it); never more events than R a second allow (plus one bucket) in the
 //            time the client was connected; --rate max delivers more in the same time
 //   lag      a client that does not read, --rate max --loop, --queue-mb 1: its events are dropped
 //            and counted (server_dropped > 0), and at every status frame the events it received
@@ -152,9 +152,9 @@ function readStream(port, token, { ms = 15000, until = () => false, path = '/api
           } else if (type === 5) st.status.push({ at: st.events.length, ...JSON.parse(p.toString('utf8')) });
           else if (type === 6) {
             const text = p.toString('utf8');
-            const m = /^\{"taken_ns":\[(\d+),(\d+)\],"snapshot":/.exec(text);
+            const m = /^\{"taken_ns":\[(\d+),(\d+)\],("restart":true,)?"snapshot":/.exec(text);
             if (!m || !text.endsWith('}')) st.bad.push('snapshot frame without its taken_ns wrapper');
-            else st.snapshots.push({ at: st.events.length, taken: [BigInt(m[1]), BigInt(m[2])], text: text.slice(m[0].length, -1) });
+            else st.snapshots.push({ at: st.events.length, taken: [BigInt(m[1]), BigInt(m[2])], restart: m[3] !== undefined, text: text.slice(m[0].length, -1) });
           } else if (type === 8) st.slabinfo.push({ at: st.events.length, ...JSON.parse(p.toString('utf8')) });
           else if (type === 7) st.bad.push(`error frame ${p.toString('utf8')}`);
           else st.bad.push(`frame type ${type}`);
@@ -216,6 +216,7 @@ const groups = {
     check(a?.text === member(FILP, 'snapshot-start.json').toString('utf8'), 'the first snapshot is snapshot-start.json');
     check(b?.text === member(FILP, 'snapshot-end.json').toString('utf8'), 'the second snapshot is snapshot-end.json');
     check(a?.at === 0 && b?.at === want.length, `snapshots at their places (before event ${a?.at}, ${b?.at})`);
+    check(!a?.restart && !b?.restart, 'a first pass has no restart');
     check(a && b && a.taken[1] <= st.events[0].ns && b.taken[0] >= st.events[st.events.length - 1].ns, 'taken_ns: the start before the first event, the end after the last');
     check(st.slabinfo.length === 1 && st.slabinfo[0].at === 0 && st.slabinfo[0].caches.some((c) => c[0] === 'filp' && c[4] === 21), `the capture's slabinfo at the start (filp, 21 a slab): ${JSON.stringify(st.slabinfo.map((x) => x.caches.find((c) => c[0] === 'filp')))}`);
     const last = st.status.at(-1);
@@ -269,6 +270,8 @@ const groups = {
     for (let i = 0; i < st.events.length && firstBad < 0; i++) if (!sameEvent(st.events[i], want[i % want.length])) firstBad = i;
     check(firstBad < 0, `passes follow each other in the capture's order (first difference at ${firstBad})`);
     check(st.snapshots.map((x) => x.at).join(',') === `0,${want.length},${want.length}`, `start, end, start snapshots at the passes' edges (at ${st.snapshots.map((x) => x.at)})`);
+    check(st.snapshots.map((x) => x.restart).join(',') === 'false,false,true', `only the second pass's start is marked "restart" (${st.snapshots.map((x) => x.restart)})`);
+    check(st.snapshots[2]?.text === st.snapshots[0]?.text, 'the second pass starts from the start snapshot again');
     for (let i = 1; i < st.events.length; i++)
       if (st.events[i].ns < st.events[i - 1].ns) {
         check(false, `stamps never go back, across passes too (event ${i})`);
