@@ -337,6 +337,41 @@ function serverStatus(url) {
 }
 
 /**
+ * The server alone: `serve --from FROM --loop --rate max` read by a client that only walks the
+ * frames (no page): events/s the server played and sent to it, and what it dropped for it, over
+ * LEVEL_S seconds (from the status frames in the stream).
+ */
+async function serverAlone() {
+  const s = await serve(['--from', FROM, '--loop', '--rate', 'max']);
+  const { port, token } = /:(?<port>\d+)\/\?mode=live&token=(?<token>[0-9a-f]+)/.exec(s.url).groups;
+  const statuses = [];
+  await new Promise((resolve) => {
+    let buf = Buffer.alloc(0);
+    const req = http.get({ host: '127.0.0.1', port, path: `/api/live?token=${token}`, headers: { Host: `127.0.0.1:${port}` } }, (res) => {
+      res.on('data', (d) => {
+        buf = buf.length ? Buffer.concat([buf, d]) : d;
+        let off = 0;
+        while (buf.length - off >= 8) {
+          const len = buf.readUInt32LE(off);
+          if (buf.length - off < 8 + len) break;
+          if (buf[off + 4] === 5) statuses.push({ t: performance.now(), ...JSON.parse(buf.subarray(off + 8, off + 8 + len).toString('utf8')) });
+          off += 8 + len;
+        }
+        buf = buf.subarray(off);
+      });
+      res.on('close', resolve);
+    });
+    req.on('error', resolve);
+    setTimeout(() => req.destroy(), (LEVEL_S + 2) * 1000);
+  });
+  await stop(s.child);
+  const a = statuses.find((x) => x.t >= statuses[0].t + 2000) ?? statuses[0];
+  const b = statuses.at(-1);
+  const secs = (b.t - a.t) / 1000;
+  return { played: (b.events_in - a.events_in) / secs, sent: (b.sent - a.sent) / secs, dropped: b.server_dropped - a.server_dropped };
+}
+
+/**
  * --from: the capture -> server -> page ceiling.  For each rate, a fresh `serve --from FROM --loop
  * --rate R` and a fresh page; after the page shows its figures and 2 s more, LEVEL_S seconds are
  * measured: events the server played (its events_in), events the page counted, the server's drops
@@ -384,6 +419,8 @@ async function fromPhase() {
   }
   console.log(clean === null ? 'every level dropped' : `the highest rate that reached the drawn page with nothing dropped: ${fmt(clean)} events/s`);
   if (firstDrop) console.log(`the first level that dropped: --rate ${firstDrop.rate} (the server played ${fmt(firstDrop.played)} events/s, ${fmt(firstDrop.toPage)} reached the page)`);
+  const alone = await serverAlone();
+  console.log(`the server alone (--rate max, a client that only walks the frames): played ${fmt(alone.played)} events/s, sent ${fmt(alone.sent)} events/s to the client, dropped ${fmt(alone.dropped)} for it; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 }
 
 const browser = await launchChromium();
