@@ -562,8 +562,10 @@ static int run_serve(int argc, char **argv)
         sl_site_free(&srv.site);
         goto done;
     }
-    if (srv.recording) /* the recording's call-site names, not this machine's /proc/kallsyms */
+    if (srv.recording) { /* the recording's call-site names, not this machine's /proc/kallsyms */
         sl_live_capture_take_symbols(srv.recording, &srv.hub->ksyms);
+        srv.hub->snapshots_droppable = true;
+    }
     pthread_mutex_init(&srv.snap_mu, NULL);
     pthread_mutex_init(&srv.wake_mu, NULL);
     pthread_cond_init(&srv.wake, NULL);
