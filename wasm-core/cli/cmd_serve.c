@@ -11,7 +11,8 @@
  *             drains the kernel ring into the hub every 20 ms, status every
  *             second; with --from, plays the recording instead
  *             (live_source_capture.c), from its start each time a first
- *             page comes, its snapshots at their recorded places;
+ *             page comes or a page picks a cache (/api/watch), its
+ *             snapshots at their recorded places;
  *   snapshots every --snapshot-interval seconds, or when a page asks, reads
  *             the caches the pages watch (snapshot_read.c) and sends them
  *             (not with --from: the recording's snapshots are the ones);
@@ -225,6 +226,25 @@ static void *event_thread(void *arg)
             pthread_mutex_unlock(&hub->mu);
             fprintf(stderr, "slablab serve: no page is watching: %s\n",
                     srv->recording ? "the recording stopped" : "event program detached");
+        }
+        if (src && srv->recording) {
+            /* A page picked a cache: play the recording again from its start, so that the cache's
+             * agreement begins at the start snapshot (which came before the page picked it). */
+            pthread_mutex_lock(&srv->wake_mu);
+            bool again = srv->snapshot_wanted;
+            srv->snapshot_wanted = false;
+            pthread_mutex_unlock(&srv->wake_mu);
+            char err[200];
+            sl_live_source *fresh = NULL;
+            sl_live_playback pb = srv->playback;
+            pb.again = true;
+            if (again && sl_live_source_open_capture(&fresh, srv->recording, &pb, sl_live_hub_record, recording_json,
+                                                     hub, err, sizeof err) == 0) {
+                sl_live_hub_flush(hub, hub->kernel_lost);
+                sl_live_source_close(src);
+                src = fresh;
+                fprintf(stderr, "slablab serve: a page picked a cache: playing the recording again from its start\n");
+            }
         }
         if (src) {
             if (sl_live_source_poll(src, 20) < 0)

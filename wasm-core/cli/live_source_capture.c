@@ -708,6 +708,7 @@ int sl_live_source_open_capture(sl_live_source **out, const sl_live_capture *cap
     s->fn = fn;
     s->json_fn = json_fn;
     s->ctx = ctx;
+    s->pass = pb->again ? 1 : 0;
     s->pass_start = mono_ns();
     s->refilled = s->pass_start;
     *out = &s->base;

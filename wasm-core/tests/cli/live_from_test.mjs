@@ -15,6 +15,8 @@
 //   rate     --rate R --loop: passes follow each other in the capture's order, a start snapshot
 //            before each pass (marked "restart" after the first, so the page seeds from it); never more events than R a second allow (plus one bucket) in the
 //            time the client was connected; --rate max delivers more in the same time
+//   pick     a page picks a cache halfway (/api/watch): the recording plays again from its start,
+//            the start snapshot marked "restart", every event, the end snapshot
 //   lag      a client that does not read, --rate max --loop, --queue-mb 1: its events are dropped
 //            and counted (server_dropped > 0), and at every status frame the events it received
 //            are exactly `sent`, and sent + server_dropped = events_in; with the filp capture's
@@ -284,6 +286,33 @@ const groups = {
     const rm = readStream(m.port, m.token, { ms: waitedS * 1000 });
     const sm = await rm.done;
     check(sm.events.length > 2 * st.events.length, `--rate max: more than twice the events in the same time (${sm.events.length} against ${st.events.length})`);
+  },
+
+  async pick() {
+    // A page picks a cache halfway through: the recording plays again from its start, the start
+    // snapshot first (marked "restart"), then every event, then the end snapshot.
+    const want = traceEvents(FILP);
+    const s = await startFrom(FILP, ['--rate', '20000']);
+    let asked = null;
+    const r = readStream(s.port, s.token, {
+      ms: 30000,
+      until: (st) => {
+        if (!asked && st.events.length >= 5000) asked = request(s.port, `/api/watch?client=${st.hello.client}&cache=filp&token=${s.token}`);
+        return st.snapshots.length >= 3;
+      },
+    });
+    const st = await r.done;
+    check((await asked)?.status === 204, 'the watch was taken');
+    const [first, again, end] = st.snapshots;
+    check(first?.at === 0 && !first.restart, 'the first playback began with the start snapshot');
+    check(again?.restart === true && again.text === first?.text, `after the pick, the start snapshot again, marked restart (${again?.restart})`);
+    check(end && !end.restart && end.text === member(FILP, 'snapshot-end.json').toString('utf8'), 'then the end snapshot');
+    const after = st.events.slice(again?.at ?? 0, end?.at ?? 0);
+    check(after.length === want.length, `between them, the whole capture (${after.length} of ${want.length} events)`);
+    let firstBad = -1;
+    for (let i = 0; i < Math.min(after.length, want.length) && firstBad < 0; i++) if (!sameEvent(after[i], want[i])) firstBad = i;
+    check(firstBad < 0, `in order (first difference at ${firstBad})`);
+    check((again?.at ?? 0) >= 5000 && (again?.at ?? 0) < want.length, `the first playback was cut where the pick came (event ${again?.at})`);
   },
 
   async lag() {
