@@ -7,6 +7,7 @@
 #define SL_LIVE_SERVER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -40,7 +41,7 @@ typedef struct sl_live_server {
     pthread_mutex_t wake_mu;
     pthread_cond_t wake; /* a page asked for a snapshot, or stopping */
     bool snapshot_wanted;
-    volatile bool stop;
+    atomic_bool stop; /* set by the main thread, read by the others */
     unsigned streams; /* under hub->mu */
 } sl_live_server;
 
