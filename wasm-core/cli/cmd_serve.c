@@ -236,10 +236,8 @@ static void *event_thread(void *arg)
             pthread_mutex_unlock(&srv->wake_mu);
             char err[200];
             sl_live_source *fresh = NULL;
-            sl_live_playback pb = srv->playback;
-            pb.again = true;
-            if (again && sl_live_source_open_capture(&fresh, srv->recording, &pb, sl_live_hub_record, recording_json,
-                                                     hub, err, sizeof err) == 0) {
+            if (again && sl_live_source_open_capture(&fresh, srv->recording, &srv->playback, sl_live_hub_record,
+                                                     recording_json, hub, err, sizeof err) == 0) {
                 sl_live_hub_flush(hub, hub->kernel_lost);
                 sl_live_source_close(src);
                 src = fresh;

@@ -114,7 +114,6 @@ typedef struct sl_live_playback {
     enum sl_live_pace pace;
     double rate; /* SL_LIVE_PACE_RATE: events a second */
     bool loop;   /* start again after the last event (else stay idle) */
-    bool again;  /* not the first playback (a page asked for it again): its first snapshot is marked "restart" */
 } sl_live_playback;
 
 /* Receives a JSON frame of the recording (LIVE_F_SNAPSHOT, LIVE_F_SLABINFO: live_wire.h) at its place among the events. */

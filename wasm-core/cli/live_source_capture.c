@@ -20,8 +20,8 @@
  * thread opens one when a page comes and closes it when the last leaves)
  * walks the array in passes.  At a pass's start it hands over the SLABINFO
  * frame, then, before event k, every snapshot recorded before event k, each
- * stamped with the time it is handed over (the first of a pass after the
- * first marked "restart": the state jumps back to the recording's start); events are due at the pass's
+ * stamped with the time it is handed over (the first of each pass marked
+ * "restart": the state jumps back to the recording's start); events are due at the pass's
  * start plus their recorded offset (SL_LIVE_PACE_RECORDED), when the token
  * bucket has a token (SL_LIVE_PACE_RATE: `rate` a second, at most 20 ms of
  * them at once), or at once (SL_LIVE_PACE_MAX, the clock read every 256
@@ -512,7 +512,6 @@ typedef struct cap_source {
     unsigned next_snap;  /* next snapshot of this pass */
     bool pass_started;   /* this pass's SLABINFO went out */
     bool ended;          /* the last pass is over (no --loop) */
-    unsigned pass;       /* passes begun before this one */
     uint64_t pass_start; /* CLOCK_MONOTONIC ns: the pass's first event is due then (recorded pace) */
     uint64_t last_ts;    /* the last event's stamp: stamps never go back */
     double tokens;       /* SL_LIVE_PACE_RATE */
@@ -557,9 +556,10 @@ static void frames_before(cap_source *s, uint64_t now)
     while (s->next_snap < cap->nsnaps && cap->snaps[s->next_snap].before == s->pos) {
         const cap_snapshot *snap = &cap->snaps[s->next_snap++];
         uint64_t t = stamp_after(s, now);
-        /* A pass after the first starts from the recorded state again: its first snapshot is marked
-         * "restart", so that the page seeds from it instead of comparing the pass before with it. */
-        bool restart = s->pass > 0 && s->next_snap == 1;
+        /* Each pass starts from the recorded state, whatever a page saw before (the pass before, an
+         * earlier playback before it reconnected or picked a cache): its first snapshot is marked
+         * "restart", so that a page seeds from it instead of comparing what it had with it. */
+        bool restart = s->next_snap == 1;
         char mid[64];
         snprintf(mid, sizeof mid, ",%" PRIu64 "],%s\"snapshot\":", t, restart ? "\"restart\":true," : "");
         json_frame(s, LIVE_F_SNAPSHOT, "{\"taken_ns\":[", t, mid, snap->json, snap->len, "}");
@@ -635,7 +635,6 @@ static int cap_poll(sl_live_source *base, int timeout_ms)
             }
             s->pos = 0;
             s->next_snap = 0;
-            s->pass++;
             s->pass_started = false;
             s->pass_start = stamp_after(s, now) + 1000;
             continue;
@@ -708,7 +707,6 @@ int sl_live_source_open_capture(sl_live_source **out, const sl_live_capture *cap
     s->fn = fn;
     s->json_fn = json_fn;
     s->ctx = ctx;
-    s->pass = pb->again ? 1 : 0;
     s->pass_start = mono_ns();
     s->refilled = s->pass_start;
     *out = &s->base;

@@ -86,7 +86,7 @@ function onChunk(chunk: Uint8Array) {
         let error: string | null = null;
         try {
           point = p.snapshot(f.snapshot, f.takenNs, state.kernelLost + (status?.server_dropped ?? 0), f.restart);
-          // A looped recording starting again has no window of its own: the last one stays shown.
+          // A recording starting (again) has no window of its own: the last one stays shown.
           if (f.restart) point = p.history.at(-1) ?? null;
         } catch (e) {
           error = `the model could not follow this snapshot: ${(e as Error).message}`;

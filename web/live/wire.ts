@@ -91,7 +91,7 @@ export type Frame =
   | { type: typeof F.SITE; site: SiteName }
   | { type: typeof F.EVENTS; batch: EventBatch }
   | { type: typeof F.STATUS; status: Status }
-  /** restart: a recording (`serve --from --loop`) starts again here: its state follows no event before it. */
+  /** restart: a recording (`serve --from`) starts (again) here: its state follows no event before it. */
   | { type: typeof F.SNAPSHOT; takenNs: [number, number]; snapshot: string; restart: boolean }
   | { type: typeof F.ERROR; error: string }
   | { type: typeof F.SLABINFO; atNs: number; rows: SlabinfoRow[] };

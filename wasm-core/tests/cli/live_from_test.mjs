@@ -13,7 +13,7 @@
 //            exit 1 with the reason, nothing served; --rate/--loop without --from, --from with
 //            --caches, a bad --rate: exit 2; /api/snapshot on a recording: 503 saying why
 //   rate     --rate R --loop: passes follow each other in the capture's order, a start snapshot
-//            before each pass (marked "restart" after the first, so the page seeds from it); never more events than R a second allow (plus one bucket) in the
+//            before each pass (marked "restart", so the page seeds from it); never more events than R a second allow (plus one bucket) in the
 //            time the client was connected; --rate max delivers more in the same time
 //   pick     a page picks a cache halfway (/api/watch): the recording plays again from its start,
 //            the start snapshot marked "restart", every event, the end snapshot
@@ -219,7 +219,7 @@ const groups = {
     check(a?.text === member(FILP, 'snapshot-start.json').toString('utf8'), 'the first snapshot is snapshot-start.json');
     check(b?.text === member(FILP, 'snapshot-end.json').toString('utf8'), 'the second snapshot is snapshot-end.json');
     check(a?.at === 0 && b?.at === want.length, `snapshots at their places (before event ${a?.at}, ${b?.at})`);
-    check(!a?.restart && !b?.restart, 'a first pass has no restart');
+    check(a?.restart === true && b?.restart === false, 'the start snapshot is marked restart, the end one not');
     check(a && b && a.taken[1] <= st.events[0].ns && b.taken[0] >= st.events[st.events.length - 1].ns, 'taken_ns: the start before the first event, the end after the last');
     check(st.slabinfo.length === 1 && st.slabinfo[0].at === 0 && st.slabinfo[0].caches.some((c) => c[0] === 'filp' && c[4] === 21), `the capture's slabinfo at the start (filp, 21 a slab): ${JSON.stringify(st.slabinfo.map((x) => x.caches.find((c) => c[0] === 'filp')))}`);
     const last = st.status.at(-1);
@@ -273,7 +273,7 @@ const groups = {
     for (let i = 0; i < st.events.length && firstBad < 0; i++) if (!sameEvent(st.events[i], want[i % want.length])) firstBad = i;
     check(firstBad < 0, `passes follow each other in the capture's order (first difference at ${firstBad})`);
     check(st.snapshots.map((x) => x.at).join(',') === `0,${want.length},${want.length}`, `start, end, start snapshots at the passes' edges (at ${st.snapshots.map((x) => x.at)})`);
-    check(st.snapshots.map((x) => x.restart).join(',') === 'false,false,true', `only the second pass's start is marked "restart" (${st.snapshots.map((x) => x.restart)})`);
+    check(st.snapshots.map((x) => x.restart).join(',') === 'true,false,true', `each pass's start is marked "restart" (${st.snapshots.map((x) => x.restart)})`);
     check(st.snapshots[2]?.text === st.snapshots[0]?.text, 'the second pass starts from the start snapshot again');
     for (let i = 1; i < st.events.length; i++)
       if (st.events[i].ns < st.events[i - 1].ns) {
@@ -304,7 +304,7 @@ const groups = {
     const st = await r.done;
     check((await asked)?.status === 204, 'the watch was taken');
     const [first, again, end] = st.snapshots;
-    check(first?.at === 0 && !first.restart, 'the first playback began with the start snapshot');
+    check(first?.at === 0 && first.restart, 'the first playback began with the start snapshot');
     check(again?.restart === true && again.text === first?.text, `after the pick, the start snapshot again, marked restart (${again?.restart})`);
     check(end && !end.restart && end.text === member(FILP, 'snapshot-end.json').toString('utf8'), 'then the end snapshot');
     const after = st.events.slice(again?.at ?? 0, end?.at ?? 0);
