@@ -1,7 +1,9 @@
 /*
- * live_source.c - loads, attaches and reads the live event program
- * (live_source.h).  Without libbpf at build time every open is refused with
- * what to install.
+ * live_source.c - the calls every event source answers (they go to its
+ * ops), and the kernel's source: loads, attaches and reads the live event
+ * program (live_source.h).  Without libbpf at build time the kernel's open
+ * is refused with what to install (a recording, live_source_capture.c,
+ * needs no libbpf).
  */
 #include "live_source.h"
 
