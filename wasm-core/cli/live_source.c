@@ -1,7 +1,9 @@
 /*
- * live_source.c - loads, attaches and reads the live event program
- * (live_source.h).  Without libbpf at build time every open is refused with
- * what to install.
+ * live_source.c - the calls every event source answers (they go to its
+ * ops), and the kernel's source: loads, attaches and reads the live event
+ * program (live_source.h).  Without libbpf at build time the kernel's open
+ * is refused with what to install (a recording, live_source_capture.c,
+ * needs no libbpf).
  */
 #include "live_source.h"
 
@@ -13,6 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+int sl_live_source_poll(sl_live_source *src, int timeout_ms) { return src->ops->poll(src, timeout_ms); }
+
+uint64_t sl_live_source_lost(sl_live_source *src) { return src->ops->lost(src); }
+
+void sl_live_source_close(sl_live_source *src)
+{
+    if (src)
+        src->ops->close(src);
+}
 
 #if !SLABLAB_HAVE_LIBBPF
 
@@ -27,20 +39,6 @@ int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t 
     return SL_SNAP_UNAVAILABLE;
 }
 
-int sl_live_source_poll(sl_live_source *src, int timeout_ms)
-{
-    (void)src, (void)timeout_ms;
-    return -1;
-}
-
-uint64_t sl_live_source_lost(sl_live_source *src)
-{
-    (void)src;
-    return 0;
-}
-
-void sl_live_source_close(sl_live_source *src) { (void)src; }
-
 #else
 
 #include <bpf/bpf.h>
@@ -48,11 +46,17 @@ void sl_live_source_close(sl_live_source *src) { (void)src; }
 
 #include "slab_events.skel.h"
 
-struct sl_live_source {
+typedef struct bpf_source {
+    sl_live_source base;
     struct slab_events *skel;
     struct ring_buffer *rb;
     unsigned nr_cpus;
-};
+} bpf_source;
+
+static int bpf_poll(sl_live_source *base, int timeout_ms);
+static uint64_t bpf_lost(sl_live_source *base);
+static void bpf_close(sl_live_source *base);
+static const sl_live_source_ops bpf_ops = {bpf_poll, bpf_lost, bpf_close};
 
 static char last_message[512];
 
@@ -77,11 +81,12 @@ int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t 
         snprintf(err, errlen, "at most %d caches can be filtered on (got %zu)", LIVE_MAX_FILTER, nfilter);
         return 1;
     }
-    sl_live_source *src = calloc(1, sizeof *src);
+    bpf_source *src = calloc(1, sizeof *src);
     if (!src) {
         snprintf(err, errlen, "out of memory");
         return 1;
     }
+    src->base.ops = &bpf_ops;
     last_message[0] = '\0';
     libbpf_set_print(keep_message);
     int rc = 1;
@@ -118,24 +123,26 @@ int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t 
     }
     src->nr_cpus = (unsigned)libbpf_num_possible_cpus();
     libbpf_set_print(NULL);
-    *out = src;
+    *out = &src->base;
     return 0;
 fail:
     libbpf_set_print(NULL);
-    sl_live_source_close(src);
+    bpf_close(&src->base);
     return rc;
 }
 
-int sl_live_source_poll(sl_live_source *src, int timeout_ms)
+static int bpf_poll(sl_live_source *base, int timeout_ms)
 {
+    bpf_source *src = (bpf_source *)base;
     int n = ring_buffer__poll(src->rb, timeout_ms);
     if (n == -EINTR)
         return 0;
     return n < 0 ? -1 : n;
 }
 
-uint64_t sl_live_source_lost(sl_live_source *src)
+static uint64_t bpf_lost(sl_live_source *base)
 {
+    bpf_source *src = (bpf_source *)base;
     uint64_t per_cpu[1024];
     unsigned n = src->nr_cpus < 1024 ? src->nr_cpus : 1024;
     uint32_t zero = 0;
@@ -149,10 +156,9 @@ uint64_t sl_live_source_lost(sl_live_source *src)
     return sum;
 }
 
-void sl_live_source_close(sl_live_source *src)
+static void bpf_close(sl_live_source *base)
 {
-    if (!src)
-        return;
+    bpf_source *src = (bpf_source *)base;
     ring_buffer__free(src->rb);
     slab_events__destroy(src->skel);
     free(src);
