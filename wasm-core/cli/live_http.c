@@ -22,6 +22,8 @@
 
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -285,12 +287,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return answer(conn, MHD_HTTP_OK, f->type, f->data, f->len, false, cookie);
 }
 
+/*
+ * The listening socket is bound here, before the daemon starts, so that the
+ * port (given, or the kernel's pick for 0) and the cookie's name derived
+ * from it are written before libmicrohttpd's threads can read them.
+ */
 struct MHD_Daemon *sl_live_http_start(sl_live_server *srv, char *err, size_t errlen)
 {
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof ss);
+    socklen_t sslen;
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION;
-    if (strchr(srv->bind, ':')) {
+    bool ipv6 = strchr(srv->bind, ':') != NULL;
+    if (ipv6) {
         struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
         a->sin6_family = AF_INET6;
         a->sin6_port = htons((uint16_t)srv->port);
@@ -298,6 +307,7 @@ struct MHD_Daemon *sl_live_http_start(sl_live_server *srv, char *err, size_t err
             snprintf(err, errlen, "--bind: '%s' is not an IP address", srv->bind);
             return NULL;
         }
+        sslen = sizeof *a;
         flags |= MHD_USE_IPv6;
     } else {
         struct sockaddr_in *a = (struct sockaddr_in *)&ss;
@@ -307,21 +317,36 @@ struct MHD_Daemon *sl_live_http_start(sl_live_server *srv, char *err, size_t err
             snprintf(err, errlen, "--bind: '%s' is not an IP address", srv->bind);
             return NULL;
         }
+        sslen = sizeof *a;
     }
-    struct MHD_Daemon *d =
-        MHD_start_daemon(flags, (uint16_t)srv->port, NULL, NULL, on_request, srv, MHD_OPTION_SOCK_ADDR,
-                         (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
-                         MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)32, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
-                         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
-    if (!d) {
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int on = 1;
+    if (fd >= 0) {
+        /* As libmicrohttpd sets on its own sockets: a restarted server takes its port back at once. */
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+        if (ipv6)
+            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof on);
+    }
+    if (fd < 0 || bind(fd, (struct sockaddr *)&ss, sslen) != 0 || listen(fd, 64) != 0 ||
+        getsockname(fd, (struct sockaddr *)&ss, &sslen) != 0) {
+        if (fd >= 0)
+            close(fd);
         snprintf(err, errlen, "could not listen on %s port %u (in use, or not an address of this machine?)", srv->bind,
                  srv->port);
         return NULL;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-    if (info && info->port)
-        srv->port = info->port;
+    srv->port = ntohs(ipv6 ? ((struct sockaddr_in6 *)&ss)->sin6_port : ((struct sockaddr_in *)&ss)->sin_port);
     snprintf(srv->cookie, sizeof srv->cookie, "slablab_token_%u", srv->port);
+    struct MHD_Daemon *d =
+        MHD_start_daemon(flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_LISTEN_SOCKET, fd,
+                         MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)32,
+                         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                         (size_t)(64 * 1024), MHD_OPTION_END);
+    if (!d) {
+        close(fd);
+        snprintf(err, errlen, "could not start the HTTP server on %s port %u", srv->bind, srv->port);
+        return NULL;
+    }
     return d;
 }
 #endif /* SLABLAB_HAVE_MHD */
