@@ -53,7 +53,15 @@
  * get_partial_node would move after it are not moved; another CPU's CPU
  * slab first gives its CPU freelist back to the slab), frozen, its whole
  * freelist the CPU freelist; the CPU's previous CPU slab goes through
- * deactivate_slab, as flush_slab sends it (the kernel's path).
+ * deactivate_slab, as flush_slab sends it (the kernel's path).  What the
+ * kernel must have done before (6.18 mm/slub.c): a slab on another CPU's
+ * partial list reaches this CPU only through the node list, and a CPU
+ * partial chain leaves for the node list whole (put_cpu_partial's drain,
+ * flush_cpu_slab's put_partials_cpu), so that CPU's chain goes to the node
+ * list; and ___slab_alloc calls get_partial only when this CPU's partial
+ * list is empty, so a slab taken from the node list (or from another CPU)
+ * sends this CPU's model partial chain to the node list too.  Both go
+ * through __put_partials (tail, empty slabs past min_partial discarded).
  * A new slab the kernel had and the model did not (one the earlier
  * snapshot did not list) is made at the cache's order either full, on no
  * list (a full slab, as the seed makes them), or empty at the tail of the
@@ -367,6 +375,18 @@ uint32_t sl_slub_steer_listed(const sl_slub_cache *s, uint32_t *pfns, uint32_t c
     return n;
 }
 
+/*
+ * a's CPU's partial chain to the node list, as put_cpu_partial's drain
+ * sends it (__put_partials: at the tail, empty slabs past min_partial
+ * discarded).
+ */
+static void put_own_partials(sli_act *a)
+{
+    sli_slub_slab *chain = a->c->partial;
+    a->c->partial = NULL;
+    sli_slub_put_partials(a, chain);
+}
+
 int sl_slub_steer_cpu_slab(sl_slub_cache *s, unsigned cpu, uint32_t pfn)
 {
     if (!s || cpu >= s->ncpus || !s->rules.cpu_slab)
@@ -401,13 +421,25 @@ int sl_slub_steer_cpu_slab(sl_slub_cache *s, unsigned cpu, uint32_t pfn)
             pp = &(*pp)->next;
         *pp = slab->next;
         slab->next = NULL;
-        recount_chain(&s->cpu[k]);
+        if (k == (int)cpu) {
+            recount_chain(&s->cpu[k]);
+        } else {
+            /* Another CPU's partial slab reached this CPU through the node list: that chain was drained whole. */
+            sli_slub_slab *chain = s->cpu[k].partial;
+            s->cpu[k].partial = NULL;
+            sli_act ak = {.s = s, .c = &s->cpu[k], .op = 0, .cpu = (uint16_t)k, .cas = 0};
+            sli_slub_put_partials(&ak, chain);
+            put_own_partials(&a);
+        }
     } else if (slab->on_node_partial) {
         /*
          * Only this slab leaves the node list: the slabs get_partial_node
          * would move after it onto the CPU partial list are not moved (on
-         * real captures that made the lists agree less, not more).
+         * real captures that made the lists agree less, not more).  This
+         * CPU's partial list was empty in the kernel (___slab_alloc reaches
+         * get_partial only then): the model's goes to the node list.
          */
+        put_own_partials(&a);
         sli_list_lock(&a);
         sli_slub_remove_partial(&a, slab);
         sl_spin_unlock(&s->node.list_lock);
