@@ -272,8 +272,8 @@ static void exclude_own_events(capture *c)
     snprintf(filter, sizeof filter, "common_pid != %d || common_flags & 0x58 || common_preempt_count != 0",
              (int)getpid());
     bool filtered = true;
-    for (unsigned i = 0; i < sizeof kmem_events / sizeof kmem_events[0] + sizeof percpu_events / sizeof percpu_events[0];
-         i++) {
+    for (unsigned i = 0;
+         i < sizeof kmem_events / sizeof kmem_events[0] + sizeof percpu_events / sizeof percpu_events[0]; i++) {
         bool kmem = i < sizeof kmem_events / sizeof kmem_events[0];
         const char *event = kmem ? kmem_events[i] : percpu_events[i - sizeof kmem_events / sizeof kmem_events[0]];
         snprintf(path, sizeof path, "%s/events/%s/%s/filter", c->instance, kmem ? "kmem" : "percpu", event);

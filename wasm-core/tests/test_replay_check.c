@@ -338,10 +338,14 @@ static void test_partial_chains_drained_before_a_slab_moves(void)
      * while the model still has slab 3 on CPU 1's partial list: ___slab_alloc calls get_partial only
      * when the CPU's partial list is empty, so slab 3 went to the node list as well.
      */
-    hslab before[] = {{1, "aaaaaaaaaaaaaaff", false, 0, 1}, {2, "aaaaaaaaaaaaafff", false, 0, 1},
-                      {3, "aaaaaaaaaaaaffff", false, 0, 2}, {5, "aaaaaaaaaaafffff", false, 0, 0}};
-    hslab after[] = {{1, "aaaaaaaaaaaaaaaf", false, 0, 0}, {2, "aaaaaaaaaaaaafff", false, 0, 0},
-                     {3, "aaaaaaaaaaaaffff", false, 0, 0}, {5, "aaaaaaaaaaaffffa", false, 2, 0}};
+    hslab before[] = {{1, "aaaaaaaaaaaaaaff", false, 0, 1},
+                      {2, "aaaaaaaaaaaaafff", false, 0, 1},
+                      {3, "aaaaaaaaaaaaffff", false, 0, 2},
+                      {5, "aaaaaaaaaaafffff", false, 0, 0}};
+    hslab after[] = {{1, "aaaaaaaaaaaaaaaf", false, 0, 0},
+                     {2, "aaaaaaaaaaaaafff", false, 0, 0},
+                     {3, "aaaaaaaaaaaaffff", false, 0, 0},
+                     {5, "aaaaaaaaaaaffffa", false, 2, 0}};
     hev ev[] = {{100, 1, true, OBJ(1, 14)}, {110, 1, true, OBJ(5, 15)}};
     sl_check_result r;
     SL_REQUIRE(run(before, 4, after, 4, ev, 2, &UNTIMED, &r));
@@ -366,10 +370,12 @@ static void test_untraced_free_and_allocation(void)
 
 static void test_torn_during_read_lost(void)
 {
-    hslab before[] = {
-        {0, "aaaaaaaaaaaaaaaf", false, 0, 0}, {1, "aaaaaaaaaaaaaaaf", false, 0, 0}, {2, "aaaaaaaaaaaaaaaf", false, 0, 0}};
-    hslab after[] = {
-        {0, "faaaaaaaaaaaaaaf", true, 0, 0}, {1, "afaaaaaaaaaaaaaf", false, 0, 0}, {2, "aafaaaaaaaaaaaaf", false, 0, 0}};
+    hslab before[] = {{0, "aaaaaaaaaaaaaaaf", false, 0, 0},
+                      {1, "aaaaaaaaaaaaaaaf", false, 0, 0},
+                      {2, "aaaaaaaaaaaaaaaf", false, 0, 0}};
+    hslab after[] = {{0, "faaaaaaaaaaaaaaf", true, 0, 0},
+                     {1, "afaaaaaaaaaaaaaf", false, 0, 0},
+                     {2, "aafaaaaaaaaaaaaf", false, 0, 0}};
     /* An allocation and a free of slab 1's object 1 during the later read. */
     hev ev[] = {{1005, 0, false, OBJ(1, 1)}, {1006, 0, true, OBJ(1, 1)}};
     sl_check_window w = {.timed = true, .before = {0, 10}, .after = {1000, 1010}};
@@ -551,6 +557,45 @@ static void test_partly_filled_spare_is_seeded(void)
     SL_CHECK_EQ(sl_check_validate(c, msg, sizeof msg), SL_OK);
     sl_check_destroy(c);
     sl_check_snapshot_free(a);
+}
+
+static void test_sheaf_objects_counted_on_both_sides(void)
+{
+    /*
+     * The model seeded with 7 objects in sheaves (CPU 0's main 1, its spare 2, the barn's full sheaf 4)
+     * against a later snapshot whose sheaves are empty: both counts, and a note naming them, explain the
+     * inuse (place) disagreement of slab 0.  Against itself, no note.
+     */
+    const int mains[2] = {1, 0}, spares[2] = {2, -1}, none[2] = {0, 0}, no_spare[2] = {-1, -1};
+    sl_check_snapshot *a = sheaf_snap(mains, spares, true), *b = sheaf_snap(none, no_spare, false);
+    SL_REQUIRE(a && b);
+    sl_check *c = NULL;
+    char err[256] = "";
+    SL_REQUIRE(sl_check_create(a, "test", &c, err, sizeof err) == SL_OK);
+    sl_check_result r;
+    SL_REQUIRE(sl_check_compare(c, a, &UNTIMED, &r, err, sizeof err) == SL_OK);
+    SL_CHECK_EQ(r.sheaf_objects_kernel, 7);
+    SL_CHECK_EQ(r.sheaf_objects_model, 7);
+    SL_CHECK(strstr(r.notes, "objects in sheaves") == NULL);
+    SL_REQUIRE(sl_check_compare(c, b, &UNTIMED, &r, err, sizeof err) == SL_OK);
+    SL_CHECK_EQ(r.sheaf_objects_kernel, 0);
+    SL_CHECK_EQ(r.sheaf_objects_model, 7);
+    SL_CHECK(strstr(r.notes, "objects in sheaves: 0 in the kernel's, 7 in the model's") != NULL);
+    SL_CHECK_EQ(r.objects_compared - r.objects_agreeing, 7); /* free in the model's sheaves, allocated in the kernel */
+    sl_strbuf js = {0};
+    SL_CHECK(sl_check_result_json(&r, &js));
+    const char *jerr = NULL;
+    size_t at = 0;
+    jl *t = jl_parse(js.data, js.len, &jerr, &at);
+    SL_CHECK(t != NULL);
+    if (t) {
+        SL_CHECK_EQ(jl_num(t, "sheaf_objects_model"), 7);
+        jl_free(t);
+    }
+    sl_strbuf_free(&js);
+    sl_check_destroy(c);
+    sl_check_snapshot_free(a);
+    sl_check_snapshot_free(b);
 }
 
 static void test_barn_sheaf_taken_on_the_allocating_cpu(void)
@@ -789,6 +834,7 @@ int main(void)
     SL_RUN(test_cause_from_the_last_event);
     SL_RUN(test_partly_filled_spare_is_seeded);
     SL_RUN(test_barn_sheaf_taken_on_the_allocating_cpu);
+    SL_RUN(test_sheaf_objects_counted_on_both_sides);
     SL_RUN(test_bad_snapshots);
     SL_RUN(test_corrupt_capture);
     SL_RUN(test_mutated_snapshots);

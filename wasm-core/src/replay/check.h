@@ -125,7 +125,10 @@ typedef struct sl_check_result {
     uint32_t list_moves
         [3][5]; /* slabs whose list disagrees: [kernel's list][model's: its list, 4 = same list of another CPU] */
     uint32_t list_untouched; /* of those, slabs no event touched */
-    char notes[512];         /* what the seed left out, in words */
+    /* Caches with sheaves: the free objects in the sheaves each side holds (CPU main, spare and
+     * rcu_free sheaves, the barn's full ones); a difference shows as `place` (inuse) disagreements. */
+    uint32_t sheaf_objects_kernel, sheaf_objects_model;
+    char notes[512]; /* what the seed left out, in words */
 } sl_check_result;
 
 typedef struct sl_check sl_check;
