@@ -598,6 +598,17 @@ bool sl_check_knows(const sl_check *c, uint64_t address)
     return c && pair_of(c, address - address % c->slab_bytes) != NULL;
 }
 
+uint64_t sl_check_slab_bytes(const sl_check *c) { return c ? c->slab_bytes : 0; }
+
+bool sl_check_object_slot(const sl_check *c, uint64_t address)
+{
+    if (!c)
+        return false;
+    uint64_t off = address % c->slab_bytes;
+    return off >= c->a.red_left_pad && (off - c->a.red_left_pad) % c->a.size == 0 &&
+           (off - c->a.red_left_pad) / c->a.size < c->a.objects;
+}
+
 /* The path the model's last allocation on cpu took, from its counters before (b) and after. */
 static unsigned alloc_path(const sl_check *c, unsigned cpu, const uint64_t b[3])
 {
