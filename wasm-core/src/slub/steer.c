@@ -58,10 +58,14 @@
  * partial list reaches this CPU only through the node list, and a CPU
  * partial chain leaves for the node list whole (put_cpu_partial's drain,
  * flush_cpu_slab's put_partials_cpu), so that CPU's chain goes to the node
- * list; and ___slab_alloc calls get_partial only when this CPU's partial
- * list is empty, so a slab taken from the node list (or from another CPU)
- * sends this CPU's model partial chain to the node list too.  Both go
- * through __put_partials (tail, empty slabs past min_partial discarded).
+ * list; and this CPU took it with get_partial, which ___slab_alloc calls
+ * only when this CPU's partial list is empty, so this CPU's model chain
+ * goes to the node list too.  Both through __put_partials (tail, empty
+ * slabs past min_partial discarded).  A slab on the model's node list is
+ * not taken as proof of the same: there the model's lists may have drifted
+ * (the kernel may have popped it from this CPU's own partial list), and
+ * sending this CPU's chain away made filp agree less (a live window 10 ->
+ * 9 of 17 slabs, 10-s captures 20 -> 15 and 12 -> 11; docs/live.md).
  * A new slab the kernel had and the model did not (one the earlier
  * snapshot did not list) is made at the cache's order either full, on no
  * list (a full slab, as the seed makes them), or empty at the tail of the
@@ -435,11 +439,9 @@ int sl_slub_steer_cpu_slab(sl_slub_cache *s, unsigned cpu, uint32_t pfn)
         /*
          * Only this slab leaves the node list: the slabs get_partial_node
          * would move after it onto the CPU partial list are not moved (on
-         * real captures that made the lists agree less, not more).  This
-         * CPU's partial list was empty in the kernel (___slab_alloc reaches
-         * get_partial only then): the model's goes to the node list.
+         * real captures that made the lists agree less, not more).  Nor
+         * does this CPU's partial chain (see the essay).
          */
-        put_own_partials(&a);
         sli_list_lock(&a);
         sli_slub_remove_partial(&a, slab);
         sl_spin_unlock(&s->node.list_lock);
