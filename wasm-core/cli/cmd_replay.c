@@ -279,7 +279,76 @@ typedef struct check_ctx {
     uint16_t by_index[65536]; /* the replay's cache index -> 1 + index in caches[] (0: not yet met) */
     unsigned checks;
     uint64_t events_before_snapshot, unknown_frees_placed, unknown_frees_unplaced, over_limit;
+    /*
+     * kfrees of objects allocated before the trace on slabs no check knew
+     * yet (full ones: a snapshot does not list them), kept until a cache's
+     * event first touches that slab: then they are that cache's, applied
+     * in time order before the event (that slab's earlier events), so the
+     * model sees the slab leave "full" as the kernel's did.  Chained by
+     * 4-KiB page in `head`; an applied one has ptr 0.
+     */
+    struct pending_free {
+        uint64_t t_ns, ptr;
+        uint32_t next; /* index + 1 in the page's chain, 0: end */
+        uint16_t cpu;
+    } * pending;
+    uint32_t npending, cap_pending;
+    uint32_t *head; /* PENDING_BUCKETS chains */
+    uint64_t unknown_frees_placed_later;
 } check_ctx;
+
+enum { PENDING_BUCKETS = 1 << 16, PENDING_MAX = 1 << 22 };
+
+static uint32_t pending_bucket(uint64_t page) { return (uint32_t)((page * 0x9e3779b97f4a7c15ull) >> 48); }
+
+/* Keeps an unplaced kfree for later; false past PENDING_MAX or without memory (it stays unplaced). */
+static bool pending_add(check_ctx *x, const sl_replay_op *op)
+{
+    if (!x->head && !(x->head = calloc(PENDING_BUCKETS, sizeof *x->head)))
+        return false;
+    if (x->npending == x->cap_pending) {
+        uint32_t cap = x->cap_pending ? 2 * x->cap_pending : 4096;
+        struct pending_free *g = cap <= PENDING_MAX ? realloc(x->pending, cap * sizeof *g) : NULL;
+        if (!g)
+            return false;
+        x->pending = g, x->cap_pending = cap;
+    }
+    uint32_t b = pending_bucket(op->ptr >> 12);
+    x->pending[x->npending] =
+        (struct pending_free){.t_ns = op->ts_ns, .ptr = op->ptr, .next = x->head[b], .cpu = op->cpu};
+    x->head[b] = ++x->npending;
+    return true;
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const struct pending_free *p = *(struct pending_free *const *)a, *q = *(struct pending_free *const *)b;
+    return p->t_ns < q->t_ns ? -1 : p->t_ns > q->t_ns;
+}
+
+/* Before k's event at ptr, on a slab k does not know yet: the kept kfrees of that slab's object slots, applied to k. */
+static void pending_apply(check_ctx *x, check_cache *k, uint64_t ptr)
+{
+    uint64_t bytes = sl_check_slab_bytes(k->c), base = ptr - ptr % bytes;
+    struct pending_free *found[256];
+    unsigned n = 0;
+    for (uint64_t page = base >> 12; page < (base + bytes) >> 12; page++)
+        for (uint32_t i = x->head[pending_bucket(page)]; i && n < 256; i = x->pending[i - 1].next) {
+            struct pending_free *p = &x->pending[i - 1];
+            if (p->ptr && p->ptr >> 12 == page && sl_check_object_slot(k->c, p->ptr))
+                found[n++] = p;
+        }
+    if (!n)
+        return;
+    qsort(found, n, sizeof *found, by_time);
+    for (unsigned i = 0; i < n; i++) {
+        k->events++;
+        sl_check_event(k->c, found[i]->t_ns, found[i]->cpu, false, found[i]->ptr);
+        found[i]->ptr = 0;
+    }
+    x->unknown_frees_placed_later += n;
+    x->unknown_frees_unplaced -= n;
+}
 
 static void check_member(void *user, const char *name, const void *data, size_t len, bool end)
 {
@@ -351,9 +420,13 @@ static void check_op(void *user, const sl_replay_op *op)
                 k = &x->caches[i];
         x->unknown_frees_placed += k != NULL;
         x->unknown_frees_unplaced += k == NULL;
+        if (!k)
+            pending_add(x, op);
     }
     if (!k || !k->c)
         return;
+    if (op->cache != 0xffff && x->npending && !sl_check_knows(k->c, op->ptr))
+        pending_apply(x, k, op->ptr);
     k->events++;
     sl_check_event(k->c, op->ts_ns, op->cpu, alloc, op->ptr);
 }
@@ -375,9 +448,10 @@ static int print_check(check_ctx *x, const char *file, sl_cli_format fmt)
     sl_strbuf_json_string(&out, rel, strlen(rel));
     sl_strbuf_printf(&out,
                      ", \"lost_events\": %llu, \"events_before_snapshot\": %llu, \"kfree_unknown_placed\": %llu, "
-                     "\"kfree_unknown_unplaced\": %llu, \"caches\": [",
+                     "\"kfree_unknown_placed_later\": %llu, \"kfree_unknown_unplaced\": %llu, \"caches\": [",
                      (unsigned long long)w.lost, (unsigned long long)x->events_before_snapshot,
-                     (unsigned long long)x->unknown_frees_placed, (unsigned long long)x->unknown_frees_unplaced);
+                     (unsigned long long)x->unknown_frees_placed, (unsigned long long)x->unknown_frees_placed_later,
+                     (unsigned long long)x->unknown_frees_unplaced);
     if (fmt != SL_FMT_JSON) {
         printf("slablab replay %s --check (kernel %s): each cache's SLUB model seeded from snapshot-start, driven by "
                "the trace, compared with snapshot-end; %llu events lost by the kernel\n",
@@ -473,9 +547,10 @@ static int print_check(check_ctx *x, const char *file, sl_cli_format fmt)
     if (fmt == SL_FMT_JSON && !status)
         fputs(out.failed ? "{}\n" : out.data, stdout);
     else if (fmt != SL_FMT_JSON && !status)
-        printf(
-            "(%u caches checked; kfree of objects allocated before the trace: %llu placed by their slab, %llu not)\n",
-            shown, (unsigned long long)x->unknown_frees_placed, (unsigned long long)x->unknown_frees_unplaced);
+        printf("(%u caches checked; kfree of objects allocated before the trace: %llu placed by their slab, %llu when "
+               "their slab's cache first touched it, %llu not)\n",
+               shown, (unsigned long long)x->unknown_frees_placed, (unsigned long long)x->unknown_frees_placed_later,
+               (unsigned long long)x->unknown_frees_unplaced);
     sl_strbuf_free(&out);
     return status;
 }
@@ -543,6 +618,8 @@ static int run_check(const char *file, const char *cache, sl_cli_format fmt, uns
     for (unsigned i = 0; i < x->ncaches; i++)
         sl_check_destroy(x->caches[i].c);
     free(x->caches);
+    free(x->pending);
+    free(x->head);
     sl_check_snapshot_free(x->snap[0]);
     sl_check_snapshot_free(x->snap[1]);
     sl_strbuf_free(&x->member[0]);

@@ -47,6 +47,7 @@ CASE(keep)
 CASE(concurrent)
 CASE(exits)
 CASE(dashdash)
+CASE(ownwork)
 
 int main(void)
 {
@@ -56,5 +57,6 @@ int main(void)
     SL_RUN(test_capture_concurrent);
     SL_RUN(test_capture_exits);
     SL_RUN(test_capture_dashdash);
+    SL_RUN(test_capture_ownwork);
     return sl_check_summary();
 }

@@ -69,6 +69,9 @@ export interface Agreement {
   slabs_adopted_full: number;
   slabs_adopted_new: number;
   slabs_bound_new: number;
+  /** Caches with sheaves: free objects in each side's sheaves (a difference shows as inuse, `place`). */
+  sheaf_objects_kernel: number;
+  sheaf_objects_model: number;
   examples: { base: string; objects: number; cause: Cause; list_agrees: boolean; inuse_agrees: boolean }[];
   notes: string;
 }

@@ -598,6 +598,17 @@ bool sl_check_knows(const sl_check *c, uint64_t address)
     return c && pair_of(c, address - address % c->slab_bytes) != NULL;
 }
 
+uint64_t sl_check_slab_bytes(const sl_check *c) { return c ? c->slab_bytes : 0; }
+
+bool sl_check_object_slot(const sl_check *c, uint64_t address)
+{
+    if (!c)
+        return false;
+    uint64_t off = address % c->slab_bytes;
+    return off >= c->a.red_left_pad && (off - c->a.red_left_pad) % c->a.size == 0 &&
+           (off - c->a.red_left_pad) / c->a.size < c->a.objects;
+}
+
 /* The path the model's last allocation on cpu took, from its counters before (b) and after. */
 static unsigned alloc_path(const sl_check *c, unsigned cpu, const uint64_t b[3])
 {
@@ -780,6 +791,39 @@ static void list_moves_note(sl_check_result *r)
              buf, r->list_untouched);
 }
 
+/*
+ * Caches with sheaves: counts the objects in each side's sheaves and, when
+ * they differ, says so.  A free object in a sheaf counts as in use in its
+ * slab, so every object one side holds in a sheaf and the other on the
+ * slab's freelist is a `place` disagreement (or moves a slab's list).
+ */
+static void sheaves_note(sl_check *c, const sli_check_cache *b, sl_check_result *r)
+{
+    if (!c->a.sheaf_capacity || !sl_slub_cache_sheaf_capacity(c->s))
+        return;
+    void **objs = calloc(c->a.sheaf_capacity, sizeof *objs);
+    if (!objs)
+        return;
+    uint32_t model = 0;
+    for (unsigned k = 0; k < c->ncpus; k++)
+        for (unsigned place = SL_SLUB_SEED_MAIN; place <= SL_SLUB_SEED_RCU_FREE; place++)
+            model += sl_slub_steer_sheaf(c->s, place, k, 0, objs, c->a.sheaf_capacity);
+    for (unsigned nth = 0;; nth++) {
+        uint32_t n = sl_slub_steer_sheaf(c->s, SL_SLUB_SEED_BARN_FULL, 0, nth, objs, c->a.sheaf_capacity);
+        if (!n)
+            break;
+        model += n;
+    }
+    free(objs);
+    r->sheaf_objects_kernel = (uint32_t)b->nsheaf_objs;
+    r->sheaf_objects_model = model;
+    if (r->sheaf_objects_kernel != model)
+        note(r,
+             "objects in sheaves: %u in the kernel's, %u in the model's (each free object in a sheaf on one "
+             "side and on its slab's freelist on the other moves that slab's inuse)",
+             r->sheaf_objects_kernel, model);
+}
+
 static bool in_read(const sl_check_window *w, uint64_t first, uint64_t last)
 {
     return w->timed && (first <= w->before[1] || last >= w->after[0]);
@@ -917,6 +961,7 @@ int sl_check_compare(sl_check *c, const sl_check_snapshot *snap, const sl_check_
     if (b.no_base)
         note(r, "%u slabs of the later snapshot without a first byte were not compared", b.no_base);
     list_moves_note(r);
+    sheaves_note(c, &b, r);
     free(real);
     free(listed);
     sli_check_cache_free(&b);
@@ -965,6 +1010,8 @@ bool sl_check_result_json(const sl_check_result *r, sl_strbuf *o)
                           r->slabs_adopted_new, r->slabs_bound_new);
     static const char *const lists[3] = {"cpu_slab", "cpu_partial", "node_partial"};
     static const char *const model_lists[5] = {"cpu_slab", "cpu_partial", "node_partial", "none", "other_cpu"};
+    ok = ok && sl_strbuf_printf(o, "\"sheaf_objects_kernel\": %u, \"sheaf_objects_model\": %u, ",
+                                r->sheaf_objects_kernel, r->sheaf_objects_model);
     ok = ok && sl_strbuf_printf(o, "\"list_untouched\": %u, \"list_moves\": {", r->list_untouched);
     for (unsigned k = 0; k < 3; k++) {
         ok = ok && sl_strbuf_printf(o, "%s\"%s\": {", k ? ", " : "", lists[k]);

@@ -125,7 +125,10 @@ typedef struct sl_check_result {
     uint32_t list_moves
         [3][5]; /* slabs whose list disagrees: [kernel's list][model's: its list, 4 = same list of another CPU] */
     uint32_t list_untouched; /* of those, slabs no event touched */
-    char notes[512];         /* what the seed left out, in words */
+    /* Caches with sheaves: the free objects in the sheaves each side holds (CPU main, spare and
+     * rcu_free sheaves, the barn's full ones); a difference shows as `place` (inuse) disagreements. */
+    uint32_t sheaf_objects_kernel, sheaf_objects_model;
+    char notes[512]; /* what the seed left out, in words */
 } sl_check_result;
 
 typedef struct sl_check sl_check;
@@ -153,6 +156,10 @@ void sl_check_set_earlier_read(sl_check *c, uint64_t start_ns, uint64_t end_ns);
 int sl_check_validate(sl_check *c, char *msg, size_t len);
 /* Does `address` fall in a slab this check knows (listed earlier, or met since)? */
 bool sl_check_knows(const sl_check *c, uint64_t address);
+/* The bytes of one of this cache's slabs (PAGE_SIZE << order); the first byte of address's slab is address - address % it. */
+uint64_t sl_check_slab_bytes(const sl_check *c);
+/* Is `address` the first byte of an object slot of this cache's slabs (its geometry only, whether or not a slab is known)? */
+bool sl_check_object_slot(const sl_check *c, uint64_t address);
 /*
  * Compares the model with the same cache in snapshot b.  Fills r (also
  * when the cache is absent from b: then no slab is compared and err says

@@ -53,7 +53,19 @@
  * get_partial_node would move after it are not moved; another CPU's CPU
  * slab first gives its CPU freelist back to the slab), frozen, its whole
  * freelist the CPU freelist; the CPU's previous CPU slab goes through
- * deactivate_slab, as flush_slab sends it (the kernel's path).
+ * deactivate_slab, as flush_slab sends it (the kernel's path).  What the
+ * kernel must have done before (6.18 mm/slub.c): a slab on another CPU's
+ * partial list reaches this CPU only through the node list, and a CPU
+ * partial chain leaves for the node list whole (put_cpu_partial's drain,
+ * flush_cpu_slab's put_partials_cpu), so that CPU's chain goes to the node
+ * list; and this CPU took it with get_partial, which ___slab_alloc calls
+ * only when this CPU's partial list is empty, so this CPU's model chain
+ * goes to the node list too.  Both through __put_partials (tail, empty
+ * slabs past min_partial discarded).  A slab on the model's node list is
+ * not taken as proof of the same: there the model's lists may have drifted
+ * (the kernel may have popped it from this CPU's own partial list), and
+ * sending this CPU's chain away made filp agree less (a live window 10 ->
+ * 9 of 17 slabs, 10-s captures 20 -> 15 and 12 -> 11; docs/live.md).
  * A new slab the kernel had and the model did not (one the earlier
  * snapshot did not list) is made at the cache's order either full, on no
  * list (a full slab, as the seed makes them), or empty at the tail of the
@@ -367,6 +379,18 @@ uint32_t sl_slub_steer_listed(const sl_slub_cache *s, uint32_t *pfns, uint32_t c
     return n;
 }
 
+/*
+ * a's CPU's partial chain to the node list, as put_cpu_partial's drain
+ * sends it (__put_partials: at the tail, empty slabs past min_partial
+ * discarded).
+ */
+static void put_own_partials(sli_act *a)
+{
+    sli_slub_slab *chain = a->c->partial;
+    a->c->partial = NULL;
+    sli_slub_put_partials(a, chain);
+}
+
 int sl_slub_steer_cpu_slab(sl_slub_cache *s, unsigned cpu, uint32_t pfn)
 {
     if (!s || cpu >= s->ncpus || !s->rules.cpu_slab)
@@ -401,12 +425,22 @@ int sl_slub_steer_cpu_slab(sl_slub_cache *s, unsigned cpu, uint32_t pfn)
             pp = &(*pp)->next;
         *pp = slab->next;
         slab->next = NULL;
-        recount_chain(&s->cpu[k]);
+        if (k == (int)cpu) {
+            recount_chain(&s->cpu[k]);
+        } else {
+            /* Another CPU's partial slab reached this CPU through the node list: that chain was drained whole. */
+            sli_slub_slab *chain = s->cpu[k].partial;
+            s->cpu[k].partial = NULL;
+            sli_act ak = {.s = s, .c = &s->cpu[k], .op = 0, .cpu = (uint16_t)k, .cas = 0};
+            sli_slub_put_partials(&ak, chain);
+            put_own_partials(&a);
+        }
     } else if (slab->on_node_partial) {
         /*
          * Only this slab leaves the node list: the slabs get_partial_node
          * would move after it onto the CPU partial list are not moved (on
-         * real captures that made the lists agree less, not more).
+         * real captures that made the lists agree less, not more).  Nor
+         * does this CPU's partial chain (see the essay).
          */
         sli_list_lock(&a);
         sli_slub_remove_partial(&a, slab);
