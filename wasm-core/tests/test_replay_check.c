@@ -765,6 +765,7 @@ static void test_mutated_snapshots(void)
 }
 
 /* `slablab replay --check`: the same figures as the library, JSON and table, and its refusals. */
+#if !SL_WASM
 /* Writes `text` to dir/name; false if it cannot. */
 static bool write_member(const char *dir, const char *name, const char *text)
 {
@@ -774,6 +775,7 @@ static bool write_member(const char *dir, const char *name, const char *text)
     bool ok = f && fputs(text, f) >= 0;
     return f && fclose(f) == 0 && ok;
 }
+#endif
 
 static void test_cli_kfree_placed_when_its_slab_is_met(void)
 {
