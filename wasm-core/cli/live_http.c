@@ -337,11 +337,10 @@ struct MHD_Daemon *sl_live_http_start(sl_live_server *srv, char *err, size_t err
     }
     srv->port = ntohs(ipv6 ? ((struct sockaddr_in6 *)&ss)->sin6_port : ((struct sockaddr_in *)&ss)->sin_port);
     snprintf(srv->cookie, sizeof srv->cookie, "slablab_token_%u", srv->port);
-    struct MHD_Daemon *d =
-        MHD_start_daemon(flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_LISTEN_SOCKET, fd,
-                         MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)32,
-                         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                         (size_t)(64 * 1024), MHD_OPTION_END);
+    struct MHD_Daemon *d = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_request, srv, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)32, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
     if (!d) {
         close(fd);
         snprintf(err, errlen, "could not start the HTTP server on %s port %u", srv->bind, srv->port);
