@@ -261,6 +261,7 @@ int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, co
     s->bulk_free = cfg->bulk_free;
     s->flags = cfg->flags;
     s->ncpus = ncpus;
+    s->nr_nodes = 1;
     s->rules = rules;
     s->recip = sli_reciprocal_value(g.size);
     s->info_stride = (SL_PAGE_SIZE + g.size - 1) / g.size;
@@ -341,25 +342,29 @@ uint64_t sl_slub_stat_get(const sl_slub_cache *s, int cpu, unsigned stat)
     return sum;
 }
 
-uint32_t sl_slub_nr_partial(const sl_slub_cache *s) { return __atomic_load_n(&s->node.nr_partial, __ATOMIC_RELAXED); }
+uint32_t sl_slub_nr_partial(const sl_slub_cache *s)
+{
+    return __atomic_load_n(&sli_get_node(s, 0)->nr_partial, __ATOMIC_RELAXED);
+}
 
 uint32_t sl_slub_nr_slabs(const sl_slub_cache *s)
 {
-    return atomic_load_explicit(&s->node.nr_slabs, memory_order_relaxed);
+    return atomic_load_explicit(&sli_get_node(s, 0)->nr_slabs, memory_order_relaxed);
 }
 
 void sl_slub_node_info_get(sl_slub_cache *s, sl_slub_node_info *out)
 {
-    out->nr_partial = __atomic_load_n(&s->node.nr_partial, __ATOMIC_RELAXED);
-    out->nr_slabs = atomic_load_explicit(&s->node.nr_slabs, memory_order_relaxed);
-    out->total_objects = atomic_load_explicit(&s->node.total_objects, memory_order_relaxed);
+    sli_slub_node *n = sli_get_node(s, 0);
+    out->nr_partial = __atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED);
+    out->nr_slabs = atomic_load_explicit(&n->nr_slabs, memory_order_relaxed);
+    out->total_objects = atomic_load_explicit(&n->total_objects, memory_order_relaxed);
     out->partial_free = 0;
-    sl_spin_lock(&s->node.list_lock); /* count_partial(n, count_free) */
-    for (sli_slub_slab *p = s->node.partial_head; p; p = p->lnext) {
+    sl_spin_lock(&n->list_lock); /* count_partial(n, count_free) */
+    for (sli_slub_slab *p = n->partial_head; p; p = p->lnext) {
         uintptr_t c = sl_dw_read(&p->fc).hi;
         out->partial_free += sli_objects(c) - sli_inuse(c);
     }
-    sl_spin_unlock(&s->node.list_lock);
+    sl_spin_unlock(&n->list_lock);
     out->cpu_slabs = 0;
     for (unsigned k = 0; k < s->ncpus; k++) { /* show_slab_objects(SO_CPU) */
         const sli_slub_cpu *c = &s->cpu[k];
@@ -450,8 +455,8 @@ sli_slub_slab *sli_slub_new_slab(sli_act *a)
     }
     slab->fc = (sl_dword){(uintptr_t)first, sli_counters(0, n, 0)};
     slab->cpu = a->cpu;
-    atomic_fetch_add_explicit(&s->node.nr_slabs, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->node.total_objects, n, memory_order_relaxed);
+    atomic_fetch_add_explicit(&sli_slab_node(s, slab)->nr_slabs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&sli_slab_node(s, slab)->total_objects, n, memory_order_relaxed);
     __atomic_store_n(&slab->cache, s, __ATOMIC_RELEASE);
     return slab;
 }
@@ -460,19 +465,20 @@ void sli_slub_discard_slab(sli_act *a, sli_slub_slab *slab)
 {
     sl_slub_cache *s = a->s;
     SLI_EV(a, SLUB_DISCARD_SLAB, slab, NULL, sli_slab_order(slab), 0, 0);
-    atomic_fetch_sub_explicit(&s->node.nr_slabs, 1, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&s->node.total_objects, sli_objects(slab->fc.hi), memory_order_relaxed);
+    sli_slub_node *n = sli_slab_node(s, slab);
+    atomic_fetch_sub_explicit(&n->nr_slabs, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&n->total_objects, sli_objects(slab->fc.hi), memory_order_relaxed);
     sl_store_relaxed(&slab->cache, NULL);
     sl_page_free(s->zone, sli_slab_page(slab), a->cpu);
 }
 
-bool sli_list_lock_ctx(sli_act *a, unsigned site)
+bool sli_list_lock_ctx(sli_act *a, sli_slub_node *n, unsigned site)
 {
     if (SL_LIKELY(sli_allow_spin(a))) {
-        sli_list_lock(a);
+        sli_list_lock(a, n);
         return true;
     }
-    if (!sl_spin_trylock(&a->s->node.list_lock)) {
+    if (!sl_spin_trylock(&n->list_lock)) {
         SLI_EV(a, SLUB_TRYLOCK_BUSY, NULL, NULL, 0, site, 0);
         (void)site; /* benchmark builds have no events */
         return false;
@@ -484,7 +490,7 @@ bool sli_list_lock_ctx(sli_act *a, unsigned site)
 /* add_partial / remove_partial: the caller holds the node's list_lock. */
 void sli_slub_add_partial(sli_act *a, sli_slub_slab *slab, bool tail)
 {
-    sli_slub_node *n = &a->s->node;
+    sli_slub_node *n = sli_slab_node(a->s, slab);
     slab->on_node_partial = 1;
     if (tail) {
         slab->lnext = NULL;
@@ -509,7 +515,7 @@ void sli_slub_add_partial(sli_act *a, sli_slub_slab *slab, bool tail)
 
 void sli_slub_remove_partial(sli_act *a, sli_slub_slab *slab)
 {
-    sli_slub_node *n = &a->s->node;
+    sli_slub_node *n = sli_slab_node(a->s, slab);
     if (slab->lprev)
         slab->lprev->lnext = slab->lnext;
     else

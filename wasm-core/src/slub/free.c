@@ -65,11 +65,11 @@ static void unfreeze(sli_act *a, sli_slub_slab *slab)
 void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain)
 {
     sl_slub_cache *s = a->s;
-    sli_slub_node *n = &s->node;
+    sli_slub_node *n = sli_get_node(s, 0);
     sli_slub_slab *discard = NULL;
     if (!chain)
         return;
-    sli_list_lock(a);
+    sli_list_lock(a, n);
     while (chain) {
         sli_slub_slab *slab = chain;
         chain = slab->next;
@@ -172,7 +172,7 @@ static void *drain_cpu_freelist(sli_act *a, sli_slub_slab *slab, void *freelist,
 void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist)
 {
     sl_slub_cache *s = a->s;
-    sli_slub_node *n = &s->node;
+    sli_slub_node *n = sli_slab_node(s, slab);
     bool tail = false;
     uint32_t free_delta = 0;
     void *freelist_tail = NULL;
@@ -228,7 +228,7 @@ void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist)
         sli_stat(a, SL_SLUB_FREE_SLAB, 1);
     } else if (new_.lo) {
         SLI_EV(a, SLUB_DEACTIVATE, slab, NULL, free_delta, tail ? 2 : 1, inuse);
-        sli_list_lock(a);
+        sli_list_lock(a, n);
         sli_slub_add_partial(a, slab, tail);
         sl_spin_unlock(&n->list_lock);
         sli_stat(a, tail ? SL_SLUB_DEACTIVATE_TO_TAIL : SL_SLUB_DEACTIVATE_TO_HEAD, 1);
@@ -248,8 +248,8 @@ void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist)
 static SLI_SLOW int free_to_partial_list(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
 {
     sl_slub_cache *s = a->s;
-    sli_slub_node *n = &s->node;
-    sli_list_lock(a);
+    sli_slub_node *n = sli_slab_node(s, slab);
+    sli_list_lock(a, n);
     sl_dword old = sl_dw_read(&slab->fc);
     void *prior = (void *)old.lo;
     uint32_t inuse = sli_inuse(old.hi);
@@ -292,7 +292,7 @@ static SLI_SLOW int free_to_partial_list(sli_act *a, sli_slub_slab *slab, void *
 static SLI_SLOW int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
 {
     sl_slub_cache *s = a->s;
-    sli_slub_node *n = &s->node;
+    sli_slub_node *n = sli_slab_node(s, slab);
     bool locked = false, on_node_partial = false, was_frozen;
     sl_dword old, new_;
     if (s->rules.cpu_slab)
@@ -333,7 +333,7 @@ static SLI_SLOW int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, 
                 /* Full until now: it goes to this CPU's partial list (before 6.8 frozen in this CAS). */
                 freeze = s->rules.frozen_cpu_partial;
             } else {
-                sli_list_lock(a);
+                sli_list_lock(a, n);
                 locked = true;
                 on_node_partial = slab->on_node_partial;
             }

@@ -316,8 +316,8 @@ void sl_slub_sheaves_info_get(sl_slub_cache *s, sl_slub_sheaves_info *out)
         return;
     sli_sheaves *sh = s->sheaves;
     out->capacity = sh->capacity;
-    out->barn_full = __atomic_load_n(&sh->barn.nr_full, __ATOMIC_RELAXED);
-    out->barn_empty = __atomic_load_n(&sh->barn.nr_empty, __ATOMIC_RELAXED);
+    out->barn_full = __atomic_load_n(&sh->barn[0].nr_full, __ATOMIC_RELAXED);
+    out->barn_empty = __atomic_load_n(&sh->barn[0].nr_empty, __ATOMIC_RELAXED);
     out->sheaves = atomic_load_explicit(&sh->nr_sheaves, memory_order_relaxed);
     count_ctx ctx = {out};
     sli_sheaves_walk(sh, count_sheaf, &ctx);

@@ -206,6 +206,7 @@ int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, const sl_s
 /* Caches                                                              */
 
 #define SL_SLUB_MAX_CPUS 8
+#define SL_SLUB_MAX_NODES 4 /* NUMA nodes a cache may span */
 
 typedef enum sl_slub_fastpath {
     SL_SLUB_FP_CMPXCHG = 0, /* this_cpu_cmpxchg_double: sl_dw_cas_local (unlocked CMPXCHG16B) */

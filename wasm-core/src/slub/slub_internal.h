@@ -100,6 +100,7 @@ typedef struct sli_slub_slab {
     uint32_t slabs;
     uint16_t cpu;
     uint8_t on_node_partial;
+    uint8_t nid;       /* slab_nid: the node whose memory holds it (constant for its life) */
     uint32_t limit;    /* objects * size, relaxed atomic */
     uint32_t pobjects; /* before 5.16: free objects on the CPU partial chain from here (page->pobjects) */
 } sli_slub_slab;
@@ -196,6 +197,7 @@ struct sl_slub_cache {
     uint8_t debug_hooks;   /* tracking, POISON or RED_ZONE: run the alloc/free hooks */
     uint8_t object_poison; /* __OBJECT_POISON: POISON without TYPESAFE_BY_RCU or a constructor */
     uint8_t leaf;          /* SLI_LEAF_*: which leaf fast path sl_slub_alloc/free take */
+    uint8_t nr_nodes;      /* nr_node_ids: nodes 0 .. nr_nodes-1 (NUMA topology, constant) */
     /* The leaf fast paths for `leaf` (alloc.c, free.c), or the complete operations. */
     int (*alloc_fn)(sl_slub_cache *s, unsigned cpu, void **obj);
     int (*free_fn)(sl_slub_cache *s, unsigned cpu, void *obj);
@@ -209,9 +211,9 @@ struct sl_slub_cache {
     sl_trace *trace;
     sli_slub_objinfo *info; /* NULL without tracking */
     size_t info_len;
-    sl_slub_rules rules;         /* the kernel version's (eras.h); constant */
-    struct sli_sheaves *sheaves; /* s->cpu_sheaves and the barn (sheaves.h), NULL without */
-    sli_slub_node node;
+    sl_slub_rules rules;                       /* the kernel version's (eras.h); constant */
+    struct sli_sheaves *sheaves;               /* s->cpu_sheaves and the barn (sheaves.h), NULL without */
+    sli_slub_node per_node[SL_SLUB_MAX_NODES]; /* kmem_cache_node of each node: through sli_get_node */
 };
 _Static_assert(offsetof(struct sl_slub_cache, cpu) == SLI_CPU_LEAD, "cpu[] must start SLI_CPU_LEAD into the page");
 
@@ -266,18 +268,36 @@ SL_INLINE void sli_cstat(sli_slub_cpu *c, unsigned item, uint64_t n)
     sl_store_relaxed(p, sl_load_relaxed(p) + n);
 }
 SL_INLINE void sli_stat(sli_act *a, unsigned item, uint64_t n) { sli_cstat(a->c, item, n); }
-/* spin_lock(&n->list_lock) of the cache's one node, counted (the model's MODEL_LIST_LOCK). */
-SL_INLINE void sli_list_lock(sli_act *a)
+/* get_node(s, nid): node nid's kmem_cache_node. */
+SL_INLINE sli_slub_node *sli_get_node(const sl_slub_cache *s, unsigned nid)
+{
+    return (sli_slub_node *)&s->per_node[nid];
+}
+/* get_node(s, slab_nid(slab)): the node list a slab belongs on. */
+SL_INLINE sli_slub_node *sli_slab_node(const sl_slub_cache *s, const sli_slub_slab *slab)
+{
+    return sli_get_node(s, slab->nid);
+}
+/* The slabs of every node (node_nr_slabs summed), read racily. */
+SL_INLINE uint32_t sli_nr_slabs_all(const sl_slub_cache *s)
+{
+    uint32_t sum = 0;
+    for (unsigned nid = 0; nid < s->nr_nodes; nid++)
+        sum += atomic_load_explicit(&sli_get_node(s, nid)->nr_slabs, memory_order_relaxed);
+    return sum;
+}
+/* spin_lock(&n->list_lock), counted (the model's MODEL_LIST_LOCK). */
+SL_INLINE void sli_list_lock(sli_act *a, sli_slub_node *n)
 {
     sli_stat(a, SL_SLUB_MODEL_LIST_LOCK, 1);
-    sl_spin_lock(&a->s->node.list_lock);
+    sl_spin_lock(&n->list_lock);
 }
 /*
- * The list_lock as an operation may take it: spin_lock_irqsave, or, where
- * spinning is not allowed (kmalloc_nolock), spin_trylock_irqsave.  Returns
- * false (nothing held) when the trylock fails.
+ * Node n's list_lock as an operation may take it: spin_lock_irqsave, or,
+ * where spinning is not allowed (kmalloc_nolock), spin_trylock_irqsave.
+ * Returns false (nothing held) when the trylock fails.
  */
-bool sli_list_lock_ctx(sli_act *a, unsigned site);
+bool sli_list_lock_ctx(sli_act *a, sli_slub_node *n, unsigned site);
 /*
  * ALLOC_FASTPATH / FREE_FASTPATH: compiled out of benchmark builds, as every
  * stat() is without CONFIG_SLUB_STATS; the slow-path and failure counters

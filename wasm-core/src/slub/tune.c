@@ -79,10 +79,10 @@ static void chain_append(sli_slub_slab **head, sli_slub_slab **tail, sli_slub_sl
 static uint32_t do_shrink(sli_act *a)
 {
     sl_slub_cache *s = a->s;
-    sli_slub_node *n = &s->node;
+    sli_slub_node *n = sli_get_node(s, 0);
     sli_slub_slab *promote[SHRINK_PROMOTE_MAX] = {0}, *rest = NULL, *rest_tail = NULL, *discard = NULL;
     uint32_t discarded = 0;
-    sli_list_lock(a);
+    sli_list_lock(a, n);
     for (sli_slub_slab *slab = n->partial_head, *next; slab; slab = next) {
         next = slab->lnext;
         uintptr_t c = sl_dw_read(&slab->fc).hi;
@@ -134,6 +134,6 @@ int sl_slub_shrink(sl_slub_cache *s, int *remaining)
     SLI_EV(&a, SLUB_TUNE, NULL, NULL, TUNE_SHRINK, discarded, 0);
     (void)discarded; /* benchmark builds have no events */
     if (remaining)
-        *remaining = atomic_load_explicit(&s->node.nr_slabs, memory_order_relaxed) != 0;
+        *remaining = atomic_load_explicit(&sli_get_node(s, 0)->nr_slabs, memory_order_relaxed) != 0;
     return SL_OK;
 }
