@@ -143,7 +143,16 @@ static void *alloc_single_from_new_slab(sli_act *a, sli_slub_slab *slab)
 static void *alloc_single(sli_act *a)
 {
     for (;;) {
-        void *object = alloc_single_from_partial(a, sli_get_node(a->s, 0));
+        void *object = alloc_single_from_partial(a, sli_get_node(a->s, sli_mem_nid(a)));
+        if (!object && a->s->nr_nodes > 1 && sli_remote_defrag_allowed(a)) {
+            /* get_any_partial: the zonelist's nodes holding more than min_partial partial slabs */
+            const uint8_t *zl = a->s->zonelist[sli_mem_nid(a)];
+            for (unsigned k = 0; k < a->s->nr_mem_nodes && !object; k++) {
+                sli_slub_node *n = sli_get_node(a->s, zl[k]);
+                if (__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED) > a->s->g.min_partial)
+                    object = alloc_single_from_partial(a, n);
+            }
+        }
         if (object)
             return object;
         sli_slub_slab *slab = sli_slub_new_slab(a);
@@ -260,6 +269,42 @@ static sli_slub_slab *get_partial_node_frozen(sli_act *a, sli_slub_node *n, void
     return first;
 }
 
+/*
+ * get_partial_node of the era on node n: the slab for the CPU with its
+ * freelist in *freelist (*taken objects), or NULL.
+ */
+static sli_slub_slab *get_partial_node_era(sli_act *a, sli_slub_node *n, void **freelist, uint32_t *taken)
+{
+    if (a->s->rules.frozen_cpu_partial)
+        return get_partial_node_frozen(a, n, freelist, taken);
+    sli_slub_slab *slab = get_partial_node(a, n);
+    if (slab)
+        *freelist = take_slab_freelist(a, slab, true, taken);
+    return slab;
+}
+
+/*
+ * get_partial: the CPU's memory node first (numa_mem_id), then, with more
+ * than one node, get_any_partial: unless the draw against
+ * remote_node_defrag_ratio says no (sli_remote_defrag_allowed), the
+ * zonelist's nodes nearest first, each only if it holds more than
+ * min_partial partial slabs.  Returns the slab or NULL.
+ */
+static sli_slub_slab *get_partial(sli_act *a, void **freelist, uint32_t *taken)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_slab *slab = get_partial_node_era(a, sli_get_node(s, sli_mem_nid(a)), freelist, taken);
+    if (slab || s->nr_nodes == 1 || !sli_remote_defrag_allowed(a))
+        return slab;
+    const uint8_t *zl = s->zonelist[sli_mem_nid(a)];
+    for (unsigned k = 0; k < s->nr_mem_nodes && !slab; k++) {
+        sli_slub_node *n = sli_get_node(s, zl[k]);
+        if (__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED) > s->g.min_partial)
+            slab = get_partial_node_era(a, n, freelist, taken);
+    }
+    return slab;
+}
+
 /* kernel: ___slab_alloc */
 void *sli_slub_slab_alloc_slow(sli_act *a)
 {
@@ -314,11 +359,7 @@ new_slab:
         goto load_freelist;
     }
 
-    if (s->rules.frozen_cpu_partial) {
-        slab = get_partial_node_frozen(a, sli_get_node(s, 0), &freelist, &taken);
-    } else if ((slab = get_partial_node(a, sli_get_node(s, 0)))) {
-        freelist = take_slab_freelist(a, slab, true, &taken);
-    }
+    slab = get_partial(a, &freelist, &taken);
     if (slab) {
         SLI_EV(a, SLUB_REFILL_NODE_PARTIAL, slab, freelist, taken, 0, 0);
         goto retry_load_slab;

@@ -59,21 +59,25 @@ static void unfreeze(sli_act *a, sli_slub_slab *slab)
 
 /*
  * __put_partials (before 6.8 unfreeze_partials, which also unfreezes each
- * slab): moves a detached CPU partial chain to the node list; empty slabs
- * beyond min_partial are discarded instead.
+ * slab): moves a detached CPU partial chain to the node lists, each slab to
+ * its own node's (the list_lock switched when the node changes, as the
+ * kernel's n2 != n); empty slabs beyond min_partial are discarded instead.
  */
 void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain)
 {
     sl_slub_cache *s = a->s;
-    sli_slub_node *n = sli_get_node(s, 0);
+    sli_slub_node *n = NULL;
     sli_slub_slab *discard = NULL;
-    if (!chain)
-        return;
-    sli_list_lock(a, n);
     while (chain) {
         sli_slub_slab *slab = chain;
         chain = slab->next;
         slab->next = NULL;
+        if (sli_slab_node(s, slab) != n) {
+            if (n)
+                sl_spin_unlock(&n->list_lock);
+            n = sli_slab_node(s, slab);
+            sli_list_lock(a, n);
+        }
         if (s->rules.frozen_cpu_partial)
             unfreeze(a, slab);
         if (!sli_inuse(sl_dw_read(&slab->fc).hi) && n->nr_partial >= s->g.min_partial) {
@@ -84,7 +88,8 @@ void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain)
             sli_stat(a, SL_SLUB_FREE_ADD_PARTIAL, 1);
         }
     }
-    sl_spin_unlock(&n->list_lock);
+    if (n)
+        sl_spin_unlock(&n->list_lock);
     while (discard) {
         sli_slub_slab *slab = discard;
         discard = slab->next;
@@ -488,7 +493,8 @@ SL_INLINE int free_one(sli_act *a, void *obj)
     sli_slub_slab *slab = sli_slub_free_check(a, obj, &err);
     if (SL_UNLIKELY(!slab))
         return err;
-    if (a->s->sheaves && sli_free_to_pcs(a->s->sheaves, a, obj))
+    /* 6.18+ slab_free: an object of another node's slab never goes onto the sheaves */
+    if (a->s->sheaves && !sli_slab_remote(a, slab) && sli_free_to_pcs(a->s->sheaves, a, obj))
         return SL_OK;
     stat_free_slowpath_nocpu(a, 1);
     return do_slab_free(a, slab, obj, obj, 1);
@@ -965,14 +971,31 @@ static int free_bulk_sheaves(sli_act *a, size_t n, void **p)
 {
     int first_err = 0, err;
     size_t kept = 0;
+    /* free_to_pcs_bulk: objects of another node's slabs go to their slabs in batches of PCS_BATCH_MAX */
+    void *remote[SLI_PCS_BATCH_MAX];
+    unsigned nremote = 0;
     for (size_t i = 0; i < n; i++) {
-        if (sli_slub_free_check(a, p[i], &err))
+        sli_slub_slab *slab = sli_slub_free_check(a, p[i], &err);
+        if (!slab) {
+            if (!first_err)
+                first_err = err;
+        } else if (sli_slab_remote(a, slab)) {
+            remote[nremote++] = p[i];
+            if (nremote == SLI_PCS_BATCH_MAX) {
+                sli_slub_free_bulk_slabs(a, remote, nremote);
+                stat_free_slowpath_nocpu(a, nremote);
+                nremote = 0;
+            }
+        } else {
             p[kept++] = p[i];
-        else if (!first_err)
-            first_err = err;
+        }
     }
     unsigned sent = sli_free_to_pcs_bulk(a->s->sheaves, a, (unsigned)kept, p);
     stat_free_slowpath_nocpu(a, sent);
+    if (nremote) {
+        sli_slub_free_bulk_slabs(a, remote, nremote);
+        stat_free_slowpath_nocpu(a, nremote);
+    }
     return first_err;
 }
 

@@ -128,7 +128,17 @@ static unsigned alloc_from_new_slab(sli_act *a, sli_slub_slab *slab, void **p, u
 
 void *sli_slub_alloc_nocpu(sli_act *a)
 {
-    void *object = get_from_partial_node(a, sli_get_node(a->s, 0));
+    sl_slub_cache *s = a->s;
+    /* get_from_partial: numa_mem_id()'s node, then get_from_any_partial (as get_any_partial, alloc.c). */
+    void *object = get_from_partial_node(a, sli_get_node(s, sli_mem_nid(a)));
+    if (!object && s->nr_nodes > 1 && sli_remote_defrag_allowed(a)) {
+        const uint8_t *zl = s->zonelist[sli_mem_nid(a)];
+        for (unsigned k = 0; k < s->nr_mem_nodes && !object; k++) {
+            sli_slub_node *n = sli_get_node(s, zl[k]);
+            if (__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED) > s->g.min_partial)
+                object = get_from_partial_node(a, n);
+        }
+    }
     if (object)
         return object;
     sli_slub_slab *slab = sli_slub_new_slab(a);
@@ -152,7 +162,8 @@ static unsigned get_partial_node_bulk(sli_act *a, sli_slub_node *n, unsigned min
     *out = NULL;
     if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
         return 0;
-    sli_list_lock(a, n);
+    if (!sli_list_lock_ctx(a, n, 0)) /* __refill_objects_any: spin_trylock_irqsave */
+        return 0;
     for (sli_slub_slab *slab = n->partial_head, *next; slab; slab = next) {
         next = slab->lnext;
         uintptr_t c = sl_dw_read(&slab->fc).hi;
@@ -323,9 +334,42 @@ static unsigned refill_objects_node(sli_act *a, sli_slub_node *n, void **p, unsi
     return refilled;
 }
 
+/*
+ * __refill_objects_any: unless the draw against remote_node_defrag_ratio
+ * says no, the zonelist's nodes (nearest first) holding more than
+ * min_partial partial slabs, each list_lock only trylocked (allow_spin =
+ * false), until min objects are had.  Returns the objects put in p.
+ */
+static unsigned refill_objects_any(sli_act *a, void **p, unsigned min, unsigned max)
+{
+    sl_slub_cache *s = a->s;
+    unsigned refilled = 0;
+    if (!sli_remote_defrag_allowed(a))
+        return 0;
+    const uint8_t *zl = s->zonelist[sli_mem_nid(a)];
+    uint8_t ctx = a->ctx;
+    a->ctx = SLI_CTX_NOLOCK; /* get_partial_node_bulk(..., allow_spin = false): a trylock */
+    for (unsigned k = 0; k < s->nr_mem_nodes; k++) {
+        sli_slub_node *n = sli_get_node(s, zl[k]);
+        if (__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED) <= s->g.min_partial)
+            continue;
+        unsigned r = refill_objects_node(a, n, p, min, max);
+        refilled += r;
+        if (r >= min)
+            break;
+        p += r;
+        min -= r;
+        max -= r;
+    }
+    a->ctx = ctx;
+    return refilled;
+}
+
 unsigned sli_slub_refill_objects(sli_act *a, void **p, unsigned min, unsigned max)
 {
-    unsigned refilled = refill_objects_node(a, sli_get_node(a->s, 0), p, min, max);
+    unsigned refilled = refill_objects_node(a, sli_get_node(a->s, sli_mem_nid(a)), p, min, max);
+    if (refilled < min && a->s->nr_nodes > 1)
+        refilled += refill_objects_any(a, p + refilled, min - refilled, max - refilled);
     while (refilled < min) {
         sli_slub_slab *slab = sli_slub_new_slab(a);
         if (!slab)

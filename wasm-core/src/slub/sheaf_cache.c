@@ -75,6 +75,20 @@ int sli_slub_sheaves_create(sl_slub_cache *s, const sl_slub_config *cfg)
         sl_os_free(sh);
         return rc;
     }
+    /*
+     * Barns (sheaves.h): 6.18 and 7.0 one in each kmem_cache_node, found by
+     * numa_mem_id(); 7.1 one for each node in slab_barn_nodes (N_ONLINE:
+     * nodes with memory and memoryless ones with an online CPU), found by
+     * numa_node_id().  The model gives a cache whose sheaves are off
+     * (capacity 0) its barns too; no path reaches them.
+     */
+    sh->barn_per_node = s->rules.barn_per_node;
+    sh->barn_nodes = s->mem_nodes;
+    for (unsigned c = 0; c < s->ncpus; c++) {
+        if (sh->barn_per_node && ((s->online_cpus >> c) & 1u))
+            sh->barn_nodes |= (uint8_t)(1u << s->cpu_nid[c]);
+        sh->barn_nid[c] = sh->barn_per_node ? s->cpu_nid[c] : s->cpu_mem_nid[c];
+    }
     sh->main_to_spare = s->rules.era == SL_SLUB_ERA_SHEAVES;
     sh->relock_trylock = s->rules.relock_trylock;
     sh->oversize_counted = s->rules.oversize_counted;
@@ -128,6 +142,8 @@ int sl_slub_kfree_rcu(sl_slub_cache *s, unsigned cpu, void *obj)
     sli_slub_slab *slab = sli_slub_free_check(&a, obj, &err);
     /* kvfree_call_rcu bypasses the sheaves on PREEMPT_RT (7.x: __kfree_rcu_sheaf is never called) */
     bool try_sheaf = s->sheaves && !(s->fastpath == SL_SLUB_FP_RT && !s->rules.cpu_slab);
+    /* kfree_rcu_sheaf: only an object of the CPU's memory node (slab_nid(slab) == numa_mem_id()) */
+    try_sheaf = try_sheaf && slab && !sli_slab_remote(&a, slab);
     if (slab && !(try_sheaf && sli_kfree_rcu_sheaf(s->sheaves, &a, obj))) {
         uint32_t waiting = 1;
         for (void *o = a.c->rcu_wait; o; o = sli_get_fp(s, o))
@@ -209,11 +225,32 @@ int sl_slub_cpu_dead(sl_slub_cache *s, unsigned cpu)
     sli_act a;
     if (!sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
+    if (!s->sheaves || s->rules.cpu_slab || !atomic_load_explicit(&s->sheaves->pcs[cpu].lock, memory_order_relaxed))
+        s->online_cpus &= (uint8_t) ~(1u << cpu); /* the barns stay: slub_cpu_dead frees none */
     if (!s->sheaves || s->rules.cpu_slab)
         return 0; /* before 7.0 the CPU slab's flush (flush_cpu_slab) is sl_slub_flush_cpu's */
     if (atomic_load_explicit(&s->sheaves->pcs[cpu].lock, memory_order_relaxed))
         return SL_EBUSY; /* a CPU going offline runs nothing */
     return (int)sli_pcs_cpu_dead(s->sheaves, &a);
+}
+
+int sl_slub_cpu_online(sl_slub_cache *s, unsigned cpu)
+{
+    if (!s || cpu >= s->ncpus)
+        return SL_EINVAL;
+    s->online_cpus |= (uint8_t)(1u << cpu);
+    sli_sheaves *sh = s->sheaves;
+    unsigned nid = s->cpu_nid[cpu];
+    if (!sh || !sh->barn_per_node || ((sh->barn_nodes >> nid) & 1u))
+        return 0; /* before 7.1 barns live with the memory nodes; or the node has its barn */
+    memset(&sh->barn[nid], 0, sizeof sh->barn[nid]); /* barn_init */
+    sh->barn_nodes |= (uint8_t)(1u << nid);
+    return 1;
+}
+
+bool sl_slub_cpu_is_online(const sl_slub_cache *s, unsigned cpu)
+{
+    return s && cpu < s->ncpus && ((s->online_cpus >> cpu) & 1u);
 }
 
 /* ---- the prefill API ------------------------------------------------------ */

@@ -242,7 +242,19 @@ typedef struct sl_slub_config {
                               * are: the zero-capacity bootstrap sheaf until sl_slub_bootstrap_sheaves */
     uint8_t sheaf_capacity_exact; /* model: in 7.0 too the sheaves get sheaf_capacity as given, not
                                    * calculate_sheaf_capacity's (small sheaves, to watch them fill) */
-    uint8_t pad2_[2];
+    /*
+     * NUMA topology (docs/slub.md, "NUMA nodes"): nr_nodes nodes (0 or 1: one
+     * node, the default), cpu_node[c] the node of CPU c (cpu_to_node),
+     * memoryless a mask of nodes that have CPUs but no memory (no
+     * kmem_cache_node; their CPUs allocate from the nearest node with
+     * memory, numa_mem_id), offline_cpus a mask of CPUs that start offline
+     * (sl_slub_cpu_online brings one up).  Distances: 10 to the node itself,
+     * 10 more per step of node number (nodes in a line).
+     */
+    uint8_t nr_nodes;
+    uint8_t memoryless;
+    uint8_t offline_cpus;
+    uint8_t cpu_node[SL_SLUB_MAX_CPUS];
 } sl_slub_config;
 
 typedef struct sl_slub_cache sl_slub_cache;
@@ -455,6 +467,45 @@ int sl_slub_rcu_barrier(sl_slub_cache *s);
  */
 int sl_slub_cpu_dead(sl_slub_cache *s, unsigned cpu);
 /*
+ * CPU hotplug, the other way (cpuhp's slub_cpu_setup at CPUHP_SLUB_PREPARE):
+ * `cpu` comes online.  7.1+: if its node has no barn yet (not in
+ * slab_barn_nodes: a memoryless node whose CPUs were all offline), every
+ * cache with sheaves gets one for it; before 7.1 barns live in the
+ * kmem_cache_node of nodes with memory and nothing is created.  With no
+ * operation running.  Returns 1 if a barn was created, 0 if not, or
+ * SL_EINVAL.  (sl_slub_cpu_dead takes a CPU offline; neither stops an
+ * offline CPU from acting in the model.)
+ */
+int sl_slub_cpu_online(sl_slub_cache *s, unsigned cpu);
+/* True if `cpu` is online (sl_slub_cpu_dead / sl_slub_cpu_online; the config's offline_cpus at creation). */
+bool sl_slub_cpu_is_online(const sl_slub_cache *s, unsigned cpu);
+
+/* The cache's NUMA topology as created (sl_slub_config), and the nodes derived from it. */
+typedef struct sl_slub_topology {
+    unsigned nr_nodes;
+    uint8_t mem_nodes;                       /* N_MEMORY: nodes with a kmem_cache_node */
+    uint8_t barn_nodes;                      /* nodes with a barn now (0 without sheaves) */
+    uint8_t online_cpus;                     /* CPUs online now */
+    uint8_t cpu_node[SL_SLUB_MAX_CPUS];      /* numa_node_id() of each CPU */
+    uint8_t cpu_mem_node[SL_SLUB_MAX_CPUS];  /* numa_mem_id(): the nearest node with memory */
+    uint8_t cpu_barn_node[SL_SLUB_MAX_CPUS]; /* get_barn's node: numa_mem_id() before 7.1, numa_node_id() from 7.1 */
+    unsigned remote_node_defrag_ratio;       /* s->remote_node_defrag_ratio, 0 .. 1000 (sysfs shows a tenth) */
+} sl_slub_topology;
+void sl_slub_topology_get(const sl_slub_cache *s, sl_slub_topology *out);
+/*
+ * sysfs remote_node_defrag_ratio: `percent` 0 .. 100 (the kernel stores ten
+ * times that).  Returns 0 or SL_EINVAL.
+ */
+int sl_slub_set_remote_node_defrag_ratio(sl_slub_cache *s, unsigned percent);
+/*
+ * show_slab_objects's text for a count per node (sysfs partial, slabs,
+ * objects...): the total, then " N<nid>=<count>" for each node with a
+ * non-zero count when the cache has more than one node.  count[] has
+ * nr_nodes entries.  Writes into buf; returns buf.
+ */
+char *sl_slub_format_per_node(const sl_slub_cache *s, const uint32_t *count, char *buf, size_t len);
+
+/*
  * bootstrap_cache_sheaves (7.0): gives a cache created with early_boot its
  * real sheaves.  With no operation running.  0, SL_EINVAL (not such a cache,
  * or done already) or SL_ENOMEM.
@@ -614,6 +665,8 @@ typedef struct sl_slub_node_info {
     uint32_t cpu_slabs;     /* CPU slabs plus the slabs on CPU partial lists (cpu_slabs) */
 } sl_slub_node_info;
 void sl_slub_node_info_get(sl_slub_cache *s, sl_slub_node_info *out);
+/* Node nid's kmem_cache_node figures (cpu_slabs 0; zeros for a node without memory); false for a bad node. */
+bool sl_slub_node_info_node(sl_slub_cache *s, unsigned nid, sl_slub_node_info *out);
 /* Two of those alone, without the lock or a walk of the lists: nr_partial, nr_slabs. */
 uint32_t sl_slub_nr_partial(const sl_slub_cache *s);
 uint32_t sl_slub_nr_slabs(const sl_slub_cache *s);

@@ -112,10 +112,11 @@ typedef struct sli_slub_cpu {
             sl_dword fl_tid;
             sli_slub_slab *slab;
             sli_slub_slab *partial;
-            sl_spinlock lock; /* local_lock (rt) */
-            void *rcu_wait;   /* objects kfree_rcu() queued alone, linked through their free pointer slot */
-            void *defer_free; /* objects kfree_nolock() deferred to the CPU's irq_work (defer_free), linked alike */
-            uint64_t rng;     /* freelist shuffles of slabs this CPU creates */
+            sl_spinlock lock;    /* local_lock (rt) */
+            void *rcu_wait;      /* objects kfree_rcu() queued alone, linked through their free pointer slot */
+            void *defer_free;    /* objects kfree_nolock() deferred to the CPU's irq_work (defer_free), linked alike */
+            uint64_t rng;        /* freelist shuffles of slabs this CPU creates */
+            uint64_t defrag_rng; /* get_any_partial's draw against remote_node_defrag_ratio (get_cycles) */
             uint64_t stat[SL_SLUB_NR_STATS];
         };
         /* A stride of 512 bytes, a power of two: &s->cpu[cpu] is one shift. */
@@ -214,6 +215,17 @@ struct sl_slub_cache {
     sl_slub_rules rules;                       /* the kernel version's (eras.h); constant */
     struct sli_sheaves *sheaves;               /* s->cpu_sheaves and the barn (sheaves.h), NULL without */
     sli_slub_node per_node[SL_SLUB_MAX_NODES]; /* kmem_cache_node of each node: through sli_get_node */
+    /*
+     * The NUMA topology (constant but online_cpus, which changes with no
+     * operation running): see sl_slub_config and docs/slub.md.
+     */
+    uint8_t cpu_nid[SL_SLUB_MAX_CPUS];     /* cpu_to_node: numa_node_id() */
+    uint8_t cpu_mem_nid[SL_SLUB_MAX_CPUS]; /* cpu_to_mem: numa_mem_id(), the nearest node with memory */
+    uint8_t zonelist[SL_SLUB_MAX_NODES][SL_SLUB_MAX_NODES]; /* node_zonelist: memory nodes by distance */
+    uint8_t mem_nodes;                                      /* N_MEMORY (slab_nodes): nodes with a kmem_cache_node */
+    uint8_t nr_mem_nodes;                                   /* entries in each zonelist */
+    uint8_t online_cpus;                                    /* cpu_online_mask */
+    uint16_t remote_node_defrag_ratio;                      /* 0 .. 1000, default 1000 */
 };
 _Static_assert(offsetof(struct sl_slub_cache, cpu) == SLI_CPU_LEAD, "cpu[] must start SLI_CPU_LEAD into the page");
 
@@ -278,6 +290,23 @@ SL_INLINE sli_slub_node *sli_slab_node(const sl_slub_cache *s, const sli_slub_sl
 {
     return sli_get_node(s, slab->nid);
 }
+/* numa_mem_id() of the acting CPU: the node its new slabs come from and whose partial list it tries first. */
+SL_INLINE unsigned sli_mem_nid(const sli_act *a) { return a->s->cpu_mem_nid[a->cpu]; }
+/* True if node nid has memory (get_node(s, nid) != NULL in the kernel). */
+SL_INLINE bool sli_node_has_mem(const sl_slub_cache *s, unsigned nid) { return (s->mem_nodes >> nid) & 1u; }
+/*
+ * The slab is on another node than the acting CPU's memory node
+ * (slab_nid(slab) != numa_mem_id()): 6.18+ slab_free, free_to_pcs_bulk and
+ * kfree_rcu_sheaf keep such an object off the sheaves.
+ */
+SL_INLINE bool sli_slab_remote(const sli_act *a, const sli_slub_slab *slab) { return slab->nid != sli_mem_nid(a); }
+/*
+ * get_any_partial's gate: !remote_node_defrag_ratio || get_cycles() % 1024
+ * > ratio means no remote node is tried.  The model draws from the acting
+ * CPU's seeded generator instead of the cycle counter (deterministic).
+ * True if remote nodes may be searched.
+ */
+bool sli_remote_defrag_allowed(sli_act *a);
 /* The slabs of every node (node_nr_slabs summed), read racily. */
 SL_INLINE uint32_t sli_nr_slabs_all(const sl_slub_cache *s)
 {
