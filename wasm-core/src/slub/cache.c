@@ -441,6 +441,17 @@ bool sl_slub_node_info_node(sl_slub_cache *s, unsigned nid, sl_slub_node_info *o
     return true;
 }
 
+uint32_t sl_slub_node_partial_pfns(const sl_slub_cache *s, unsigned nid, uint32_t *pfns, uint32_t cap)
+{
+    if (!s || nid >= s->nr_nodes)
+        return 0;
+    uint32_t n = 0;
+    for (const sli_slub_slab *p = sli_get_node(s, nid)->partial_head; p && n < s->zone->npages; p = p->lnext, n++)
+        if (n < cap)
+            pfns[n] = sli_slab_pfn(s, p);
+    return n;
+}
+
 void sl_slub_node_info_get(sl_slub_cache *s, sl_slub_node_info *out)
 {
     sl_slub_node_info sum = {0}, one;

@@ -234,6 +234,20 @@ int sl_slub_cpu_dead(sl_slub_cache *s, unsigned cpu)
     return (int)sli_pcs_cpu_dead(s->sheaves, &a);
 }
 
+bool sl_slub_barn_info_get(sl_slub_cache *s, unsigned nid, sl_slub_barn_info *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!s || nid >= s->nr_nodes)
+        return false;
+    sli_sheaves *sh = s->sheaves;
+    if (sh && ((sh->barn_nodes >> nid) & 1u)) {
+        out->present = 1;
+        out->nr_full = __atomic_load_n(&sh->barn[nid].nr_full, __ATOMIC_RELAXED);
+        out->nr_empty = __atomic_load_n(&sh->barn[nid].nr_empty, __ATOMIC_RELAXED);
+    }
+    return true;
+}
+
 int sl_slub_cpu_online(sl_slub_cache *s, unsigned cpu)
 {
     if (!s || cpu >= s->ncpus)
@@ -353,8 +367,12 @@ void sl_slub_sheaves_info_get(sl_slub_cache *s, sl_slub_sheaves_info *out)
         return;
     sli_sheaves *sh = s->sheaves;
     out->capacity = sh->capacity;
-    out->barn_full = __atomic_load_n(&sh->barn[0].nr_full, __ATOMIC_RELAXED);
-    out->barn_empty = __atomic_load_n(&sh->barn[0].nr_empty, __ATOMIC_RELAXED);
+    for (unsigned nid = 0; nid < SL_SLUB_MAX_NODES; nid++) {
+        if (!((sh->barn_nodes >> nid) & 1u))
+            continue;
+        out->barn_full += __atomic_load_n(&sh->barn[nid].nr_full, __ATOMIC_RELAXED);
+        out->barn_empty += __atomic_load_n(&sh->barn[nid].nr_empty, __ATOMIC_RELAXED);
+    }
     out->sheaves = atomic_load_explicit(&sh->nr_sheaves, memory_order_relaxed);
     count_ctx ctx = {out};
     sli_sheaves_walk(sh, count_sheaf, &ctx);

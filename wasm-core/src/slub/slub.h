@@ -538,13 +538,27 @@ uint32_t sl_slub_sheaf_size(const sl_slub_sheaf *sheaf);
 /* The sheaves' figures (exact with no operation running). */
 typedef struct sl_slub_sheaves_info {
     uint32_t capacity;    /* s->sheaf_capacity (0: none, or the bootstrap sheaf) */
-    uint32_t barn_full;   /* full sheaves in the barn */
-    uint32_t barn_empty;  /* empty sheaves in the barn */
+    uint32_t barn_full;   /* full sheaves in the barns (every node's) */
+    uint32_t barn_empty;  /* empty sheaves in the barns */
     uint32_t sheaves;     /* sheaves allocated */
     uint32_t objects;     /* objects held by every sheaf (CPU, barn, RCU, prefilled) */
     uint32_t rcu_waiting; /* objects waiting for a grace period (rcu sheaves and single objects) */
 } sl_slub_sheaves_info;
 void sl_slub_sheaves_info_get(sl_slub_cache *s, sl_slub_sheaves_info *out);
+/* Node nid's barn (exact with no operation running): whether it exists, and its sheaves. */
+typedef struct sl_slub_barn_info {
+    uint32_t present; /* 1: the node has a barn (sl_slub_topology's barn_nodes) */
+    uint32_t nr_full;
+    uint32_t nr_empty;
+} sl_slub_barn_info;
+/* False for a bad node; a cache without sheaves has no barn. */
+bool sl_slub_barn_info_get(sl_slub_cache *s, unsigned nid, sl_slub_barn_info *out);
+/*
+ * The pfns of node nid's partial slabs, head first, into pfns[0 .. cap-1]
+ * (with no operation running).  Returns how many the list holds (0 for a
+ * bad node or a node without memory).
+ */
+uint32_t sl_slub_node_partial_pfns(const sl_slub_cache *s, unsigned nid, uint32_t *pfns, uint32_t cap);
 
 /* ------------------------------------------------------------------ */
 /* Preemption points                                                   */
