@@ -489,8 +489,15 @@ static long snapshot(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_c
         put32(p + 12, s->sheaves && sheaves ? atomic_load_explicit(&s->sheaves->pcs[k].lock, memory_order_relaxed) : 0);
     }
     if (s->sheaves) {
-        put32(h + 8, __atomic_load_n(&s->sheaves->barn[0].nr_full, __ATOMIC_RELAXED));
-        put32(h + 12, __atomic_load_n(&s->sheaves->barn[0].nr_empty, __ATOMIC_RELAXED));
+        uint32_t nr_full = 0, nr_empty = 0; /* every node's barn summed: format 2 has one barn */
+        for (unsigned nid = 0; nid < SL_SLUB_MAX_NODES; nid++) {
+            if (!((s->sheaves->barn_nodes >> nid) & 1u))
+                continue;
+            nr_full += __atomic_load_n(&s->sheaves->barn[nid].nr_full, __ATOMIC_RELAXED);
+            nr_empty += __atomic_load_n(&s->sheaves->barn[nid].nr_empty, __ATOMIC_RELAXED);
+        }
+        put32(h + 8, nr_full);
+        put32(h + 12, nr_empty);
         put32(h + 28, s->sheaves->capacity);
     }
     if (sheaves) {
