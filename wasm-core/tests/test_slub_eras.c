@@ -269,27 +269,38 @@ static void test_no_cpu_slab(void)
     sl_page_zone_destroy(&z);
 }
 
-/* Random operations from 1..3 CPUs against a reference set, validate() after every step, in every era. */
+/*
+ * Random operations from 1..3 CPUs against a reference set, validate() after every step, in every era;
+ * some on NUMA nodes (CPU c on node c % nodes; `memoryless` a mask), with 3 CPUs.
+ */
 static void test_random_every_era(void)
 {
     static const struct {
         unsigned major, minor;
         uint32_t flags;
         uint16_t sheaf_capacity;
-    } eras[] = {{4, 3, 0, 0},
-                {4, 4, 0, 0},
-                {5, 11, 0, 0},
-                {5, 15, 0, 0},
-                {6, 7, 0, 0},
-                {6, 17, 0, 0},
-                {6, 18, 0, 0},
-                {6, 18, 0, 6},
-                {7, 0, 0, 0},
-                {7, 0, SL_SLUB_CONSISTENCY_CHECKS, 0},
-                {4, 4, SL_SLUB_FREELIST_HARDENED, 0},
-                {7, 0, SL_SLUB_FREELIST_RANDOM, 5}};
+        uint8_t nodes, memoryless;
+    } eras[] = {{4, 3, 0, 0, 1, 0},
+                {4, 4, 0, 0, 1, 0},
+                {5, 11, 0, 0, 1, 0},
+                {5, 15, 0, 0, 1, 0},
+                {6, 7, 0, 0, 1, 0},
+                {6, 17, 0, 0, 1, 0},
+                {6, 18, 0, 0, 1, 0},
+                {6, 18, 0, 6, 1, 0},
+                {7, 0, 0, 0, 1, 0},
+                {7, 0, SL_SLUB_CONSISTENCY_CHECKS, 0, 1, 0},
+                {4, 4, SL_SLUB_FREELIST_HARDENED, 0, 1, 0},
+                {7, 0, SL_SLUB_FREELIST_RANDOM, 5, 1, 0},
+                {6, 7, 0, 0, 2, 0},
+                {6, 17, 0, 0, 2, 0},
+                {6, 18, 0, 6, 2, 0},
+                {7, 0, 0, 0, 2, 0},
+                {7, 0, SL_SLUB_CONSISTENCY_CHECKS, 0, 2, 0},
+                {7, 1, 0, 5, 3, 2},
+                {7, 3, 0, 0, 2, 0}};
     for (size_t e = 0; e < sizeof eras / sizeof eras[0]; e++) {
-        unsigned ncpus = 1 + e % 3;
+        unsigned ncpus = eras[e].nodes > 1 ? 3 : 1 + e % 3;
         sl_page_zone z;
         SL_REQUIRE(sl_page_zone_init(&z, 8u << 20, NULL) == SL_OK);
         sl_slub_config cfg = {.object_size = 96 + 32 * (uint32_t)(e % 4),
@@ -299,8 +310,14 @@ static void test_random_every_era(void)
                               .sheaf_capacity = eras[e].sheaf_capacity,
                               .sheaf_capacity_exact = 1};
         cfg.kernel.version = (sl_slub_kversion){(uint8_t)eras[e].major, (uint8_t)eras[e].minor};
+        cfg.nr_nodes = eras[e].nodes;
+        cfg.memoryless = eras[e].memoryless;
+        for (unsigned c = 0; c < ncpus; c++)
+            cfg.cpu_node[c] = (uint8_t)(eras[e].nodes ? c % eras[e].nodes : 0);
         sl_slub_cache *s;
         SL_REQUIRE(sl_slub_cache_create(&z, NULL, ncpus, &cfg, &s) == SL_OK);
+        if (eras[e].nodes > 1)
+            sl_slub_set_min_partial(s, 1); /* so that get_any_partial finds remote lists worth taking */
         enum { MAXH = 1024 };
         static void *held[MAXH];
         size_t nh = 0;
