@@ -225,13 +225,11 @@ int sl_slub_cpu_dead(sl_slub_cache *s, unsigned cpu)
     sli_act a;
     if (!sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    if (!s->sheaves || s->rules.cpu_slab || !atomic_load_explicit(&s->sheaves->pcs[cpu].lock, memory_order_relaxed))
-        s->online_cpus &= (uint8_t) ~(1u << cpu); /* the barns stay: slub_cpu_dead frees none */
-    if (!s->sheaves || s->rules.cpu_slab)
-        return 0; /* before 7.0 the CPU slab's flush (flush_cpu_slab) is sl_slub_flush_cpu's */
-    if (atomic_load_explicit(&s->sheaves->pcs[cpu].lock, memory_order_relaxed))
-        return SL_EBUSY; /* a CPU going offline runs nothing */
-    return (int)sli_pcs_cpu_dead(s->sheaves, &a);
+    bool pcs_flush = s->sheaves && !s->rules.cpu_slab; /* before 7.0: sl_slub_flush_cpu's flush_cpu_slab */
+    if (pcs_flush && atomic_load_explicit(&s->sheaves->pcs[cpu].lock, memory_order_relaxed))
+        return SL_EBUSY;                      /* a CPU going offline runs nothing */
+    s->online_cpus &= (uint8_t) ~(1u << cpu); /* the barns stay: slub_cpu_dead frees none */
+    return pcs_flush ? (int)sli_pcs_cpu_dead(s->sheaves, &a) : 0;
 }
 
 bool sl_slub_barn_info_get(sl_slub_cache *s, unsigned nid, sl_slub_barn_info *out)
