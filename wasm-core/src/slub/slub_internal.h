@@ -112,12 +112,13 @@ typedef struct sli_slub_cpu {
             sl_dword fl_tid;
             sli_slub_slab *slab;
             sli_slub_slab *partial;
-            sl_spinlock lock;    /* local_lock (rt) */
-            void *rcu_wait;      /* objects kfree_rcu() queued alone, linked through their free pointer slot */
-            void *defer_free;    /* objects kfree_nolock() deferred to the CPU's irq_work (defer_free), linked alike */
-            uint64_t rng;        /* freelist shuffles of slabs this CPU creates */
-            uint64_t defrag_rng; /* get_any_partial's draw against remote_node_defrag_ratio (get_cycles) */
+            sl_spinlock lock; /* local_lock (rt) */
+            void *rcu_wait;   /* objects kfree_rcu() queued alone, linked through their free pointer slot */
+            void *defer_free; /* objects kfree_nolock() deferred to the CPU's irq_work (defer_free), linked alike */
+            uint64_t rng;     /* freelist shuffles of slabs this CPU creates */
             uint64_t stat[SL_SLUB_NR_STATS];
+            uint64_t defrag_rng; /* get_any_partial's draw against remote_node_defrag_ratio (get_cycles);
+                                  * after stat[], so the hot words keep their places */
         };
         /* A stride of 512 bytes, a power of two: &s->cpu[cpu] is one shift. */
         unsigned char stride_[512];
