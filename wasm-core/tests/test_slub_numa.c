@@ -410,9 +410,16 @@ static void test_snapshot_sums_nodes(void)
     SL_REQUIRE(need > 0);
     unsigned char *buf = malloc((size_t)need);
     SL_REQUIRE(buf && sl_slub_snapshot(w.s, buf, (size_t)need) == need);
-    uint32_t node[3];
+    uint32_t node[3], nslabs, off_slab;
     memcpy(node, buf + 104 + 64, sizeof node); /* after the header (104) and the geometry (64) */
     SL_CHECK(node[0] == 2 && node[1] == 2 && node[2] == 128);
+    memcpy(&nslabs, buf + 16, 4);
+    memcpy(&off_slab, buf + 44, 4);
+    SL_REQUIRE(nslabs == 2);
+    unsigned seen = 0; /* each slab record's node (byte 30): one slab on each node */
+    for (uint32_t i = 0; i < nslabs; i++)
+        seen |= 1u << buf[off_slab + 32 * i + 30];
+    SL_CHECK_EQ(seen, 3);
     free(buf);
     world_free(&w, 0, a);
     world_free(&w, 1, b);

@@ -332,6 +332,7 @@ static long snapshot(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_c
         r[7] = (uint8_t)sli_frozen(fc.hi);
         if (sli_frozen(fc.hi))
             r[6] = (uint8_t)slab->cpu;
+        r[30] = slab->nid; /* slab_nid: 0 on one node, so format 2 readers see the reserved bytes unchanged */
         put16(r + 8, (uint16_t)sli_objects(fc.hi));
         put16(r + 10, (uint16_t)sli_inuse(fc.hi));
         long head = fc.lo ? sli_obj_index_checked(s, slab, (void *)fc.lo) : -1;
