@@ -249,6 +249,7 @@ static int set_topology(sl_slub_cache *s, const sl_slub_config *cfg, unsigned nc
             return SL_EINVAL;
         s->cpu_nid[c] = cfg->cpu_node[c];
         s->cpu_mem_nid[c] = s->zonelist[cfg->cpu_node[c]][0];
+        s->cpu[c].mem_nid = s->cpu_mem_nid[c];
     }
     s->online_cpus = (uint8_t)(((1u << ncpus) - 1) & ~cfg->offline_cpus);
     s->remote_node_defrag_ratio = 1000;

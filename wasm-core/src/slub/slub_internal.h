@@ -113,6 +113,8 @@ typedef struct sli_slub_cpu {
             sli_slub_slab *slab;
             sli_slub_slab *partial;
             sl_spinlock lock; /* local_lock (rt) */
+            uint8_t mem_nid;  /* numa_mem_id() of this CPU (constant): in the padding after lock, the
+                               * slow paths' first line */
             void *rcu_wait;   /* objects kfree_rcu() queued alone, linked through their free pointer slot */
             void *defer_free; /* objects kfree_nolock() deferred to the CPU's irq_work (defer_free), linked alike */
             uint64_t rng;     /* freelist shuffles of slabs this CPU creates */
@@ -292,7 +294,7 @@ SL_INLINE sli_slub_node *sli_slab_node(const sl_slub_cache *s, const sli_slub_sl
     return sli_get_node(s, slab->nid);
 }
 /* numa_mem_id() of the acting CPU: the node its new slabs come from and whose partial list it tries first. */
-SL_INLINE unsigned sli_mem_nid(const sli_act *a) { return a->s->cpu_mem_nid[a->cpu]; }
+SL_INLINE unsigned sli_mem_nid(const sli_act *a) { return a->c->mem_nid; }
 /* True if node nid has memory (get_node(s, nid) != NULL in the kernel). */
 SL_INLINE bool sli_node_has_mem(const sl_slub_cache *s, unsigned nid) { return (s->mem_nodes >> nid) & 1u; }
 /*
