@@ -358,6 +358,19 @@ static void test_validate_catches_wrong_node(void)
     world_free(&w, 1, held);
     world_close(&w);
 
+    SL_REQUIRE(open_numa(&w, V617, 2, CPU_PER_NODE, 2, 0) == SL_OK); /* node 1 memoryless */
+    held = world_alloc(&w, 1);
+    SL_REQUIRE(held);
+    uint32_t pfn, index;
+    SL_REQUIRE(sl_slub_object_index(w.s, held, &pfn, &index));
+    sli_slab_at(w.s, pfn)->nid = 1; /* a slab on a node without memory */
+    SL_CHECK_EQ(sl_slub_validate(w.s, msg, sizeof msg), SL_ECORRUPT);
+    SL_CHECK(strstr(msg, "not a node with memory") != NULL);
+    sli_slab_at(w.s, pfn)->nid = 0;
+    check_valid(&w);
+    world_free(&w, 1, held);
+    world_close(&w);
+
     SL_REQUIRE(open_numa(&w, V71, 2, CPU_PER_NODE, 2, 2) == SL_OK); /* no barn on node 1 */
     w.sh->barn[1].nr_full = 1;
     SL_CHECK_EQ(sl_slub_validate(w.s, msg, sizeof msg), SL_ECORRUPT);

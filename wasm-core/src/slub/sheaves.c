@@ -16,7 +16,11 @@
  *           handed to call_rcu.
  *   barn    per node: full and empty sheaves for any CPU of the node,
  *           normally at most 10 of each (the undo paths may exceed that, as
- *           in the kernel).
+ *           in the kernel).  barn[nid] exists while bit nid of barn_nodes is
+ *           set (sheaves.h): 6.18 and 7.0 one per node with memory, found
+ *           by numa_mem_id(); 7.1 one per online node, found by
+ *           numa_node_id(), so sli_get_barn may be NULL and each caller
+ *           backs off as the kernel's do.
  *
  * What guards what:
  *   pcs->lock is the kernel's local_trylock_t: taken only by the thread

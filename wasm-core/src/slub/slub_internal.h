@@ -57,6 +57,17 @@
  * take) are written at creation and by sl_slub_set_fastpath, with no
  * operation running, and only read by operations.
  *
+ * NUMA nodes (docs/slub.md, "NUMA nodes"): s->per_node[nid] is node nid's
+ * kmem_cache_node, reached only through sli_get_node / sli_slab_node; each
+ * node's list_lock guards its own partial list and nr_partial, nr_slabs and
+ * total_objects are per node.  A slab's nid (slab_nid) is set when the slab
+ * is made, from the acting CPU's numa_mem_id(), and never changes; it is
+ * always a node with memory, and a slab is only ever on its own node's
+ * list.  The topology (cpu_nid, cpu_mem_nid, zonelist, mem_nodes; each
+ * CPU's mem_nid copy) is constant; online_cpus changes only with no
+ * operation running (CPU hotplug).  With one node (the default) every
+ * slab's nid is 0 and the paths are the one-node model's.
+ *
  * Object index: obj_to_index's reciprocal_divide (lib/math/reciprocal_div.c)
  * of the offset from the slab's first object by s->size, exact for every
  * 32-bit offset; a slab is at most 4 MiB.  Whether an offset is an object

@@ -12,9 +12,11 @@
  *           a sheaf holds, or that waits alone for RCU, is an object start of
  *           a slab of this cache, held once, counted in its slab's inuse, and
  *           (with tracking) recorded free.
- *   node:   the partial list is well linked, its slabs are ours, unfrozen,
- *           marked on_node_partial, have free objects; nr_partial is its
- *           length; nr_slabs and total_objects count the cache's slabs.
+ *   node:   each node's partial list is well linked, its slabs are ours,
+ *           of that node, unfrozen, marked on_node_partial, have free
+ *           objects; nr_partial is its length; each node's nr_slabs and
+ *           total_objects count the slabs of that node; every slab's node
+ *           is a node with memory; sheaves sit only in barns that exist.
  *   slab:   its order is the cache's or the fallback order, and its object
  *           count and bound (limit) are that order's; frozen exactly when it
  *           is some CPU's slab, except a debug cache's disabled slab (frozen,
@@ -330,8 +332,9 @@ int sl_slub_validate(sl_slub_cache *s, char *msg, size_t msg_len)
         sli_slub_slab *slab = sli_slab_at(s, pfn);
         if (!slab)
             continue;
-        if (slab->nid >= s->nr_nodes) {
-            fail(&v, SL_ECORRUPT, "slab %u: node %u, but the cache has %u", pfn, slab->nid, s->nr_nodes);
+        if (slab->nid >= s->nr_nodes || !sli_node_has_mem(s, slab->nid)) {
+            fail(&v, SL_ECORRUPT, "slab %u: node %u, which is not a node with memory of the cache's %u", pfn, slab->nid,
+                 s->nr_nodes);
             break;
         }
         nr_slabs[slab->nid]++;
