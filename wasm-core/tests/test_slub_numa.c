@@ -341,6 +341,36 @@ static void test_barn_created_on_cpu_online(void)
     }
 }
 
+/*
+ * slub_cpu_dead before 7.0: __flush_cpu_slab deactivates the dead CPU's CPU
+ * slab and moves its CPU partial list to the node lists (6.17); with 6.18's
+ * sheaves, __pcs_flush_all_cpu empties them too.  The model did neither
+ * before 7.0.
+ */
+static void test_cpu_dead_flushes_cpu_slab(void)
+{
+    const sl_slub_kversion vs[] = {V617, V618};
+    for (unsigned i = 0; i < 2; i++) {
+        world w;
+        SL_REQUIRE(open_numa(&w, vs[i], 2, CPU_PER_NODE, 0, 0) == SL_OK);
+        void *objs[80];
+        for (unsigned k = 0; k < 80; k++)
+            SL_REQUIRE((objs[k] = world_alloc(&w, 1)) != NULL);
+        for (unsigned k = 0; k < 80; k += 2) /* frees into full slabs: a CPU partial list on CPU 1 */
+            SL_REQUIRE(world_free(&w, 1, objs[k]) == SL_OK);
+        SL_REQUIRE(w.s->cpu[1].slab != NULL);
+        SL_CHECK(sl_slub_cpu_dead(w.s, 1) >= 0);
+        SL_CHECK(w.s->cpu[1].slab == NULL && w.s->cpu[1].partial == NULL);
+        if (w.sh)
+            SL_CHECK(w.sh->pcs[1].main->size == 0 && w.sh->pcs[1].spare == NULL);
+        SL_CHECK(node_info(&w, 1).nr_partial > 0);
+        check_valid(&w);
+        for (unsigned k = 1; k < 80; k += 2)
+            world_free(&w, 0, objs[k]);
+        world_close(&w);
+    }
+}
+
 /* validate: a slab of one node on another node's list, and a sheaf in a barn that does not exist. */
 static void test_validate_catches_wrong_node(void)
 {
@@ -465,6 +495,7 @@ int main(void)
     SL_RUN(test_get_any_partial);
     SL_RUN(test_memoryless_node_barn_per_era);
     SL_RUN(test_barn_created_on_cpu_online);
+    SL_RUN(test_cpu_dead_flushes_cpu_slab);
     SL_RUN(test_validate_catches_wrong_node);
     SL_RUN(test_per_node_counts);
     SL_RUN(test_snapshot_sums_nodes);

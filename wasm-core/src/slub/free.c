@@ -1063,23 +1063,29 @@ int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu)
         sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FLUSH, SL_EBUSY, NULL);
         return SL_EBUSY;
     }
-    sli_slub_cpu *c = a.c;
+    sli_slub_flush_cpu_slab(&a);
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FLUSH, 0, NULL);
+    return SL_OK;
+}
+
+void sli_slub_flush_cpu_slab(sli_act *a)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_cpu *c = a->c;
     sli_slub_slab *slab = c->slab;
-    SLI_EV(&a, SLUB_FLUSH_CPU, slab, NULL, 0, 0, 0);
+    SLI_EV(a, SLUB_FLUSH_CPU, slab, NULL, 0, 0, 0);
     if (slab) {
         /* flush_slab: the CPU slab leaves, the tid moves on, then deactivate_slab */
         void *freelist = (void *)sl_dw_read(&c->fl_tid).lo;
         c->slab = NULL;
         sl_dword cur = sl_dw_read(&c->fl_tid);
-        a.cas++;
+        a->cas++;
         sl_dw_cas_local(&c->fl_tid, cur, (sl_dword){0, sli_next_tid(s, cur.hi)});
-        sli_slub_deactivate_slab(&a, slab, freelist);
-        sli_stat(&a, SL_SLUB_CPUSLAB_FLUSH, 1);
+        sli_slub_deactivate_slab(a, slab, freelist);
+        sli_stat(a, SL_SLUB_CPUSLAB_FLUSH, 1);
     }
     /* put_partials */
     sli_slub_slab *partial = c->partial;
     c->partial = NULL;
-    sli_slub_put_partials(&a, partial);
-    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FLUSH, 0, NULL);
-    return SL_OK;
+    sli_slub_put_partials(a, partial);
 }

@@ -225,11 +225,20 @@ int sl_slub_cpu_dead(sl_slub_cache *s, unsigned cpu)
     sli_act a;
     if (!sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    bool pcs_flush = s->sheaves && !s->rules.cpu_slab; /* before 7.0: sl_slub_flush_cpu's flush_cpu_slab */
-    if (pcs_flush && atomic_load_explicit(&s->sheaves->pcs[cpu].lock, memory_order_relaxed))
+    if (s->sheaves && atomic_load_explicit(&s->sheaves->pcs[cpu].lock, memory_order_relaxed))
         return SL_EBUSY;                      /* a CPU going offline runs nothing */
     s->online_cpus &= (uint8_t) ~(1u << cpu); /* the barns stay: slub_cpu_dead frees none */
-    return pcs_flush ? (int)sli_pcs_cpu_dead(s->sheaves, &a) : 0;
+    /*
+     * The kernel flushes the CPU slab first (__flush_cpu_slab, before 7.0),
+     * then the sheaves (__pcs_flush_all_cpu), on the CPU running the
+     * hotplug; the model acts as the dead CPU, so it flushes the sheaves
+     * first: the slabs their objects fill go through its CPU partial list
+     * on to the node lists, and the dead CPU keeps nothing.
+     */
+    int flushed = s->sheaves ? (int)sli_pcs_cpu_dead(s->sheaves, &a) : 0;
+    if (s->rules.cpu_slab)
+        sli_slub_flush_cpu_slab(&a);
+    return flushed;
 }
 
 bool sl_slub_barn_info_get(sl_slub_cache *s, unsigned nid, sl_slub_barn_info *out)

@@ -460,10 +460,12 @@ int sl_slub_rcu_grace_period(sl_slub_cache *s, unsigned cpu);
  */
 int sl_slub_rcu_barrier(sl_slub_cache *s);
 /*
- * slub_cpu_dead (7.x): `cpu` went offline; __pcs_flush_all_cpu flushes its
- * main sheaf, flushes and frees its spare, hands its rcu_free sheaf to
- * call_rcu.  With no operation running on cpu.  Returns the objects
- * flushed (0 before 7.0 or without sheaves), SL_EINVAL, or SL_EBUSY.
+ * slub_cpu_dead: `cpu` went offline (sl_slub_cpu_is_online turns false).
+ * With sheaves (6.18+) __pcs_flush_all_cpu flushes its main sheaf, flushes
+ * and frees its spare, hands its rcu_free sheaf to call_rcu; before 7.0
+ * __flush_cpu_slab also deactivates its CPU slab and moves its CPU partial
+ * list to the node lists.  With no operation running on cpu.  Returns the
+ * objects the sheaves flushed (0 without sheaves), SL_EINVAL, or SL_EBUSY.
  */
 int sl_slub_cpu_dead(sl_slub_cache *s, unsigned cpu);
 /*

@@ -577,6 +577,8 @@ void sli_slub_remove_partial(sli_act *a, sli_slub_slab *slab);
 void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist);
 void sli_slub_put_cpu_partial(sli_act *a, sli_slub_slab *slab, bool drain);
 void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain);
+/* __flush_cpu_slab: a's CPU slab deactivated (flush_slab) and its partial list to the node lists. */
+void sli_slub_flush_cpu_slab(sli_act *a);
 /* The rules of kernel k's version (the default for {0, 0}); false for an unknown version. */
 bool sli_slub_kernel_rules(const sl_slub_kernel *k, sl_slub_rules *out);
 /*
