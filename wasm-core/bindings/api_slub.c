@@ -136,6 +136,36 @@ static bool read_version(const uint32_t *v, sl_slub_config *cfg)
 }
 
 /*
+ * The NUMA topology of a world's cache as TOPOLOGY_WORDS u32 (sl_slub_config):
+ * nr_nodes (0 or 1: one node; at most SL_SLUB_MAX_NODES), the mask of
+ * memoryless nodes, the mask of CPUs that start offline, then each of the
+ * SL_SLUB_MAX_CPUS CPUs' node.  NULL: one node.  The cache refuses a bad
+ * topology (SL_EINVAL).
+ */
+enum { TOPOLOGY_WORDS = 3 + SL_SLUB_MAX_CPUS };
+static bool read_topology(const uint32_t *t, sl_slub_config *cfg)
+{
+    if (!t)
+        return true;
+    if (t[0] > SL_SLUB_MAX_NODES || t[1] > 0xff || t[2] > 0xff)
+        return false;
+    cfg->nr_nodes = (uint8_t)t[0];
+    cfg->memoryless = (uint8_t)t[1];
+    cfg->offline_cpus = (uint8_t)t[2];
+    for (unsigned c = 0; c < SL_SLUB_MAX_CPUS; c++) {
+        if (t[3 + c] >= SL_SLUB_MAX_NODES)
+            return false;
+        cfg->cpu_node[c] = (uint8_t)t[3 + c];
+    }
+    return true;
+}
+
+static sl_api_slub_world *world_create(uint32_t arena_bytes, uint32_t ncpus, uint32_t object_size, uint32_t align,
+                                       uint32_t flags, uint32_t fastpath, uint32_t bulk_free, uint32_t track,
+                                       uint32_t seed, const uint32_t *kernel, const uint32_t *version,
+                                       const uint32_t *topology);
+
+/*
  * A world for ncpus CPUs with one cache in a kernel version with its
  * sheaves: `kernel` (may be 0) names the kernel's boot parameters and
  * options (read_kernel), `version` (may be 0) as read_version.  A bad
@@ -148,6 +178,26 @@ SL_EXPORT sl_api_slub_world *sl_api_slub_world_create_version(uint32_t arena_byt
                                                               uint32_t seed, const uint32_t *kernel,
                                                               const uint32_t *version)
 {
+    return world_create(arena_bytes, ncpus, object_size, align, flags, fastpath, bulk_free, track, seed, kernel,
+                        version, NULL);
+}
+
+/* The same on NUMA nodes: `topology` (may be 0) as read_topology. */
+SL_EXPORT sl_api_slub_world *sl_api_slub_world_create_topology(uint32_t arena_bytes, uint32_t ncpus,
+                                                               uint32_t object_size, uint32_t align, uint32_t flags,
+                                                               uint32_t fastpath, uint32_t bulk_free, uint32_t track,
+                                                               uint32_t seed, const uint32_t *kernel,
+                                                               const uint32_t *version, const uint32_t *topology)
+{
+    return world_create(arena_bytes, ncpus, object_size, align, flags, fastpath, bulk_free, track, seed, kernel,
+                        version, topology);
+}
+
+static sl_api_slub_world *world_create(uint32_t arena_bytes, uint32_t ncpus, uint32_t object_size, uint32_t align,
+                                       uint32_t flags, uint32_t fastpath, uint32_t bulk_free, uint32_t track,
+                                       uint32_t seed, const uint32_t *kernel, const uint32_t *version,
+                                       const uint32_t *topology)
+{
     last_error = SL_EINVAL;
     sl_slub_kernel k;
     sl_slub_config cfg = {.object_size = object_size,
@@ -159,7 +209,8 @@ SL_EXPORT sl_api_slub_world *sl_api_slub_world_create_version(uint32_t arena_byt
                           .seed = seed,
                           .id = 1};
     if (ncpus < 1 || ncpus > SL_SLUB_MAX_CPUS || arena_bytes < SL_PAGE_SIZE || fastpath >= SL_SLUB_NR_FASTPATHS ||
-        bulk_free > SL_SLUB_BULK_GENERIC || !read_kernel(kernel, &k) || !read_version(version, &cfg))
+        bulk_free > SL_SLUB_BULK_GENERIC || !read_kernel(kernel, &k) || !read_version(version, &cfg) ||
+        !read_topology(topology, &cfg))
         return NULL;
     k.version = cfg.kernel.version;
     cfg.kernel = k;
@@ -639,6 +690,84 @@ SL_EXPORT int sl_api_slub_irq_work(sl_api_slub_world *w, uint32_t cpu)
         return rc;
     rc = sl_slub_irq_work(w->cache, cpu);
     sl_api_slub_cpu_release(w, cpu);
+    return rc;
+}
+
+/* slub_cpu_dead: cpu goes offline (its sheaves flushed, 7.x).  Objects flushed, or an error. */
+SL_EXPORT int sl_api_slub_cpu_dead(sl_api_slub_world *w, uint32_t cpu)
+{
+    int rc = w ? claim_all(w) : SL_EINVAL;
+    if (rc != SL_OK)
+        return rc;
+    rc = sl_slub_cpu_dead(w->cache, cpu);
+    release_all(w);
+    return rc;
+}
+
+/* slub_cpu_setup: cpu comes online (7.1: its node's barn if it had none).  1 if a barn was made, 0, or an error. */
+SL_EXPORT int sl_api_slub_cpu_online(sl_api_slub_world *w, uint32_t cpu)
+{
+    int rc = w ? claim_all(w) : SL_EINVAL;
+    if (rc != SL_OK)
+        return rc;
+    rc = sl_slub_cpu_online(w->cache, cpu);
+    release_all(w);
+    return rc;
+}
+
+/*
+ * The topology as it is now into out[TOPOLOGY_STATE_WORDS]: nr_nodes, the
+ * masks of nodes with memory, of nodes with a barn and of online CPUs,
+ * remote_node_defrag_ratio (0..1000), then for each of the SL_SLUB_MAX_CPUS
+ * CPUs its node, its memory node (numa_mem_id) and its barn's node
+ * (get_barn).  0 or SL_EINVAL.
+ */
+enum { TOPOLOGY_STATE_WORDS = 5 + 3 * SL_SLUB_MAX_CPUS };
+SL_EXPORT int sl_api_slub_topology(sl_api_slub_world *w, uint32_t *out)
+{
+    if (!w || !out)
+        return SL_EINVAL;
+    sl_slub_topology t;
+    sl_slub_topology_get(w->cache, &t);
+    out[0] = t.nr_nodes;
+    out[1] = t.mem_nodes;
+    out[2] = t.barn_nodes;
+    out[3] = t.online_cpus;
+    out[4] = t.remote_node_defrag_ratio;
+    for (unsigned c = 0; c < SL_SLUB_MAX_CPUS; c++) {
+        out[5 + c] = t.cpu_node[c];
+        out[5 + SL_SLUB_MAX_CPUS + c] = t.cpu_mem_node[c];
+        out[5 + 2 * SL_SLUB_MAX_CPUS + c] = t.cpu_barn_node[c];
+    }
+    return SL_OK;
+}
+
+/*
+ * Node nid's state (every CPU quiet) into out[NODE_STATE_WORDS]: has memory,
+ * has a barn, nr_partial, nr_slabs, total_objects, free objects on its
+ * partial slabs, barn full sheaves, barn empty sheaves; and the pfns of its
+ * partial slabs, head first, into pfns[0 .. cap-1].  Returns the number of
+ * partial slabs (more than cap: only cap written), or an error.
+ */
+enum { NODE_STATE_WORDS = 8 };
+SL_EXPORT int sl_api_slub_node_state(sl_api_slub_world *w, uint32_t nid, uint32_t *out, uint32_t *pfns, uint32_t cap)
+{
+    int rc = w && out ? claim_all(w) : SL_EINVAL;
+    if (rc != SL_OK)
+        return rc;
+    sl_slub_node_info ni;
+    sl_slub_barn_info barn;
+    if (!sl_slub_node_info_node(w->cache, nid, &ni) || !sl_slub_barn_info_get(w->cache, nid, &barn)) {
+        release_all(w);
+        return SL_EINVAL;
+    }
+    sl_slub_topology t;
+    sl_slub_topology_get(w->cache, &t);
+    const uint32_t v[NODE_STATE_WORDS] = {(t.mem_nodes >> nid) & 1u, barn.present,    ni.nr_partial, ni.nr_slabs,
+                                          ni.total_objects,          ni.partial_free, barn.nr_full,  barn.nr_empty};
+    memcpy(out, v, sizeof v);
+    rc = (int)sl_slub_node_partial_pfns(w->cache, nid, pfns, pfns ? cap : 0);
+    release_all(w);
     return rc;
 }
 

@@ -302,7 +302,8 @@ int sl_bench_percpu_run(sl_bench_report *r, const sl_bench_opts *o, unsigned lon
 int sl_bench_compare_run(sl_bench_report *r, const sl_bench_opts *o, unsigned max_size, bool want_burst,
                          bool want_prodcons);
 /* 1..max_threads threads; every remote_every-th object is freed by the next CPU */
-int sl_bench_scale_run(sl_bench_report *r, const sl_bench_opts *o, unsigned max_threads, unsigned remote_every);
+int sl_bench_scale_run(sl_bench_report *r, const sl_bench_opts *o, unsigned max_threads, unsigned remote_every,
+                       unsigned nodes);
 /* batch sizes up to max_batch; sheaf_capacity of the sheaves variant */
 int sl_bench_sheaves_run(sl_bench_report *r, const sl_bench_opts *o, unsigned max_batch, unsigned sheaf_capacity,
                          uint32_t size);

@@ -9,6 +9,13 @@
 int sl_bench_slub_open(sl_bench_slub *b, unsigned ncpus, uint32_t size, uint32_t flags, sl_slub_kversion kernel,
                        uint16_t sheaf_capacity, sl_slub_fastpath fp, sl_slub_bulk_free bf, unsigned zone_mb)
 {
+    return sl_bench_slub_open_nodes(b, ncpus, 1, size, flags, kernel, sheaf_capacity, fp, bf, zone_mb);
+}
+
+int sl_bench_slub_open_nodes(sl_bench_slub *b, unsigned ncpus, unsigned nodes, uint32_t size, uint32_t flags,
+                             sl_slub_kversion kernel, uint16_t sheaf_capacity, sl_slub_fastpath fp,
+                             sl_slub_bulk_free bf, unsigned zone_mb)
+{
     memset(b, 0, sizeof *b);
     int rc = sl_page_zone_init(&b->zone, (size_t)zone_mb << 20, NULL);
     if (rc != SL_OK)
@@ -23,6 +30,9 @@ int sl_bench_slub_open(sl_bench_slub *b, unsigned ncpus, uint32_t size, uint32_t
     cfg.seed = 1;
     cfg.kernel.version = kernel;
     cfg.sheaf_capacity = sheaf_capacity;
+    cfg.nr_nodes = (uint8_t)nodes;
+    for (unsigned c = 0; c < ncpus && c < SL_SLUB_MAX_CPUS; c++)
+        cfg.cpu_node[c] = (uint8_t)(c * nodes / ncpus);
     rc = sl_slub_cache_create(&b->zone, NULL, ncpus, &cfg, &b->cache);
     if (rc != SL_OK)
         sl_page_zone_destroy(&b->zone);

@@ -29,6 +29,10 @@ typedef struct sl_bench_slub {
  */
 int sl_bench_slub_open(sl_bench_slub *b, unsigned ncpus, uint32_t size, uint32_t flags, sl_slub_kversion kernel,
                        uint16_t sheaf_capacity, sl_slub_fastpath fp, sl_slub_bulk_free bf, unsigned zone_mb);
+/* The same on `nodes` NUMA nodes (1 to SL_SLUB_MAX_NODES), the CPUs split among them in blocks. */
+int sl_bench_slub_open_nodes(sl_bench_slub *b, unsigned ncpus, unsigned nodes, uint32_t size, uint32_t flags,
+                             sl_slub_kversion kernel, uint16_t sheaf_capacity, sl_slub_fastpath fp,
+                             sl_slub_bulk_free bf, unsigned zone_mb);
 /* False for a fast-path variant a version lacks (7.0: only the sheaves, named by the cmpxchg slot). */
 bool sl_bench_slub_has_fastpath(sl_slub_kversion kernel, sl_slub_fastpath fp);
 void sl_bench_slub_close(sl_bench_slub *b);

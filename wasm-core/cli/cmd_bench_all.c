@@ -22,7 +22,7 @@ static int run(sl_bench_report *r, const sl_bench_opts *o, void *ctx)
     failures += sl_bench_kmalloc_run(r, o);
     failures += sl_bench_percpu_run(r, o, o->quick ? 1024 : ALL_PCPU_OBJECTS, ALL_PCPU_BUDGET_S);
     failures += sl_bench_compare_run(r, o, o->quick ? 64 : 4096, true, true);
-    failures += sl_bench_scale_run(r, o, cpus < 8 ? cpus : 8, 4);
+    failures += sl_bench_scale_run(r, o, cpus < 8 ? cpus : 8, 4, 1);
     return failures ? 1 : 0;
 }
 

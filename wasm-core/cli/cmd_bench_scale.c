@@ -15,6 +15,10 @@
  * needs just a head and a tail.  A thread whose ring is full frees the
  * object itself (no thread ever waits on another while it has work), and
  * after its loop drains its ring until every thread is done.
+ *
+ * --nodes N puts the cache on N NUMA nodes, the threads split among them in
+ * blocks (docs/slub.md, "NUMA nodes"): a remote free may then be a free
+ * into another node's slab (__slab_free; from 6.18 never onto the sheaves).
  */
 #include "bench.h"
 #include "bench_slub.h"
@@ -163,14 +167,17 @@ static int time_scale(void *arg, uint64_t loops, sl_bench_rec *rec)
 typedef struct scale_opts {
     unsigned long threads;
     unsigned long remote_every;
+    unsigned long nodes;
 } scale_opts;
 
-int sl_bench_scale_run(sl_bench_report *rep, const sl_bench_opts *o, unsigned max_threads, unsigned remote_every)
+int sl_bench_scale_run(sl_bench_report *rep, const sl_bench_opts *o, unsigned max_threads, unsigned remote_every,
+                       unsigned nodes)
 {
     sl_bench_exp *e = sl_bench_exp_new(rep, "scale", "SLUB model: threads as CPUs, local and remote frees", NULL,
                                        "alloc+free pair, per thread (wall time / that thread's pairs)", "ratio");
     sl_bench_param_num(e, "object_size", 256);
     sl_bench_param_num(e, "remote_every", remote_every);
+    sl_bench_param_num(e, "nodes", nodes);
     sl_bench_param_num(e, "host_cpus", sl_host_cpus());
     sl_bench_param_kernel(e, o);
     sl_bench_note(e, "ops_per_sec: alloc+free pairs per second, all threads; fastpath_share: fast-path "
@@ -184,8 +191,8 @@ int sl_bench_scale_run(sl_bench_report *rep, const sl_bench_opts *o, unsigned ma
     int rc = SL_OK;
     for (unsigned n = 1; rc == SL_OK && n <= max_threads; n++) {
         sl_bench_slub c;
-        rc = sl_bench_slub_open(&c, n, 256, SL_SLUB_HWCACHE_ALIGN, o->kernel, 0, SL_SLUB_FP_CMPXCHG,
-                                SL_SLUB_BULK_DETACHED, 64);
+        rc = sl_bench_slub_open_nodes(&c, n, n < nodes ? n : nodes, 256, SL_SLUB_HWCACHE_ALIGN, o->kernel, 0,
+                                      SL_SLUB_FP_CMPXCHG, SL_SLUB_BULK_DETACHED, 64);
         if (rc != SL_OK)
             break;
         scale_arg local = {c.cache, n, 0}, remote = {c.cache, n, remote_every};
@@ -215,6 +222,9 @@ static int own_opt(const sl_cli_command *cmd, int argc, char **argv, int *i, voi
     if (!strcmp(argv[*i], "--threads")) {
         if (*i + 1 >= argc || !sl_cli_parse_ulong(argv[++*i], 1, SL_SLUB_MAX_CPUS, &s->threads))
             return sl_cli_usage_error(cmd, "--threads takes 1 to %d", SL_SLUB_MAX_CPUS);
+    } else if (!strcmp(argv[*i], "--nodes")) {
+        if (*i + 1 >= argc || !sl_cli_parse_ulong(argv[++*i], 1, SL_SLUB_MAX_NODES, &s->nodes))
+            return sl_cli_usage_error(cmd, "--nodes takes 1 to %d", SL_SLUB_MAX_NODES);
     } else if (!strcmp(argv[*i], "--remote-every")) {
         if (*i + 1 >= argc || !sl_cli_parse_ulong(argv[++*i], 1, 1000000, &s->remote_every))
             return sl_cli_usage_error(cmd, "--remote-every takes 1 to 1000000");
@@ -227,19 +237,19 @@ static int own_opt(const sl_cli_command *cmd, int argc, char **argv, int *i, voi
 static int run(sl_bench_report *r, const sl_bench_opts *o, void *ctx)
 {
     scale_opts *s = ctx;
-    return sl_bench_scale_run(r, o, (unsigned)s->threads, (unsigned)s->remote_every);
+    return sl_bench_scale_run(r, o, (unsigned)s->threads, (unsigned)s->remote_every, (unsigned)s->nodes);
 }
 
 static int run_scale(int argc, char **argv);
-SL_CLI_COMMAND(
-    scale, .name = "scale", .summary = "SLUB model with 1..N CPU threads: throughput, fast-path share, cmpxchg retries",
-    .usage =
-        "slablab scale [--threads N (1-8, default: host CPUs)] [--remote-every K (default 4)] " SL_BENCH_OPTS_USAGE,
-    .run = run_scale)
+SL_CLI_COMMAND(scale, .name = "scale",
+               .summary = "SLUB model with 1..N CPU threads: throughput, fast-path share, cmpxchg retries",
+               .usage = "slablab scale [--threads N (1-8, default: host CPUs)] [--remote-every K (default 4)] "
+                        "[--nodes N (1-4 NUMA nodes, default 1)] " SL_BENCH_OPTS_USAGE,
+               .run = run_scale)
 
 static int run_scale(int argc, char **argv)
 {
     unsigned cpus = sl_host_cpus();
-    scale_opts s = {cpus < SL_SLUB_MAX_CPUS ? cpus : SL_SLUB_MAX_CPUS, 4};
+    scale_opts s = {cpus < SL_SLUB_MAX_CPUS ? cpus : SL_SLUB_MAX_CPUS, 4, 1};
     return sl_bench_command(&sl_cli_cmd_scale, argc, argv, own_opt, run, &s, NULL);
 }

@@ -25,7 +25,11 @@
  *   bulk     kmem_cache_alloc_bulk / kmem_cache_free_bulk of 1..64 objects.
  * The cache can be given the model's fast-path variant, bulk form, debug
  * flags, boot parameters and sysfs tunables, and a zone with no free block
- * above order 0 (--fragment, to see ORDER_FALLBACK).
+ * above order 0 (--fragment, to see ORDER_FALLBACK).  --nodes N makes N NUMA
+ * nodes (the CPUs split among them in blocks, or as --cpu-nodes lists them;
+ * --memoryless lists nodes with CPUs and no memory; --defrag-ratio is sysfs
+ * remote_node_defrag_ratio): the per-node counts print as sysfs shows them
+ * ("partial 3 N0=1 N1=2").
  */
 #include "cli.h"
 
@@ -47,7 +51,9 @@ SL_CLI_COMMAND(
              "         [--min-partial N] [--cpu-partial N] [--shrink] [--zone-mb N (default 64)]\n"
              "         [--fragment] [--report] [--format table|json]\n"
              "         [--kernel X.Y (4.3-7.3; newer: 7.3's rules, with a notice; default 6.17)] [--sheaf-capacity N]\n"
-             "         [--gfp kernel|atomic|nowait (the allocations' context, default kernel)]",
+             "         [--gfp kernel|atomic|nowait (the allocations' context, default kernel)]\n"
+             "         [--nodes N (1-4, default 1)] [--cpu-nodes N,N,... (each CPU's node)]\n"
+             "         [--memoryless N,... (nodes with CPUs, no memory)] [--defrag-ratio PCT (0-100, default 100)]",
     .run = run_stats)
 
 enum workload { WL_CHURN, WL_REMOTE, WL_BURST, WL_BULK };
@@ -63,6 +69,8 @@ typedef struct stats_opts {
     unsigned long ops, cpus, size, seed, zone_mb;
     sl_slub_config cfg;
     long min_partial, cpu_partial; /* -1: not written */
+    long defrag_ratio;             /* -1: not written */
+    bool cpu_nodes_given;
     bool shrink, fragment, report;
     sl_slub_gfp gfp; /* every allocation's context */
     sl_cli_format fmt;
@@ -327,6 +335,75 @@ static unsigned model_counters(sl_slub_kstat out[SL_SLUB_NR_STATS - SL_SLUB_NR_K
     return n;
 }
 
+/* A node mask as a JSON array of node numbers. */
+static void print_mask_json(uint8_t mask)
+{
+    printf("[");
+    for (unsigned n = 0, k = 0; n < 8; n++)
+        if ((mask >> n) & 1u)
+            printf("%s%u", k++ ? ", " : "", n);
+    printf("]");
+}
+
+/* The per-node counts of sysfs partial, slabs and total_objects ("N N0=a N1=b"), into three buffers. */
+static void per_node_texts(sl_slub_cache *s, char bufs[3][96])
+{
+    sl_slub_topology t;
+    sl_slub_topology_get(s, &t);
+    uint32_t counts[3][SL_SLUB_MAX_NODES] = {{0}};
+    for (unsigned n = 0; n < t.nr_nodes; n++) {
+        sl_slub_node_info ni;
+        sl_slub_node_info_node(s, n, &ni);
+        counts[0][n] = ni.nr_partial;
+        counts[1][n] = ni.nr_slabs;
+        counts[2][n] = ni.total_objects;
+    }
+    for (unsigned k = 0; k < 3; k++)
+        sl_slub_format_per_node(s, counts[k], bufs[k], sizeof bufs[k]);
+}
+
+/* The NUMA topology and the per-node counts, as a JSON member "numa". */
+static void print_numa_json(sl_slub_cache *s, unsigned ncpus)
+{
+    sl_slub_topology t;
+    sl_slub_topology_get(s, &t);
+    char texts[3][96];
+    per_node_texts(s, texts);
+    printf("  \"numa\": {\"nodes\": %u, \"memory_nodes\": ", t.nr_nodes);
+    print_mask_json(t.mem_nodes);
+    printf(", \"barn_nodes\": ");
+    print_mask_json(t.barn_nodes);
+    printf(", \"remote_node_defrag_ratio\": %u, \"cpu_node\": [", t.remote_node_defrag_ratio);
+    for (unsigned c = 0; c < ncpus; c++)
+        printf("%s%u", c ? ", " : "", t.cpu_node[c]);
+    printf("], \"cpu_mem_node\": [");
+    for (unsigned c = 0; c < ncpus; c++)
+        printf("%s%u", c ? ", " : "", t.cpu_mem_node[c]);
+    printf("],\n           \"partial\": \"%s\", \"slabs\": \"%s\", \"total_objects\": \"%s\"},\n", texts[0], texts[1],
+           texts[2]);
+}
+
+/* The nodes (table output, more than one node only): topology, and sysfs's per-node counts. */
+static void print_nodes(sl_slub_cache *s)
+{
+    sl_slub_topology t;
+    sl_slub_topology_get(s, &t);
+    if (t.nr_nodes < 2)
+        return;
+    char texts[3][96];
+    per_node_texts(s, texts);
+    printf("\nNUMA nodes: %u (remote_node_defrag_ratio %u)\n", t.nr_nodes, t.remote_node_defrag_ratio / 10);
+    for (unsigned n = 0; n < t.nr_nodes; n++) {
+        printf("  node %u: %s, %s; CPUs", n, (t.mem_nodes >> n) & 1u ? "memory" : "memoryless",
+               (t.barn_nodes >> n) & 1u ? "a barn" : "no barn");
+        for (unsigned c = 0; c < sl_slub_cache_ncpus(s); c++)
+            if (t.cpu_node[c] == n)
+                printf(" %u (memory from node %u)", c, t.cpu_mem_node[c]);
+        printf("\n");
+    }
+    printf("%-25s %s\n%-25s %s\n%-25s %s\n", "partial", texts[0], "slabs", texts[1], "total_objects", texts[2]);
+}
+
 static void print_json(const stats_opts *o, const char *name, sl_slub_cache *s, const cache_figures *f,
                        unsigned long failed)
 {
@@ -359,6 +436,7 @@ static void print_json(const stats_opts *o, const char *name, sl_slub_cache *s, 
            (unsigned long long)total_free, pct(f->alloc_fast, total_alloc), pct(f->free_fast, total_free),
            (unsigned long long)f->k[SL_SLUB_ORDER_FALLBACK], (unsigned long long)f->k[SL_SLUB_CMPXCHG_DOUBLE_FAIL],
            (unsigned long long)f->k[SL_SLUB_CMPXCHG_DOUBLE_CPU_FAIL]);
+    print_numa_json(s, (unsigned)o->cpus);
     const sl_slub_kstat *t;
     unsigned n = sl_slub_kstats(r->version, &t);
     sl_slub_kstat model[SL_SLUB_NR_STATS - SL_SLUB_NR_KERNEL_STATS];
@@ -380,6 +458,21 @@ static bool fragment_zone(sl_page_zone *z)
     return true;
 }
 
+/* A comma-separated list of numbers 0..max into out[0..cap-1]; returns how many, or -1 for a bad list. */
+static int parse_list(const char *text, unsigned max, uint8_t *out, unsigned cap)
+{
+    unsigned n = 0;
+    while (*text) {
+        char *end;
+        unsigned long v = strtoul(text, &end, 10);
+        if (end == text || v > max || n == cap || (*end && *end != ','))
+            return -1;
+        out[n++] = (uint8_t)v;
+        text = *end ? end + 1 : end;
+    }
+    return n ? (int)n : -1;
+}
+
 static int index_of(const char *const *names, unsigned n, const char *s)
 {
     for (unsigned i = 0; i < n; i++)
@@ -398,6 +491,7 @@ static int parse(int argc, char **argv, stats_opts *o)
                       .zone_mb = 64,
                       .min_partial = -1,
                       .cpu_partial = -1,
+                      .defrag_ratio = -1,
                       .fmt = SL_FMT_TABLE};
     const sl_cli_command *cmd = &sl_cli_cmd_stats;
     for (int i = 1; i < argc; i++) {
@@ -429,7 +523,26 @@ static int parse(int argc, char **argv, stats_opts *o)
         NUMBER("--min-partial", 0, UINT32_MAX, o->min_partial = (long)v)
         NUMBER("--cpu-partial", 0, UINT32_MAX, o->cpu_partial = (long)v)
         NUMBER("--sheaf-capacity", 1, 1024, o->cfg.sheaf_capacity = (uint16_t)v)
+        NUMBER("--nodes", 1, SL_SLUB_MAX_NODES, o->cfg.nr_nodes = (uint8_t)v)
+        NUMBER("--defrag-ratio", 0, 100, o->defrag_ratio = (long)v)
 #undef NUMBER
+        if (!strcmp(a, "--cpu-nodes") && has_value) {
+            if (parse_list(argv[++i], SL_SLUB_MAX_NODES - 1, o->cfg.cpu_node, SL_SLUB_MAX_CPUS) < 0)
+                return sl_cli_usage_error(cmd, "--cpu-nodes takes a node (0-%d) per CPU, as 0,0,1,1",
+                                          SL_SLUB_MAX_NODES - 1);
+            o->cpu_nodes_given = true;
+            continue;
+        }
+        if (!strcmp(a, "--memoryless") && has_value) {
+            uint8_t nodes[SL_SLUB_MAX_NODES];
+            int n = parse_list(argv[++i], SL_SLUB_MAX_NODES - 1, nodes, SL_SLUB_MAX_NODES);
+            if (n < 0)
+                return sl_cli_usage_error(cmd, "--memoryless takes node numbers (0-%d), as 1 or 1,3",
+                                          SL_SLUB_MAX_NODES - 1);
+            for (int k = 0; k < n; k++)
+                o->cfg.memoryless |= (uint8_t)(1u << nodes[k]);
+            continue;
+        }
         if (!strcmp(a, "--kernel") && has_value) {
             const char *why;
             if (sl_slub_kversion_parse(argv[++i], &o->cfg.kernel.version, &why) != SL_OK)
@@ -477,7 +590,8 @@ static int parse(int argc, char **argv, stats_opts *o)
                 return sl_cli_usage_error(cmd, "--format takes table or json");
         } else if (!has_value && a[0] == '-' && a[1] == '-' &&
                    (!strcmp(a, "--workload") || !strcmp(a, "--variant") || !strcmp(a, "--bulk-free") ||
-                    !strcmp(a, "--gfp") || !strcmp(a, "--debug") || !strcmp(a, "--format") || !strcmp(a, "--kernel"))) {
+                    !strcmp(a, "--gfp") || !strcmp(a, "--debug") || !strcmp(a, "--format") || !strcmp(a, "--kernel") ||
+                    !strcmp(a, "--cpu-nodes") || !strcmp(a, "--memoryless"))) {
             return sl_cli_usage_error(cmd, "%s needs a value", a);
         } else {
             return sl_cli_usage_error(cmd, "unknown argument '%s'", a);
@@ -485,6 +599,16 @@ static int parse(int argc, char **argv, stats_opts *o)
     }
     if (o->cfg.kernel.nr_cpus && o->cfg.kernel.nr_cpus < o->cpus)
         return sl_cli_usage_error(cmd, "--nr-cpus (CONFIG_NR_CPUS) must be at least --cpus");
+    unsigned nodes = o->cfg.nr_nodes ? o->cfg.nr_nodes : 1;
+    if ((o->cfg.memoryless >> nodes) || o->cfg.memoryless == (1u << nodes) - 1)
+        return sl_cli_usage_error(cmd, "--memoryless: nodes below --nodes (%u), and at least one with memory", nodes);
+    for (unsigned c = 0; c < o->cpus; c++) {
+        if (!o->cpu_nodes_given)
+            o->cfg.cpu_node[c] = (uint8_t)(c * nodes / o->cpus); /* the CPUs in blocks, as on real machines */
+        else if (o->cfg.cpu_node[c] >= nodes)
+            return sl_cli_usage_error(cmd, "--cpu-nodes: CPU %u's node %u is not below --nodes (%u)", c,
+                                      o->cfg.cpu_node[c], nodes);
+    }
     o->cfg.object_size = (uint32_t)o->size;
     o->cfg.seed = (uint32_t)o->seed;
     o->cfg.id = 1;
@@ -518,6 +642,8 @@ static int run_stats(int argc, char **argv)
         sl_page_zone_destroy(&zone);
         return 1;
     }
+    if (o.defrag_ratio >= 0)
+        sl_slub_set_remote_node_defrag_ratio(r.s, (unsigned)o.defrag_ratio);
     if ((o.min_partial >= 0 && (rc = sl_slub_set_min_partial(r.s, (uint32_t)o.min_partial)) != SL_OK) ||
         (o.cpu_partial >= 0 && (rc = sl_slub_set_cpu_partial(r.s, (uint32_t)o.cpu_partial)) != SL_OK)) {
         fprintf(stderr, "slablab stats: the tunable was refused (%s): a debug cache takes cpu_partial 0 only\n",
@@ -566,6 +692,7 @@ static int run_stats(int argc, char **argv)
         printf("\nModel-only counters\n");
         for (unsigned i = SL_SLUB_NR_KERNEL_STATS; i < SL_SLUB_NR_STATS; i++)
             print_counter(r.s, r.ncpus, sl_slub_stat_name(i), i);
+        print_nodes(r.s);
     }
     sl_slub_cache_destroy(r.s); /* SL_EBUSY: the run's objects are still allocated, by design */
     sl_page_zone_destroy(&zone);

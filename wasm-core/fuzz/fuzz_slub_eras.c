@@ -10,15 +10,16 @@
  * too, and the irq_work that frees what it deferred), bulk
  * operations, kfree_rcu and grace periods, flushes, shrinks, the prefill
  * API in each context (an oversize sheaf where the sheaves are off), bootstrap, CPU
- * hotplug (slub_cpu_dead), kvfree_rcu_barrier, a sheaf budget and
+ * hotplug (slub_cpu_dead, slub_cpu_setup), kvfree_rcu_barrier, a sheaf budget and
  * page-allocator pressure; plus the bad
  * inputs every free checks (foreign and misaligned pointers, strangers as
  * sheaf handles).  Each operation must return exactly the code the model
  * promises, and validate() (slabs, sheaves, barn, RCU waits) must pass after
  * every step.  A discrepancy aborts.
  *
- * Input: byte 0 era and object size, byte 1 options, byte 2 CPUs and sheaf
- * capacity; then 3-byte ops {kind, cpu/arg, index}.
+ * Input: byte 0 era and object size, byte 1 options (bits 5, 6: a memoryless
+ * node, an offline CPU), byte 2 CPUs, sheaf capacity and (bits 6-7) NUMA
+ * nodes; then 3-byte ops {kind, cpu/arg, index}.
  */
 #include "fuzz_slub_ops.h"
 
@@ -62,6 +63,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cfg.flags |= SL_SLUB_FREELIST_RANDOM;
     if (data[1] & 4)
         cfg.flags |= SL_SLUB_HWCACHE_ALIGN;
+    /* NUMA: 1 + data[2] >> 6 nodes, CPU c on node c % nodes; data[1] bit 5 makes the last node
+     * memoryless, bit 6 starts the last CPU offline (7.1: its memoryless node without a barn). */
+    cfg.nr_nodes = (uint8_t)(1 + (data[2] >> 6));
+    for (unsigned c = 0; c < ncpus; c++)
+        cfg.cpu_node[c] = (uint8_t)(c % cfg.nr_nodes);
+    if ((data[1] & 32) && cfg.nr_nodes > 1)
+        cfg.memoryless = (uint8_t)(1u << (cfg.nr_nodes - 1));
+    if (data[1] & 64)
+        cfg.offline_cpus = (uint8_t)(1u << (ncpus - 1));
     cfg.kernel.version = eras[era].v;
     if (eras[era].rt)
         cfg.fastpath = SL_SLUB_FP_RT;
@@ -190,10 +200,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fz_require(f, rc == (eras[era].early && !has_sheaves ? SL_OK : SL_EINVAL), "bootstrap", rc);
             has_sheaves = sl_slub_cache_sheaf_capacity(f->s) != 0;
             break;
-        case 14: /* CPU hotplug, or kvfree_rcu_barrier */
+        case 14: /* CPU hotplug (down, up), or kvfree_rcu_barrier */
             if (arg & 1) {
                 rc = sl_slub_cpu_dead(f->s, cpu);
                 fz_require(f, rc >= 0, "cpu dead", rc);
+            } else if (arg & 2) {
+                rc = sl_slub_cpu_online(f->s, cpu);
+                fz_require(f, rc == 0 || rc == 1, "cpu online", rc);
             } else {
                 rc = sl_slub_rcu_barrier(f->s);
                 fz_require(f, rc >= 0, "rcu barrier", rc);

@@ -24,8 +24,17 @@ typedef struct world {
  * created before bootstrap_cache_sheaves), at most max_sheaves sheaves at
  * once (0: no limit).
  */
+static int world_open_nodes(world *w, unsigned ncpus, sl_slub_kversion v, uint32_t capacity, uint32_t max_sheaves,
+                            sl_trace *tr, unsigned zone_mb, unsigned nodes, uint8_t memoryless);
 static int world_open_version(world *w, unsigned ncpus, sl_slub_kversion v, uint32_t capacity, uint32_t max_sheaves,
                               sl_trace *tr, unsigned zone_mb)
+{
+    return world_open_nodes(w, ncpus, v, capacity, max_sheaves, tr, zone_mb, 1, 0);
+}
+
+/* The same on `nodes` NUMA nodes, CPU c on node c % nodes, `memoryless` the nodes without memory. */
+static int world_open_nodes(world *w, unsigned ncpus, sl_slub_kversion v, uint32_t capacity, uint32_t max_sheaves,
+                            sl_trace *tr, unsigned zone_mb, unsigned nodes, uint8_t memoryless)
 {
     memset(w, 0, sizeof *w);
     int rc = sl_page_zone_init(&w->zone, (size_t)zone_mb << 20, NULL);
@@ -37,7 +46,11 @@ static int world_open_version(world *w, unsigned ncpus, sl_slub_kversion v, uint
                           .sheaf_capacity = (uint16_t)capacity,
                           .sheaf_capacity_exact = 1,
                           .max_sheaves = (uint16_t)max_sheaves,
-                          .early_boot = v.major >= 7 && !capacity};
+                          .early_boot = v.major >= 7 && !capacity,
+                          .nr_nodes = (uint8_t)nodes,
+                          .memoryless = memoryless};
+    for (unsigned c = 0; c < ncpus && c < SL_SLUB_MAX_CPUS; c++)
+        cfg.cpu_node[c] = (uint8_t)(c % (nodes ? nodes : 1));
     cfg.kernel.version = v;
     rc = sl_slub_cache_create(&w->zone, tr, ncpus, &cfg, &w->s);
     if (rc == SL_OK)

@@ -330,8 +330,46 @@ static void test_bulk_and_prefill_gfp(void)
     SL_CHECK_EQ(slow[1], slow[0]);
     SL_CHECK(first[1][0] == first[0][0] && first[1][1] == first[0][1]);
 }
-#else
 
+/*
+ * NUMA: a world on two nodes (node 1 memoryless, its CPU offline) in 7.1;
+ * the topology and each node's state as the page reads them; a bad topology
+ * refused; CPU 1 online gives node 1 its barn; the driver's hotplug ops.
+ */
+static void test_numa_topology(void)
+{
+    const uint32_t version[5] = {7u << 8 | 1, 4, 1, 0, 0};
+    uint32_t topo[3 + SL_SLUB_MAX_CPUS] = {2, 2, 2, 0, 1};
+    sl_api_slub_world *w = sl_api_slub_world_create_topology(4u << 20, 2, 64, 0, 0, 0, 0, 1, 1, NULL, version, topo);
+    SL_REQUIRE(w != NULL);
+    uint32_t t[5 + 3 * SL_SLUB_MAX_CPUS];
+    SL_CHECK_EQ(sl_api_slub_topology(w, t), SL_OK);
+    SL_CHECK(t[0] == 2 && t[1] == 1 && t[2] == 1 && t[3] == 1 && t[4] == 1000);
+    SL_CHECK(t[5 + 1] == 1 && t[5 + SL_SLUB_MAX_CPUS + 1] == 0 && t[5 + 2 * SL_SLUB_MAX_CPUS + 1] == 1);
+    SL_CHECK_EQ(sl_api_slub_alloc(w, 1), SL_OK); /* from node 0's memory; no barn for CPU 1 yet */
+    uint32_t node[8], pfns[4];
+    SL_CHECK(sl_api_slub_node_state(w, 0, node, pfns, 4) >= 0);
+    SL_CHECK(node[0] == 1 && node[1] == 1 && node[3] == 1); /* memory, a barn, one slab */
+    SL_CHECK(sl_api_slub_node_state(w, 1, node, pfns, 4) == 0);
+    SL_CHECK(node[0] == 0 && node[1] == 0 && node[3] == 0);
+    SL_CHECK_EQ(sl_api_slub_node_state(w, 2, node, pfns, 4), SL_EINVAL);
+    SL_CHECK_EQ(sl_api_slub_cpu_online(w, 1), 1);
+    SL_CHECK_EQ(sl_api_slub_topology(w, t), SL_OK);
+    SL_CHECK(t[2] == 3 && t[3] == 3);
+    SL_CHECK(sl_api_slub_cpu_dead(w, 1) >= 0);
+    SL_CHECK_EQ(sl_api_slub_topology(w, t), SL_OK);
+    SL_CHECK_EQ(t[3], 1);
+    sl_sched_op ops[1] = {{SL_SCHED_CPU_ONLINE, 1, 0, 0}};
+    int32_t res[1], out[8];
+    SL_CHECK_EQ(sl_api_slub_run(w, ops, 1, NULL, 0, NULL, 0, 0, NULL, 0, res, out), SL_OK);
+    SL_CHECK_EQ(res[0], 0); /* the barn exists already */
+    SL_CHECK_EQ(sl_api_slub_validate(w), SL_OK);
+    sl_api_slub_world_destroy(w);
+    topo[3 + 1] = 2; /* CPU 1 on a node that does not exist */
+    SL_CHECK(sl_api_slub_world_create_topology(4u << 20, 2, 64, 0, 0, 0, 0, 1, 1, NULL, version, topo) == NULL);
+    SL_CHECK_EQ(sl_api_slub_last_error(), SL_EINVAL);
+}
+#else
 static void test_bindings_need_webassembly(void) { SL_SKIP("the bindings are built for WebAssembly only"); }
 #endif
 
@@ -345,6 +383,7 @@ int main(void)
     SL_RUN(test_versions_and_sheaves);
     SL_RUN(test_gfp_and_nolock);
     SL_RUN(test_bulk_and_prefill_gfp);
+    SL_RUN(test_numa_topology);
 #else
     SL_RUN(test_bindings_need_webassembly);
 #endif

@@ -226,6 +226,36 @@ static void test_geometry_kernel_versions(void)
     SL_CHECK_EQ(run(args, big, sizeof big), 0);
     SL_CHECK(strstr(big, "\"notice\"") == NULL);
 }
+
+/*
+ * --nodes, --cpu-nodes, --memoryless: the topology in the JSON, the per-node
+ * counts as sysfs prints them ("total N0=a N1=b", summing to the total), a
+ * bad topology refused by name; one node prints no node section.
+ */
+static void test_stats_numa_nodes(void)
+{
+    static char big[1 << 17];
+    SL_CHECK_EQ(run("stats --kernel 7.1 --nodes 3 --memoryless 1 --cpus 3 --ops 5000 --format json", big, sizeof big),
+                0);
+    SL_CHECK(strstr(big, "\"nodes\": 3, \"memory_nodes\": [0, 2], \"barn_nodes\": [0, 1, 2]") != NULL);
+    SL_CHECK(strstr(big, "\"cpu_node\": [0, 1, 2], \"cpu_mem_node\": [0, 0, 2]") != NULL);
+    const char *slabs = strstr(big, "\"slabs\": \"");
+    SL_REQUIRE(slabs);
+    long long total, n0 = 0, n2 = 0;
+    SL_REQUIRE(sscanf(slabs, "\"slabs\": \"%lld N0=%lld N2=%lld", &total, &n0, &n2) >= 2);
+    SL_CHECK(total > 0 && total == n0 + n2);
+    char text[96] = "";
+    SL_REQUIRE(sscanf(slabs, "\"slabs\": \"%95[^\"]", text) == 1);
+    SL_CHECK(strstr(text, "N1=") == NULL); /* node 1 has no memory: no slab of its own */
+    SL_CHECK_EQ(run("stats --kernel 7.0 --nodes 2 --cpus 4 --workload remote --ops 5000", big, sizeof big), 0);
+    SL_CHECK(strstr(big, "NUMA nodes: 2") && strstr(big, "CPUs 2 (memory from node 1) 3 (memory from node 1)"));
+    SL_CHECK(strstr(big, "\npartial ") != NULL);
+    SL_CHECK_EQ(run("stats --ops 100", big, sizeof big), 0);
+    SL_CHECK(strstr(big, "NUMA nodes") == NULL);
+    SL_CHECK(run("stats --nodes 2 --memoryless 0,1", big, sizeof big) != 0);
+    SL_CHECK(run("stats --nodes 2 --cpu-nodes 0,2", big, sizeof big) != 0);
+    SL_CHECK(run("stats --nodes 5", big, sizeof big) != 0);
+}
 #endif
 
 #if SL_WASM
@@ -249,6 +279,7 @@ int main(void)
     SL_RUN(test_geometry_kernel_versions);
     SL_RUN(test_stats_kernel_versions);
     SL_RUN(test_stats_gfp);
+    SL_RUN(test_stats_numa_nodes);
 #endif
     return sl_check_summary();
 }

@@ -99,15 +99,15 @@ static void test_frozen_cpu_partial(void)
         SL_CHECK(sl_slub_free_bulk(w.s, 1, 10, o + 32, NULL) >= 0);
         SL_CHECK_EQ(st(&w, SL_SLUB_CPU_PARTIAL_DRAIN), v68 ? 0 : 1);
         SL_CHECK_EQ(chain_length(c1->partial), v68 ? 3 : 1);
-        SL_CHECK_EQ(w.s->node.nr_partial, v68 ? 0 : 2);
-        for (sli_slub_slab *p = w.s->node.partial_head; p; p = p->lnext)
+        SL_CHECK_EQ(sli_get_node(w.s, 0)->nr_partial, v68 ? 0 : 2);
+        for (sli_slub_slab *p = sli_get_node(w.s, 0)->partial_head; p; p = p->lnext)
             SL_CHECK(!frozen(p)); /* unfreeze_partials */
         check_valid(&w);
         /* A flush puts the partial list on the node list, unfrozen. */
         SL_CHECK_EQ(sl_slub_flush_cpu(w.s, 1), SL_OK);
         SL_CHECK(c1->partial == NULL);
-        SL_CHECK_EQ(w.s->node.nr_partial, 3);
-        for (sli_slub_slab *p = w.s->node.partial_head; p; p = p->lnext)
+        SL_CHECK_EQ(sli_get_node(w.s, 0)->nr_partial, 3);
+        for (sli_slub_slab *p = sli_get_node(w.s, 0)->partial_head; p; p = p->lnext)
             SL_CHECK(!frozen(p));
         check_valid(&w);
         for (unsigned k = 0; k < SLABS; k++)
@@ -135,14 +135,14 @@ static void test_acquire_slab_freezes(void)
         for (unsigned j = 0; j < 2; j++)
             SL_CHECK_EQ(sl_slub_free(w.s, 1, o[k * 16 + j]), SL_OK);
     SL_CHECK_EQ(sl_slub_flush_cpu(w.s, 1), SL_OK);
-    SL_CHECK_EQ(w.s->node.nr_partial, 7);
+    SL_CHECK_EQ(sli_get_node(w.s, 0)->nr_partial, 7);
     SL_CHECK_EQ(sl_slub_flush_cpu(w.s, 0), SL_OK); /* CPU 0's slab (full) leaves; its next alloc refills */
     void *x;
     SL_REQUIRE(sl_slub_alloc(w.s, 0, &x) == SL_OK);
     /* Slab A for the CPU slab (2 free), then B, C, D onto the partial list: 2+2+2+2 = 8 > 6 stops. */
     SL_CHECK_EQ(st(&w, SL_SLUB_ALLOC_FROM_PARTIAL), 1);
     SL_CHECK_EQ(st(&w, SL_SLUB_CPU_PARTIAL_NODE), 3);
-    SL_CHECK_EQ(w.s->node.nr_partial, 3);
+    SL_CHECK_EQ(sli_get_node(w.s, 0)->nr_partial, 3);
     SL_CHECK_EQ(chain_length(w.s->cpu[0].partial), 3);
     for (sli_slub_slab *p = w.s->cpu[0].partial; p; p = p->next)
         SL_CHECK(frozen(p) && sl_dw_read(&p->fc).lo != 0); /* frozen with their freelists in place */
@@ -231,7 +231,7 @@ static void test_no_cpu_slab(void)
     SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_ALLOC_SLAB), 1);
     SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_ALLOC_SLOWPATH), 0); /* refills are not slow paths */
     SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_SHEAF_REFILL), 4);
-    SL_CHECK(s->cpu[0].slab == NULL && s->node.nr_partial == 1); /* the new slab went to the node list */
+    SL_CHECK(s->cpu[0].slab == NULL && sli_get_node(s, 0)->nr_partial == 1); /* the new slab went to the node list */
     /* A bulk allocation past the sheaves: refill_objects takes the node's partial slab first. */
     SL_CHECK_EQ(sl_slub_alloc_bulk(s, 0, 30, o + 1), 30);
     SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_ALLOC_SLOWPATH), 27); /* stat_add(ALLOC_SLOWPATH, i) */
@@ -242,7 +242,7 @@ static void test_no_cpu_slab(void)
     SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_FREE_PCS), 31);
     SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_FREE_SLOWPATH), 0);
     SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_BARN_PUT), 6);
-    SL_CHECK_EQ(s->sheaves->barn.nr_full, 6);
+    SL_CHECK_EQ(s->sheaves->barn[0].nr_full, 6);
     /* A shrink flushes them all to the slabs (__kmem_cache_free_bulk into __slab_free): no slab stays used. */
     SL_CHECK_EQ(sl_slub_shrink(s, NULL), SL_OK);
     sl_slub_node_info ni;
@@ -269,27 +269,38 @@ static void test_no_cpu_slab(void)
     sl_page_zone_destroy(&z);
 }
 
-/* Random operations from 1..3 CPUs against a reference set, validate() after every step, in every era. */
+/*
+ * Random operations from 1..3 CPUs against a reference set, validate() after every step, in every era;
+ * some on NUMA nodes (CPU c on node c % nodes; `memoryless` a mask), with 3 CPUs.
+ */
 static void test_random_every_era(void)
 {
     static const struct {
         unsigned major, minor;
         uint32_t flags;
         uint16_t sheaf_capacity;
-    } eras[] = {{4, 3, 0, 0},
-                {4, 4, 0, 0},
-                {5, 11, 0, 0},
-                {5, 15, 0, 0},
-                {6, 7, 0, 0},
-                {6, 17, 0, 0},
-                {6, 18, 0, 0},
-                {6, 18, 0, 6},
-                {7, 0, 0, 0},
-                {7, 0, SL_SLUB_CONSISTENCY_CHECKS, 0},
-                {4, 4, SL_SLUB_FREELIST_HARDENED, 0},
-                {7, 0, SL_SLUB_FREELIST_RANDOM, 5}};
+        uint8_t nodes, memoryless;
+    } eras[] = {{4, 3, 0, 0, 1, 0},
+                {4, 4, 0, 0, 1, 0},
+                {5, 11, 0, 0, 1, 0},
+                {5, 15, 0, 0, 1, 0},
+                {6, 7, 0, 0, 1, 0},
+                {6, 17, 0, 0, 1, 0},
+                {6, 18, 0, 0, 1, 0},
+                {6, 18, 0, 6, 1, 0},
+                {7, 0, 0, 0, 1, 0},
+                {7, 0, SL_SLUB_CONSISTENCY_CHECKS, 0, 1, 0},
+                {4, 4, SL_SLUB_FREELIST_HARDENED, 0, 1, 0},
+                {7, 0, SL_SLUB_FREELIST_RANDOM, 5, 1, 0},
+                {6, 7, 0, 0, 2, 0},
+                {6, 17, 0, 0, 2, 0},
+                {6, 18, 0, 6, 2, 0},
+                {7, 0, 0, 0, 2, 0},
+                {7, 0, SL_SLUB_CONSISTENCY_CHECKS, 0, 2, 0},
+                {7, 1, 0, 5, 3, 2},
+                {7, 3, 0, 0, 2, 0}};
     for (size_t e = 0; e < sizeof eras / sizeof eras[0]; e++) {
-        unsigned ncpus = 1 + e % 3;
+        unsigned ncpus = eras[e].nodes > 1 ? 3 : 1 + e % 3;
         sl_page_zone z;
         SL_REQUIRE(sl_page_zone_init(&z, 8u << 20, NULL) == SL_OK);
         sl_slub_config cfg = {.object_size = 96 + 32 * (uint32_t)(e % 4),
@@ -299,8 +310,14 @@ static void test_random_every_era(void)
                               .sheaf_capacity = eras[e].sheaf_capacity,
                               .sheaf_capacity_exact = 1};
         cfg.kernel.version = (sl_slub_kversion){(uint8_t)eras[e].major, (uint8_t)eras[e].minor};
+        cfg.nr_nodes = eras[e].nodes;
+        cfg.memoryless = eras[e].memoryless;
+        for (unsigned c = 0; c < ncpus; c++)
+            cfg.cpu_node[c] = (uint8_t)(eras[e].nodes ? c % eras[e].nodes : 0);
         sl_slub_cache *s;
         SL_REQUIRE(sl_slub_cache_create(&z, NULL, ncpus, &cfg, &s) == SL_OK);
+        if (eras[e].nodes > 1)
+            sl_slub_set_min_partial(s, 1); /* so that get_any_partial finds remote lists worth taking */
         enum { MAXH = 1024 };
         static void *held[MAXH];
         size_t nh = 0;

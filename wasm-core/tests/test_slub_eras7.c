@@ -274,11 +274,11 @@ static void four_partial_slabs(world *w, void ***objs_out, unsigned *n_out)
     *n_out = 0;
     for (unsigned k = 0; k < 256; k++)
         SL_REQUIRE((objs[k] = world_alloc(w, 0)));
-    SL_REQUIRE(w->s->node.nr_partial == 0);
+    SL_REQUIRE(sli_get_node(w->s, 0)->nr_partial == 0);
     /* objects come from slabs in order: 64 per slab, refilled 8 at a time */
     for (unsigned slab = 0; slab < 4; slab++)
         free_to_slabs(w, 0, objs + slab * 64, 5);
-    SL_REQUIRE(w->s->node.nr_partial == 4);
+    SL_REQUIRE(sli_get_node(w->s, 0)->nr_partial == 4);
     *objs_out = objs;
     *n_out = 256;
 }
@@ -303,14 +303,14 @@ static void test_refill_from_partial_per_era(void)
         four_partial_slabs(&w, &objs, &n);
         sli_slub_slab *a = slab_of(&w, objs[5]), *b = slab_of(&w, objs[64 + 5]), *c = slab_of(&w, objs[128 + 5]),
                       *d = slab_of(&w, objs[192 + 5]);
-        SL_REQUIRE(w.s->node.partial_head == a);
+        SL_REQUIRE(sli_get_node(w.s, 0)->partial_head == a);
         uint64_t add = ST(&w, FREE_ADD_PARTIAL), locks = ST(&w, MODEL_LIST_LOCK), refill = ST(&w, SHEAF_REFILL);
         void *o = world_alloc(&w, 0); /* main empty, barn empty: a new sheaf refilled from A and B */
         SL_REQUIRE(o);
         SL_CHECK_EQ(ST(&w, SHEAF_REFILL), refill + 8);
         /* A emptied and off the list; the list is C, D, B with B holding its 2 surplus objects. */
         SL_CHECK_EQ(sli_inuse(sl_dw_read(&a->fc).hi), 64);
-        SL_CHECK(w.s->node.partial_head == c && c->lnext == d && d->lnext == b && !b->lnext);
+        SL_CHECK(sli_get_node(w.s, 0)->partial_head == c && c->lnext == d && d->lnext == b && !b->lnext);
         SL_CHECK_EQ(sli_inuse(sl_dw_read(&b->fc).hi), 62);
         bool v72 = i >= 2, v73 = i == 3;
         SL_CHECK_EQ(ST(&w, FREE_ADD_PARTIAL), add + (v72 ? 0 : 1));
@@ -357,7 +357,7 @@ static void test_relock_trylock_71(void)
     SL_CHECK(o != NULL);
     SL_CHECK_EQ(ST(&w, BARN_PUT), put + 1);        /* the full sheaf went to the barn */
     SL_CHECK_EQ(ST(&w, ALLOC_SLOWPATH), slow + 1); /* and the allocation took the slab path */
-    SL_CHECK_EQ(w.sh->barn.nr_full, 1);
+    SL_CHECK_EQ(w.sh->barn[0].nr_full, 1);
     sl_trace_set_preempt_hook(&tr, NULL, NULL);
     atomic_store_explicit(&w.sh->pcs[0].lock, 0, memory_order_relaxed); /* the other task lets go */
     check_valid(&w);
@@ -483,7 +483,7 @@ static void test_gfp_atomic_takes_barn_sheaf(void)
         SL_REQUIRE((objs[i] = world_alloc(&w, 0)) != NULL);
     for (unsigned i = 0; i < 16; i++)
         SL_CHECK_EQ(world_free(&w, 0, objs[i]), SL_OK);
-    SL_REQUIRE(w.sh->barn.nr_full > 0);
+    SL_REQUIRE(w.sh->barn[0].nr_full > 0);
     /* empty main and spare so the next allocation must look in the barn */
     while (w.sh->pcs[0].main->size || (w.sh->pcs[0].spare && w.sh->pcs[0].spare->size)) {
         void *o;
@@ -690,11 +690,11 @@ static void test_kmalloc_nolock_list_lock_busy(void)
     SL_REQUIRE(sl_slub_nr_partial(w.s) >= 1);
     uint32_t slabs = sl_slub_nr_slabs(w.s);
     uint64_t slabs_had = ST(&w, ALLOC_SLAB);
-    sl_spin_lock(&w.s->node.list_lock); /* "another CPU" holds it */
+    sl_spin_lock(&sli_get_node(w.s, 0)->list_lock); /* "another CPU" holds it */
     void *o = &w;
     SL_CHECK_EQ(sl_slub_kmalloc_nolock(w.s, 0, &o), SL_ENOMEM);
     SL_CHECK(o == NULL);
-    sl_spin_unlock(&w.s->node.list_lock);
+    sl_spin_unlock(&sli_get_node(w.s, 0)->list_lock);
     SL_CHECK_EQ(ST(&w, ALLOC_SLAB), slabs_had + 1); /* a slab was had ... */
     SL_CHECK_EQ(sl_slub_nr_slabs(w.s), slabs);      /* ... and given back */
     check_valid(&w);
@@ -753,12 +753,12 @@ static void test_kfree_nolock_defers_7x(void)
             void *o;
             SL_REQUIRE(sl_slub_alloc(w.s, 0, &o) == SL_OK);
         }
-        SL_REQUIRE(w.sh->barn.nr_full > 0);
+        SL_REQUIRE(w.sh->barn[0].nr_full > 0);
         uint64_t get = ST(&w, BARN_GET), fail = ST(&w, BARN_GET_FAIL);
-        sl_spin_lock(&w.sh->barn.lock);
+        sl_spin_lock(&w.sh->barn[0].lock);
         void *o;
         SL_CHECK_EQ(sl_slub_kmalloc_nolock(w.s, 0, &o), SL_OK);
-        sl_spin_unlock(&w.sh->barn.lock);
+        sl_spin_unlock(&w.sh->barn[0].lock);
         SL_CHECK_EQ(ST(&w, BARN_GET), get);
         SL_CHECK_EQ(ST(&w, BARN_GET_FAIL), fail + 1);
         check_valid(&w);

@@ -99,7 +99,7 @@ static void check_seeded(world *w, bool frozen_cpu_partial)
     /* The node list: n0, n1, n2. */
     const uint32_t *want[] = {n0, n1, n2};
     uint32_t len[] = {2, 4, 1}, k = 0;
-    for (sli_slub_slab *p = s->node.partial_head; p; p = p->lnext, k++) {
+    for (sli_slub_slab *p = sli_get_node(s, 0)->partial_head; p; p = p->lnext, k++) {
         SL_REQUIRE(k < 3);
         SL_CHECK(chain_is(w, p, (void *)p->fc.lo, want[k], len[k]));
         SL_CHECK_EQ(sli_inuse(p->fc.hi), 16 - len[k]);
@@ -127,7 +127,7 @@ static void test_seed_6_17(void)
     SL_REQUIRE(sl_slub_alloc(w.s, 0, &o) == SL_OK);
     SL_CHECK(o == sli_obj_at(w.s, w.s->cpu[0].slab, 7));
     /* An object the seed made allocated (object 0 of node slab n0) is freed, remotely, from CPU 1. */
-    void *seeded = sli_obj_at(w.s, w.s->node.partial_head, 0);
+    void *seeded = sli_obj_at(w.s, sli_get_node(w.s, 0)->partial_head, 0);
     SL_CHECK_EQ(sl_slub_free(w.s, 1, seeded), SL_OK);
     SL_CHECK_EQ(sl_slub_free(w.s, 0, o), SL_OK);
     SL_CHECK_EQ(valid(&w), SL_OK);
@@ -329,7 +329,7 @@ static void test_seed_sheaves(void)
         SL_REQUIRE(sh && sh->pcs[0].main && sh->pcs[0].main->size == 3);
         /* The described slabs, found from main's bottom object, spare's and the barn's. */
         sli_slub_slab *made[3] = {slab_of(&w, sh->pcs[0].main->objects[0]), slab_of(&w, sh->pcs[0].spare->objects[0]),
-                                  slab_of(&w, sh->barn.full->objects[0])};
+                                  slab_of(&w, sh->barn[0].full->objects[0])};
         SL_REQUIRE(made[0] && made[1] && made[2]);
         SL_CHECK_EQ(sli_inuse(made[0]->fc.hi), 14);
         SL_CHECK_EQ(sli_inuse(made[1]->fc.hi), 16);
@@ -338,10 +338,10 @@ static void test_seed_sheaves(void)
         SL_CHECK(sh->pcs[0].rcu_free == NULL && sh->pcs[1].spare == NULL);
         SL_CHECK_EQ(sh->pcs[1].main->size, 0);
         SL_CHECK(sheaf_is(&w, sh->pcs[1].rcu_free, &sheaves_desc[2], made));
-        SL_CHECK_EQ(sh->barn.nr_full, 2);
-        SL_CHECK_EQ(sh->barn.nr_empty, 0);
-        SL_CHECK(sheaf_is(&w, sh->barn.full, &sheaves_desc[3], made));
-        SL_CHECK(sh->barn.full && sheaf_is(&w, sh->barn.full->next, &sheaves_desc[4], made));
+        SL_CHECK_EQ(sh->barn[0].nr_full, 2);
+        SL_CHECK_EQ(sh->barn[0].nr_empty, 0);
+        SL_CHECK(sheaf_is(&w, sh->barn[0].full, &sheaves_desc[3], made));
+        SL_CHECK(sh->barn[0].full && sheaf_is(&w, sh->barn[0].full->next, &sheaves_desc[4], made));
         SL_CHECK_EQ(sl_slub_nr_slabs(w.s), 4);
         /* CPU 0's next allocation pops main's top: slab 1's object 5. */
         void *o;
@@ -370,7 +370,7 @@ static void sheaf_refused(const char *what, sl_slub_seed_sheaf bad, size_t at, c
     SL_CHECK(strstr(msg, says) != NULL);
     SL_CHECK_EQ(sl_slub_nr_slabs(w.s), 0);
     SL_CHECK_EQ(w.s->sheaves->pcs[0].main->size, 0);
-    SL_CHECK(w.s->sheaves->barn.full == NULL && w.s->sheaves->pcs[0].spare == NULL);
+    SL_CHECK(w.s->sheaves->barn[0].full == NULL && w.s->sheaves->pcs[0].spare == NULL);
     SL_CHECK_EQ(valid(&w), SL_OK);
     world_close(&w);
 }

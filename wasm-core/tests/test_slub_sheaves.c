@@ -36,7 +36,7 @@ static void test_refill_swap_and_barn(void)
         SL_CHECK_EQ(ST(&w, ALLOC_PCS), 1);
         SL_CHECK_EQ(w.sh->pcs[0].main->size, 3);
         /* The empty main: 6.18 puts it in the barn, 7.0 keeps it as the spare. */
-        SL_CHECK_EQ(w.sh->barn.nr_empty, v70 ? 0 : 1);
+        SL_CHECK_EQ(w.sh->barn[0].nr_empty, v70 ? 0 : 1);
         SL_CHECK(v70 ? w.sh->pcs[0].spare && w.sh->pcs[0].spare->size == 0 : !w.sh->pcs[0].spare);
         for (int i = 1; i < 12; i++)
             SL_REQUIRE((o[i] = world_alloc(&w, 0)));
@@ -53,7 +53,7 @@ static void test_refill_swap_and_barn(void)
         SL_CHECK_EQ(ST(&w, BARN_PUT), 1);
         SL_CHECK_EQ(ST(&w, BARN_PUT_FAIL), 0);
         SL_CHECK_EQ(ST(&w, SHEAF_ALLOC), 3); /* the barn had no empty sheaf: one was allocated */
-        SL_CHECK_EQ(w.sh->barn.nr_full, 1);
+        SL_CHECK_EQ(w.sh->barn[0].nr_full, 1);
         SL_CHECK_EQ(w.sh->pcs[0].main->size, 4);
         SL_CHECK(w.sh->pcs[0].spare && w.sh->pcs[0].spare->size == 4);
         check_valid(&w);
@@ -63,8 +63,8 @@ static void test_refill_swap_and_barn(void)
             SL_REQUIRE((o[i] = world_alloc(&w, 0)));
         SL_CHECK_EQ(ST(&w, BARN_GET), 1);
         SL_CHECK_EQ(ST(&w, SHEAF_REFILL), 12); /* no slab was touched */
-        SL_CHECK_EQ(w.sh->barn.nr_full, 0);
-        SL_CHECK_EQ(w.sh->barn.nr_empty, 1);
+        SL_CHECK_EQ(w.sh->barn[0].nr_full, 0);
+        SL_CHECK_EQ(w.sh->barn[0].nr_empty, 1);
         SL_CHECK_EQ(w.sh->pcs[0].main->size, 3);
         check_valid(&w);
         for (int i = 0; i < 9; i++)
@@ -73,7 +73,7 @@ static void test_refill_swap_and_barn(void)
         check_valid(&w);
         sl_slub_node_info ni;
         sl_slub_node_info_get(w.s, &ni);
-        SL_CHECK_EQ(w.sh->barn.nr_full + w.sh->barn.nr_empty, 0);
+        SL_CHECK_EQ(w.sh->barn[0].nr_full + w.sh->barn[0].nr_empty, 0);
         SL_CHECK(ni.nr_slabs <= 1); /* everything went back: at most min_partial empty slabs stay */
         world_close(&w);
     }
@@ -91,7 +91,7 @@ static void test_flush_when_barn_full(void)
         for (int i = 0; i < 40; i++)
             SL_CHECK_EQ(world_free(&w, 0, o[i]), SL_OK);
         /* 10 full sheaves went to the barn (each with a new empty sheaf), then every second free flushed. */
-        SL_CHECK_EQ(w.sh->barn.nr_full, SLI_MAX_FULL_SHEAVES);
+        SL_CHECK_EQ(w.sh->barn[0].nr_full, SLI_MAX_FULL_SHEAVES);
         SL_CHECK_EQ(ST(&w, BARN_PUT), 10);
         SL_CHECK_EQ(ST(&w, BARN_PUT_FAIL), 8);
         SL_CHECK_EQ(ST(&w, SHEAF_FLUSH), 16);
@@ -102,7 +102,7 @@ static void test_flush_when_barn_full(void)
         uint64_t flushed = ST(&w, SHEAF_FLUSH);
         SL_CHECK_EQ(sl_slub_shrink(w.s, NULL), SL_OK);
         SL_CHECK_EQ(ST(&w, SHEAF_FLUSH), flushed + 20 + 2 + 2); /* the barn's 20, main's and the spare's */
-        SL_CHECK_EQ(w.sh->barn.nr_full, 0);
+        SL_CHECK_EQ(w.sh->barn[0].nr_full, 0);
         SL_CHECK_EQ(ST(&w, SHEAF_FREE), 11); /* the barn's ten and the spare */
         check_valid(&w);
         world_close(&w);
@@ -159,7 +159,7 @@ static void test_kfree_rcu_batching(void)
     SL_CHECK_EQ(info.rcu_waiting, 8);
     check_valid(&w); /* the objects are in the pending sheaves, not free, not lost */
     SL_CHECK_EQ(sl_slub_rcu_grace_period(w.s, 0), 8);
-    SL_CHECK_EQ(w.sh->barn.nr_full, 2);
+    SL_CHECK_EQ(w.sh->barn[0].nr_full, 2);
     SL_CHECK_EQ(ST(&w, BARN_PUT), 2);
     check_valid(&w);
     /* The next allocations are served from those barn sheaves. */
@@ -260,7 +260,7 @@ static void test_prefill_api(void)
     SL_CHECK_EQ(sl_slub_return_sheaf(w.s, 0, s1), SL_OK);
     SL_CHECK_EQ(sl_slub_return_sheaf(w.s, 0, s2), SL_OK);
     SL_CHECK_EQ(ST(&w, SHEAF_RETURN_SLOW), 1);
-    SL_CHECK_EQ(w.sh->barn.nr_full, 1);
+    SL_CHECK_EQ(w.sh->barn[0].nr_full, 1);
     SL_CHECK_EQ(ST(&w, BARN_PUT), 1);
     check_valid(&w);
     SL_CHECK_EQ(sl_slub_prefill_sheaf(w.s, 0, 0, &sheaf), SL_EINVAL);

@@ -131,11 +131,12 @@ static void *run(void *arg)
     return NULL;
 }
 
-static void stress(unsigned ncpus, sl_slub_kversion v, uint32_t capacity, unsigned long ops)
+static void stress_nodes(unsigned ncpus, sl_slub_kversion v, uint32_t capacity, unsigned long ops, unsigned nodes,
+                         uint8_t memoryless)
 {
     static shared sh;
     memset(&sh, 0, sizeof sh);
-    SL_REQUIRE(world_open_version(&sh.w, ncpus, v, capacity, 0, NULL, 64) == SL_OK);
+    SL_REQUIRE(world_open_nodes(&sh.w, ncpus, v, capacity, 0, NULL, 64, nodes, memoryless) == SL_OK);
     sl_page_stats before, after;
     sl_page_stats_get(&sh.w.zone, &before);
     sh.ncpus = ncpus;
@@ -181,6 +182,11 @@ static void stress(unsigned ncpus, sl_slub_kversion v, uint32_t capacity, unsign
     world_close(&sh.w);
 }
 
+static void stress(unsigned ncpus, sl_slub_kversion v, uint32_t capacity, unsigned long ops)
+{
+    stress_nodes(ncpus, v, capacity, ops, 1, 0);
+}
+
 static void test_two_cpus_70(void)
 {
     SL_SKIP_WITHOUT_THREADS();
@@ -216,8 +222,19 @@ static void test_no_sheaves_70(void)
     stress(3, (sl_slub_kversion){7, 0}, 0, sl_test_scale(300000));
 }
 
+/* NUMA: two nodes (remote frees bypass the sheaves, get_any_partial), and 7.1's barn of a memoryless node. */
+static void test_numa_nodes(void)
+{
+    SL_SKIP_WITHOUT_THREADS();
+    stress_nodes(4, (sl_slub_kversion){7, 0}, 8, sl_test_scale(300000), 2, 0);
+    stress_nodes(3, (sl_slub_kversion){7, 1}, 8, sl_test_scale(300000), 3, 2); /* CPU 1 on memoryless node 1 */
+    stress_nodes(4, (sl_slub_kversion){6, 18}, 4, sl_test_scale(200000), 2, 0);
+    stress_nodes(4, (sl_slub_kversion){6, 8}, 0, sl_test_scale(200000), 2, 0);
+}
+
 int main(void)
 {
+    SL_RUN(test_numa_nodes);
     SL_RUN(test_two_cpus_70);
     SL_RUN(test_eras_71_to_73);
     SL_RUN(test_four_cpus_small_sheaves_618);

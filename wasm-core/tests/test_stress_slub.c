@@ -112,6 +112,8 @@ static const char *const fastpath_names[SL_SLUB_NR_FASTPATHS] = {"cmpxchg", "loc
 
 /* boot: the kernel's boot parameters; fragmented: every other page of the zone held, so that
  * only order-0 blocks are free (slabs of a higher order fall back). */
+static unsigned stress_node_count = 1; /* NUMA nodes of the next stress_in's cache: CPU c on node c % count */
+
 static void stress_in(sl_slub_fastpath fp, uint32_t flags, const sl_slub_boot *boot, bool fragmented, unsigned ncpus,
                       unsigned long total_ops)
 {
@@ -133,6 +135,9 @@ static void stress_in(sl_slub_fastpath fp, uint32_t flags, const sl_slub_boot *b
     sl_slub_config cfg = {.object_size = 64, .flags = flags, .track = 1, .fastpath = (uint8_t)fp, .seed = 5};
     if (boot)
         cfg.kernel.boot = *boot;
+    cfg.nr_nodes = (uint8_t)stress_node_count;
+    for (unsigned c = 0; c < ncpus; c++)
+        cfg.cpu_node[c] = (uint8_t)(c % stress_node_count);
     SL_REQUIRE(sl_slub_cache_create(&zone, NULL, ncpus, &cfg, &sh.s) == SL_OK);
     sh.ncpus = ncpus;
     sh.ops_per_cpu = total_ops / ncpus;
@@ -181,7 +186,7 @@ static void stress_in(sl_slub_fastpath fp, uint32_t flags, const sl_slub_boot *b
         fprintf(stderr, "  validate: %s\n", msg);
     sl_slub_node_info ni;
     sl_slub_node_info_get(sh.s, &ni);
-    SL_CHECK(ni.nr_slabs <= sl_slub_cache_geometry(sh.s)->min_partial);
+    SL_CHECK(ni.nr_slabs <= stress_node_count * sl_slub_cache_geometry(sh.s)->min_partial); /* per node */
     SL_CHECK_EQ(sl_slub_cache_destroy(sh.s), SL_OK); /* SL_EBUSY if any object were still allocated */
     while (npinned)
         sl_page_free(&zone, pinned[--npinned], 0);
@@ -227,8 +232,19 @@ static void test_stress_rt_and_order_fallback(void)
     stress_in(SL_SLUB_FP_CMPXCHG, 0, &boot, true, 3, sl_test_scale(1000000));
 }
 
+/* Two NUMA nodes: frees into the other node's slabs, get_any_partial, __put_partials across nodes. */
+static void test_stress_two_nodes(void)
+{
+    SL_SKIP_WITHOUT_THREADS();
+    stress_node_count = 2;
+    stress(SL_SLUB_FP_CMPXCHG, 0, 4, sl_test_scale(1000000));
+    stress(SL_SLUB_FP_CMPXCHG, SL_SLUB_POISON | SL_SLUB_RED_ZONE | SL_SLUB_STORE_USER, 3, sl_test_scale(300000));
+    stress_node_count = 1;
+}
+
 int main(void)
 {
+    SL_RUN(test_stress_two_nodes);
     SL_RUN(test_stress_cmpxchg);
     SL_RUN(test_stress_locked_and_plain_four_cpus);
     SL_RUN(test_stress_debug_cache);

@@ -185,6 +185,8 @@ const OPCODE_WORDS: Record<number, string> = {
   [KIND_CODE.refillSheaf]: 'kmem_cache_refill_sheaf',
   [KIND_CODE.returnSheaf]: 'kmem_cache_return_sheaf',
   [KIND_CODE.irqWork]: 'irq_work (free_deferred_objects)',
+  [KIND_CODE.cpuDead]: 'CPU offline (slub_cpu_dead)',
+  [KIND_CODE.cpuOnline]: 'CPU online (slub_cpu_setup)',
   [TUNE_OPCODE.bootstrap]: 'bootstrap_cache_sheaves',
   [TUNE_OPCODE.minPartial]: 'min_partial write',
   [TUNE_OPCODE.cpuPartial]: 'cpu_partial write',

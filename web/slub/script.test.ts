@@ -188,3 +188,25 @@ describe('the allocation context and the no-lock operations', () => {
     expect(new DataView(enc.irqs.buffer).getUint16(16 + 8 + 2, true)).toBe(2);
   });
 });
+
+describe('CPU hotplug', () => {
+  it('round-trips D<cpu> (slub_cpu_dead) and O<cpu> (slub_cpu_setup), encoded as sl_sched_kind 21 and 22', () => {
+    const s: Script = { ops: [{ kind: 'cpuDead', cpu: 1 }, { kind: 'cpuOnline', cpu: 1 }], irqs: [] };
+    const text = scriptToText(s);
+    expect(text).toBe('D1.O1');
+    const back = parseScript(text, 2);
+    expect(back.ok && back.script).toEqual(s);
+    expect(Array.from(encodeScript(s, 2).ops.filter((_, i) => i % 8 === 0))).toEqual([21, 22]);
+    expect(describeOp({ kind: 'cpuOnline', cpu: 1 })).toBe('CPU 1 comes online (slub_cpu_setup: in 7.1 its node gets a barn if it had none)');
+  });
+
+  it('is refused as an interrupt handler and on a CPU that does not exist', () => {
+    expect(() => checkScript({ ops: [{ kind: 'alloc', cpu: 0 }], irqs: [{ atOp: 0, point: 5, nth: 0, handler: { kind: 'cpuDead' } }] }, 2)).toThrow(
+      /cannot be cpuDead: CPU hotplug runs in process context/,
+    );
+    const r = parseScript('D2', 2);
+    expect(r.ok ? 'accepted' : r.error).toBe('"D2" names CPU 2, there are 2');
+    const q = parseScript('O0-1', 2);
+    expect(q.ok ? 'accepted' : q.error).toContain('wrong numbers');
+  });
+});

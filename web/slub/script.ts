@@ -42,7 +42,9 @@
 import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
 
 /** What the driver runs (sl_sched_kind). */
-export type DriverKind = 'alloc' | 'free' | 'allocBulk' | 'freeBulk' | 'flush' | SheafKind | NolockKind;
+export type DriverKind = 'alloc' | 'free' | 'allocBulk' | 'freeBulk' | 'flush' | SheafKind | NolockKind | HotplugKind;
+/** CPU hotplug (process context, never an interrupt's handler): slub_cpu_dead, and slub_cpu_setup (7.1: the node's barn). */
+export type HotplugKind = 'cpuDead' | 'cpuOnline';
 /** The driver's operations on sheaves and RCU (6.18, 7.0): kfree_rcu, the grace period, the prefill API. */
 export type SheafKind = 'kfreeRcu' | 'gracePeriod' | 'prefill' | 'allocFromSheaf' | 'refillSheaf' | 'returnSheaf';
 /** The allocation in a non-blocking context, and the no-lock API with the irq_work that finishes its deferred frees (6.18+). */
@@ -64,14 +66,14 @@ export type OpKind = DriverKind | TuneKind;
 export const KIND_CODE: Record<DriverKind, number> = {
   alloc: 1, free: 2, allocBulk: 3, freeBulk: 4, flush: 5,
   kfreeRcu: 6, gracePeriod: 7, prefill: 8, allocFromSheaf: 9, refillSheaf: 10, returnSheaf: 11,
-  irqWork: 17, allocGfp: 18, kmallocNolock: 19, kfreeNolock: 20,
+  irqWork: 17, allocGfp: 18, kmallocNolock: 19, kfreeNolock: 20, cpuDead: 21, cpuOnline: 22,
 };
 /** An operation in a word or two, as the kernel names it (the interrupt's overlay: "its handler runs a kmalloc_nolock"). */
 export const KIND_WORD: Record<OpKind, string> = {
   alloc: 'alloc', free: 'free', allocBulk: 'bulk alloc', freeBulk: 'bulk free', flush: 'flush',
   kfreeRcu: 'kfree_rcu', gracePeriod: 'grace period', prefill: 'prefill', allocFromSheaf: 'alloc from a sheaf',
   refillSheaf: 'sheaf refill', returnSheaf: 'sheaf return', irqWork: 'irq_work', allocGfp: 'atomic alloc',
-  kmallocNolock: 'kmalloc_nolock', kfreeNolock: 'kfree_nolock',
+  kmallocNolock: 'kmalloc_nolock', kfreeNolock: 'kfree_nolock', cpuDead: 'CPU offline', cpuOnline: 'CPU online',
   minPartial: 'min_partial write', cpuPartial: 'cpu_partial write', shrink: 'shrink', zoneShort: 'page shortage',
   bootstrap: 'bootstrap',
 };
@@ -168,6 +170,7 @@ function checkOp(raw: unknown, what: string, cpus: number | null): ScriptOp<AnyR
   const o = checkRecord(what, raw);
   const kind = checkOneOf(`${what}'s kind`, o.kind, OP_KINDS);
   if (cpus === null && isTune(kind)) throw new BadRequest(`${what} cannot be ${kind}: an interrupt handler writes no sysfs file`);
+  if (cpus === null && (kind === 'cpuDead' || kind === 'cpuOnline')) throw new BadRequest(`${what} cannot be ${kind}: CPU hotplug runs in process context`);
   const op: ScriptOp<AnyRef> = { kind, cpu: cpus === null ? 0 : checkWhole(`${what}'s cpu`, o.cpu, 0, cpus - 1) };
   if (isTune(kind) && op.cpu !== 0) throw new BadRequest(`${what} is ${kind}, which acts as CPU 0, not CPU ${op.cpu}`);
   if (kind === 'minPartial' || kind === 'cpuPartial') op.value = checkWhole(`${what}'s value`, o.value, 0, TUNE_MAX);
@@ -314,6 +317,10 @@ export function describeOp(o: ScriptOp<AnyRef>): string {
       return `kfree_nolock of ${obj(o.refs?.[0])} on CPU ${o.cpu} (deferred to the irq_work if a lock would be needed)`;
     case 'irqWork':
       return `CPU ${o.cpu}'s irq_work frees what kfree_nolock deferred there`;
+    case 'cpuDead':
+      return `CPU ${o.cpu} goes offline (slub_cpu_dead: its sheaves flushed)`;
+    case 'cpuOnline':
+      return `CPU ${o.cpu} comes online (slub_cpu_setup: in 7.1 its node gets a barn if it had none)`;
   }
 }
 
@@ -360,7 +367,7 @@ export function detachedGroups(input: readonly ObjRef[]): DetachedGroup[] {
   return groups;
 }
 
-const OP_RE = /^([abfFxkgptruAnNw])(\d)((?:-\d{1,9})*)$/;
+const OP_RE = /^([abfFxkgptruAnNwDO])(\d)((?:-\d{1,9})*)$/;
 const TUNE_RE = /^(?:([mcz])(\d{1,5})|s|(B))$/;
 const IRQ_RE = /^i(\d{1,6})-(\d)-(\d{1,4})-(a|n|w|A-\d|[fN]-\d{1,9}-\d{1,6})$/;
 const GFP_OF_CODE: Record<string, Gfp> = { 1: 'atomic', 2: 'nowait' };
@@ -453,6 +460,8 @@ export function parseScript(text: string, cpus: number): { ok: true; script: Scr
     else if (k === 'n' && nums.length === 0) op = { kind: 'kmallocNolock', cpu };
     else if (k === 'N' && nums.length === 2) op = { kind: 'kfreeNolock', cpu, refs: refs() };
     else if (k === 'w' && nums.length === 0) op = { kind: 'irqWork', cpu };
+    else if (k === 'D' && nums.length === 0) op = { kind: 'cpuDead', cpu };
+    else if (k === 'O' && nums.length === 0) op = { kind: 'cpuOnline', cpu };
     else if (k === 'A' && nums.length === 1) {
       const gfp = GFP_OF_CODE[String(nums[0])];
       if (!gfp) return { ok: false, error: `"${part}": the context ${BAD_GFP}` };
@@ -525,6 +534,10 @@ export function scriptToText(s: Script): string {
         return `N${o.cpu}${r(o.refs)}`;
       case 'irqWork':
         return `w${o.cpu}`;
+      case 'cpuDead':
+        return `D${o.cpu}`;
+      case 'cpuOnline':
+        return `O${o.cpu}`;
     }
   });
   const irqs = s.irqs.map((q) => `i${q.atOp}-${q.point}-${q.nth}-${handlerText(q.handler)}`);

@@ -51,7 +51,9 @@ static int check_op(const sl_sched_run *r, const sl_sched_op *op, bool handler)
         return r->sheaf_slots && op->first < SL_SCHED_SHEAF_SLOTS ? SL_OK : SL_EINVAL;
     case SL_SCHED_SHRINK:
     case SL_SCHED_BOOTSTRAP:
-        return handler ? SL_EINVAL : SL_OK; /* process context, every CPU */
+    case SL_SCHED_CPU_DEAD:
+    case SL_SCHED_CPU_ONLINE:
+        return handler ? SL_EINVAL : SL_OK; /* process context (CPU hotplug, every CPU) */
     case SL_SCHED_ALLOC_BULK:
         return op->count <= MAX_BULK && op->first <= SL_SLUB_GFP_NOWAIT ? SL_OK : SL_EINVAL;
     case SL_SCHED_FREE:
@@ -135,6 +137,10 @@ static int32_t do_op(const sl_sched_run *r, const sl_sched_op *op, unsigned cpu)
     }
     case SL_SCHED_IRQ_WORK:
         return sl_slub_irq_work(s, cpu);
+    case SL_SCHED_CPU_DEAD:
+        return sl_slub_cpu_dead(s, cpu);
+    case SL_SCHED_CPU_ONLINE:
+        return sl_slub_cpu_online(s, cpu);
     }
     return SL_EINVAL;
 }

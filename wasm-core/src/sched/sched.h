@@ -39,6 +39,8 @@ typedef enum sl_sched_kind {
     SL_SCHED_ALLOC_GFP = 18,      /* sl_slub_alloc_gfp in context count (sl_slub_gfp: 1 GFP_ATOMIC, 2 GFP_NOWAIT) */
     SL_SCHED_KMALLOC_NOLOCK = 19, /* sl_slub_kmalloc_nolock (6.18+) */
     SL_SCHED_KFREE_NOLOCK = 20,   /* sl_slub_kfree_nolock of refs[first] (6.18+) */
+    SL_SCHED_CPU_DEAD = 21,       /* sl_slub_cpu_dead: cpu goes offline (not as a handler) */
+    SL_SCHED_CPU_ONLINE = 22,     /* sl_slub_cpu_online: cpu comes online, 7.1 its node's barn (not as a handler) */
 } sl_sched_kind;
 #define SL_SCHED_SHEAF_SLOTS 8
 /*

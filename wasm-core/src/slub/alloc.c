@@ -86,13 +86,12 @@ static void *take_one_locked(sli_act *a, sli_slub_slab *slab, uint32_t *inuse)
  * on the object (the slab is then disabled and the search goes on).
  * Returns the object, or NULL when no slab on the list gave one.
  */
-static void *alloc_single_from_partial(sli_act *a)
+static void *alloc_single_from_partial(sli_act *a, sli_slub_node *n)
 {
-    sli_slub_node *n = &a->s->node;
     if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
         return NULL;
     void *object = NULL;
-    if (!sli_list_lock_ctx(a, 0)) /* kmalloc_nolock: spin_trylock_irqsave */
+    if (!sli_list_lock_ctx(a, n, 0)) /* kmalloc_nolock: spin_trylock_irqsave */
         return NULL;
     for (sli_slub_slab *slab = n->partial_head, *next; slab && !object; slab = next) {
         next = slab->lnext;
@@ -119,8 +118,8 @@ static void *alloc_single_from_partial(sli_act *a)
  */
 static void *alloc_single_from_new_slab(sli_act *a, sli_slub_slab *slab)
 {
-    sl_slub_cache *s = a->s;
-    if (!sli_list_lock_ctx(a, 1)) {
+    sli_slub_node *n = sli_slab_node(a->s, slab);
+    if (!sli_list_lock_ctx(a, n, 1)) {
         sli_slub_discard_slab(a, slab); /* "Unlucky, discard newly allocated slab" */
         return NULL;
     }
@@ -131,7 +130,7 @@ static void *alloc_single_from_new_slab(sli_act *a, sli_slub_slab *slab)
         object = NULL;
     else if (inuse < sli_slab_objects(slab))
         sli_slub_add_partial(a, slab, false);
-    sl_spin_unlock(&s->node.list_lock);
+    sl_spin_unlock(&n->list_lock);
     return object;
 }
 
@@ -144,7 +143,16 @@ static void *alloc_single_from_new_slab(sli_act *a, sli_slub_slab *slab)
 static void *alloc_single(sli_act *a)
 {
     for (;;) {
-        void *object = alloc_single_from_partial(a);
+        void *object = alloc_single_from_partial(a, sli_get_node(a->s, sli_mem_nid(a)));
+        if (!object && a->s->nr_nodes > 1 && sli_remote_defrag_allowed(a)) {
+            /* get_any_partial: the zonelist's nodes holding more than min_partial partial slabs */
+            const uint8_t *zl = a->s->zonelist[sli_mem_nid(a)];
+            for (unsigned k = 0; k < a->s->nr_mem_nodes && !object; k++) {
+                sli_slub_node *n = sli_get_node(a->s, zl[k]);
+                if (__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED) > a->s->g.min_partial)
+                    object = alloc_single_from_partial(a, n);
+            }
+        }
         if (object)
             return object;
         sli_slub_slab *slab = sli_slub_new_slab(a);
@@ -164,15 +172,14 @@ static void *alloc_single(sli_act *a)
  * after writing 0 to sysfs cpu_partial).  Returns NULL when the list is
  * empty.
  */
-static sli_slub_slab *get_partial_node(sli_act *a)
+static sli_slub_slab *get_partial_node(sli_act *a, sli_slub_node *n)
 {
     sl_slub_cache *s = a->s;
-    sli_slub_node *n = &s->node;
     if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
         return NULL;
     sli_slub_slab *partial = NULL;
     unsigned partial_slabs = 0;
-    if (!sli_list_lock_ctx(a, 0)) /* kmalloc_nolock (6.18): spin_trylock_irqsave */
+    if (!sli_list_lock_ctx(a, n, 0)) /* kmalloc_nolock (6.18): spin_trylock_irqsave */
         return NULL;
     for (sli_slub_slab *slab = n->partial_head, *next; slab; slab = next) {
         next = slab->lnext;
@@ -227,15 +234,14 @@ static bool acquire_slab(sli_act *a, sli_slub_slab *slab, bool take, void **free
  * than cpu_partial_slabs / 2 slabs went there (5.16 to 6.7).  Returns the
  * first slab with *freelist its objects, or NULL.
  */
-static sli_slub_slab *get_partial_node_frozen(sli_act *a, void **freelist, uint32_t *taken)
+static sli_slub_slab *get_partial_node_frozen(sli_act *a, sli_slub_node *n, void **freelist, uint32_t *taken)
 {
     sl_slub_cache *s = a->s;
-    sli_slub_node *n = &s->node;
     if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
         return NULL;
     sli_slub_slab *first = NULL;
     uint32_t available = 0, partial_slabs = 0;
-    sli_list_lock(a);
+    sli_list_lock(a, n);
     for (sli_slub_slab *slab = n->partial_head, *next; slab; slab = next) {
         next = slab->lnext;
         void *t;
@@ -261,6 +267,42 @@ static sli_slub_slab *get_partial_node_frozen(sli_act *a, void **freelist, uint3
     }
     sl_spin_unlock(&n->list_lock);
     return first;
+}
+
+/*
+ * get_partial_node of the era on node n: the slab for the CPU with its
+ * freelist in *freelist (*taken objects), or NULL.
+ */
+static sli_slub_slab *get_partial_node_era(sli_act *a, sli_slub_node *n, void **freelist, uint32_t *taken)
+{
+    if (a->s->rules.frozen_cpu_partial)
+        return get_partial_node_frozen(a, n, freelist, taken);
+    sli_slub_slab *slab = get_partial_node(a, n);
+    if (slab)
+        *freelist = take_slab_freelist(a, slab, true, taken);
+    return slab;
+}
+
+/*
+ * get_partial: the CPU's memory node first (numa_mem_id), then, with more
+ * than one node, get_any_partial: unless the draw against
+ * remote_node_defrag_ratio says no (sli_remote_defrag_allowed), the
+ * zonelist's nodes nearest first, each only if it holds more than
+ * min_partial partial slabs.  Returns the slab or NULL.
+ */
+static sli_slub_slab *get_partial(sli_act *a, void **freelist, uint32_t *taken)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_slab *slab = get_partial_node_era(a, sli_get_node(s, sli_mem_nid(a)), freelist, taken);
+    if (slab || s->nr_nodes == 1 || !sli_remote_defrag_allowed(a))
+        return slab;
+    const uint8_t *zl = s->zonelist[sli_mem_nid(a)];
+    for (unsigned k = 0; k < s->nr_mem_nodes && !slab; k++) {
+        sli_slub_node *n = sli_get_node(s, zl[k]);
+        if (__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED) > s->g.min_partial)
+            slab = get_partial_node_era(a, n, freelist, taken);
+    }
+    return slab;
 }
 
 /* kernel: ___slab_alloc */
@@ -317,11 +359,7 @@ new_slab:
         goto load_freelist;
     }
 
-    if (s->rules.frozen_cpu_partial) {
-        slab = get_partial_node_frozen(a, &freelist, &taken);
-    } else if ((slab = get_partial_node(a))) {
-        freelist = take_slab_freelist(a, slab, true, &taken);
-    }
+    slab = get_partial(a, &freelist, &taken);
     if (slab) {
         SLI_EV(a, SLUB_REFILL_NODE_PARTIAL, slab, freelist, taken, 0, 0);
         goto retry_load_slab;

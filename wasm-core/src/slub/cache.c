@@ -214,7 +214,75 @@ void sli_slub_set_leaf(sl_slub_cache *s)
     else
         s->leaf = s->rules.cpu_slab ? (uint8_t)(1 + s->fastpath) : SLI_LEAF_NONE;
     s->alloc_fn = sli_slub_alloc_fn(s->leaf);
-    s->free_fn = sli_slub_free_fn(s->leaf);
+    /* With more than one node a free must test slab_nid first: the complete operation does. */
+    s->free_fn = sli_slub_free_fn(s->leaf == SLI_LEAF_SHEAF && s->nr_nodes > 1 ? SLI_LEAF_NONE : s->leaf);
+}
+
+/* node_distance: 10 to the node itself, 10 more per step of node number (the model's line of nodes). */
+static unsigned node_distance(unsigned a, unsigned b) { return 10 + 10 * (a > b ? a - b : b - a); }
+
+/*
+ * The topology of cfg (validated): each CPU's node, the nodes with memory,
+ * each node's zonelist (its memory nodes nearest first, the lower number
+ * first among equals) and each CPU's numa_mem_id (its zonelist's first).
+ * Returns 0 or SL_EINVAL.
+ */
+static int set_topology(sl_slub_cache *s, const sl_slub_config *cfg, unsigned ncpus)
+{
+    unsigned nr = cfg->nr_nodes ? cfg->nr_nodes : 1;
+    if (nr > SL_SLUB_MAX_NODES || (cfg->memoryless >> nr) || (cfg->offline_cpus >> ncpus))
+        return SL_EINVAL;
+    s->nr_nodes = (uint8_t)nr;
+    s->mem_nodes = (uint8_t)(((1u << nr) - 1) & ~cfg->memoryless);
+    if (!s->mem_nodes)
+        return SL_EINVAL; /* some node must have memory */
+    for (unsigned n = 0; n < nr; n++) {
+        unsigned k = 0;
+        for (unsigned d = 10; d < 10 + 10 * SL_SLUB_MAX_NODES; d += 10)
+            for (unsigned m = 0; m < nr; m++)
+                if (sli_node_has_mem(s, m) && node_distance(n, m) == d)
+                    s->zonelist[n][k++] = (uint8_t)m;
+        s->nr_mem_nodes = (uint8_t)k;
+    }
+    for (unsigned c = 0; c < ncpus; c++) {
+        if (cfg->cpu_node[c] >= nr)
+            return SL_EINVAL;
+        s->cpu_nid[c] = cfg->cpu_node[c];
+        s->cpu_mem_nid[c] = s->zonelist[cfg->cpu_node[c]][0];
+        s->cpu[c].mem_nid = s->cpu_mem_nid[c];
+    }
+    s->online_cpus = (uint8_t)(((1u << ncpus) - 1) & ~cfg->offline_cpus);
+    s->remote_node_defrag_ratio = 1000;
+    return SL_OK;
+}
+
+bool sli_remote_defrag_allowed(sli_act *a)
+{
+    uint64_t cycles = xorshift(&a->c->defrag_rng);
+    return a->s->remote_node_defrag_ratio && cycles % 1024 <= a->s->remote_node_defrag_ratio;
+}
+
+void sl_slub_topology_get(const sl_slub_cache *s, sl_slub_topology *out)
+{
+    memset(out, 0, sizeof *out);
+    out->nr_nodes = s->nr_nodes;
+    out->mem_nodes = s->mem_nodes;
+    out->barn_nodes = s->sheaves ? s->sheaves->barn_nodes : 0;
+    out->online_cpus = s->online_cpus;
+    for (unsigned c = 0; c < s->ncpus; c++) {
+        out->cpu_node[c] = s->cpu_nid[c];
+        out->cpu_mem_node[c] = s->cpu_mem_nid[c];
+        out->cpu_barn_node[c] = s->sheaves ? s->sheaves->barn_nid[c] : s->cpu_mem_nid[c];
+    }
+    out->remote_node_defrag_ratio = s->remote_node_defrag_ratio;
+}
+
+int sl_slub_set_remote_node_defrag_ratio(sl_slub_cache *s, unsigned percent)
+{
+    if (!s || percent > 100)
+        return SL_EINVAL;
+    s->remote_node_defrag_ratio = (uint16_t)(percent * 10);
+    return SL_OK;
 }
 
 /* TID_STEP: roundup_pow_of_two(CONFIG_NR_CPUS) with CONFIG_PREEMPTION, else 1; 0 for a bad kernel. */
@@ -269,6 +337,10 @@ int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, co
     s->trace = trace;
     s->tid_step = tid_step(&cfg->kernel, ncpus);
     s->object_poison = (cfg->flags & SL_SLUB_POISON) && !(cfg->flags & (SL_SLUB_TYPESAFE_BY_RCU | SL_SLUB_CTOR));
+    if (set_topology(s, cfg, ncpus) != SL_OK) {
+        sl_os_free(s);
+        return SL_EINVAL;
+    }
     uint64_t rng = 0x9E3779B97F4A7C15ull ^ cfg->seed;
     s->random = (uintptr_t)xorshift(&rng);
     if (cfg->flags & SL_SLUB_FREELIST_RANDOM) {
@@ -299,6 +371,7 @@ int sl_slub_cache_create(sl_page_zone *zone, sl_trace *trace, unsigned ncpus, co
     for (unsigned c = 0; c < ncpus; c++) {
         s->cpu[c].fl_tid = (sl_dword){0, c}; /* init_tid(cpu) */
         s->cpu[c].rng = rng ^ (0x100000001B3ull * (c + 1));
+        s->cpu[c].defrag_rng = (rng ^ 0xD6E8FEB86659FD93ull) * (c + 1) | 1; /* xorshift: never 0 */
     }
     rc = sli_slub_sheaves_create(s, cfg);
     if (rc != SL_OK) {
@@ -341,26 +414,56 @@ uint64_t sl_slub_stat_get(const sl_slub_cache *s, int cpu, unsigned stat)
     return sum;
 }
 
-uint32_t sl_slub_nr_partial(const sl_slub_cache *s) { return __atomic_load_n(&s->node.nr_partial, __ATOMIC_RELAXED); }
-
-uint32_t sl_slub_nr_slabs(const sl_slub_cache *s)
+uint32_t sl_slub_nr_partial(const sl_slub_cache *s)
 {
-    return atomic_load_explicit(&s->node.nr_slabs, memory_order_relaxed);
+    uint32_t sum = 0;
+    for (unsigned nid = 0; nid < s->nr_nodes; nid++)
+        sum += __atomic_load_n(&sli_get_node(s, nid)->nr_partial, __ATOMIC_RELAXED);
+    return sum;
+}
+
+uint32_t sl_slub_nr_slabs(const sl_slub_cache *s) { return sli_nr_slabs_all(s); }
+
+bool sl_slub_node_info_node(sl_slub_cache *s, unsigned nid, sl_slub_node_info *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!s || nid >= s->nr_nodes)
+        return false;
+    sli_slub_node *n = sli_get_node(s, nid);
+    out->nr_partial = __atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED);
+    out->nr_slabs = atomic_load_explicit(&n->nr_slabs, memory_order_relaxed);
+    out->total_objects = atomic_load_explicit(&n->total_objects, memory_order_relaxed);
+    sl_spin_lock(&n->list_lock); /* count_partial(n, count_free) */
+    for (sli_slub_slab *p = n->partial_head; p; p = p->lnext) {
+        uintptr_t c = sl_dw_read(&p->fc).hi;
+        out->partial_free += sli_objects(c) - sli_inuse(c);
+    }
+    sl_spin_unlock(&n->list_lock);
+    return true;
+}
+
+uint32_t sl_slub_node_partial_pfns(const sl_slub_cache *s, unsigned nid, uint32_t *pfns, uint32_t cap)
+{
+    if (!s || nid >= s->nr_nodes)
+        return 0;
+    uint32_t n = 0;
+    for (const sli_slub_slab *p = sli_get_node(s, nid)->partial_head; p && n < s->zone->npages; p = p->lnext, n++)
+        if (n < cap)
+            pfns[n] = sli_slab_pfn(s, p);
+    return n;
 }
 
 void sl_slub_node_info_get(sl_slub_cache *s, sl_slub_node_info *out)
 {
-    out->nr_partial = __atomic_load_n(&s->node.nr_partial, __ATOMIC_RELAXED);
-    out->nr_slabs = atomic_load_explicit(&s->node.nr_slabs, memory_order_relaxed);
-    out->total_objects = atomic_load_explicit(&s->node.total_objects, memory_order_relaxed);
-    out->partial_free = 0;
-    sl_spin_lock(&s->node.list_lock); /* count_partial(n, count_free) */
-    for (sli_slub_slab *p = s->node.partial_head; p; p = p->lnext) {
-        uintptr_t c = sl_dw_read(&p->fc).hi;
-        out->partial_free += sli_objects(c) - sli_inuse(c);
+    sl_slub_node_info sum = {0}, one;
+    for (unsigned nid = 0; nid < s->nr_nodes; nid++) { /* for_each_kmem_cache_node */
+        sl_slub_node_info_node(s, nid, &one);
+        sum.nr_partial += one.nr_partial;
+        sum.nr_slabs += one.nr_slabs;
+        sum.total_objects += one.total_objects;
+        sum.partial_free += one.partial_free;
     }
-    sl_spin_unlock(&s->node.list_lock);
-    out->cpu_slabs = 0;
+    *out = sum;
     for (unsigned k = 0; k < s->ncpus; k++) { /* show_slab_objects(SO_CPU) */
         const sli_slub_cpu *c = &s->cpu[k];
         out->cpu_slabs += (c->slab != NULL) + (sli_is_our_slab(s, c->partial) ? c->partial->slabs : 0);
@@ -450,8 +553,9 @@ sli_slub_slab *sli_slub_new_slab(sli_act *a)
     }
     slab->fc = (sl_dword){(uintptr_t)first, sli_counters(0, n, 0)};
     slab->cpu = a->cpu;
-    atomic_fetch_add_explicit(&s->node.nr_slabs, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->node.total_objects, n, memory_order_relaxed);
+    slab->nid = (uint8_t)sli_mem_nid(a); /* alloc_slab_page(..., numa_mem_id()): the CPU's memory node */
+    atomic_fetch_add_explicit(&sli_slab_node(s, slab)->nr_slabs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&sli_slab_node(s, slab)->total_objects, n, memory_order_relaxed);
     __atomic_store_n(&slab->cache, s, __ATOMIC_RELEASE);
     return slab;
 }
@@ -460,19 +564,20 @@ void sli_slub_discard_slab(sli_act *a, sli_slub_slab *slab)
 {
     sl_slub_cache *s = a->s;
     SLI_EV(a, SLUB_DISCARD_SLAB, slab, NULL, sli_slab_order(slab), 0, 0);
-    atomic_fetch_sub_explicit(&s->node.nr_slabs, 1, memory_order_relaxed);
-    atomic_fetch_sub_explicit(&s->node.total_objects, sli_objects(slab->fc.hi), memory_order_relaxed);
+    sli_slub_node *n = sli_slab_node(s, slab);
+    atomic_fetch_sub_explicit(&n->nr_slabs, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&n->total_objects, sli_objects(slab->fc.hi), memory_order_relaxed);
     sl_store_relaxed(&slab->cache, NULL);
     sl_page_free(s->zone, sli_slab_page(slab), a->cpu);
 }
 
-bool sli_list_lock_ctx(sli_act *a, unsigned site)
+bool sli_list_lock_ctx(sli_act *a, sli_slub_node *n, unsigned site)
 {
     if (SL_LIKELY(sli_allow_spin(a))) {
-        sli_list_lock(a);
+        sli_list_lock(a, n);
         return true;
     }
-    if (!sl_spin_trylock(&a->s->node.list_lock)) {
+    if (!sl_spin_trylock(&n->list_lock)) {
         SLI_EV(a, SLUB_TRYLOCK_BUSY, NULL, NULL, 0, site, 0);
         (void)site; /* benchmark builds have no events */
         return false;
@@ -484,7 +589,7 @@ bool sli_list_lock_ctx(sli_act *a, unsigned site)
 /* add_partial / remove_partial: the caller holds the node's list_lock. */
 void sli_slub_add_partial(sli_act *a, sli_slub_slab *slab, bool tail)
 {
-    sli_slub_node *n = &a->s->node;
+    sli_slub_node *n = sli_slab_node(a->s, slab);
     slab->on_node_partial = 1;
     if (tail) {
         slab->lnext = NULL;
@@ -509,7 +614,7 @@ void sli_slub_add_partial(sli_act *a, sli_slub_slab *slab, bool tail)
 
 void sli_slub_remove_partial(sli_act *a, sli_slub_slab *slab)
 {
-    sli_slub_node *n = &a->s->node;
+    sli_slub_node *n = sli_slab_node(a->s, slab);
     if (slab->lprev)
         slab->lprev->lnext = slab->lnext;
     else

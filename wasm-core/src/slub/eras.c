@@ -94,7 +94,9 @@ void sl_slub_rules_for(sl_slub_kversion v, sl_slub_rules *r)
     r->track_size = since(v, 5, 17) ? TRACK_SIZE_STACKDEPOT : TRACK_SIZE_STACKTRACE; /* 5.17: stack depot */
     /* 7.0's calculate_sheaf_capacity: no sheaves for SLAB_NO_OBJ_EXT (boot) and SLAB_NOLEAKTRACE caches */
     r->sheaf_exemptions = since(v, 7, 0);
-    r->relock_trylock = since(v, 7, 1); /* __pcs_replace_empty_main: local_trylock, else barn_put_full_sheaf */
+    r->relock_trylock = since(v, 7, 1);
+    r->barn_per_node = since(v, 7, 1);
+    /* "slab-for-7.1": s->per_node[nid].barn, slab_barn_nodes */ /* __pcs_replace_empty_main: local_trylock, else barn_put_full_sheaf */
     /* "slab-for-7.2": "mm, slab: simplify returning slab in __refill_objects_node()", "mm, slab: add an
      * optimistic __slab_try_return_freelist()", "mm/slub: use empty sheaf helpers for oversized sheaves" */
     r->refill_return_tail = since(v, 7, 2);

@@ -106,6 +106,8 @@ typedef struct sl_slub_rules {
     uint8_t track_size;            /* sizeof(struct track) on x86-64 */
     bool sheaf_exemptions;         /* calculate_sheaf_capacity's 0 for the boot caches and kmemleak's (7.0) */
     bool relock_trylock;           /* __pcs_replace_empty_main relocks with local_trylock (7.1) */
+    bool barn_per_node;            /* barns in s->per_node[nid] for every online node, get_barn by
+                                   * numa_node_id() (7.1); before, in kmem_cache_node by numa_mem_id() */
     bool refill_return_tail;       /* __refill_objects_node: __slab_try_return_freelist, kept slabs to the tail (7.2) */
     bool oversize_counted;         /* oversize prefill sheaves count SHEAF_ALLOC and SHEAF_FREE (7.2) */
     bool try_return_locked;        /* __slab_try_return_freelist under n->list_lock (7.3) */

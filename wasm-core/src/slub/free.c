@@ -59,21 +59,25 @@ static void unfreeze(sli_act *a, sli_slub_slab *slab)
 
 /*
  * __put_partials (before 6.8 unfreeze_partials, which also unfreezes each
- * slab): moves a detached CPU partial chain to the node list; empty slabs
- * beyond min_partial are discarded instead.
+ * slab): moves a detached CPU partial chain to the node lists, each slab to
+ * its own node's (the list_lock switched when the node changes, as the
+ * kernel's n2 != n); empty slabs beyond min_partial are discarded instead.
  */
 void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain)
 {
     sl_slub_cache *s = a->s;
-    sli_slub_node *n = &s->node;
+    sli_slub_node *n = NULL;
     sli_slub_slab *discard = NULL;
-    if (!chain)
-        return;
-    sli_list_lock(a);
     while (chain) {
         sli_slub_slab *slab = chain;
         chain = slab->next;
         slab->next = NULL;
+        if (sli_slab_node(s, slab) != n) {
+            if (n)
+                sl_spin_unlock(&n->list_lock);
+            n = sli_slab_node(s, slab);
+            sli_list_lock(a, n);
+        }
         if (s->rules.frozen_cpu_partial)
             unfreeze(a, slab);
         if (!sli_inuse(sl_dw_read(&slab->fc).hi) && n->nr_partial >= s->g.min_partial) {
@@ -84,7 +88,8 @@ void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain)
             sli_stat(a, SL_SLUB_FREE_ADD_PARTIAL, 1);
         }
     }
-    sl_spin_unlock(&n->list_lock);
+    if (n)
+        sl_spin_unlock(&n->list_lock);
     while (discard) {
         sli_slub_slab *slab = discard;
         discard = slab->next;
@@ -172,7 +177,7 @@ static void *drain_cpu_freelist(sli_act *a, sli_slub_slab *slab, void *freelist,
 void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist)
 {
     sl_slub_cache *s = a->s;
-    sli_slub_node *n = &s->node;
+    sli_slub_node *n = sli_slab_node(s, slab);
     bool tail = false;
     uint32_t free_delta = 0;
     void *freelist_tail = NULL;
@@ -228,7 +233,7 @@ void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist)
         sli_stat(a, SL_SLUB_FREE_SLAB, 1);
     } else if (new_.lo) {
         SLI_EV(a, SLUB_DEACTIVATE, slab, NULL, free_delta, tail ? 2 : 1, inuse);
-        sli_list_lock(a);
+        sli_list_lock(a, n);
         sli_slub_add_partial(a, slab, tail);
         sl_spin_unlock(&n->list_lock);
         sli_stat(a, tail ? SL_SLUB_DEACTIVATE_TO_TAIL : SL_SLUB_DEACTIVATE_TO_HEAD, 1);
@@ -248,8 +253,8 @@ void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist)
 static SLI_SLOW int free_to_partial_list(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
 {
     sl_slub_cache *s = a->s;
-    sli_slub_node *n = &s->node;
-    sli_list_lock(a);
+    sli_slub_node *n = sli_slab_node(s, slab);
+    sli_list_lock(a, n);
     sl_dword old = sl_dw_read(&slab->fc);
     void *prior = (void *)old.lo;
     uint32_t inuse = sli_inuse(old.hi);
@@ -292,7 +297,7 @@ static SLI_SLOW int free_to_partial_list(sli_act *a, sli_slub_slab *slab, void *
 static SLI_SLOW int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt)
 {
     sl_slub_cache *s = a->s;
-    sli_slub_node *n = &s->node;
+    sli_slub_node *n = sli_slab_node(s, slab);
     bool locked = false, on_node_partial = false, was_frozen;
     sl_dword old, new_;
     if (s->rules.cpu_slab)
@@ -333,7 +338,7 @@ static SLI_SLOW int slab_free_slow(sli_act *a, sli_slub_slab *slab, void *head, 
                 /* Full until now: it goes to this CPU's partial list (before 6.8 frozen in this CAS). */
                 freeze = s->rules.frozen_cpu_partial;
             } else {
-                sli_list_lock(a);
+                sli_list_lock(a, n);
                 locked = true;
                 on_node_partial = slab->on_node_partial;
             }
@@ -488,7 +493,8 @@ SL_INLINE int free_one(sli_act *a, void *obj)
     sli_slub_slab *slab = sli_slub_free_check(a, obj, &err);
     if (SL_UNLIKELY(!slab))
         return err;
-    if (a->s->sheaves && sli_free_to_pcs(a->s->sheaves, a, obj))
+    /* 6.18+ slab_free: an object of another node's slab never goes onto the sheaves */
+    if (a->s->sheaves && !sli_slab_remote(a, slab) && sli_free_to_pcs(a->s->sheaves, a, obj))
         return SL_OK;
     stat_free_slowpath_nocpu(a, 1);
     return do_slab_free(a, slab, obj, obj, 1);
@@ -965,14 +971,31 @@ static int free_bulk_sheaves(sli_act *a, size_t n, void **p)
 {
     int first_err = 0, err;
     size_t kept = 0;
+    /* free_to_pcs_bulk: objects of another node's slabs go to their slabs in batches of PCS_BATCH_MAX */
+    void *remote[SLI_PCS_BATCH_MAX];
+    unsigned nremote = 0;
     for (size_t i = 0; i < n; i++) {
-        if (sli_slub_free_check(a, p[i], &err))
+        sli_slub_slab *slab = sli_slub_free_check(a, p[i], &err);
+        if (!slab) {
+            if (!first_err)
+                first_err = err;
+        } else if (sli_slab_remote(a, slab)) {
+            remote[nremote++] = p[i];
+            if (nremote == SLI_PCS_BATCH_MAX) {
+                sli_slub_free_bulk_slabs(a, remote, nremote);
+                stat_free_slowpath_nocpu(a, nremote);
+                nremote = 0;
+            }
+        } else {
             p[kept++] = p[i];
-        else if (!first_err)
-            first_err = err;
+        }
     }
     unsigned sent = sli_free_to_pcs_bulk(a->s->sheaves, a, (unsigned)kept, p);
     stat_free_slowpath_nocpu(a, sent);
+    if (nremote) {
+        sli_slub_free_bulk_slabs(a, remote, nremote);
+        stat_free_slowpath_nocpu(a, nremote);
+    }
     return first_err;
 }
 
@@ -1040,23 +1063,29 @@ int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu)
         sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FLUSH, SL_EBUSY, NULL);
         return SL_EBUSY;
     }
-    sli_slub_cpu *c = a.c;
+    sli_slub_flush_cpu_slab(&a);
+    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FLUSH, 0, NULL);
+    return SL_OK;
+}
+
+void sli_slub_flush_cpu_slab(sli_act *a)
+{
+    sl_slub_cache *s = a->s;
+    sli_slub_cpu *c = a->c;
     sli_slub_slab *slab = c->slab;
-    SLI_EV(&a, SLUB_FLUSH_CPU, slab, NULL, 0, 0, 0);
+    SLI_EV(a, SLUB_FLUSH_CPU, slab, NULL, 0, 0, 0);
     if (slab) {
         /* flush_slab: the CPU slab leaves, the tid moves on, then deactivate_slab */
         void *freelist = (void *)sl_dw_read(&c->fl_tid).lo;
         c->slab = NULL;
         sl_dword cur = sl_dw_read(&c->fl_tid);
-        a.cas++;
+        a->cas++;
         sl_dw_cas_local(&c->fl_tid, cur, (sl_dword){0, sli_next_tid(s, cur.hi)});
-        sli_slub_deactivate_slab(&a, slab, freelist);
-        sli_stat(&a, SL_SLUB_CPUSLAB_FLUSH, 1);
+        sli_slub_deactivate_slab(a, slab, freelist);
+        sli_stat(a, SL_SLUB_CPUSLAB_FLUSH, 1);
     }
     /* put_partials */
     sli_slub_slab *partial = c->partial;
     c->partial = NULL;
-    sli_slub_put_partials(&a, partial);
-    sli_slub_op_event(&a, SL_EV_OP_END, SLI_OPC_FLUSH, 0, NULL);
-    return SL_OK;
+    sli_slub_put_partials(a, partial);
 }

@@ -60,14 +60,13 @@
  * lock only when it would empty the slab), so it loops.  NULL when the list
  * is empty.
  */
-static void *get_from_partial_node(sli_act *a)
+static void *get_from_partial_node(sli_act *a, sli_slub_node *n)
 {
     sl_slub_cache *s = a->s;
-    sli_slub_node *n = &s->node;
     if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
         return NULL;
     void *object = NULL;
-    if (!sli_list_lock_ctx(a, 0)) /* kmalloc_nolock: spin_trylock_irqsave */
+    if (!sli_list_lock_ctx(a, n, 0)) /* kmalloc_nolock: spin_trylock_irqsave */
         return NULL;
     sli_slub_slab *slab = n->partial_head;
     if (slab) {
@@ -101,10 +100,11 @@ static void *get_from_partial_node(sli_act *a)
 static unsigned alloc_from_new_slab(sli_act *a, sli_slub_slab *slab, void **p, unsigned count)
 {
     sl_slub_cache *s = a->s;
+    sli_slub_node *n = sli_slab_node(s, slab);
     uint32_t objects = sli_objects(slab->fc.hi), allocated = 0;
     bool locked = false;
     if (objects > count && !sli_allow_spin(a)) {
-        if (!sli_list_lock_ctx(a, 1)) {
+        if (!sli_list_lock_ctx(a, n, 1)) {
             sli_slub_discard_slab(a, slab);
             return 0;
         }
@@ -119,16 +119,26 @@ static unsigned alloc_from_new_slab(sli_act *a, sli_slub_slab *slab, void **p, u
     SLI_EV(a, SLUB_NEW_SLAB, slab, p[0], sli_slab_order(slab), objects, allocated);
     if (objects > count) {
         if (!locked)
-            sli_list_lock(a);
+            sli_list_lock(a, n);
         sli_slub_add_partial(a, slab, false);
-        sl_spin_unlock(&s->node.list_lock);
+        sl_spin_unlock(&n->list_lock);
     }
     return allocated;
 }
 
 void *sli_slub_alloc_nocpu(sli_act *a)
 {
-    void *object = get_from_partial_node(a);
+    sl_slub_cache *s = a->s;
+    /* get_from_partial: numa_mem_id()'s node, then get_from_any_partial (as get_any_partial, alloc.c). */
+    void *object = get_from_partial_node(a, sli_get_node(s, sli_mem_nid(a)));
+    if (!object && s->nr_nodes > 1 && sli_remote_defrag_allowed(a)) {
+        const uint8_t *zl = s->zonelist[sli_mem_nid(a)];
+        for (unsigned k = 0; k < s->nr_mem_nodes && !object; k++) {
+            sli_slub_node *n = sli_get_node(s, zl[k]);
+            if (__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED) > s->g.min_partial)
+                object = get_from_partial_node(a, n);
+        }
+    }
     if (object)
         return object;
     sli_slub_slab *slab = sli_slub_new_slab(a);
@@ -145,15 +155,15 @@ void *sli_slub_alloc_nocpu(sli_act *a)
  * (read racily: a lower bound) reach max, stopping before a slab that would
  * pass max once min is reached.  Returns the free objects counted.
  */
-static unsigned get_partial_node_bulk(sli_act *a, unsigned min, unsigned max, sli_slub_slab **out)
+static unsigned get_partial_node_bulk(sli_act *a, sli_slub_node *n, unsigned min, unsigned max, sli_slub_slab **out)
 {
-    sli_slub_node *n = &a->s->node;
     sli_slub_slab *head = NULL, **tail = &head;
     unsigned total_free = 0;
     *out = NULL;
     if (!__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED))
         return 0;
-    sli_list_lock(a);
+    if (!sli_list_lock_ctx(a, n, 0)) /* __refill_objects_any: spin_trylock_irqsave */
+        return 0;
     for (sli_slub_slab *slab = n->partial_head, *next; slab; slab = next) {
         next = slab->lnext;
         uintptr_t c = sl_dw_read(&slab->fc).hi;
@@ -198,8 +208,9 @@ static void *get_freelist_nofreeze(sli_act *a, sli_slub_slab *slab, uint32_t *ta
 static bool slab_try_return_freelist(sli_act *a, sli_slub_slab *slab, void *head, uint32_t cnt)
 {
     bool locked = a->s->rules.try_return_locked, done = false;
+    sli_slub_node *n = sli_slab_node(a->s, slab);
     if (locked)
-        sli_list_lock(a);
+        sli_list_lock(a, n);
     sl_dword old = sl_dw_read(&slab->fc);
     if (!old.lo) {
         sl_dword new_ = {(uintptr_t)head, sli_counters(sli_inuse(old.hi) - cnt, sli_objects(old.hi), 0)};
@@ -211,7 +222,7 @@ static bool slab_try_return_freelist(sli_act *a, sli_slub_slab *slab, void *head
         }
     }
     if (locked)
-        sl_spin_unlock(&a->s->node.list_lock);
+        sl_spin_unlock(&n->list_lock);
     return done;
 }
 
@@ -222,7 +233,7 @@ static bool slab_try_return_freelist(sli_act *a, sli_slub_slab *slab, void *head
  * all go back to the tail of the node list in order (list_splice_tail),
  * none discarded.  Returns the objects put in p (at most max).
  */
-static unsigned refill_objects_node_tail(sli_act *a, void **p, unsigned max, sli_slub_slab *slabs)
+static unsigned refill_objects_node_tail(sli_act *a, sli_slub_node *n, void **p, unsigned max, sli_slub_slab *slabs)
 {
     sl_slub_cache *s = a->s;
     unsigned refilled = 0;
@@ -253,29 +264,28 @@ static unsigned refill_objects_node_tail(sli_act *a, void **p, unsigned max, sli
             break;
     }
     if (slabs) {
-        sli_list_lock(a);
+        sli_list_lock(a, n);
         while (slabs) {
             sli_slub_slab *slab = slabs;
             slabs = slab->next;
             slab->next = NULL;
             sli_slub_add_partial(a, slab, true);
         }
-        sl_spin_unlock(&s->node.list_lock);
+        sl_spin_unlock(&n->list_lock);
     }
     return refilled;
 }
 
 /* __refill_objects_node: returns the objects put in p (at most max). */
-static unsigned refill_objects_node(sli_act *a, void **p, unsigned min, unsigned max)
+static unsigned refill_objects_node(sli_act *a, sli_slub_node *n, void **p, unsigned min, unsigned max)
 {
     sl_slub_cache *s = a->s;
-    sli_slub_node *n = &s->node;
     sli_slub_slab *slabs;
     unsigned refilled = 0;
-    if (!get_partial_node_bulk(a, min, max, &slabs))
+    if (!get_partial_node_bulk(a, n, min, max, &slabs))
         return 0;
     if (s->rules.refill_return_tail)
-        return refill_objects_node_tail(a, p, max, slabs);
+        return refill_objects_node_tail(a, n, p, max, slabs);
     while (slabs && refilled < max) {
         sli_slub_slab *slab = slabs;
         slabs = slab->next;
@@ -302,7 +312,7 @@ static unsigned refill_objects_node(sli_act *a, void **p, unsigned min, unsigned
     if (slabs) {
         /* Slabs taken but not needed: back to the list head, or discarded when empty beyond min_partial. */
         sli_slub_slab *discard = NULL;
-        sli_list_lock(a);
+        sli_list_lock(a, n);
         while (slabs) {
             sli_slub_slab *slab = slabs;
             slabs = slab->next;
@@ -324,9 +334,42 @@ static unsigned refill_objects_node(sli_act *a, void **p, unsigned min, unsigned
     return refilled;
 }
 
+/*
+ * __refill_objects_any: unless the draw against remote_node_defrag_ratio
+ * says no, the zonelist's nodes (nearest first) holding more than
+ * min_partial partial slabs, each list_lock only trylocked (allow_spin =
+ * false), until min objects are had.  Returns the objects put in p.
+ */
+static unsigned refill_objects_any(sli_act *a, void **p, unsigned min, unsigned max)
+{
+    sl_slub_cache *s = a->s;
+    unsigned refilled = 0;
+    if (!sli_remote_defrag_allowed(a))
+        return 0;
+    const uint8_t *zl = s->zonelist[sli_mem_nid(a)];
+    uint8_t ctx = a->ctx;
+    a->ctx = SLI_CTX_NOLOCK; /* get_partial_node_bulk(..., allow_spin = false): a trylock */
+    for (unsigned k = 0; k < s->nr_mem_nodes; k++) {
+        sli_slub_node *n = sli_get_node(s, zl[k]);
+        if (__atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED) <= s->g.min_partial)
+            continue;
+        unsigned r = refill_objects_node(a, n, p, min, max);
+        refilled += r;
+        if (r >= min)
+            break;
+        p += r;
+        min -= r;
+        max -= r;
+    }
+    a->ctx = ctx;
+    return refilled;
+}
+
 unsigned sli_slub_refill_objects(sli_act *a, void **p, unsigned min, unsigned max)
 {
-    unsigned refilled = refill_objects_node(a, p, min, max);
+    unsigned refilled = refill_objects_node(a, sli_get_node(a->s, sli_mem_nid(a)), p, min, max);
+    if (refilled < min && a->s->nr_nodes > 1)
+        refilled += refill_objects_any(a, p + refilled, min - refilled, max - refilled);
     while (refilled < min) {
         sli_slub_slab *slab = sli_slub_new_slab(a);
         if (!slab)

@@ -325,7 +325,7 @@ int sl_slub_seed(sl_slub_cache *s, const sl_slub_seed_desc *d, char *msg, size_t
         return refuse(msg, msg_len, SL_EINVAL, "no cache or no description");
     if (sli_kmem_cache_debug(s) || (s->flags & (SL_SLUB_POISON | SL_SLUB_RED_ZONE)))
         return refuse(msg, msg_len, SL_EINVAL, "a debug cache (red zones, poison, user tracking) cannot be seeded");
-    if (atomic_load_explicit(&s->node.nr_slabs, memory_order_relaxed) != 0)
+    if (sli_nr_slabs_all(s) != 0)
         return refuse(msg, msg_len, SL_EBUSY, "the cache already has slabs: seed a cache just created");
     int rc = check_desc(s, d, msg, msg_len);
     if (rc != SL_OK)

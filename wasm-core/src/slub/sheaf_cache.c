@@ -75,6 +75,20 @@ int sli_slub_sheaves_create(sl_slub_cache *s, const sl_slub_config *cfg)
         sl_os_free(sh);
         return rc;
     }
+    /*
+     * Barns (sheaves.h): 6.18 and 7.0 one in each kmem_cache_node, found by
+     * numa_mem_id(); 7.1 one for each node in slab_barn_nodes (N_ONLINE:
+     * nodes with memory and memoryless ones with an online CPU), found by
+     * numa_node_id().  The model gives a cache whose sheaves are off
+     * (capacity 0) its barns too; no path reaches them.
+     */
+    sh->barn_per_node = s->rules.barn_per_node;
+    sh->barn_nodes = s->mem_nodes;
+    for (unsigned c = 0; c < s->ncpus; c++) {
+        if (sh->barn_per_node && ((s->online_cpus >> c) & 1u))
+            sh->barn_nodes |= (uint8_t)(1u << s->cpu_nid[c]);
+        sh->barn_nid[c] = sh->barn_per_node ? s->cpu_nid[c] : s->cpu_mem_nid[c];
+    }
     sh->main_to_spare = s->rules.era == SL_SLUB_ERA_SHEAVES;
     sh->relock_trylock = s->rules.relock_trylock;
     sh->oversize_counted = s->rules.oversize_counted;
@@ -128,6 +142,8 @@ int sl_slub_kfree_rcu(sl_slub_cache *s, unsigned cpu, void *obj)
     sli_slub_slab *slab = sli_slub_free_check(&a, obj, &err);
     /* kvfree_call_rcu bypasses the sheaves on PREEMPT_RT (7.x: __kfree_rcu_sheaf is never called) */
     bool try_sheaf = s->sheaves && !(s->fastpath == SL_SLUB_FP_RT && !s->rules.cpu_slab);
+    /* kfree_rcu_sheaf: only an object of the CPU's memory node (slab_nid(slab) == numa_mem_id()) */
+    try_sheaf = try_sheaf && slab && !sli_slab_remote(&a, slab);
     if (slab && !(try_sheaf && sli_kfree_rcu_sheaf(s->sheaves, &a, obj))) {
         uint32_t waiting = 1;
         for (void *o = a.c->rcu_wait; o; o = sli_get_fp(s, o))
@@ -209,11 +225,53 @@ int sl_slub_cpu_dead(sl_slub_cache *s, unsigned cpu)
     sli_act a;
     if (!sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    if (!s->sheaves || s->rules.cpu_slab)
-        return 0; /* before 7.0 the CPU slab's flush (flush_cpu_slab) is sl_slub_flush_cpu's */
-    if (atomic_load_explicit(&s->sheaves->pcs[cpu].lock, memory_order_relaxed))
-        return SL_EBUSY; /* a CPU going offline runs nothing */
-    return (int)sli_pcs_cpu_dead(s->sheaves, &a);
+    if (s->sheaves && atomic_load_explicit(&s->sheaves->pcs[cpu].lock, memory_order_relaxed))
+        return SL_EBUSY;                      /* a CPU going offline runs nothing */
+    s->online_cpus &= (uint8_t) ~(1u << cpu); /* the barns stay: slub_cpu_dead frees none */
+    /*
+     * The kernel flushes the CPU slab first (__flush_cpu_slab, before 7.0),
+     * then the sheaves (__pcs_flush_all_cpu), on the CPU running the
+     * hotplug; the model acts as the dead CPU, so it flushes the sheaves
+     * first: the slabs their objects fill go through its CPU partial list
+     * on to the node lists, and the dead CPU keeps nothing.
+     */
+    int flushed = s->sheaves ? (int)sli_pcs_cpu_dead(s->sheaves, &a) : 0;
+    if (s->rules.cpu_slab)
+        sli_slub_flush_cpu_slab(&a);
+    return flushed;
+}
+
+bool sl_slub_barn_info_get(sl_slub_cache *s, unsigned nid, sl_slub_barn_info *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!s || nid >= s->nr_nodes)
+        return false;
+    sli_sheaves *sh = s->sheaves;
+    if (sh && ((sh->barn_nodes >> nid) & 1u)) {
+        out->present = 1;
+        out->nr_full = __atomic_load_n(&sh->barn[nid].nr_full, __ATOMIC_RELAXED);
+        out->nr_empty = __atomic_load_n(&sh->barn[nid].nr_empty, __ATOMIC_RELAXED);
+    }
+    return true;
+}
+
+int sl_slub_cpu_online(sl_slub_cache *s, unsigned cpu)
+{
+    if (!s || cpu >= s->ncpus)
+        return SL_EINVAL;
+    s->online_cpus |= (uint8_t)(1u << cpu);
+    sli_sheaves *sh = s->sheaves;
+    unsigned nid = s->cpu_nid[cpu];
+    if (!sh || !sh->barn_per_node || ((sh->barn_nodes >> nid) & 1u))
+        return 0; /* before 7.1 barns live with the memory nodes; or the node has its barn */
+    memset(&sh->barn[nid], 0, sizeof sh->barn[nid]); /* barn_init */
+    sh->barn_nodes |= (uint8_t)(1u << nid);
+    return 1;
+}
+
+bool sl_slub_cpu_is_online(const sl_slub_cache *s, unsigned cpu)
+{
+    return s && cpu < s->ncpus && ((s->online_cpus >> cpu) & 1u);
 }
 
 /* ---- the prefill API ------------------------------------------------------ */
@@ -331,8 +389,12 @@ void sl_slub_sheaves_info_get(sl_slub_cache *s, sl_slub_sheaves_info *out)
         return;
     sli_sheaves *sh = s->sheaves;
     out->capacity = sh->capacity;
-    out->barn_full = __atomic_load_n(&sh->barn.nr_full, __ATOMIC_RELAXED);
-    out->barn_empty = __atomic_load_n(&sh->barn.nr_empty, __ATOMIC_RELAXED);
+    for (unsigned nid = 0; nid < SL_SLUB_MAX_NODES; nid++) {
+        if (!((sh->barn_nodes >> nid) & 1u))
+            continue;
+        out->barn_full += __atomic_load_n(&sh->barn[nid].nr_full, __ATOMIC_RELAXED);
+        out->barn_empty += __atomic_load_n(&sh->barn[nid].nr_empty, __ATOMIC_RELAXED);
+    }
     out->sheaves = atomic_load_explicit(&sh->nr_sheaves, memory_order_relaxed);
     count_ctx ctx = {out};
     sli_sheaves_walk(sh, count_sheaf, &ctx);

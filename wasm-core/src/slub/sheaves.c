@@ -16,7 +16,11 @@
  *           handed to call_rcu.
  *   barn    per node: full and empty sheaves for any CPU of the node,
  *           normally at most 10 of each (the undo paths may exceed that, as
- *           in the kernel).
+ *           in the kernel).  barn[nid] exists while bit nid of barn_nodes is
+ *           set (sheaves.h): 6.18 and 7.0 one per node with memory, found
+ *           by numa_mem_id(); 7.1 one per online node, found by
+ *           numa_node_id(), so sli_get_barn may be NULL and each caller
+ *           backs off as the kernel's do.
  *
  * What guards what:
  *   pcs->lock is the kernel's local_trylock_t: taken only by the thread
@@ -295,9 +299,9 @@ static replace_full barn_replace_full_sheaf(sli_act *a, sli_barn *barn, sli_shea
     return rc;
 }
 
-unsigned sli_barn_shrink(sli_sheaves *sh, sli_act *a)
+/* barn_shrink of one barn. */
+static unsigned barn_shrink(sli_sheaves *sh, sli_act *a, sli_barn *barn)
 {
-    sli_barn *barn = &sh->barn;
     sl_spin_lock(&barn->lock);
     sli_sheaf *full = barn->full, *empty = barn->empty;
     barn->full = barn->empty = NULL;
@@ -320,6 +324,15 @@ unsigned sli_barn_shrink(sli_sheaves *sh, sli_act *a)
         nempty++;
     }
     SH_EV(a, SLUB_BARN_SHRINK, NULL, nfull, nempty, flushed);
+    return flushed;
+}
+
+unsigned sli_barn_shrink(sli_sheaves *sh, sli_act *a)
+{
+    unsigned flushed = 0;
+    for (unsigned nid = 0; nid < SL_SLUB_MAX_NODES; nid++)
+        if ((sh->barn_nodes >> nid) & 1u)
+            flushed += barn_shrink(sh, a, &sh->barn[nid]);
     return flushed;
 }
 
@@ -427,7 +440,6 @@ int sli_pcs_flush_rcu(sli_sheaves *sh, sli_act *a)
  */
 static sli_pcs *pcs_replace_empty_main(sli_sheaves *sh, sli_act *a, sli_pcs *pcs)
 {
-    sli_barn *barn = &sh->barn;
     if (SL_UNLIKELY(!sli_sheaves_active(sh))) { /* bootstrap or debug cache: back off */
         sli_pcs_unlock(pcs);
         return NULL;
@@ -438,6 +450,11 @@ static sli_pcs *pcs_replace_empty_main(sli_sheaves *sh, sli_act *a, sli_pcs *pcs
         pcs->spare = t;
         SH_EV(a, SLUB_SHEAF_SWAP, NULL, pcs->main->id, pcs->main->size, 0);
         return pcs;
+    }
+    sli_barn *barn = sli_get_barn(sh, a->cpu);
+    if (SL_UNLIKELY(!barn)) { /* 7.1: no barn on this CPU's node: back off */
+        sli_pcs_unlock(pcs);
+        return NULL;
     }
     sli_sheaf *full = barn_replace_empty_sheaf(a, barn, pcs->main, sli_allow_spin(a));
     if (full) {
@@ -570,7 +587,12 @@ unsigned sli_alloc_from_pcs_bulk(sli_sheaves *sh, sli_act *a, unsigned n, void *
                 pcs->spare = t;
                 SH_EV(a, SLUB_SHEAF_SWAP, NULL, pcs->main->id, pcs->main->size, 0);
             } else {
-                sli_sheaf *full = barn_replace_empty_sheaf(a, &sh->barn, pcs->main, true);
+                sli_barn *barn = sli_get_barn(sh, a->cpu);
+                if (!barn) { /* 7.1: no barn on this CPU's node */
+                    sli_pcs_unlock(pcs);
+                    return allocated;
+                }
+                sli_sheaf *full = barn_replace_empty_sheaf(a, barn, pcs->main, true);
                 if (!full) {
                     sli_stat(a, SL_SLUB_BARN_GET_FAIL, 1);
                     SH_EV(a, SLUB_BARN_GET_FAIL, NULL, pcs->main->id, 0, 0);
@@ -579,7 +601,7 @@ unsigned sli_alloc_from_pcs_bulk(sli_sheaves *sh, sli_act *a, unsigned n, void *
                     return allocated;
                 }
                 sli_stat(a, SL_SLUB_BARN_GET, 1);
-                SH_EV(a, SLUB_BARN_GET, NULL, full->id, pcs->main->id, barn_nr(&sh->barn.nr_full));
+                SH_EV(a, SLUB_BARN_GET, NULL, full->id, pcs->main->id, barn_nr(&barn->nr_full));
                 pcs->main = full;
             }
         }
@@ -602,9 +624,8 @@ unsigned sli_alloc_from_pcs_bulk(sli_sheaves *sh, sli_act *a, unsigned n, void *
  * hand; main is expected full and the spare gone, but an interrupt may have
  * changed that while the lock was dropped.
  */
-static void pcs_install_empty_sheaf(sli_sheaves *sh, sli_act *a, sli_pcs *pcs, sli_sheaf *empty)
+static void pcs_install_empty_sheaf(sli_sheaves *sh, sli_act *a, sli_barn *barn, sli_pcs *pcs, sli_sheaf *empty)
 {
-    sli_barn *barn = &sh->barn;
     if (SL_LIKELY(!pcs->spare)) {
         pcs->spare = pcs->main;
         pcs->main = empty;
@@ -636,11 +657,11 @@ static void pcs_install_empty_sheaf(sli_sheaves *sh, sli_act *a, sli_pcs *pcs, s
  */
 static sli_pcs *pcs_replace_full_main(sli_sheaves *sh, sli_act *a, sli_pcs *pcs)
 {
-    sli_barn *barn = &sh->barn;
+    sli_barn *barn = sli_get_barn(sh, a->cpu);
     sli_sheaf *empty = NULL;
     bool put_fail, allow_spin = sli_allow_spin(a);
 restart:
-    if (SL_UNLIKELY(!sli_sheaves_active(sh))) {
+    if (SL_UNLIKELY(!sli_sheaves_active(sh) || !barn)) { /* no sheaves, or (7.1) no barn: back off */
         sli_pcs_unlock(pcs);
         return NULL;
     }
@@ -707,7 +728,7 @@ got_empty:
         barn_put_empty_sheaf(barn, empty);
         return NULL;
     }
-    pcs_install_empty_sheaf(sh, a, pcs, empty);
+    pcs_install_empty_sheaf(sh, a, barn, pcs, empty);
     pcs_sheaves_event(a, pcs);
     return pcs;
 }
@@ -739,12 +760,14 @@ bool sli_free_to_pcs(sli_sheaves *sh, sli_act *a, void *obj)
 unsigned sli_free_to_pcs_bulk(sli_sheaves *sh, sli_act *a, unsigned n, void **p)
 {
     sli_pcs *pcs = &sh->pcs[a->cpu];
-    sli_barn *barn = &sh->barn;
+    sli_barn *barn = sli_get_barn(sh, a->cpu);
     while (n) {
         if (!sli_pcs_trylock(pcs))
             goto fallback;
         if (pcs->main->size >= sh->capacity) {
             sli_sheaf *empty = NULL;
+            if (!barn)
+                goto no_empty; /* 7.1: no barn on this CPU's node */
             if (!pcs->spare) {
                 empty = barn_get_empty_sheaf(a, barn, true);
                 if (!empty)
@@ -790,6 +813,7 @@ fallback:
 bool sli_kfree_rcu_sheaf(sli_sheaves *sh, sli_act *a, void *obj)
 {
     sli_pcs *pcs = &sh->pcs[a->cpu];
+    sli_barn *barn;
     if (!sli_pcs_trylock(pcs))
         goto fail;
     if (SL_UNLIKELY(!pcs->rcu_free)) {
@@ -803,7 +827,12 @@ bool sli_kfree_rcu_sheaf(sli_sheaves *sh, sli_act *a, void *obj)
             pcs->spare = NULL;
             goto do_free;
         }
-        empty = barn_get_empty_sheaf(a, &sh->barn, true);
+        barn = sli_get_barn(sh, a->cpu);
+        if (!barn) { /* 7.1: no barn on this CPU's node */
+            sli_pcs_unlock(pcs);
+            goto fail;
+        }
+        empty = barn_get_empty_sheaf(a, barn, true);
         if (empty) {
             pcs->rcu_free = empty;
             goto do_free;
@@ -813,11 +842,11 @@ bool sli_kfree_rcu_sheaf(sli_sheaves *sh, sli_act *a, void *obj)
         if (!empty)
             goto fail;
         if (!sli_pcs_trylock(pcs)) {
-            barn_put_empty_sheaf(&sh->barn, empty);
+            barn_put_empty_sheaf(barn, empty);
             goto fail;
         }
         if (SL_UNLIKELY(pcs->rcu_free))
-            barn_put_empty_sheaf(&sh->barn, empty);
+            barn_put_empty_sheaf(barn, empty);
         else
             pcs->rcu_free = empty;
     }
@@ -828,6 +857,7 @@ do_free:;
     SH_EV(a, SLUB_RCU_SHEAF_ADD, obj, rcu_sheaf->id, rcu_sheaf->size, full);
     if (full) {
         /* Handed to call_rcu before the unlock, so a racing flush cannot miss it. */
+        rcu_sheaf->node = sh->barn_nid[a->cpu];
         pcs->rcu_free = NULL;
         call_rcu_sheaf(pcs, rcu_sheaf, false);
     }
@@ -842,8 +872,16 @@ fail:
 /* rcu_free_sheaf: after the grace period a full rcu sheaf joins the barn, or is flushed. */
 static void rcu_free_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf)
 {
-    sli_barn *barn = &sh->barn;
+    /* The barn of the node that filled it: sheaf->node, numa_mem_id() (6.18, 7.0) or numa_node_id() (7.1). */
+    unsigned nid = sheaf->node;
+    sli_barn *barn = (sh->barn_nodes >> nid) & 1u ? &sh->barn[nid] : NULL;
     unsigned outcome = 2;
+    if (!barn) {
+        SH_EV(a, SLUB_RCU_GRACE_PERIOD, NULL, sheaf->id, sheaf->size, 1);
+        sheaf_flush_unused(sh, a, sheaf);
+        drop_sheaf(sh, a, sheaf, true);
+        return;
+    }
     if (sheaf->size) {
         if (barn_nr(&barn->nr_full) < SLI_MAX_FULL_SHEAVES) {
             sli_stat(a, SL_SLUB_BARN_PUT, 1);
@@ -965,7 +1003,8 @@ sli_sheaf *sli_prefill_sheaf(sli_sheaves *sh, sli_act *a, uint32_t size, int *er
             how = 0;
         } else {
             sli_stat(a, SL_SLUB_SHEAF_PREFILL_SLOW, 1);
-            sheaf = barn_get_full_or_empty_sheaf(&sh->barn);
+            sli_barn *barn = sli_get_barn(sh, a->cpu);
+            sheaf = barn ? barn_get_full_or_empty_sheaf(barn) : NULL;
             sli_stat(a, sheaf && sheaf->size ? SL_SLUB_BARN_GET : SL_SLUB_BARN_GET_FAIL, 1);
             how = 1;
         }
@@ -1022,15 +1061,16 @@ int sli_return_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf)
         return SL_OK;
     }
     sli_stat(a, SL_SLUB_SHEAF_RETURN_SLOW, 1);
-    /* Too many full sheaves, or the refill fails: flush and free it. */
-    if (barn_nr(&sh->barn.nr_full) >= SLI_MAX_FULL_SHEAVES || refill_sheaf(sh, a, sheaf) != SL_OK) {
+    /* No barn (7.1), too many full sheaves, or the refill fails: flush and free it. */
+    sli_barn *barn = sli_get_barn(sh, a->cpu);
+    if (!barn || barn_nr(&barn->nr_full) >= SLI_MAX_FULL_SHEAVES || refill_sheaf(sh, a, sheaf) != SL_OK) {
         SH_EV(a, SLUB_SHEAF_RETURN, NULL, sheaf->id, sheaf->size, 2);
         sheaf_flush_unused(sh, a, sheaf);
         drop_sheaf(sh, a, sheaf, true);
         return SL_OK;
     }
     SH_EV(a, SLUB_SHEAF_RETURN, NULL, sheaf->id, sheaf->size, 1);
-    barn_put_full_sheaf(&sh->barn, sheaf);
+    barn_put_full_sheaf(barn, sheaf);
     sli_stat(a, SL_SLUB_BARN_PUT, 1);
     return SL_OK;
 }
@@ -1080,6 +1120,7 @@ int sli_sheaves_init(sli_sheaves *sh, sli_act *a, unsigned ncpus, uint32_t capac
 {
     memset(sh, 0, sizeof *sh);
     sh->ncpus = ncpus;
+    sh->barn_nodes = 1; /* one node until the cache's topology says otherwise (sli_slub_sheaves_create) */
     sh->max_sheaves = max_sheaves;
     sh->ops = ops;
     for (unsigned c = 0; c < ncpus; c++)
@@ -1130,7 +1171,7 @@ int sli_sheaves_seed(sli_sheaves *sh, sli_act *a, unsigned n, const uint8_t *pla
         else if (place[i] == SLI_SHEAF_RCU_FREE)
             sh->pcs[cpu[i]].rcu_free = sheaf;
         else if (place[i] == SLI_SHEAF_BARN_FULL)
-            barn_put_full_sheaf(&sh->barn, sheaf);
+            barn_put_full_sheaf(&sh->barn[0], sheaf); /* seeds come from a one-node machine */
     }
     free(made);
     return SL_OK;
@@ -1202,12 +1243,16 @@ int sli_sheaves_walk(const sli_sheaves *sh, sli_sheaf_visit visit, void *ctx)
             if ((rc = visit(ctx, s, SLI_SHEAF_RCU_PENDING, c)))
                 return rc;
     }
-    for (const sli_sheaf *s = sh->barn.full; s; s = s->next)
-        if ((rc = visit(ctx, s, SLI_SHEAF_BARN_FULL, 0xffff)))
-            return rc;
-    for (const sli_sheaf *s = sh->barn.empty; s; s = s->next)
-        if ((rc = visit(ctx, s, SLI_SHEAF_BARN_EMPTY, 0xffff)))
-            return rc;
+    for (unsigned nid = 0; nid < SL_SLUB_MAX_NODES; nid++) {
+        if (!((sh->barn_nodes >> nid) & 1u))
+            continue;
+        for (const sli_sheaf *s = sh->barn[nid].full; s; s = s->next)
+            if ((rc = visit(ctx, s, SLI_SHEAF_BARN_FULL, 0xffff)))
+                return rc;
+        for (const sli_sheaf *s = sh->barn[nid].empty; s; s = s->next)
+            if ((rc = visit(ctx, s, SLI_SHEAF_BARN_EMPTY, 0xffff)))
+                return rc;
+    }
     for (const sli_sheaf *s = sh->prefilled; s; s = s->next)
         if ((rc = visit(ctx, s, SLI_SHEAF_PREFILLED, 0xffff)))
             return rc;
@@ -1283,9 +1328,19 @@ int sli_sheaves_validate(const sli_sheaves *sh, char *msg, size_t len)
             return vfail(&v, "CPU %u: its sheaves are locked with no operation running", c);
     }
     int rc = sli_sheaves_walk(sh, check_sheaf, &v);
-    if (!rc && (v.nfull != sh->barn.nr_full || v.nempty != sh->barn.nr_empty))
-        rc = vfail(&v, "the barn counts %u full and %u empty sheaves but lists %u and %u", sh->barn.nr_full,
-                   sh->barn.nr_empty, v.nfull, v.nempty);
+    unsigned nr_full = 0, nr_empty = 0;
+    for (unsigned nid = 0; nid < SL_SLUB_MAX_NODES; nid++) {
+        const sli_barn *b = &sh->barn[nid];
+        if ((sh->barn_nodes >> nid) & 1u) {
+            nr_full += b->nr_full;
+            nr_empty += b->nr_empty;
+        } else if (!rc && (b->full || b->empty || b->nr_full || b->nr_empty)) {
+            rc = vfail(&v, "node %u has no barn, yet sheaves sit in its barn", nid);
+        }
+    }
+    if (!rc && (v.nfull != nr_full || v.nempty != nr_empty))
+        rc = vfail(&v, "the barns count %u full and %u empty sheaves but list %u and %u", nr_full, nr_empty, v.nfull,
+                   v.nempty);
     if (!rc && v.nseen != atomic_load_explicit(&sh->nr_sheaves, memory_order_relaxed))
         rc = vfail(&v, "%u sheaves are allocated but %u are in place", atomic_load(&sh->nr_sheaves), v.nseen);
     free(v.seen);

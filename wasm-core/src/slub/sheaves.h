@@ -20,7 +20,8 @@ typedef struct sli_sheaf {
     uint32_t capacity;      /* the cache's sheaf_capacity, or a prefill's size (oversize) */
     uint32_t id;            /* model: names the sheaf in events and snapshots (0: bootstrap) */
     uint8_t rcu_flush;      /* queued for RCU by a flush (rcu_free_sheaf_nobarn), not by a full sheaf */
-    uint8_t pad_[3];
+    uint8_t node;           /* 7.1: the node whose barn a full rcu_free sheaf goes to (sheaf->node) */
+    uint8_t pad_[2];
     void *objects[];
 } sli_sheaf;
 
@@ -57,7 +58,7 @@ SL_INLINE void sli_pcs_unlock(sli_pcs *pcs)
     atomic_store_explicit(&pcs->lock, 0, memory_order_relaxed);
 }
 
-/* struct node_barn: the node's stock of full and empty sheaves (one node in the model). */
+/* struct node_barn: a node's stock of full and empty sheaves for the CPUs that use it (get_barn). */
 typedef struct sli_barn {
     sl_spinlock lock;
     sli_sheaf *full;  /* sheaves_full, newest first (list_add / list_first_entry) */
@@ -98,9 +99,29 @@ typedef struct sli_sheaves {
     const sli_slab_ops *ops;
     sl_spinlock prefilled_lock;
     sli_sheaf *prefilled; /* model: sheaves kmem_cache_prefill_sheaf handed out, not yet returned */
-    sli_barn barn;
+    /*
+     * The barns: barn[nid] exists while bit nid of barn_nodes is set.  6.18
+     * and 7.0 keep a barn in each kmem_cache_node (nodes with memory) and
+     * get_barn finds it by numa_mem_id(); 7.1 keeps them in
+     * s->per_node[nid].barn for every node in slab_barn_nodes (online nodes,
+     * memoryless ones with CPUs too) and get_barn finds it by numa_node_id(),
+     * NULL for a node without one.  barn_nid[cpu] is get_barn's node for
+     * each CPU.  barn_nodes changes only with no operation running (CPU
+     * hotplug, sl_slub_cpu_online).
+     */
+    sli_barn barn[SL_SLUB_MAX_NODES];
+    uint8_t barn_nodes;
+    bool barn_per_node; /* 7.1: barns in per_node[], get_barn by numa_node_id(); rcu sheaves remember their node */
+    uint8_t barn_nid[SL_SLUB_MAX_CPUS];
     sli_pcs pcs[SL_SLUB_MAX_CPUS];
 } sli_sheaves;
+
+/* get_barn(s) as CPU cpu: its node's barn, or NULL (7.1: a node not in slab_barn_nodes). */
+SL_INLINE sli_barn *sli_get_barn(sli_sheaves *sh, unsigned cpu)
+{
+    unsigned nid = sh->barn_nid[cpu];
+    return (sh->barn_nodes >> nid) & 1u ? &sh->barn[nid] : NULL;
+}
 
 /*
  * Sets up sheaves of `capacity` (0: every CPU's main is the bootstrap
@@ -164,7 +185,7 @@ int sli_pcs_flush_all(sli_sheaves *sh, sli_act *a);
 unsigned sli_pcs_cpu_dead(sli_sheaves *sh, sli_act *a);
 /* flush_rcu_sheaf (flush_all_rcu_sheaves' per-CPU work): rcu_free to call_rcu.  SL_EBUSY inside a section. */
 int sli_pcs_flush_rcu(sli_sheaves *sh, sli_act *a);
-/* barn_shrink: full sheaves flushed and freed, empty ones freed.  Returns the objects flushed. */
+/* barn_shrink of every barn: full sheaves flushed and freed, empty ones freed.  Returns the objects flushed. */
 unsigned sli_barn_shrink(sli_sheaves *sh, sli_act *a);
 
 /* The prefill API (kmem_cache_prefill_sheaf & co).  NULL / an error when memory runs out. */

@@ -206,6 +206,7 @@ int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, const sl_s
 /* Caches                                                              */
 
 #define SL_SLUB_MAX_CPUS 8
+#define SL_SLUB_MAX_NODES 4 /* NUMA nodes a cache may span */
 
 typedef enum sl_slub_fastpath {
     SL_SLUB_FP_CMPXCHG = 0, /* this_cpu_cmpxchg_double: sl_dw_cas_local (unlocked CMPXCHG16B) */
@@ -241,7 +242,19 @@ typedef struct sl_slub_config {
                               * are: the zero-capacity bootstrap sheaf until sl_slub_bootstrap_sheaves */
     uint8_t sheaf_capacity_exact; /* model: in 7.0 too the sheaves get sheaf_capacity as given, not
                                    * calculate_sheaf_capacity's (small sheaves, to watch them fill) */
-    uint8_t pad2_[2];
+    /*
+     * NUMA topology (docs/slub.md, "NUMA nodes"): nr_nodes nodes (0 or 1: one
+     * node, the default), cpu_node[c] the node of CPU c (cpu_to_node),
+     * memoryless a mask of nodes that have CPUs but no memory (no
+     * kmem_cache_node; their CPUs allocate from the nearest node with
+     * memory, numa_mem_id), offline_cpus a mask of CPUs that start offline
+     * (sl_slub_cpu_online brings one up).  Distances: 10 to the node itself,
+     * 10 more per step of node number (nodes in a line).
+     */
+    uint8_t nr_nodes;
+    uint8_t memoryless;
+    uint8_t offline_cpus;
+    uint8_t cpu_node[SL_SLUB_MAX_CPUS];
 } sl_slub_config;
 
 typedef struct sl_slub_cache sl_slub_cache;
@@ -459,12 +472,53 @@ int sl_slub_rcu_grace_period(sl_slub_cache *s, unsigned cpu);
  */
 int sl_slub_rcu_barrier(sl_slub_cache *s);
 /*
- * slub_cpu_dead (7.x): `cpu` went offline; __pcs_flush_all_cpu flushes its
- * main sheaf, flushes and frees its spare, hands its rcu_free sheaf to
- * call_rcu.  With no operation running on cpu.  Returns the objects
- * flushed (0 before 7.0 or without sheaves), SL_EINVAL, or SL_EBUSY.
+ * slub_cpu_dead: `cpu` went offline (sl_slub_cpu_is_online turns false).
+ * With sheaves (6.18+) __pcs_flush_all_cpu flushes its main sheaf, flushes
+ * and frees its spare, hands its rcu_free sheaf to call_rcu; before 7.0
+ * __flush_cpu_slab also deactivates its CPU slab and moves its CPU partial
+ * list to the node lists.  With no operation running on cpu.  Returns the
+ * objects the sheaves flushed (0 without sheaves), SL_EINVAL, or SL_EBUSY.
  */
 int sl_slub_cpu_dead(sl_slub_cache *s, unsigned cpu);
+/*
+ * CPU hotplug, the other way (cpuhp's slub_cpu_setup at CPUHP_SLUB_PREPARE):
+ * `cpu` comes online.  7.1+: if its node has no barn yet (not in
+ * slab_barn_nodes: a memoryless node whose CPUs were all offline), every
+ * cache with sheaves gets one for it; before 7.1 barns live in the
+ * kmem_cache_node of nodes with memory and nothing is created.  With no
+ * operation running.  Returns 1 if a barn was created, 0 if not, or
+ * SL_EINVAL.  (sl_slub_cpu_dead takes a CPU offline; neither stops an
+ * offline CPU from acting in the model.)
+ */
+int sl_slub_cpu_online(sl_slub_cache *s, unsigned cpu);
+/* True if `cpu` is online (sl_slub_cpu_dead / sl_slub_cpu_online; the config's offline_cpus at creation). */
+bool sl_slub_cpu_is_online(const sl_slub_cache *s, unsigned cpu);
+
+/* The cache's NUMA topology as created (sl_slub_config), and the nodes derived from it. */
+typedef struct sl_slub_topology {
+    unsigned nr_nodes;
+    uint8_t mem_nodes;                       /* N_MEMORY: nodes with a kmem_cache_node */
+    uint8_t barn_nodes;                      /* nodes with a barn now (0 without sheaves) */
+    uint8_t online_cpus;                     /* CPUs online now */
+    uint8_t cpu_node[SL_SLUB_MAX_CPUS];      /* numa_node_id() of each CPU */
+    uint8_t cpu_mem_node[SL_SLUB_MAX_CPUS];  /* numa_mem_id(): the nearest node with memory */
+    uint8_t cpu_barn_node[SL_SLUB_MAX_CPUS]; /* get_barn's node: numa_mem_id() before 7.1, numa_node_id() from 7.1 */
+    unsigned remote_node_defrag_ratio;       /* s->remote_node_defrag_ratio, 0 .. 1000 (sysfs shows a tenth) */
+} sl_slub_topology;
+void sl_slub_topology_get(const sl_slub_cache *s, sl_slub_topology *out);
+/*
+ * sysfs remote_node_defrag_ratio: `percent` 0 .. 100 (the kernel stores ten
+ * times that).  Returns 0 or SL_EINVAL.
+ */
+int sl_slub_set_remote_node_defrag_ratio(sl_slub_cache *s, unsigned percent);
+/*
+ * show_slab_objects's text for a count per node (sysfs partial, slabs,
+ * objects...): the total, then " N<nid>=<count>" for each node with a
+ * non-zero count when the cache has more than one node.  count[] has
+ * nr_nodes entries.  Writes into buf; returns buf.
+ */
+char *sl_slub_format_per_node(const sl_slub_cache *s, const uint32_t *count, char *buf, size_t len);
+
 /*
  * bootstrap_cache_sheaves (7.0): gives a cache created with early_boot its
  * real sheaves.  With no operation running.  0, SL_EINVAL (not such a cache,
@@ -509,13 +563,27 @@ uint32_t sl_slub_sheaf_size(const sl_slub_sheaf *sheaf);
 /* The sheaves' figures (exact with no operation running). */
 typedef struct sl_slub_sheaves_info {
     uint32_t capacity;    /* s->sheaf_capacity (0: none, or the bootstrap sheaf) */
-    uint32_t barn_full;   /* full sheaves in the barn */
-    uint32_t barn_empty;  /* empty sheaves in the barn */
+    uint32_t barn_full;   /* full sheaves in the barns (every node's) */
+    uint32_t barn_empty;  /* empty sheaves in the barns */
     uint32_t sheaves;     /* sheaves allocated */
     uint32_t objects;     /* objects held by every sheaf (CPU, barn, RCU, prefilled) */
     uint32_t rcu_waiting; /* objects waiting for a grace period (rcu sheaves and single objects) */
 } sl_slub_sheaves_info;
 void sl_slub_sheaves_info_get(sl_slub_cache *s, sl_slub_sheaves_info *out);
+/* Node nid's barn (exact with no operation running): whether it exists, and its sheaves. */
+typedef struct sl_slub_barn_info {
+    uint32_t present; /* 1: the node has a barn (sl_slub_topology's barn_nodes) */
+    uint32_t nr_full;
+    uint32_t nr_empty;
+} sl_slub_barn_info;
+/* False for a bad node; a cache without sheaves has no barn. */
+bool sl_slub_barn_info_get(sl_slub_cache *s, unsigned nid, sl_slub_barn_info *out);
+/*
+ * The pfns of node nid's partial slabs, head first, into pfns[0 .. cap-1]
+ * (with no operation running).  Returns how many the list holds (0 for a
+ * bad node or a node without memory).
+ */
+uint32_t sl_slub_node_partial_pfns(const sl_slub_cache *s, unsigned nid, uint32_t *pfns, uint32_t cap);
 
 /* ------------------------------------------------------------------ */
 /* Preemption points                                                   */
@@ -636,6 +704,8 @@ typedef struct sl_slub_node_info {
     uint32_t cpu_slabs;     /* CPU slabs plus the slabs on CPU partial lists (cpu_slabs) */
 } sl_slub_node_info;
 void sl_slub_node_info_get(sl_slub_cache *s, sl_slub_node_info *out);
+/* Node nid's kmem_cache_node figures (cpu_slabs 0; zeros for a node without memory); false for a bad node. */
+bool sl_slub_node_info_node(sl_slub_cache *s, unsigned nid, sl_slub_node_info *out);
 /* Two of those alone, without the lock or a walk of the lists: nr_partial, nr_slabs. */
 uint32_t sl_slub_nr_partial(const sl_slub_cache *s);
 uint32_t sl_slub_nr_slabs(const sl_slub_cache *s);

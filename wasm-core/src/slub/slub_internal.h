@@ -57,6 +57,17 @@
  * take) are written at creation and by sl_slub_set_fastpath, with no
  * operation running, and only read by operations.
  *
+ * NUMA nodes (docs/slub.md, "NUMA nodes"): s->per_node[nid] is node nid's
+ * kmem_cache_node, reached only through sli_get_node / sli_slab_node; each
+ * node's list_lock guards its own partial list and nr_partial, nr_slabs and
+ * total_objects are per node.  A slab's nid (slab_nid) is set when the slab
+ * is made, from the acting CPU's numa_mem_id(), and never changes; it is
+ * always a node with memory, and a slab is only ever on its own node's
+ * list.  The topology (cpu_nid, cpu_mem_nid, zonelist, mem_nodes; each
+ * CPU's mem_nid copy) is constant; online_cpus changes only with no
+ * operation running (CPU hotplug).  With one node (the default) every
+ * slab's nid is 0 and the paths are the one-node model's.
+ *
  * Object index: obj_to_index's reciprocal_divide (lib/math/reciprocal_div.c)
  * of the offset from the slab's first object by s->size, exact for every
  * 32-bit offset; a slab is at most 4 MiB.  Whether an offset is an object
@@ -100,6 +111,7 @@ typedef struct sli_slub_slab {
     uint32_t slabs;
     uint16_t cpu;
     uint8_t on_node_partial;
+    uint8_t nid;       /* slab_nid: the node whose memory holds it (constant for its life) */
     uint32_t limit;    /* objects * size, relaxed atomic */
     uint32_t pobjects; /* before 5.16: free objects on the CPU partial chain from here (page->pobjects) */
 } sli_slub_slab;
@@ -112,10 +124,14 @@ typedef struct sli_slub_cpu {
             sli_slub_slab *slab;
             sli_slub_slab *partial;
             sl_spinlock lock; /* local_lock (rt) */
+            uint8_t mem_nid;  /* numa_mem_id() of this CPU (constant): in the padding after lock, the
+                               * slow paths' first line */
             void *rcu_wait;   /* objects kfree_rcu() queued alone, linked through their free pointer slot */
             void *defer_free; /* objects kfree_nolock() deferred to the CPU's irq_work (defer_free), linked alike */
             uint64_t rng;     /* freelist shuffles of slabs this CPU creates */
             uint64_t stat[SL_SLUB_NR_STATS];
+            uint64_t defrag_rng; /* get_any_partial's draw against remote_node_defrag_ratio (get_cycles);
+                                  * after stat[], so the hot words keep their places */
         };
         /* A stride of 512 bytes, a power of two: &s->cpu[cpu] is one shift. */
         unsigned char stride_[512];
@@ -196,6 +212,7 @@ struct sl_slub_cache {
     uint8_t debug_hooks;   /* tracking, POISON or RED_ZONE: run the alloc/free hooks */
     uint8_t object_poison; /* __OBJECT_POISON: POISON without TYPESAFE_BY_RCU or a constructor */
     uint8_t leaf;          /* SLI_LEAF_*: which leaf fast path sl_slub_alloc/free take */
+    uint8_t nr_nodes;      /* nr_node_ids: nodes 0 .. nr_nodes-1 (NUMA topology, constant) */
     /* The leaf fast paths for `leaf` (alloc.c, free.c), or the complete operations. */
     int (*alloc_fn)(sl_slub_cache *s, unsigned cpu, void **obj);
     int (*free_fn)(sl_slub_cache *s, unsigned cpu, void *obj);
@@ -209,9 +226,20 @@ struct sl_slub_cache {
     sl_trace *trace;
     sli_slub_objinfo *info; /* NULL without tracking */
     size_t info_len;
-    sl_slub_rules rules;         /* the kernel version's (eras.h); constant */
-    struct sli_sheaves *sheaves; /* s->cpu_sheaves and the barn (sheaves.h), NULL without */
-    sli_slub_node node;
+    sl_slub_rules rules;                       /* the kernel version's (eras.h); constant */
+    struct sli_sheaves *sheaves;               /* s->cpu_sheaves and the barn (sheaves.h), NULL without */
+    sli_slub_node per_node[SL_SLUB_MAX_NODES]; /* kmem_cache_node of each node: through sli_get_node */
+    /*
+     * The NUMA topology (constant but online_cpus, which changes with no
+     * operation running): see sl_slub_config and docs/slub.md.
+     */
+    uint8_t cpu_nid[SL_SLUB_MAX_CPUS];     /* cpu_to_node: numa_node_id() */
+    uint8_t cpu_mem_nid[SL_SLUB_MAX_CPUS]; /* cpu_to_mem: numa_mem_id(), the nearest node with memory */
+    uint8_t zonelist[SL_SLUB_MAX_NODES][SL_SLUB_MAX_NODES]; /* node_zonelist: memory nodes by distance */
+    uint8_t mem_nodes;                                      /* N_MEMORY (slab_nodes): nodes with a kmem_cache_node */
+    uint8_t nr_mem_nodes;                                   /* entries in each zonelist */
+    uint8_t online_cpus;                                    /* cpu_online_mask */
+    uint16_t remote_node_defrag_ratio;                      /* 0 .. 1000, default 1000 */
 };
 _Static_assert(offsetof(struct sl_slub_cache, cpu) == SLI_CPU_LEAD, "cpu[] must start SLI_CPU_LEAD into the page");
 
@@ -273,18 +301,53 @@ SL_INLINE void sli_cstat(sli_slub_cpu *c, unsigned item, uint64_t n)
     sl_store_relaxed(p, sl_load_relaxed(p) + n);
 }
 SL_INLINE void sli_stat(sli_act *a, unsigned item, uint64_t n) { sli_cstat(a->c, item, n); }
-/* spin_lock(&n->list_lock) of the cache's one node, counted (the model's MODEL_LIST_LOCK). */
-SL_INLINE void sli_list_lock(sli_act *a)
+/* get_node(s, nid): node nid's kmem_cache_node. */
+SL_INLINE sli_slub_node *sli_get_node(const sl_slub_cache *s, unsigned nid)
+{
+    return (sli_slub_node *)&s->per_node[nid];
+}
+/* get_node(s, slab_nid(slab)): the node list a slab belongs on. */
+SL_INLINE sli_slub_node *sli_slab_node(const sl_slub_cache *s, const sli_slub_slab *slab)
+{
+    return sli_get_node(s, slab->nid);
+}
+/* numa_mem_id() of the acting CPU: the node its new slabs come from and whose partial list it tries first. */
+SL_INLINE unsigned sli_mem_nid(const sli_act *a) { return a->c->mem_nid; }
+/* True if node nid has memory (get_node(s, nid) != NULL in the kernel). */
+SL_INLINE bool sli_node_has_mem(const sl_slub_cache *s, unsigned nid) { return (s->mem_nodes >> nid) & 1u; }
+/*
+ * The slab is on another node than the acting CPU's memory node
+ * (slab_nid(slab) != numa_mem_id()): 6.18+ slab_free, free_to_pcs_bulk and
+ * kfree_rcu_sheaf keep such an object off the sheaves.
+ */
+SL_INLINE bool sli_slab_remote(const sli_act *a, const sli_slub_slab *slab) { return slab->nid != sli_mem_nid(a); }
+/*
+ * get_any_partial's gate: !remote_node_defrag_ratio || get_cycles() % 1024
+ * > ratio means no remote node is tried.  The model draws from the acting
+ * CPU's seeded generator instead of the cycle counter (deterministic).
+ * True if remote nodes may be searched.
+ */
+bool sli_remote_defrag_allowed(sli_act *a);
+/* The slabs of every node (node_nr_slabs summed), read racily. */
+SL_INLINE uint32_t sli_nr_slabs_all(const sl_slub_cache *s)
+{
+    uint32_t sum = 0;
+    for (unsigned nid = 0; nid < s->nr_nodes; nid++)
+        sum += atomic_load_explicit(&sli_get_node(s, nid)->nr_slabs, memory_order_relaxed);
+    return sum;
+}
+/* spin_lock(&n->list_lock), counted (the model's MODEL_LIST_LOCK). */
+SL_INLINE void sli_list_lock(sli_act *a, sli_slub_node *n)
 {
     sli_stat(a, SL_SLUB_MODEL_LIST_LOCK, 1);
-    sl_spin_lock(&a->s->node.list_lock);
+    sl_spin_lock(&n->list_lock);
 }
 /*
- * The list_lock as an operation may take it: spin_lock_irqsave, or, where
- * spinning is not allowed (kmalloc_nolock), spin_trylock_irqsave.  Returns
- * false (nothing held) when the trylock fails.
+ * Node n's list_lock as an operation may take it: spin_lock_irqsave, or,
+ * where spinning is not allowed (kmalloc_nolock), spin_trylock_irqsave.
+ * Returns false (nothing held) when the trylock fails.
  */
-bool sli_list_lock_ctx(sli_act *a, unsigned site);
+bool sli_list_lock_ctx(sli_act *a, sli_slub_node *n, unsigned site);
 /*
  * ALLOC_FASTPATH / FREE_FASTPATH: compiled out of benchmark builds, as every
  * stat() is without CONFIG_SLUB_STATS; the slow-path and failure counters
@@ -521,6 +584,8 @@ void sli_slub_remove_partial(sli_act *a, sli_slub_slab *slab);
 void sli_slub_deactivate_slab(sli_act *a, sli_slub_slab *slab, void *freelist);
 void sli_slub_put_cpu_partial(sli_act *a, sli_slub_slab *slab, bool drain);
 void sli_slub_put_partials(sli_act *a, sli_slub_slab *chain);
+/* __flush_cpu_slab: a's CPU slab deactivated (flush_slab) and its partial list to the node lists. */
+void sli_slub_flush_cpu_slab(sli_act *a);
 /* The rules of kernel k's version (the default for {0, 0}); false for an unknown version. */
 bool sli_slub_kernel_rules(const sl_slub_kernel *k, sl_slub_rules *out);
 /*

@@ -247,9 +247,12 @@ static long snapshot(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_c
     uint32_t step = 1u << s->g.fallback_order, nslabs = 0;
     for (uint32_t pfn = 0; pfn < z->npages; pfn += step)
         nslabs += sli_slab_at(s, pfn) != NULL;
+    /* Format 2 has one node section: every node's partial list in node order, the counters summed. */
     uint32_t nnode = 0;
-    for (sli_slub_slab *p = s->node.partial_head; p && sli_is_our_slab(s, p) && nnode < nslabs; p = p->lnext)
-        nnode++;
+    for (unsigned nid = 0; nid < s->nr_nodes; nid++)
+        for (sli_slub_slab *p = sli_get_node(s, nid)->partial_head; p && sli_is_our_slab(s, p) && nnode < nslabs;
+             p = p->lnext)
+            nnode++;
     uint32_t nobj = nslabs * s->g.objects;
     size_t off_geom = HDR_SIZE, off_node = off_geom + GEOM_SIZE, off_cpu = off_node + NODE_SIZE;
     size_t off_slab = off_cpu + (size_t)CPU_SIZE * s->ncpus, off_obj = off_slab + (size_t)SLAB_SIZE * nslabs;
@@ -304,9 +307,15 @@ static long snapshot(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_c
                             s->id};
     for (unsigned i = 0; i < 16; i++)
         put32(b + off_geom + 4 * i, g[i]);
-    put32(b + off_node, __atomic_load_n(&s->node.nr_partial, __ATOMIC_RELAXED));
-    put32(b + off_node + 4, atomic_load_explicit(&s->node.nr_slabs, memory_order_relaxed));
-    put32(b + off_node + 8, atomic_load_explicit(&s->node.total_objects, memory_order_relaxed));
+    uint32_t node_sums[3] = {0};
+    for (unsigned nid = 0; nid < s->nr_nodes; nid++) {
+        const sli_slub_node *n = sli_get_node(s, nid);
+        node_sums[0] += __atomic_load_n(&n->nr_partial, __ATOMIC_RELAXED);
+        node_sums[1] += atomic_load_explicit(&n->nr_slabs, memory_order_relaxed);
+        node_sums[2] += atomic_load_explicit(&n->total_objects, memory_order_relaxed);
+    }
+    for (unsigned i = 0; i < 3; i++)
+        put32(b + off_node + 4 * i, node_sums[i]);
 
     /* Slab records in pfn order; every object starts as allocated with no successor. */
     uint32_t idx = 0;
@@ -323,6 +332,7 @@ static long snapshot(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_c
         r[7] = (uint8_t)sli_frozen(fc.hi);
         if (sli_frozen(fc.hi))
             r[6] = (uint8_t)slab->cpu;
+        r[30] = slab->nid; /* slab_nid: 0 on one node, so format 2 readers see the reserved bytes unchanged */
         put16(r + 8, (uint16_t)sli_objects(fc.hi));
         put16(r + 10, (uint16_t)sli_inuse(fc.hi));
         long head = fc.lo ? sli_obj_index_checked(s, slab, (void *)fc.lo) : -1;
@@ -436,19 +446,21 @@ static long snapshot(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_c
 
     uint32_t pos = 0;
     unsigned char *prev_rec = NULL;
-    for (sli_slub_slab *p = s->node.partial_head; p && sli_is_our_slab(s, p) && pos < nnode; p = p->lnext) {
-        uint32_t rec = slab_rec(b + off_slab, nslabs, sli_slab_pfn(s, p));
-        put32(b + off_list + 4u * pos, sli_slab_pfn(s, p));
-        if (rec != NONE32) {
-            unsigned char *sr = b + off_slab + (size_t)SLAB_SIZE * rec;
-            sr[5] = LIST_NODE_PARTIAL;
-            put16(sr + 28, (uint16_t)pos);
-            if (prev_rec)
-                put32(prev_rec + 16, sli_slab_pfn(s, p));
-            prev_rec = sr;
+    for (unsigned nid = 0; nid < s->nr_nodes; nid++)
+        for (sli_slub_slab *p = sli_get_node(s, nid)->partial_head; p && sli_is_our_slab(s, p) && pos < nnode;
+             p = p->lnext) {
+            uint32_t rec = slab_rec(b + off_slab, nslabs, sli_slab_pfn(s, p));
+            put32(b + off_list + 4u * pos, sli_slab_pfn(s, p));
+            if (rec != NONE32) {
+                unsigned char *sr = b + off_slab + (size_t)SLAB_SIZE * rec;
+                sr[5] = LIST_NODE_PARTIAL;
+                put16(sr + 28, (uint16_t)pos);
+                if (prev_rec)
+                    put32(prev_rec + 16, sli_slab_pfn(s, p));
+                prev_rec = sr;
+            }
+            pos++;
         }
-        pos++;
-    }
 
     for (unsigned k = 0; k < s->ncpus; k++)
         for (unsigned i = 0; i < SL_SLUB_NR_STATS; i++)
@@ -478,8 +490,15 @@ static long snapshot(sl_slub_cache *s, void *buf, size_t cap, const sl_slub_pp_c
         put32(p + 12, s->sheaves && sheaves ? atomic_load_explicit(&s->sheaves->pcs[k].lock, memory_order_relaxed) : 0);
     }
     if (s->sheaves) {
-        put32(h + 8, __atomic_load_n(&s->sheaves->barn.nr_full, __ATOMIC_RELAXED));
-        put32(h + 12, __atomic_load_n(&s->sheaves->barn.nr_empty, __ATOMIC_RELAXED));
+        uint32_t nr_full = 0, nr_empty = 0; /* every node's barn summed: format 2 has one barn */
+        for (unsigned nid = 0; nid < SL_SLUB_MAX_NODES; nid++) {
+            if (!((s->sheaves->barn_nodes >> nid) & 1u))
+                continue;
+            nr_full += __atomic_load_n(&s->sheaves->barn[nid].nr_full, __ATOMIC_RELAXED);
+            nr_empty += __atomic_load_n(&s->sheaves->barn[nid].nr_empty, __ATOMIC_RELAXED);
+        }
+        put32(h + 8, nr_full);
+        put32(h + 12, nr_empty);
         put32(h + 28, s->sheaves->capacity);
     }
     if (sheaves) {

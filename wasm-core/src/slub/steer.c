@@ -170,9 +170,9 @@ static int take_from_slab(sl_slub_cache *s, sli_slub_slab *slab, void *obj)
         frozen = 0;
     }
     if (full && slab->on_node_partial) {
-        sli_list_lock(&a);
+        sli_list_lock(&a, sli_slab_node(s, slab));
         sli_slub_remove_partial(&a, slab);
-        sl_spin_unlock(&s->node.list_lock);
+        sl_spin_unlock(&sli_slab_node(s, slab)->list_lock);
     }
     sl_dw_write_plain(&slab->fc, (sl_dword){(uintptr_t)head, sli_counters(inuse, objects, frozen)});
     return SL_OK;
@@ -236,7 +236,7 @@ static int take_from_sheaves(sl_slub_cache *s, unsigned cpu, void *obj)
             held = sh->pcs[k].spare;
             j = sheaf_find(held, obj);
         } else {
-            for (held = sh->barn.full; held && (j = sheaf_find(held, obj)) < 0; held = held->next)
+            for (held = sh->barn[0].full; held && (j = sheaf_find(held, obj)) < 0; held = held->next)
                 ;
         }
         if (j < 0)
@@ -252,12 +252,12 @@ static int take_from_sheaves(sl_slub_cache *s, unsigned cpu, void *obj)
             sheaf_remove(held, (uint32_t)j);
         } else if (k == sh->ncpus) {
             /* barn_replace_empty_sheaf: the empty main goes to the barn, obj's full sheaf becomes main. */
-            sl_spin_lock(&sh->barn.lock);
-            barn_unlink_full(&sh->barn, held);
-            main->next = sh->barn.empty;
-            sh->barn.empty = main;
-            sh->barn.nr_empty++;
-            sl_spin_unlock(&sh->barn.lock);
+            sl_spin_lock(&sh->barn[0].lock);
+            barn_unlink_full(&sh->barn[0], held);
+            main->next = sh->barn[0].empty;
+            sh->barn[0].empty = main;
+            sh->barn[0].nr_empty++;
+            sl_spin_unlock(&sh->barn[0].lock);
             mine->main = held;
             sheaf_remove(held, (uint32_t)j);
         } else {
@@ -321,9 +321,9 @@ int sl_slub_steer_new_slab(sl_slub_cache *s, bool full, uint32_t *pfn)
             for (uint32_t i = 0; i < n; i++)
                 sli_info(s, slab, i)->state = SLI_OBJ_ALLOCATED;
     } else {
-        sli_list_lock(&a);
+        sli_list_lock(&a, sli_slab_node(s, slab));
         sli_slub_add_partial(&a, slab, true);
-        sl_spin_unlock(&s->node.list_lock);
+        sl_spin_unlock(&sli_slab_node(s, slab)->list_lock);
     }
     *pfn = sli_slab_pfn(s, slab);
     return SL_OK;
@@ -373,8 +373,9 @@ uint32_t sl_slub_steer_listed(const sl_slub_cache *s, uint32_t *pfns, uint32_t c
         for (const sli_slub_slab *p = s->cpu[k].partial; p; p = p->next)
             PUT(p);
     }
-    for (const sli_slub_slab *p = s->node.partial_head; p; p = p->lnext)
-        PUT(p);
+    for (unsigned nid = 0; nid < s->nr_nodes; nid++)
+        for (const sli_slub_slab *p = sli_get_node(s, nid)->partial_head; p; p = p->lnext)
+            PUT(p);
 #undef PUT
     return n;
 }
@@ -442,9 +443,9 @@ int sl_slub_steer_cpu_slab(sl_slub_cache *s, unsigned cpu, uint32_t pfn)
          * real captures that made the lists agree less, not more).  Nor
          * does this CPU's partial chain (see the essay).
          */
-        sli_list_lock(&a);
+        sli_list_lock(&a, sli_slab_node(s, slab));
         sli_slub_remove_partial(&a, slab);
-        sl_spin_unlock(&s->node.list_lock);
+        sl_spin_unlock(&sli_slab_node(s, slab)->list_lock);
     }
     /* The slab is off every list: freeze it (freeze_slab) before the CPU's current slab goes. */
     slab->fc = (sl_dword){0, sli_counters(objects, objects, 1)};
@@ -475,7 +476,7 @@ uint32_t sl_slub_steer_sheaf(const sl_slub_cache *s, unsigned place, unsigned cp
     else if (place == SL_SLUB_SEED_RCU_FREE)
         x = sh->pcs[cpu].rcu_free;
     else if (place == SL_SLUB_SEED_BARN_FULL)
-        for (x = sh->barn.full; x && nth; x = x->next)
+        for (x = sh->barn[0].full; x && nth; x = x->next)
             nth--;
     uint32_t n = x ? x->size : 0;
     for (uint32_t k = 0; k < n && k < cap; k++)

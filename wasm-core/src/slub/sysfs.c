@@ -244,3 +244,16 @@ int sl_slub_kcache_compare(const sl_slub_kcache *k, unsigned nr_cpus, const sl_s
     }
     return compared ? 1 : 2;
 }
+
+/* show_slab_objects: "total N0=a N1=b" (only nodes with a count, only with more than one node). */
+char *sl_slub_format_per_node(const sl_slub_cache *s, const uint32_t *count, char *buf, size_t len)
+{
+    uint64_t total = 0;
+    for (unsigned n = 0; n < s->nr_nodes; n++)
+        total += count[n];
+    size_t at = (size_t)snprintf(buf, len, "%llu", (unsigned long long)total);
+    for (unsigned n = 0; n < s->nr_nodes && s->nr_nodes > 1 && at < len; n++)
+        if (count[n])
+            at += (size_t)snprintf(buf + at, len - at, " N%u=%u", n, count[n]);
+    return buf;
+}

@@ -76,13 +76,11 @@ static void chain_append(sli_slub_slab **head, sli_slub_slab **tail, sli_slub_sl
  * reads: promote[0] (1 free object), promote[1], ..., promote[31], the
  * rest.  The model empties the list and adds the slabs back in that order.
  */
-static uint32_t do_shrink(sli_act *a)
+static uint32_t do_shrink(sli_act *a, sli_slub_node *n)
 {
-    sl_slub_cache *s = a->s;
-    sli_slub_node *n = &s->node;
     sli_slub_slab *promote[SHRINK_PROMOTE_MAX] = {0}, *rest = NULL, *rest_tail = NULL, *discard = NULL;
     uint32_t discarded = 0;
-    sli_list_lock(a);
+    sli_list_lock(a, n);
     for (sli_slub_slab *slab = n->partial_head, *next; slab; slab = next) {
         next = slab->lnext;
         uintptr_t c = sl_dw_read(&slab->fc).hi;
@@ -130,10 +128,13 @@ int sl_slub_shrink(sl_slub_cache *s, int *remaining)
         return SL_EINVAL;
     if (s->sheaves)
         sli_barn_shrink(s->sheaves, &a); /* __kmem_cache_do_shrink, 6.18+: the barn first */
-    uint32_t discarded = do_shrink(&a);
+    uint32_t discarded = 0;
+    for (unsigned nid = 0; nid < s->nr_nodes; nid++) /* for_each_kmem_cache_node */
+        if (sli_node_has_mem(s, nid))
+            discarded += do_shrink(&a, sli_get_node(s, nid));
     SLI_EV(&a, SLUB_TUNE, NULL, NULL, TUNE_SHRINK, discarded, 0);
     (void)discarded; /* benchmark builds have no events */
     if (remaining)
-        *remaining = atomic_load_explicit(&s->node.nr_slabs, memory_order_relaxed) != 0;
+        *remaining = sli_nr_slabs_all(s) != 0;
     return SL_OK;
 }

@@ -12,9 +12,11 @@
  *           a sheaf holds, or that waits alone for RCU, is an object start of
  *           a slab of this cache, held once, counted in its slab's inuse, and
  *           (with tracking) recorded free.
- *   node:   the partial list is well linked, its slabs are ours, unfrozen,
- *           marked on_node_partial, have free objects; nr_partial is its
- *           length; nr_slabs and total_objects count the cache's slabs.
+ *   node:   each node's partial list is well linked, its slabs are ours,
+ *           of that node, unfrozen, marked on_node_partial, have free
+ *           objects; nr_partial is its length; each node's nr_slabs and
+ *           total_objects count the slabs of that node; every slab's node
+ *           is a node with memory; sheaves sit only in barns that exist.
  *   slab:   its order is the cache's or the fallback order, and its object
  *           count and bound (limit) are that order's; frozen exactly when it
  *           is some CPU's slab, except a debug cache's disabled slab (frozen,
@@ -212,24 +214,27 @@ static void mark_held(vstate *v, sli_slub_slab *slab, uint8_t *mark)
     }
 }
 
-static void check_node(vstate *v)
+/* Node nid's partial list: well linked, counted, each slab marked and of that node. */
+static void check_node(vstate *v, unsigned nid)
 {
     sl_slub_cache *s = v->s;
-    sli_slub_node *n = &s->node;
+    sli_slub_node *n = sli_get_node(s, nid);
     uint32_t len = 0;
     sli_slub_slab *prev = NULL;
     for (sli_slub_slab *p = n->partial_head; p && v->rc == SL_OK; prev = p, p = p->lnext) {
         if (!sli_is_our_slab(s, p) || ++len > s->zone->npages || p->lprev != prev) {
-            fail(v, SL_ECORRUPT, "the node partial list is corrupt");
+            fail(v, SL_ECORRUPT, "node %u: the partial list is corrupt", nid);
             return;
         }
         if (!p->on_node_partial || sli_frozen(p->fc.hi) || !p->fc.lo)
-            fail(v, SL_ECORRUPT, "node partial slab %u: not marked, frozen, or without free objects",
+            fail(v, SL_ECORRUPT, "node %u partial slab %u: not marked, frozen, or without free objects", nid,
                  sli_slab_pfn(s, p));
+        else if (p->nid != nid)
+            fail(v, SL_ECORRUPT, "slab %u of node %u is on node %u's partial list", sli_slab_pfn(s, p), p->nid, nid);
         mark_place(v, p, PLACE_NODE_PARTIAL, 0, "the node partial list");
     }
     if (v->rc == SL_OK && (n->partial_tail != prev || len != n->nr_partial))
-        fail(v, SL_ECORRUPT, "nr_partial is %u but the node list has %u slabs", n->nr_partial, len);
+        fail(v, SL_ECORRUPT, "node %u: nr_partial is %u but its list has %u slabs", nid, n->nr_partial, len);
 }
 
 static void check_slab(vstate *v, sli_slub_slab *slab, uint8_t *mark)
@@ -318,22 +323,30 @@ int sl_slub_validate(sl_slub_cache *s, char *msg, size_t msg_len)
         return SL_ENOMEM;
     }
     check_cpus(&v);
-    if (v.rc == SL_OK)
-        check_node(&v);
+    for (unsigned nid = 0; nid < s->nr_nodes && v.rc == SL_OK; nid++)
+        check_node(&v, nid);
     if (v.rc == SL_OK)
         check_held(&v);
-    uint32_t nr_slabs = 0, total = 0;
+    uint32_t nr_slabs[SL_SLUB_MAX_NODES] = {0}, total[SL_SLUB_MAX_NODES] = {0};
     for (uint32_t pfn = 0; pfn < s->zone->npages && v.rc == SL_OK; pfn += 1u << s->g.fallback_order) {
         sli_slub_slab *slab = sli_slab_at(s, pfn);
         if (!slab)
             continue;
-        nr_slabs++;
-        total += sli_objects(slab->fc.hi);
+        if (slab->nid >= s->nr_nodes || !sli_node_has_mem(s, slab->nid)) {
+            fail(&v, SL_ECORRUPT, "slab %u: node %u, which is not a node with memory of the cache's %u", pfn, slab->nid,
+                 s->nr_nodes);
+            break;
+        }
+        nr_slabs[slab->nid]++;
+        total[slab->nid] += sli_objects(slab->fc.hi);
         check_slab(&v, slab, mark);
     }
-    if (v.rc == SL_OK && (nr_slabs != atomic_load(&s->node.nr_slabs) || total != atomic_load(&s->node.total_objects)))
-        fail(&v, SL_ECORRUPT, "node counters say %u slabs, %u objects; found %u, %u", atomic_load(&s->node.nr_slabs),
-             atomic_load(&s->node.total_objects), nr_slabs, total);
+    for (unsigned nid = 0; nid < s->nr_nodes && v.rc == SL_OK; nid++) {
+        sli_slub_node *n = sli_get_node(s, nid);
+        if (nr_slabs[nid] != atomic_load(&n->nr_slabs) || total[nid] != atomic_load(&n->total_objects))
+            fail(&v, SL_ECORRUPT, "node %u's counters say %u slabs, %u objects; found %u, %u", nid,
+                 atomic_load(&n->nr_slabs), atomic_load(&n->total_objects), nr_slabs[nid], total[nid]);
+    }
     if (v.rc == SL_OK && sl_page_validate(s->zone) != SL_OK)
         fail(&v, SL_ECORRUPT, "the page allocator is inconsistent");
     free(v.place), free(v.owner), free(mark), free(v.held);

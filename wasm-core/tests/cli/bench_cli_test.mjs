@@ -193,6 +193,15 @@ for (const cmd of EXPERIMENTS) {
   if (run(['bulk', '--kernel', '4.2']).status !== 2) fail('bulk --kernel 4.2: a usage error');
 }
 
+// scale --nodes: the cache on NUMA nodes, the threads split among them; a bad count is a usage error.
+{
+  const r = run(['scale', ...QUICK, '--threads', '2', '--nodes', '2', '--kernel', '7.0', '--format', 'json']);
+  const e = r.status === 0 ? JSON.parse(r.stdout).experiments[0] : null;
+  if (!e || e.params.nodes !== 2 || e.measurements.filter((m) => m.available).length !== 3)
+    fail(`scale --nodes 2: ${r.status} ${r.stderr.slice(0, 200)}`);
+  if (run(['scale', '--nodes', '5']).status !== 2) fail('scale --nodes 5: a usage error');
+}
+
 // `all` writes one JSON file with every experiment.
 {
   const dir = mkdtempSync(join(tmpdir(), 'slablab-bench-'));
