@@ -350,6 +350,10 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
         const full = recs.filter((r) => sh.sheaf.place[r] === SheafPlace.BARN_FULL).length;
         place([], 'node-partial', `Barn · node ${node.nid}`, [`${full} full, ${recs.length - full} empty`, `sheaf capacity ${sh.capacity}`], -1, 1, recs, { node: node.nid });
         barnSections.set(node.nid, sections.length - 1);
+      } else if (drawSheaves && cpusHere.length) {
+        // No barn here (before 7.1 a memoryless node's; or none made yet): the row says whose its CPUs use, and side-by-side rows stay in line.
+        const used = [...new Set(cpusHere.map((c) => numa.cpuBarnNode[c.cpu] ?? memNode))].filter((n) => n !== node.nid);
+        place([], 'node-partial', `Barn · node ${node.nid}`, ['none', used.length ? `its CPUs use node ${used.join(', ')}'s` : 'its CPUs have none to use'], -1, 0, [], { node: node.nid });
       }
       if (node.hasMemory) {
         const slabs = nodePartialOf(s, node.nid);
@@ -396,7 +400,7 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
   const lanes = sections.filter((x) => x.cpu >= 0).length;
   const figure = {
     slot: boxes.length ? slotW : 0, sheafSlot: sheafBoxes.length ? sheafSlotW : 0, lanes, folded: sections.find((x) => x.cpuToggle)?.y ?? -1, slabs: boxes.length, sheaves: sheafBoxes.length,
-    ...(numa ? { nodes: numa.nodes.length, barns: sections.filter((x) => x.title.startsWith('Barn · node')).length, links: links.length } : {}),
+    ...(numa ? { nodes: numa.nodes.length, barns: numa.nodes.filter((x) => x.hasBarn).length, links: links.length } : {}),
   };
   const alignedRows = sections.map((sec) => ({ key: sec.title, y: sec.y, h: sec.h }));
   return { width: o.width, height: y + 4, compact, labelW, left, boxes, sheaves: sheafBoxes, sections, boxOf, hiddenFull: o.showFull ? 0 : full.length, items, figure, alignedRows, links };

@@ -53,6 +53,10 @@ describe('the nodes parameters', () => {
     expect(bad('nodes=2&cpus=4&cpu_nodes=0,1')).toThrow('cpu_nodes=0,1 gives 2 CPUs a node, but there are 4 (cpus=4)');
     expect(bad('nodes=2&cpus=2&cpu_nodes=0,3')).toThrow('cpu_nodes=0,3 names node 3, but nodes=2 has nodes 0, 1');
     expect(bad('memoryless=1')).toThrow(/need more than one node/);
+    // The panes never throw (the page lays out from them): one node, and the story says why.
+    const v = read('nodes=2&memoryless=0,1&kernel=7.1').values;
+    expect(slubStepView.panes(v)[0]?.world.numa).toBeUndefined();
+    return expect(slubStepView.story(v, () => Promise.resolve({ objects: 8, order: 0, size: 512, fallbackOrder: 0, fallbackObjects: 8 }))).rejects.toThrow('leaves no node with memory');
   });
 });
 
@@ -140,7 +144,8 @@ describe('the memoryless-barn story, 7.0 against 7.1', () => {
       const l = layoutSnapshot(put, { width: 1000, showFull: false });
       const titles = l.sections.map((s) => s.title);
       expect(titles).toEqual(expect.arrayContaining(['Node 0', 'Node 1 (memoryless)', 'Barn · node 0', 'Node 0 partial']));
-      expect(titles.includes('Barn · node 1')).toBe(ownBarn);
+      expect(l.sections.find((s) => s.title === 'Barn · node 1')?.lines).toEqual(ownBarn ? ['1 full, 0 empty', 'sheaf capacity 4'] : ['none', "its CPUs use node 0's"]);
+      expect(l.figure?.barns).toBe(ownBarn ? 2 : 1);
       expect(titles.includes('Node 1 partial')).toBe(false);
       expect(l.links).toEqual(ownBarn ? [] : [expect.objectContaining({ cpu: 3, node: 0 })]);
       const barnSec = l.sections.find((s) => s.title === `Barn · node ${ownBarn ? 1 : 0}`);

@@ -168,6 +168,15 @@ export function numaOf(v: Pick<ParamValues<typeof SLUB_PARAMS>, 'nodes' | 'memor
   return { nodes: v.nodes, cpuNode, memoryless: v.memoryless.reduce((m, n) => m | (1 << n), 0) };
 }
 
+/** numaOf, or one node when the values do not fit together. */
+function numaOrNone(v: ParamValues<typeof SLUB_PARAMS>): NumaConfig | undefined {
+  try {
+    return numaOf(v);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The kernel the URL describes; undefined when it is the default one. */
 export function kernelOf(v: ParamValues<typeof SLUB_PARAMS>): KernelParams | undefined {
   const k: KernelParams = {};
@@ -220,7 +229,8 @@ export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyR
     const scenario = scenarioFor(v);
     const kernel = kernelOf(v);
     // A story on NUMA nodes brings its own machine; otherwise the URL's nodes.
-    const numa = scenario?.numa ? undefined : numaOf(v);
+    // Nodes that do not fit together: one node here (panes() must not throw: the page lays out from it); story() says why.
+    const numa = scenario?.numa ? undefined : numaOrNone(v);
     const panes: Pane<WorldConfig>[] = [];
     for (const version of v.kernel)
       for (const fastpath of fastpathsOf(v, version))
@@ -235,6 +245,7 @@ export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyR
   script: { parse: (t, world) => parseScript(t, world.cpus), format: scriptToText },
   async story(v, worldInfo) {
     const scenario = scenarioFor(v);
+    if (!scenario?.numa) numaOf(v); // throws what is wrong with nodes=, memoryless= and cpu_nodes= together
     const notes = kernelNotes(v);
     if (scenario) {
       const misfits = v.kernel.map((k) => misfit(scenario, parseKernelVersion(k)));
