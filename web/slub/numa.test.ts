@@ -7,6 +7,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseParams } from '../lab/params';
 import { replaySessions, type Session } from '../lab/session';
 import { loadNodeCore } from '../test/node-core';
+import { describeSlab } from './describe';
 import { layoutSnapshot, nodePartialOf } from './layout';
 import { decodeNuma, encodeNuma, type NumaState } from './numa';
 import type { WorldConfig } from './protocol';
@@ -174,5 +175,20 @@ describe('the memoryless-barn story, 7.0 against 7.1', () => {
     const l = layoutSnapshot(end, { width: 1000, showFull: false });
     const sec = l.sections.find((s) => s.title === 'Node 1 partial');
     expect(l.boxes.filter((b) => sec && b.y >= sec.y && b.y < sec.y + sec.h)).toHaveLength(2);
+    const [first] = nodePartialOf(end, 1);
+    expect(describeSlab(end, first ?? -1)).toMatch(/is on node 1's partial list \(position 1\)\..*Its memory is node 1's \(slab_nid\)\./);
+  });
+
+  it('draws nodes before sheaves too (6.17): each node its CPUs and list, no barn', () => {
+    const v = parseKernelVersion('6.17');
+    const cfg: WorldConfig = { ...scenarioConfig(scenarioById('slow-path'), 4, 'cmpxchg', 'detached', undefined, v), numa: { nodes: 2, cpuNode: [0, 0, 1, 1], memoryless: 0 } };
+    const session = open(cfg, { ops: [{ kind: 'alloc', cpu: 0 }, { kind: 'alloc', cpu: 2 }, { kind: 'flush', cpu: 2 }], irqs: [] });
+    const r = session.load();
+    const end = decodeSnapshot(session.at(r.stops.length - 1).snapshot);
+    const l = layoutSnapshot(end, { width: 1000, showFull: true });
+    expect(l.sections.map((s) => s.title)).toEqual(['Node 0', 'CPU 0', 'CPU 1', 'Node 0 partial', 'Node 1', 'CPU 2', 'CPU 3', 'Node 1 partial', 'Full (no list)']);
+    // CPU 2's slab, flushed, is node 1's: on node 1's list.
+    expect(nodePartialOf(end, 1)).toHaveLength(1);
+    expect(l.figure).toMatchObject({ nodes: 2, barns: 0, links: 0 });
   });
 });
