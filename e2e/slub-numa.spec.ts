@@ -62,6 +62,21 @@ test.describe('NUMA nodes in the SLUB figure', () => {
     await shot(page, 'slub-numa');
   });
 
+  test('the sandbox on two nodes offers CPU hotplug, one step each, and the node heading says which CPU is offline', async ({ page }) => {
+    await openLab(page, 'mode=slub&kernel=7.1&nodes=2&memoryless=1&cpus=2&scenario=sandbox');
+    let h = await slub.ready(page);
+    await page.getByRole('combobox', { name: /^As CPU/ }).selectOption('1');
+    await page.getByRole('button', { name: 'Take CPU 1 offline' }).click();
+    h = await slub.atPosition(page, 'Step 1 of 1');
+    expect(h.opResults).toEqual([0]);
+    await expect.poll(async () => (await drawn(page)).some((t) => t.includes('(offline: 1)'))).toBe(true);
+    await page.getByRole('button', { name: 'Bring CPU 1 online' }).click();
+    h = await slub.atPosition(page, 'Step 2 of 2');
+    // 7.1's slub_cpu_setup: node 1 already has its barn (CPU 1 was online when the cache was made), so none is made.
+    expect(h.opResults).toEqual([0, 0]);
+    await expect.poll(() => new URL(page.url()).searchParams.get('ops')).toBe('D1.O1');
+  });
+
   test('a bad nodes= value, and values that do not fit together, each say what is wrong', async ({ page }) => {
     await page.goto(`${ISOLATED_URL}?mode=slub&nodes=9`);
     await expect(page.getByText('URL parameter nodes="9" is not valid: expected a whole number from 1 to 4. Using 1.')).toBeVisible();
