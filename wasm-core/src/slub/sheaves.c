@@ -868,8 +868,8 @@ fail:
 /* rcu_free_sheaf: after the grace period a full rcu sheaf joins the barn, or is flushed. */
 static void rcu_free_sheaf(sli_sheaves *sh, sli_act *a, sli_sheaf *sheaf)
 {
-    /* 7.1: the barn of the node that filled it (sheaf->node); before, get_barn as the callback's CPU. */
-    unsigned nid = sh->barn_per_node ? sheaf->node : sh->barn_nid[a->cpu];
+    /* The barn of the node that filled it: sheaf->node, numa_mem_id() (6.18, 7.0) or numa_node_id() (7.1). */
+    unsigned nid = sheaf->node;
     sli_barn *barn = (sh->barn_nodes >> nid) & 1u ? &sh->barn[nid] : NULL;
     unsigned outcome = 2;
     if (!barn) {
