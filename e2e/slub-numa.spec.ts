@@ -64,16 +64,14 @@ test.describe('NUMA nodes in the SLUB figure', () => {
 
   test('the sandbox on two nodes offers CPU hotplug, one step each, and the node heading says which CPU is offline', async ({ page }) => {
     await openLab(page, 'mode=slub&kernel=7.1&nodes=2&memoryless=1&cpus=2&scenario=sandbox');
-    let h = await slub.ready(page);
+    await slub.ready(page);
     await page.getByRole('combobox', { name: /^As CPU/ }).selectOption('1');
     await page.getByRole('button', { name: 'Take CPU 1 offline' }).click();
-    h = await slub.atPosition(page, 'Step 1 of 1');
-    expect(h.opResults).toEqual([0]);
+    expect((await slub.atPosition(page, 'Step 1 of 1')).opResults).toEqual([0]);
     await expect.poll(async () => (await drawn(page)).some((t) => t.includes('(offline: 1)'))).toBe(true);
     await page.getByRole('button', { name: 'Bring CPU 1 online' }).click();
-    h = await slub.atPosition(page, 'Step 2 of 2');
     // 7.1's slub_cpu_setup: node 1 already has its barn (CPU 1 was online when the cache was made), so none is made.
-    expect(h.opResults).toEqual([0, 0]);
+    expect((await slub.atPosition(page, 'Step 2 of 2')).opResults).toEqual([0, 0]);
     await expect.poll(() => new URL(page.url()).searchParams.get('ops')).toBe('D1.O1');
   });
 
