@@ -61,8 +61,8 @@ for (const scheme of ['light', 'dark'] as const) {
         await expect(page.locator('html')).toHaveAttribute('data-theme', scheme);
         problems.push(...(await axeProblems(page)).map((p) => `${title}: ${p}`));
       }
-      // SLUB in 7.0 with sheaves and the barn, alone and beside 6.17 (the legend, selector and comparison rows).
-      for (const q of ['scenario=barn-exchange&kernel=7.0&cpus=2&step=7', 'scenario=sheaf-hit&kernel=6.17,7.0&cpus=2']) {
+      // SLUB in 7.0 with sheaves and the barn, alone and beside 6.17 (the legend, selector and comparison rows); on NUMA nodes (the nodes pickers).
+      for (const q of ['scenario=barn-exchange&kernel=7.0&cpus=2&step=7', 'scenario=sheaf-hit&kernel=6.17,7.0&cpus=2', 'kernel=7.1&nodes=2&memoryless=1&step=3', 'scenario=memoryless-barn&kernel=7.0,7.1&cpus=2&step=6']) {
         await page.goto(`${PLAIN_URL}?${q}`);
         await settle(page);
         problems.push(...(await axeProblems(page)).map((x) => `${q}: ${x}`));
@@ -182,6 +182,7 @@ test.describe('375 px wide', () => {
   for (const [name, path] of [
     ['lab-375', '?scenario=why-tid&cpus=2&step=4'],
     ['lab-375-sheaves', '?scenario=barn-exchange&kernel=7.0&cpus=2&step=7'],
+    ['lab-375-numa', '?scenario=memoryless-barn&kernel=7.0,7.1&cpus=2&step=6'],
     ['docs-375', 'docs.html'],
   ] as const)
     test(`${name}: nothing wider than the screen`, async ({ page }, info) => {

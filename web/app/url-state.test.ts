@@ -54,7 +54,7 @@ describe('the URL as loaded', () => {
 
   it('reads the embed\'s view', () => {
     expect(urlProblems('?view=slub&scenario=nope', EMBED_PARAMS, (get) => viewById(parseParams(EMBED_PARAMS, get).values.view))).toEqual([
-      expect.stringContaining('URL parameter scenario="nope" is not valid: expected one of fast-path, why-tid, slow-path, remote-frees, bulk-free, sheaf-hit, spare-swap, barn-exchange, sheaf-refill, barn-full-flush, kfree-rcu, prefill, sheaf-irq, bootstrap, refill-partial, oversize-counted, sandbox.'),
+      expect.stringContaining('URL parameter scenario="nope" is not valid: expected one of fast-path, why-tid, slow-path, remote-frees, bulk-free, sheaf-hit, spare-swap, barn-exchange, sheaf-refill, barn-full-flush, kfree-rcu, prefill, sheaf-irq, bootstrap, refill-partial, oversize-counted, memoryless-barn, sandbox.'),
     ]);
     expect(urlProblems('?view=free', EMBED_PARAMS, () => viewById('selftest'))[0]).toContain('expected one of slub, selftest');
   });

@@ -7,7 +7,8 @@
 // short, so that new slabs fall back to the cache's lower order, in the
 // panel beside the inspector (SandboxOps), with an allocation in a
 // non-blocking context (on caches with sheaves, where it takes another path)
-// and kmalloc_nolock, kfree_nolock and the CPU's irq_work (6.18+).  Each is
+// and kmalloc_nolock, kfree_nolock and the CPU's irq_work (6.18+), and on NUMA
+// nodes CPU hotplug (the CPU offline or online).  Each is
 // inserted in the script after the current step.
 
 import { useState } from 'react';
@@ -58,6 +59,8 @@ export interface SandboxOpsProps {
   sheaves: boolean;
   /** The kernel has per-CPU slabs (before 7.0): cpu_partial exists and a flush deactivates the CPU slab. */
   cpuSlab: boolean;
+  /** On NUMA nodes: whether the chosen CPU is online now (CPU hotplug is offered); absent on one node. */
+  online?: boolean;
   /** kmalloc_nolock and kfree_nolock exist (6.18+); when not given, known only where the cache has sheaves or no CPU slab (7.x). */
   nolock?: boolean;
   /** Sheaf slots holding a prefilled sheaf at the current step. */
@@ -198,6 +201,12 @@ export function SandboxOps(p: SandboxOpsProps) {
         <button type="button" onClick={() => p.onAppend({ kind: 'flush', cpu })}>
           {p.cpuSlab ? `Flush CPU ${cpu}` : `Flush CPU ${cpu}'s sheaves`}
         </button>
+        {p.online !== undefined ? (
+          // CPU hotplug on NUMA nodes: slub_cpu_dead flushes the CPU's sheaves (7.x); slub_cpu_setup gives a node without a barn its barn (7.1).
+          <button type="button" onClick={() => p.onAppend({ kind: p.online ? 'cpuDead' : 'cpuOnline', cpu })}>
+            {p.online ? `Take CPU ${cpu} offline` : `Bring CPU ${cpu} online`}
+          </button>
+        ) : null}
         <button type="button" disabled={!p.canInterrupt} onClick={() => p.onInterrupt('alloc')}>
           Interrupt here: alloc
         </button>

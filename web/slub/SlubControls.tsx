@@ -14,7 +14,7 @@ import { misfit, scenarioById, SCENARIOS, storyFor } from './scenarios';
 import { eraOf, parseKernelVersion } from './slub-api';
 import type { KernelStat, StatNames } from './slub-api';
 import { ObjState, sysfsLine, type SlubSnapshot } from './snapshot';
-import { DEFAULT_KERNEL, SANDBOX, type SLUB_PARAMS } from './view';
+import { DEFAULT_KERNEL, MAX_NODES, SANDBOX, type SLUB_PARAMS } from './view';
 
 type Values = ParamValues<typeof SLUB_PARAMS>;
 type Update = (patch: Partial<Values>) => void;
@@ -64,6 +64,35 @@ function KernelPicker({ values, update }: { values: Values; update: Update }) {
         <input type="checkbox" checked={values.hardened === 'on'} onChange={(e) => set({ hardened: e.target.checked ? 'on' : 'off' })} /> CONFIG_SLAB_FREELIST_HARDENED
       </label>
     </details>
+  );
+}
+
+/**
+ * NUMA nodes (URL `nodes`, `memoryless`; `cpu_nodes` only in the URL): how many, the CPUs spread
+ * evenly over them, and which one has no memory.  A story on a machine of its own says so instead.
+ */
+function NodesPicker({ values, update }: { values: Values; update: Update }) {
+  const own = scenarioById(values.scenario)?.numa;
+  if (own && values.scenario !== SANDBOX) return <span className="lab-hint">Nodes: this story brings its machine (2 nodes, node 1 memoryless)</span>;
+  const set = (patch: Partial<Values>) => update({ ...patch, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}) });
+  return (
+    <>
+      <ChoicePicker label="NUMA nodes" value={values.nodes} choices={range(1, MAX_NODES)} onPick={(nodes) => set({ nodes, memoryless: values.memoryless.filter((n) => n < nodes && nodes > 1).slice(0, nodes - 1), cpu_nodes: [] })} />
+      {values.nodes > 1 ? (
+        <label>
+          Memoryless{' '}
+          <select value={values.memoryless.join(',')} onChange={(e) => set({ memoryless: e.target.value === '' ? [] : e.target.value.split(',').map(Number) })}>
+            <option value="">none</option>
+            {range(1, values.nodes - 1).map((n) => (
+              <option key={n} value={String(n)}>
+                node {n}
+              </option>
+            ))}
+            {values.memoryless.length > 1 || (values.memoryless.length === 1 && (values.memoryless[0] ?? 0) < 1) ? <option value={values.memoryless.join(',')}>nodes {values.memoryless.join(', ')}</option> : null}
+          </select>
+        </label>
+      ) : null}
+    </>
   );
 }
 
@@ -152,8 +181,9 @@ export function SlubPickers({ values, update, sideBySide }: { values: Values; up
         value={values.cpus}
         choices={range(2, 8)}
         // CONFIG_NR_CPUS is at least the CPU count: a smaller one goes back to the default.
-        onPick={(cpus) => update({ cpus, step: 0, ...(values.scenario === SANDBOX ? { ops: '' } : {}), ...(values.nr_cpus !== null && values.nr_cpus < cpus ? { nr_cpus: null } : {}) })}
+        onPick={(cpus) => update({ cpus, step: 0, cpu_nodes: [], ...(values.scenario === SANDBOX ? { ops: '' } : {}), ...(values.nr_cpus !== null && values.nr_cpus < cpus ? { nr_cpus: null } : {}) })}
       />
+      <NodesPicker values={values} update={update} />
       {sideBySide ? (
         <button type="button" onClick={() => update({ variant: values.variant.slice(0, 1), bulk: values.bulk.slice(0, 1), kernel: values.kernel.slice(0, 1) })}>
           Show one world

@@ -312,6 +312,7 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
           tuning={tuning}
           sheaves={snap0?.kernel.hasSheaves ?? false}
           cpuSlab={!snap0 || eraOf(snap0.kernel) !== 'sheaves'}
+          {...(snap0?.numa ? { online: ((snap0.numa.onlineCpus >> cpu) & 1) === 1 } : {})}
           nolock={!!snap0 && snap0.kernel.era >= Era.OPT_IN_SHEAVES}
           filledSlots={walkSlots(first?.script.ops.slice(0, keep) ?? []).full}
           onAppend={append}

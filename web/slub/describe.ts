@@ -7,7 +7,7 @@ import { eventKindInfo, EventKind, NONE32 as EV_NONE, type SlEvent } from '../co
 import { describeTraceEvent, eventPlace, timelineGroups, TRACE_GROUPS, type OpNames, type TraceWords } from '../lab/describe';
 import type { EventEffect, EventWords } from '../lab/view';
 import { KIND_CODE, POINT_TEXT, TUNE_OPCODE } from './script';
-import { SHEAF_ROLES } from './layout';
+import { barnNodeOf, nodePartialOf, SHEAF_ROLES } from './layout';
 import { NEXT_CORRUPT, NO_CPU, NONE32, ObjState, SheafPlace, SlabList, type SlubSnapshot } from './snapshot';
 import { STATE_NAMES } from './render';
 
@@ -18,8 +18,12 @@ function listName(s: SlubSnapshot, slab: number): string {
       return `CPU ${cpu}'s CPU slab`;
     case SlabList.CPU_PARTIAL:
       return `CPU ${cpu}'s partial list (position ${(s.slab.position[slab] ?? 0) + 1})`;
-    case SlabList.NODE_PARTIAL:
-      return `the node partial list (position ${(s.slab.position[slab] ?? 0) + 1})`;
+    case SlabList.NODE_PARTIAL: {
+      if (!s.numa) return `the node partial list (position ${(s.slab.position[slab] ?? 0) + 1})`;
+      // NUMA nodes: the snapshot's one list is every node's in node order; name the slab's node and its place there.
+      const nid = s.numa.nodes.find((n) => nodePartialOf(s, n.nid).includes(slab))?.nid ?? 0;
+      return `node ${nid}'s partial list (position ${nodePartialOf(s, nid).indexOf(slab) + 1})`;
+    }
     default:
       return (s.slab.inuse[slab] ?? 0) === (s.slab.objects[slab] ?? 0) ? 'no list (full)' : 'no list';
   }
@@ -42,6 +46,8 @@ export function describeSlab(s: SlubSnapshot, slab: number): string {
     `${s.slab.slabFreeCount[slab]} free on its own freelist, ${s.slab.cpuFreeCount[slab]} on a CPU freelist.`,
   ];
   if (s.slab.freelistHead[slab] === NEXT_CORRUPT) parts.push('Its freelist head does not point at one of its objects: corrupt.');
+  const nid = s.numa?.slabNode.get(s.slab.pfn[slab] ?? NONE32);
+  if (nid !== undefined) parts.push(`Its memory is node ${nid}'s (slab_nid).`);
   return parts.join(' ');
 }
 
@@ -127,6 +133,7 @@ export function describeSheaf(s: SlubSnapshot, rec: number): string {
   const place = sh.sheaf.place[rec] ?? 0;
   const name = sheafName(s, rec);
   const parts = [`${name.charAt(0).toUpperCase()}${name.slice(1)}.`];
+  if (s.numa && (place === SheafPlace.BARN_FULL || place === SheafPlace.BARN_EMPTY)) parts.push(`It is in node ${barnNodeOf(s, rec)}'s barn.`);
   if (place === SheafPlace.MAIN) parts.push(size ? `alloc_from_pcs pops slot ${size - 1} next; free_to_pcs pushes into slot ${size}.` : 'It is empty: the next allocation swaps in the spare, or asks the barn, or refills it from slabs.');
   else if (place === SheafPlace.SPARE) parts.push(size === capacity ? 'A full spare: swapped in when main runs empty.' : size ? 'The spare.' : 'An empty spare: swapped in when main fills up.');
   else if (place === SheafPlace.RCU_FREE) parts.push(`kfree_rcu batches objects here; when full it goes to call_rcu, and after the grace period to the barn (or to slabs).`);

@@ -75,6 +75,18 @@ export interface Section {
   bodyY: number;
   /** The lines as drawn: packed several to a row above the drawing on a narrow figure (absent: `lines`). */
   drawn?: string[];
+  /** With NUMA nodes: the node this section belongs to, and whether it is the node's heading. */
+  node?: number;
+  nodeHead?: boolean;
+}
+
+/** A CPU lane whose sheaves go back to another node's barn (6.18/7.0: a memoryless node's CPUs use their memory node's barn). */
+export interface BarnLink {
+  cpu: number;
+  node: number;
+  /** The lane's and the barn's title rows. */
+  fromY: number;
+  toY: number;
 }
 
 export interface Layout extends CanvasLayout {
@@ -92,6 +104,8 @@ export interface Layout extends CanvasLayout {
   boxOf: Int32Array;
   /** Full slabs not drawn. */
   hiddenFull: number;
+  /** With NUMA nodes: lanes linked to another node's barn. */
+  links: BarnLink[];
 }
 
 export interface LayoutOptions {
@@ -276,8 +290,9 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
   const story = o.cpus ? new Set(o.cpus) : null;
   const wanted = story && !o.allCpus ? story : null;
   const others = s.cpus.filter((c) => story && !story.has(c.cpu)).map((c) => c.cpu);
-  for (const c of s.cpus) {
-    if (wanted && !wanted.has(c.cpu)) continue;
+  const numa = s.numa;
+  /** A CPU's lane: its sheaves, and before 7.0 its CPU slab and partial list. */
+  const lane = (c: SlubSnapshot['cpus'][number]) => {
     const pcs = sh.pcs[c.cpu];
     const recs = cpuSheaves(c.cpu);
     const sheafLines = drawSheaves && pcs
@@ -286,8 +301,8 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
     const locked = pcs?.locked ? { locked: true } : {};
     if (!s.kernel.cpuSlab) {
       // 7.0: no kmem_cache_cpu; the lane is the CPU's sheaves.
-      place([], 'cpu-partial', `CPU ${c.cpu}`, compact ? sheafLines.slice(0, 2) : [...sheafLines, sheafLine(pcs?.rcuFree, 'rcu_free')], c.cpu, 1, recs, locked);
-      continue;
+      place([], 'cpu-partial', `CPU ${c.cpu}`, compact ? sheafLines.slice(0, 2) : [...sheafLines, sheafLine(pcs?.rcuFree, 'rcu_free'), ...barnLine(c.cpu)], c.cpu, 1, recs, locked);
+      return;
     }
     const own = c.slabPfn === NONE32 ? -1 : slabIndexOf(s, c.slabPfn);
     const partial = cpuPartialSlabs(s, c.cpu);
@@ -300,7 +315,59 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
     const lines = compact
       ? [`tid ${hex(c.tid)}`, `${c.freelistLength} free · ${c.partialCount} partial`]
       : [fl, `tid ${c.tid} (${hex(c.tid)})`, `slab ${own < 0 ? 'none' : (slabLetter(s, own) ?? (s.slabNames ? pfnName(s, c.slabPfn) : `pfn ${c.slabPfn}`))} · ${c.partialCount} partial`];
-    place(own < 0 ? partial : [own, ...partial], own < 0 ? 'cpu-partial' : 'cpu-slab', `CPU ${c.cpu}`, compact ? lines : [...lines, ...sheafLines], c.cpu, 1, recs, locked);
+    place(own < 0 ? partial : [own, ...partial], own < 0 ? 'cpu-partial' : 'cpu-slab', `CPU ${c.cpu}`, compact ? lines : [...lines, ...sheafLines, ...barnLine(c.cpu)], c.cpu, 1, recs, locked);
+  };
+  /** With NUMA nodes, a CPU whose sheaves go to another node's barn says which (6.18/7.0: a memoryless node's CPUs use their memory node's). */
+  const barnLine = (cpu: number): string[] => {
+    if (!numa || !drawSheaves) return [];
+    const own = numa.cpuNode[cpu] ?? 0;
+    const barn = numa.cpuBarnNode[cpu] ?? own;
+    return barn === own ? [] : [`barn: node ${barn}'s (numa_mem_id)`];
+  };
+  const links: BarnLink[] = [];
+  if (!numa) {
+    for (const c of s.cpus) if (!wanted || wanted.has(c.cpu)) lane(c);
+  } else {
+    const barnSections = new Map<number, number>();
+    const laneOf = new Map<number, number>();
+    for (const node of numa.nodes) {
+      const cpusHere = s.cpus.filter((c) => (numa.cpuNode[c.cpu] ?? 0) === node.nid);
+      const memNode = cpusHere.length ? (numa.cpuMemNode[cpusHere[0]?.cpu ?? 0] ?? 0) : node.nid;
+      const offline = cpusHere.filter((c) => !((numa.onlineCpus >> c.cpu) & 1)).map((c) => c.cpu);
+      const lines = [
+        cpusHere.length ? `CPU${cpusHere.length === 1 ? '' : 's'} ${cpusHere.map((c) => c.cpu).join(', ')}${offline.length ? ` (offline: ${offline.join(', ')})` : ''}` : 'no CPUs',
+        node.hasMemory ? 'memory: slabs of its own' : `memoryless: slabs from node ${memNode}`,
+        ...(drawSheaves ? [node.hasBarn ? 'a barn of its own' : 'no barn'] : []),
+      ];
+      place([], 'node-partial', `Node ${node.nid}${node.hasMemory ? '' : ' (memoryless)'}`, lines, -2, 0, [], { node: node.nid, nodeHead: true });
+      for (const c of cpusHere)
+        if (!wanted || wanted.has(c.cpu)) {
+          lane(c);
+          laneOf.set(c.cpu, sections.length - 1);
+        }
+      if (drawSheaves && node.hasBarn) {
+        const recs = [...sheavesAt(s, SheafPlace.BARN_FULL), ...sheavesAt(s, SheafPlace.BARN_EMPTY)].filter((r) => barnNodeOf(s, r) === node.nid);
+        const full = recs.filter((r) => sh.sheaf.place[r] === SheafPlace.BARN_FULL).length;
+        place([], 'node-partial', `Barn · node ${node.nid}`, [`${full} full, ${recs.length - full} empty`, `sheaf capacity ${sh.capacity}`], -1, 1, recs, { node: node.nid });
+        barnSections.set(node.nid, sections.length - 1);
+      } else if (drawSheaves && cpusHere.length) {
+        // No barn here (before 7.1 a memoryless node's; or none made yet): the row says whose its CPUs use, and side-by-side rows stay in line.
+        const used = [...new Set(cpusHere.map((c) => numa.cpuBarnNode[c.cpu] ?? memNode))].filter((n) => n !== node.nid);
+        place([], 'node-partial', `Barn · node ${node.nid}`, ['none', used.length ? `its CPUs use node ${used.join(', ')}'s` : 'its CPUs have none to use'], -1, 0, [], { node: node.nid });
+      }
+      if (node.hasMemory) {
+        const slabs = nodePartialOf(s, node.nid);
+        place(slabs, 'node-partial', `Node ${node.nid} partial`, [`${slabs.length} slab${slabs.length === 1 ? '' : 's'}`, `min_partial ${s.geometry.minPartial}`], -1, 1, [], { node: node.nid });
+      }
+    }
+    // A CPU whose barn is another node's: a link from its lane to that barn.
+    if (drawSheaves)
+      for (const [cpu, at] of laneOf) {
+        const barn = numa.cpuBarnNode[cpu] ?? 0;
+        const to = barnSections.get(barn);
+        const from = sections[at];
+        if (barn !== (numa.cpuNode[cpu] ?? 0) && to !== undefined && from) links.push({ cpu, node: barn, fromY: from.y + 12, toY: (sections[to]?.y ?? 0) + 12 });
+      }
   }
   if (others.length) {
     const names = others.length === 1 ? `CPU ${others[0]}` : `CPUs ${others.join(', ')}`;
@@ -308,14 +375,16 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
     sections.push({ title: wanted ? `+ ${names}` : `− fold ${names}`, lines: [wanted ? 'not used by this story: click to show' : 'not used by this story: click to fold'], y, h: 30, cpu: -1, bodyY: y, cpuToggle: toggle });
     y += 30;
   }
-  if (drawSheaves) {
+  if (drawSheaves && !numa) {
     const full = sheavesAt(s, SheafPlace.BARN_FULL);
     const empty = sheavesAt(s, SheafPlace.BARN_EMPTY);
     place([], 'node-partial', 'Barn', [`${sh.barnFull} full, ${sh.barnEmpty} empty`, `sheaf capacity ${sh.capacity}`], -1, 1, [...full, ...empty]);
+  }
+  if (drawSheaves) {
     const prefilled = sheavesAt(s, SheafPlace.PREFILLED);
     if (prefilled.length) place([], 'node-partial', 'Prefilled sheaves', [`${prefilled.length} out with callers`], -1, 1, prefilled);
   }
-  place(s.nodePartial, 'node-partial', 'Node partial', [`${s.node.nrPartial} slab${s.node.nrPartial === 1 ? '' : 's'}`, `min_partial ${s.geometry.minPartial}`], -1);
+  if (!numa) place(s.nodePartial, 'node-partial', 'Node partial', [`${s.node.nrPartial} slab${s.node.nrPartial === 1 ? '' : 's'}`, `min_partial ${s.geometry.minPartial}`], -1);
   const full: number[] = [];
   for (let i = 0; i < s.nslabs; i++) if (s.slab.list[i] === SlabList.NONE) full.push(i);
   if (o.showFull) place(full, 'full', 'Full (no list)', [`${full.length} slab${full.length === 1 ? '' : 's'}`], -1, 0);
@@ -329,9 +398,12 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
   // Sheaves keep their id from stop to stop: a sheaf moving between a CPU and the barn glides there.
   if (!compact) for (const b of sheafBoxes) items.push({ key: `sheaf ${sh.sheaf.id[b.sheaf]}`, x: b.x - 2, y: b.y, w: b.cols * b.slotW + 4, h: b.stripY + stripsH(Math.ceil(b.slots / b.cols), b.stripH) - b.y + 2 });
   const lanes = sections.filter((x) => x.cpu >= 0).length;
-  const figure = { slot: boxes.length ? slotW : 0, sheafSlot: sheafBoxes.length ? sheafSlotW : 0, lanes, folded: sections.find((x) => x.cpuToggle)?.y ?? -1, slabs: boxes.length, sheaves: sheafBoxes.length };
+  const figure = {
+    slot: boxes.length ? slotW : 0, sheafSlot: sheafBoxes.length ? sheafSlotW : 0, lanes, folded: sections.find((x) => x.cpuToggle)?.y ?? -1, slabs: boxes.length, sheaves: sheafBoxes.length,
+    ...(numa ? { nodes: numa.nodes.length, barns: numa.nodes.filter((x) => x.hasBarn).length, links: links.length } : {}),
+  };
   const alignedRows = sections.map((sec) => ({ key: sec.title, y: sec.y, h: sec.h }));
-  return { width: o.width, height: y + 4, compact, labelW, left, boxes, sheaves: sheafBoxes, sections, boxOf, hiddenFull: o.showFull ? 0 : full.length, items, figure, alignedRows };
+  return { width: o.width, height: y + 4, compact, labelW, left, boxes, sheaves: sheafBoxes, sections, boxOf, hiddenFull: o.showFull ? 0 : full.length, items, figure, alignedRows, links };
 }
 
 /** One stop of the arrow keys: a sheaf (its record) or a slab (its record). */
@@ -370,6 +442,29 @@ function slotUnder(b: { x: number; stripY: number; slotW: number; stripH: number
   if (dy < 0 || dy - row * (b.stripH + ROW_GAP) >= b.stripH) return -1;
   const i = row * b.cols + col;
   return i < count ? i : -1;
+}
+
+/** The node of the barn holding sheaf record `rec` (numa.ts; the first node with a barn when unknown). */
+export function barnNodeOf(s: SlubSnapshot, rec: number): number {
+  const n = s.numa;
+  if (!n) return 0;
+  return n.barnSheafNode.get(s.sheaves.sheaf.id[rec] ?? 0) ?? n.nodes.find((x) => x.hasBarn)?.nid ?? 0;
+}
+
+/**
+ * Node `nid`'s partial list, head first, as slab records.  The snapshot lists every node's in
+ * node order; a slab whose node is unknown (a stop inside an operation, a slab new since the
+ * last quiet state) goes with the slab before it, since the lists come in node order.
+ */
+export function nodePartialOf(s: SlubSnapshot, nid: number): number[] {
+  const n = s.numa;
+  if (!n) return nid === 0 ? s.nodePartial : [];
+  let last = n.nodes.find((x) => x.hasMemory)?.nid ?? 0;
+  return s.nodePartial.filter((slab) => {
+    const known = n.slabNode.get(s.slab.pfn[slab] ?? NONE32);
+    if (known !== undefined) last = known;
+    return last === nid;
+  });
 }
 
 /** What is under (x, y), if anything. */

@@ -25,8 +25,22 @@ export interface WorldConfig {
   exactCapacity?: true;
   /** 7.0: a kmalloc cache created before bootstrap_cache_sheaves (the zero-capacity bootstrap sheaf until bootstrap). */
   earlyBoot?: true;
+  /** NUMA nodes (docs/slub.md, "NUMA nodes"); absent: one node. */
+  numa?: NumaConfig;
   /** A real cache's slabs the world starts from (web/kernel/seed.ts's words, sl_slub_seed); absent: empty. */
   kernelSeed?: number[];
+}
+
+/** A world's NUMA topology (sl_slub_config's nr_nodes, cpu_node, memoryless, offline_cpus). */
+export interface NumaConfig {
+  /** 2 to 4 nodes. */
+  nodes: number;
+  /** Each CPU's node (cpu_to_node). */
+  cpuNode: number[];
+  /** Mask of nodes with CPUs and no memory. */
+  memoryless: number;
+  /** Mask of CPUs that start offline (a CPU-online step brings one up). */
+  offline?: number;
 }
 
 /** worldInfo: the cache's geometry for the world's object size, CPU count and kernel. */

@@ -117,6 +117,42 @@ export function interruptNames(events: readonly SlEvent[]): Map<string, string> 
   return names;
 }
 
+/**
+ * The lanes whose sheaves go back to another node's barn (a memoryless node's CPUs before 7.1):
+ * a dashed line down the figure's left edge from the lane's title to that barn's, an arrowhead
+ * at the barn, and the words at the lane's end ("→ node 0's barn").
+ */
+function drawBarnLinks(ctx: CanvasRenderingContext2D, l: Layout, colors: CanvasTheme): void {
+  if (!l.links.length) return;
+  ctx.save();
+  ctx.strokeStyle = COLORS.barn;
+  ctx.fillStyle = COLORS.barn;
+  ctx.lineWidth = 2;
+  l.links.forEach((k, i) => {
+    const x = 3 + 4 * i;
+    ctx.setLineDash([5, 3]);
+    ctx.beginPath();
+    ctx.moveTo(x + 4, k.fromY);
+    ctx.lineTo(x, k.fromY);
+    ctx.lineTo(x, k.toY);
+    ctx.lineTo(x + 2, k.toY);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    const dir = k.toY > k.fromY ? 1 : -1;
+    ctx.beginPath();
+    ctx.moveTo(x - 4, k.toY - 6 * dir);
+    ctx.lineTo(x + 4, k.toY - 6 * dir);
+    ctx.lineTo(x, k.toY);
+    ctx.fill();
+  });
+  ctx.font = `bold ${FONT.text}px system-ui, sans-serif`;
+  ctx.fillStyle = colors.text;
+  ctx.textAlign = 'right';
+  for (const k of l.links) ctx.fillText(`CPU ${k.cpu}'s sheaves → node ${k.node}'s barn`, l.width - 8, k.fromY - 8);
+  ctx.textAlign = 'start';
+  ctx.restore();
+}
+
 /** Where the slot of object `i` of box `b` is, and its size. */
 function slotRect(b: SlabBox, i: number): { x: number; y: number; w: number; h: number } {
   const p = slotAt(b, i);
@@ -155,8 +191,13 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
       ctx.stroke();
       ctx.restore();
     }
+    if (sec.nodeHead) {
+      // A node's heading: a rule across the figure above it, so the node's lanes and lists read as one group.
+      ctx.fillStyle = colors.text;
+      ctx.fillRect(0, sec.y, l.width, 2);
+    }
     ctx.fillStyle = sec.cpuToggle ? colors.dim : colors.text;
-    ctx.font = l.compact ? 'bold 12px system-ui, sans-serif' : `bold ${FONT.title}px system-ui, sans-serif`;
+    ctx.font = l.compact ? 'bold 12px system-ui, sans-serif' : `bold ${sec.nodeHead ? FONT.title + 2 : FONT.title}px system-ui, sans-serif`;
     ctx.fillText(sec.title, 8, sec.y + (sec.cpuToggle ? 8 : 4));
     if (sec.cpuToggle) {
       // Measured in the title's own (bold) font: the note starts after it, whatever its length.
@@ -199,6 +240,7 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
   }
 
   drawSheaves(ctx, s, l, o, colors);
+  drawBarnLinks(ctx, l, colors);
 
   // Labels (detailed only): the slab's name and role above it, each slot's index (or the story's name) in it.
   if (!l.compact) {
@@ -218,7 +260,10 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
       }
       ctx.font = `${FONT.text}px system-ui, sans-serif`;
       ctx.fillStyle = colors.dim;
-      ctx.fillText(`${role} · ${s.slabNames?.[i] ?? `pfn ${s.slab.pfn[i]}`} · ${s.slab.inuse[i]}/${s.slab.objects[i]} in use${order}${frozen}`, x, b.y + 3, Math.max(40, room - (x - b.x)));
+      // With NUMA nodes, the slab's node (slab_nid) when known: a slab on another node's CPU or list shows where its memory is.
+      const nid = s.numa?.slabNode.get(s.slab.pfn[i] ?? 0);
+      const node = nid === undefined ? '' : ` · node ${nid}`;
+      ctx.fillText(`${role} · ${s.slabNames?.[i] ?? `pfn ${s.slab.pfn[i]}`}${node} · ${s.slab.inuse[i]}/${s.slab.objects[i]} in use${order}${frozen}`, x, b.y + 3, Math.max(40, room - (x - b.x)));
       if (b.slotW >= 18) {
         const first = s.slab.firstObj[i] ?? 0;
         ctx.font = mono(Math.min(FONT.slot + 2, Math.max(FONT.slot, Math.floor(b.slotW / 2))));

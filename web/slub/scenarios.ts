@@ -8,7 +8,7 @@
 
 import { StoryBuilder as LabStoryBuilder } from '../lab/story';
 import type { Scenario as LabScenario, Story as LabStory } from '../lab/view';
-import type { WorldConfig } from './protocol';
+import type { NumaConfig, WorldConfig } from './protocol';
 import { eraOf, type EraName, type KernelParams, type KernelVersion } from './slub-api';
 import { PreemptPoint, type AnyRef, type Script, type ScriptOp } from './script';
 import type { BulkForm, Fastpath } from './snapshot';
@@ -42,6 +42,8 @@ export interface Scenario extends LabScenario<Script<AnyRef>, StoryContext> {
   instead?: string;
   /** The kernels the story compares side by side ("what changed after 7.0"): picking it shows them. */
   kernels?: readonly string[];
+  /** The NUMA machine the story runs on, for the chosen CPU count (absent: the URL's nodes). */
+  numa?: (cpus: number) => NumaConfig;
   /** Objects the captions name, labelled on the picture: 'interrupt', the object an interrupt handler allocates (X) and the next on its freelist (Y) (render.ts interruptNames). */
   objectNames?: 'interrupt';
 }
@@ -448,7 +450,44 @@ const oversizeCounted: Scenario = {
   },
 };
 
-export const SCENARIOS: readonly Scenario[] = [fastPath, whyTid, slowPath, remoteFrees, bulkFree, sheafHit, spareSwap, barnExchange, refillFromSlabs, flushBarnFull, kfreeRcu, prefill, sheafIrq, bootstrap, refillPartial, oversizeCounted];
+/**
+ * A two-node machine whose node 1 has CPUs and no memory: the last CPU alone on node 1, offline
+ * at first (so that its coming online is a step), the others on node 0.
+ */
+export const MEMORYLESS_MACHINE = (cpus: number): NumaConfig => ({
+  nodes: 2,
+  cpuNode: Array.from({ length: cpus }, (_, c) => (c === cpus - 1 ? 1 : 0)),
+  memoryless: 0b10,
+  offline: 1 << (cpus - 1),
+});
+
+const memorylessBarn: Scenario = {
+  ...AFTER_70,
+  kernels: ['7.0', '7.1'],
+  id: 'memoryless-barn',
+  instead: 'barn-exchange',
+  title: 'After 7.0: a barn for a memoryless node',
+  notFor: 'it compares where 7.0 and 7.1 keep the barn of a node without memory; kernels before 6.18 have no barns',
+  numa: MEMORYLESS_MACHINE,
+  build({ cpus }) {
+    const m = cpus - 1;
+    const b = new StoryBuilder();
+    b.op({ kind: 'cpuOnline', cpu: m }, `CPU ${m}, node 1's only CPU, comes online (slub_cpu_setup). Node 1 has no memory. Linux 7.1 keeps barns per node in s->per_node[] and gives a node a barn when its first CPU comes up: node 1 now has one. Linux 7.0 keeps the barn in kmem_cache_node, which a memoryless node does not have: nothing is made, and CPU ${m} will use node 0's barn (get_barn: numa_mem_id).`);
+    const all = b.op({ kind: 'allocBulk', cpu: m, count: 12 }, `CPU ${m} bulk-allocates 12 objects. Its sheaves and its barn are empty, so they come from slabs, new ones on node 0: a memoryless node's CPUs allocate from the nearest node with memory.`);
+    b.op({ kind: 'freeBulk', cpu: m, refs: Array.from({ length: 4 }, (_, k) => sym(all, k)) }, `CPU ${m} frees 4 of them in bulk: their slab is node 0's, which is CPU ${m}'s memory node (numa_mem_id), so they are local and fill its main sheaf (4 of 4).`);
+    b.op({ kind: 'free', cpu: m, refs: [sym(all, 4)] }, 'A fifth free finds main full and no spare: __pcs_replace_full_main makes the full main the spare and a new empty sheaf main (sheaf_alloc), then pushes on it.');
+    b.op({ kind: 'freeBulk', cpu: m, refs: Array.from({ length: 3 }, (_, k) => sym(all, 5 + k)) }, 'Three more in bulk fill main again: main and spare are both full.');
+    b.op({ kind: 'free', cpu: m, refs: [sym(all, 8)] }, `One more free: both sheaves are full, so the full main goes into the barn (barn_put) and an empty sheaf takes its place. Which barn: in 7.0 node 0's, the barn of CPU ${m}'s memory node; in 7.1 node 1's own.`);
+    b.op({ kind: 'flush', cpu: m }, `CPU ${m}'s sheaves are flushed to their slabs; the full sheaf stays in the barn it went to.`);
+    b.op({ kind: 'alloc', cpu: 0 }, 'CPU 0, on node 0, allocates with empty sheaves. In 7.0 node 0\'s barn holds the full sheaf CPU ' + m + ' left there: barn_get hands it over, a whole sheaf without touching a slab. In 7.1 node 0\'s barn is empty (the sheaf is in node 1\'s): barn_get fails and a sheaf is refilled from slabs (sheaf_refill).');
+    return b.story(
+      `Two NUMA nodes: node 0 with memory and CPUs 0${cpus > 2 ? `-${cpus - 2}` : ''}, node 1 with CPU ${m} and no memory (side by side: left 7.0, right 7.1). ${SMALL}`,
+      'Same frees, another barn: 7.0 shares the memory node\'s barn with a memoryless node\'s CPUs, so node 0\'s CPUs get their full sheaves; 7.1 keeps them on node 1, in a barn of its own.',
+    );
+  },
+};
+
+export const SCENARIOS: readonly Scenario[] = [fastPath, whyTid, slowPath, remoteFrees, bulkFree, sheafHit, spareSwap, barnExchange, refillFromSlabs, flushBarnFull, kfreeRcu, prefill, sheafIrq, bootstrap, refillPartial, oversizeCounted, memorylessBarn];
 export const SCENARIO_IDS = SCENARIOS.map((s) => s.id);
 
 export function scenarioById(id: string): Scenario | undefined {
@@ -487,5 +526,6 @@ export function scenarioConfig(s: Scenario | undefined, cpus: number, fastpath: 
     ...(version && !(version.major === 6 && version.minor === 17) ? { version } : {}),
     ...sheaves,
     ...(era === 'sheaves' && s?.earlyBoot ? { earlyBoot: true as const } : {}),
+    ...(s?.numa ? { numa: s.numa(cpus) } : {}),
   };
 }

@@ -6,7 +6,7 @@
 import { CoreError, SlErr } from '../core/core-api';
 import { EVENT_SIZE } from '../core/events.generated';
 import { copyOut, drainRings, readSized } from '../core/heap-io';
-import type { WorldConfig } from './protocol';
+import type { NumaConfig, WorldConfig } from './protocol';
 import type { Script } from './script';
 import { encodeScript } from './script';
 import { BULK_FORMS, FASTPATHS, FREELIST_HARDENED } from './snapshot';
@@ -62,6 +62,14 @@ export interface SlubModule {
     arena: number, ncpus: number, objectSize: number, align: number, flags: number,
     fastpath: number, bulkFree: number, track: number, seed: number, kernel: number, version: number,
   ): number;
+  _sl_api_slub_world_create_topology(
+    arena: number, ncpus: number, objectSize: number, align: number, flags: number,
+    fastpath: number, bulkFree: number, track: number, seed: number, kernel: number, version: number, topology: number,
+  ): number;
+  _sl_api_slub_topology(w: number, out: number): number;
+  _sl_api_slub_cpu_online(w: number, cpu: number): number;
+  _sl_api_slub_cpu_dead(w: number, cpu: number): number;
+  _sl_api_slub_node_state(w: number, nid: number, out: number, pfns: number, cap: number): number;
   _sl_api_slub_world_version(w: number): number;
   _sl_api_kernel_seed(w: number, words: number, n: number): number;
   _sl_api_kernel_seed_message(): number;
@@ -103,6 +111,38 @@ export interface RunResult {
 }
 
 const SNAP_START = 1 << 16;
+/** The CPUs a world may have (SL_SLUB_MAX_CPUS), and the words of sl_api_slub_topology and sl_api_slub_node_state. */
+const MAX_CPUS = 8;
+const TOPOLOGY_STATE_WORDS = 5 + 3 * MAX_CPUS;
+const NODE_STATE_WORDS = 8;
+
+/** A world's NUMA topology now (sl_api_slub_topology): masks of nodes and CPUs, and per CPU its node, memory node and barn's node. */
+export interface Topology {
+  nodes: number;
+  memNodes: number;
+  barnNodes: number;
+  onlineCpus: number;
+  defragRatio: number;
+  cpuNode: number[];
+  /** numa_mem_id(): the nearest node with memory. */
+  cpuMemNode: number[];
+  /** get_barn's node: numa_mem_id() before 7.1, numa_node_id() from 7.1. */
+  cpuBarnNode: number[];
+}
+
+/** One node's state (sl_api_slub_node_state). */
+export interface NodeState {
+  hasMemory: boolean;
+  hasBarn: boolean;
+  nrPartial: number;
+  nrSlabs: number;
+  totalObjects: number;
+  partialFree: number;
+  barnFull: number;
+  barnEmpty: number;
+  /** The node's partial list, head first. */
+  partialPfns: number[];
+}
 
 /**
  * The kernel a world's cache lives in (sl_slub_kernel): boot parameters and build options.
@@ -405,10 +445,10 @@ export class SlubApi {
     if (!vptr) throw new SlubError(-1, 'no memory for the version parameters');
     try {
       this.m.HEAPU8.set(new Uint8Array(words.buffer), vptr);
-      const w = this.withKernel(kernel, (k) => this.m._sl_api_slub_world_create_version(
+      const w = this.withKernel(kernel, (k) => this.withTopology(c.numa, (t) => this.m._sl_api_slub_world_create_topology(
         c.arenaBytes, c.cpus, c.objectSize, 0, c.hardened ? FREELIST_HARDENED : 0, FASTPATHS.indexOf(c.fastpath), BULK_FORMS.indexOf(c.bulkFree),
-        track ? 1 : 0, c.seed, k, vptr,
-      ));
+        track ? 1 : 0, c.seed, k, vptr, t,
+      )));
       if (!w) {
         const e = this.m._sl_api_slub_last_error();
         const v = version.version ?? { major: 6, minor: 17 };
@@ -417,6 +457,51 @@ export class SlubApi {
       return w;
     } finally {
       this.m._free(vptr);
+    }
+  }
+
+  /** Runs `f` with the topology's words in the core's memory (read_topology in api_slub.c: nr_nodes, memoryless, offline CPUs, each CPU's node), or 0 for one node. */
+  private withTopology<T>(numa: NumaConfig | undefined, f: (ptr: number) => T): T {
+    if (!numa) return f(0);
+    const words = Uint32Array.from([numa.nodes, numa.memoryless, numa.offline ?? 0, ...Array.from({ length: MAX_CPUS }, (_, c) => numa.cpuNode[c] ?? 0)]);
+    const ptr = this.m._malloc(words.byteLength);
+    if (!ptr) throw new SlubError(-1, 'no memory for the NUMA topology');
+    try {
+      this.m.HEAPU8.set(new Uint8Array(words.buffer), ptr);
+      return f(ptr);
+    } finally {
+      this.m._free(ptr);
+    }
+  }
+
+  /** World w's NUMA topology now (sl_api_slub_topology): which nodes have memory and a barn, which CPUs are online, each CPU's nodes. */
+  topology(w: number): Topology {
+    const out = this.m._malloc(4 * TOPOLOGY_STATE_WORDS);
+    try {
+      const rc = this.m._sl_api_slub_topology(w, out);
+      if (rc !== 0) throw new SlubError(rc, `no topology: ${this.strerror(rc)}`);
+      const v = new Uint32Array(this.copy(out, 4 * TOPOLOGY_STATE_WORDS).buffer);
+      const cpu = (k: number) => Array.from(v.subarray(5 + k * MAX_CPUS, 5 + (k + 1) * MAX_CPUS));
+      return { nodes: v[0] ?? 1, memNodes: v[1] ?? 1, barnNodes: v[2] ?? 0, onlineCpus: v[3] ?? 0, defragRatio: v[4] ?? 0, cpuNode: cpu(0), cpuMemNode: cpu(1), cpuBarnNode: cpu(2) };
+    } finally {
+      this.m._free(out);
+    }
+  }
+
+  /** Node nid's counts, barn and partial list (sl_api_slub_node_state; every CPU quiet), or null when a CPU is busy. */
+  nodeState(w: number, nid: number): NodeState | null {
+    const cap = 4096;
+    const out = this.m._malloc(4 * (NODE_STATE_WORDS + cap));
+    try {
+      const rc = this.m._sl_api_slub_node_state(w, nid, out, out + 4 * NODE_STATE_WORDS, cap);
+      if (rc < 0) return null;
+      const v = new Uint32Array(this.copy(out, 4 * (NODE_STATE_WORDS + Math.min(rc, cap))).buffer);
+      return {
+        hasMemory: v[0] === 1, hasBarn: v[1] === 1, nrPartial: v[2] ?? 0, nrSlabs: v[3] ?? 0, totalObjects: v[4] ?? 0, partialFree: v[5] ?? 0,
+        barnFull: v[6] ?? 0, barnEmpty: v[7] ?? 0, partialPfns: Array.from(v.subarray(NODE_STATE_WORDS)),
+      };
+    } finally {
+      this.m._free(out);
     }
   }
 

@@ -26,6 +26,8 @@
 //                 rcu_free record indices, locked), 24 B per sheaf (id, place, cpu, flags,
 //                 size, capacity, first entry, position), 8 B per held object (pfn, index)
 
+import { decodeNuma, type NumaState } from './numa';
+
 export const SNAP_MAGIC = 0x42554c53;
 export const SNAP_VERSION = 2;
 export const NONE32 = 0xffffffff;
@@ -266,6 +268,8 @@ export interface SlubSnapshot {
   slabNames?: readonly string[];
   /** Full slabs there are, when the records hold only some of them (a real kernel lists none: web/kernel). */
   fullSlabs?: number;
+  /** The NUMA nodes of a world with more than one (numa.ts: the worker's trailer); absent: one node. */
+  numa?: NumaState;
 }
 
 export class SnapshotError extends Error {
@@ -381,6 +385,12 @@ export function decodeSnapshot(bytes: ArrayBuffer | Uint8Array): SlubSnapshot {
     cpuSlab: (flags & 4) !== 0,
   };
   const sheaves = decodeSheaves(v, h(21), total, ncpus, (flags & 2) === 0);
+  let numa: NumaState | undefined;
+  try {
+    numa = decodeNuma(u8, total);
+  } catch (e) {
+    need(false, (e as Error).message);
+  }
 
   return {
     ncpus,
@@ -400,6 +410,7 @@ export function decodeSnapshot(bytes: ArrayBuffer | Uint8Array): SlubSnapshot {
     nstats,
     kernel,
     sheaves,
+    ...(numa ? { numa } : {}),
   };
 }
 

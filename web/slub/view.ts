@@ -13,7 +13,7 @@ import { describeAddresses, findAddress, hex, objectAddress } from './addresses'
 import { describeObject, describeSheaf, describeSlab, SLUB_EVENT_WORDS } from './describe';
 import { hitTest, layoutSnapshot, type Hit, type Layout } from './layout';
 import { LiveMirror } from './live-mirror';
-import type { SlubWorldInfo, WorldConfig } from './protocol';
+import type { NumaConfig, SlubWorldInfo, WorldConfig } from './protocol';
 import { drawSnapshot, type Overlay } from './render';
 import { misfit, scenarioById, scenarioConfig, SCENARIO_IDS, SCENARIOS, storyFor, type Scenario } from './scenarios';
 import { describeOp, parseScript, POINT_TEXT, scriptToText, type AnyRef, type Script } from './script';
@@ -100,6 +100,24 @@ function kernelWord(min: number, max: number): ParamSpec<number | null> {
   };
 }
 
+/** Up to this many NUMA nodes (SL_SLUB_MAX_NODES). */
+export const MAX_NODES = 4;
+
+/** A comma list of node numbers 0 .. MAX_NODES - 1 (`memoryless`: each at most once; `cpu_nodes`: one per CPU), or "" for none. */
+function nodeList(what: string, distinct: boolean, max: number): ParamSpec<readonly number[]> {
+  const expected = `${what}: a comma list of node numbers 0 to ${MAX_NODES - 1}${distinct ? ', each once' : ''} (at most ${max}), or empty`;
+  return {
+    parse: (raw) => {
+      if (raw === '') return { ok: true, value: [] };
+      const items = raw.split(',');
+      const ok = items.length <= max && items.every((x) => /^\d$/.test(x) && Number(x) < MAX_NODES) && (!distinct || new Set(items).size === items.length);
+      return ok ? { ok: true, value: items.map(Number) } : { ok: false, expected };
+    },
+    format: (v) => v.join(','),
+    fallback: [],
+  };
+}
+
 /** The SLUB view's parameters. */
 export const SLUB_PARAMS = {
   scenario: oneOf<string>([...SCENARIO_IDS, SANDBOX], 'fast-path'),
@@ -120,7 +138,44 @@ export const SLUB_PARAMS = {
   preemption: oneOf(['on', 'off'] as const, 'on'),
   hardened: oneOf(['off', 'on'] as const, 'off'),
   kernel: kernelParam(),
+  // NUMA nodes (docs/slub.md "NUMA nodes"): how many, which have CPUs but no memory, and each CPU's node (default: spread evenly).
+  nodes: whole(1, MAX_NODES, 1),
+  memoryless: nodeList('the nodes with CPUs and no memory', true, MAX_NODES - 1),
+  cpu_nodes: nodeList("each CPU's node in CPU order", false, 8),
 };
+
+/** CPU c's node when `cpus` CPUs spread evenly over `nodes` nodes (CPUs 0, 1 on node 0 and 2, 3 on node 1 for 4 on 2). */
+export const spreadNode = (c: number, cpus: number, nodes: number) => Math.floor((c * nodes) / cpus);
+
+/**
+ * The NUMA topology the values ask for, undefined for one node; throws an Error that names the
+ * parameters when they do not fit together (a memoryless node past the last, every node
+ * memoryless, a CPU list of the wrong length or naming a node past the last).
+ */
+export function numaOf(v: Pick<ParamValues<typeof SLUB_PARAMS>, 'nodes' | 'memoryless' | 'cpu_nodes' | 'cpus'>): NumaConfig | undefined {
+  const all = Array.from({ length: v.nodes }, (_, n) => n).join(', ');
+  if (v.nodes === 1) {
+    if (v.memoryless.length || v.cpu_nodes.length) throw new Error(`memoryless= and cpu_nodes= need more than one node (nodes=2 to ${MAX_NODES}); nodes=1 has node 0 only, with memory`);
+    return undefined;
+  }
+  const past = v.memoryless.find((n) => n >= v.nodes);
+  if (past !== undefined) throw new Error(`memoryless=${v.memoryless.join(',')} names node ${past}, but nodes=${v.nodes} has nodes ${all}`);
+  if (v.memoryless.length === v.nodes) throw new Error(`memoryless=${v.memoryless.join(',')} leaves no node with memory: at least one of nodes ${all} must have some`);
+  if (v.cpu_nodes.length && v.cpu_nodes.length !== v.cpus) throw new Error(`cpu_nodes=${v.cpu_nodes.join(',')} gives ${v.cpu_nodes.length} CPU${v.cpu_nodes.length === 1 ? '' : 's'} a node, but there are ${v.cpus} (cpus=${v.cpus})`);
+  const far = v.cpu_nodes.find((n) => n >= v.nodes);
+  if (far !== undefined) throw new Error(`cpu_nodes=${v.cpu_nodes.join(',')} names node ${far}, but nodes=${v.nodes} has nodes ${all}`);
+  const cpuNode = v.cpu_nodes.length ? [...v.cpu_nodes] : Array.from({ length: v.cpus }, (_, c) => spreadNode(c, v.cpus, v.nodes));
+  return { nodes: v.nodes, cpuNode, memoryless: v.memoryless.reduce((m, n) => m | (1 << n), 0) };
+}
+
+/** numaOf, or one node when the values do not fit together. */
+function numaOrNone(v: ParamValues<typeof SLUB_PARAMS>): NumaConfig | undefined {
+  try {
+    return numaOf(v);
+  } catch {
+    return undefined;
+  }
+}
 
 /** The kernel the URL describes; undefined when it is the default one. */
 export function kernelOf(v: ParamValues<typeof SLUB_PARAMS>): KernelParams | undefined {
@@ -173,13 +228,16 @@ export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyR
   panes(v) {
     const scenario = scenarioFor(v);
     const kernel = kernelOf(v);
+    // A story on NUMA nodes brings its own machine; otherwise the URL's nodes.
+    // Nodes that do not fit together: one node here (panes() must not throw: the page lays out from it); story() says why.
+    const numa = scenario?.numa ? undefined : numaOrNone(v);
     const panes: Pane<WorldConfig>[] = [];
     for (const version of v.kernel)
       for (const fastpath of fastpathsOf(v, version))
         for (const bulk of v.bulk)
           panes.push({
             label: [v.kernel.length > 1 ? version : '', v.variant.length > 1 ? fastpath : '', v.bulk.length > 1 ? bulk : ''].filter(Boolean).join(' · '),
-            world: { ...scenarioConfig(scenario, v.cpus, fastpath, bulk, kernel, parseKernelVersion(version)), ...(v.hardened === 'on' ? { hardened: true as const } : {}) },
+            world: { ...scenarioConfig(scenario, v.cpus, fastpath, bulk, kernel, parseKernelVersion(version)), ...(v.hardened === 'on' ? { hardened: true as const } : {}), ...(numa ? { numa } : {}) },
           });
     return panes;
   },
@@ -187,6 +245,7 @@ export const slubStepView: StepView<typeof SLUB_PARAMS, WorldConfig, Script<AnyR
   script: { parse: (t, world) => parseScript(t, world.cpus), format: scriptToText },
   async story(v, worldInfo) {
     const scenario = scenarioFor(v);
+    if (!scenario?.numa) numaOf(v); // throws what is wrong with nodes=, memoryless= and cpu_nodes= together
     const notes = kernelNotes(v);
     if (scenario) {
       const misfits = v.kernel.map((k) => misfit(scenario, parseKernelVersion(k)));

@@ -10,11 +10,12 @@ import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/request
 import { replaySessions } from '../lab/session';
 import { CoreWorld, type FreeRunWorld, type ModelAdapter, type ModelWorld, type SessionModel } from '../lab/model';
 import { mergeRings } from '../lab/stops';
-import { FREERUN_COUNTERS, WORKLOADS, type FreerunStartParams, type SlubLoadExtra, type SlubWorldInfo, type WorldConfig } from './protocol';
+import { FREERUN_COUNTERS, WORKLOADS, type FreerunStartParams, type NumaConfig, type SlubLoadExtra, type SlubWorldInfo, type WorldConfig } from './protocol';
 import { scenarioConfig } from './scenarios';
-import { checkScript, isSym, isTune, TUNE_OPCODE, type AnyRef, type ObjRef, type Script, type ScriptOp, type TuneKind } from './script';
+import { checkScript, isSym, isTune, KIND_CODE, TUNE_OPCODE, type AnyRef, type HotplugKind, type ObjRef, type Script, type ScriptOp, type TuneKind } from './script';
 import { parseKernelVersion, SlubApi, SlubError, type KernelParams, type KernelVersion, type SlubModule } from './slub-api';
-import { BULK_FORMS, decodeSnapshot, FASTPATHS, ObjState, STAT_NAMES } from './snapshot';
+import { BULK_FORMS, decodeSnapshot, FASTPATHS, ObjState, SheafPlace, STAT_NAMES } from './snapshot';
+import { encodeNuma, NUMA_MAX_NODES, type NumaState } from './numa';
 
 const MAX_CPUS = 8;
 /** Events each CPU's ring holds (sl_api_slub_world_create). */
@@ -54,7 +55,18 @@ function checkWorld(raw: unknown): WorldConfig {
     ...(c.exactCapacity === undefined ? {} : { exactCapacity: checkTrue('exactCapacity', c.exactCapacity) }),
     ...(c.earlyBoot === undefined ? {} : { earlyBoot: checkTrue('earlyBoot', c.earlyBoot) }),
     ...(c.kernelSeed === undefined ? {} : { kernelSeed: checkWords('kernelSeed', c.kernelSeed) }),
+    ...(c.numa === undefined ? {} : { numa: checkNuma(c.numa, cpus) }),
   };
+}
+
+/** A NUMA topology the core accepts (cache.c set_topology): 2 to 4 nodes, each CPU on one, some node with memory. */
+function checkNuma(raw: unknown, cpus: number): NumaConfig {
+  const n = checkRecord('numa', raw);
+  const nodes = checkWhole('numa.nodes', n.nodes, 2, NUMA_MAX_NODES);
+  if (!Array.isArray(n.cpuNode) || n.cpuNode.length !== cpus) throw new BadRequest(`numa.cpuNode must give each of the ${cpus} CPUs a node`);
+  const cpuNode = n.cpuNode.map((x, c) => checkWhole(`numa.cpuNode[${c}]`, x, 0, nodes - 1));
+  const memoryless = checkWhole('numa.memoryless (a mask of nodes)', n.memoryless, 0, (1 << nodes) - 2);
+  return { nodes, cpuNode, memoryless, ...(n.offline === undefined ? {} : { offline: checkWhole('numa.offline (a mask of CPUs)', n.offline, 0, (1 << cpus) - 1) }) };
 }
 
 /** An array of u32 words (at most 4 Mi of them), as the core reads them. */
@@ -80,6 +92,14 @@ function checkTrue(what: string, raw: unknown): true {
   return true;
 }
 
+/**
+ * Operations the worker runs between driver calls, each bracketed by OP_BEGIN/OP_END records of
+ * its own: sysfs writes and the page shortage (the core brackets none), and CPU hotplug (the
+ * core's sl_slub_cpu_online and sl_slub_cpu_dead write no brackets either, so a driver run of
+ * them would be no stop of the lab's).
+ */
+const outOfDriver = (kind: ScriptOp['kind']): boolean => isTune(kind) || kind === 'cpuOnline' || kind === 'cpuDead';
+
 /** Ops [from, to) of a script and the interrupts aimed at them, renumbered from 0. */
 function slice(s: Script, from: number, to: number): Script {
   if (from === 0 && to === s.ops.length) return s;
@@ -98,11 +118,11 @@ const EV_KIND = EVENT_LAYOUT.kind.offset;
 const EV_SEQ = EVENT_LAYOUT.seq.offset;
 
 /** An OP_BEGIN or OP_END record for a tuning operation (fields as the core's own brackets: sli_slub_op_event). */
-function bracket(kind: number, op: number, opcode: number, result: number, seq: number): Uint8Array {
+function bracket(kind: number, op: number, opcode: number, result: number, seq: number, cpu = 0): Uint8Array {
   const b = new Uint8Array(EVENT_SIZE);
   const v = new DataView(b.buffer);
   v.setUint32(EV_OP, op, true);
-  v.setUint16(EVENT_LAYOUT.cpu.offset, 0, true);
+  v.setUint16(EVENT_LAYOUT.cpu.offset, cpu, true);
   v.setUint16(EV_KIND, kind, true);
   v.setUint16(EVENT_LAYOUT.cache.offset, 1, true);
   v.setUint32(EVENT_LAYOUT.slab.offset, 0xffffffff, true);
@@ -137,31 +157,89 @@ class SlubWorld extends CoreWorld<Script> {
     private readonly api: SlubApi,
     w: number,
     cpus: number,
+    /** More than one NUMA node: snapshots carry the nodes (numa.ts). */
+    private readonly nodes = 1,
   ) {
     super(api, w, cpus);
+  }
+  /** The nodes with every CPU quiet (exact counts; slabs of the partial lists and barn sheaves by node). */
+  private numaNow(): NumaState {
+    const t = this.api.topology(this.w);
+    const slabNode = new Map<number, number>();
+    const barnSheafNode = new Map<number, number>();
+    const states = Array.from({ length: this.nodes }, (_, nid) => this.api.nodeState(this.w, nid));
+    // The barns' sheaves come in node order, each barn's full ones then its empty ones (sli_sheaves_walk).
+    const snap = decodeSnapshot(this.api.snapshot(this.w));
+    const barn: number[] = [];
+    for (let i = 0; i < snap.sheaves.nsheaves; i++) {
+      const place = snap.sheaves.sheaf.place[i];
+      if (place === SheafPlace.BARN_FULL || place === SheafPlace.BARN_EMPTY) barn.push(snap.sheaves.sheaf.id[i] ?? 0);
+    }
+    let at = 0;
+    states.forEach((st, nid) => {
+      for (const pfn of st?.partialPfns ?? []) slabNode.set(pfn, nid);
+      for (let k = 0; k < (st?.barnFull ?? 0) + (st?.barnEmpty ?? 0); k++) barnSheafNode.set(barn[at++] ?? 0, nid);
+    });
+    return {
+      nodes: states.map((st, nid) => ({
+        nid, hasMemory: ((t.memNodes >> nid) & 1) === 1, hasBarn: ((t.barnNodes >> nid) & 1) === 1,
+        nrPartial: st?.nrPartial ?? null, nrSlabs: st?.nrSlabs ?? null, totalObjects: st?.totalObjects ?? null, barnFull: st?.barnFull ?? null, barnEmpty: st?.barnEmpty ?? null,
+      })),
+      exact: states.every((st) => st !== null),
+      onlineCpus: t.onlineCpus, cpuNode: t.cpuNode, cpuMemNode: t.cpuMemNode, cpuBarnNode: t.cpuBarnNode, slabNode, barnSheafNode,
+    };
+  }
+  override snapshot(): Uint8Array {
+    const bytes = super.snapshot();
+    return this.nodes > 1 ? concat([bytes, encodeNuma(this.numaNow())]) : bytes;
+  }
+  /**
+   * A stop's snapshot with its nodes: the node counts are unknown inside an operation, a slab's node
+   * (constant for its life) comes from the quiet states before and after the run, and a barn sheaf
+   * not in a barn before is in the barn of the stopped operation's CPU (get_barn: the only barn an
+   * operation puts a sheaf into).
+   */
+  private withNodes(stop: Uint8Array, before: NumaState, cpu: number): Uint8Array {
+    const after = this.numaNow();
+    const snap = decodeSnapshot(stop);
+    const slabNode = new Map([...after.slabNode, ...before.slabNode]);
+    const barnSheafNode = new Map<number, number>();
+    for (let i = 0; i < snap.sheaves.nsheaves; i++) {
+      const place = snap.sheaves.sheaf.place[i];
+      const id = snap.sheaves.sheaf.id[i] ?? 0;
+      if (place === SheafPlace.BARN_FULL || place === SheafPlace.BARN_EMPTY) barnSheafNode.set(id, before.barnSheafNode.get(id) ?? before.cpuBarnNode[cpu] ?? 0);
+    }
+    const unknown = { nrPartial: null, nrSlabs: null, totalObjects: null, barnFull: null, barnEmpty: null };
+    const nodes = before.nodes.map((n) => ({ ...n, ...unknown, hasBarn: n.hasBarn || (after.nodes[n.nid]?.hasBarn ?? false) }));
+    return concat([stop, encodeNuma({ ...before, nodes, exact: false, slabNode, barnSheafNode })]);
   }
   run(script: Script, from: number, to: number, stopAt: number) {
     const results: number[] = [];
     let micro = 0;
+    const before = this.nodes > 1 && stopAt > 0 ? this.numaNow() : null;
     for (let at = from; at < to; ) {
       const op = script.ops[at];
-      if (op && isTune(op.kind)) {
-        results.push(this.tune(op.kind, op.value ?? 0, at));
+      if (op && outOfDriver(op.kind)) {
+        results.push(this.tune(op.kind as TuneKind | HotplugKind, op.value ?? 0, at, op.cpu));
         at++;
         continue;
       }
       let end = at + 1;
-      while (end < to && !isTune(script.ops[end]?.kind ?? 'alloc')) end++;
+      while (end < to && !outOfDriver(script.ops[end]?.kind ?? 'alloc')) end++;
       const r = this.api.run(this.w, slice(script, at, end), end - at, stopAt > 0 ? stopAt - micro : 0);
       results.push(...r.results);
-      if (r.stopSnapshot) return { results, stopSnapshot: r.stopSnapshot };
+      if (r.stopSnapshot) return { results, stopSnapshot: before ? this.withNodes(r.stopSnapshot, before, script.ops[at + r.stopOp]?.cpu ?? 0) : r.stopSnapshot };
       micro += r.microsteps;
       at = end;
     }
     return { results, stopSnapshot: null };
   }
-  /** Runs tuning operation `index` of the script; returns its result (shrink: 1 if slabs remain; zoneShort: pages held; bootstrap: 0; or an sl_err). */
-  private tune(kind: TuneKind, value: number, index: number): number {
+  /**
+   * Runs tuning or CPU-hotplug operation `index` of the script; returns its result (shrink: 1 if
+   * slabs remain; zoneShort: pages held; bootstrap: 0; cpuOnline: 1 if a barn was made; cpuDead:
+   * the objects flushed; or an sl_err).
+   */
+  private tune(kind: TuneKind | HotplugKind, value: number, index: number, cpu: number): number {
     const m = this.api.m;
     this.drained.push(mergeRings(this.api.drain(this.w, this.cpus)).events);
     let rc: number;
@@ -172,23 +250,29 @@ class SlubWorld extends CoreWorld<Script> {
     } else if (kind === 'minPartial') rc = m._sl_api_slub_set_min_partial(this.w, value);
     else if (kind === 'cpuPartial') rc = m._sl_api_slub_set_cpu_partial(this.w, value);
     else if (kind === 'bootstrap') rc = m._sl_api_slub_bootstrap_sheaves(this.w);
+    else if (kind === 'cpuOnline') rc = m._sl_api_slub_cpu_online(this.w, cpu);
+    else if (kind === 'cpuDead') rc = m._sl_api_slub_cpu_dead(this.w, cpu);
     else rc = m._sl_api_slub_shrink(this.w);
     const events = mergeRings(this.api.drain(this.w, this.cpus)).events;
     const v = new DataView(events.buffer, events.byteOffset, events.byteLength);
     const kept: number[] = [];
     let op = UNTRACED_OP + index;
+    const hotplug = kind === 'cpuOnline' || kind === 'cpuDead';
     for (let at = 0; at < events.byteLength; at += EVENT_SIZE) {
       const k = v.getUint16(at + EV_KIND, true);
       if (k === EventKind.OP_BEGIN || k === EventKind.OP_END) continue;
-      if (k === EventKind.SLUB_TUNE) op = v.getUint32(at + EV_OP, true);
+      // CPU hotplug runs outside the driver, so it has no micro-steps (the lab would count stops it cannot reach).
+      if (hotplug && k === EventKind.PREEMPT_POINT) continue;
+      if (k === EventKind.SLUB_TUNE || (hotplug && !kept.length)) op = v.getUint32(at + EV_OP, true);
       kept.push(at);
     }
     const seq = (at: number | undefined) => (at === undefined ? 0 : v.getUint32(at + EV_SEQ, true));
-    const code = TUNE_OPCODE[kind];
+    const code = hotplug ? KIND_CODE[kind] : TUNE_OPCODE[kind];
+    const on = hotplug ? cpu : 0;
     this.drained.push(
-      bracket(EventKind.OP_BEGIN, op, code, 0, seq(kept[0])),
+      bracket(EventKind.OP_BEGIN, op, code, 0, seq(kept[0]), on),
       ...kept.map((at) => events.subarray(at, at + EVENT_SIZE)),
-      bracket(EventKind.OP_END, op, code, rc, seq(kept.at(-1))),
+      bracket(EventKind.OP_END, op, code, rc, seq(kept.at(-1)), on),
     );
     return rc;
   }
@@ -335,7 +419,7 @@ export function slubSessions(api: SlubApi): SessionModel<WorldConfig, Script<Any
       api.destroyWorld(w);
       throw e;
     }
-    return new SlubWorld(api, w, config.cpus);
+    return new SlubWorld(api, w, config.cpus, config.numa?.nodes ?? 1);
   };
   const runAll = (config: WorldConfig, script: Script): number[] => {
     const world = create(config);
