@@ -76,6 +76,14 @@ test.describe('NUMA nodes in the SLUB figure', () => {
     await expect.poll(() => new URL(page.url()).searchParams.get('ops')).toBe('D1.O1');
   });
 
+  test('every slab says its node: a CPU slab of the memoryless node\'s CPU is node 0\'s (6.17, slab_nid from the snapshot)', async ({ page }) => {
+    await openLab(page, 'mode=slub&kernel=6.17&nodes=2&memoryless=1&cpus=2&scenario=sandbox&ops=a1');
+    const end = await slub.playToEnd(page);
+    expect(end.opResults).toEqual([0]);
+    // CPU 1 is node 1's, which has no memory: its CPU slab comes from node 0 (numa_mem_id), on no list.
+    await expect.poll(async () => (await drawn(page)).filter((t) => t.startsWith('CPU slab · '))).toEqual([expect.stringMatching(/^CPU slab · pfn \d+ · node 0 · 1\/\d+ in use/)]);
+  });
+
   test('a bad nodes= value, and values that do not fit together, each say what is wrong', async ({ page }) => {
     await page.goto(`${ISOLATED_URL}?mode=slub&nodes=9`);
     await expect(page.getByText('URL parameter nodes="9" is not valid: expected a whole number from 1 to 4. Using 1.')).toBeVisible();

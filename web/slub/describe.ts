@@ -20,8 +20,8 @@ function listName(s: SlubSnapshot, slab: number): string {
       return `CPU ${cpu}'s partial list (position ${(s.slab.position[slab] ?? 0) + 1})`;
     case SlabList.NODE_PARTIAL: {
       if (!s.numa) return `the node partial list (position ${(s.slab.position[slab] ?? 0) + 1})`;
-      // NUMA nodes: the snapshot's one list is every node's in node order; name the slab's node and its place there.
-      const nid = s.numa.nodes.find((n) => nodePartialOf(s, n.nid).includes(slab))?.nid ?? 0;
+      // NUMA nodes: the snapshot's one list is every node's in node order; name the slab's node and its place on that node's list.
+      const nid = s.slab.nid[slab] ?? 0;
       return `node ${nid}'s partial list (position ${nodePartialOf(s, nid).indexOf(slab) + 1})`;
     }
     default:
@@ -46,8 +46,7 @@ export function describeSlab(s: SlubSnapshot, slab: number): string {
     `${s.slab.slabFreeCount[slab]} free on its own freelist, ${s.slab.cpuFreeCount[slab]} on a CPU freelist.`,
   ];
   if (s.slab.freelistHead[slab] === NEXT_CORRUPT) parts.push('Its freelist head does not point at one of its objects: corrupt.');
-  const nid = s.numa?.slabNode.get(s.slab.pfn[slab] ?? NONE32);
-  if (nid !== undefined) parts.push(`Its memory is node ${nid}'s (slab_nid).`);
+  if (s.numa) parts.push(`Its memory is node ${s.slab.nid[slab] ?? 0}'s (slab_nid).`);
   return parts.join(' ');
 }
 

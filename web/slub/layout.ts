@@ -452,19 +452,11 @@ export function barnNodeOf(s: SlubSnapshot, rec: number): number {
 }
 
 /**
- * Node `nid`'s partial list, head first, as slab records.  The snapshot lists every node's in
- * node order; a slab whose node is unknown (a stop inside an operation, a slab new since the
- * last quiet state) goes with the slab before it, since the lists come in node order.
+ * Node `nid`'s partial list, head first, as slab records: the snapshot lists every node's in
+ * node order, each slab with its node (slab_nid).
  */
 export function nodePartialOf(s: SlubSnapshot, nid: number): number[] {
-  const n = s.numa;
-  if (!n) return nid === 0 ? s.nodePartial : [];
-  let last = n.nodes.find((x) => x.hasMemory)?.nid ?? 0;
-  return s.nodePartial.filter((slab) => {
-    const known = n.slabNode.get(s.slab.pfn[slab] ?? NONE32);
-    if (known !== undefined) last = known;
-    return last === nid;
-  });
+  return s.nodePartial.filter((slab) => (s.slab.nid[slab] ?? 0) === nid);
 }
 
 /** What is under (x, y), if anything. */

@@ -13,7 +13,7 @@ import { decodeNuma, encodeNuma, type NumaState } from './numa';
 import type { WorldConfig } from './protocol';
 import { MEMORYLESS_MACHINE, scenarioById, scenarioConfig } from './scenarios';
 import { parseKernelVersion, SlubApi, type SlubModule } from './slub-api';
-import { decodeSnapshot, SheafPlace, stat, type SlubSnapshot } from './snapshot';
+import { decodeSnapshot, SheafPlace, slabIndexOf, stat, type SlubSnapshot } from './snapshot';
 import { numaOf, SLUB_PARAMS, slubStepView, spreadNode } from './view';
 import { slubSessions } from './worker';
 
@@ -73,7 +73,6 @@ describe('the snapshot trailer', () => {
       cpuNode: [0, 0, 0, 1, 0, 0, 0, 0],
       cpuMemNode: [0, 0, 0, 0, 0, 0, 0, 0],
       cpuBarnNode: [0, 0, 0, 0, 0, 0, 0, 0],
-      slabNode: new Map([[8, 0], [16, 0]]),
       barnSheafNode: new Map([[5, 0]]),
     };
     const bytes = encodeNuma(n);
@@ -171,12 +170,30 @@ describe('the memoryless-barn story, 7.0 against 7.1', () => {
     expect(end.numa?.nodes.map((x) => x.nrPartial)).toEqual([0, 2]);
     expect(nodePartialOf(end, 1)).toHaveLength(2);
     expect(nodePartialOf(end, 0)).toEqual([]);
-    for (const slab of nodePartialOf(end, 1)) expect(end.numa?.slabNode.get(end.slab.pfn[slab] ?? 0)).toBe(1);
+    for (const slab of nodePartialOf(end, 1)) expect(end.slab.nid[slab]).toBe(1);
     const l = layoutSnapshot(end, { width: 1000, showFull: false });
     const sec = l.sections.find((s) => s.title === 'Node 1 partial');
     expect(l.boxes.filter((b) => sec && b.y >= sec.y && b.y < sec.y + sec.h)).toHaveLength(2);
     const [first] = nodePartialOf(end, 1);
     expect(describeSlab(end, first ?? -1)).toMatch(/is on node 1's partial list \(position 1\)\..*Its memory is node 1's \(slab_nid\)\./);
+  });
+
+  it('reads every slab\'s node from its record (slab_nid): a CPU slab is its CPU\'s memory node\'s', () => {
+    const v = parseKernelVersion('6.17');
+    const cpuSlabNode = (memoryless: number) => {
+      const cfg: WorldConfig = { ...scenarioConfig(undefined, 2, 'cmpxchg', 'detached', undefined, v), numa: { nodes: 2, cpuNode: [0, 1], memoryless } };
+      const n = api.geometryAt(cfg.objectSize, 2, v).objects;
+      // CPU 1 fills one slab (full, on no list) and takes a second as its CPU slab.
+      const session = open(cfg, { ops: [{ kind: 'allocBulk', cpu: 1, count: n + 1 }], irqs: [] });
+      const end = decodeSnapshot(session.at(session.load().stops.length - 1).snapshot);
+      const own = slabIndexOf(end, end.cpus[1]?.slabPfn ?? 0);
+      const full = Array.from({ length: end.nslabs }, (_, i) => i).filter((i) => i !== own);
+      expect(full).toHaveLength(1);
+      return { cpu: end.slab.nid[own], full: end.slab.nid[full[0] ?? 0], text: describeSlab(end, own) };
+    };
+    expect(cpuSlabNode(0)).toEqual({ cpu: 1, full: 1, text: expect.stringMatching(/CPU 1's CPU slab.*Its memory is node 1's \(slab_nid\)\./) });
+    // Node 1 without memory: CPU 1's slabs come from node 0 (numa_mem_id).
+    expect(cpuSlabNode(2)).toMatchObject({ cpu: 0, full: 0 });
   });
 
   it('draws nodes before sheaves too (6.17): each node its CPUs and list, no barn', () => {

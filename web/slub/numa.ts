@@ -12,10 +12,9 @@
 //       quiet states around it)
 //   u32 per CPU (8 each): node, memory node (numa_mem_id), barn node (get_barn)
 //   u32 per node (4 each): nr_partial, nr_slabs, total_objects, barn full, barn empty
-//   u32 n, then n pairs (slab pfn, node): the slabs whose node is known
-//       (those on a node's partial list; a slab keeps its node for its life)
 //   u32 n, then n pairs (sheaf id, node): the barns' sheaves
 //
+// A slab's node is the snapshot's own (byte 30 of its slab record, slab.nid).
 // One node: no trailer, so one-node snapshots stay byte for byte as before.
 
 /** SL_SLUB_MAX_CPUS and SL_SLUB_MAX_NODES. */
@@ -44,8 +43,6 @@ export interface NumaState {
   cpuNode: number[];
   cpuMemNode: number[];
   cpuBarnNode: number[];
-  /** Slab pfn -> node, for the slabs whose node is known. */
-  slabNode: ReadonlyMap<number, number>;
   /** Barn sheaf id -> the node of the barn holding it. */
   barnSheafNode: ReadonlyMap<number, number>;
 }
@@ -59,10 +56,8 @@ export function encodeNuma(n: NumaState): Uint8Array {
     const x = n.nodes[nid];
     words.push(...(x ? [x.nrPartial, x.nrSlabs, x.totalObjects, x.barnFull, x.barnEmpty].map(known) : [0, 0, 0, 0, 0]));
   }
-  for (const map of [n.slabNode, n.barnSheafNode]) {
-    words.push(map.size);
-    for (const [k, v] of map) words.push(k, v);
-  }
+  words.push(n.barnSheafNode.size);
+  for (const [k, v] of n.barnSheafNode) words.push(k, v);
   return new Uint8Array(Uint32Array.from(words).buffer);
 }
 
@@ -97,16 +92,11 @@ export function decodeNuma(u8: Uint8Array, at: number): NumaState | undefined {
     if (nid < nr)
       nodes.push({ nid, hasMemory: ((memNodes >> nid) & 1) === 1, hasBarn: ((barnNodes >> nid) & 1) === 1, nrPartial: nrPartial ?? null, nrSlabs: nrSlabs ?? null, totalObjects: totalObjects ?? null, barnFull: barnFull ?? null, barnEmpty: barnEmpty ?? null });
   }
-  const pairs = () => {
-    const n = next();
-    if (n > 1 << 20) throw new Error(`the NUMA trailer lists ${n} pairs`);
-    const m = new Map<number, number>();
-    for (let i = 0; i < n; i++) m.set(next(), next());
-    return m;
-  };
-  const slabNode = pairs();
-  const barnSheafNode = pairs();
-  return { nodes, exact, onlineCpus, cpuNode, cpuMemNode, cpuBarnNode, slabNode, barnSheafNode };
+  const pairs = next();
+  if (pairs > 1 << 20) throw new Error(`the NUMA trailer lists ${pairs} pairs`);
+  const barnSheafNode = new Map<number, number>();
+  for (let i = 0; i < pairs; i++) barnSheafNode.set(next(), next());
+  return { nodes, exact, onlineCpus, cpuNode, cpuMemNode, cpuBarnNode, barnSheafNode };
 }
 
 /** The CPUs of node `nid` among the first `ncpus`. */

@@ -260,9 +260,8 @@ export function drawSnapshot(ctx: CanvasRenderingContext2D, s: SlubSnapshot, l: 
       }
       ctx.font = `${FONT.text}px system-ui, sans-serif`;
       ctx.fillStyle = colors.dim;
-      // With NUMA nodes, the slab's node (slab_nid) when known: a slab on another node's CPU or list shows where its memory is.
-      const nid = s.numa?.slabNode.get(s.slab.pfn[i] ?? 0);
-      const node = nid === undefined ? '' : ` · node ${nid}`;
+      // With NUMA nodes, every slab's node (slab_nid): a slab on another node's CPU or list shows where its memory is.
+      const node = s.numa ? ` · node ${s.slab.nid[i] ?? 0}` : '';
       ctx.fillText(`${role} · ${s.slabNames?.[i] ?? `pfn ${s.slab.pfn[i]}`}${node} · ${s.slab.inuse[i]}/${s.slab.objects[i]} in use${order}${frozen}`, x, b.y + 3, Math.max(40, room - (x - b.x)));
       if (b.slotW >= 18) {
         const first = s.slab.firstObj[i] ?? 0;

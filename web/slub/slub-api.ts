@@ -140,8 +140,6 @@ export interface NodeState {
   partialFree: number;
   barnFull: number;
   barnEmpty: number;
-  /** The node's partial list, head first. */
-  partialPfns: number[];
 }
 
 /**
@@ -488,17 +486,16 @@ export class SlubApi {
     }
   }
 
-  /** Node nid's counts, barn and partial list (sl_api_slub_node_state; every CPU quiet), or null when a CPU is busy. */
+  /** Node nid's counts and barn (sl_api_slub_node_state; every CPU quiet), or null when a CPU is busy.  A slab's node is in the snapshot (slab.nid). */
   nodeState(w: number, nid: number): NodeState | null {
-    const cap = 4096;
-    const out = this.m._malloc(4 * (NODE_STATE_WORDS + cap));
+    const out = this.m._malloc(4 * NODE_STATE_WORDS);
     try {
-      const rc = this.m._sl_api_slub_node_state(w, nid, out, out + 4 * NODE_STATE_WORDS, cap);
+      const rc = this.m._sl_api_slub_node_state(w, nid, out, 0, 0);
       if (rc < 0) return null;
-      const v = new Uint32Array(this.copy(out, 4 * (NODE_STATE_WORDS + Math.min(rc, cap))).buffer);
+      const v = new Uint32Array(this.copy(out, 4 * NODE_STATE_WORDS).buffer);
       return {
         hasMemory: v[0] === 1, hasBarn: v[1] === 1, nrPartial: v[2] ?? 0, nrSlabs: v[3] ?? 0, totalObjects: v[4] ?? 0, partialFree: v[5] ?? 0,
-        barnFull: v[6] ?? 0, barnEmpty: v[7] ?? 0, partialPfns: Array.from(v.subarray(NODE_STATE_WORDS)),
+        barnFull: v[6] ?? 0, barnEmpty: v[7] ?? 0,
       };
     } finally {
       this.m._free(out);

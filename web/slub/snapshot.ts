@@ -17,7 +17,8 @@
 //   slab   32 B   pfn u32, order u8, list u8, cpu u8, frozen u8, objects u16, inuse u16,
 //                 (order and objects are the slab's own: a fallback slab has a lower order, fewer objects)
 //                 slab freelist head u32, next pfn on its list u32, first object record u32,
-//                 slab freelist length u16, cpu freelist length u16, position on its list u16
+//                 slab freelist length u16, cpu freelist length u16, position on its list u16,
+//                 NUMA node u8 (slab_nid; 0 on one node)
 //   obj    16 B   state u8, alloc cpu u8, free cpu u8, tracked u8, next index u32,
 //                 last alloc op u32, last free op u32
 //   list   4 B    the node partial list in order (pfns)
@@ -51,7 +52,7 @@ type Columns<L extends Layout> = { [K in keyof L]: L[K][0] extends 'u8' ? Uint8A
 
 const SLAB_FIELDS = {
   pfn: ['u32', 0], order: ['u8', 4], list: ['u8', 5], cpu: ['u8', 6], frozen: ['u8', 7], objects: ['u16', 8], inuse: ['u16', 10],
-  freelistHead: ['u32', 12], next: ['u32', 16], firstObj: ['u32', 20], slabFreeCount: ['u16', 24], cpuFreeCount: ['u16', 26], position: ['u16', 28],
+  freelistHead: ['u32', 12], next: ['u32', 16], firstObj: ['u32', 20], slabFreeCount: ['u16', 24], cpuFreeCount: ['u16', 26], position: ['u16', 28], nid: ['u8', 30],
 } as const;
 const OBJ_FIELDS = { state: ['u8', 0], allocCpu: ['u8', 1], freeCpu: ['u8', 2], next: ['u32', 4], allocOp: ['u32', 8], freeOp: ['u32', 12] } as const;
 const SHEAF_FIELDS = {
@@ -249,6 +250,8 @@ export interface SlubSnapshot {
     slabFreeCount: Uint16Array;
     cpuFreeCount: Uint16Array;
     position: Uint16Array;
+    /** The slab's NUMA node (slab_nid): where its memory is, for its whole life; 0 on one node. */
+    nid: Uint8Array;
   };
   obj: {
     state: Uint8Array;

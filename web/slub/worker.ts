@@ -162,10 +162,9 @@ class SlubWorld extends CoreWorld<Script> {
   ) {
     super(api, w, cpus);
   }
-  /** The nodes with every CPU quiet (exact counts; slabs of the partial lists and barn sheaves by node). */
+  /** The nodes with every CPU quiet (exact counts; barn sheaves by node). */
   private numaNow(): NumaState {
     const t = this.api.topology(this.w);
-    const slabNode = new Map<number, number>();
     const barnSheafNode = new Map<number, number>();
     const states = Array.from({ length: this.nodes }, (_, nid) => this.api.nodeState(this.w, nid));
     // The barns' sheaves come in node order, each barn's full ones then its empty ones (sli_sheaves_walk).
@@ -177,7 +176,6 @@ class SlubWorld extends CoreWorld<Script> {
     }
     let at = 0;
     states.forEach((st, nid) => {
-      for (const pfn of st?.partialPfns ?? []) slabNode.set(pfn, nid);
       for (let k = 0; k < (st?.barnFull ?? 0) + (st?.barnEmpty ?? 0); k++) barnSheafNode.set(barn[at++] ?? 0, nid);
     });
     return {
@@ -186,7 +184,7 @@ class SlubWorld extends CoreWorld<Script> {
         nrPartial: st?.nrPartial ?? null, nrSlabs: st?.nrSlabs ?? null, totalObjects: st?.totalObjects ?? null, barnFull: st?.barnFull ?? null, barnEmpty: st?.barnEmpty ?? null,
       })),
       exact: states.every((st) => st !== null),
-      onlineCpus: t.onlineCpus, cpuNode: t.cpuNode, cpuMemNode: t.cpuMemNode, cpuBarnNode: t.cpuBarnNode, slabNode, barnSheafNode,
+      onlineCpus: t.onlineCpus, cpuNode: t.cpuNode, cpuMemNode: t.cpuMemNode, cpuBarnNode: t.cpuBarnNode, barnSheafNode,
     };
   }
   override snapshot(): Uint8Array {
@@ -194,15 +192,14 @@ class SlubWorld extends CoreWorld<Script> {
     return this.nodes > 1 ? concat([bytes, encodeNuma(this.numaNow())]) : bytes;
   }
   /**
-   * A stop's snapshot with its nodes: the node counts are unknown inside an operation, a slab's node
-   * (constant for its life) comes from the quiet states before and after the run, and a barn sheaf
+   * A stop's snapshot with its nodes: the node counts are unknown inside an operation (a slab's node
+   * is in the snapshot itself), the barns present before or after the run are drawn, and a barn sheaf
    * not in a barn before is in the barn of the stopped operation's CPU (get_barn: the only barn an
    * operation puts a sheaf into).
    */
   private withNodes(stop: Uint8Array, before: NumaState, cpu: number): Uint8Array {
     const after = this.numaNow();
     const snap = decodeSnapshot(stop);
-    const slabNode = new Map([...after.slabNode, ...before.slabNode]);
     const barnSheafNode = new Map<number, number>();
     for (let i = 0; i < snap.sheaves.nsheaves; i++) {
       const place = snap.sheaves.sheaf.place[i];
@@ -211,7 +208,7 @@ class SlubWorld extends CoreWorld<Script> {
     }
     const unknown = { nrPartial: null, nrSlabs: null, totalObjects: null, barnFull: null, barnEmpty: null };
     const nodes = before.nodes.map((n) => ({ ...n, ...unknown, hasBarn: n.hasBarn || (after.nodes[n.nid]?.hasBarn ?? false) }));
-    return concat([stop, encodeNuma({ ...before, nodes, exact: false, slabNode, barnSheafNode })]);
+    return concat([stop, encodeNuma({ ...before, nodes, exact: false, barnSheafNode })]);
   }
   run(script: Script, from: number, to: number, stopAt: number) {
     const results: number[] = [];
