@@ -693,28 +693,6 @@ SL_EXPORT int sl_api_slub_irq_work(sl_api_slub_world *w, uint32_t cpu)
     return rc;
 }
 
-/* slub_cpu_dead: cpu goes offline (its sheaves flushed, 7.x).  Objects flushed, or an error. */
-SL_EXPORT int sl_api_slub_cpu_dead(sl_api_slub_world *w, uint32_t cpu)
-{
-    int rc = w ? claim_all(w) : SL_EINVAL;
-    if (rc != SL_OK)
-        return rc;
-    rc = sl_slub_cpu_dead(w->cache, cpu);
-    release_all(w);
-    return rc;
-}
-
-/* slub_cpu_setup: cpu comes online (7.1: its node's barn if it had none).  1 if a barn was made, 0, or an error. */
-SL_EXPORT int sl_api_slub_cpu_online(sl_api_slub_world *w, uint32_t cpu)
-{
-    int rc = w ? claim_all(w) : SL_EINVAL;
-    if (rc != SL_OK)
-        return rc;
-    rc = sl_slub_cpu_online(w->cache, cpu);
-    release_all(w);
-    return rc;
-}
-
 /*
  * The topology as it is now into out[TOPOLOGY_STATE_WORDS]: nr_nodes, the
  * masks of nodes with memory, of nodes with a barn and of online CPUs,

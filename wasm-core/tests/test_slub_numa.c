@@ -10,6 +10,7 @@
  */
 #include "sheaves_world.h"
 
+#include "../src/sched/sched.h"
 #include "../src/slub/sheaves.h"
 
 #include <stdlib.h>
@@ -22,8 +23,8 @@ static const sl_slub_kversion V617 = {6, 17}, V618 = {6, 18}, V70 = {7, 0}, V71 
  * nodes without memory, `offline` the CPUs that start offline; sheaves of
  * exactly 4 where v has them.
  */
-static int open_numa(world *w, sl_slub_kversion v, unsigned nodes, const uint8_t *cpu_node, uint8_t memoryless,
-                     uint8_t offline)
+static int open_numa_traced(world *w, sl_trace *tr, sl_slub_kversion v, unsigned nodes, const uint8_t *cpu_node,
+                            uint8_t memoryless, uint8_t offline)
 {
     memset(w, 0, sizeof *w);
     int rc = sl_page_zone_init(&w->zone, (size_t)8 << 20, NULL);
@@ -40,10 +41,17 @@ static int open_numa(world *w, sl_slub_kversion v, unsigned nodes, const uint8_t
     for (unsigned c = 0; c < 2; c++)
         cfg.cpu_node[c] = cpu_node[c];
     cfg.kernel.version = v;
-    rc = sl_slub_cache_create(&w->zone, NULL, 2, &cfg, &w->s);
+    rc = sl_slub_cache_create(&w->zone, tr, 2, &cfg, &w->s);
     if (rc == SL_OK)
         w->sh = w->s->sheaves;
     return rc;
+}
+
+/* open_numa_traced without a trace. */
+static int open_numa(world *w, sl_slub_kversion v, unsigned nodes, const uint8_t *cpu_node, uint8_t memoryless,
+                     uint8_t offline)
+{
+    return open_numa_traced(w, NULL, v, nodes, cpu_node, memoryless, offline);
 }
 
 /* Two nodes with memory, CPU 0 on node 0 and CPU 1 on node 1. */
@@ -371,6 +379,71 @@ static void test_cpu_dead_flushes_cpu_slab(void)
     }
 }
 
+/*
+ * CPU hotplug is an operation as the others are: OP_BEGIN/OP_END with the
+ * driver's codes (SL_SCHED_CPU_ONLINE, SL_SCHED_CPU_DEAD) and the result, on
+ * the CPU's ring, so a stepping view stops inside it: the dead CPU's sheaf
+ * flush reaches its slab frees' preemption points (the driver's hook writes
+ * PREEMPT_POINT there) inside the operation.
+ */
+typedef struct pp_seen {
+    unsigned points;
+    uint32_t op; /* the operation of the last point reached */
+} pp_seen;
+
+static void count_point(sl_trace *tr, unsigned cpu, unsigned point, unsigned line, const void *ctx, void *user)
+{
+    (void)tr, (void)cpu, (void)point, (void)line;
+    pp_seen *seen = user;
+    seen->points++;
+    seen->op = ((const sl_slub_pp_ctx *)ctx)->op;
+}
+
+static void test_hotplug_is_an_operation(void)
+{
+    static sl_event ev[1 << 12];
+    sl_trace tr;
+    SL_REQUIRE(sl_trace_init(&tr, 2, 1 << 12) == SL_OK);
+    tr.enabled = true;
+    world w;
+    SL_REQUIRE(open_numa_traced(&w, &tr, V71, 2, CPU_PER_NODE, 2, 2) == SL_OK);
+    SL_CHECK_EQ(sl_slub_cpu_online(w.s, 1), 1);
+    unsigned n = sl_trace_drain(&tr, 1, ev, 1 << 12);
+    SL_REQUIRE(n == 2);
+    SL_CHECK(ev[0].kind == SL_EV_OP_BEGIN && ev[0].arg0 == SL_SCHED_CPU_ONLINE);
+    SL_CHECK(ev[1].kind == SL_EV_OP_END && ev[1].arg0 == SL_SCHED_CPU_ONLINE && ev[1].arg1 == 1);
+    SL_CHECK_EQ(ev[0].op, ev[1].op);
+    void *objs[6];
+    for (unsigned k = 0; k < 6; k++)
+        SL_REQUIRE((objs[k] = world_alloc(&w, 1)) != NULL);
+    for (unsigned k = 0; k < 6; k++) /* into CPU 1's sheaves: main and spare hold them */
+        SL_REQUIRE(world_free(&w, 1, objs[k]) == SL_OK);
+    while (sl_trace_drain(&tr, 1, ev, 1 << 12)) {
+    }
+    pp_seen seen = {0, 0};
+    sl_trace_set_preempt_hook(&tr, count_point, &seen);
+    int flushed = sl_slub_cpu_dead(w.s, 1);
+    sl_trace_set_preempt_hook(&tr, NULL, NULL);
+    SL_CHECK(flushed > 0);
+    n = sl_trace_drain(&tr, 1, ev, 1 << 12);
+    SL_REQUIRE(n >= 3);
+    SL_CHECK(ev[0].kind == SL_EV_OP_BEGIN && ev[0].arg0 == SL_SCHED_CPU_DEAD);
+    SL_CHECK(ev[n - 1].kind == SL_EV_OP_END && ev[n - 1].arg0 == SL_SCHED_CPU_DEAD &&
+             (int32_t)ev[n - 1].arg1 == flushed);
+    unsigned flushes = 0;
+    for (unsigned i = 1; i + 1 < n; i++) {
+        SL_CHECK_EQ(ev[i].op, ev[0].op);
+        flushes += ev[i].kind == SL_EV_SLUB_PCS_FLUSH;
+    }
+    SL_CHECK_EQ(flushes, 1);
+    /* The slab frees of the flush are preemption points of this operation: the lab's micro-steps. */
+    SL_CHECK(seen.points > 0);
+    SL_CHECK_EQ(seen.op, ev[0].op);
+    check_valid(&w);
+    world_close(&w);
+    sl_trace_destroy(&tr);
+}
+
 /* validate: a slab of one node on another node's list, and a sheaf in a barn that does not exist. */
 static void test_validate_catches_wrong_node(void)
 {
@@ -496,6 +569,7 @@ int main(void)
     SL_RUN(test_memoryless_node_barn_per_era);
     SL_RUN(test_barn_created_on_cpu_online);
     SL_RUN(test_cpu_dead_flushes_cpu_slab);
+    SL_RUN(test_hotplug_is_an_operation);
     SL_RUN(test_validate_catches_wrong_node);
     SL_RUN(test_per_node_counts);
     SL_RUN(test_snapshot_sums_nodes);

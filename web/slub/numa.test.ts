@@ -196,6 +196,27 @@ describe('the memoryless-barn story, 7.0 against 7.1', () => {
     expect(cpuSlabNode(2)).toMatchObject({ cpu: 0, full: 0 });
   });
 
+  it('steps through CPU hotplug: D<cpu> stops at its flush\'s slab frees, O<cpu> is one step that makes the barn', () => {
+    const v = parseKernelVersion('7.1');
+    const cfg: WorldConfig = { ...scenarioConfig(undefined, 2, 'cmpxchg', 'detached', undefined, v), numa: { nodes: 2, cpuNode: [0, 1], memoryless: 2 } };
+    const frees = Array.from({ length: 6 }, (_, nth) => ({ allocOf: 0, nth }));
+    // CPU 1 (memoryless node 1) fills its sheaves, goes offline (flushing them), and comes back (7.1: node 1 keeps its barn).
+    const script = { ops: [{ kind: 'allocBulk', cpu: 1, count: 6 }, { kind: 'freeBulk', cpu: 1, refs: frees }, { kind: 'cpuDead', cpu: 1 }, { kind: 'cpuOnline', cpu: 1 }], irqs: [] };
+    const session = open(cfg, script);
+    const r = session.load();
+    const inside = (op: number) => r.stops.filter((st) => st.opIndex === op && st.micro > 0);
+    // The bulk alloc's 6, and slub_cpu_dead's result: the 6 objects the bulk free left in CPU 1's sheaves, flushed.
+    expect(r.ops.map((o) => o.result)).toEqual([6, 0, 6, 0]);
+    expect(inside(2).length).toBeGreaterThan(0);
+    expect(inside(3)).toEqual([]);
+    // Every micro-step of the flush shows CPU 1 already offline, its sheaves emptying.
+    const first = decodeSnapshot(session.at(r.stops.indexOf(inside(2)[0] ?? r.stops[0]!)).snapshot);
+    expect(first.numa?.onlineCpus).toBe(0b01);
+    expect(stat(first, 'SHEAF_FLUSH', 1)).toBeGreaterThan(0);
+    const end = decodeSnapshot(session.at(r.stops.length - 1).snapshot);
+    expect(end.numa?.onlineCpus).toBe(0b11);
+  });
+
   it('draws nodes before sheaves too (6.17): each node its CPUs and list, no barn', () => {
     const v = parseKernelVersion('6.17');
     const cfg: WorldConfig = { ...scenarioConfig(scenarioById('slow-path'), 4, 'cmpxchg', 'detached', undefined, v), numa: { nodes: 2, cpuNode: [0, 0, 1, 1], memoryless: 0 } };

@@ -67,8 +67,6 @@ export interface SlubModule {
     fastpath: number, bulkFree: number, track: number, seed: number, kernel: number, version: number, topology: number,
   ): number;
   _sl_api_slub_topology(w: number, out: number): number;
-  _sl_api_slub_cpu_online(w: number, cpu: number): number;
-  _sl_api_slub_cpu_dead(w: number, cpu: number): number;
   _sl_api_slub_node_state(w: number, nid: number, out: number, pfns: number, cap: number): number;
   _sl_api_slub_world_version(w: number): number;
   _sl_api_kernel_seed(w: number, words: number, n: number): number;

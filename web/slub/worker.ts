@@ -12,7 +12,7 @@ import { CoreWorld, type FreeRunWorld, type ModelAdapter, type ModelWorld, type 
 import { mergeRings } from '../lab/stops';
 import { FREERUN_COUNTERS, WORKLOADS, type FreerunStartParams, type NumaConfig, type SlubLoadExtra, type SlubWorldInfo, type WorldConfig } from './protocol';
 import { scenarioConfig } from './scenarios';
-import { checkScript, isSym, isTune, KIND_CODE, TUNE_OPCODE, type AnyRef, type HotplugKind, type ObjRef, type Script, type ScriptOp, type TuneKind } from './script';
+import { checkScript, isSym, isTune, TUNE_OPCODE, type AnyRef, type ObjRef, type Script, type ScriptOp, type TuneKind } from './script';
 import { parseKernelVersion, SlubApi, SlubError, type KernelParams, type KernelVersion, type SlubModule } from './slub-api';
 import { BULK_FORMS, decodeSnapshot, FASTPATHS, ObjState, SheafPlace, STAT_NAMES } from './snapshot';
 import { encodeNuma, NUMA_MAX_NODES, type NumaState } from './numa';
@@ -94,11 +94,11 @@ function checkTrue(what: string, raw: unknown): true {
 
 /**
  * Operations the worker runs between driver calls, each bracketed by OP_BEGIN/OP_END records of
- * its own: sysfs writes and the page shortage (the core brackets none), and CPU hotplug (the
- * core's sl_slub_cpu_online and sl_slub_cpu_dead write no brackets either, so a driver run of
- * them would be no stop of the lab's).
+ * its own: sysfs writes and the page shortage (the core brackets none).  CPU hotplug is the
+ * driver's (SL_SCHED_CPU_DEAD / CPU_ONLINE, bracketed by the core, with micro-steps).
  */
-const outOfDriver = (kind: ScriptOp['kind']): boolean => isTune(kind) || kind === 'cpuOnline' || kind === 'cpuDead';
+const outOfDriver = (kind: ScriptOp['kind']): boolean => isTune(kind);
+const isHotplug = (kind: ScriptOp['kind']): boolean => kind === 'cpuDead' || kind === 'cpuOnline';
 
 /** Ops [from, to) of a script and the interrupts aimed at them, renumbered from 0. */
 function slice(s: Script, from: number, to: number): Script {
@@ -118,11 +118,10 @@ const EV_KIND = EVENT_LAYOUT.kind.offset;
 const EV_SEQ = EVENT_LAYOUT.seq.offset;
 
 /** An OP_BEGIN or OP_END record for a tuning operation (fields as the core's own brackets: sli_slub_op_event). */
-function bracket(kind: number, op: number, opcode: number, result: number, seq: number, cpu = 0): Uint8Array {
+function bracket(kind: number, op: number, opcode: number, result: number, seq: number): Uint8Array {
   const b = new Uint8Array(EVENT_SIZE);
   const v = new DataView(b.buffer);
   v.setUint32(EV_OP, op, true);
-  v.setUint16(EVENT_LAYOUT.cpu.offset, cpu, true);
   v.setUint16(EV_KIND, kind, true);
   v.setUint16(EVENT_LAYOUT.cache.offset, 1, true);
   v.setUint32(EVENT_LAYOUT.slab.offset, 0xffffffff, true);
@@ -192,51 +191,56 @@ class SlubWorld extends CoreWorld<Script> {
     return this.nodes > 1 ? concat([bytes, encodeNuma(this.numaNow())]) : bytes;
   }
   /**
-   * A stop's snapshot with its nodes: the node counts are unknown inside an operation (a slab's node
-   * is in the snapshot itself), the barns present before or after the run are drawn, and a barn sheaf
-   * not in a barn before is in the barn of the stopped operation's CPU (get_barn: the only barn an
-   * operation puts a sheaf into).
+   * A stop's snapshot with its nodes, `before` read with every CPU quiet just before the driver run
+   * holding the stopped operation `op` (runs are cut at CPU hotplug, the only operations that change
+   * the topology): the node counts are unknown inside an operation (a slab's node is in the snapshot
+   * itself), a CPU going offline is offline from its operation's start (slub_cpu_dead runs after the
+   * CPU died), and a barn sheaf not in a barn before is in the barn of the stopped operation's CPU
+   * (get_barn: the only barn an operation puts a sheaf into).
    */
-  private withNodes(stop: Uint8Array, before: NumaState, cpu: number): Uint8Array {
-    const after = this.numaNow();
+  private withNodes(stop: Uint8Array, before: NumaState, op: ScriptOp): Uint8Array {
     const snap = decodeSnapshot(stop);
     const barnSheafNode = new Map<number, number>();
     for (let i = 0; i < snap.sheaves.nsheaves; i++) {
       const place = snap.sheaves.sheaf.place[i];
       const id = snap.sheaves.sheaf.id[i] ?? 0;
-      if (place === SheafPlace.BARN_FULL || place === SheafPlace.BARN_EMPTY) barnSheafNode.set(id, before.barnSheafNode.get(id) ?? before.cpuBarnNode[cpu] ?? 0);
+      if (place === SheafPlace.BARN_FULL || place === SheafPlace.BARN_EMPTY) barnSheafNode.set(id, before.barnSheafNode.get(id) ?? before.cpuBarnNode[op.cpu] ?? 0);
     }
     const unknown = { nrPartial: null, nrSlabs: null, totalObjects: null, barnFull: null, barnEmpty: null };
-    const nodes = before.nodes.map((n) => ({ ...n, ...unknown, hasBarn: n.hasBarn || (after.nodes[n.nid]?.hasBarn ?? false) }));
-    return concat([stop, encodeNuma({ ...before, nodes, exact: false, barnSheafNode })]);
+    const nodes = before.nodes.map((n) => ({ ...n, ...unknown }));
+    const onlineCpus = op.kind === 'cpuDead' ? before.onlineCpus & ~(1 << op.cpu) : before.onlineCpus;
+    return concat([stop, encodeNuma({ ...before, nodes, onlineCpus, exact: false, barnSheafNode })]);
   }
   run(script: Script, from: number, to: number, stopAt: number) {
     const results: number[] = [];
     let micro = 0;
-    const before = this.nodes > 1 && stopAt > 0 ? this.numaNow() : null;
+    const numa = this.nodes > 1 && stopAt > 0;
     for (let at = from; at < to; ) {
       const op = script.ops[at];
       if (op && outOfDriver(op.kind)) {
-        results.push(this.tune(op.kind as TuneKind | HotplugKind, op.value ?? 0, at, op.cpu));
+        results.push(this.tune(op.kind as TuneKind, op.value ?? 0, at));
         at++;
         continue;
       }
+      // One driver run up to the next tuning operation; on NUMA nodes a hotplug operation is a run of its own.
+      const cut = (k: ScriptOp['kind']) => outOfDriver(k) || (numa && isHotplug(k));
       let end = at + 1;
-      while (end < to && !outOfDriver(script.ops[end]?.kind ?? 'alloc')) end++;
+      if (!(numa && op && isHotplug(op.kind))) while (end < to && !cut(script.ops[end]?.kind ?? 'alloc')) end++;
+      const before = numa ? this.numaNow() : null;
       const r = this.api.run(this.w, slice(script, at, end), end - at, stopAt > 0 ? stopAt - micro : 0);
       results.push(...r.results);
-      if (r.stopSnapshot) return { results, stopSnapshot: before ? this.withNodes(r.stopSnapshot, before, script.ops[at + r.stopOp]?.cpu ?? 0) : r.stopSnapshot };
+      const stopped = script.ops[at + r.stopOp];
+      if (r.stopSnapshot) return { results, stopSnapshot: before && stopped ? this.withNodes(r.stopSnapshot, before, stopped) : r.stopSnapshot };
       micro += r.microsteps;
       at = end;
     }
     return { results, stopSnapshot: null };
   }
   /**
-   * Runs tuning or CPU-hotplug operation `index` of the script; returns its result (shrink: 1 if
-   * slabs remain; zoneShort: pages held; bootstrap: 0; cpuOnline: 1 if a barn was made; cpuDead:
-   * the objects flushed; or an sl_err).
+   * Runs tuning operation `index` of the script; returns its result (shrink: 1 if slabs remain;
+   * zoneShort: pages held; bootstrap: 0; or an sl_err).
    */
-  private tune(kind: TuneKind | HotplugKind, value: number, index: number, cpu: number): number {
+  private tune(kind: TuneKind, value: number, index: number): number {
     const m = this.api.m;
     this.drained.push(mergeRings(this.api.drain(this.w, this.cpus)).events);
     let rc: number;
@@ -247,29 +251,23 @@ class SlubWorld extends CoreWorld<Script> {
     } else if (kind === 'minPartial') rc = m._sl_api_slub_set_min_partial(this.w, value);
     else if (kind === 'cpuPartial') rc = m._sl_api_slub_set_cpu_partial(this.w, value);
     else if (kind === 'bootstrap') rc = m._sl_api_slub_bootstrap_sheaves(this.w);
-    else if (kind === 'cpuOnline') rc = m._sl_api_slub_cpu_online(this.w, cpu);
-    else if (kind === 'cpuDead') rc = m._sl_api_slub_cpu_dead(this.w, cpu);
     else rc = m._sl_api_slub_shrink(this.w);
     const events = mergeRings(this.api.drain(this.w, this.cpus)).events;
     const v = new DataView(events.buffer, events.byteOffset, events.byteLength);
     const kept: number[] = [];
     let op = UNTRACED_OP + index;
-    const hotplug = kind === 'cpuOnline' || kind === 'cpuDead';
     for (let at = 0; at < events.byteLength; at += EVENT_SIZE) {
       const k = v.getUint16(at + EV_KIND, true);
       if (k === EventKind.OP_BEGIN || k === EventKind.OP_END) continue;
-      // CPU hotplug runs outside the driver, so it has no micro-steps (the lab would count stops it cannot reach).
-      if (hotplug && k === EventKind.PREEMPT_POINT) continue;
-      if (k === EventKind.SLUB_TUNE || (hotplug && !kept.length)) op = v.getUint32(at + EV_OP, true);
+      if (k === EventKind.SLUB_TUNE) op = v.getUint32(at + EV_OP, true);
       kept.push(at);
     }
     const seq = (at: number | undefined) => (at === undefined ? 0 : v.getUint32(at + EV_SEQ, true));
-    const code = hotplug ? KIND_CODE[kind] : TUNE_OPCODE[kind];
-    const on = hotplug ? cpu : 0;
+    const code = TUNE_OPCODE[kind];
     this.drained.push(
-      bracket(EventKind.OP_BEGIN, op, code, 0, seq(kept[0]), on),
+      bracket(EventKind.OP_BEGIN, op, code, 0, seq(kept[0])),
       ...kept.map((at) => events.subarray(at, at + EVENT_SIZE)),
-      bracket(EventKind.OP_END, op, code, rc, seq(kept.at(-1)), on),
+      bracket(EventKind.OP_END, op, code, rc, seq(kept.at(-1))),
     );
     return rc;
   }

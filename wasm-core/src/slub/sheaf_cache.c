@@ -129,7 +129,9 @@ enum {
     OPC_PREFILL = 8,
     OPC_ALLOC_FROM_SHEAF = 9,
     OPC_REFILL_SHEAF = 10,
-    OPC_RETURN_SHEAF = 11
+    OPC_RETURN_SHEAF = 11,
+    OPC_CPU_DEAD = 21,
+    OPC_CPU_ONLINE = 22
 };
 
 int sl_slub_kfree_rcu(sl_slub_cache *s, unsigned cpu, void *obj)
@@ -225,8 +227,12 @@ int sl_slub_cpu_dead(sl_slub_cache *s, unsigned cpu)
     sli_act a;
     if (!sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
-    if (s->sheaves && atomic_load_explicit(&s->sheaves->pcs[cpu].lock, memory_order_relaxed))
-        return SL_EBUSY;                      /* a CPU going offline runs nothing */
+    /* An operation as any other (OP_BEGIN/OP_END), so a stepping view stops inside its flushes. */
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_CPU_DEAD, 0, NULL);
+    if (s->sheaves && atomic_load_explicit(&s->sheaves->pcs[cpu].lock, memory_order_relaxed)) {
+        sli_slub_op_event(&a, SL_EV_OP_END, OPC_CPU_DEAD, SL_EBUSY, NULL);
+        return SL_EBUSY; /* a CPU going offline runs nothing */
+    }
     s->online_cpus &= (uint8_t) ~(1u << cpu); /* the barns stay: slub_cpu_dead frees none */
     /*
      * The kernel flushes the CPU slab first (__flush_cpu_slab, before 7.0),
@@ -238,6 +244,7 @@ int sl_slub_cpu_dead(sl_slub_cache *s, unsigned cpu)
     int flushed = s->sheaves ? (int)sli_pcs_cpu_dead(s->sheaves, &a) : 0;
     if (s->rules.cpu_slab)
         sli_slub_flush_cpu_slab(&a);
+    sli_slub_op_event(&a, SL_EV_OP_END, OPC_CPU_DEAD, flushed, NULL);
     return flushed;
 }
 
@@ -257,16 +264,21 @@ bool sl_slub_barn_info_get(sl_slub_cache *s, unsigned nid, sl_slub_barn_info *ou
 
 int sl_slub_cpu_online(sl_slub_cache *s, unsigned cpu)
 {
-    if (!s || cpu >= s->ncpus)
+    sli_act a;
+    if (!sli_slub_begin(s, cpu, &a))
         return SL_EINVAL;
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_CPU_ONLINE, 0, NULL);
     s->online_cpus |= (uint8_t)(1u << cpu);
     sli_sheaves *sh = s->sheaves;
     unsigned nid = s->cpu_nid[cpu];
-    if (!sh || !sh->barn_per_node || ((sh->barn_nodes >> nid) & 1u))
-        return 0; /* before 7.1 barns live with the memory nodes; or the node has its barn */
-    memset(&sh->barn[nid], 0, sizeof sh->barn[nid]); /* barn_init */
-    sh->barn_nodes |= (uint8_t)(1u << nid);
-    return 1;
+    int made = 0; /* before 7.1 barns live with the memory nodes; or the node has its barn */
+    if (sh && sh->barn_per_node && !((sh->barn_nodes >> nid) & 1u)) {
+        memset(&sh->barn[nid], 0, sizeof sh->barn[nid]); /* barn_init */
+        sh->barn_nodes |= (uint8_t)(1u << nid);
+        made = 1;
+    }
+    sli_slub_op_event(&a, SL_EV_OP_END, OPC_CPU_ONLINE, made, NULL);
+    return made;
 }
 
 bool sl_slub_cpu_is_online(const sl_slub_cache *s, unsigned cpu)

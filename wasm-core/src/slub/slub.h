@@ -478,6 +478,8 @@ int sl_slub_rcu_barrier(sl_slub_cache *s);
  * __flush_cpu_slab also deactivates its CPU slab and moves its CPU partial
  * list to the node lists.  With no operation running on cpu.  Returns the
  * objects the sheaves flushed (0 without sheaves), SL_EINVAL, or SL_EBUSY.
+ * An operation like the others: OP_BEGIN/OP_END with code SL_SCHED_CPU_DEAD,
+ * the flushes' preemption points inside.
  */
 int sl_slub_cpu_dead(sl_slub_cache *s, unsigned cpu);
 /*
@@ -487,8 +489,9 @@ int sl_slub_cpu_dead(sl_slub_cache *s, unsigned cpu);
  * cache with sheaves gets one for it; before 7.1 barns live in the
  * kmem_cache_node of nodes with memory and nothing is created.  With no
  * operation running.  Returns 1 if a barn was created, 0 if not, or
- * SL_EINVAL.  (sl_slub_cpu_dead takes a CPU offline; neither stops an
- * offline CPU from acting in the model.)
+ * SL_EINVAL.  OP_BEGIN/OP_END with code SL_SCHED_CPU_ONLINE.
+ * (sl_slub_cpu_dead takes a CPU offline; neither stops an offline CPU from
+ * acting in the model.)
  */
 int sl_slub_cpu_online(sl_slub_cache *s, unsigned cpu);
 /* True if `cpu` is online (sl_slub_cpu_dead / sl_slub_cpu_online; the config's offline_cpus at creation). */
