@@ -472,8 +472,9 @@ const memorylessBarn: Scenario = {
   build({ cpus }) {
     const m = cpus - 1;
     const b = new StoryBuilder();
+    b.setup({ kind: 'allocBulk', cpu: 0, count: 4 }, 'Set-up: CPU 0, on node 0, bulk-allocated 4 objects. Its main sheaf was empty, so kmem_cache_alloc_bulk took them from a slab, node 0\'s.');
     b.op({ kind: 'cpuOnline', cpu: m }, `CPU ${m}, node 1's only CPU, comes online (slub_cpu_setup). Node 1 has no memory. Linux 7.1 keeps barns per node in s->per_node[] and gives a node a barn when its first CPU comes up: node 1 now has one. Linux 7.0 keeps the barn in kmem_cache_node, which a memoryless node does not have: nothing is made, and CPU ${m} will use node 0's barn (get_barn: numa_mem_id).`);
-    const all = b.op({ kind: 'allocBulk', cpu: m, count: 12 }, `CPU ${m} bulk-allocates 12 objects. Its sheaves and its barn are empty, so they come from slabs, new ones on node 0: a memoryless node's CPUs allocate from the nearest node with memory.`);
+    const all = b.op({ kind: 'allocBulk', cpu: m, count: 12 }, `CPU ${m} bulk-allocates 12 objects. Its sheaves and its barn are empty, so they come from slabs, all node 0's (the one CPU 0 took from first): a memoryless node's CPUs allocate from the nearest node with memory.`);
     b.op({ kind: 'freeBulk', cpu: m, refs: Array.from({ length: 4 }, (_, k) => sym(all, k)) }, `CPU ${m} frees 4 of them in bulk: their slab is node 0's, which is CPU ${m}'s memory node (numa_mem_id), so they are local and fill its main sheaf (4 of 4).`);
     b.op({ kind: 'free', cpu: m, refs: [sym(all, 4)] }, 'A fifth free finds main full and no spare: __pcs_replace_full_main makes the full main the spare and a new empty sheaf main (sheaf_alloc), then pushes on it.');
     b.op({ kind: 'freeBulk', cpu: m, refs: Array.from({ length: 3 }, (_, k) => sym(all, 5 + k)) }, 'Three more in bulk fill main again: main and spare are both full.');
