@@ -324,9 +324,18 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
     const barn = numa.cpuBarnNode[cpu] ?? own;
     return barn === own ? [] : [`barn: node ${barn}'s (numa_mem_id)`];
   };
+  /** The row of CPUs the story does not use: folded (a click shows them) or shown (a click folds them). Every such row toggles them all. */
+  const foldRow = (cpus: readonly number[]) => {
+    if (!cpus.length) return;
+    const names = cpus.length === 1 ? `CPU ${cpus[0]}` : `CPUs ${cpus.join(', ')}`;
+    const toggle = wanted ? 'show' : 'hide';
+    sections.push({ title: wanted ? `+ ${names}` : `− fold ${names}`, lines: [wanted ? 'not used by this story: click to show' : 'not used by this story: click to fold'], y, h: 30, cpu: -1, bodyY: y, cpuToggle: toggle });
+    y += 30;
+  };
   const links: BarnLink[] = [];
   if (!numa) {
     for (const c of s.cpus) if (!wanted || wanted.has(c.cpu)) lane(c);
+    foldRow(others);
   } else {
     const barnSections = new Map<number, number>();
     const laneOf = new Map<number, number>();
@@ -345,6 +354,8 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
           lane(c);
           laneOf.set(c.cpu, sections.length - 1);
         }
+      // The node's CPUs the story does not use fold under the node, beside its other CPUs.
+      foldRow(cpusHere.map((c) => c.cpu).filter((c) => others.includes(c)));
       if (drawSheaves && node.hasBarn) {
         const recs = [...sheavesAt(s, SheafPlace.BARN_FULL), ...sheavesAt(s, SheafPlace.BARN_EMPTY)].filter((r) => barnNodeOf(s, r) === node.nid);
         const full = recs.filter((r) => sh.sheaf.place[r] === SheafPlace.BARN_FULL).length;
@@ -368,12 +379,6 @@ function layoutAt(s: SlubSnapshot, o: LayoutOptions, compact: boolean, slotTarge
         const from = sections[at];
         if (barn !== (numa.cpuNode[cpu] ?? 0) && to !== undefined && from) links.push({ cpu, node: barn, fromY: from.y + 12, toY: (sections[to]?.y ?? 0) + 12 });
       }
-  }
-  if (others.length) {
-    const names = others.length === 1 ? `CPU ${others[0]}` : `CPUs ${others.join(', ')}`;
-    const toggle = wanted ? 'show' : 'hide';
-    sections.push({ title: wanted ? `+ ${names}` : `− fold ${names}`, lines: [wanted ? 'not used by this story: click to show' : 'not used by this story: click to fold'], y, h: 30, cpu: -1, bodyY: y, cpuToggle: toggle });
-    y += 30;
   }
   if (drawSheaves && !numa) {
     const full = sheavesAt(s, SheafPlace.BARN_FULL);

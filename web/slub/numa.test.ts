@@ -228,6 +228,11 @@ describe('the memoryless-barn story, 7.0 against 7.1', () => {
     const end = decodeSnapshot(session.at(r.stops.length - 1).snapshot);
     const l = layoutSnapshot(end, { width: 1000, showFull: true });
     expect(l.sections.map((s) => s.title)).toEqual(['Node 0', 'CPU 0', 'CPU 1', 'Node 0 partial', 'Node 1', 'CPU 2', 'CPU 3', 'Node 1 partial', 'Full (no list)']);
+    // The CPUs a story does not use fold under their own node (shown: the row to fold them follows their lanes).
+    const folded = layoutSnapshot(end, { width: 1000, showFull: true, cpus: [0, 2] });
+    expect(folded.sections.map((s) => s.title)).toEqual(['Node 0', 'CPU 0', '+ CPU 1', 'Node 0 partial', 'Node 1', 'CPU 2', '+ CPU 3', 'Node 1 partial', 'Full (no list)']);
+    const shown = layoutSnapshot(end, { width: 1000, showFull: true, cpus: [0, 2], allCpus: true });
+    expect(shown.sections.map((s) => s.title).slice(0, 5)).toEqual(['Node 0', 'CPU 0', 'CPU 1', '− fold CPU 1', 'Node 0 partial']);
     // CPU 2's slab, flushed, is node 1's: on node 1's list.
     expect(nodePartialOf(end, 1)).toHaveLength(1);
     expect(l.figure).toMatchObject({ nodes: 2, barns: 0, links: 0 });
