@@ -70,6 +70,10 @@ typedef struct sl_live_hub {
     sl_ksyms ksyms;
     /* Totals (under mu). */
     uint64_t events_in, kernel_lost;
+    /* What the program left out as the server's own work (sl_live_source_own), set by the event thread. */
+    uint64_t server_own;
+    bool own_by_context;
+    char own_note[200];
     bool attached;
     char source_error[512];
     char hello[1024]; /* the machine part of HELLO (JSON members) */

@@ -39,6 +39,12 @@ uint64_t sl_live_source_lost(sl_live_source *src)
     return 0;
 }
 
+void sl_live_source_own(sl_live_source *src, sl_live_own *out)
+{
+    (void)src;
+    memset(out, 0, sizeof *out);
+}
+
 void sl_live_source_close(sl_live_source *src) { (void)src; }
 
 #else
@@ -46,12 +52,15 @@ void sl_live_source_close(sl_live_source *src) { (void)src; }
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "live_own.h"
 #include "slab_events.skel.h"
 
 struct sl_live_source {
     struct slab_events *skel;
     struct ring_buffer *rb;
     unsigned nr_cpus;
+    bool own_by_context; /* the program reads the preempt count (live_own.h) */
+    char own_note[200];
 };
 
 static char last_message[512];
@@ -90,7 +99,19 @@ int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t 
         snprintf(err, errlen, "could not open the event program: %s", strerror(errno));
         goto fail;
     }
+    src->nr_cpus = (unsigned)libbpf_num_possible_cpus();
+    sl_live_own_places places;
+    bool placed = sl_live_own_find(&places, src->own_note, sizeof src->own_note);
     src->skel->rodata->self_tgid = (uint32_t)getpid();
+    src->skel->rodata->nr_cpus = src->nr_cpus;
+    if (placed) {
+        src->skel->rodata->sec_this_cpu_off = places.this_cpu_off;
+        src->skel->rodata->sec_cpu_number = places.cpu_number;
+        src->skel->rodata->sec_preempt_count = places.preempt_count;
+        src->skel->rodata->sec_runqueues = places.runqueues;
+    }
+    /* The iterator is run once by sl_live_own_check, not attached with the tracepoints. */
+    bpf_program__set_autoattach(src->skel->progs.find_percpu_offsets, false);
     src->skel->rodata->nfilter = (uint32_t)nfilter;
     for (size_t i = 0; i < nfilter; i++)
         snprintf((char *)src->skel->rodata->filter[i], LIVE_NAME_LEN, "%s", filter[i]);
@@ -104,6 +125,8 @@ int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t 
                  last_message[0] ? ": " : "", last_message);
         goto fail;
     }
+    if (placed)
+        src->own_by_context = sl_live_own_check(src->skel, src->nr_cpus, &places, src->own_note, sizeof src->own_note);
     e = slab_events__attach(src->skel);
     if (e) {
         snprintf(err, errlen, "could not attach to the kmem/percpu tracepoints (%s)%s%s", strerror(-e),
@@ -116,7 +139,6 @@ int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t 
         snprintf(err, errlen, "could not map the event ring: %s", strerror(errno));
         goto fail;
     }
-    src->nr_cpus = (unsigned)libbpf_num_possible_cpus();
     libbpf_set_print(NULL);
     *out = src;
     return 0;
@@ -134,19 +156,28 @@ int sl_live_source_poll(sl_live_source *src, int timeout_ms)
     return n < 0 ? -1 : n;
 }
 
-uint64_t sl_live_source_lost(sl_live_source *src)
+/* Returns the sum over CPUs of a one-element per-CPU counter map, 0 when it cannot be read. */
+static uint64_t per_cpu_sum(const sl_live_source *src, const struct bpf_map *map)
 {
     uint64_t per_cpu[1024];
-    unsigned n = src->nr_cpus < 1024 ? src->nr_cpus : 1024;
     uint32_t zero = 0;
-    if (src->nr_cpus > 1024) /* more than the buffer holds: the lookup would overrun it */
+    if (src->nr_cpus == 0 || src->nr_cpus > 1024) /* more than the buffer holds: the lookup would overrun it */
         return 0;
-    if (n == 0 || bpf_map_lookup_elem(bpf_map__fd(src->skel->maps.lost), &zero, per_cpu))
+    if (bpf_map_lookup_elem(bpf_map__fd(map), &zero, per_cpu))
         return 0;
     uint64_t sum = 0;
-    for (unsigned i = 0; i < n; i++)
+    for (unsigned i = 0; i < src->nr_cpus; i++)
         sum += per_cpu[i];
     return sum;
+}
+
+uint64_t sl_live_source_lost(sl_live_source *src) { return per_cpu_sum(src, src->skel->maps.lost); }
+
+void sl_live_source_own(sl_live_source *src, sl_live_own *out)
+{
+    out->events = per_cpu_sum(src, src->skel->maps.own);
+    out->by_context = src->own_by_context;
+    snprintf(out->note, sizeof out->note, "%s", src->own_note);
 }
 
 void sl_live_source_close(sl_live_source *src)
