@@ -248,7 +248,8 @@ int find_percpu_offsets(struct bpf_iter__bpf_map *ctx)
             break;
         probe_off[cpu] = off;
         /* A read that fails leaves 0 and ~0: neither passes the check. */
-        if (sec_this_cpu_off && bpf_probe_read_kernel(&seen, sizeof seen, (const void *)(off + base + sec_this_cpu_off)))
+        if (sec_this_cpu_off &&
+            bpf_probe_read_kernel(&seen, sizeof seen, (const void *)(off + base + sec_this_cpu_off)))
             seen = 0;
         if (sec_cpu_number && bpf_probe_read_kernel(&n, sizeof n, (const void *)(off + base + sec_cpu_number)))
             n = ~0u;
