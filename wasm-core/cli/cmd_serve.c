@@ -166,6 +166,7 @@ static void note_own(sl_live_hub *hub, sl_live_source *src)
     sl_live_own own;
     sl_live_source_own(src, &own);
     pthread_mutex_lock(&hub->mu);
+    hub->own_known = true;
     hub->server_own = own.events;
     hub->own_by_context = own.by_context;
     snprintf(hub->own_note, sizeof hub->own_note, "%s", own.note);

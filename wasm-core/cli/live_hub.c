@@ -416,18 +416,19 @@ void sl_live_hub_status(sl_live_hub *hub)
     pthread_mutex_lock(&hub->mu);
     for (sl_live_client *c = hub->clients; c; c = c->next) {
         char json[1400];
-        char err[600] = "", note[200] = "";
+        char err[600] = "", note[200] = "", own[320] = "";
         /* The messages are ours (no quotes or backslashes in them); keep them valid strings all the same. */
         json_safe(err, sizeof err, hub->source_error);
         json_safe(note, sizeof note, hub->own_note);
+        if (hub->own_known)
+            snprintf(own, sizeof own, ",\"server_own\":%" PRIu64 ",\"own_by_context\":%s,\"own_note\":\"%s\"",
+                     hub->server_own, hub->own_by_context ? "true" : "false", note);
         int n = snprintf(json, sizeof json,
                          "{\"events_in\":%" PRIu64 ",\"sent\":%" PRIu64 ",\"kernel_lost\":%" PRIu64
-                         ",\"server_dropped\":%" PRIu64 ",\"snapshots_dropped\":%" PRIu64 ",\"server_own\":%" PRIu64
-                         ",\"own_by_context\":%s,\"own_note\":\"%s\""
-                         ",\"queued_bytes\":%zu,\"pages\":%u,\"attached\":%s,\"error\":\"%s\"}",
-                         hub->events_in, c->sent_events, hub->kernel_lost, c->dropped_events, c->dropped_snapshots,
-                         hub->server_own, hub->own_by_context ? "true" : "false", note, c->bytes, hub->nclients,
-                         hub->attached ? "true" : "false", err);
+                         ",\"server_dropped\":%" PRIu64 ",\"snapshots_dropped\":%" PRIu64
+                         "%s,\"queued_bytes\":%zu,\"pages\":%u,\"attached\":%s,\"error\":\"%s\"}",
+                         hub->events_in, c->sent_events, hub->kernel_lost, c->dropped_events, c->dropped_snapshots, own,
+                         c->bytes, hub->nclients, hub->attached ? "true" : "false", err);
         sl_live_frame *f = frame_json(LIVE_F_STATUS, json, (size_t)n < sizeof json ? (size_t)n : sizeof json - 1);
         if (f) {
             enqueue(hub, c, f, false);
