@@ -32,12 +32,13 @@
  * in softirq freeing task_struct, loopback receive, hardirqs) and work with
  * preemption disabled (a context switch's finish_task_switch) is the
  * kernel's, and is streamed.  The preempt count is read from CPU n's
- * __preempt_count, whose address user space finds (live_source.c): the
- * variable's place in the per-CPU section (the kernel's BTF) plus the CPU's
- * per-CPU offset, which find_percpu_offsets below measures on the `lost`
- * map, and which is checked against this_cpu_off and cpu_number before use.
- * When that check fails preempt_ok stays 0 and every event of the server's
- * process is left out (and counted), as before; user space says so.
+ * __preempt_count, whose address user space finds (cli/live_own.c): the
+ * variable's place in the per-CPU section (the kernel's BTF), plus where
+ * that section is linked and the CPU's per-CPU offset, which
+ * find_percpu_offsets below measures, all checked against this_cpu_off and
+ * cpu_number on every CPU before use.  When a check fails preempt_ok stays
+ * 0 and every event of the server's process is left out (and counted), as
+ * before; user space says so.
  */
 #include "slab_kernel.h"
 
@@ -55,7 +56,7 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 self_tgid = 0;
 const volatile __u32 nr_cpus = 1;
 /* Places in the per-CPU section (.data..percpu, from the kernel's BTF), set before load. */
-const volatile __u64 sec_this_cpu_off = 0, sec_cpu_number = 0, sec_preempt_count = 0, sec_runqueues = 0;
+const volatile __u64 sec_this_cpu_off = 0, sec_cpu_number = 0, sec_runqueues = 0;
 
 /*
  * Written by find_percpu_offsets for user space to check: where the section

@@ -107,7 +107,6 @@ int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t 
     if (placed) {
         src->skel->rodata->sec_this_cpu_off = places.this_cpu_off;
         src->skel->rodata->sec_cpu_number = places.cpu_number;
-        src->skel->rodata->sec_preempt_count = places.preempt_count;
         src->skel->rodata->sec_runqueues = places.runqueues;
     }
     /* The iterator is run once by sl_live_own_check, not attached with the tracepoints. */
