@@ -469,7 +469,10 @@ groups.ownwork = async () => {
   console.log(`interrupt or preempt-disabled events while serve was current: ${n} traced, ${found} of them streamed; server_own ${last.server_own}; lost ${lost}`);
   check(n >= 20, `the workload made the kernel work in serve's context (${n} events traced, at least 20 wanted)`);
   check(found + lost >= 0.95 * n, `each of them is in the stream (${found} of ${n}, ${lost} lost)`);
+  // Stopped and gone before the next group looks for loaded programs.
+  const exited = s.child.exitCode !== null ? Promise.resolve() : new Promise((r) => s.child.on('exit', r));
   s.child.kill('SIGTERM');
+  await exited;
 };
 
 if (!groups[group]) {
