@@ -3,7 +3,9 @@
 // figures move while files are opened and closed; picking filp brings its real snapshot and,
 // with the next one, the agreement; a killed server shows "Disconnected" and the page recovers
 // when the server comes back (same port, the token kept in SLABLAB_SERVE_TOKEN); the page served
-// by a plain static server says nothing is connected and how to start the server.
+// by a plain static server says nothing is connected and how to start the server.  A recording
+// (`serve --from`, the filp capture of the native tests) needs neither root nor BPF: the page says
+// it is a recording, draws it, and picks filp to its agreement.
 // Every server listens on 127.0.0.1 on a free port and stops by itself (--exit-after).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,8 +19,8 @@ const BIN = process.env.SLABLAB_BIN ?? new URL('../wasm-core/build/native/slabla
 const SITE = new URL('../dist', import.meta.url).pathname;
 const servers: ChildProcess[] = [];
 
-function startServe(extra: string[], token: string): Promise<{ child: ChildProcess; url: string; port: number }> {
-  const child = spawn(BIN, ['serve', '--site', SITE, '--exit-after', '120', '--snapshot-interval', '2', ...extra], {
+function startServe(extra: string[], token: string, kernel = ['--snapshot-interval', '2']): Promise<{ child: ChildProcess; url: string; port: number }> {
+  const child = spawn(BIN, ['serve', '--site', SITE, '--exit-after', '120', ...kernel, ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, SLABLAB_SERVE_TOKEN: token },
   });
@@ -115,6 +117,36 @@ test.describe('live view against slablab serve', () => {
     await expect(page.getByTestId('live-connection')).toContainText('sudo slablab serve');
     await startServe(['--port', String(s.port), '--caches', 'filp'], token);
     await expect(page.getByTestId('live-connection')).toContainText('Connected to Linux', { timeout: 20_000 });
+  });
+});
+
+test.describe('live view against slablab serve --from (a recording: no root, no BPF)', () => {
+  const CAPTURE = new URL('../wasm-core/tests/fixtures/check/filp.slabcap.gz', import.meta.url).pathname;
+  test.skip(!existsSync(BIN), `no slablab binary at ${BIN} (node scripts/test.mjs native builds it)`);
+  test.skip(!existsSync(`${SITE}/index.html`), 'no built site (npx vite build)');
+
+  test('says it is a recording, draws it, picks filp and shows the agreement', async ({ page }) => {
+    test.setTimeout(120_000);
+    // No --loop: picking filp (the URL's cache) plays the recording again from its start, so its
+    // agreement begins at the start snapshot however late the page's pick came.
+    const s = await startServe(['--port', '0', '--from', CAPTURE], randomBytes(16).toString('hex'), []);
+    await page.goto(`${s.url}&cache=filp`);
+    const c = page.getByTestId('live-connection');
+    await expect(c).toContainText('Connected to a recording of Linux 6.18.44-fc-v657 (2 CPUs)', { timeout: 20_000 });
+    await expect(c).toContainText('filp.slabcap.gz');
+    await expect(c).toContainText('played at its recorded pace.');
+    await expect(c).toContainText("Not this machine's kernel");
+    const figures = page.getByTestId('live-figures');
+    await expect(figures).toContainText('events', { timeout: 10_000 });
+    const first = await eventCount((await figures.textContent()) ?? '');
+    await expect.poll(async () => eventCount((await figures.textContent()) ?? ''), { timeout: 10_000 }).toBeGreaterThan(first);
+    // The recorded call sites, by the names the capture recorded.
+    await expect(page.getByTestId('live-sites')).toContainText('__x64_sys_close+0x39');
+    await expect(page.getByTestId('kernel-detail')).toContainText('filp', { timeout: 20_000 });
+    await expect(page.getByTestId('live-picked')).toContainText("The recording's snapshots");
+    await expect(page.getByTestId('live-agreement')).toContainText(/% of \d+ slabs agree/, { timeout: 40_000 });
+    await page.getByTestId('live-pause').click();
+    expect(await axeProblems(page)).toEqual([]);
   });
 });
 

@@ -6,6 +6,8 @@
 //   node scripts/live-bench.mjs [--rates 2000,5000,...] [--level-s 8] [--minutes 3] [--caches 6]
 //                               [--record-s 10] [--reps 5] [--rounds 3] [--save FILE] [--phases 1,2,3,4]
 //   SLABLAB_BIN=wasm-core/build/release/slablab node scripts/live-bench.mjs ...   (the release binary)
+//   node scripts/live-bench.mjs --from CAPTURE [--from-rates 50000,100000,...] [--level-s 8]
+//                               (no root: a recording, `serve --from`, instead of the kernel)
 //
 // 1. Throughput and latency: one live page in headless Chromium on an unfiltered serve; at each
 //    level, /dev/null opened and closed --rates times a second (paced every 10 ms) for --level-s
@@ -23,6 +25,13 @@
 //    directory walks, forks); per cache over a 10-s window between two snapshots: the
 //    events in the window, slabs and objects agreeing, and each class of disagreement.
 // 4. The page's replay against a native replay of the same recorded stream (replayPhase below).
+// --from CAPTURE, instead of 1-4: the ceiling of capture -> server -> page (fromPhase below): a
+//    recording played by `serve --from CAPTURE --loop` at rising --from-rates and then as fast as the
+//    server goes (--rate max), one fresh server and page per level.  Per level: what the server
+//    played (events_in, its /api/status), what reached the drawn page, what the server dropped for
+//    the page and the page dropped, event-to-pixel p50/p95 (the events are stamped on
+//    CLOCK_MONOTONIC when they are due, as the kernel's are); then the highest rate at which nothing
+//    was dropped.  Needs no root and no BPF: the kernel side is not in these figures.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -48,10 +57,13 @@ const ROUNDS = Number(arg('rounds', 3));
 /** Phase 4: keep the recorded stream in this file (to profile the replays on the same bytes). */
 const SAVE = arg('save', null);
 const MAX_RECORDING = 48 << 20;
+/** A capture to play instead of the kernel (fromPhase), and the rates (events a second) to ask of it. */
+const FROM = arg('from', null);
+const FROM_RATES = String(arg('from-rates', '50000,100000,200000,400000,800000,1600000,max')).split(',');
 const BIN = process.env.SLABLAB_BIN ?? join(root, 'wasm-core/build/native/slablab');
 const SITE = join(root, 'dist');
-if (process.getuid() !== 0) {
-  console.error('live-bench: needs root (BPF)');
+if (process.getuid() !== 0 && !FROM) {
+  console.error('live-bench: needs root (BPF), or --from CAPTURE');
   process.exit(2);
 }
 if (!existsSync(BIN) || !existsSync(join(SITE, 'index.html'))) {
@@ -311,7 +323,115 @@ self.onmessage = (e) => {
   }
 }
 
+/** GET /api/status of a serve at url (its token in the URL): { events_in, ... }. */
+function serverStatus(url) {
+  const { port, token } = /:(?<port>\d+)\/\?mode=live&token=(?<token>[0-9a-f]+)/.exec(url).groups;
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: `/api/status?token=${token}`, headers: { Host: `127.0.0.1:${port}` } }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve(JSON.parse(body)));
+    });
+    req.on('error', reject);
+  });
+}
+
+/**
+ * The server alone: `serve --from FROM --loop --rate max` read by a client that only walks the
+ * frames (no page): events/s the server played and sent to it, and what it dropped for it, over
+ * LEVEL_S seconds (from the status frames in the stream).
+ */
+async function serverAlone() {
+  const s = await serve(['--from', FROM, '--loop', '--rate', 'max']);
+  const { port, token } = /:(?<port>\d+)\/\?mode=live&token=(?<token>[0-9a-f]+)/.exec(s.url).groups;
+  const statuses = [];
+  await new Promise((resolve) => {
+    let buf = Buffer.alloc(0);
+    const req = http.get({ host: '127.0.0.1', port, path: `/api/live?token=${token}`, headers: { Host: `127.0.0.1:${port}` } }, (res) => {
+      res.on('data', (d) => {
+        buf = buf.length ? Buffer.concat([buf, d]) : d;
+        let off = 0;
+        while (buf.length - off >= 8) {
+          const len = buf.readUInt32LE(off);
+          if (buf.length - off < 8 + len) break;
+          if (buf[off + 4] === 5) statuses.push({ t: performance.now(), ...JSON.parse(buf.subarray(off + 8, off + 8 + len).toString('utf8')) });
+          off += 8 + len;
+        }
+        buf = buf.subarray(off);
+      });
+      res.on('close', resolve);
+    });
+    req.on('error', resolve);
+    setTimeout(() => req.destroy(), (LEVEL_S + 2) * 1000);
+  });
+  await stop(s.child);
+  const a = statuses.find((x) => x.t >= statuses[0].t + 2000) ?? statuses[0];
+  const b = statuses.at(-1);
+  const secs = (b.t - a.t) / 1000;
+  return { played: (b.events_in - a.events_in) / secs, sent: (b.sent - a.sent) / secs, dropped: b.server_dropped - a.server_dropped };
+}
+
+/**
+ * --from: the capture -> server -> page ceiling.  For each rate, a fresh `serve --from FROM --loop
+ * --rate R` and a fresh page; after the page shows its figures and 2 s more, LEVEL_S seconds are
+ * measured: events the server played (its events_in), events the page counted, the server's drops
+ * for the page, the page's own, and event-to-pixel latency.
+ */
+async function fromPhase() {
+  const fmt = (x) => Math.round(x).toLocaleString('en-US');
+  console.log(`# the capture -> server -> page ceiling: ${FROM} played by serve --from --loop, ${LEVEL_S} s per level; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  console.log('| --rate | events/s the server played | events/s to the page | server dropped | page dropped | event-to-pixel p50 | p95 | of which event-to-worker p50 | p95 | load average |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  let clean = null;
+  let firstDrop = null;
+  for (const rate of FROM_RATES) {
+    const s = await serve(['--from', FROM, '--loop', '--rate', rate]);
+    const page = await browser.newPage();
+    try {
+      await page.goto(s.url);
+      await page.getByTestId('live-figures').waitFor({ timeout: 30_000 });
+      await sleep(2000);
+      const offMs = wallMinusMonoMs();
+      const before = await figures(page);
+      const statusBefore = await serverStatus(s.url);
+      const paintsBefore = await page.evaluate(() => window.__slablabLive?.paints.length ?? 0);
+      const t0 = Date.now();
+      await sleep(LEVEL_S * 1000);
+      const after = await figures(page);
+      const statusAfter = await serverStatus(s.url);
+      const secs = (Date.now() - t0) / 1000;
+      const paints = await page.evaluate((k) => (window.__slablabLive?.paints ?? []).slice(k), paintsBefore);
+      const lat = paints.map((p) => p.paintWallMs - offMs - p.eventNs / 1e6).filter((x) => x > -50);
+      const wlat = paints.map((p) => p.sentWallMs - offMs - p.eventNs / 1e6).filter((x) => x > -50);
+      const played = (statusAfter.events_in - statusBefore.events_in) / secs;
+      const toPage = (after.events - before.events) / secs;
+      const server = after.server - before.server;
+      const pageDropped = after.page - before.page;
+      if (server === 0 && pageDropped === 0) clean = Math.max(clean ?? 0, toPage);
+      else firstDrop ??= { rate, played, toPage };
+      console.log(
+        `| ${rate === 'max' ? 'max' : fmt(Number(rate))} | ${fmt(played)} | ${fmt(toPage)} | ${fmt(server)} | ${fmt(pageDropped)} | ${pct(lat, 50).toFixed(0)} ms | ${pct(lat, 95).toFixed(0)} ms | ${pct(wlat, 50).toFixed(0)} ms | ${pct(wlat, 95).toFixed(0)} ms | ${loadavg()[0].toFixed(1)} |`,
+      );
+    } finally {
+      await page.close();
+      await stop(s.child);
+    }
+  }
+  console.log(clean === null ? 'every level dropped' : `the highest rate that reached the drawn page with nothing dropped: ${fmt(clean)} events/s`);
+  if (firstDrop) console.log(`the first level that dropped: --rate ${firstDrop.rate} (the server played ${fmt(firstDrop.played)} events/s, ${fmt(firstDrop.toPage)} reached the page)`);
+  const alone = await serverAlone();
+  console.log(`the server alone (--rate max, a client that only walks the frames): played ${fmt(alone.played)} events/s, sent ${fmt(alone.sent)} events/s to the client, dropped ${fmt(alone.dropped)} for it; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+}
+
 const browser = await launchChromium();
+if (FROM) {
+  try {
+    await fromPhase();
+  } finally {
+    await browser.close();
+  }
+  process.exit(0);
+}
 try {
   // 1. Throughput and latency.
   console.log(`# 1. events per second to the drawn page (Linux ${spawnSync('uname', ['-r'], { encoding: 'utf8' }).stdout.trim()}, ${LEVEL_S} s per level)`);

@@ -9,9 +9,13 @@
  *   events    attaches the event program (live_source.c) while at least one
  *             page is streaming and detaches it when the last one leaves;
  *             drains the kernel ring into the hub every 20 ms, status every
- *             second;
+ *             second; with --from, plays the recording instead
+ *             (live_source_capture.c), from its start each time a first
+ *             page comes or a page picks a cache (/api/watch), its
+ *             snapshots at their recorded places;
  *   snapshots every --snapshot-interval seconds, or when a page asks, reads
- *             the caches the pages watch (snapshot_read.c) and sends them;
+ *             the caches the pages watch (snapshot_read.c) and sends them
+ *             (not with --from: the recording's snapshots are the ones);
  *   HTTP      libmicrohttpd's, one per connection (live_http.c).
  * The BPF links are file descriptors of this process: whatever way it
  * ends, a crash included, the kernel detaches the programs.
@@ -42,11 +46,12 @@ static int run_serve(int argc, char **argv);
 
 SL_CLI_COMMAND(
     serve, .name = "serve",
-    .summary = "serve the lab with a live stream of the running kernel's allocations (Linux, root)",
+    .summary = "serve the lab with a live stream of the running kernel's allocations (Linux, root), or of a capture",
     .usage =
         "slablab serve [--port N] [--caches NAME[,NAME...]] [--site DIR] [--snapshot-interval S]\n"
         "                     [--ring-mb N] [--queue-mb N] [--exit-after S]\n"
         "                     [--bind ADDR --i-understand-this-exposes-kernel-addresses]\n"
+        "slablab serve --from CAPTURE.slabcap [--rate EVENTS_PER_S|max] [--loop] [--port N] [--site DIR] ...\n"
         "  --port N               TCP port (default 7683; 0: any free port)\n"
         "  --caches NAMES         stream only these caches (at most 16; default every cache,\n"
         "                         kmalloc's and percpu's included)\n"
@@ -56,6 +61,11 @@ SL_CLI_COMMAND(
         "  --ring-mb N            kernel ring buffer MiB, a power of two (default 8)\n"
         "  --queue-mb N           per-page queue MiB before events are dropped (default 16)\n"
         "  --exit-after S         stop by itself after S seconds (tests)\n"
+        "  --from CAPTURE         stream a recording (`slablab capture`; .slabcap, .slabcap.gz or ftrace\n"
+        "                         text) instead of this kernel: no root, no BPF; its snapshots at their places\n"
+        "  --rate N|max           with --from: N events a second, or as fast as the server takes them\n"
+        "                         (default: the recorded timing)\n"
+        "  --loop                 with --from: play it again from the start after its last event\n"
         "  SLABLAB_SERVE_TOKEN    (environment) the token to use, 32 hex digits, e.g. kept across restarts\n"
         "  --bind ADDR            listen on ADDR instead of 127.0.0.1: the stream shows kernel\n"
         "                         addresses, so this needs --i-understand-this-exposes-kernel-addresses",
@@ -88,6 +98,11 @@ static uint64_t mono_ns(void)
 
 char *sl_live_snapshot_json(sl_live_server *srv, const char *names, bool wrap, size_t *len, char *err, size_t errlen)
 {
+    if (srv->recording) {
+        snprintf(err, errlen,
+                 "this server plays a recording (--from): its snapshots come in the stream, at their recorded places");
+        return NULL;
+    }
     char copy[1100];
     const char *list[LIVE_HUB_MAX_WATCH];
     size_t n = 0;
@@ -173,6 +188,23 @@ static void note_own(sl_live_hub *hub, sl_live_source *src)
     pthread_mutex_unlock(&hub->mu);
 }
 
+/* The recording's snapshots and slabinfo (ctx: the hub): after the events before them, so flushed first. */
+static void recording_json(void *ctx, int type, const char *json, size_t len)
+{
+    sl_live_hub *hub = ctx;
+    sl_live_hub_flush(hub, hub->kernel_lost);
+    sl_live_hub_send_json(hub, type, json, len);
+}
+
+/* Opens the event source: the recording (from its start) or the kernel's event program. Returns as they do. */
+static int open_source(sl_live_server *srv, sl_live_source **src, char *err, size_t errlen)
+{
+    if (srv->recording)
+        return sl_live_source_open_capture(src, srv->recording, &srv->playback, sl_live_hub_record, recording_json,
+                                           srv->hub, err, errlen);
+    return sl_live_source_open(src, srv->filter, srv->nfilter, srv->ring_mb, sl_live_hub_record, srv->hub, err, errlen);
+}
+
 static void *event_thread(void *arg)
 {
     sl_live_server *srv = arg;
@@ -186,8 +218,7 @@ static void *event_thread(void *arg)
         uint64_t now = now_ms();
         if (pages && !src && now >= retry_at) {
             char err[600];
-            int rc = sl_live_source_open(&src, srv->filter, srv->nfilter, srv->ring_mb, sl_live_hub_record, hub, err,
-                                         sizeof err);
+            int rc = open_source(srv, &src, err, sizeof err);
             pthread_mutex_lock(&hub->mu);
             hub->attached = rc == 0;
             snprintf(hub->source_error, sizeof hub->source_error, "%.500s", rc ? err : "");
@@ -196,18 +227,21 @@ static void *event_thread(void *arg)
                 fprintf(stderr, "slablab serve: %s\n", err);
                 retry_at = now + 5000;
             } else {
-                fprintf(stderr, "slablab serve: a page is watching: event program attached\n");
-                sl_live_own own;
-                sl_live_source_own(src, &own);
-                if (own.by_context)
-                    fprintf(stderr, "slablab serve: left out as the server's own: its process-context work (%s)\n",
-                            own.note);
-                else
-                    fprintf(stderr,
-                            "slablab serve: WARNING: left out as the server's own: every event while it is current, "
-                            "interrupt work included (counted as server_own): %s\n",
-                            own.note);
-                note_own(hub, src);
+                fprintf(stderr, "slablab serve: a page is watching: %s\n",
+                        srv->recording ? "playing the recording from its start" : "event program attached");
+                if (!srv->recording) {
+                    sl_live_own own;
+                    sl_live_source_own(src, &own);
+                    if (own.by_context)
+                        fprintf(stderr, "slablab serve: left out as the server's own: its process-context work (%s)\n",
+                                own.note);
+                    else
+                        fprintf(stderr,
+                                "slablab serve: WARNING: left out as the server's own: every event while it is "
+                                "current, interrupt work included (counted as server_own): %s\n",
+                                own.note);
+                    note_own(hub, src);
+                }
             }
         } else if (!pages && src) {
             note_own(hub, src);
@@ -217,7 +251,25 @@ static void *event_thread(void *arg)
             pthread_mutex_lock(&hub->mu);
             hub->attached = false;
             pthread_mutex_unlock(&hub->mu);
-            fprintf(stderr, "slablab serve: no page is watching: event program detached\n");
+            fprintf(stderr, "slablab serve: no page is watching: %s\n",
+                    srv->recording ? "the recording stopped" : "event program detached");
+        }
+        if (src && srv->recording) {
+            /* A page picked a cache: play the recording again from its start, so that the cache's
+             * agreement begins at the start snapshot (which came before the page picked it). */
+            pthread_mutex_lock(&srv->wake_mu);
+            bool again = srv->snapshot_wanted;
+            srv->snapshot_wanted = false;
+            pthread_mutex_unlock(&srv->wake_mu);
+            char err[200];
+            sl_live_source *fresh = NULL;
+            if (again && sl_live_source_open_capture(&fresh, srv->recording, &srv->playback, sl_live_hub_record,
+                                                     recording_json, hub, err, sizeof err) == 0) {
+                sl_live_hub_flush(hub, hub->kernel_lost);
+                sl_live_source_close(src);
+                src = fresh;
+                fprintf(stderr, "slablab serve: a page picked a cache: playing the recording again from its start\n");
+            }
         }
         if (src) {
             if (sl_live_source_poll(src, 20) < 0)
@@ -237,7 +289,7 @@ static void *event_thread(void *arg)
             sl_live_hub_status(hub);
             last_status = now;
         }
-        if (pages && now - last_slabinfo >= 2000) {
+        if (pages && !srv->recording && now - last_slabinfo >= 2000) {
             send_slabinfo(hub);
             last_slabinfo = now;
         }
@@ -341,7 +393,8 @@ static int run_serve(int argc, char **argv)
     srv.max_slabs = 4096;
     unsigned queue_mb = 16;
     unsigned long exit_after = 0;
-    bool understood = false, bind_given = false;
+    bool understood = false, bind_given = false, kernel_option = false, rate_given = false;
+    const char *from = NULL;
     char site_dir[PATH_MAX + 32] = "";
     char *filter_buf = NULL;
     int rc = SL_CLI_USAGE;
@@ -383,6 +436,7 @@ static int run_serve(int argc, char **argv)
                 }
                 srv.filter[srv.nfilter++] = t;
             }
+            kernel_option = true;
             i++;
         } else if (!strcmp(a, "--site")) {
             if (!val || !*val) {
@@ -397,6 +451,7 @@ static int run_serve(int argc, char **argv)
                 goto done;
             }
             srv.snapshot_s = (unsigned)v;
+            kernel_option = true;
             i++;
         } else if (!strcmp(a, "--ring-mb")) {
             if (!val || !sl_cli_parse_ulong(val, 1, 1024, &v) || (v & (v - 1))) {
@@ -404,6 +459,7 @@ static int run_serve(int argc, char **argv)
                 goto done;
             }
             srv.ring_mb = (unsigned)v;
+            kernel_option = true;
             i++;
         } else if (!strcmp(a, "--queue-mb")) {
             if (!val || !sl_cli_parse_ulong(val, 1, 1024, &v)) {
@@ -418,11 +474,46 @@ static int run_serve(int argc, char **argv)
                 goto done;
             }
             i++;
+        } else if (!strcmp(a, "--from")) {
+            if (!val || !*val || from) {
+                sl_cli_usage_error(cmd, "--from needs a capture file (slablab capture -o FILE), once");
+                goto done;
+            }
+            from = val;
+            i++;
+        } else if (!strcmp(a, "--rate")) {
+            char *end = NULL;
+            double r = val ? strtod(val, &end) : 0;
+            if (val && !strcmp(val, "max")) {
+                srv.playback.pace = SL_LIVE_PACE_MAX;
+            } else if (!val || end == val || *end || !(r >= 1 && r <= 1e9)) {
+                sl_cli_usage_error(cmd, "--rate needs events a second from 1 to 1e9, or max (got '%s')",
+                                   val ? val : "nothing");
+                goto done;
+            } else {
+                srv.playback.pace = SL_LIVE_PACE_RATE;
+                srv.playback.rate = r;
+            }
+            rate_given = true;
+            i++;
+        } else if (!strcmp(a, "--loop")) {
+            srv.playback.loop = true;
         } else {
             sl_cli_usage_error(cmd, "unknown argument '%s'", a);
             goto done;
         }
     }
+    if (!from && (rate_given || srv.playback.loop)) {
+        sl_cli_usage_error(cmd, "--rate and --loop play a recording: they need --from CAPTURE");
+        goto done;
+    }
+    if (from && kernel_option) {
+        sl_cli_usage_error(cmd, "--caches, --ring-mb and --snapshot-interval read the kernel: not with --from "
+                                "(a recording has its own events and snapshots)");
+        goto done;
+    }
+    if (from)
+        srv.snapshot_s = 0;
     srv.bind_loopback = is_loopback(srv.bind);
     if (bind_given && !srv.bind_loopback && !understood) {
         sl_cli_usage_error(cmd,
@@ -439,6 +530,14 @@ static int run_serve(int argc, char **argv)
     goto done;
 #else
     char err[1024];
+    sl_live_capture_info rec = {0};
+    if (from) {
+        if (sl_live_capture_load(&srv.recording, from, err, sizeof err)) {
+            fprintf(stderr, "slablab serve: %s\n", err);
+            goto done;
+        }
+        sl_live_capture_info_get(srv.recording, &rec);
+    }
     int site_rc = load_site(&srv.site, site_dir, sizeof site_dir, err, sizeof err);
     if (site_rc) {
         fprintf(stderr, "slablab serve: %s\n", err);
@@ -471,15 +570,48 @@ static int run_serve(int argc, char **argv)
 
     struct utsname u;
     uname(&u);
-    char hello[600];
-    snprintf(hello, sizeof hello, "\"release\":\"%.100s\",\"nr_cpus\":%ld,\"snapshot_interval\":%u,\"filtered\":%s",
-             u.release, sysconf(_SC_NPROCESSORS_CONF), srv.snapshot_s, srv.nfilter ? "true" : "false");
+    char hello[900];
+    if (from) {
+        /* The recorded machine's, and what the page says of the recording (docs/live.md, HELLO). */
+        char pace[48];
+        if (srv.playback.pace == SL_LIVE_PACE_RATE)
+            snprintf(pace, sizeof pace, "%.0f", srv.playback.rate);
+        else
+            snprintf(pace, sizeof pace, "\"%s\"", srv.playback.pace == SL_LIVE_PACE_MAX ? "max" : "recorded");
+        const char *base = strrchr(from, '/') ? strrchr(from, '/') + 1 : from;
+        char name[160];
+        FILE *f = fmemopen(name, sizeof name, "w");
+        if (f) {
+            char cut[100];
+            snprintf(cut, sizeof cut, "%s", base);
+            sl_cli_json_string(f, cut);
+            fputc('\0', f);
+            fclose(f);
+        } else {
+            snprintf(name, sizeof name, "\"\"");
+        }
+        snprintf(hello, sizeof hello,
+                 "\"release\":\"%.100s\",\"nr_cpus\":%u,\"snapshot_interval\":0,\"filtered\":false,"
+                 "\"source\":\"recording\",\"recording\":{\"file\":%s,\"events\":%" PRIu64 ",\"snapshots\":%u,"
+                 "\"span_s\":%.3f,\"lost\":%" PRIu64 ",\"pace\":%s,\"loop\":%s}",
+                 rec.release, rec.cpus, name, rec.events, rec.snapshots, rec.span_s, rec.lost, pace,
+                 srv.playback.loop ? "true" : "false");
+    } else {
+        snprintf(
+            hello, sizeof hello,
+            "\"release\":\"%.100s\",\"nr_cpus\":%ld,\"snapshot_interval\":%u,\"filtered\":%s,\"source\":\"kernel\"",
+            u.release, sysconf(_SC_NPROCESSORS_CONF), srv.snapshot_s, srv.nfilter ? "true" : "false");
+    }
     srv.hub = calloc(1, sizeof *srv.hub);
     if (!srv.hub || sl_live_hub_init(srv.hub, (size_t)queue_mb << 20, hello)) {
         fprintf(stderr, "slablab serve: out of memory\n");
         free(srv.hub);
         sl_site_free(&srv.site);
         goto done;
+    }
+    if (srv.recording) { /* the recording's call-site names, not this machine's /proc/kallsyms */
+        sl_live_capture_take_symbols(srv.recording, &srv.hub->ksyms);
+        srv.hub->snapshots_droppable = true;
     }
     pthread_mutex_init(&srv.snap_mu, NULL);
     pthread_mutex_init(&srv.wake_mu, NULL);
@@ -499,7 +631,7 @@ static int run_serve(int argc, char **argv)
     if (!d) {
         fprintf(stderr, "slablab serve: %s\n", err);
     } else if (pthread_create(&ev, NULL, event_thread, &srv) == 0) {
-        if (pthread_create(&sn, NULL, snapshot_thread, &srv) == 0) {
+        if (srv.recording || pthread_create(&sn, NULL, snapshot_thread, &srv) == 0) {
             threads = true;
         } else {
             srv.stop = true;
@@ -513,9 +645,18 @@ static int run_serve(int argc, char **argv)
                     "slablab serve: WARNING: listening on %s: anyone who can reach it and has the token sees "
                     "kernel addresses (and the URL below carries the token)\n",
                     srv.bind);
-        printf("slablab serve: the lab with Linux %s live, %zu files (%zu KiB) from %s; open\n"
-               "  http://%s%s%s:%u/?mode=live&token=%s\n",
-               u.release, srv.site.n, srv.site.bytes >> 10, site_dir, strchr(host, ':') ? "[" : "", host,
+        if (srv.recording)
+            printf("slablab serve: the lab with a recording of Linux %s (%s: %" PRIu64
+                   " events over %.1f s, %u snapshots) played %s%s, %zu files (%zu KiB) from %s; open\n",
+                   rec.release, from, rec.events, rec.span_s, rec.snapshots,
+                   srv.playback.pace == SL_LIVE_PACE_MAX    ? "as fast as it goes"
+                   : srv.playback.pace == SL_LIVE_PACE_RATE ? "at a set rate"
+                                                            : "at its recorded pace",
+                   srv.playback.loop ? " in a loop" : "", srv.site.n, srv.site.bytes >> 10, site_dir);
+        else
+            printf("slablab serve: the lab with Linux %s live, %zu files (%zu KiB) from %s; open\n", u.release,
+                   srv.site.n, srv.site.bytes >> 10, site_dir);
+        printf("  http://%s%s%s:%u/?mode=live&token=%s\n", strchr(host, ':') ? "[" : "", host,
                strchr(host, ':') ? "]" : "", srv.port, srv.token);
         fflush(stdout);
         uint64_t end = exit_after ? now_ms() + exit_after * 1000u : 0;
@@ -535,7 +676,8 @@ static int run_serve(int argc, char **argv)
         srv.stop = true;
         sl_live_hub_stop(srv.hub);
         sl_live_wake_snapshots(&srv);
-        pthread_join(sn, NULL);
+        if (!srv.recording)
+            pthread_join(sn, NULL);
         pthread_join(ev, NULL); /* detaches the event program */
     }
     if (d)
@@ -548,6 +690,7 @@ static int run_serve(int argc, char **argv)
     pthread_mutex_destroy(&srv.snap_mu);
 #endif
 done:
+    sl_live_capture_free(srv.recording);
     free(filter_buf);
     return rc;
 }

@@ -446,7 +446,7 @@ void sl_live_hub_send_json(sl_live_hub *hub, int type, const char *json, size_t 
         return;
     pthread_mutex_lock(&hub->mu);
     /* A snapshot waits its turn behind the events (their order is what the page's agreement needs); slabinfo may go. */
-    broadcast(hub, f, type == LIVE_F_SLABINFO);
+    broadcast(hub, f, type == LIVE_F_SLABINFO || (type == LIVE_F_SNAPSHOT && hub->snapshots_droppable));
     pthread_mutex_unlock(&hub->mu);
     frame_put(f);
 }

@@ -58,6 +58,9 @@ typedef struct sl_live_hub {
     unsigned nclients, next_client_id;
     size_t queue_limit;
     bool stopping;
+    /* Snapshots may be dropped (counted) for a lagging page, as slabinfo is: a recording's (serve --from),
+     * which come at every pass, many a second at --rate max, and would otherwise cut such a page off. */
+    bool snapshots_droppable;
     /* Frames every new page gets first (its HELLO is its own): CACHE and SITE, in order. */
     sl_live_frame **names;
     size_t nnames, cap_names;
@@ -97,7 +100,8 @@ int sl_live_hub_record(void *hub, void *data, size_t size);
 void sl_live_hub_flush(sl_live_hub *hub, uint64_t kernel_lost);
 /* Queues a STATUS frame to every page (its own counters). */
 void sl_live_hub_status(sl_live_hub *hub);
-/* Queues a JSON frame of `type` to every page (a SLABINFO frame may be dropped for a lagging page, and is counted; a SNAPSHOT is not). */
+/* Queues a JSON frame of `type` to every page (a SLABINFO frame may be dropped for a lagging page, and is counted; a
+ * SNAPSHOT only when snapshots_droppable). */
 void sl_live_hub_send_json(sl_live_hub *hub, int type, const char *json, size_t len);
 /* Fills names (comma-separated, at most cap bytes) with every cache any page watches; returns how many. */
 unsigned sl_live_hub_watched(sl_live_hub *hub, char *names, size_t cap);

@@ -43,7 +43,8 @@ size_t sl_ksyms_load(sl_ksyms *k, const char *path)
         k->n++;
     }
     fclose(f);
-    qsort(k->syms, k->n, sizeof *k->syms, by_addr);
+    if (k->n) /* none without root: kallsyms shows every address as 0 (and qsort must not get NULL) */
+        qsort(k->syms, k->n, sizeof *k->syms, by_addr);
     return k->n;
 }
 

@@ -7,12 +7,14 @@
 #define SL_LIVE_SERVER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "../bpf/live_records.h"
 #include "live_hub.h"
 #include "live_site.h"
+#include "live_source.h"
 
 #define LIVE_TOKEN_HEX 32  /* 128 random bits */
 #define LIVE_MAX_STREAMS 8 /* pages streaming at once */
@@ -29,6 +31,9 @@ typedef struct sl_live_server {
     unsigned ring_mb;
     unsigned snapshot_s; /* 0: no periodic snapshots */
     unsigned max_slabs;
+    /* --from: the recording played instead of the kernel's events (NULL: the kernel), and how. */
+    sl_live_capture *recording;
+    sl_live_playback playback;
     /* State. */
     sl_site site;
     sl_live_hub *hub;
@@ -36,7 +41,7 @@ typedef struct sl_live_server {
     pthread_mutex_t wake_mu;
     pthread_cond_t wake; /* a page asked for a snapshot, or stopping */
     bool snapshot_wanted;
-    volatile bool stop;
+    atomic_bool stop; /* set by the main thread, read by the others */
     unsigned streams; /* under hub->mu */
 } sl_live_server;
 

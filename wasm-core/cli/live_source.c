@@ -1,7 +1,9 @@
 /*
- * live_source.c - loads, attaches and reads the live event program
- * (live_source.h).  Without libbpf at build time every open is refused with
- * what to install.
+ * live_source.c - the calls every event source answers (they go to its
+ * ops), and the kernel's source: loads, attaches and reads the live event
+ * program (live_source.h).  Without libbpf at build time the kernel's open
+ * is refused with what to install (a recording, live_source_capture.c,
+ * needs no libbpf).
  */
 #include "live_source.h"
 
@@ -13,6 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+int sl_live_source_poll(sl_live_source *src, int timeout_ms) { return src->ops->poll(src, timeout_ms); }
+
+uint64_t sl_live_source_lost(sl_live_source *src) { return src->ops->lost(src); }
+
+void sl_live_source_close(sl_live_source *src)
+{
+    if (src)
+        src->ops->close(src);
+}
 
 #if !SLABLAB_HAVE_LIBBPF
 
@@ -27,25 +39,12 @@ int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t 
     return SL_SNAP_UNAVAILABLE;
 }
 
-int sl_live_source_poll(sl_live_source *src, int timeout_ms)
-{
-    (void)src, (void)timeout_ms;
-    return -1;
-}
-
-uint64_t sl_live_source_lost(sl_live_source *src)
-{
-    (void)src;
-    return 0;
-}
-
+/* Without libbpf no kernel source opens: a recording leaves nothing out. */
 void sl_live_source_own(sl_live_source *src, sl_live_own *out)
 {
     (void)src;
     memset(out, 0, sizeof *out);
 }
-
-void sl_live_source_close(sl_live_source *src) { (void)src; }
 
 #else
 
@@ -55,13 +54,19 @@ void sl_live_source_close(sl_live_source *src) { (void)src; }
 #include "live_own.h"
 #include "slab_events.skel.h"
 
-struct sl_live_source {
+typedef struct bpf_source {
+    sl_live_source base;
     struct slab_events *skel;
     struct ring_buffer *rb;
     unsigned nr_cpus;
     bool own_by_context; /* the program reads the preempt count (live_own.h) */
     char own_note[200];
-};
+} bpf_source;
+
+static int bpf_poll(sl_live_source *base, int timeout_ms);
+static uint64_t bpf_lost(sl_live_source *base);
+static void bpf_close(sl_live_source *base);
+static const sl_live_source_ops bpf_ops = {bpf_poll, bpf_lost, bpf_close};
 
 static char last_message[512];
 
@@ -86,11 +91,12 @@ int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t 
         snprintf(err, errlen, "at most %d caches can be filtered on (got %zu)", LIVE_MAX_FILTER, nfilter);
         return 1;
     }
-    sl_live_source *src = calloc(1, sizeof *src);
+    bpf_source *src = calloc(1, sizeof *src);
     if (!src) {
         snprintf(err, errlen, "out of memory");
         return 1;
     }
+    src->base.ops = &bpf_ops;
     last_message[0] = '\0';
     libbpf_set_print(keep_message);
     int rc = 1;
@@ -139,16 +145,17 @@ int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t 
         goto fail;
     }
     libbpf_set_print(NULL);
-    *out = src;
+    *out = &src->base;
     return 0;
 fail:
     libbpf_set_print(NULL);
-    sl_live_source_close(src);
+    bpf_close(&src->base);
     return rc;
 }
 
-int sl_live_source_poll(sl_live_source *src, int timeout_ms)
+static int bpf_poll(sl_live_source *base, int timeout_ms)
 {
+    bpf_source *src = (bpf_source *)base;
     int n = ring_buffer__poll(src->rb, timeout_ms);
     if (n == -EINTR)
         return 0;
@@ -156,7 +163,7 @@ int sl_live_source_poll(sl_live_source *src, int timeout_ms)
 }
 
 /* Returns the sum over CPUs of a one-element per-CPU counter map, 0 when it cannot be read. */
-static uint64_t per_cpu_sum(const sl_live_source *src, const struct bpf_map *map)
+static uint64_t per_cpu_sum(const bpf_source *src, const struct bpf_map *map)
 {
     uint64_t per_cpu[1024];
     uint32_t zero = 0;
@@ -170,19 +177,26 @@ static uint64_t per_cpu_sum(const sl_live_source *src, const struct bpf_map *map
     return sum;
 }
 
-uint64_t sl_live_source_lost(sl_live_source *src) { return per_cpu_sum(src, src->skel->maps.lost); }
-
-void sl_live_source_own(sl_live_source *src, sl_live_own *out)
+static uint64_t bpf_lost(sl_live_source *base)
 {
+    bpf_source *src = (bpf_source *)base;
+    return per_cpu_sum(src, src->skel->maps.lost);
+}
+
+void sl_live_source_own(sl_live_source *base, sl_live_own *out)
+{
+    memset(out, 0, sizeof *out);
+    if (base->ops != &bpf_ops) /* a recording leaves nothing out */
+        return;
+    bpf_source *src = (bpf_source *)base;
     out->events = per_cpu_sum(src, src->skel->maps.own);
     out->by_context = src->own_by_context;
     snprintf(out->note, sizeof out->note, "%s", src->own_note);
 }
 
-void sl_live_source_close(sl_live_source *src)
+static void bpf_close(sl_live_source *base)
 {
-    if (!src)
-        return;
+    bpf_source *src = (bpf_source *)base;
     ring_buffer__free(src->rb);
     slab_events__destroy(src->skel);
     free(src);

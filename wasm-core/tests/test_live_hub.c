@@ -122,6 +122,14 @@ static void test_hub_lagging_page_drops_and_counts(void)
     sl_live_hub_send_json(&hub, LIVE_F_SNAPSHOT, "{\"taken_ns\":[1,2],\"snapshot\":{}}", 31);
     SL_CHECK(c->bytes > before);
     SL_CHECK_EQ(c->dropped_snapshots, 0u);
+    /* A recording's snapshots (serve --from: every pass) are dropped for it instead, and counted. */
+    hub.snapshots_droppable = true;
+    static char big[80 * 1024]; /* more than the room left below the limit */
+    memset(big, ' ', sizeof big);
+    before = c->bytes;
+    sl_live_hub_send_json(&hub, LIVE_F_SNAPSHOT, big, sizeof big);
+    SL_CHECK_EQ(c->bytes, before);
+    SL_CHECK_EQ(c->dropped_snapshots, 1u);
     /* Status frames pile up past the limit until the slack is exceeded: then the page is cut off. */
     for (unsigned i = 0; i < 100000 && !c->closed; i++)
         sl_live_hub_status(&hub);

@@ -23,7 +23,7 @@ import type { LiveSummary } from './live-state';
 import type { AgreementPoint } from './pick';
 import type { Connection, FromWorker, ToWorker } from './protocol';
 import { liveHook, PAINTS } from './test-hook';
-import type { Status } from './wire';
+import type { Hello, Status } from './wire';
 import './live.css';
 
 const NAME = /^[A-Za-z0-9_.:()-]{1,31}$/;
@@ -283,12 +283,34 @@ export function LiveView({ store, core }: ViewProps) {
           </div>
         </section>
       )}
-      {picked && <PickedPanel core={core} p={picked} interval={conn.state === 'live' ? conn.hello.snapshot_interval : 0} />}
+      {picked && (
+        <PickedPanel
+          core={core}
+          p={picked}
+          interval={conn.state === 'live' ? conn.hello.snapshot_interval : 0}
+          recording={conn.state === 'live' && conn.hello.source === 'recording'}
+        />
+      )}
     </section>
   );
 }
 
+/** What the banner says of a recording: the file, its size, how it is played. */
+function recordingText(h: Hello): string {
+  const r = h.recording;
+  if (!r) return '';
+  const pace = r.pace === 'recorded' ? 'at its recorded pace' : r.pace === 'max' ? 'as fast as the server goes' : `at ${fmt(r.pace)} events a second`;
+  return `: ${r.file}, ${fmt(r.events)} events over ${r.span_s.toFixed(1)} s and ${r.snapshots} snapshot${r.snapshots === 1 ? '' : 's'}, played ${pace}${r.loop ? ' in a loop' : ''}${r.lost ? ` (${fmt(r.lost)} events were lost while recording)` : ''}`;
+}
+
 function ConnectionBanner({ conn }: { conn: Connection }) {
+  if (conn.state === 'live' && conn.hello.source === 'recording')
+    return (
+      <p className="live-conn live-conn-up" role="status" data-testid="live-connection">
+        Connected to a <strong>recording</strong> of Linux {conn.hello.release} ({conn.hello.nr_cpus} CPUs){recordingText(conn.hello)}. Not this
+        machine&apos;s kernel: <code>slablab serve --from</code>.
+      </p>
+    );
   if (conn.state === 'live')
     return (
       <p className="live-conn live-conn-up" role="status" data-testid="live-connection">
@@ -314,14 +336,14 @@ function ConnectionBanner({ conn }: { conn: Connection }) {
   );
 }
 
-function PickedPanel({ core, p, interval }: { core: CoreState; p: PickedView; interval: number }) {
+function PickedPanel({ core, p, interval, recording }: { core: CoreState; p: PickedView; interval: number; recording: boolean }) {
   const c = p.doc?.caches.find((x) => x.name === p.cache) ?? null;
   const a = p.point?.a ?? null;
   return (
     <section className="live-picked" aria-labelledby="live-picked-title" data-testid="live-picked">
       <h3 id="live-picked-title">{p.cache}: the real state and the events</h3>
       <p className="lab-figures">
-        A real snapshot every {interval || '—'} s; {fmt(p.logged)} events of {p.cache} since the last one{p.dropped ? ` (${fmt(p.dropped)} dropped: the page keeps at most 1,000,000)` : ''}.
+        {recording ? "The recording's snapshots, where they were taken (its start and end)" : `A real snapshot every ${interval || '—'} s`}; {fmt(p.logged)} events of {p.cache} since the last one{p.dropped ? ` (${fmt(p.dropped)} dropped: the page keeps at most 1,000,000)` : ''}.
         The SLUB model (the core's C, the rules of the kernel's version) is seeded from a snapshot, driven by each allocation and free
         in time order (its own choice of object compared with the kernel's), and compared with the next snapshot.
       </p>

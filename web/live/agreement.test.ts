@@ -174,6 +174,35 @@ describe('agreement (the C check)', () => {
     expect(() => Check.create(core, snapshot([]), 'nope', BEFORE)).toThrow(/no cache named 'nope'/);
   });
 
+  it('a looped recording starting again (a restart snapshot) is seeded from, not compared with the pass before', () => {
+    // Pass 1: the start state, two allocations, the end state; pass 2 starts from the start state again.
+    const start = snapshot([{ i: 0, state: FREE }]);
+    const end = snapshot([{ i: 0, state: set(set(FREE, 0, 'a'), 1, 'a'), cpu: 0 }]);
+    const pass = (t0: number, p: Picked) => {
+      p.push(t0 + 100, 0, true, 0xffff8881, Number(obj(0, 0) & 0xffffffffn));
+      p.push(t0 + 110, 0, true, 0xffff8881, Number(obj(0, 1) & 0xffffffffn));
+    };
+    for (const restart of [true, false]) {
+      const p = new Picked('test', core);
+      try {
+        expect(p.snapshot(start, [0, 10], 0)).toBeNull();
+        pass(0, p);
+        expect(p.snapshot(end, [1000, 1010], 0)?.a.slabs_agreeing).toBe(1);
+        // The end state against the start state, with no event between: only a restart skips that window.
+        const back = p.snapshot(start, [2000, 2010], 0, restart);
+        if (restart) expect(back).toBeNull();
+        else expect(back?.a.objects_agreeing).toBe(PER - 2);
+        pass(2000, p);
+        const again = p.snapshot(end, [3000, 3010], 0);
+        expect(again?.a.slabs_agreeing).toBe(1);
+        expect(again?.a.objects_agreeing).toBe(PER);
+        expect(p.history.length).toBe(restart ? 2 : 3);
+      } finally {
+        p.close();
+      }
+    }
+  });
+
   it('on the real stream: every disagreement between two real snapshots of filp has a cause', () => {
     const r = new FrameReader();
     const frames = r.push(new Uint8Array(readFileSync(new URL('./fixtures/stream-filp.bin', import.meta.url))));

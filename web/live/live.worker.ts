@@ -85,7 +85,9 @@ function onChunk(chunk: Uint8Array) {
         let point = null;
         let error: string | null = null;
         try {
-          point = p.snapshot(f.snapshot, f.takenNs, state.kernelLost + (status?.server_dropped ?? 0));
+          point = p.snapshot(f.snapshot, f.takenNs, state.kernelLost + (status?.server_dropped ?? 0), f.restart);
+          // A recording starting (again) has no window of its own: the last one stays shown.
+          if (f.restart) point = p.history.at(-1) ?? null;
         } catch (e) {
           error = `the model could not follow this snapshot: ${(e as Error).message}`;
         }

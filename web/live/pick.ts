@@ -79,17 +79,18 @@ export class Picked {
    * A new real snapshot (its JSON text): the check seeded from the last one
    * is driven by the events between, in time order, and compared with it; a
    * new check is seeded from it, and events before its read are forgotten.
-   * Returns the agreement point, or null for the first snapshot or one
-   * without the picked cache.  Throws CheckError when the core refuses the
+   * Returns the agreement point, or null for the first snapshot, one
+   * without the picked cache, or a restart (a looped recording starting
+   * again: no event leads to it, so it is only seeded from).  Throws CheckError when the core refuses the
    * snapshot or the cache (a debug cache, a version it does not model).
    */
-  snapshot(text: string, takenNs: [number, number], lostNow: number): AgreementPoint | null {
+  snapshot(text: string, takenNs: [number, number], lostNow: number, restart = false): AgreementPoint | null {
     if (!new RegExp(`"name":\\s*"${this.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`).test(text)) return null;
     let point: AgreementPoint | null = null;
     const prev = this.check;
     this.check = null;
     try {
-      if (prev) {
+      if (prev && !restart) {
         const order = Array.from({ length: this.n }, (_, i) => i)
           .filter((i) => (this.t[i] ?? 0) >= prev.takenNs[0])
           .sort((x, y) => (this.t[x] ?? 0) - (this.t[y] ?? 0));

@@ -70,4 +70,20 @@ describe('wire', () => {
     h.set(hello, 8);
     expect(() => new FrameReader().push(h)).toThrow(/speaks slablab-live\/9/);
   });
+
+  it('reads a recording\'s restart snapshot (serve --from --loop) and a plain one, the snapshot text kept as it is', () => {
+    const frame = (json: string) => {
+      const b = new TextEncoder().encode(json);
+      const f = new Uint8Array(8 + b.length);
+      new DataView(f.buffer).setUint32(0, b.length, true);
+      f[4] = F.SNAPSHOT;
+      f.set(b, 8);
+      return f;
+    };
+    const [a] = new FrameReader().push(frame('{"taken_ns":[5,6],"restart":true,"snapshot":{"format":"slablab-snapshot/1"}}'));
+    const [b] = new FrameReader().push(frame('{"taken_ns":[7,8],"snapshot":{"format":"slablab-snapshot/1"}}'));
+    expect(a).toEqual({ type: F.SNAPSHOT, takenNs: [5, 6], restart: true, snapshot: '{"format":"slablab-snapshot/1"}' });
+    expect(b).toEqual({ type: F.SNAPSHOT, takenNs: [7, 8], restart: false, snapshot: '{"format":"slablab-snapshot/1"}' });
+    expect(() => new FrameReader().push(frame('{"taken_ns":[5,6],"restart":false,"snapshot":{}}'))).toThrow(/without its taken_ns wrapper/);
+  });
 });

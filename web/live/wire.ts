@@ -25,6 +25,22 @@ export interface Hello {
   nr_cpus: number;
   snapshot_interval: number;
   filtered: boolean;
+  /** Where the events come from: the running kernel, or a recording (`serve --from`); servers before --from send none. */
+  source?: 'kernel' | 'recording';
+  recording?: Recording;
+}
+/** What `slablab serve --from` plays (HELLO's "recording"). */
+export interface Recording {
+  /** The capture's file name. */
+  file: string;
+  /** Events a pass plays, the capture's snapshots, first to last event as recorded (s), events the kernel lost recording them. */
+  events: number;
+  snapshots: number;
+  span_s: number;
+  lost: number;
+  /** The recorded timing, a rate (events a second), or as fast as the server goes. */
+  pace: 'recorded' | 'max' | number;
+  loop: boolean;
 }
 export interface Status {
   events_in: number;
@@ -81,7 +97,8 @@ export type Frame =
   | { type: typeof F.SITE; site: SiteName }
   | { type: typeof F.EVENTS; batch: EventBatch }
   | { type: typeof F.STATUS; status: Status }
-  | { type: typeof F.SNAPSHOT; takenNs: [number, number]; snapshot: string }
+  /** restart: a recording (`serve --from`) starts (again) here: its state follows no event before it. */
+  | { type: typeof F.SNAPSHOT; takenNs: [number, number]; snapshot: string; restart: boolean }
   | { type: typeof F.ERROR; error: string }
   | { type: typeof F.SLABINFO; atNs: number; rows: SlabinfoRow[] };
 
@@ -145,11 +162,11 @@ export function decodeFrame(type: number, p: Uint8Array): Frame | null {
     case F.STATUS:
       return { type, status: json<Status>(p, 'STATUS') };
     case F.SNAPSHOT: {
-      // {"taken_ns":[a,b],"snapshot":...}: the snapshot text is kept as it is, for the kernel view's decoder.
+      // {"taken_ns":[a,b],["restart":true,]"snapshot":...}: the snapshot text is kept as it is, for the kernel view's decoder.
       const text = utf8.decode(p);
-      const m = /^\{"taken_ns":\[(\d+),(\d+)\],"snapshot":/.exec(text);
+      const m = /^\{"taken_ns":\[(\d+),(\d+)\],("restart":true,)?"snapshot":/.exec(text);
       if (!m || !text.endsWith('}')) throw new WireError('a SNAPSHOT frame without its taken_ns wrapper');
-      return { type, takenNs: [Number(m[1]), Number(m[2])], snapshot: text.slice(m[0].length, -1) };
+      return { type, takenNs: [Number(m[1]), Number(m[2])], snapshot: text.slice(m[0].length, -1), restart: m[3] !== undefined };
     }
     case F.ERROR: {
       const e = json<{ snapshot_error?: string }>(p, 'ERROR');
