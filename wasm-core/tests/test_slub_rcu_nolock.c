@@ -6,6 +6,7 @@
  */
 #include "sheaves_world.h"
 
+#include "../src/sched/sched.h"
 #include "../src/slub/sheaves.h"
 
 static const sl_slub_kversion V618 = {6, 18}, V70 = {7, 0}, V72 = {7, 2}, V73 = {7, 3};
@@ -284,6 +285,84 @@ static void test_preempt_rt_kfree_rcu(void)
     }
 }
 
+/* The sandbox driver's place of an object. */
+static sl_sched_ref ref_of(world *w, void *o)
+{
+    uint32_t pfn = 0, idx = 0;
+    SL_CHECK(sl_slub_object_index(w->s, o, &pfn, &idx));
+    return (sl_sched_ref){pfn, idx};
+}
+
+/*
+ * The driver's SL_SCHED_KFREE_RCU_NOLOCK: count 1 runs it with interrupts
+ * off (a full sheaf waits for the irq_work), count 0 with them on (straight
+ * to call_rcu), as an interrupt's handler always off (and inside the sheaf
+ * section it defers the object); count 2 is refused; 7.2 refuses the call.
+ */
+static void test_sched_op(void)
+{
+    for (unsigned irqs_off = 0; irqs_off < 2; irqs_off++) {
+        world w;
+        SL_REQUIRE(world_open_version(&w, 1, V73, 2, 0, NULL, 4) == SL_OK);
+        void *a = world_alloc(&w, 0), *b = world_alloc(&w, 0);
+        SL_REQUIRE(a && b);
+        sl_sched_ref refs[2] = {ref_of(&w, a), ref_of(&w, b)};
+        sl_trace tr;
+        SL_REQUIRE(sl_trace_init(&tr, 1, 1024) == SL_OK);
+        const sl_sched_op ops[5] = {{SL_SCHED_KFREE_RCU_NOLOCK, 0, (uint16_t)irqs_off, 0},
+                                    {SL_SCHED_KFREE_RCU_NOLOCK, 0, (uint16_t)irqs_off, 1},
+                                    {SL_SCHED_RCU_GP, 0, 0, 0},
+                                    {SL_SCHED_IRQ_WORK, 0, 0, 0},
+                                    {SL_SCHED_RCU_GP, 0, 0, 0}};
+        int32_t res[5];
+        sl_sched_run r = {.cache = w.s, .trace = &tr, .ops = ops, .nops = 5, .refs = refs, .nrefs = 2,
+                          .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
+        SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
+        SL_CHECK_EQ(res[0], SL_OK);
+        SL_CHECK_EQ(res[1], SL_OK);
+        SL_CHECK_EQ(res[2], irqs_off ? 0 : 2);
+        SL_CHECK_EQ(res[3], 0);
+        SL_CHECK_EQ(res[4], irqs_off ? 2 : 0);
+        check_valid(&w);
+        const sl_sched_op bad = {SL_SCHED_KFREE_RCU_NOLOCK, 0, 2, 0};
+        r.ops = &bad;
+        r.nops = 1;
+        SL_CHECK_EQ(sl_sched_execute(&r), SL_EINVAL);
+        world_close(&w);
+        sl_trace_destroy(&tr);
+    }
+    /* as a handler inside the sheaf section of a free: deferred, then kfree_rcu'd by the irq_work */
+    world w;
+    sl_trace tr;
+    SL_REQUIRE(sl_trace_init(&tr, 1, 1024) == SL_OK);
+    SL_REQUIRE(world_open_version(&w, 1, V73, 8, 0, &tr, 4) == SL_OK);
+    void *a = world_alloc(&w, 0), *b = world_alloc(&w, 0);
+    SL_REQUIRE(a && b);
+    sl_sched_ref refs[2] = {ref_of(&w, a), ref_of(&w, b)};
+    const sl_sched_op ops[2] = {{SL_SCHED_FREE, 0, 0, 0}, {SL_SCHED_IRQ_WORK, 0, 0, 0}};
+    sl_sched_irq irq = {.at_op = 0, .point = SL_SLUB_PP_SHEAF_FREE, .handler = {SL_SCHED_KFREE_RCU_NOLOCK, 0, 0, 1}};
+    int32_t res[2];
+    sl_sched_run r = {.cache = w.s, .trace = &tr, .ops = ops, .nops = 2, .refs = refs, .nrefs = 2, .irqs = &irq,
+                      .nirqs = 1, .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
+    SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
+    SL_CHECK_EQ(r.irqs_fired, 1u);
+    SL_CHECK_EQ(r.irq_results[0], SL_OK);
+    SL_CHECK_EQ(res[1], 1); /* b waited on the deferred list */
+    SL_CHECK(w.sh->pcs[0].rcu_free && w.sh->pcs[0].rcu_free->size == 1);
+    check_valid(&w);
+    world_close(&w);
+    /* 7.2: the op runs and the call is refused */
+    SL_REQUIRE(world_open_version(&w, 1, V72, 8, 0, &tr, 4) == SL_OK);
+    a = world_alloc(&w, 0);
+    refs[0] = ref_of(&w, a);
+    r = (sl_sched_run){.cache = w.s, .trace = &tr, .ops = &(sl_sched_op){SL_SCHED_KFREE_RCU_NOLOCK, 0, 0, 0},
+                       .nops = 1, .refs = refs, .nrefs = 1, .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
+    SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
+    SL_CHECK_EQ(res[0], SL_EINVAL);
+    world_close(&w);
+    sl_trace_destroy(&tr);
+}
+
 int main(void)
 {
     SL_RUN(test_refused_before_73);
@@ -293,5 +372,6 @@ int main(void)
     SL_RUN(test_inside_sheaf_section_defers);
     SL_RUN(test_no_sheaves_and_barriers);
     SL_RUN(test_preempt_rt_kfree_rcu);
+    SL_RUN(test_sched_op);
     return sl_check_summary();
 }
