@@ -232,17 +232,13 @@ static void test_caches_without_sheaves(void)
     sl_page_zone_destroy(&z);
 }
 
-/*
- * A PREEMPT_RT 7.x kernel: the cache is created, sheaves work, kfree_rcu
- * keeps off them up to 7.2 (7.3's SLAB_FREE_NOLOCK use of them:
- * test_slub_rcu_nolock.c).
- */
+/* A PREEMPT_RT 7.x kernel: the cache is created, sheaves work, kfree_rcu keeps off them. */
 static void test_preempt_rt_7x(void)
 {
     sl_page_zone z;
     SL_REQUIRE(sl_page_zone_init(&z, 4u << 20, NULL) == SL_OK);
     sl_slub_config cfg = {.object_size = 64, .fastpath = SL_SLUB_FP_RT, .track = 1};
-    cfg.kernel.version = V72;
+    cfg.kernel.version = V73;
     sl_slub_cache *s;
     SL_REQUIRE(sl_slub_cache_create(&z, NULL, 2, &cfg, &s) == SL_OK);
     void *o[3];

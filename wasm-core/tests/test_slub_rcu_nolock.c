@@ -262,27 +262,41 @@ static void test_no_sheaves_and_barriers(void)
     sl_page_zone_destroy(&z);
 }
 
-/* PREEMPT_RT 7.3: kfree_rcu_sheaf passes SLAB_FREE_NOLOCK; 7.2 bypasses the sheaves. */
-static void test_preempt_rt_kfree_rcu(void)
+/*
+ * PREEMPT_RT 7.3: kfree_rcu keeps off the sheaves (5541d897, "disallow
+ * kfree_rcu_sheaf() on PREEMPT_RT again"), also when the irq_work passes on
+ * what kfree_rcu_nolock deferred; kfree_rcu_nolock itself uses them
+ * (SLAB_FREE_NOLOCK).
+ */
+static void test_preempt_rt(void)
 {
-    const sl_slub_kversion vs[] = {V72, V73};
-    for (unsigned i = 0; i < 2; i++) {
-        sl_page_zone z;
-        SL_REQUIRE(sl_page_zone_init(&z, 4u << 20, NULL) == SL_OK);
-        sl_slub_config cfg = {.object_size = 64, .fastpath = SL_SLUB_FP_RT, .track = 1};
-        cfg.kernel.version = vs[i];
-        sl_slub_cache *s;
-        SL_REQUIRE(sl_slub_cache_create(&z, NULL, 1, &cfg, &s) == SL_OK);
-        void *o;
-        SL_REQUIRE(sl_slub_alloc(s, 0, &o) == SL_OK);
-        SL_CHECK_EQ(sl_slub_kfree_rcu(s, 0, o), SL_OK);
-        SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_FREE_RCU_SHEAF), i == 1 ? 1 : 0);
-        SL_CHECK((s->cpu[0].rcu_wait == o) == (i == 0));
-        SL_CHECK_EQ(sl_slub_rcu_barrier(s), 1);
-        SL_CHECK_EQ(sl_slub_validate(s, NULL, 0), SL_OK);
-        SL_CHECK_EQ(sl_slub_cache_destroy(s), SL_OK);
-        sl_page_zone_destroy(&z);
-    }
+    sl_page_zone z;
+    SL_REQUIRE(sl_page_zone_init(&z, 4u << 20, NULL) == SL_OK);
+    sl_slub_config cfg = {.object_size = 64, .fastpath = SL_SLUB_FP_RT, .track = 1};
+    cfg.kernel.version = V73;
+    sl_slub_cache *s;
+    SL_REQUIRE(sl_slub_cache_create(&z, NULL, 1, &cfg, &s) == SL_OK);
+    void *o[3];
+    for (int i = 0; i < 3; i++)
+        SL_REQUIRE(sl_slub_alloc(s, 0, &o[i]) == SL_OK);
+    SL_CHECK_EQ(sl_slub_kfree_rcu(s, 0, o[0]), SL_OK);
+    SL_CHECK(s->cpu[0].rcu_wait == o[0]);
+    SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_FREE_RCU_SHEAF) + sl_slub_stat_get(s, -1, SL_SLUB_FREE_RCU_SHEAF_FAIL),
+                0);
+    SL_CHECK_EQ(sl_slub_kfree_rcu_nolock(s, 0, o[1], false), SL_OK);
+    SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_FREE_RCU_SHEAF), 1);
+    /* deferred by kfree_rcu_nolock, then kvfree_call_rcu by the irq_work: off the sheaves */
+    s->sheaves->pcs[0].lock = 1; /* inside the sheaf section */
+    SL_CHECK_EQ(sl_slub_kfree_rcu_nolock(s, 0, o[2], true), SL_OK);
+    s->sheaves->pcs[0].lock = 0;
+    SL_CHECK(s->cpu[0].rcu_defer == o[2]);
+    SL_CHECK_EQ(sl_slub_irq_work(s, 0), 1);
+    SL_CHECK(s->cpu[0].rcu_wait == o[2]);
+    SL_CHECK_EQ(sl_slub_stat_get(s, -1, SL_SLUB_FREE_RCU_SHEAF), 1);
+    SL_CHECK_EQ(sl_slub_rcu_barrier(s), 3);
+    SL_CHECK_EQ(sl_slub_validate(s, NULL, 0), SL_OK);
+    SL_CHECK_EQ(sl_slub_cache_destroy(s), SL_OK);
+    sl_page_zone_destroy(&z);
 }
 
 /* The sandbox driver's place of an object. */
@@ -371,7 +385,7 @@ int main(void)
     SL_RUN(test_barn_trylocked);
     SL_RUN(test_inside_sheaf_section_defers);
     SL_RUN(test_no_sheaves_and_barriers);
-    SL_RUN(test_preempt_rt_kfree_rcu);
+    SL_RUN(test_preempt_rt);
     SL_RUN(test_sched_op);
     return sl_check_summary();
 }

@@ -17,9 +17,8 @@
  *         __slab_free (nocpu.c).
  *
  * kfree_rcu: kvfree_call_rcu tries the CPU's rcu_free sheaf
- * (__kfree_rcu_sheaf; on a PREEMPT_RT kernel never in 7.0 to 7.2, where
- * kvfree_call_rcu bypasses the sheaves, and with SLAB_FREE_NOLOCK, the barn
- * trylocked, in 7.3's kfree_rcu_sheaf); an object no sheaf takes
+ * (__kfree_rcu_sheaf; never on a PREEMPT_RT 7.x kernel, where
+ * kvfree_call_rcu bypasses the sheaves entirely); an object no sheaf takes
  * waits alone, on the CPU's rcu_wait list, linked through its free pointer
  * slot (the kernel batches such objects in kfree_rcu_cpu's pages; the model
  * keeps the wait, not the batching).  After the grace period those objects
@@ -33,8 +32,9 @@
  * sl_slub_cpu_dead is slub_cpu_dead's __pcs_flush_all_cpu.
  *
  * kfree_rcu_nolock (7.3, kfree_call_rcu_nolock): __kfree_rcu_sheaf with
- * SLAB_FREE_NOLOCK, the object's free check run now as kfree_rcu's is; an
- * object the sheaf cannot take goes on the CPU's rcu_defer list
+ * SLAB_FREE_NOLOCK (on PREEMPT_RT too), the object's free check run now as
+ * kfree_rcu's is; an object the sheaf cannot take goes on the CPU's
+ * rcu_defer list
  * (defer_kfree_rcu: deferred_percpu_work's objects_by_rcu, linked through
  * the free pointer slot where the kernel links the object's kvfree_rcu_head),
  * and the CPU's irq_work (sl_slub_irq_work) hands each, newest first, to
@@ -133,21 +133,15 @@ enum {
 
 /*
  * kvfree_call_rcu of a checked object (kfree_rcu, and the irq_work for what
- * kfree_rcu_nolock deferred): the rcu_free sheaf, else the wait alone.
- * 7.3's kfree_rcu_sheaf passes SLAB_FREE_NOLOCK on PREEMPT_RT; 7.0 to 7.2
- * bypass the sheaves there.  The model's kfree_rcu runs with interrupts on.
+ * kfree_rcu_nolock deferred): the rcu_free sheaf, else the wait alone.  On
+ * PREEMPT_RT 7.x never the sheaf (7.3 as read at 5541d897, "disallow
+ * kfree_rcu_sheaf() on PREEMPT_RT again").  Runs with interrupts on.
  */
 void sli_slub_kvfree_call_rcu(sli_act *a, sli_slub_slab *slab, void *obj)
 {
     sl_slub_cache *s = a->s;
-    bool rt = s->fastpath == SL_SLUB_FP_RT && !s->rules.cpu_slab;
-    bool try_sheaf = s->sheaves && (!rt || s->rules.kfree_rcu_nolock);
-    uint8_t ctx = a->ctx;
-    if (rt)
-        a->ctx = SLI_CTX_NOLOCK;
-    bool batched = try_sheaf && sli_kfree_rcu_sheaf(s->sheaves, a, obj, false);
-    a->ctx = ctx;
-    if (batched)
+    bool try_sheaf = s->sheaves && !(s->fastpath == SL_SLUB_FP_RT && !s->rules.cpu_slab);
+    if (try_sheaf && sli_kfree_rcu_sheaf(s->sheaves, a, obj, false))
         return;
     uint32_t waiting = 1;
     for (void *o = a->c->rcu_wait; o; o = sli_get_fp(s, o))
