@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool sheaf_api = eras[era].v.major >= 7;
     fz_require(f, sl_slub_cache_create(&zone, NULL, ncpus, &cfg, &f->s) == SL_OK, "create", 0);
     bool has_sheaves = sl_slub_cache_sheaf_capacity(f->s) != 0;
-    bool nolock = sl_slub_cache_rules(f->s)->nolock; /* kmalloc_nolock / kfree_nolock: 6.18+ */
+    bool nolock = sl_slub_cache_rules(f->s)->nolock;               /* kmalloc_nolock / kfree_nolock: 6.18+ */
     bool rcu_nolock = sl_slub_cache_rules(f->s)->kfree_rcu_nolock; /* kfree_rcu_nolock: 7.3 */
     sheaf_api = sheaf_api || has_sheaves;
     for (size_t i = 3; i + 3 <= size; i += 3) {

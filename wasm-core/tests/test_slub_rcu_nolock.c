@@ -38,8 +38,8 @@ static void test_refused_before_73(void)
     world w;
     SL_REQUIRE(world_open_version(&w, 2, V73, 8, 0, NULL, 4) == SL_OK);
     void *o = world_alloc(&w, 0);
-    SL_CHECK_EQ(sl_slub_kfree_rcu_nolock(w.s, 2, o, false), SL_EINVAL);        /* no such CPU */
-    SL_CHECK_EQ(sl_slub_kfree_rcu_nolock(w.s, 0, &w, false), SL_EFOREIGN);     /* not an object */
+    SL_CHECK_EQ(sl_slub_kfree_rcu_nolock(w.s, 2, o, false), SL_EINVAL);    /* no such CPU */
+    SL_CHECK_EQ(sl_slub_kfree_rcu_nolock(w.s, 0, &w, false), SL_EFOREIGN); /* not an object */
     SL_CHECK_EQ(sl_slub_kfree_rcu_nolock(NULL, 0, o, false), SL_EINVAL);
     SL_CHECK_EQ(sl_slub_kfree_rcu_nolock(w.s, 0, (char *)o + 1, false), SL_EMISALIGNED); /* checked now */
     SL_CHECK_EQ(sl_slub_kfree_rcu_nolock(w.s, 0, o, false), SL_OK);
@@ -237,7 +237,8 @@ static void test_no_sheaves_and_barriers(void)
     sl_slub_cache *s;
     SL_REQUIRE(sl_slub_cache_create(&z, NULL, 1, &cfg, &s) == SL_OK);
     void *a, *b, *c;
-    SL_REQUIRE(sl_slub_alloc(s, 0, &a) == SL_OK && sl_slub_alloc(s, 0, &b) == SL_OK && sl_slub_alloc(s, 0, &c) == SL_OK);
+    SL_REQUIRE(sl_slub_alloc(s, 0, &a) == SL_OK && sl_slub_alloc(s, 0, &b) == SL_OK &&
+               sl_slub_alloc(s, 0, &c) == SL_OK);
     SL_CHECK_EQ(sl_slub_kfree_rcu_nolock(s, 0, a, false), SL_OK);
     SL_CHECK(s->cpu[0].rcu_defer == a);
     sl_slub_sheaves_info info;
@@ -329,8 +330,14 @@ static void test_sched_op(void)
                                     {SL_SCHED_IRQ_WORK, 0, 0, 0},
                                     {SL_SCHED_RCU_GP, 0, 0, 0}};
         int32_t res[5];
-        sl_sched_run r = {.cache = w.s, .trace = &tr, .ops = ops, .nops = 5, .refs = refs, .nrefs = 2,
-                          .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
+        sl_sched_run r = {.cache = w.s,
+                          .trace = &tr,
+                          .ops = ops,
+                          .nops = 5,
+                          .refs = refs,
+                          .nrefs = 2,
+                          .stop_at_microstep = SL_SCHED_NO_STOP,
+                          .results = res};
         SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
         SL_CHECK_EQ(res[0], SL_OK);
         SL_CHECK_EQ(res[1], SL_OK);
@@ -356,8 +363,16 @@ static void test_sched_op(void)
     const sl_sched_op ops[2] = {{SL_SCHED_FREE, 0, 0, 0}, {SL_SCHED_IRQ_WORK, 0, 0, 0}};
     sl_sched_irq irq = {.at_op = 0, .point = SL_SLUB_PP_SHEAF_FREE, .handler = {SL_SCHED_KFREE_RCU_NOLOCK, 0, 0, 1}};
     int32_t res[2];
-    sl_sched_run r = {.cache = w.s, .trace = &tr, .ops = ops, .nops = 2, .refs = refs, .nrefs = 2, .irqs = &irq,
-                      .nirqs = 1, .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
+    sl_sched_run r = {.cache = w.s,
+                      .trace = &tr,
+                      .ops = ops,
+                      .nops = 2,
+                      .refs = refs,
+                      .nrefs = 2,
+                      .irqs = &irq,
+                      .nirqs = 1,
+                      .stop_at_microstep = SL_SCHED_NO_STOP,
+                      .results = res};
     SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
     SL_CHECK_EQ(r.irqs_fired, 1u);
     SL_CHECK_EQ(r.irq_results[0], SL_OK);
@@ -369,8 +384,14 @@ static void test_sched_op(void)
     SL_REQUIRE(world_open_version(&w, 1, V72, 8, 0, &tr, 4) == SL_OK);
     a = world_alloc(&w, 0);
     refs[0] = ref_of(&w, a);
-    r = (sl_sched_run){.cache = w.s, .trace = &tr, .ops = &(sl_sched_op){SL_SCHED_KFREE_RCU_NOLOCK, 0, 0, 0},
-                       .nops = 1, .refs = refs, .nrefs = 1, .stop_at_microstep = SL_SCHED_NO_STOP, .results = res};
+    r = (sl_sched_run){.cache = w.s,
+                       .trace = &tr,
+                       .ops = &(sl_sched_op){SL_SCHED_KFREE_RCU_NOLOCK, 0, 0, 0},
+                       .nops = 1,
+                       .refs = refs,
+                       .nrefs = 1,
+                       .stop_at_microstep = SL_SCHED_NO_STOP,
+                       .results = res};
     SL_CHECK_EQ(sl_sched_execute(&r), SL_OK);
     SL_CHECK_EQ(res[0], SL_EINVAL);
     world_close(&w);

@@ -163,7 +163,8 @@ static void check_held(vstate *v)
     }
     for (unsigned k = 0; k < s->ncpus && v->rc == SL_OK; k++) {
         /* the objects waiting alone for RCU, then those kfree_nolock and kfree_rcu_nolock deferred to the irq_work */
-        static const char *const what[] = {"waiting for RCU", "deferred by kfree_nolock", "deferred by kfree_rcu_nolock"};
+        static const char *const what[] = {"waiting for RCU", "deferred by kfree_nolock",
+                                           "deferred by kfree_rcu_nolock"};
         for (unsigned list = 0; list < 3; list++) {
             size_t n = 0;
             void *head = list == 0 ? s->cpu[k].rcu_wait : list == 1 ? s->cpu[k].defer_free : s->cpu[k].rcu_defer;
