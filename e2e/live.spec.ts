@@ -80,6 +80,8 @@ test.describe('live view against slablab serve', () => {
       await expect(page.getByTestId('live-connection')).toContainText('Connected to Linux', { timeout: 20_000 });
       const figures = page.getByTestId('live-figures');
       await expect(figures).toContainText('events', { timeout: 10_000 });
+      // What the server leaves out as its own is counted and shown, with the rule (#21).
+      await expect(page.getByTestId('live-own')).toContainText(/left out as the server's own \S.* \(its process-context work\)/, { timeout: 10_000 });
       const first = await eventCount((await figures.textContent()) ?? '');
       await expect.poll(async () => eventCount((await figures.textContent()) ?? ''), { timeout: 10_000 }).toBeGreaterThan(first);
       await expect(page.getByTestId('live-caches').locator('tbody tr').first()).toBeVisible();

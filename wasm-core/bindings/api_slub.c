@@ -682,7 +682,21 @@ SL_EXPORT int sl_api_slub_kfree_nolock(sl_api_slub_world *w, uint32_t cpu, uint3
     return rc;
 }
 
-/* The CPU's irq_work: the objects kfree_nolock deferred on cpu are freed; returns how many. */
+/* kfree_rcu_nolock of the object (pfn, index) (7.3): the rcu sheaf without waiting for a lock, or deferred;
+ * irqs_off nonzero: the caller runs with interrupts disabled. */
+SL_EXPORT int sl_api_slub_kfree_rcu_nolock(sl_api_slub_world *w, uint32_t cpu, uint32_t pfn, uint32_t index,
+                                           uint32_t irqs_off)
+{
+    int rc = sl_api_slub_cpu_claim(w, cpu);
+    if (rc != SL_OK)
+        return rc;
+    const uint32_t ref[2] = {pfn, index};
+    rc = sl_slub_kfree_rcu_nolock(w->cache, cpu, get_ref(w, ref), irqs_off != 0);
+    sl_api_slub_cpu_release(w, cpu);
+    return rc;
+}
+
+/* The CPU's irq_work: what kfree_nolock (7.3: and kfree_rcu_nolock) deferred on cpu; returns the objects. */
 SL_EXPORT int sl_api_slub_irq_work(sl_api_slub_world *w, uint32_t cpu)
 {
     int rc = sl_api_slub_cpu_claim(w, cpu);

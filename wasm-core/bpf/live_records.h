@@ -27,6 +27,8 @@ typedef __u64 live_u64;
 #define LIVE_NAME_LEN 32    /* cache names kept (the kernel's longest are under 32) */
 #define LIVE_MAX_FILTER 16  /* --caches names the program filters on */
 #define LIVE_MAX_KNOWN 4096 /* cache pointers remembered (named, or filtered out) */
+/* CPUs whose preempt count the program can read (more: every event of the server's process is its own). */
+#define LIVE_MAX_CPUS 1024
 
 /* live_event.kind: the tracepoint it came from. */
 enum live_kind {

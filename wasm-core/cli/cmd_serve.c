@@ -175,6 +175,19 @@ static void send_slabinfo(sl_live_hub *hub)
     free(buf);
 }
 
+/* Puts what the program left out as the server's own into the hub's status (under its lock). */
+static void note_own(sl_live_hub *hub, sl_live_source *src)
+{
+    sl_live_own own;
+    sl_live_source_own(src, &own);
+    pthread_mutex_lock(&hub->mu);
+    hub->own_known = true;
+    hub->server_own = own.events;
+    hub->own_by_context = own.by_context;
+    snprintf(hub->own_note, sizeof hub->own_note, "%s", own.note);
+    pthread_mutex_unlock(&hub->mu);
+}
+
 /* The recording's snapshots and slabinfo (ctx: the hub): after the events before them, so flushed first. */
 static void recording_json(void *ctx, int type, const char *json, size_t len)
 {
@@ -216,8 +229,22 @@ static void *event_thread(void *arg)
             } else {
                 fprintf(stderr, "slablab serve: a page is watching: %s\n",
                         srv->recording ? "playing the recording from its start" : "event program attached");
+                if (!srv->recording) {
+                    sl_live_own own;
+                    sl_live_source_own(src, &own);
+                    if (own.by_context)
+                        fprintf(stderr, "slablab serve: left out as the server's own: its process-context work (%s)\n",
+                                own.note);
+                    else
+                        fprintf(stderr,
+                                "slablab serve: WARNING: left out as the server's own: every event while it is "
+                                "current, interrupt work included (counted as server_own): %s\n",
+                                own.note);
+                    note_own(hub, src);
+                }
             }
         } else if (!pages && src) {
+            note_own(hub, src);
             sl_live_hub_flush(hub, sl_live_source_lost(src));
             sl_live_source_close(src);
             src = NULL;
@@ -253,6 +280,8 @@ static void *event_thread(void *arg)
         }
         now = now_ms();
         if (now - last_flush >= 20) {
+            if (src)
+                note_own(hub, src);
             sl_live_hub_flush(hub, src ? sl_live_source_lost(src) : hub->kernel_lost);
             last_flush = now;
         }

@@ -402,24 +402,32 @@ void sl_live_hub_flush(sl_live_hub *hub, uint64_t kernel_lost)
     hub->batch_n = 0;
 }
 
+/* Copies src into out (cap bytes) with quotes, backslashes and control characters made spaces. */
+static void json_safe(char *out, size_t cap, const char *src)
+{
+    size_t j = 0;
+    for (const char *s = src; *s && j < cap - 1; s++)
+        out[j++] = (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20) ? ' ' : *s;
+    out[j] = '\0';
+}
+
 void sl_live_hub_status(sl_live_hub *hub)
 {
     pthread_mutex_lock(&hub->mu);
     for (sl_live_client *c = hub->clients; c; c = c->next) {
-        char json[1024];
-        char err[600] = "";
-        if (hub->source_error[0]) {
-            /* The message is ours (no quotes or backslashes in it); keep it a valid string all the same. */
-            size_t j = 0;
-            for (const char *s = hub->source_error; *s && j < sizeof err - 2; s++)
-                err[j++] = (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20) ? ' ' : *s;
-            err[j] = '\0';
-        }
+        char json[1400];
+        char err[600] = "", note[200] = "", own[320] = "";
+        /* The messages are ours (no quotes or backslashes in them); keep them valid strings all the same. */
+        json_safe(err, sizeof err, hub->source_error);
+        json_safe(note, sizeof note, hub->own_note);
+        if (hub->own_known)
+            snprintf(own, sizeof own, ",\"server_own\":%" PRIu64 ",\"own_by_context\":%s,\"own_note\":\"%s\"",
+                     hub->server_own, hub->own_by_context ? "true" : "false", note);
         int n = snprintf(json, sizeof json,
                          "{\"events_in\":%" PRIu64 ",\"sent\":%" PRIu64 ",\"kernel_lost\":%" PRIu64
                          ",\"server_dropped\":%" PRIu64 ",\"snapshots_dropped\":%" PRIu64
-                         ",\"queued_bytes\":%zu,\"pages\":%u,\"attached\":%s,\"error\":\"%s\"}",
-                         hub->events_in, c->sent_events, hub->kernel_lost, c->dropped_events, c->dropped_snapshots,
+                         "%s,\"queued_bytes\":%zu,\"pages\":%u,\"attached\":%s,\"error\":\"%s\"}",
+                         hub->events_in, c->sent_events, hub->kernel_lost, c->dropped_events, c->dropped_snapshots, own,
                          c->bytes, hub->nclients, hub->attached ? "true" : "false", err);
         sl_live_frame *f = frame_json(LIVE_F_STATUS, json, (size_t)n < sizeof json ? (size_t)n : sizeof json - 1);
         if (f) {

@@ -73,6 +73,11 @@ typedef struct sl_live_hub {
     sl_ksyms ksyms;
     /* Totals (under mu). */
     uint64_t events_in, kernel_lost;
+    /* What the program left out as the server's own work (sl_live_source_own), set by the event thread;
+     * own_known: a kernel source reported it (status frames carry these only then). */
+    uint64_t server_own;
+    bool own_known, own_by_context;
+    char own_note[200];
     bool attached;
     char source_error[512];
     char hello[1024]; /* the machine part of HELLO (JSON members) */

@@ -39,11 +39,19 @@ int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t 
     return SL_SNAP_UNAVAILABLE;
 }
 
+/* Without libbpf no kernel source opens: a recording leaves nothing out. */
+void sl_live_source_own(sl_live_source *src, sl_live_own *out)
+{
+    (void)src;
+    memset(out, 0, sizeof *out);
+}
+
 #else
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "live_own.h"
 #include "slab_events.skel.h"
 
 typedef struct bpf_source {
@@ -51,6 +59,8 @@ typedef struct bpf_source {
     struct slab_events *skel;
     struct ring_buffer *rb;
     unsigned nr_cpus;
+    bool own_by_context; /* the program reads the preempt count (live_own.h) */
+    char own_note[200];
 } bpf_source;
 
 static int bpf_poll(sl_live_source *base, int timeout_ms);
@@ -95,7 +105,18 @@ int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t 
         snprintf(err, errlen, "could not open the event program: %s", strerror(errno));
         goto fail;
     }
+    src->nr_cpus = (unsigned)libbpf_num_possible_cpus();
+    sl_live_own_places places;
+    bool placed = sl_live_own_find(&places, src->own_note, sizeof src->own_note);
     src->skel->rodata->self_tgid = (uint32_t)getpid();
+    src->skel->rodata->nr_cpus = src->nr_cpus;
+    if (placed) {
+        src->skel->rodata->sec_this_cpu_off = places.this_cpu_off;
+        src->skel->rodata->sec_cpu_number = places.cpu_number;
+        src->skel->rodata->sec_runqueues = places.runqueues;
+    }
+    /* The iterator is run once by sl_live_own_check, not attached with the tracepoints. */
+    bpf_program__set_autoattach(src->skel->progs.find_percpu_offsets, false);
     src->skel->rodata->nfilter = (uint32_t)nfilter;
     for (size_t i = 0; i < nfilter; i++)
         snprintf((char *)src->skel->rodata->filter[i], LIVE_NAME_LEN, "%s", filter[i]);
@@ -109,6 +130,8 @@ int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t 
                  last_message[0] ? ": " : "", last_message);
         goto fail;
     }
+    if (placed)
+        src->own_by_context = sl_live_own_check(src->skel, src->nr_cpus, &places, src->own_note, sizeof src->own_note);
     e = slab_events__attach(src->skel);
     if (e) {
         snprintf(err, errlen, "could not attach to the kmem/percpu tracepoints (%s)%s%s", strerror(-e),
@@ -121,7 +144,6 @@ int sl_live_source_open(sl_live_source **out, const char *const *filter, size_t 
         snprintf(err, errlen, "could not map the event ring: %s", strerror(errno));
         goto fail;
     }
-    src->nr_cpus = (unsigned)libbpf_num_possible_cpus();
     libbpf_set_print(NULL);
     *out = &src->base;
     return 0;
@@ -140,20 +162,36 @@ static int bpf_poll(sl_live_source *base, int timeout_ms)
     return n < 0 ? -1 : n;
 }
 
+/* Returns the sum over CPUs of a one-element per-CPU counter map, 0 when it cannot be read. */
+static uint64_t per_cpu_sum(const bpf_source *src, const struct bpf_map *map)
+{
+    uint64_t per_cpu[1024];
+    uint32_t zero = 0;
+    if (src->nr_cpus == 0 || src->nr_cpus > 1024) /* more than the buffer holds: the lookup would overrun it */
+        return 0;
+    if (bpf_map_lookup_elem(bpf_map__fd(map), &zero, per_cpu))
+        return 0;
+    uint64_t sum = 0;
+    for (unsigned i = 0; i < src->nr_cpus; i++)
+        sum += per_cpu[i];
+    return sum;
+}
+
 static uint64_t bpf_lost(sl_live_source *base)
 {
     bpf_source *src = (bpf_source *)base;
-    uint64_t per_cpu[1024];
-    unsigned n = src->nr_cpus < 1024 ? src->nr_cpus : 1024;
-    uint32_t zero = 0;
-    if (src->nr_cpus > 1024) /* more than the buffer holds: the lookup would overrun it */
-        return 0;
-    if (n == 0 || bpf_map_lookup_elem(bpf_map__fd(src->skel->maps.lost), &zero, per_cpu))
-        return 0;
-    uint64_t sum = 0;
-    for (unsigned i = 0; i < n; i++)
-        sum += per_cpu[i];
-    return sum;
+    return per_cpu_sum(src, src->skel->maps.lost);
+}
+
+void sl_live_source_own(sl_live_source *base, sl_live_own *out)
+{
+    memset(out, 0, sizeof *out);
+    if (base->ops != &bpf_ops) /* a recording leaves nothing out */
+        return;
+    bpf_source *src = (bpf_source *)base;
+    out->events = per_cpu_sum(src, src->skel->maps.own);
+    out->by_context = src->own_by_context;
+    snprintf(out->note, sizeof out->note, "%s", src->own_note);
 }
 
 static void bpf_close(sl_live_source *base)

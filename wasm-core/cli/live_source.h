@@ -20,6 +20,7 @@
 #define SL_LIVE_SOURCE_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../bpf/live_records.h"
@@ -47,7 +48,8 @@ struct sl_live_source {
 /*
  * Loads and attaches the program: events of the named caches only when
  * nfilter > 0 (at most LIVE_MAX_FILTER), a kernel ring of ring_mb MiB (a
- * power of two), the calling process's own events skipped.  Returns 0 with
+ * power of two), the calling process's own work skipped and counted
+ * (sl_live_source_own).  Returns 0 with
  * *out set; SL_SNAP_UNAVAILABLE (3) with err naming what this machine or
  * build lacks; 1 with err for any other failure.
  */
@@ -59,6 +61,20 @@ int sl_live_source_poll(sl_live_source *src, int timeout_ms);
 
 /* Returns the events the kernel ring had no room for since open (summed over CPUs). */
 uint64_t sl_live_source_lost(sl_live_source *src);
+
+/*
+ * What the program leaves out as the server's own work (slab_events.bpf.c):
+ * by_context when it tells the server's process-context work from the
+ * kernel's interrupt and preempt-disabled work that runs while the server
+ * is current (live_own.h), else every event of the server's process; note
+ * says which, or why not.  events: how many were left out since open.
+ */
+typedef struct sl_live_own {
+    uint64_t events;
+    bool by_context;
+    char note[200];
+} sl_live_own;
+void sl_live_source_own(sl_live_source *src, sl_live_own *out);
 
 /* Stops src and frees it (NULL is allowed): the kernel's detaches every program and unloads them. */
 void sl_live_source_close(sl_live_source *src);

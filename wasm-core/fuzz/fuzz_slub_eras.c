@@ -7,7 +7,8 @@
  * version newer than the newest modelled - with tracking on and the debug checks off, as
  * a production cache runs: allocations (in GFP_KERNEL, GFP_ATOMIC and
  * GFP_NOWAIT context, and kmalloc_nolock), frees from any CPU (kfree_nolock
- * too, and the irq_work that frees what it deferred), bulk
+ * too, and the irq_work that frees what it deferred; 7.3's
+ * kfree_rcu_nolock, refused before), bulk
  * operations, kfree_rcu and grace periods, flushes, shrinks, the prefill
  * API in each context (an oversize sheaf where the sheaves are off), bootstrap, CPU
  * hotplug (slub_cpu_dead, slub_cpu_setup), kvfree_rcu_barrier, a sheaf budget and
@@ -79,7 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool sheaf_api = eras[era].v.major >= 7;
     fz_require(f, sl_slub_cache_create(&zone, NULL, ncpus, &cfg, &f->s) == SL_OK, "create", 0);
     bool has_sheaves = sl_slub_cache_sheaf_capacity(f->s) != 0;
-    bool nolock = sl_slub_cache_rules(f->s)->nolock; /* kmalloc_nolock / kfree_nolock: 6.18+ */
+    bool nolock = sl_slub_cache_rules(f->s)->nolock;               /* kmalloc_nolock / kfree_nolock: 6.18+ */
+    bool rcu_nolock = sl_slub_cache_rules(f->s)->kfree_rcu_nolock; /* kfree_rcu_nolock: 7.3 */
     sheaf_api = sheaf_api || has_sheaves;
     for (size_t i = 3; i + 3 <= size; i += 3) {
         uint8_t kind = data[i] % 16, arg = data[i + 1], idx = data[i + 2];
@@ -138,11 +140,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fz_require(f, rc == want, "bad pointer in a bulk free", rc);
             rc = sl_slub_kfree_nolock(f->s, cpu, p);
             fz_require(f, rc == (nolock ? want : SL_EINVAL), "bad pointer to kfree_nolock", rc);
+            rc = sl_slub_kfree_rcu_nolock(f->s, cpu, p, idx & 2);
+            fz_require(f, rc == (rcu_nolock ? want : SL_EINVAL), "bad pointer to kfree_rcu_nolock", rc);
             break;
         }
-        case 6: /* kfree_rcu */
+        case 6: /* kfree_rcu, or kfree_rcu_nolock (interrupts on or off) for odd idx */
             if (!f->nheld)
                 break;
+            if (idx & 1) {
+                void *p = f->held[idx % f->nheld];
+                rc = sl_slub_kfree_rcu_nolock(f->s, cpu, p, arg & 8);
+                fz_require(f, rc == (rcu_nolock ? SL_OK : SL_EINVAL), "kfree_rcu_nolock", rc);
+                if (rc == SL_OK)
+                    (void)fz_take_held(f, idx);
+                break;
+            }
             rc = sl_slub_kfree_rcu(f->s, cpu, fz_take_held(f, idx));
             fz_require(f, rc == SL_OK, "kfree_rcu", rc);
             break;

@@ -4,7 +4,8 @@
  * security refusals (token, Origin, Host, method, paths outside the site),
  * a non-loopback --bind without the flag, the filp events of a workload,
  * snapshots of a watched cache, and every BPF program detached when the
- * page leaves, on SIGTERM and after SIGKILL.  Groups that need root and BPF
+ * page leaves, on SIGTERM and after SIGKILL, and the kernel's interrupt and
+ * preempt-disabled work that runs while the server is current streamed.  Groups that need root and BPF
  * skip and say why where the machine lacks them.  Every server listens on
  * 127.0.0.1 on a kernel-picked port and stops by itself (--exit-after).
  */
@@ -17,6 +18,7 @@ LIVE_GROUP(bind)
 LIVE_GROUP(stream)
 LIVE_GROUP(snapshot)
 LIVE_GROUP(detach)
+LIVE_GROUP(ownwork)
 
 int main(void)
 {
@@ -25,5 +27,6 @@ int main(void)
     SL_RUN(test_live_stream);
     SL_RUN(test_live_snapshot);
     SL_RUN(test_live_detach);
+    SL_RUN(test_live_ownwork);
     return sl_check_summary();
 }

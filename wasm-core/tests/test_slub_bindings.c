@@ -269,7 +269,7 @@ static void test_versions_and_sheaves(void)
     sl_api_slub_world_destroy(w);
 }
 
-/* The allocation's context, kmalloc_nolock, kfree_nolock and the irq_work through the bridge. */
+/* The allocation's context, kmalloc_nolock, kfree_nolock, kfree_rcu_nolock and the irq_work through the bridge. */
 static void test_gfp_and_nolock(void)
 {
     const uint32_t v70[5] = {0x0700, 4, 1, 0, 0}, v617[5] = {0x0611, 0, 0, 0, 0};
@@ -287,6 +287,9 @@ static void test_gfp_and_nolock(void)
     SL_CHECK(pfn != SL_NONE32);
     SL_CHECK_EQ(sl_api_slub_kfree_nolock(w, 0, pfn, idx), SL_OK); /* main has room: onto it */
     SL_CHECK_EQ(sl_api_slub_kfree_nolock(w, 0, 99999, 0), SL_EFOREIGN);
+    SL_CHECK_EQ(sl_api_slub_kmalloc_nolock(w, 0), SL_OK);
+    SL_CHECK_EQ(sl_api_slub_kfree_rcu_nolock(w, 0, sc[0], sc[1], 0), SL_EINVAL); /* 7.3 only */
+    SL_CHECK_EQ(sl_api_slub_kfree_nolock(w, 0, sc[0], sc[1]), SL_OK);
     SL_CHECK_EQ(sl_api_slub_irq_work(w, 0), 0);
     SL_CHECK_EQ(sl_api_slub_irq_work(w, 3), SL_EINVAL);
     SL_CHECK_EQ(sl_api_slub_validate(w), SL_OK);
@@ -294,6 +297,18 @@ static void test_gfp_and_nolock(void)
     w = sl_api_slub_world_create_version(4u << 20, 1, 256, 0, 0, 0, 0, 1, 1, NULL, v617);
     SL_REQUIRE(w != NULL);
     SL_CHECK_EQ(sl_api_slub_kmalloc_nolock(w, 0), SL_EINVAL); /* came with 6.18 */
+    sl_api_slub_world_destroy(w);
+    /* 7.3: kfree_rcu_nolock through the bridge; the irq_work then kfree_rcu's what it deferred */
+    const uint32_t v73[5] = {0x0703, 4, 1, 0, 0};
+    w = sl_api_slub_world_create_version(4u << 20, 1, 256, 0, 0, 0, 0, 1, 1, NULL, v73);
+    SL_REQUIRE(w != NULL);
+    sc = sl_api_slub_scratch(w, 0);
+    SL_CHECK_EQ(sl_api_slub_kmalloc_nolock(w, 0), SL_OK);
+    SL_CHECK_EQ(sl_api_slub_kfree_rcu_nolock(w, 0, sc[0], sc[1], 1), SL_OK);
+    SL_CHECK_EQ(sl_api_slub_stat(w, -1, SL_SLUB_FREE_RCU_SHEAF), 1);
+    SL_CHECK_EQ(sl_api_slub_kfree_rcu_nolock(w, 0, 99999, 0, 0), SL_EFOREIGN);
+    SL_CHECK_EQ(sl_api_slub_kfree_rcu_nolock(w, 2, sc[0], sc[1], 0), SL_EINVAL);
+    SL_CHECK_EQ(sl_api_slub_validate(w), SL_OK);
     sl_api_slub_world_destroy(w);
 }
 

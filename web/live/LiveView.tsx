@@ -168,6 +168,13 @@ export function LiveView({ store, core }: ViewProps) {
         <p className="lab-figures" data-testid="live-figures">
           {fmt(s.events)} events · {bytesText(s.bytes)} received · lost in the kernel ring {fmt(s.kernelLost)} · dropped by the server {fmt(s.serverDropped)} · dropped by the page{' '}
           {fmt(s.pageDropped + (picked?.dropped ?? 0))}
+          {s.ownByContext !== null && (
+            <span data-testid="live-own" title={s.ownNote}>
+              {' '}
+              · left out as the server's own {fmt(s.serverOwn)}
+              {s.ownByContext ? ' (its process-context work)' : ` (every event while it runs, interrupt work included: ${s.ownNote})`}
+            </span>
+          )}
           {s.snapshotsDropped ? ` · snapshots dropped ${fmt(s.snapshotsDropped)}` : ''}
           {status?.error ? ` · server: ${status.error}` : ''}
         </p>

@@ -65,6 +65,17 @@ describe('LiveState', () => {
     expect(sum.events).toBe(6);
   });
 
+  it("reports what the server left out as its own, and by which rule, from its status (#21)", () => {
+    const s = new LiveState();
+    expect(s.summary().ownByContext).toBeNull(); // no status yet, or a server that does not say
+    const status = { events_in: 9, sent: 9, kernel_lost: 0, server_dropped: 1, snapshots_dropped: 0, queued_bytes: 0, pages: 1, attached: true, error: '' };
+    s.status = status;
+    expect(s.summary().ownByContext).toBeNull();
+    s.status = { ...status, server_own: 42, own_by_context: false, own_note: 'the per-CPU places did not check out on CPU 0' };
+    const sum = s.summary();
+    expect([sum.serverOwn, sum.ownByContext, sum.ownNote, sum.serverDropped]).toEqual([42, false, 'the per-CPU places did not check out on CPU 0', 1]);
+  });
+
   it('lets seconds older than the window fall out, and skips events older than it', () => {
     const s = new LiveState();
     s.nameCache(1, 'dentry');

@@ -61,6 +61,10 @@ export interface LiveSummary {
   events: number;
   kernelLost: number;
   serverDropped: number;
+  /** Left out as the server's own work, and by which rule (null: the server does not say). */
+  serverOwn: number;
+  ownByContext: boolean | null;
+  ownNote: string;
   snapshotsDropped: number;
   pageDropped: number;
   bytes: number;
@@ -360,6 +364,9 @@ export class LiveState {
       events: this.events,
       kernelLost: this.kernelLost,
       serverDropped: this.status?.server_dropped ?? 0,
+      serverOwn: this.status?.server_own ?? 0,
+      ownByContext: this.status?.own_by_context ?? null,
+      ownNote: this.status?.own_note ?? '',
       snapshotsDropped: this.status?.snapshots_dropped ?? 0,
       pageDropped: this.pageDropped,
       bytes: this.bytes,

@@ -48,6 +48,12 @@ export interface Status {
   kernel_lost: number;
   server_dropped: number;
   snapshots_dropped: number;
+  /** Events the kernel program left out as the server's own work (absent from servers before #21). */
+  server_own?: number;
+  /** Whether "own" is the server's process-context work only (interrupt work while it runs is streamed), else every event while it is current. */
+  own_by_context?: boolean;
+  /** Which rule, or why the narrower one could not be used. */
+  own_note?: string;
   queued_bytes: number;
   pages: number;
   attached: boolean;

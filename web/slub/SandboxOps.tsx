@@ -63,6 +63,8 @@ export interface SandboxOpsProps {
   online?: boolean;
   /** kmalloc_nolock and kfree_nolock exist (6.18+); when not given, known only where the cache has sheaves or no CPU slab (7.x). */
   nolock?: boolean;
+  /** kfree_rcu_nolock exists (7.3+). */
+  rcuNolock?: boolean;
   /** Sheaf slots holding a prefilled sheaf at the current step. */
   filledSlots: ReadonlySet<number>;
   onAppend: (op: ScriptOp) => void;
@@ -132,7 +134,7 @@ function SheafOps({ cpu, sel, filled, n, onAppend }: { cpu: number; sel: ObjRef 
  * refill an empty one in 6.18 and 7.0; the model's page allocator neither
  * reclaims nor keeps reserves), so it is offered only there.
  */
-function ContextOps({ cpu, sel, sheaves, nolock, nolockKnown, canInterrupt, onAppend, onInterrupt }: { cpu: number; sel: ObjRef | null; sheaves: boolean; nolock: boolean; nolockKnown: boolean; canInterrupt: boolean; onAppend: (op: ScriptOp) => void; onInterrupt: SandboxOpsProps['onInterrupt'] }) {
+function ContextOps({ cpu, sel, sheaves, nolock, nolockKnown, rcuNolock, canInterrupt, onAppend, onInterrupt }: { cpu: number; sel: ObjRef | null; sheaves: boolean; nolock: boolean; nolockKnown: boolean; rcuNolock: boolean; canInterrupt: boolean; onAppend: (op: ScriptOp) => void; onInterrupt: SandboxOpsProps['onInterrupt'] }) {
   return (
     <fieldset className="slub-tuning">
       <legend>Context: GFP_ATOMIC, kmalloc_nolock and kfree_nolock</legend>
@@ -159,6 +161,19 @@ function ContextOps({ cpu, sel, sheaves, nolock, nolockKnown, canInterrupt, onAp
             </button>
             <button type="button" disabled={!canInterrupt || !sel} onClick={() => sel && onInterrupt('kfreeNolock', [sel])}>
               Interrupt here: kfree_nolock selected
+            </button>
+          </>
+        )}
+        {rcuNolock && (
+          <>
+            <button type="button" disabled={!sel} title={sel ? undefined : 'Select an object first: click it in the picture'} onClick={() => sel && onAppend({ kind: 'kfreeRcuNolock', cpu, refs: [sel] })}>
+              kfree_rcu_nolock selected on CPU {cpu}
+            </button>
+            <button type="button" disabled={!sel} title={sel ? undefined : 'Select an object first: click it in the picture'} onClick={() => sel && onAppend({ kind: 'kfreeRcuNolock', cpu, refs: [sel], count: 1 })}>
+              kfree_rcu_nolock selected on CPU {cpu}, interrupts off
+            </button>
+            <button type="button" disabled={!canInterrupt || !sel} onClick={() => sel && onInterrupt('kfreeRcuNolock', [sel])}>
+              Interrupt here: kfree_rcu_nolock selected
             </button>
           </>
         )}
@@ -219,7 +234,7 @@ export function SandboxOps(p: SandboxOpsProps) {
         {p.stop && p.stop.micro > 0 && !p.stop.inHandler ? ` (CPU ${p.stopCpu})` : ': micro-step into an operation first'}.
       </p>
       {p.sheaves && <SheafOps cpu={cpu} sel={sel} filled={p.filledSlots} n={bulkN} onAppend={p.onAppend} />}
-      <ContextOps cpu={cpu} sel={sel} sheaves={p.sheaves} nolock={p.nolock ?? (p.sheaves || !p.cpuSlab)} nolockKnown={p.nolock !== undefined} canInterrupt={p.canInterrupt} onAppend={p.onAppend} onInterrupt={p.onInterrupt} />
+      <ContextOps cpu={cpu} sel={sel} sheaves={p.sheaves} nolock={p.nolock ?? (p.sheaves || !p.cpuSlab)} nolockKnown={p.nolock !== undefined} rcuNolock={p.rcuNolock ?? false} canInterrupt={p.canInterrupt} onAppend={p.onAppend} onInterrupt={p.onInterrupt} />
       <fieldset className="slub-tuning">
         <legend>Tuning: the cache's sysfs files, and the page allocator</legend>
         <div className="slub-op-buttons">

@@ -314,6 +314,7 @@ export function SlubView({ core, store, embedded, stepView = slubStepView }: Vie
           cpuSlab={!snap0 || eraOf(snap0.kernel) !== 'sheaves'}
           {...(snap0?.numa ? { online: ((snap0.numa.onlineCpus >> cpu) & 1) === 1 } : {})}
           nolock={!!snap0 && snap0.kernel.era >= Era.OPT_IN_SHEAVES}
+          rcuNolock={!!snap0 && (snap0.kernel.major > 7 || (snap0.kernel.major === 7 && snap0.kernel.minor >= 3))}
           filledSlots={walkSlots(first?.script.ops.slice(0, keep) ?? []).full}
           onAppend={append}
           onBulkFree={(cpu) => {

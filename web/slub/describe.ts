@@ -193,6 +193,7 @@ const OPCODE_WORDS: Record<number, string> = {
   [KIND_CODE.irqWork]: 'irq_work (free_deferred_objects)',
   [KIND_CODE.cpuDead]: 'CPU offline (slub_cpu_dead)',
   [KIND_CODE.cpuOnline]: 'CPU online (slub_cpu_setup)',
+  [KIND_CODE.kfreeRcuNolock]: 'kfree_rcu_nolock',
   [TUNE_OPCODE.bootstrap]: 'bootstrap_cache_sheaves',
   [TUNE_OPCODE.minPartial]: 'min_partial write',
   [TUNE_OPCODE.cpuPartial]: 'cpu_partial write',
@@ -226,9 +227,11 @@ function describeNolockEvent(e: SlEvent): string | null {
     case K.SLUB_TRYLOCK_BUSY:
       return `trylock of ${BUSY_LOCK[e.arg0] ?? 'a lock'} failed in ${BUSY_SITE[e.arg1] ?? 'the no-lock path'}: the no-lock path backs off instead of waiting`;
     case K.SLUB_DEFER_FREE:
-      return `defer_free:${where(e)} cannot be freed without a lock: queued for this CPU's irq_work${e.arg0 ? ' (the first: irq_work_queue)' : ''}`;
+      return e.arg1 === 1
+        ? `defer_kfree_rcu:${where(e)} missed the rcu sheaf (kfree_rcu_nolock): queued for this CPU's irq_work, which will kfree_rcu it${e.arg0 ? ' (the first: irq_work_queue)' : ''}`
+        : `defer_free:${where(e)} cannot be freed without a lock: queued for this CPU's irq_work${e.arg0 ? ' (the first: irq_work_queue)' : ''}`;
     case K.SLUB_IRQ_WORK:
-      return `irq_work (free_deferred_objects): ${e.arg0} deferred object${e.arg0 === 1 ? '' : 's'} freed with __slab_free`;
+      return `irq_work (free_deferred_objects): ${e.arg0} deferred object${e.arg0 === 1 ? '' : 's'} freed with __slab_free${e.arg1 ? `, ${e.arg1} handed to kfree_rcu` : ''}${e.arg2 ? `, ${e.arg2} full rcu sheaf${e.arg2 === 1 ? '' : 'ves'} to call_rcu` : ''}`;
   }
   return null;
 }
@@ -262,7 +265,7 @@ function describeSheafEvent(e: SlEvent): string | null {
     case K.SLUB_SHEAF_TRYLOCK_FAIL:
       return `local_trylock of the CPU's sheaves failed (an interrupt inside the sheaf section): the ${e.arg0 ? 'free' : 'allocation'} takes the slab path`;
     case K.SLUB_RCU_SHEAF_ADD:
-      return `kfree_rcu:${where(e)} batched in rcu_free sheaf #${e.arg0}, ${n(e.arg1)} now${e.arg2 ? '; full, handed to call_rcu' : ''}`;
+      return `kfree_rcu:${where(e)} batched in rcu_free sheaf #${e.arg0}, ${n(e.arg1)} now${e.arg2 === 2 ? '; full, left for the irq_work to call_rcu (interrupts are off)' : e.arg2 ? '; full, handed to call_rcu' : ''}`;
     case K.SLUB_RCU_GRACE_PERIOD:
       return `grace period over for rcu sheaf #${e.arg0} (${n(e.arg1)}): it ${GRACE_HOW[e.arg2] ?? '?'}`;
     case K.SLUB_SHEAF_PREFILL:

@@ -144,7 +144,7 @@ describe('the allocation context and the no-lock operations', () => {
       'alloc in GFP_NOWAIT context (may not block: no sheaf refill in 6.18 and 7.0) on CPU 1',
       'kmalloc_nolock on CPU 1 (no lock waited for)',
       'kfree_nolock of object 12:3 on CPU 0 (deferred to the irq_work if a lock would be needed)',
-      "CPU 0's irq_work frees what kfree_nolock deferred there",
+      "CPU 0's irq_work frees what kfree_nolock deferred there (7.3: and passes on what kfree_rcu_nolock deferred)",
     ]);
   });
 
@@ -208,5 +208,47 @@ describe('CPU hotplug', () => {
     expect(r.ok ? 'accepted' : r.error).toBe('"D2" names CPU 2, there are 2');
     const q = parseScript('O0-1', 2);
     expect(q.ok ? 'accepted' : q.error).toContain('wrong numbers');
+  });
+});
+
+describe('kfree_rcu_nolock (7.3)', () => {
+  const s: Script = {
+    ops: [
+      { kind: 'kfreeRcuNolock', cpu: 0, refs: [{ pfn: 12, index: 3 }] },
+      { kind: 'kfreeRcuNolock', cpu: 1, refs: [{ pfn: 12, index: 4 }], count: 1 },
+      { kind: 'irqWork', cpu: 1 },
+    ],
+    irqs: [{ atOp: 0, point: 6, nth: 0, handler: { kind: 'kfreeRcuNolock', refs: [{ pfn: 14, index: 2 }] } }],
+  };
+
+  it('round-trips with interrupts on or off, and is said in words', () => {
+    const text = scriptToText(s);
+    expect(text).toBe('R0-12-3.R1-12-4-1.w1.i0-6-0-R-14-2');
+    const back = parseScript(text, 2);
+    expect(back.ok && back.script).toEqual(s);
+    expect(describeOp(s.ops[1] ?? s.ops[0]!)).toBe(
+      'kfree_rcu_nolock of object 12:4 on CPU 1 with interrupts off (the rcu sheaf without waiting for a lock, else deferred to the irq_work)',
+    );
+  });
+
+  it('refuses a bad one and encodes the interrupts-off flag in the count', () => {
+    expect(parseError('R0-12')).toContain('wrong numbers');
+    expect(parseError('R0-12-3-2')).toContain('wrong numbers');
+    expect(parseError('R0-12-3-0')).toContain('wrong numbers');
+    let msg = 'accepted';
+    try {
+      checkScript({ ops: [{ kind: 'kfreeRcuNolock', cpu: 0, refs: [{ pfn: 1, index: 0 }], count: 2 }], irqs: [] }, 2);
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    expect(msg).toMatch(/^op 1's count \(1: interrupts off\)/);
+    expect(checkScript(s, 2)).toEqual(s);
+    const enc = encodeScript(s, s.ops.length);
+    const ops = new DataView(enc.ops.buffer);
+    expect([0, 1].map((i) => [ops.getUint8(8 * i), ops.getUint16(8 * i + 2, true), ops.getUint32(8 * i + 4, true)])).toEqual([
+      [23, 0, 0],
+      [23, 1, 1],
+    ]);
+    expect(new DataView(enc.irqs.buffer).getUint8(8)).toBe(23);
   });
 });

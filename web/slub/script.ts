@@ -34,9 +34,11 @@
 //   b<cpu>-<n>-<g>, p<cpu>-<slot>-<n>-<g>, r<cpu>-<slot>-<n>-<g>   bulk alloc, prefill, refill in context g
 //                          (1 GFP_ATOMIC, 2 GFP_NOWAIT; without -<g>: GFP_KERNEL)
 //   n<cpu>                 kmalloc_nolock  N<cpu>-<pfn>-<index>     kfree_nolock
-//   w<cpu>                 the CPU's irq_work frees what kfree_nolock deferred there
-// An interrupt's handler is a, n, w, A-1 | A-2, f-<pfn>-<index> or N-<pfn>-<index> (e.g. i3-5-0-n: a
-// kmalloc_nolock from an NMI inside op 3's sheaf section).
+//   w<cpu>                 the CPU's irq_work frees what kfree_nolock deferred there (7.3: and hands
+//                          what kfree_rcu_nolock deferred to kfree_rcu, its full rcu sheaves to call_rcu)
+//   R<cpu>-<pfn>-<index>   kfree_rcu_nolock (7.3), interrupts on; R<cpu>-<pfn>-<index>-1 with them off
+// An interrupt's handler is a, n, w, A-1 | A-2, f-<pfn>-<index>, N-<pfn>-<index> or R-<pfn>-<index>
+// (interrupts off) (e.g. i3-5-0-n: a kmalloc_nolock from an NMI inside op 3's sheaf section).
 // (only unreserved URL characters, so it is never percent-encoded).
 
 import { BadRequest, checkOneOf, checkRecord, checkWhole } from '../core/requests';
@@ -48,7 +50,7 @@ export type HotplugKind = 'cpuDead' | 'cpuOnline';
 /** The driver's operations on sheaves and RCU (6.18, 7.0): kfree_rcu, the grace period, the prefill API. */
 export type SheafKind = 'kfreeRcu' | 'gracePeriod' | 'prefill' | 'allocFromSheaf' | 'refillSheaf' | 'returnSheaf';
 /** The allocation in a non-blocking context, and the no-lock API with the irq_work that finishes its deferred frees (6.18+). */
-export type NolockKind = 'allocGfp' | 'kmallocNolock' | 'kfreeNolock' | 'irqWork';
+export type NolockKind = 'allocGfp' | 'kmallocNolock' | 'kfreeNolock' | 'irqWork' | 'kfreeRcuNolock';
 /** A non-blocking allocation context (GFP_KERNEL, which may block, is the plain alloc). */
 export type Gfp = 'atomic' | 'nowait';
 export const GFPS: readonly Gfp[] = ['atomic', 'nowait'];
@@ -66,7 +68,7 @@ export type OpKind = DriverKind | TuneKind;
 export const KIND_CODE: Record<DriverKind, number> = {
   alloc: 1, free: 2, allocBulk: 3, freeBulk: 4, flush: 5,
   kfreeRcu: 6, gracePeriod: 7, prefill: 8, allocFromSheaf: 9, refillSheaf: 10, returnSheaf: 11,
-  irqWork: 17, allocGfp: 18, kmallocNolock: 19, kfreeNolock: 20, cpuDead: 21, cpuOnline: 22,
+  irqWork: 17, allocGfp: 18, kmallocNolock: 19, kfreeNolock: 20, cpuDead: 21, cpuOnline: 22, kfreeRcuNolock: 23,
 };
 /** An operation in a word or two, as the kernel names it (the interrupt's overlay: "its handler runs a kmalloc_nolock"). */
 export const KIND_WORD: Record<OpKind, string> = {
@@ -74,6 +76,7 @@ export const KIND_WORD: Record<OpKind, string> = {
   kfreeRcu: 'kfree_rcu', gracePeriod: 'grace period', prefill: 'prefill', allocFromSheaf: 'alloc from a sheaf',
   refillSheaf: 'sheaf refill', returnSheaf: 'sheaf return', irqWork: 'irq_work', allocGfp: 'atomic alloc',
   kmallocNolock: 'kmalloc_nolock', kfreeNolock: 'kfree_nolock', cpuDead: 'CPU offline', cpuOnline: 'CPU online',
+  kfreeRcuNolock: 'kfree_rcu_nolock',
   minPartial: 'min_partial write', cpuPartial: 'cpu_partial write', shrink: 'shrink', zoneShort: 'page shortage',
   bootstrap: 'bootstrap',
 };
@@ -114,7 +117,7 @@ export function isSym(r: AnyRef): r is SymRef {
 export interface ScriptOp<R extends AnyRef = ObjRef> {
   kind: OpKind;
   cpu: number;
-  /** allocBulk: objects to take; prefill, refillSheaf: the sheaf's size asked for. */
+  /** allocBulk: objects to take; prefill, refillSheaf: the sheaf's size asked for; kfreeRcuNolock: 1 with interrupts off. */
   count?: number;
   /** prefill, allocFromSheaf, refillSheaf, returnSheaf: the sheaf slot (0 .. SHEAF_SLOTS - 1). */
   slot?: number;
@@ -122,7 +125,7 @@ export interface ScriptOp<R extends AnyRef = ObjRef> {
   value?: number;
   /** allocGfp: the context it allocates in; allocBulk, prefill, refillSheaf: the same, absent for GFP_KERNEL. */
   gfp?: Gfp;
-  /** free, kfreeRcu, kfreeNolock: one object; freeBulk: the array p[] in order. */
+  /** free, kfreeRcu, kfreeNolock, kfreeRcuNolock: one object; freeBulk: the array p[] in order. */
   refs?: R[];
 }
 
@@ -180,7 +183,8 @@ function checkOp(raw: unknown, what: string, cpus: number | null): ScriptOp<AnyR
   if (SLOT_KINDS.includes(kind)) op.slot = checkWhole(`${what}'s slot`, o.slot, 0, SHEAF_SLOTS - 1);
   if (kind === 'allocGfp') op.gfp = checkOneOf(`${what}'s gfp`, o.gfp, GFPS);
   if ((kind === 'allocBulk' || kind === 'prefill' || kind === 'refillSheaf') && o.gfp !== undefined) op.gfp = checkOneOf(`${what}'s gfp`, o.gfp, GFPS);
-  if (kind === 'free' || kind === 'freeBulk' || kind === 'kfreeRcu' || kind === 'kfreeNolock') {
+  if (kind === 'kfreeRcuNolock' && o.count !== undefined) op.count = checkWhole(`${what}'s count (1: interrupts off)`, o.count, 0, 1);
+  if (kind === 'free' || kind === 'freeBulk' || kind === 'kfreeRcu' || kind === 'kfreeNolock' || kind === 'kfreeRcuNolock') {
     const max = kind === 'freeBulk' ? MAX_BULK : 1;
     if (!Array.isArray(o.refs) || o.refs.length < 1 || o.refs.length > max)
       throw new BadRequest(`${what} must name ${max === 1 ? 'one object' : `1 to ${MAX_BULK} objects`} in refs`);
@@ -316,11 +320,13 @@ export function describeOp(o: ScriptOp<AnyRef>): string {
     case 'kfreeNolock':
       return `kfree_nolock of ${obj(o.refs?.[0])} on CPU ${o.cpu} (deferred to the irq_work if a lock would be needed)`;
     case 'irqWork':
-      return `CPU ${o.cpu}'s irq_work frees what kfree_nolock deferred there`;
+      return `CPU ${o.cpu}'s irq_work frees what kfree_nolock deferred there (7.3: and passes on what kfree_rcu_nolock deferred)`;
     case 'cpuDead':
       return `CPU ${o.cpu} goes offline (slub_cpu_dead: its sheaves flushed)`;
     case 'cpuOnline':
       return `CPU ${o.cpu} comes online (slub_cpu_setup: in 7.1 its node gets a barn if it had none)`;
+    case 'kfreeRcuNolock':
+      return `kfree_rcu_nolock of ${obj(o.refs?.[0])} on CPU ${o.cpu}${o.count ? ' with interrupts off' : ''} (the rcu sheaf without waiting for a lock, else deferred to the irq_work)`;
   }
 }
 
@@ -367,9 +373,9 @@ export function detachedGroups(input: readonly ObjRef[]): DetachedGroup[] {
   return groups;
 }
 
-const OP_RE = /^([abfFxkgptruAnNwDO])(\d)((?:-\d{1,9})*)$/;
+const OP_RE = /^([abfFxkgptruAnNwDOR])(\d)((?:-\d{1,9})*)$/;
 const TUNE_RE = /^(?:([mcz])(\d{1,5})|s|(B))$/;
-const IRQ_RE = /^i(\d{1,6})-(\d)-(\d{1,4})-(a|n|w|A-\d|[fN]-\d{1,9}-\d{1,6})$/;
+const IRQ_RE = /^i(\d{1,6})-(\d)-(\d{1,4})-(a|n|w|A-\d|[fNR]-\d{1,9}-\d{1,6})$/;
 const GFP_OF_CODE: Record<string, Gfp> = { 1: 'atomic', 2: 'nowait' };
 const BAD_GFP = 'must be 1 (GFP_ATOMIC) or 2 (GFP_NOWAIT); a GFP_KERNEL alloc is a<cpu>';
 const BAD_CTX = 'must be 1 (GFP_ATOMIC) or 2 (GFP_NOWAIT); without it the operation is GFP_KERNEL';
@@ -384,7 +390,7 @@ function parseHandler(h: string): ScriptIrq['handler'] | null {
     const gfp = GFP_OF_CODE[a ?? ''];
     return gfp ? { kind: 'allocGfp', gfp } : null;
   }
-  return { kind: k === 'N' ? 'kfreeNolock' : 'free', refs: [{ pfn: Number(a), index: Number(b) }] };
+  return { kind: k === 'N' ? 'kfreeNolock' : k === 'R' ? 'kfreeRcuNolock' : 'free', refs: [{ pfn: Number(a), index: Number(b) }] };
 }
 
 /** The text of an interrupt handler (parseHandler reads it back). */
@@ -399,6 +405,8 @@ function handlerText(h: ScriptIrq['handler']): string {
       return `A-${GFP_CODE[h.gfp ?? 'atomic']}`;
     case 'kfreeNolock':
       return `N${r}`;
+    case 'kfreeRcuNolock':
+      return `R${r}`;
     case 'free':
       return `f${r}`;
     default:
@@ -462,6 +470,8 @@ export function parseScript(text: string, cpus: number): { ok: true; script: Scr
     else if (k === 'w' && nums.length === 0) op = { kind: 'irqWork', cpu };
     else if (k === 'D' && nums.length === 0) op = { kind: 'cpuDead', cpu };
     else if (k === 'O' && nums.length === 0) op = { kind: 'cpuOnline', cpu };
+    else if (k === 'R' && (nums.length === 2 || (nums.length === 3 && nums[2] === 1)))
+      op = { kind: 'kfreeRcuNolock', cpu, refs: refs(), ...(nums.length === 3 ? { count: 1 } : {}) };
     else if (k === 'A' && nums.length === 1) {
       const gfp = GFP_OF_CODE[String(nums[0])];
       if (!gfp) return { ok: false, error: `"${part}": the context ${BAD_GFP}` };
@@ -538,6 +548,8 @@ export function scriptToText(s: Script): string {
         return `D${o.cpu}`;
       case 'cpuOnline':
         return `O${o.cpu}`;
+      case 'kfreeRcuNolock':
+        return `R${o.cpu}${r(o.refs)}${o.count ? '-1' : ''}`;
     }
   });
   const irqs = s.irqs.map((q) => `i${q.atOp}-${q.point}-${q.nth}-${handlerText(q.handler)}`);

@@ -35,6 +35,8 @@ static int check_op(const sl_sched_run *r, const sl_sched_op *op, bool handler)
     case SL_SCHED_KFREE_RCU:
     case SL_SCHED_KFREE_NOLOCK:
         return op->first < r->nrefs ? SL_OK : SL_EINVAL;
+    case SL_SCHED_KFREE_RCU_NOLOCK:
+        return op->first < r->nrefs && op->count <= 1 ? SL_OK : SL_EINVAL;
     case SL_SCHED_KMALLOC_NOLOCK:
     case SL_SCHED_IRQ_WORK:
         return SL_OK;
@@ -64,8 +66,8 @@ static int check_op(const sl_sched_run *r, const sl_sched_op *op, bool handler)
     return SL_EINVAL;
 }
 
-/* Runs one operation as CPU `cpu`; returns its result. */
-static int32_t do_op(const sl_sched_run *r, const sl_sched_op *op, unsigned cpu)
+/* Runs one operation as CPU `cpu` (in_irq: as an interrupt's handler); returns its result. */
+static int32_t do_op(const sl_sched_run *r, const sl_sched_op *op, unsigned cpu, bool in_irq)
 {
     sl_slub_cache *s = r->cache;
     void *objs[MAX_BULK];
@@ -141,6 +143,12 @@ static int32_t do_op(const sl_sched_run *r, const sl_sched_op *op, unsigned cpu)
         return sl_slub_cpu_dead(s, cpu);
     case SL_SCHED_CPU_ONLINE:
         return sl_slub_cpu_online(s, cpu);
+    case SL_SCHED_KFREE_RCU_NOLOCK: {
+        const sl_sched_ref *ref = &r->refs[op->first];
+        void *o = sl_slub_object_at(s, ref->pfn, ref->index);
+        /* a hard interrupt's handler always runs with interrupts off */
+        return sl_slub_kfree_rcu_nolock(s, cpu, o ? o : (void *)(uintptr_t)1, op->count == 1 || in_irq);
+    }
     }
     return SL_EINVAL;
 }
@@ -189,7 +197,7 @@ static void hook(sl_trace *tr, unsigned cpu, unsigned point, unsigned line, cons
             continue;
         emit(tr, cpu, SL_EV_INTERRUPT_BEGIN, point, 0, 0);
         st->depth = 2;
-        int32_t rc = do_op(r, &irq->handler, cpu);
+        int32_t rc = do_op(r, &irq->handler, cpu, true);
         st->depth = 1;
         if (r->irqs_fired < 8)
             r->irq_results[r->irqs_fired] = rc;
@@ -225,7 +233,7 @@ int sl_sched_execute(sl_sched_run *r)
     for (uint32_t i = 0; i < r->nops && !st.stopped; i++) {
         st.cur_op = i;
         st.depth = 1;
-        int32_t rc = do_op(r, &r->ops[i], r->ops[i].cpu);
+        int32_t rc = do_op(r, &r->ops[i], r->ops[i].cpu, false);
         st.depth = 0;
         if (r->results)
             r->results[i] = rc;

@@ -41,6 +41,8 @@ typedef enum sl_sched_kind {
     SL_SCHED_KFREE_NOLOCK = 20,   /* sl_slub_kfree_nolock of refs[first] (6.18+) */
     SL_SCHED_CPU_DEAD = 21,       /* sl_slub_cpu_dead: cpu goes offline (not as a handler) */
     SL_SCHED_CPU_ONLINE = 22,     /* sl_slub_cpu_online: cpu comes online, 7.1 its node's barn (not as a handler) */
+    SL_SCHED_KFREE_RCU_NOLOCK = 23, /* sl_slub_kfree_rcu_nolock of refs[first] (7.3); interrupts off when count
+                                     * is 1 or it runs as an interrupt's handler */
 } sl_sched_kind;
 #define SL_SCHED_SHEAF_SLOTS 8
 /*

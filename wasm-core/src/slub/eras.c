@@ -105,6 +105,8 @@ void sl_slub_rules_for(sl_slub_kversion v, sl_slub_rules *r)
     r->nolock = since(v, 6, 18);           /* 6.18: "slab: Introduce kmalloc_nolock() and kfree_nolock()." */
     /* 6.18 and 7.0: can_alloc = gfpflags_allow_blocking(gfp); the 7.1 tree read: allow_spin (docs/slub.md) */
     r->refill_nonblocking = since(v, 7, 1);
+    /* 7.3: "mm/slab: introduce kfree_rcu_nolock()" (3bc999d9, branch slab/for-7.3/kfree_rcu_nolock) */
+    r->kfree_rcu_nolock = since(v, 7, 3);
 }
 
 const char *sl_slub_era_name(unsigned era)

@@ -114,6 +114,7 @@ typedef struct sl_slub_rules {
     bool nolock;                   /* kmalloc_nolock / kfree_nolock exist (6.18) */
     bool refill_nonblocking;       /* __pcs_replace_empty_main refills a sheaf whenever spinning is
                                    * allowed (7.1); before, only when blocking is (GFP_KERNEL) */
+    bool kfree_rcu_nolock;         /* kfree_rcu_nolock exists; __kfree_rcu_sheaf takes free_flags (7.3) */
 } sl_slub_rules;
 
 /*

@@ -565,7 +565,7 @@ unsigned sli_slub_free_deferred(sli_act *a)
 {
     sl_slub_cache *s = a->s;
     void *list = a->c->defer_free;
-    unsigned n = 0;
+    unsigned n = 0, by_rcu = 0, sheaves = 0;
     a->c->defer_free = NULL;
     while (list) {
         void *x = list;
@@ -575,9 +575,22 @@ unsigned sli_slub_free_deferred(sli_act *a)
         (void)sli_slub_slab_free(a, sli_slab_of(s, x), x, x, 1);
         n++;
     }
-    if (n)
-        SLI_EV(a, SLUB_IRQ_WORK, NULL, NULL, n, 0, 0);
-    return n;
+    /* 7.3: objects_by_rcu, each to kvfree_call_rcu (the kfree_rcu path, spinning allowed) */
+    list = a->c->rcu_defer;
+    a->c->rcu_defer = NULL;
+    while (list) {
+        void *x = list;
+        list = sli_get_fp(s, x);
+        sli_set_fp(s, x, NULL);
+        sli_slub_kvfree_call_rcu(a, sli_slab_of(s, x), x);
+        by_rcu++;
+    }
+    /* then rcu_sheaves, each to call_rcu */
+    if (s->sheaves)
+        sheaves = sli_sheaves_submit_deferred(s->sheaves, a);
+    if (n || by_rcu || sheaves)
+        SLI_EV(a, SLUB_IRQ_WORK, NULL, NULL, n, by_rcu, sheaves);
+    return n + by_rcu;
 }
 
 int sl_slub_irq_work(sl_slub_cache *s, unsigned cpu)

@@ -31,8 +31,19 @@
  * kvfree_rcu_barrier (flush_all_rcu_sheaves, then every grace period).
  * sl_slub_cpu_dead is slub_cpu_dead's __pcs_flush_all_cpu.
  *
- * Locks: rcu_wait is the CPU's own (its thread only); the rest is
- * sheaves.c's.
+ * kfree_rcu_nolock (7.3, kfree_call_rcu_nolock): __kfree_rcu_sheaf with
+ * SLAB_FREE_NOLOCK (on PREEMPT_RT too), the object's free check run now as
+ * kfree_rcu's is; an object the sheaf cannot take goes on the CPU's
+ * rcu_defer list
+ * (defer_kfree_rcu: deferred_percpu_work's objects_by_rcu, linked through
+ * the free pointer slot where the kernel links the object's kvfree_rcu_head),
+ * and the CPU's irq_work (sl_slub_irq_work) hands each, newest first, to
+ * kvfree_call_rcu: kfree_rcu's own path.  A full rcu sheaf filled by
+ * kfree_rcu_nolock with interrupts off waits on sheaves.c's rcu_irq list for
+ * the same irq_work, which then calls call_rcu on it.
+ *
+ * Locks: rcu_wait and rcu_defer are the CPU's own (its thread only); the
+ * rest is sheaves.c's.
  */
 #include "sheaves.h"
 
@@ -93,6 +104,7 @@ int sli_slub_sheaves_create(sl_slub_cache *s, const sl_slub_config *cfg)
     sh->relock_trylock = s->rules.relock_trylock;
     sh->oversize_counted = s->rules.oversize_counted;
     sh->refill_nonblocking = s->rules.refill_nonblocking;
+    sh->rcu_undo_frees = s->rules.kfree_rcu_nolock;
     sh->boot_capacity = boot_capacity;
     s->sheaves = sh;
     return SL_OK;
@@ -131,8 +143,32 @@ enum {
     OPC_REFILL_SHEAF = 10,
     OPC_RETURN_SHEAF = 11,
     OPC_CPU_DEAD = 21,
-    OPC_CPU_ONLINE = 22
+    OPC_CPU_ONLINE = 22,
+    OPC_KFREE_RCU_NOLOCK = 23
 };
+
+/*
+ * kvfree_call_rcu of a checked object (kfree_rcu, and the irq_work for what
+ * kfree_rcu_nolock deferred): the rcu_free sheaf, else the wait alone.  On
+ * PREEMPT_RT 7.x never the sheaf (7.3 as read at 5541d897, "disallow
+ * kfree_rcu_sheaf() on PREEMPT_RT again").  Runs with interrupts on.
+ */
+void sli_slub_kvfree_call_rcu(sli_act *a, sli_slub_slab *slab, void *obj)
+{
+    sl_slub_cache *s = a->s;
+    bool try_sheaf = s->sheaves && !(s->fastpath == SL_SLUB_FP_RT && !s->rules.cpu_slab);
+    /* kfree_rcu_sheaf: only an object of the CPU's memory node (slab_nid(slab) == numa_mem_id()) */
+    try_sheaf = try_sheaf && !sli_slab_remote(a, slab);
+    if (try_sheaf && sli_kfree_rcu_sheaf(s->sheaves, a, obj, false))
+        return;
+    uint32_t waiting = 1;
+    for (void *o = a->c->rcu_wait; o; o = sli_get_fp(s, o))
+        waiting++;
+    sli_set_fp(s, obj, a->c->rcu_wait);
+    a->c->rcu_wait = obj;
+    SLI_EV(a, SLUB_RCU_WAIT, slab, obj, waiting, 0, 0);
+    (void)waiting; /* benchmark builds have no events */
+}
 
 int sl_slub_kfree_rcu(sl_slub_cache *s, unsigned cpu, void *obj)
 {
@@ -142,20 +178,34 @@ int sl_slub_kfree_rcu(sl_slub_cache *s, unsigned cpu, void *obj)
     sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_KFREE_RCU, 1, obj);
     int err;
     sli_slub_slab *slab = sli_slub_free_check(&a, obj, &err);
-    /* kvfree_call_rcu bypasses the sheaves on PREEMPT_RT (7.x: __kfree_rcu_sheaf is never called) */
-    bool try_sheaf = s->sheaves && !(s->fastpath == SL_SLUB_FP_RT && !s->rules.cpu_slab);
-    /* kfree_rcu_sheaf: only an object of the CPU's memory node (slab_nid(slab) == numa_mem_id()) */
-    try_sheaf = try_sheaf && slab && !sli_slab_remote(&a, slab);
-    if (slab && !(try_sheaf && sli_kfree_rcu_sheaf(s->sheaves, &a, obj))) {
-        uint32_t waiting = 1;
-        for (void *o = a.c->rcu_wait; o; o = sli_get_fp(s, o))
-            waiting++;
-        sli_set_fp(s, obj, a.c->rcu_wait);
-        a.c->rcu_wait = obj;
-        SLI_EV(&a, SLUB_RCU_WAIT, slab, obj, waiting, 0, 0);
-        (void)waiting; /* benchmark builds have no events */
-    }
+    if (slab)
+        sli_slub_kvfree_call_rcu(&a, slab, obj);
     sli_slub_op_event(&a, SL_EV_OP_END, OPC_KFREE_RCU, slab ? SL_OK : err, NULL);
+    return slab ? SL_OK : err;
+}
+
+int sl_slub_kfree_rcu_nolock(sl_slub_cache *s, unsigned cpu, void *obj, bool irqs_off)
+{
+    sli_act a;
+    if (!sli_slub_begin(s, cpu, &a) || !s->rules.kfree_rcu_nolock)
+        return SL_EINVAL;
+    a.ctx = SLI_CTX_NOLOCK;
+    sli_slub_op_event(&a, SL_EV_OP_BEGIN, OPC_KFREE_RCU_NOLOCK, 1, obj);
+    int err;
+    sli_slub_slab *slab = sli_slub_free_check(&a, obj, &err);
+    /*
+     * kfree_call_rcu_nolock: a cache without sheaves fails in the sheaf; so
+     * does, in the model, another node's object (kfree_rcu_sheaf's
+     * slab_nid test, taken to hold for the nolock entry too).
+     */
+    if (slab && !(s->sheaves && !sli_slab_remote(&a, slab) && sli_kfree_rcu_sheaf(s->sheaves, &a, obj, irqs_off))) {
+        bool first = a.c->rcu_defer == NULL; /* llist_add true: irq_work_queue */
+        sli_set_fp(s, obj, a.c->rcu_defer);
+        a.c->rcu_defer = obj;
+        SLI_EV(&a, SLUB_DEFER_FREE, slab, obj, first, 1, 0);
+        (void)first; /* benchmark builds have no events */
+    }
+    sli_slub_op_event(&a, SL_EV_OP_END, OPC_KFREE_RCU_NOLOCK, slab ? SL_OK : err, NULL);
     return slab ? SL_OK : err;
 }
 
@@ -205,6 +255,18 @@ int sl_slub_rcu_barrier(sl_slub_cache *s)
     if (!s)
         return SL_EINVAL;
     int freed = 0;
+    /* 7.3's flush_all_rcu_sheaves begins with deferred_work_barrier: every CPU's irq_work runs */
+    if (s->rules.kfree_rcu_nolock)
+        for (unsigned c = 0; c < s->ncpus; c++) {
+            sli_act a;
+            if (!sli_slub_begin(s, c, &a))
+                return SL_EINVAL;
+            if (s->sheaves && atomic_load_explicit(&s->sheaves->pcs[c].lock, memory_order_relaxed))
+                return SL_EBUSY; /* irq_work_sync from inside a sheaf section would never return */
+            int n = sl_slub_irq_work(s, c);
+            if (n < 0)
+                return n;
+        }
     /* flush_all_rcu_sheaves: every CPU's rcu_free sheaf to call_rcu, then rcu_barrier(). */
     for (unsigned c = 0; c < s->ncpus; c++) {
         sli_act a;
@@ -394,9 +456,12 @@ static int count_sheaf(void *ctx, const sli_sheaf *sheaf, unsigned place, unsign
 void sl_slub_sheaves_info_get(sl_slub_cache *s, sl_slub_sheaves_info *out)
 {
     memset(out, 0, sizeof *out);
-    for (unsigned c = 0; c < s->ncpus; c++)
+    for (unsigned c = 0; c < s->ncpus; c++) {
         for (void *o = s->cpu[c].rcu_wait; o; o = sli_get_fp(s, o))
             out->rcu_waiting++;
+        for (void *o = s->cpu[c].rcu_defer; o; o = sli_get_fp(s, o)) /* on their way to kfree_rcu */
+            out->rcu_waiting++;
+    }
     if (!s->sheaves)
         return;
     sli_sheaves *sh = s->sheaves;

@@ -809,11 +809,26 @@ fallback:
 
 /* ---- kfree_rcu ------------------------------------------------------- */
 
-/* kernel: __kfree_rcu_sheaf */
-bool sli_kfree_rcu_sheaf(sli_sheaves *sh, sli_act *a, void *obj)
+/*
+ * An empty sheaf __kfree_rcu_sheaf allocated but cannot install (the relock
+ * failed, or an interrupt installed one meanwhile): 7.3 frees it
+ * (__free_empty_sheaf, kfree_nolock under SLAB_FREE_NOLOCK: SHEAF_FREE),
+ * earlier kernels put it in the barn, which would spin.
+ */
+static void undo_rcu_sheaf(sli_sheaves *sh, sli_act *a, sli_barn *barn, sli_sheaf *empty)
+{
+    if (sh->rcu_undo_frees)
+        drop_sheaf(sh, a, empty, true);
+    else
+        barn_put_empty_sheaf(barn, empty);
+}
+
+/* kernel: __kfree_rcu_sheaf (7.3: free_flags; allow_spin false for SLAB_FREE_NOLOCK) */
+bool sli_kfree_rcu_sheaf(sli_sheaves *sh, sli_act *a, void *obj, bool irqs_off)
 {
     sli_pcs *pcs = &sh->pcs[a->cpu];
     sli_barn *barn;
+    bool allow_spin = sli_allow_spin(a);
     if (!sli_pcs_trylock(pcs))
         goto fail;
     if (SL_UNLIKELY(!pcs->rcu_free)) {
@@ -832,21 +847,22 @@ bool sli_kfree_rcu_sheaf(sli_sheaves *sh, sli_act *a, void *obj)
             sli_pcs_unlock(pcs);
             goto fail;
         }
-        empty = barn_get_empty_sheaf(a, barn, true);
+        empty = barn_get_empty_sheaf(a, barn, allow_spin);
         if (empty) {
             pcs->rcu_free = empty;
             goto do_free;
         }
         sli_pcs_unlock(pcs);
+        /* alloc_empty_sheaf(s, allow_spin ? GFP_NOWAIT : __GFP_NOWARN, ...): kmalloc_nolock without spinning */
         empty = new_sheaf(sh, a, sh->capacity, true);
         if (!empty)
             goto fail;
         if (!sli_pcs_trylock(pcs)) {
-            barn_put_empty_sheaf(barn, empty);
+            undo_rcu_sheaf(sh, a, barn, empty);
             goto fail;
         }
         if (SL_UNLIKELY(pcs->rcu_free))
-            barn_put_empty_sheaf(barn, empty);
+            undo_rcu_sheaf(sh, a, barn, empty);
         else
             pcs->rcu_free = empty;
     }
@@ -854,12 +870,19 @@ do_free:;
     sli_sheaf *rcu_sheaf = pcs->rcu_free;
     rcu_sheaf->objects[rcu_sheaf->size++] = obj;
     bool full = rcu_sheaf->size == sh->capacity;
-    SH_EV(a, SLUB_RCU_SHEAF_ADD, obj, rcu_sheaf->id, rcu_sheaf->size, full);
+    /* 7.3, !allow_spin with irqs off: call_rcu's own irq-off section may be what was interrupted */
+    bool deferred = full && !allow_spin && irqs_off;
+    SH_EV(a, SLUB_RCU_SHEAF_ADD, obj, rcu_sheaf->id, rcu_sheaf->size, full + deferred);
     if (full) {
-        /* Handed to call_rcu before the unlock, so a racing flush cannot miss it. */
+        /* Handed on before the unlock, so a racing flush cannot miss it. */
         rcu_sheaf->node = sh->barn_nid[a->cpu];
         pcs->rcu_free = NULL;
-        call_rcu_sheaf(pcs, rcu_sheaf, false);
+        if (deferred) {
+            rcu_sheaf->next = pcs->rcu_irq;
+            pcs->rcu_irq = rcu_sheaf;
+        } else {
+            call_rcu_sheaf(pcs, rcu_sheaf, false);
+        }
     }
     sli_pcs_unlock(pcs);
     sli_stat(a, SL_SLUB_FREE_RCU_SHEAF, 1);
@@ -867,6 +890,20 @@ do_free:;
 fail:
     sli_stat(a, SL_SLUB_FREE_RCU_SHEAF_FAIL, 1);
     return false;
+}
+
+/* kernel: deferred_percpu_work_fn's rcu_sheaves loop (llist_del_all, then call_rcu on each) */
+unsigned sli_sheaves_submit_deferred(sli_sheaves *sh, sli_act *a)
+{
+    sli_pcs *pcs = &sh->pcs[a->cpu];
+    unsigned n = 0;
+    while (pcs->rcu_irq) {
+        sli_sheaf *sheaf = pcs->rcu_irq;
+        pcs->rcu_irq = sheaf->next;
+        call_rcu_sheaf(pcs, sheaf, false);
+        n++;
+    }
+    return n;
 }
 
 /* rcu_free_sheaf: after the grace period a full rcu sheaf joins the barn, or is flushed. */
@@ -1205,6 +1242,7 @@ void sli_sheaves_destroy(sli_sheaves *sh, sli_act *a)
         sli_act ca = *a;
         ca.cpu = (uint16_t)c;
         ca.c = &a->s->cpu[c];
+        sli_sheaves_submit_deferred(sh, &ca);
         sli_sheaves_rcu_gp(sh, &ca);
         sli_sheaf *own[3] = {pcs->main, pcs->spare, pcs->rcu_free};
         pcs->spare = pcs->rcu_free = NULL;
@@ -1240,6 +1278,10 @@ int sli_sheaves_walk(const sli_sheaves *sh, sli_sheaf_visit visit, void *ctx)
         if (pcs->rcu_free && (rc = visit(ctx, pcs->rcu_free, SLI_SHEAF_RCU_FREE, c)))
             return rc;
         for (const sli_sheaf *s = pcs->rcu_pending; s; s = s->next)
+            if ((rc = visit(ctx, s, SLI_SHEAF_RCU_PENDING, c)))
+                return rc;
+        /* full sheaves the irq_work has yet to hand to call_rcu: shown as waiting for RCU too */
+        for (const sli_sheaf *s = pcs->rcu_irq; s; s = s->next)
             if ((rc = visit(ctx, s, SLI_SHEAF_RCU_PENDING, c)))
                 return rc;
     }

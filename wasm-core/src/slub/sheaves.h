@@ -35,6 +35,8 @@ typedef struct sli_pcs {
     sli_sheaf *spare;       /* NULL, empty or full; partly full after kmem_cache_return_sheaf (6.18+) */
     sli_sheaf *rcu_free;    /* NULL or a sheaf kfree_rcu() is filling (size < capacity) */
     sli_sheaf *rcu_pending; /* model: sheaves handed to call_rcu, waiting for a grace period */
+    sli_sheaf *rcu_irq;     /* full rcu sheaves waiting for the CPU's irq_work to call_rcu them (7.3:
+                             * deferred_percpu_work's rcu_sheaves), newest first */
 } __attribute__((aligned(SL_CACHELINE))) sli_pcs;
 
 /*
@@ -92,6 +94,8 @@ typedef struct sli_sheaves {
     bool oversize_counted;   /* 7.2: oversize prefill sheaves count SHEAF_ALLOC / SHEAF_FREE */
     bool refill_nonblocking; /* 7.1: an empty main is refilled whenever spinning is allowed (GFP_ATOMIC
                                * too); 6.18 and 7.0 refill only when blocking is (GFP_KERNEL) */
+    bool rcu_undo_frees;     /* 7.3: __kfree_rcu_sheaf's undo path frees the new sheaf (__free_empty_sheaf,
+                              * SHEAF_FREE); before, barn_put_empty_sheaf */
     uint32_t max_sheaves;    /* model: sheaves that may exist at once (0: no limit); past it a
                                * sheaf allocation fails, as a GFP_NOWAIT kmalloc can */
     atomic_uint nr_sheaves;  /* sheaves allocated and not yet freed (bootstrap not counted) */
@@ -161,8 +165,18 @@ bool sli_free_to_pcs(sli_sheaves *sh, sli_act *a, void *obj);
  * many went to slabs.
  */
 unsigned sli_free_to_pcs_bulk(sli_sheaves *sh, sli_act *a, unsigned n, void **p);
-/* __kfree_rcu_sheaf: true if obj was batched in the rcu_free sheaf; false: the caller defers it alone. */
-bool sli_kfree_rcu_sheaf(sli_sheaves *sh, sli_act *a, void *obj);
+/*
+ * __kfree_rcu_sheaf: true if obj was batched in the rcu_free sheaf; false:
+ * the caller defers it alone.  a->ctx SLI_CTX_NOLOCK is 7.3's
+ * SLAB_FREE_NOLOCK (barn trylocked); then a sheaf it fills while irqs_off
+ * waits on the CPU's rcu_irq list for the irq_work instead of call_rcu.
+ */
+bool sli_kfree_rcu_sheaf(sli_sheaves *sh, sli_act *a, void *obj, bool irqs_off);
+/*
+ * The irq_work's last step (deferred_percpu_work_fn, 7.3): each sheaf on the
+ * acting CPU's rcu_irq list, newest first, to call_rcu.  Returns the sheaves.
+ */
+unsigned sli_sheaves_submit_deferred(sli_sheaves *sh, sli_act *a);
 /*
  * A grace period ends for the acting CPU: each sheaf its call_rcu queued
  * runs rcu_free_sheaf (to the barn as a full sheaf, or flushed).  Returns

@@ -437,11 +437,13 @@ int sl_slub_kmalloc_nolock(sl_slub_cache *s, unsigned cpu, void **obj);
 int sl_slub_kfree_nolock(sl_slub_cache *s, unsigned cpu, void *obj);
 /*
  * The CPU's irq_work (free_deferred_objects): every object kfree_nolock
- * deferred on cpu is freed with __slab_free.  The kernel runs it as soon
+ * deferred on cpu is freed with __slab_free; 7.3 (deferred_percpu_work_fn)
+ * then hands what kfree_rcu_nolock deferred to kfree_rcu's path and its
+ * deferred full rcu sheaves to call_rcu.  The kernel runs it as soon
  * as the CPU takes interrupts again (a kthread on PREEMPT_RT); the model
  * makes it an explicit step, as it does the RCU grace period (cache
  * destroy runs it first, as kmem_cache_destroy's defer_free_barrier).
- * Acts as cpu.  Returns the objects freed, or SL_EINVAL.
+ * Acts as cpu.  Returns the objects freed or handed to kfree_rcu, or SL_EINVAL.
  */
 int sl_slub_irq_work(sl_slub_cache *s, unsigned cpu);
 
@@ -458,15 +460,27 @@ int sl_slub_irq_work(sl_slub_cache *s, unsigned cpu);
  */
 int sl_slub_kfree_rcu(sl_slub_cache *s, unsigned cpu, void *obj);
 /*
+ * kfree_rcu_nolock (7.3: kfree_call_rcu_nolock), kfree_rcu where no lock
+ * may be waited for: the rcu_free sheaf with the CPU's sheaves and the barn
+ * trylocked (__kfree_rcu_sheaf with SLAB_FREE_NOLOCK; a missing rcu sheaf
+ * may still be allocated); a sheaf it fills goes to call_rcu, or, when
+ * irqs_off (the caller may have interrupted call_rcu), waits for the CPU's
+ * irq_work.  An object no sheaf takes is deferred (defer_kfree_rcu) to the
+ * irq_work, which hands it to kfree_rcu's path.  Returns 0, a free's errors
+ * (checked now), or SL_EINVAL (before 7.3, bad cpu).
+ */
+int sl_slub_kfree_rcu_nolock(sl_slub_cache *s, unsigned cpu, void *obj, bool irqs_off);
+/*
  * A grace period ends for what `cpu` queued: full rcu sheaves go to the barn
  * (or are flushed when it is full), flushed ones and single objects are
  * freed.  Acts as cpu.  Returns the objects that left the wait, or SL_EINVAL.
  */
 int sl_slub_rcu_grace_period(sl_slub_cache *s, unsigned cpu);
 /*
- * kvfree_rcu_barrier: flush_all_rcu_sheaves (every CPU's rcu_free sheaf
- * handed to call_rcu, to be flushed, not barned) and then rcu_barrier (a
- * grace period for every CPU).  With no operation running.  Returns the
+ * kvfree_rcu_barrier: flush_all_rcu_sheaves (7.3: every CPU's irq_work
+ * first, deferred_work_barrier; every CPU's rcu_free sheaf handed to
+ * call_rcu, to be flushed, not barned) and then rcu_barrier (a grace period
+ * for every CPU).  With no operation running.  Returns the
  * objects freed, SL_EINVAL, or SL_EBUSY (nothing waited) from inside a
  * CPU's sheaf section.
  */

@@ -45,6 +45,9 @@
  *          pointer slot as the kernel links them (head + s->offset); they
  *          wait for the CPU's irq_work (sl_slub_irq_work).  The CPU's
  *          thread only.
+ *   rcu_defer  objects kfree_rcu_nolock (7.3) could not batch in an rcu
+ *          sheaf (defer_kfree_rcu's objects_by_rcu), linked alike; the
+ *          irq_work hands them to kvfree_call_rcu.  The CPU's thread only.
  * A 7.0 cache has no kmem_cache_cpu: its fl_tid, slab and partial stay
  * empty and unused (the struct holds only its counters, as 7.0's
  * s->cpu_stats does, and rcu_wait).
@@ -128,6 +131,7 @@ typedef struct sli_slub_cpu {
                                * slow paths' first line */
             void *rcu_wait;   /* objects kfree_rcu() queued alone, linked through their free pointer slot */
             void *defer_free; /* objects kfree_nolock() deferred to the CPU's irq_work (defer_free), linked alike */
+            void *rcu_defer;  /* objects kfree_rcu_nolock() deferred to the irq_work (defer_kfree_rcu), linked alike */
             uint64_t rng;     /* freelist shuffles of slabs this CPU creates */
             uint64_t stat[SL_SLUB_NR_STATS];
             uint64_t defrag_rng; /* get_any_partial's draw against remote_node_defrag_ratio (get_cycles);
@@ -616,8 +620,15 @@ void sli_slub_free_bulk_slabs(sli_act *a, void **p, unsigned n);
 int sli_slub_slab_free(sli_act *a, sli_slub_slab *slab, void *head, void *tail, uint32_t cnt);
 /* ___slab_alloc of 7.0 (no per-CPU slab), a cache without debug flags: one object, or NULL. */
 void *sli_slub_alloc_nocpu(sli_act *a);
-/* free_deferred_objects: this CPU's objects kfree_nolock deferred, each to __slab_free.  Returns how many. */
+/*
+ * The CPU's irq_work (free_deferred_objects; 7.3 deferred_percpu_work_fn):
+ * the objects kfree_nolock deferred, each to __slab_free; then (7.3) those
+ * kfree_rcu_nolock deferred, each to kvfree_call_rcu, and the full rcu
+ * sheaves it deferred, each to call_rcu.  Returns the objects handled.
+ */
 unsigned sli_slub_free_deferred(sli_act *a);
+/* kvfree_call_rcu of an object already checked (sheaf_cache.c): the rcu_free sheaf, else the wait alone. */
+void sli_slub_kvfree_call_rcu(sli_act *a, sli_slub_slab *slab, void *obj);
 /*
  * refill_objects (7.0): between min and max objects from node partial slabs
  * (get_partial_node_bulk, get_freelist_nofreeze), then from new slabs.

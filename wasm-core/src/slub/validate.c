@@ -164,14 +164,15 @@ static void check_held(vstate *v)
         }
     }
     for (unsigned k = 0; k < s->ncpus && v->rc == SL_OK; k++) {
-        /* the objects waiting alone for RCU, then those kfree_nolock deferred to the irq_work */
-        for (unsigned list = 0; list < 2; list++) {
+        /* the objects waiting alone for RCU, then those kfree_nolock and kfree_rcu_nolock deferred to the irq_work */
+        static const char *const what[] = {"waiting for RCU", "deferred by kfree_nolock",
+                                           "deferred by kfree_rcu_nolock"};
+        for (unsigned list = 0; list < 3; list++) {
             size_t n = 0;
-            void *head = list ? s->cpu[k].defer_free : s->cpu[k].rcu_wait;
+            void *head = list == 0 ? s->cpu[k].rcu_wait : list == 1 ? s->cpu[k].defer_free : s->cpu[k].rcu_defer;
             for (void *o = head; o && v->rc == SL_OK; o = sli_get_fp(s, o)) {
                 if (++n > s->zone->npages * (size_t)s->info_stride || !sli_slab_of(s, o))
-                    fail(v, SL_ECORRUPT, "CPU %u: its list of objects %s is corrupt", k,
-                         list ? "deferred by kfree_nolock" : "waiting for RCU");
+                    fail(v, SL_ECORRUPT, "CPU %u: its list of objects %s is corrupt", k, what[list]);
                 else if (!held_push(v, o))
                     fail(v, SL_ENOMEM, "no memory to check the RCU waits");
             }
