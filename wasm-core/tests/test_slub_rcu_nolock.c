@@ -69,7 +69,7 @@ static void test_batches_in_rcu_sheaf(void)
     uint64_t put = ST(&w, BARN_PUT);
     SL_CHECK_EQ(sl_slub_rcu_grace_period(w.s, 0), 4);
     SL_CHECK_EQ(ST(&w, BARN_PUT), put + 1);
-    SL_CHECK_EQ(w.sh->barn.nr_full, 1);
+    SL_CHECK_EQ(w.sh->barn[0].nr_full, 1);
     check_valid(&w);
     world_close(&w);
 }
@@ -98,7 +98,7 @@ static void test_full_sheaf_irqs_off_waits_for_irq_work(void)
     SL_CHECK_EQ(info.rcu_waiting, 4);
     check_valid(&w);
     SL_CHECK_EQ(sl_slub_rcu_grace_period(w.s, 0), 0); /* not yet given to RCU */
-    SL_CHECK_EQ(w.sh->barn.nr_full, 0);
+    SL_CHECK_EQ(w.sh->barn[0].nr_full, 0);
     SL_CHECK_EQ(sl_slub_irq_work(w.s, 0), 0); /* no object of its own: the sheaf's were batched */
     SL_CHECK(pcs->rcu_irq == NULL && pcs->rcu_pending != NULL);
     static sl_event evs[4096];
@@ -110,7 +110,7 @@ static void test_full_sheaf_irqs_off_waits_for_irq_work(void)
     SL_REQUIRE(ev);
     SL_CHECK(ev->arg0 == 0 && ev->arg1 == 0 && ev->arg2 == 1); /* one sheaf to call_rcu */
     SL_CHECK_EQ(sl_slub_rcu_grace_period(w.s, 0), 4);
-    SL_CHECK_EQ(w.sh->barn.nr_full, 1);
+    SL_CHECK_EQ(w.sh->barn[0].nr_full, 1);
     check_valid(&w);
     world_close(&w);
     sl_trace_destroy(&tr);
@@ -146,13 +146,13 @@ static void test_barn_trylocked(void)
         SL_CHECK_EQ(world_free(&w, 0, x[i]), SL_OK); /* main fills, then swaps with the empty spare */
     sli_pcs *pcs = &w.sh->pcs[0];
     SL_REQUIRE(pcs->spare && pcs->spare->size == 4 && pcs->rcu_free == NULL); /* no empty spare to take */
-    SL_REQUIRE(w.sh->barn.nr_empty > 0);
-    unsigned empty = w.sh->barn.nr_empty;
+    SL_REQUIRE(w.sh->barn[0].nr_empty > 0);
+    unsigned empty = w.sh->barn[0].nr_empty;
     uint64_t alloc = ST(&w, SHEAF_ALLOC);
-    sl_spin_lock(&w.sh->barn.lock);
+    sl_spin_lock(&w.sh->barn[0].lock);
     SL_CHECK_EQ(sl_slub_kfree_rcu_nolock(w.s, 0, x[5], false), SL_OK);
-    sl_spin_unlock(&w.sh->barn.lock);
-    SL_CHECK_EQ(w.sh->barn.nr_empty, empty);
+    sl_spin_unlock(&w.sh->barn[0].lock);
+    SL_CHECK_EQ(w.sh->barn[0].nr_empty, empty);
     SL_CHECK_EQ(ST(&w, SHEAF_ALLOC), alloc + 1);
     SL_CHECK(pcs->rcu_free != NULL && pcs->rcu_free->size == 1);
     check_valid(&w);
@@ -161,7 +161,7 @@ static void test_barn_trylocked(void)
         SL_CHECK_EQ(sl_slub_kfree_rcu_nolock(w.s, 0, x[i], false), SL_OK); /* fills it: to call_rcu */
     SL_REQUIRE(pcs->rcu_free == NULL);
     SL_CHECK_EQ(sl_slub_kfree_rcu_nolock(w.s, 0, x[9], false), SL_OK);
-    SL_CHECK_EQ(w.sh->barn.nr_empty, empty - 1);
+    SL_CHECK_EQ(w.sh->barn[0].nr_empty, empty - 1);
     SL_CHECK_EQ(ST(&w, SHEAF_ALLOC), alloc + 1);
     check_valid(&w);
     world_close(&w);

@@ -35,12 +35,12 @@ typedef enum sl_sched_kind {
     SL_SCHED_SHRINK = 12,          /* sl_slub_shrink (flushes every CPU; not as a handler) */
     SL_SCHED_BOOTSTRAP = 13,       /* sl_slub_bootstrap_sheaves (not as a handler) */
     /* 14-16 are the web adapter's tuning operations (web/slub/script.ts TUNE_OPCODE), never the driver's */
-    SL_SCHED_IRQ_WORK = 17,       /* sl_slub_irq_work: the objects kfree_nolock deferred on cpu are freed */
-    SL_SCHED_ALLOC_GFP = 18,      /* sl_slub_alloc_gfp in context count (sl_slub_gfp: 1 GFP_ATOMIC, 2 GFP_NOWAIT) */
-    SL_SCHED_KMALLOC_NOLOCK = 19, /* sl_slub_kmalloc_nolock (6.18+) */
-    SL_SCHED_KFREE_NOLOCK = 20,   /* sl_slub_kfree_nolock of refs[first] (6.18+) */
-    SL_SCHED_CPU_DEAD = 21,       /* sl_slub_cpu_dead: cpu goes offline (not as a handler) */
-    SL_SCHED_CPU_ONLINE = 22,     /* sl_slub_cpu_online: cpu comes online, 7.1 its node's barn (not as a handler) */
+    SL_SCHED_IRQ_WORK = 17,         /* sl_slub_irq_work: the objects kfree_nolock deferred on cpu are freed */
+    SL_SCHED_ALLOC_GFP = 18,        /* sl_slub_alloc_gfp in context count (sl_slub_gfp: 1 GFP_ATOMIC, 2 GFP_NOWAIT) */
+    SL_SCHED_KMALLOC_NOLOCK = 19,   /* sl_slub_kmalloc_nolock (6.18+) */
+    SL_SCHED_KFREE_NOLOCK = 20,     /* sl_slub_kfree_nolock of refs[first] (6.18+) */
+    SL_SCHED_CPU_DEAD = 21,         /* sl_slub_cpu_dead: cpu goes offline (not as a handler) */
+    SL_SCHED_CPU_ONLINE = 22,       /* sl_slub_cpu_online: cpu comes online, 7.1 its node's barn (not as a handler) */
     SL_SCHED_KFREE_RCU_NOLOCK = 23, /* sl_slub_kfree_rcu_nolock of refs[first] (7.3); interrupts off when count
                                      * is 1 or it runs as an interrupt's handler */
 } sl_sched_kind;
