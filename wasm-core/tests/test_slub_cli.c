@@ -180,9 +180,8 @@ static void test_stats_gfp(void)
     SL_CHECK_EQ(counter(out, "sheaf_refill"), kernel70); /* allow_spin: the same refills as GFP_KERNEL */
     SL_CHECK_EQ(run("stats --kernel 6.18 --sheaf-capacity 32 --workload burst --ops 4000", out, sizeof out), 0);
     SL_CHECK(counter(out, "sheaf_refill") > 0);
-    SL_CHECK_EQ(run("stats --kernel 6.18 --sheaf-capacity 32 --workload burst --ops 4000 --gfp atomic", out,
-                    sizeof out),
-                0);
+    SL_CHECK_EQ(
+        run("stats --kernel 6.18 --sheaf-capacity 32 --workload burst --ops 4000 --gfp atomic", out, sizeof out), 0);
     SL_CHECK_EQ(counter(out, "sheaf_refill"), 0); /* 6.18's can_alloc: no refill without blocking */
     SL_CHECK(counter(out, "alloc_slab") > 0);
     SL_CHECK_EQ(run("stats --kernel 7.1 --workload burst --ops 4000 --gfp nowait --format json", out, sizeof out), 0);
