@@ -37,15 +37,18 @@ test.describe('SLUB: allocation context and the no-lock API by hand', () => {
   });
 
   test('on 7.0 GFP_ATOMIC refills a sheaf as GFP_KERNEL does', async ({ page }) => {
-    const refills = async (ops: string) => {
-      await page.goto(`${ISOLATED_URL}?scenario=sandbox&kernel=7.0&cpus=2&ops=${ops}`);
+    const refills = async (button: string) => {
+      await page.goto(`${ISOLATED_URL}?scenario=sandbox&kernel=7.0&cpus=2`);
+      await ready(page, 0);
+      await page.getByRole('button', { name: button, exact: true }).click();
       const h = await ready(page, 1);
       expect(h.opResults).toEqual([0]);
       return Number(h.sysfs.sheaf_refill?.split(' ')[0]);
     };
-    const kernel = await refills('a0');
+    const kernel = await refills('Alloc on CPU 0');
     expect(kernel).toBeGreaterThan(0);
-    expect(await refills('A0-1')).toBe(kernel);
+    expect(await refills('Alloc GFP_ATOMIC on CPU 0')).toBe(kernel);
+    expect(page.url()).toContain('ops=A0-1');
     await expect(page.getByRole('group', { name: 'Context: GFP_ATOMIC, kmalloc_nolock and kfree_nolock' })).toContainText('from 7.0 they refill whenever spinning is allowed');
   });
 
