@@ -1,7 +1,8 @@
 // The allocation's context and the no-lock API by hand in the SLUB sandbox
-// (issue 23): on 7.0 a GFP_ATOMIC allocation on empty sheaves takes the slab
-// path and the plain (GFP_KERNEL) one after it refills, in the URL as
-// ops=A0-1.a0; a kmalloc_nolock injected inside an alloc's sheaf section (the
+// (issue 23): on 6.18 (the sandbox's cache opts in to sheaves) a GFP_ATOMIC
+// allocation on empty sheaves takes the slab path and the plain (GFP_KERNEL)
+// one after it refills, in the URL as ops=A0-1.a0, while on 7.0 (from -rc3's
+// fb1091febd66) the GFP_ATOMIC one refills as GFP_KERNEL does; a kmalloc_nolock injected inside an alloc's sheaf section (the
 // Context panel's "Interrupt here") takes the slab path; on 6.17 the controls are not
 // offered and the panel says why.
 import { expect, test, type Page } from '@playwright/test';
@@ -14,8 +15,8 @@ async function ready(page: Page, ops: number): Promise<SlubTestHook> {
 }
 
 test.describe('SLUB: allocation context and the no-lock API by hand', () => {
-  test('on 7.0 GFP_ATOMIC does not refill a sheaf, GFP_KERNEL does; kmalloc_nolock and the irq_work are offered', async ({ page }) => {
-    await page.goto(`${ISOLATED_URL}?scenario=sandbox&kernel=7.0&cpus=2`);
+  test('on 6.18 GFP_ATOMIC does not refill a sheaf, GFP_KERNEL does; kmalloc_nolock and the irq_work are offered', async ({ page }) => {
+    await page.goto(`${ISOLATED_URL}?scenario=sandbox&kernel=6.18&cpus=2`);
     await ready(page, 0);
     const ctx = page.getByRole('group', { name: 'Context: GFP_ATOMIC, kmalloc_nolock and kfree_nolock' });
     await ctx.getByRole('button', { name: 'Alloc GFP_ATOMIC on CPU 0' }).click();
@@ -33,6 +34,22 @@ test.describe('SLUB: allocation context and the no-lock API by hand', () => {
     h = await ready(page, 4);
     expect(page.url()).toContain('ops=A0-1.a0.n0.w0');
     expect(h.opResults).toEqual([0, 0, 0, 0]);
+  });
+
+  test('on 7.0 GFP_ATOMIC refills a sheaf as GFP_KERNEL does', async ({ page }) => {
+    const refills = async (button: string) => {
+      await page.goto(`${ISOLATED_URL}?scenario=sandbox&kernel=7.0&cpus=2`);
+      await ready(page, 0);
+      await page.getByRole('button', { name: button, exact: true }).click();
+      const h = await ready(page, 1);
+      expect(h.opResults).toEqual([0]);
+      return Number(h.sysfs.sheaf_refill?.split(' ')[0]);
+    };
+    const kernel = await refills('Alloc on CPU 0');
+    expect(kernel).toBeGreaterThan(0);
+    expect(await refills('Alloc GFP_ATOMIC on CPU 0')).toBe(kernel);
+    expect(page.url()).toContain('ops=A0-1');
+    await expect(page.getByRole('group', { name: 'Context: GFP_ATOMIC, kmalloc_nolock and kfree_nolock' })).toContainText('from 7.0 they refill whenever spinning is allowed');
   });
 
   test('on 7.0 a kmalloc_nolock injected inside an alloc\'s sheaf section takes the slab path', async ({ page }) => {

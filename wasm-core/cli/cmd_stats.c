@@ -12,8 +12,9 @@
  * Free and %Fast read alloc_fastpath & co by name, as the tool reads sysfs.
  * --sheaf-capacity N is kmem_cache_args.sheaf_capacity (6.18's opt-in).
  * --gfp kernel|atomic|nowait is the context of every allocation, single
- * and bulk (sl_slub_gfp: on 6.18 and 7.0 a non-blocking allocation that
- * finds the CPU's sheaves empty takes the slab path instead of refilling).
+ * and bulk (sl_slub_gfp: on 6.18 a non-blocking allocation that finds the
+ * CPU's sheaves empty takes the slab path instead of refilling; from 7.0
+ * it refills as GFP_KERNEL does).
  *
  * The workload runs its CPUs interleaved on this one thread, from a seed,
  * so a run repeats exactly; it stops after --ops operations with whatever

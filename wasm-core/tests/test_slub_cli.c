@@ -163,10 +163,11 @@ static void test_stats_kernel_versions(void)
 }
 
 /*
- * stats --gfp: every allocation in that context.  On 7.0 a GFP_ATOMIC
- * workload never refills a sheaf (its allocations take the slab path when
- * main, spare and barn are empty), 7.1 refills as GFP_KERNEL does; the bulk
- * workload takes the same path in every context.
+ * stats --gfp: every allocation in that context.  On 7.0 (from -rc3's
+ * fb1091febd66) and 7.1 a GFP_ATOMIC or GFP_NOWAIT workload refills sheaves
+ * as GFP_KERNEL does; on 6.18 with opt-in sheaves a GFP_ATOMIC workload never
+ * refills one (its allocations take the slab path when main, spare and barn
+ * are empty); the bulk workload takes the same path in every context.
  */
 static void test_stats_gfp(void)
 {
@@ -176,7 +177,12 @@ static void test_stats_gfp(void)
     SL_CHECK(kernel70 > 0);
     SL_CHECK_EQ(run("stats --kernel 7.0 --workload burst --ops 4000 --gfp atomic", out, sizeof out), 0);
     SL_CHECK(strstr(out, "workload burst in GFP_ATOMIC context") != NULL);
-    SL_CHECK_EQ(counter(out, "sheaf_refill"), 0);
+    SL_CHECK_EQ(counter(out, "sheaf_refill"), kernel70); /* allow_spin: the same refills as GFP_KERNEL */
+    SL_CHECK_EQ(run("stats --kernel 6.18 --sheaf-capacity 32 --workload burst --ops 4000", out, sizeof out), 0);
+    SL_CHECK(counter(out, "sheaf_refill") > 0);
+    SL_CHECK_EQ(
+        run("stats --kernel 6.18 --sheaf-capacity 32 --workload burst --ops 4000 --gfp atomic", out, sizeof out), 0);
+    SL_CHECK_EQ(counter(out, "sheaf_refill"), 0); /* 6.18's can_alloc: no refill without blocking */
     SL_CHECK(counter(out, "alloc_slab") > 0);
     SL_CHECK_EQ(run("stats --kernel 7.1 --workload burst --ops 4000 --gfp nowait --format json", out, sizeof out), 0);
     SL_CHECK(strstr(out, "\"gfp\": \"nowait\"") != NULL);

@@ -432,20 +432,21 @@ static alloc_delta first_alloc(sl_slub_kversion v, sl_slub_gfp gfp)
 /*
  * An allocation that finds main, spare and barn without objects: with
  * GFP_KERNEL every sheaf era refills a sheaf; with GFP_ATOMIC or GFP_NOWAIT
- * 6.18 and 7.0 do not (can_alloc = gfpflags_allow_blocking) and take the
- * slab path, while 7.1 on refill (allow_spin = gfpflags_allow_spinning).
+ * 6.18 does not (can_alloc = gfpflags_allow_blocking) and takes the slab
+ * path, while 7.0 on refill (allow_spin = gfpflags_allow_spinning: 7.0-rc3's
+ * fb1091febd66 "mm/slab: allow sheaf refill if blocking is not allowed").
  */
 static void test_gfp_context_per_era(void)
 {
-    const sl_slub_kversion refill_always[] = {V71, V72, V73}, refill_blocking[] = {V618, V70};
+    const sl_slub_kversion refill_always[] = {V70, V71, V72, V73}, refill_blocking[] = {V618};
     for (unsigned g = SL_SLUB_GFP_KERNEL; g <= SL_SLUB_GFP_NOWAIT; g++) {
-        for (unsigned i = 0; i < 3; i++) {
+        for (unsigned i = 0; i < 4; i++) {
             alloc_delta d = first_alloc(refill_always[i], (sl_slub_gfp)g);
             SL_CHECK_EQ(d.refill, 8);
             SL_CHECK_EQ(d.pcs, 1);
             SL_CHECK_EQ(d.slow, 0);
         }
-        for (unsigned i = 0; i < 2; i++) {
+        for (unsigned i = 0; i < 1; i++) {
             alloc_delta d = first_alloc(refill_blocking[i], (sl_slub_gfp)g);
             SL_CHECK_EQ(d.barn_fail, 1);
             if (g == SL_SLUB_GFP_KERNEL) {
@@ -471,13 +472,13 @@ static void test_gfp_context_per_era(void)
 }
 
 /*
- * A non-blocking allocation on 7.0 still takes a full sheaf from the barn
+ * A non-blocking allocation on 6.18 still takes a full sheaf from the barn
  * (BARN_GET): only the refill depends on the context.
  */
 static void test_gfp_atomic_takes_barn_sheaf(void)
 {
     world w;
-    SL_REQUIRE(world_open_version(&w, 1, V70, 4, 0, NULL, 4) == SL_OK);
+    SL_REQUIRE(world_open_version(&w, 1, V618, 4, 0, NULL, 4) == SL_OK);
     void *objs[16];
     for (unsigned i = 0; i < 16; i++)
         SL_REQUIRE((objs[i] = world_alloc(&w, 0)) != NULL);
@@ -576,7 +577,7 @@ static bool bulk_prefill_run(sl_slub_kversion v, sl_slub_gfp gfp, bulk_run *r)
  * them (alloc_from_pcs_bulk never refills a sheaf; its barn trylock of 7.0
  * to 7.2 is for flags that may not spin), which the model's page allocator
  * makes alike.  An allocation of one object in the same context does take
- * another path on 6.18 and 7.0 (test_gfp_context_per_era).  An unknown
+ * another path on 6.18 (test_gfp_context_per_era).  An unknown
  * context is refused before anything is done.
  */
 static void test_bulk_and_prefill_context_per_era(void)

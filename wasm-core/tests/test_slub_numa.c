@@ -263,13 +263,17 @@ static void test_get_any_partial(void)
             world_close(&w);
         }
     }
-    /* 7.0's ___slab_alloc (GFP_ATOMIC refills no sheaf): get_from_partial, then get_from_any_partial. */
+    /*
+     * 7.0's ___slab_alloc, reached by kmalloc_nolock (which refills no sheaf; a
+     * GFP_ATOMIC allocation refills one from 7.0-rc3): get_from_partial, then
+     * get_from_any_partial, node 1's list_lock trylocked and free.
+     */
     world w;
     SL_REQUIRE(open_numa(&w, V70, 2, CPU_PER_NODE, 0, 0) == SL_OK);
     SL_REQUIRE(sl_slub_set_min_partial(w.s, 0) == SL_OK);
     void *held, *got;
     make_node1_partial(&w, &held);
-    SL_REQUIRE(sl_slub_alloc_gfp(w.s, 0, SL_SLUB_GFP_ATOMIC, &got) == SL_OK);
+    SL_REQUIRE(sl_slub_kmalloc_nolock(w.s, 0, &got) == SL_OK);
     SL_CHECK_EQ(ST(&w, SHEAF_REFILL), 4); /* CPU 1's refill only */
     SL_CHECK_EQ(slab_nid_of(&w, got), 1);
     SL_CHECK_EQ(node_info(&w, 0).nr_slabs, 0);

@@ -131,7 +131,7 @@ function SheafOps({ cpu, sel, filled, n, onAppend }: { cpu: number; sel: ObjRef 
 /**
  * The allocation's context and the no-lock API.  A GFP_ATOMIC or GFP_NOWAIT
  * allocation differs from GFP_KERNEL only on a cache with sheaves (it may not
- * refill an empty one in 6.18 and 7.0; the model's page allocator neither
+ * refill an empty one in 6.18; the model's page allocator neither
  * reclaims nor keeps reserves), so it is offered only there.
  */
 function ContextOps({ cpu, sel, sheaves, nolock, nolockKnown, rcuNolock, canInterrupt, onAppend, onInterrupt }: { cpu: number; sel: ObjRef | null; sheaves: boolean; nolock: boolean; nolockKnown: boolean; rcuNolock: boolean; canInterrupt: boolean; onAppend: (op: ScriptOp) => void; onInterrupt: SandboxOpsProps['onInterrupt'] }) {
@@ -180,7 +180,7 @@ function ContextOps({ cpu, sel, sheaves, nolock, nolockKnown, rcuNolock, canInte
       </div>
       <p className="lab-hint">
         {sheaves
-          ? 'A GFP_ATOMIC or GFP_NOWAIT allocation may not block: finding main and spare empty and no full sheaf in the barn, 6.18 and 7.0 take the slab path instead of refilling a sheaf (from 7.1 they refill whenever spinning is allowed). '
+          ? 'A GFP_ATOMIC or GFP_NOWAIT allocation may not block: finding main and spare empty and no full sheaf in the barn, 6.18 takes the slab path instead of refilling a sheaf (from 7.0 they refill whenever spinning is allowed, as GFP_KERNEL does). '
           : 'GFP_ATOMIC and GFP_NOWAIT: not offered, as without sheaves they take the same path as GFP_KERNEL here (the model neither reclaims nor keeps reserves). '}
         {nolock
           ? "kmalloc_nolock waits for no lock (trylocks only, never a sheaf refill); kfree_nolock frees what it can without a lock and defers the rest to the CPU's irq_work, which the model runs as a step."

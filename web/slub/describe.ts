@@ -215,7 +215,7 @@ const where = (e: SlEvent) => eventPlace(e, EV_NONE);
 const PREFILL_HOW = ['the spare (fast)', 'the barn or a new sheaf (slow)', 'an oversize sheaf'];
 const RETURN_HOW = ['became the spare', 'went to the barn', 'was flushed and freed'];
 const GRACE_HOW = ['goes to the barn full', 'is flushed to slabs', 'was empty'];
-const NO_REFILL_WHY = ['', 'GFP_ATOMIC/GFP_NOWAIT may not block, and 6.18 and 7.0 refill a sheaf only when blocking is allowed', 'kmalloc_nolock may not spin'];
+const NO_REFILL_WHY = ['', 'GFP_ATOMIC/GFP_NOWAIT may not block, and 6.18 refills a sheaf only when blocking is allowed', 'kmalloc_nolock may not spin'];
 const BUSY_LOCK = ["the node's list_lock", "the barn's lock", "the CPU slab's local_lock"];
 const BUSY_SITE = ['taking a partial slab', "a new slab's add_partial (the slab is given back)", 'barn_replace_empty_sheaf', 'barn_get_empty_sheaf', 'barn_replace_full_sheaf', '__slab_alloc (-EBUSY)'];
 

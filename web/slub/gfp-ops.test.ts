@@ -1,6 +1,8 @@
 // The allocation's context and the no-lock API as script operations, run by
-// the wasm core's driver: an atomic allocation on 7.0 takes the slab path
-// where a blocking one refills a sheaf (7.1 on: both refill), kfree_nolock
+// the wasm core's driver: an atomic allocation on 6.18 (opt-in sheaves) takes
+// the slab path where a blocking one refills a sheaf (7.0 on: both refill,
+// 7.0-rc3's fb1091febd66 "mm/slab: allow sheaf refill if blocking is not
+// allowed"), kfree_nolock
 // defers what it cannot free without a lock until the CPU's irq_work, and a
 // kernel before 6.18 refuses kmalloc_nolock as an operation of its own.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -52,8 +54,8 @@ const kinds = (evs: SlEvent[], kind: number) => evs.filter((e) => e.kind === kin
 const inSheaves = (s: SlubSnapshot) => Array.from(s.obj.state).filter((x) => x === ObjState.CPU_SHEAF).length;
 
 describe('the allocation context', () => {
-  it('on 7.0 an atomic allocation finding no full sheaf takes the slab path, while a blocking one refills', () => {
-    const t = run('7.0', 'A0-1.a0.A0-2');
+  it('on 6.18 an atomic allocation finding no full sheaf takes the slab path, while a blocking one refills', () => {
+    const t = run('6.18', 'A0-1.a0.A0-2');
     expect(t.results.slice(0, 2)).toEqual([0, 0]);
     // Op 1, GFP_ATOMIC: main is empty, the barn has no full sheaf, no refill.
     const noRefill = kinds(t.of(0), EventKind.SLUB_SHEAF_NO_REFILL);
@@ -62,10 +64,9 @@ describe('the allocation context', () => {
     expect(stat(t.after(0), 'SHEAF_REFILL')).toBe(0);
     expect(inSheaves(t.after(0))).toBe(0);
     expect(SLUB_EVENT_WORDS.event(noRefill[0] as SlEvent, { name: (op: number) => `op ${op}` } as OpNames)).toMatch(/may not block.*the allocation takes the slab path/);
-    // The caption's path says which way each went.
-    expect(slubPath(t.of(0))).toBe(
-      'the barn had no full sheaf, no sheaf refill in this context: the slab path, slow path, refilled from a new slab, the slab onto the node partial list',
-    );
+    // The caption's path says which way each went: 6.18's slab path is the CPU slab's slow path,
+    // whose new slab becomes the CPU slab (7.0-rc1/rc2's went onto the node partial list).
+    expect(slubPath(t.of(0))).toBe('the barn had no full sheaf, no sheaf refill in this context: the slab path, slow path, refilled from a new slab');
     expect(slubPath(t.of(1))).toContain('the sheaf refilled from slabs');
     expect(slubPath(t.of(1))).not.toContain('no sheaf refill');
     // Op 2, GFP_KERNEL, in the same state: the empty main sheaf is refilled from slabs.
@@ -78,11 +79,21 @@ describe('the allocation context', () => {
     expect(inSheaves(t.after(2))).toBe(inSheaves(t.after(1)) - 1);
   });
 
-  it('on 7.3 an atomic allocation refills, as spinning is allowed', () => {
-    const t = run('7.3', 'A0-1');
-    expect(t.results).toEqual([0]);
-    expect(kinds(t.of(0), EventKind.SLUB_SHEAF_NO_REFILL)).toHaveLength(0);
-    expect(inSheaves(t.after(0))).toBeGreaterThan(0);
+  it('on 7.0 and 7.3 an atomic or nowait allocation refills as a blocking one does, as spinning is allowed', () => {
+    for (const version of ['7.0', '7.3']) {
+      const kernel = run(version, 'a0');
+      for (const script of ['A0-1', 'A0-2']) {
+        const t = run(version, script);
+        expect(t.results).toEqual([0]);
+        expect(kinds(t.of(0), EventKind.SLUB_SHEAF_NO_REFILL)).toHaveLength(0);
+        expect(kinds(t.of(0), EventKind.SLUB_SHEAF_REFILL)).toHaveLength(1);
+        expect(slubPath(t.of(0))).toBe(slubPath(kernel.of(0)));
+        expect(stat(t.after(0), 'SHEAF_REFILL')).toBe(stat(kernel.after(0), 'SHEAF_REFILL'));
+        expect(stat(t.after(0), 'ALLOC_SLOWPATH')).toBe(0);
+        expect(inSheaves(t.after(0))).toBe(inSheaves(kernel.after(0)));
+        expect(inSheaves(t.after(0))).toBeGreaterThan(0);
+      }
+    }
   });
 
   it('kmalloc_nolock on 7.0 never refills: the sheaf stays empty', () => {

@@ -140,8 +140,8 @@ describe('the allocation context and the no-lock operations', () => {
     const back = parseScript(text, 2);
     expect(back.ok && back.script).toEqual(s);
     expect(s.ops.map(describeOp)).toEqual([
-      'alloc in GFP_ATOMIC context (may not block: no sheaf refill in 6.18 and 7.0) on CPU 0',
-      'alloc in GFP_NOWAIT context (may not block: no sheaf refill in 6.18 and 7.0) on CPU 1',
+      'alloc in GFP_ATOMIC context (may not block: no sheaf refill in 6.18) on CPU 0',
+      'alloc in GFP_NOWAIT context (may not block: no sheaf refill in 6.18) on CPU 1',
       'kmalloc_nolock on CPU 1 (no lock waited for)',
       'kfree_nolock of object 12:3 on CPU 0 (deferred to the irq_work if a lock would be needed)',
       "CPU 0's irq_work frees what kfree_nolock deferred there (7.3: and passes on what kfree_rcu_nolock deferred)",

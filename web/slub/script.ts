@@ -314,7 +314,7 @@ export function describeOp(o: ScriptOp<AnyRef>): string {
     case 'bootstrap':
       return 'bootstrap_cache_sheaves: give the cache its real sheaves';
     case 'allocGfp':
-      return `alloc in ${GFP_NAME[o.gfp ?? 'atomic']} context (may not block: no sheaf refill in 6.18 and 7.0) on CPU ${o.cpu}`;
+      return `alloc in ${GFP_NAME[o.gfp ?? 'atomic']} context (may not block: no sheaf refill in 6.18) on CPU ${o.cpu}`;
     case 'kmallocNolock':
       return `kmalloc_nolock on CPU ${o.cpu} (no lock waited for)`;
     case 'kfreeNolock':

@@ -378,7 +378,7 @@ function ParseAccounting({ report }: { report: TraceReport }) {
       {report.result.alloc_contexts ? (
         <p>
           Allocation contexts (gfp_flags): {fmt(report.result.alloc_contexts.blocking)} may block, {fmt(report.result.alloc_contexts.nonblocking)} may
-          not (replayed as GFP_ATOMIC: no sheaf refill on 6.18 and 7.0), {fmt(report.result.alloc_contexts.no_reclaim)} with no reclaim bit,{' '}
+          not (replayed as GFP_ATOMIC, which on 7.x refills a sheaf as GFP_KERNEL does), {fmt(report.result.alloc_contexts.no_reclaim)} with no reclaim bit,{' '}
           {fmt(report.result.alloc_contexts.unknown)} unknown (replayed as GFP_KERNEL).
         </p>
       ) : null}

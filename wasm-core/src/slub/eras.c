@@ -103,8 +103,9 @@ void sl_slub_rules_for(sl_slub_kversion v, sl_slub_rules *r)
     r->oversize_counted = since(v, 7, 2);
     r->try_return_locked = since(v, 7, 3); /* 7.3-rc: "take n->list_lock in __slab_try_return_freelist()" */
     r->nolock = since(v, 6, 18);           /* 6.18: "slab: Introduce kmalloc_nolock() and kfree_nolock()." */
-    /* 6.18 and 7.0: can_alloc = gfpflags_allow_blocking(gfp); the 7.1 tree read: allow_spin (docs/slub.md) */
-    r->refill_nonblocking = since(v, 7, 1);
+    /* 6.18 and 7.0-rc1/rc2: can_alloc = gfpflags_allow_blocking(gfp); 7.0-rc3 on: allow_spin, fb1091febd66
+     * "mm/slab: allow sheaf refill if blocking is not allowed" (docs/slub.md) */
+    r->refill_nonblocking = since(v, 7, 0);
     /* 7.3: "mm/slab: introduce kfree_rcu_nolock()" (3bc999d9, branch slab/for-7.3/kfree_rcu_nolock) */
     r->kfree_rcu_nolock = since(v, 7, 3);
 }

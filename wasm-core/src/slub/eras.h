@@ -30,10 +30,11 @@
  *                slab: no kmem_cache_cpu, no tid, no CPU partial list;
  *                sheaves refill from node partial slabs under list_lock and
  *                every free that misses them goes to __slab_free.  Within
- *                it: 7.1 relocks the CPU's sheaves with a trylock after a
- *                refill (a full sheaf goes to the barn if that fails) and
- *                refills an empty main in GFP_ATOMIC / GFP_NOWAIT context
- *                too (6.18 and 7.0: only when the caller may block); 7.2
+ *                it: 7.0 (from -rc3, fb1091febd66) refills an empty main in
+ *                GFP_ATOMIC / GFP_NOWAIT context too (6.18: only when the
+ *                caller may block); 7.1 relocks the CPU's sheaves with a
+ *                trylock after a refill (a full sheaf goes to the barn if
+ *                that fails); 7.2
  *                ("slab-for-7.2") returns a refill's surplus optimistically,
  *                puts the slabs it did not empty back at the list's tail and
  *                counts oversize sheaves in SHEAF_ALLOC / SHEAF_FREE; 7.3
@@ -113,7 +114,7 @@ typedef struct sl_slub_rules {
     bool try_return_locked;        /* __slab_try_return_freelist under n->list_lock (7.3) */
     bool nolock;                   /* kmalloc_nolock / kfree_nolock exist (6.18) */
     bool refill_nonblocking;       /* __pcs_replace_empty_main refills a sheaf whenever spinning is
-                                   * allowed (7.1); before, only when blocking is (GFP_KERNEL) */
+                                   * allowed (7.0, fb1091febd66); 6.18 only when blocking is (GFP_KERNEL) */
     bool kfree_rcu_nolock;         /* kfree_rcu_nolock exists; __kfree_rcu_sheaf takes free_flags (7.3) */
 } sl_slub_rules;
 

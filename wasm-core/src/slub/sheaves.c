@@ -55,8 +55,8 @@
  * makes a sheaf allocation fail, as the kernel's GFP_NOWAIT kmalloc may, so
  * that the paths for that case can be driven.
  * The operation's context (sli_act.ctx, its gfp flags) decides whether an
- * empty main may be refilled from slabs: in 6.18 and 7.0 only when it may
- * block, from 7.1 whenever it may spin (refill_nonblocking); kmalloc_nolock
+ * empty main may be refilled from slabs: in 6.18 only when it may block,
+ * from 7.0 whenever it may spin (refill_nonblocking); kmalloc_nolock
  * never refills, and it and kfree_nolock take the barn's lock with a
  * trylock (barn_lock) and neither allocate nor flush a sheaf to free.
  * A refill from slabs that comes up short (no memory) keeps what it got
@@ -467,9 +467,9 @@ static sli_pcs *pcs_replace_empty_main(sli_sheaves *sh, sli_act *a, sli_pcs *pcs
     SH_EV(a, SLUB_BARN_GET_FAIL, NULL, pcs->main->id, barn_nr(&barn->nr_full), 0);
 
     /*
-     * Refill from slabs only where the context allows: 6.18 and 7.0 when
-     * blocking is allowed (can_alloc = gfpflags_allow_blocking), 7.1 on
-     * whenever spinning is (allow_spin); kmalloc_nolock never.
+     * Refill from slabs only where the context allows: 6.18 when blocking
+     * is allowed (can_alloc = gfpflags_allow_blocking), 7.0 on whenever
+     * spinning is (allow_spin, fb1091febd66); kmalloc_nolock never.
      */
     bool can_refill = sh->refill_nonblocking ? sli_allow_spin(a) : sli_allow_blocking(a);
     if (!can_refill) {
@@ -511,7 +511,10 @@ static sli_pcs *pcs_replace_empty_main(sli_sheaves *sh, sli_act *a, sli_pcs *pcs
         SH_EV(a, SLUB_BARN_PUT, NULL, full->id, 0, barn_nr(&barn->nr_full));
         return NULL;
     }
-    /* 7.0's local_lock(): not an interrupt, and any interrupt of the window above has returned. */
+    /*
+     * 7.0's local_lock(): an interrupt that got here found the lock free on
+     * entry, and any interrupt of the window above has returned.
+     */
     sl_assert(locked);
     /*
      * Something (an interrupt, in the kernel also a migration) may have

@@ -92,8 +92,8 @@ typedef struct sli_sheaves {
     bool main_to_spare;      /* 7.0: a refill that finds main empty keeps it as the spare */
     bool relock_trylock;     /* 7.1: after a refill, local_trylock; if it fails the full sheaf goes to the barn */
     bool oversize_counted;   /* 7.2: oversize prefill sheaves count SHEAF_ALLOC / SHEAF_FREE */
-    bool refill_nonblocking; /* 7.1: an empty main is refilled whenever spinning is allowed (GFP_ATOMIC
-                               * too); 6.18 and 7.0 refill only when blocking is (GFP_KERNEL) */
+    bool refill_nonblocking; /* 7.0: an empty main is refilled whenever spinning is allowed (GFP_ATOMIC
+                               * too); 6.18 refills only when blocking is (GFP_KERNEL) */
     bool rcu_undo_frees;     /* 7.3: __kfree_rcu_sheaf's undo path frees the new sheaf (__free_empty_sheaf,
                               * SHEAF_FREE); before, barn_put_empty_sheaf */
     uint32_t max_sheaves;    /* model: sheaves that may exist at once (0: no limit); past it a

@@ -387,11 +387,10 @@ int sl_slub_flush_cpu(sl_slub_cache *s, unsigned cpu);
  * may block (gfpflags_allow_blocking); GFP_ATOMIC and GFP_NOWAIT may not,
  * but may spin (gfpflags_allow_spinning: both keep __GFP_KSWAPD_RECLAIM).
  * What differs by era (docs/slub.md, "The allocation's context"): in 6.18
- * and 7.0 __pcs_replace_empty_main refills an empty main sheaf only when
- * blocking is allowed, so a non-blocking allocation that finds no full
- * sheaf in spare or barn takes the slab path (6.18 the CPU slab, 7.0
- * ___slab_alloc: a node partial slab or a new slab); from 7.1 it refills
- * whenever spinning is allowed.  The model's page allocator neither
+ * __pcs_replace_empty_main refills an empty main sheaf only when blocking
+ * is allowed, so a non-blocking allocation that finds no full sheaf in
+ * spare or barn takes the CPU slab's path; from 7.0 (-rc3's fb1091febd66)
+ * it refills whenever spinning is allowed.  The model's page allocator neither
  * reclaims nor keeps reserves, so a new slab is had or not alike in every
  * context.
  */
