@@ -19,6 +19,7 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { figureState, loadFigures, settled } from './figures';
 import { ISOLATED_URL, PLAIN_URL } from './servers';
+import { drawnTexts, recordTexts } from './lab';
 import { SCENARIOS as SLUB_STORIES } from '../web/slub/scenarios';
 import { SCENARIOS as SLAB_STORIES } from '../web/slab/scenarios';
 import { SCENARIOS as PERCPU_STORIES } from '../web/percpu/scenarios';
@@ -48,28 +49,6 @@ async function recordFonts(page: Page): Promise<void> {
     });
   });
 }
-
-/** Records every text any canvas draws (fillText), from before the page loads; `drawnTexts` reads and clears them. */
-async function recordTexts(page: Page): Promise<void> {
-  await page.addInitScript(() => {
-    const w = window as unknown as { __texts: Set<string> };
-    w.__texts = new Set();
-    const fill = CanvasRenderingContext2D.prototype.fillText;
-    CanvasRenderingContext2D.prototype.fillText = function (this: CanvasRenderingContext2D, text: string, x: number, y: number, maxWidth?: number) {
-      w.__texts.add(text);
-      if (maxWidth === undefined) fill.call(this, text, x, y);
-      else fill.call(this, text, x, y, maxWidth);
-    };
-  });
-}
-
-const drawnTexts = (page: Page) =>
-  page.evaluate(() => {
-    const w = window as unknown as { __texts: Set<string> };
-    const all = [...w.__texts];
-    w.__texts.clear();
-    return all;
-  });
 
 /**
  * The things a caption names that the picture must label too, each with the test of the drawn

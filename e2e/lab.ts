@@ -97,3 +97,25 @@ export function stepView<H extends StepHookBase>(name: HookName) {
   };
   return { hook, ready, stepOnce, playToEnd, atPosition };
 }
+
+/** Records every text any canvas draws (fillText), from before the page loads; `drawnTexts` reads and clears them. */
+export async function recordTexts(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __texts: Set<string> };
+    w.__texts = new Set();
+    const fill = CanvasRenderingContext2D.prototype.fillText;
+    CanvasRenderingContext2D.prototype.fillText = function (this: CanvasRenderingContext2D, text: string, x: number, y: number, maxWidth?: number) {
+      w.__texts.add(text);
+      if (maxWidth === undefined) fill.call(this, text, x, y);
+      else fill.call(this, text, x, y, maxWidth);
+    };
+  });
+}
+
+export const drawnTexts = (page: Page) =>
+  page.evaluate(() => {
+    const w = window as unknown as { __texts: Set<string> };
+    const all = [...w.__texts];
+    w.__texts.clear();
+    return all;
+  });

@@ -4,24 +4,10 @@
 // memoryless node's CPU to node 0's barn; the picker keeps the nodes in the URL; bad values get
 // their own messages; 375 px wide nothing is wider than the screen.
 import { expect, test, type Page } from '@playwright/test';
-import { openLab, shot, stepView } from './lab';
+import { openLab, recordTexts, shot, stepView } from './lab';
 import { ISOLATED_URL } from './servers';
 
 const slub = stepView('__slablabSlub');
-
-/** Records every text any canvas draws (fillText) from before the page loads. */
-async function recordTexts(page: Page): Promise<void> {
-  await page.addInitScript(() => {
-    const w = window as unknown as { __texts: Set<string> };
-    w.__texts = new Set();
-    const fill = CanvasRenderingContext2D.prototype.fillText;
-    CanvasRenderingContext2D.prototype.fillText = function (this: CanvasRenderingContext2D, text: string, x: number, y: number, maxWidth?: number) {
-      w.__texts.add(text);
-      if (maxWidth === undefined) fill.call(this, text, x, y);
-      else fill.call(this, text, x, y, maxWidth);
-    };
-  });
-}
 
 const drawn = (page: Page) => page.evaluate(() => [...(window as unknown as { __texts: Set<string> }).__texts]);
 
